@@ -1,0 +1,210 @@
+// Reading dropped files in the worker: File.stream() only (never file.text() or
+// arrayBuffer() of the whole file), gzip by magic bytes, strict UTF-8, line-aligned
+// text chunks, and a streaming sha256 + byte count of the raw bytes as they were given.
+
+import { ERR, ProtocolError } from './protocol.js';
+
+const GZIP_MAGIC = [0x1f, 0x8b];
+let sha256Factory = null;
+
+/**
+ * Tell this module how to make a streaming sha256 hasher (hash-wasm's createSHA256).
+ *
+ * Args: factory: async () => hasher with init(), update(Uint8Array), digest('hex').
+ */
+export function setSha256Factory(factory) {
+  sha256Factory = factory;
+}
+
+/** True when the first bytes are the gzip magic 1f 8b (the name is not consulted). */
+export async function isGzip(file) {
+  if (file.size < 2) return false;
+  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
+  return head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
+}
+
+function badInput(file, message, extra = {}) {
+  return new ProtocolError(ERR.BAD_INPUT, message, { file: file.name, ...extra });
+}
+
+function countNewlines(s) {
+  let n = 0;
+  for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/**
+ * Stream a file as text chunks that end at a line end.
+ *
+ * Args:
+ *   file: a File (or Blob with .name).
+ *   chunkChars: target chunk size in UTF-16 code units; a chunk is cut at the last '\n'
+ *     once at least this much text is pending (a single longer line stays whole).
+ *   onBytes: called with the count of raw (possibly gzipped) bytes read so far;
+ *     non-decreasing, ends at file.size.
+ *   hash: compute the sha256 of the raw bytes (default true).
+ *   hardLimit: when > 0, pending text without any '\n' is yielded once it reaches this
+ *     length (the chunk then ends mid-line; only readHead uses this).
+ * Yields: strings; each but possibly the last ends with '\n'. The BOM is dropped.
+ * Returns: {sha256 (hex, or null when hash is false), bytes (raw), gzip (bool),
+ *   chars (decoded UTF-16 code units), lines (count of '\n')}.
+ * Raises: ProtocolError bad_input for invalid UTF-8 (names the file, the line and the
+ *   approximate byte offset in the decoded stream) or a corrupt gzip stream.
+ */
+export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = null, hash = true, hardLimit = 0 } = {}) {
+  const gzip = await isGzip(file);
+  let hasher = null;
+  if (hash) {
+    if (!sha256Factory) throw new ProtocolError(ERR.INTERNAL, 'sha256 is not available (hash-wasm not loaded)');
+    hasher = await sha256Factory();
+    hasher.init();
+  }
+  let rawBytes = 0;
+  let stream = file.stream().pipeThrough(
+    new TransformStream({
+      transform(chunk, controller) {
+        if (hasher) hasher.update(chunk);
+        rawBytes += chunk.byteLength;
+        if (onBytes) onBytes(rawBytes);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  if (gzip) stream = stream.pipeThrough(new DecompressionStream('gzip'));
+  const reader = stream.getReader();
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+
+  let pending = '';
+  let decodedBytes = 0; // bytes handed to the decoder (after gunzip)
+  let lines = 0;
+  let chars = 0;
+  let finished = false;
+
+  const decode = (bytes, streaming) => {
+    try {
+      return streaming ? decoder.decode(bytes, { stream: true }) : decoder.decode();
+    } catch (e) {
+      const at = lines + countNewlines(pending) + 1;
+      throw badInput(file, `invalid UTF-8 near byte ${decodedBytes}${gzip ? ' of the decompressed data' : ''}`, {
+        line: at,
+        expected: 'UTF-8 text',
+        detail: String(e && e.message),
+      });
+    }
+  };
+  const take = (text) => {
+    chars += text.length;
+    lines += countNewlines(text);
+    return text;
+  };
+
+  try {
+    for (;;) {
+      let step;
+      try {
+        step = await reader.read();
+      } catch (e) {
+        if (e instanceof ProtocolError) throw e;
+        if (gzip) {
+          throw badInput(file, 'the file starts like gzip (1f 8b) but does not decompress', {
+            expected: 'a valid gzip stream',
+            detail: String(e && e.message),
+          });
+        }
+        throw badInput(file, `could not read the file: ${e && e.message}`, { detail: String(e) });
+      }
+      if (step.done) break;
+      const bytes = step.value;
+      const text = decode(bytes, true);
+      decodedBytes += bytes.byteLength;
+      pending += text;
+      if (pending.length >= chunkChars) {
+        const cut = pending.lastIndexOf('\n');
+        if (cut !== -1) {
+          const out = pending.slice(0, cut + 1);
+          pending = pending.slice(cut + 1);
+          yield take(out);
+        } else if (hardLimit > 0 && pending.length >= hardLimit) {
+          const out = pending;
+          pending = '';
+          yield take(out);
+        }
+      }
+    }
+    pending += decode(undefined, false);
+    if (pending.length) {
+      const out = pending;
+      pending = '';
+      yield take(out);
+    }
+    finished = true;
+  } finally {
+    if (!finished) {
+      try { await reader.cancel(); } catch { /* already errored or closed */ }
+    }
+  }
+  return { sha256: hasher ? hasher.digest('hex') : null, bytes: rawBytes, gzip, chars, lines };
+}
+
+/**
+ * The head of a file for sniffing: at most `maxChars` of decoded text, cut at the last
+ * line end unless the whole file fit.
+ *
+ * Returns: {text, complete (bool: the whole file was read), gzip}.
+ * Raises: as readTextChunks.
+ */
+export async function readHead(file, { maxChars = 1 << 20 } = {}) {
+  const it = readTextChunks(file, { chunkChars: maxChars, hash: false, hardLimit: maxChars });
+  let text = '';
+  let complete = false;
+  let gzip = false;
+  try {
+    for (;;) {
+      const step = await it.next();
+      if (step.done) {
+        complete = true;
+        gzip = step.value.gzip;
+        break;
+      }
+      text += step.value;
+      if (text.length >= maxChars) break;
+    }
+  } finally {
+    if (!complete) await it.return(undefined);
+  }
+  if (!complete) {
+    if (text.length > maxChars) {
+      const cut = text.lastIndexOf('\n', maxChars - 1);
+      text = cut === -1 ? text.slice(0, maxChars) : text.slice(0, cut + 1);
+    }
+    gzip = await isGzip(file);
+  }
+  return { text, complete, gzip };
+}
+
+/**
+ * Run `body(chunk)` for every chunk of a file, with cancellation between chunks.
+ *
+ * Args: isCancelled: () => bool, checked after each chunk is read and before it is used.
+ * Returns: the summary of readTextChunks.
+ * Raises: ProtocolError 'cancelled' when isCancelled() turns true.
+ */
+export async function forEachChunk(file, { chunkChars, onBytes, isCancelled }, body) {
+  const it = readTextChunks(file, { chunkChars, onBytes });
+  let summary = null;
+  try {
+    for (;;) {
+      if (isCancelled()) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
+      const step = await it.next();
+      if (step.done) {
+        summary = step.value;
+        break;
+      }
+      if (isCancelled()) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
+      await body(step.value);
+    }
+  } finally {
+    if (!summary) await it.return(undefined);
+  }
+  return summary;
+}
