@@ -1,0 +1,381 @@
+// The module worker that hosts Pyodide and runs evalsieve jobs. It owns the loops,
+// progress and cancellation; the Python side (evalsieve.bridge.call) owns the domain.
+// Everything it loads comes from its own origin: dist/assets/* as listed in
+// dist/assets/manifest.json.
+
+import * as P from './protocol.js';
+import { forEachChunk, readHead, setSha256Factory } from './files.js';
+
+const { MSG, OP, ERR, ProtocolError } = P;
+
+// Resolved against this file (dist/worker/worker.js), so the page may live in any folder.
+const DIST = new URL('../', import.meta.url);
+const ASSETS = new URL('assets/', DIST);
+const PYODIDE_DIR = new URL('pyodide/', ASSETS);
+
+const HEAD_CHARS = 1 << 20; // inspect reads at most 1 MiB of decoded text
+const CHUNK_CHARS = 1 << 20; // one bridge call per ~1 MiB of text (tens to hundreds of ms)
+const EXPORT_NAMES_FALLBACK = ['contamination-report.csv', 'too-short-to-score.csv', 'overlap-report.html'];
+const CLEAN_NAME_BY_FORMAT = { jsonl: 'eval.clean.jsonl', csv: 'eval.clean.csv', tsv: 'eval.clean.tsv' };
+
+const post = (msg) => self.postMessage(msg);
+const gate = new P.ProgressGate(100);
+const ledger = new P.TerminalLedger();
+const jobs = new Map(); // id -> {cancelled: bool}
+
+let booting = null; // Promise<Runtime>
+let runtime = null; // {pyodide, call, versions, assets}
+
+// --- boot --------------------------------------------------------------------------------
+
+function assetURL(path) {
+  // Manifest paths are relative to dist/ ("assets/wheels/x.whl"); tolerate ones relative
+  // to dist/assets/ too.
+  if (/^[a-z]+:/i.test(path)) throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `asset path is not relative: ${path}`);
+  const clean = path.replace(/^\.?\//, '');
+  return new URL(clean.startsWith('assets/') ? clean : `assets/${clean}`, DIST).href;
+}
+
+function findAsset(manifest, { names = [], pathPattern }) {
+  for (const name of names) if (manifest[name] && manifest[name].path) return { name, ...manifest[name] };
+  for (const [name, entry] of Object.entries(manifest)) {
+    if (entry && typeof entry.path === 'string' && pathPattern.test(entry.path)) return { name, ...entry };
+  }
+  return null;
+}
+
+function requireAsset(manifest, what, spec) {
+  const found = findAsset(manifest, spec);
+  if (!found) {
+    throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `${what} is not listed in assets/manifest.json`, {
+      file: 'assets/manifest.json',
+      expected: `an entry whose path matches ${spec.pathPattern}`,
+    });
+  }
+  return found;
+}
+
+async function fetchJSON(url) {
+  const res = await fetch(url, { cache: 'no-cache' });
+  if (!res.ok) throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not load ${url}: HTTP ${res.status}`);
+  return res.json();
+}
+
+async function loadSha256(entry) {
+  const url = assetURL(entry.path);
+  let mod;
+  if (/\.(m?js)$/.test(entry.path) && /esm|\.mjs$/.test(entry.path)) {
+    mod = await import(url);
+  } else {
+    // UMD build: evaluate it with a CommonJS-shaped module object.
+    const res = await fetch(url);
+    if (!res.ok) throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not load ${url}: HTTP ${res.status}`);
+    const module = { exports: {} };
+    new Function('module', 'exports', await res.text())(module, module.exports);
+    mod = module.exports;
+  }
+  if (typeof mod.createSHA256 !== 'function') {
+    throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `${entry.path} does not export createSHA256`);
+  }
+  setSha256Factory(mod.createSHA256);
+}
+
+async function bootRuntime() {
+  const stages = P.BOOT_STAGES;
+  const stage = (name) => post(P.boot(name, stages.indexOf(name), stages.length - 1));
+  try {
+    stage('manifest');
+    const manifest = await fetchJSON(new URL('manifest.json', ASSETS).href);
+    const wheels = {
+      micropip: requireAsset(manifest, 'the micropip wheel', { names: ['micropip'], pathPattern: /wheels\/micropip-[^/]*\.whl$/ }),
+      packaging: requireAsset(manifest, 'the packaging wheel', { names: ['packaging'], pathPattern: /wheels\/packaging-[^/]*\.whl$/ }),
+      evalsieve: requireAsset(manifest, 'the evalsieve wheel', { names: ['evalsieve'], pathPattern: /wheels\/evalsieve-[^/]*\.whl$/ }),
+    };
+    const hash = requireAsset(manifest, 'hash-wasm', {
+      names: ['hash-wasm'],
+      pathPattern: /hash\/[^/]*(esm[^/]*|\.mjs|sha256[^/]*)\.m?js$/,
+    });
+    const pyodideEntry = findAsset(manifest, { names: ['pyodide'], pathPattern: /pyodide\/pyodide\.mjs$/ });
+    await loadSha256(hash);
+
+    stage('pyodide');
+    let loadPyodide;
+    try {
+      ({ loadPyodide } = await import(new URL('pyodide.mjs', PYODIDE_DIR).href));
+    } catch (e) {
+      throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not load assets/pyodide/pyodide.mjs: ${e && e.message}`);
+    }
+    const pyodide = await loadPyodide({
+      indexURL: PYODIDE_DIR.href,
+      // Both set so that nothing resolves to the CDN default (cdnUrl falls back to it
+      // when packageBaseUrl is unset).
+      lockFileURL: new URL('pyodide-lock.json', PYODIDE_DIR).href,
+      packageBaseUrl: PYODIDE_DIR.href,
+      stdout: () => {},
+      stderr: (line) => console.warn('[python]', line),
+    });
+
+    stage('packages');
+    await pyodide.loadPackage([assetURL(wheels.micropip.path), assetURL(wheels.packaging.path)], {
+      messageCallback: () => {},
+      errorCallback: (m) => console.warn('[loadPackage]', m),
+    });
+
+    stage('evalsieve');
+    pyodide.globals.set('_evalsieve_wheel_url', assetURL(wheels.evalsieve.path));
+    await pyodide.runPythonAsync(
+      'import micropip\nawait micropip.install(_evalsieve_wheel_url, deps=False)\ndel _evalsieve_wheel_url\n',
+    );
+    // One proxy to the bridge function, kept for the worker's life.
+    const call = pyodide.runPython('import evalsieve.bridge\nevalsieve.bridge.call');
+    let evalsieveVersion = wheels.evalsieve.version ?? null;
+    try {
+      evalsieveVersion = pyodide.runPython('import evalsieve\ngetattr(evalsieve, "__version__", None)') ?? evalsieveVersion;
+    } catch { /* keep the manifest's */ }
+
+    const assets = {};
+    const add = (key, entry) => {
+      if (entry) assets[key] = { version: entry.version ?? null, sha256: entry.sha256 ?? null };
+    };
+    add('pyodide', pyodideEntry ?? { version: pyodide.version });
+    add('micropip', wheels.micropip);
+    add('packaging', wheels.packaging);
+    add('evalsieve', { ...wheels.evalsieve, version: evalsieveVersion });
+    add('hash-wasm', hash);
+    if (assets.pyodide && !assets.pyodide.version) assets.pyodide.version = pyodide.version;
+
+    const versions = Object.fromEntries(Object.entries(assets).map(([k, v]) => [k, v.version]));
+    runtime = { pyodide, call, versions, assets };
+    stage('ready');
+    post(P.ready(versions));
+    return runtime;
+  } catch (e) {
+    const err = e instanceof ProtocolError ? e : new ProtocolError(ERR.ASSET_LOAD_FAILED, `boot failed: ${e && e.message}`, { detail: e && e.stack });
+    post(P.fatal(err));
+    throw err;
+  }
+}
+
+function ensureBooted() {
+  if (!booting) booting = bootRuntime();
+  return booting;
+}
+
+// --- bridge ------------------------------------------------------------------------------
+
+/**
+ * Call evalsieve.bridge.call and unwrap its JSON envelope.
+ * Raises: ProtocolError with the bridge's code/message/file/line/expected/detail.
+ */
+function bridge(op, args, text) {
+  let raw;
+  try {
+    raw = text === undefined ? runtime.call(op, JSON.stringify(args)) : runtime.call(op, JSON.stringify(args), text);
+  } catch (e) {
+    throw new ProtocolError(ERR.INTERNAL, `bridge ${op} raised: ${e && e.message ? e.message.trim().split('\n').pop() : e}`, {
+      detail: e && e.message,
+    });
+  }
+  let reply;
+  try {
+    reply = JSON.parse(raw);
+  } catch {
+    throw new ProtocolError(ERR.INTERNAL, `bridge ${op} returned something that is not JSON`, { detail: String(raw).slice(0, 500) });
+  }
+  if (reply && reply.ok === true) return reply.value;
+  const e = (reply && reply.error) || {};
+  throw new ProtocolError(e.code || ERR.INTERNAL, e.message || `bridge ${op} failed`, {
+    file: e.file ?? null,
+    line: e.line ?? null,
+    expected: e.expected ?? null,
+    detail: e.detail ?? null,
+  });
+}
+
+// --- ops -----------------------------------------------------------------------------------
+
+function requireFile(files, role) {
+  const f = files && files[role];
+  if (!f || typeof f.stream !== 'function') {
+    throw new ProtocolError(ERR.BAD_INPUT, `no ${role} file was given`, { expected: `a ${role} file` });
+  }
+  return f;
+}
+
+async function opInspect(id, args, files, job) {
+  const role = args.role || 'eval';
+  const file = requireFile(files, role);
+  const head = await readHead(file, { maxChars: HEAD_CHARS });
+  if (job.cancelled) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
+  const value = bridge('inspect', { name: args.name || file.name, role }, head.text);
+  post(P.log(id, `${file.name}: ${value.format}, ${value.rows_sampled} rows sampled${head.gzip ? ' (gzip)' : ''}`, {
+    role,
+    format: value.format,
+    gzip: head.gzip,
+  }));
+  return { ...value, gzip: head.gzip, head_complete: head.complete, size: file.size, name: file.name };
+}
+
+function utcNow() {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+async function opContamination(id, args, files, job) {
+  const evalFile = requireFile(files, 'eval');
+  const trainFile = requireFile(files, 'train');
+  const startArgs = {
+    eval: { ...args.eval, name: (args.eval && args.eval.name) || evalFile.name },
+    train: { ...args.train, name: (args.train && args.train.name) || trainFile.name },
+    n: args.n ?? null,
+    boilerplate: args.boilerplate ?? true,
+    threshold: args.threshold ?? null,
+  };
+  const isCancelled = () => job.cancelled;
+  const { handle } = bridge('cont.start', startArgs);
+  const t0 = performance.now();
+  try {
+    const pass = async (stage, file, op, onValue) => {
+      const report = (done) => {
+        if (gate.admit(id, stage, done, file.size)) post(P.progress(id, stage, done, file.size, 'bytes'));
+      };
+      report(0);
+      const t = performance.now();
+      const summary = await forEachChunk(
+        file,
+        { chunkChars: CHUNK_CHARS, onBytes: report, isCancelled },
+        (text) => onValue(bridge(op, { handle }, text)),
+      );
+      report(file.size);
+      const secs = (performance.now() - t) / 1000;
+      return { ...summary, seconds: secs };
+    };
+
+    post(P.log(id, `eval pass: reading ${evalFile.name}`));
+    let evalRows = 0;
+    const evalInput = await pass('eval', evalFile, 'cont.feed_eval', (v) => { evalRows = v.rows ?? evalRows; });
+    const evalInfo = bridge('cont.end_eval', { handle });
+    post(P.log(id, `eval pass done: ${evalInfo.rows} rows, ${evalInfo.rows_scorable} scorable, ${evalInfo.rows_too_short} too short; N = ${evalInfo.n} (${evalInfo.n_how})`, {
+      kind: 'n_chosen',
+      ...evalInfo,
+    }));
+    if (isCancelled()) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
+
+    post(P.log(id, `training pass: reading ${trainFile.name}${trainFile.size ? ` (${(trainFile.size / 1e6).toFixed(1)} MB)` : ''}`));
+    let records = 0;
+    const trainInput = await pass('train', trainFile, 'cont.feed_train', (v) => { records = v.records ?? records; });
+    const mbps = trainInput.seconds > 0 ? trainInput.bytes / 1e6 / trainInput.seconds : null;
+    post(P.log(id, `training pass done: ${records} records, ${trainInput.bytes} bytes${trainInput.gzip ? ' (gzip)' : ''}${mbps ? `, ${mbps.toFixed(1)} MB/s` : ''}`, {
+      kind: 'train_done',
+      records,
+      bytes: trainInput.bytes,
+      mbps,
+    }));
+    if (isCancelled()) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
+
+    const summary = bridge('cont.finish', {
+      handle,
+      inputs: {
+        eval: { sha256: evalInput.sha256, bytes: evalInput.bytes },
+        train: { sha256: trainInput.sha256, bytes: trainInput.bytes },
+      },
+      utc: utcNow(),
+      assets: runtime.assets,
+    });
+    const names = exportNames(summary, startArgs.eval.format);
+    const exports = names.map((name) => {
+      const v = bridge('cont.export', { handle, name });
+      return { name: v.name ?? name, mime: v.mime ?? 'text/plain', text: v.text };
+    });
+    post(P.log(id, `done in ${((performance.now() - t0) / 1000).toFixed(1)} s`));
+    return {
+      summary,
+      eval_info: evalInfo,
+      exports,
+      inputs: {
+        eval: { name: evalFile.name, sha256: evalInput.sha256, bytes: evalInput.bytes, gzip: evalInput.gzip },
+        train: { name: trainFile.name, sha256: trainInput.sha256, bytes: trainInput.bytes, gzip: trainInput.gzip },
+      },
+      timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps },
+    };
+  } finally {
+    try { bridge('close', { handle }); } catch (e) { console.warn('close failed', e); }
+  }
+}
+
+function exportNames(summary, evalFormat) {
+  const listed = summary && (summary.exports || (summary.outputs && Object.keys(summary.outputs)));
+  if (Array.isArray(listed) && listed.length && listed.every((n) => typeof n === 'string')) return listed;
+  const format = (summary && summary.eval && summary.eval.format) || evalFormat;
+  return [CLEAN_NAME_BY_FORMAT[format] || 'eval.clean.jsonl', ...EXPORT_NAMES_FALLBACK];
+}
+
+const OPS = {
+  [OP.INSPECT]: opInspect,
+  [OP.CONTAMINATION]: opContamination,
+};
+
+// --- transport -----------------------------------------------------------------------------
+
+function reply(id, msg) {
+  if (!ledger.close(id)) return; // exactly one terminal message per id
+  gate.forget(id);
+  post(msg);
+}
+
+async function handleRun(msg) {
+  const { id } = msg;
+  const job = jobs.get(id) || { cancelled: false };
+  jobs.set(id, job);
+  try {
+    await ensureBooted();
+    if (job.cancelled) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
+    const data = await OPS[msg.op](id, msg.args, msg.files, job);
+    if (job.cancelled) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
+    reply(id, P.result(id, data));
+  } catch (e) {
+    const err = job.cancelled ? { code: ERR.CANCELLED, message: 'cancelled' } : e;
+    reply(id, P.error(id, err));
+  } finally {
+    jobs.delete(id);
+  }
+}
+
+self.onmessage = (ev) => {
+  const msg = ev.data;
+  const problem = P.validate(msg);
+  if (problem) {
+    if (msg && msg.type === MSG.RUN && (typeof msg.id === 'string' || Number.isInteger(msg.id))) {
+      reply(msg.id, P.error(msg.id, { code: ERR.INTERNAL, message: `malformed request: ${problem}` }));
+    } else {
+      console.warn('ignored malformed message:', problem);
+    }
+    return;
+  }
+  switch (msg.type) {
+    case MSG.INIT:
+      ensureBooted().catch(() => {}); // the failure was posted as `fatal`
+      break;
+    case MSG.RUN:
+      if (ledger.isClosed(msg.id) || jobs.has(msg.id)) {
+        console.warn('duplicate request id ignored:', msg.id);
+        return;
+      }
+      handleRun(msg);
+      break;
+    case MSG.CANCEL: {
+      const job = jobs.get(msg.id);
+      if (job) job.cancelled = true;
+      break;
+    }
+    default:
+      console.warn('unexpected message for the worker:', msg.type);
+  }
+};
+
+self.addEventListener('error', (ev) => {
+  post(P.fatal({ code: ERR.INTERNAL, message: `worker error: ${ev.message || ev}` }));
+});
+self.addEventListener('unhandledrejection', (ev) => {
+  const r = ev.reason;
+  post(P.fatal({ code: ERR.INTERNAL, message: `unhandled rejection: ${(r && r.message) || r}` }));
+});
