@@ -1,0 +1,307 @@
+"""The command line: the same jobs as the page, under CPython, for files of any size.
+
+    evalsieve contamination EVAL TRAIN --out DIR [--eval-field F ...] [--train-field F ...]
+                            [--n N] [--no-boilerplate] [--threshold X] [--json]
+                            [--fail-on-contamination]
+
+Exit status: 0 done; 1 done and ``--fail-on-contamination`` saw a contaminated row;
+2 bad input or usage (a message names the file, the line and what was expected; no export
+is written).
+
+This is the only module that touches argv, paths and the clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import datetime
+import hashlib
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+import zlib
+
+from . import __version__
+from .contamination import ContaminationConfig, ContaminationJob
+from .errors import EvalsieveError, bad_input
+from .sample import check_fields, inspect_head
+from .stamps import InputFile
+
+CHUNK_BYTES = 4 << 20
+HEAD_BYTES = 1 << 20
+
+
+class _Gunzip:
+    """Inflate gzip incrementally, member after member (RFC 1952 allows concatenation)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.d = zlib.decompressobj(31)
+
+    def feed(self, raw: bytes) -> bytes:
+        try:
+            out = [self.d.decompress(raw)]
+            while self.d.eof and self.d.unused_data:
+                rest = self.d.unused_data
+                self.d = zlib.decompressobj(31)
+                out.append(self.d.decompress(rest))
+        except zlib.error as e:
+            raise bad_input(f"corrupt gzip data ({e})", file=self.name,
+                            expected="a gzip file (or plain text)")
+        return b"".join(out)
+
+    def close(self) -> bytes:
+        tail = self.d.flush()
+        if not self.d.eof:
+            raise bad_input("the gzip stream is truncated (it ends mid-member)",
+                            file=self.name, expected="a complete gzip file")
+        return tail
+
+
+class FileSource:
+    """Streams one input file as UTF-8 text, whatever its size.
+
+    gzip is detected by its magic bytes (1f 8b), not the name, and inflated member by member
+    (concatenated gzip works); the UTF-8 BOM is removed; invalid UTF-8 is an error naming
+    the byte offset. After a full read, ``sha256`` and ``bytes`` describe the file as given.
+
+    Args:
+        path: the file's path.
+    Raises:
+        EvalsieveError(bad_input): missing file, truncated gzip, invalid UTF-8.
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        self.name = os.path.basename(path)
+        if not os.path.isfile(path):
+            raise bad_input("no such file", file=path, expected="a readable file")
+        with open(path, "rb") as f:
+            self.gzip = f.read(2) == b"\x1f\x8b"
+        self.sha256 = ""
+        self.bytes = 0
+
+    def chunks(self, limit: int | None = None):
+        """Yield decoded text chunks; with ``limit``, stop after about that many bytes
+        (cut at the last line end), without hashing."""
+        h = hashlib.sha256()
+        dec = codecs.getincrementaldecoder("utf-8")("strict")
+        inflater = _Gunzip(self.name) if self.gzip else None
+        first = True
+        offset = 0   # decoded-stream byte offset, for error messages
+        total = 0
+        with open(self.path, "rb") as f:
+            while True:
+                raw = f.read(CHUNK_BYTES if limit is None else min(CHUNK_BYTES, limit))
+                if not raw:
+                    break
+                total += len(raw)
+                h.update(raw)
+                data = inflater.feed(raw) if inflater else raw
+                text = self._decode(dec, data, offset)
+                offset += len(data)
+                if first and text:
+                    if text.startswith("\ufeff"):
+                        text = text[1:]
+                    first = False
+                if limit is not None and total >= limit:
+                    cut = text.rfind("\n")
+                    yield text[:cut + 1] if cut >= 0 else text
+                    return
+                if text:
+                    yield text
+            if inflater is not None and limit is None:
+                tail = inflater.close()
+                if tail:
+                    yield self._decode(dec, tail, offset)
+            try:
+                rest = dec.decode(b"", final=True)
+            except UnicodeDecodeError:
+                raise bad_input("the file ends inside a UTF-8 character", file=self.name,
+                                expected="UTF-8 text")
+            if rest:
+                yield rest
+        if limit is None:
+            self.sha256 = h.hexdigest()
+            self.bytes = total
+
+    def _decode(self, dec, data: bytes, offset: int) -> str:
+        try:
+            return dec.decode(data)
+        except UnicodeDecodeError as e:
+            raise bad_input(f"invalid UTF-8 at byte {offset + e.start}", file=self.name,
+                            expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)")
+
+    def head(self) -> str:
+        """About the first MB of text, cut at a line end (for sniffing and field lists)."""
+        return "".join(self.chunks(limit=HEAD_BYTES))
+
+    def info(self, role: str, fmt: str) -> InputFile:
+        return InputFile(role, self.name, self.sha256, self.bytes,
+                         fmt + ("+gzip" if self.gzip else ""))
+
+
+def _utc_now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def _runtime() -> str:
+    return f"{platform.python_implementation()} {platform.python_version()}"
+
+
+def _pick_fields(src: FileSource, requested: list[str] | None, role: str, log) -> tuple[str, list[str]]:
+    head = src.head()
+    info = inspect_head(src.name, head)
+    if requested:
+        check_fields(src.name, info["format"], requested, head)
+        fields = requested
+    else:
+        fields = info["default_fields"]
+        if not fields:
+            raise bad_input("no field could be chosen by default (all are constant or empty)",
+                            file=src.name, expected=f"--{role}-field PATH")
+    log(f"{role}: {src.name}: {info['format']}{' (gzip)' if src.gzip else ''}, "
+        f"fields {', '.join(fields)}")
+    return info["format"], fields
+
+
+def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
+    """Run the contamination job for parsed CLI args. Returns (summary, exports)."""
+    ev, tr = FileSource(args.eval), FileSource(args.train)
+    ev_fmt, ev_fields = _pick_fields(ev, args.eval_field, "eval", log)
+    tr_fmt, tr_fields = _pick_fields(tr, args.train_field, "train", log)
+    cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
+                              not args.no_boilerplate, args.threshold)
+    job = ContaminationJob(cfg, ev.name, ev_fmt, tr.name, tr_fmt)
+    for text in ev.chunks():
+        job.feed_eval(text)
+    e = job.end_eval()
+    log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct n-grams")
+    t0 = time.perf_counter()
+    for text in tr.chunks():
+        job.feed_train(text)
+    summary = job.finish(ev.info("eval", ev_fmt), tr.info("train", tr_fmt), _utc_now(),
+                         runtime=_runtime())
+    dt = time.perf_counter() - t0
+    summary["seconds_training_pass"] = round(dt, 3)
+    log(f"train: {summary['training_records']} records, {tr.bytes / 1e6:.1f} MB in {dt:.1f} s "
+        f"({summary['training_chars'] / 1e6 / max(dt, 1e-9):.1f} M chars/s)")
+    exports = {name: job.export(name)[1] for name in job.export_names()}
+    return summary, exports
+
+
+def write_exports(out_dir: str, exports: dict[str, str]) -> None:
+    """Write every export or none: files go to a temp folder in ``out_dir``, then move."""
+    os.makedirs(out_dir, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".evalsieve-", dir=out_dir)
+    try:
+        for name, text in exports.items():
+            with open(os.path.join(tmp, name), "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        for name in exports:
+            os.replace(os.path.join(tmp, name), os.path.join(out_dir, name))
+    finally:
+        for name in os.listdir(tmp):
+            os.unlink(os.path.join(tmp, name))
+        os.rmdir(tmp)
+
+
+def _threshold(s: str) -> float | None:
+    if s.lower() in ("any", "none"):
+        return None
+    try:
+        x = float(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{s!r} is not a number in (0, 1] or 'any'")
+    if not 0 < x <= 1:
+        raise argparse.ArgumentTypeError(f"{s} is outside (0, 1]")
+    return x
+
+
+def _n(s: str) -> int:
+    try:
+        n = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{s!r} is not a whole number")
+    if not 1 <= n <= 1000:
+        raise argparse.ArgumentTypeError(f"{n} is outside 1..1000")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="evalsieve", description="Is your eval set clean? "
+                                "Train/eval n-gram contamination and paraphrase groups.")
+    p.add_argument("--version", action="version", version=f"evalsieve {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("contamination", help="which eval rows appear inside the training data",
+                       description="Word n-gram containment of each eval row in the training "
+                       "file (GPT-3, Brown et al. 2020, App. C).")
+    c.add_argument("eval", help="eval file: JSONL, CSV, TSV or text, optionally gzip")
+    c.add_argument("train", help="training file: JSONL, CSV, TSV or text, optionally gzip")
+    c.add_argument("--eval-field", action="append", metavar="F",
+                   help="eval field path to score (repeatable; default: the longest text field)")
+    c.add_argument("--train-field", action="append", metavar="F",
+                   help="training field path to search (repeatable; default: longest text field)")
+    c.add_argument("--n", type=_n, default=None,
+                   help="n-gram size in words (default: 5th-percentile eval row length, 8..13)")
+    c.add_argument("--no-boilerplate", action="store_true",
+                   help="keep n-grams shared by many training records")
+    c.add_argument("--threshold", type=_threshold, default=None, metavar="X",
+                   help="contaminated when containment >= X in (0, 1] (default: any overlap)")
+    c.add_argument("--out", required=True, metavar="DIR", help="folder for the exports")
+    c.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
+    c.add_argument("--fail-on-contamination", action="store_true",
+                   help="exit 1 when any eval row is contaminated (for CI gating)")
+    c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``evalsieve`` command. Returns the exit status."""
+    args = build_parser().parse_args(argv)
+    quiet = getattr(args, "quiet", False)
+
+    def log(msg: str) -> None:
+        if not quiet:
+            print(f"evalsieve: {msg}", file=sys.stderr)
+
+    try:
+        if args.command == "contamination":
+            summary, exports = run_contamination(args, log)
+        else:  # pragma: no cover - argparse guards this
+            raise bad_input(f"unknown command {args.command}")
+        write_exports(args.out, exports)
+    except EvalsieveError as e:
+        print(f"evalsieve: error: {e}", file=sys.stderr)
+        if e.detail:
+            print(f"evalsieve:   here: {e.detail}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("evalsieve: cancelled", file=sys.stderr)
+        return 130
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False))
+    else:
+        _print_summary(summary, args.out)
+    if args.command == "contamination" and args.fail_on_contamination \
+            and summary["rows_contaminated"]:
+        return 1
+    return 0
+
+
+def _print_summary(s: dict, out: str) -> None:
+    thr = "any overlap" if s["threshold"] is None else f"containment >= {s['threshold']}"
+    print(f"rows scanned {s['rows_scanned']}, scored {s['rows_scored']}, too short "
+          f"{s['rows_too_short']}, contaminated {s['rows_contaminated']}, kept {s['rows_kept']}")
+    print(f"  N = {s['n']} ({s['n_how']}); threshold: {thr}; boilerplate cut-off: "
+          f"{'> ' + str(s['boilerplate_cutoff']) + ' records' if s['boilerplate_cutoff'] else 'off'}")
+    print(f"  training: {s['training_records']} records, {s['training_bytes']} bytes")
+    print(f"  exports in {out}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

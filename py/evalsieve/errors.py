@@ -1,0 +1,62 @@
+"""Domain errors with a code the page and the CLI can act on.
+
+Codes (see docs/ARCHITECTURE.md): ``bad_input`` (the user's file is not what was expected),
+``cancelled`` (the user stopped the run), ``asset_load_failed`` (a model/wasm file failed to
+load or verify), ``internal`` (a bug: please report it).
+"""
+
+from __future__ import annotations
+
+CODES = ("bad_input", "cancelled", "asset_load_failed", "internal")
+
+
+class EvalsieveError(Exception):
+    """An error that names what was wrong, where, and what was expected.
+
+    Args:
+        code: one of ``CODES``.
+        message: one sentence a person can act on.
+        file: the input's name (as the user gave it), or None.
+        line: 1-based line number in that file, or None.
+        expected: what the file should have had at that place, or None.
+        detail: extra context (e.g. the offending text, clipped), or None.
+
+    Raises:
+        ValueError: if ``code`` is not one of ``CODES``.
+    """
+
+    def __init__(self, code: str, message: str, *, file: str | None = None,
+                 line: int | None = None, expected: str | None = None,
+                 detail: str | None = None):
+        if code not in CODES:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.file = file
+        self.line = line
+        self.expected = expected
+        self.detail = detail
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = self.file
+            if self.line is not None:
+                where += f", line {self.line}"
+            where += ": "
+        text = where + self.message
+        if self.expected:
+            text += f" (expected {self.expected})"
+        return text
+
+    def to_dict(self) -> dict:
+        """A plain, JSON-serialisable form (what crosses ``postMessage``)."""
+        return {"code": self.code, "message": self.message, "file": self.file,
+                "line": self.line, "expected": self.expected, "detail": self.detail,
+                "text": str(self)}
+
+
+def bad_input(message: str, **where) -> EvalsieveError:
+    """Shorthand for ``EvalsieveError("bad_input", message, **where)``."""
+    return EvalsieveError("bad_input", message, **where)

@@ -1,0 +1,333 @@
+"""Word n-grams, the eval index, the training scan and containment.
+
+The rule (GPT-3, Brown et al. 2020, App. C; stated in the page, the README and every report):
+
+* words: see :mod:`evalsieve.text` (NFKC, lowercase, delete Unicode P*, split on white space);
+* N = the 5th-percentile word count of the non-empty eval rows, nearest-rank method (the
+  ⌈0.05·k⌉-th smallest of k counts), clamped to 8..13 (:func:`ngram_size`);
+* an n-gram is N consecutive words of one field value (never across two fields or records);
+* boilerplate: an eval n-gram found in more than max(10, ⌈0.001 × training records⌉)
+  distinct training records is dropped from both sides of the score (:func:`boilerplate_cutoff`);
+* containment of an eval row = its distinct n-grams found in training ÷ its distinct
+  scorable (non-boilerplate) n-grams. It is normalised by the eval row, so a 100-word
+  question quoted inside a 1,000-word document scores 1.0.
+
+How the scan is fast in pure Python: every eval n-gram gets one *anchor*, its rarest word
+(fewest occurrences across the eval set). A training segment is split into words once
+(one C call), and ``anchor_set.isdisjoint(words)`` (another C call) rules out almost every
+segment; only segments holding an anchor word are checked, by exact substring search of the
+padded n-gram in the padded, space-joined segment. Exactness comes from that last check:
+the anchor is only a filter and can never hide a match (every occurrence of an n-gram
+contains its anchor word).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .errors import bad_input
+from .text import normalize_many
+
+N_MIN, N_MAX = 8, 13
+EXCERPT_WORDS = 12
+
+
+def ngram_size(word_counts: list[int]) -> tuple[int, str]:
+    """N for a set of eval rows: 5th-percentile word count, nearest rank, clamped to 8..13.
+
+    Args:
+        word_counts: words per eval row (rows with 0 words are ignored).
+    Returns:
+        ``(n, how)``: N and a sentence saying how it was chosen.
+    Raises:
+        EvalsieveError(bad_input): no row has any word.
+
+    Example: counts 1..100 give k = 100, rank ⌈5⌉ = 5, 5th smallest = 5, clamped up to 8.
+    Source: GPT-3, Brown et al. 2020, App. C ("N = 5th percentile of example length in
+    words", with a 8..13 clamp).
+    """
+    counts = sorted(c for c in word_counts if c > 0)
+    k = len(counts)
+    if k == 0:
+        raise bad_input("no eval row has any word in the chosen fields",
+                        expected="at least one non-empty text value")
+    rank = max(1, math.ceil(0.05 * k))
+    p5 = counts[rank - 1]
+    n = min(N_MAX, max(N_MIN, p5))
+    how = (f"5th-percentile eval-row length = {p5} words (nearest rank {rank} of {k} "
+           f"non-empty rows), clamped to {N_MIN}..{N_MAX}")
+    return n, how
+
+
+def boilerplate_cutoff(training_records: int) -> int:
+    """max(10, ⌈0.001 × training records⌉): an n-gram in MORE records than this is boilerplate.
+
+    Args:
+        training_records: number of records in the training file (>= 0).
+    Returns:
+        The cut-off, a count of distinct training records.
+    """
+    return max(10, math.ceil(0.001 * training_records))
+
+
+def segment_ngrams(words: list[str], n: int) -> list[str]:
+    """The n-grams of one segment's words, as space-joined strings, in order (with repeats)."""
+    return [" ".join(words[i:i + n]) for i in range(len(words) - n + 1)]
+
+
+@dataclass
+class EvalRow:
+    """One eval row as the index sees it.
+
+    Attributes:
+        words: total words over the row's segments.
+        segments: the normalised words of each segment (field value).
+        ngram_ids: distinct n-gram ids of the row (ascending).
+    """
+    words: int
+    segments: list[list[str]]
+    ngram_ids: list[int]
+
+
+class EvalIndex:
+    """All distinct n-grams of the eval rows, with anchors for the training scan.
+
+    Args:
+        rows_segments: per eval row, its raw text segments (field values).
+        n: the n-gram size, or None to choose it with :func:`ngram_size`.
+    Attributes:
+        n, n_how: the size and how it was chosen ("set by the user" when given).
+        rows: list of :class:`EvalRow`, in eval-file order.
+        ngrams: list of n-gram strings; an id is an index into it.
+    Raises:
+        EvalsieveError(bad_input): N given outside 1..1000, or no row has a word.
+    """
+
+    def __init__(self, rows_segments: list[list[str]], n: int | None = None):
+        flat = [s for segs in rows_segments for s in segs]
+        normed = iter(normalize_many(flat))
+        seg_words = [[next(normed).split() for _ in segs] for segs in rows_segments]
+        totals = [sum(len(w) for w in segs) for segs in seg_words]
+        if n is None:
+            self.n, self.n_how = ngram_size(totals)
+        else:
+            if not 1 <= int(n) <= 1000:
+                raise bad_input(f"N = {n} is out of range", expected="an integer from 1 to 1000")
+            self.n, self.n_how = int(n), "set by the user"
+        ids: dict[str, int] = {}
+        self.ngrams: list[str] = []
+        self.rows: list[EvalRow] = []
+        freq: dict[str, int] = {}
+        for segs, total in zip(seg_words, totals):
+            row_ids = set()
+            for words in segs:
+                for w in words:
+                    freq[w] = freq.get(w, 0) + 1
+                for g in segment_ngrams(words, self.n):
+                    gid = ids.get(g)
+                    if gid is None:
+                        gid = ids[g] = len(self.ngrams)
+                        self.ngrams.append(g)
+                    row_ids.add(gid)
+            self.rows.append(EvalRow(total, segs, sorted(row_ids)))
+        self._ids = ids
+        # Anchor = rarest word of the n-gram in the eval set; ties: longer, then smaller.
+        anchors: dict[str, list[int]] = {}
+        for gid, g in enumerate(self.ngrams):
+            a = min(g.split(), key=lambda w: (freq[w], -len(w), w))
+            anchors.setdefault(a, []).append(gid)
+        self.anchors = {a: tuple(v) for a, v in anchors.items()}
+        self.anchor_set = frozenset(self.anchors)
+        self.padded = [f" {g} " for g in self.ngrams]
+
+    def id_of(self, ngram: str) -> int | None:
+        """The id of an n-gram string (space-joined normalised words), or None."""
+        return self._ids.get(ngram)
+
+
+@dataclass
+class TrainingScan:
+    """Counts, for every eval n-gram, the distinct training records that contain it.
+
+    Feed records in file order with :meth:`scan`. Memory is O(eval n-grams), whatever the
+    size of the training file.
+
+    Attributes:
+        records: training records scanned.
+        counts: per n-gram id, distinct training records containing it.
+        first_record: per n-gram id, the 1-based training record where it was first found
+            (0 = never).
+        excerpt: per n-gram id, normalised training words around its first occurrence.
+    """
+    index: EvalIndex
+    records: int = 0
+    counts: list[int] = field(default_factory=list)
+    first_record: list[int] = field(default_factory=list)
+    excerpt: dict[int, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        g = len(self.index.ngrams)
+        self.counts = [0] * g
+        self.first_record = [0] * g
+
+    def scan(self, batch: list[tuple[int, list[str]]]) -> None:
+        """Scan a batch of training records.
+
+        Args:
+            batch: ``(record_number, segments)`` pairs: 1-based record number and the raw
+                text of each chosen field value, in file order.
+        """
+        index = self.index
+        n = index.n
+        anchor_set = index.anchor_set
+        anchors = index.anchors
+        padded = index.padded
+        counts = self.counts
+        first = self.first_record
+        flat = [s for _, segs in batch for s in segs]
+        normed = normalize_many(flat)
+        k = 0
+        for rec, segs in batch:
+            found = None
+            for _ in segs:
+                words = normed[k].split()
+                k += 1
+                if len(words) < n or anchor_set.isdisjoint(words):
+                    continue
+                joined = " " + " ".join(words) + " "
+                for a in anchor_set.intersection(words):
+                    for gid in anchors[a]:
+                        if padded[gid] in joined:
+                            if found is None:
+                                found = set()
+                            if gid not in found:
+                                found.add(gid)
+                                if not first[gid]:
+                                    first[gid] = rec
+                                    self.excerpt[gid] = _excerpt(joined, padded[gid])
+            if found:
+                for gid in found:
+                    counts[gid] += 1
+        if batch:
+            self.records = max(self.records, batch[-1][0])
+
+
+def _excerpt(joined: str, padded_gram: str) -> str:
+    at = joined.find(padded_gram)
+    before = joined[:at].split()[-EXCERPT_WORDS:]
+    after = joined[at + len(padded_gram):].split()[:EXCERPT_WORDS]
+    gram = padded_gram.strip()
+    return ("… " if len(joined[:at].split()) > EXCERPT_WORDS else "") + \
+        " ".join(before + ["[" + gram + "]"] + after) + \
+        (" …" if len(joined[at + len(padded_gram):].split()) > EXCERPT_WORDS else "")
+
+
+@dataclass
+class RowScore:
+    """The verdict on one eval row.
+
+    Attributes:
+        eval_row: 1-based record number in the eval file.
+        words: words in the chosen fields.
+        status: ``"clean"``, ``"contaminated"``, ``"too_short"``, ``"no_ngram"`` (has N words
+            in all but no single field has N), ``"empty"`` or ``"boilerplate_only"``.
+        ngrams_total: distinct scorable (non-boilerplate) n-grams.
+        ngrams_matched: of those, how many were found in training.
+        ngrams_boilerplate: distinct n-grams dropped as boilerplate.
+        containment: ngrams_matched / ngrams_total in [0, 1] (None when not scored).
+        training_record: 1-based first training record holding a matched n-gram (0 = none).
+        shared_passage: the longest run of the row's words covered by matched n-grams.
+        excerpt: normalised training words around the first match ([brackets] = the n-gram).
+    """
+    eval_row: int
+    words: int
+    status: str
+    ngrams_total: int = 0
+    ngrams_matched: int = 0
+    ngrams_boilerplate: int = 0
+    containment: float | None = None
+    training_record: int = 0
+    shared_passage: str = ""
+    excerpt: str = ""
+
+    @property
+    def scored(self) -> bool:
+        return self.status in ("clean", "contaminated")
+
+
+def containment_scores(index: EvalIndex, scan: TrainingScan, *, boilerplate: bool = True,
+                       threshold: float | None = None, row_numbers: list[int] | None = None
+                       ) -> tuple[list[RowScore], int]:
+    """Score every eval row.
+
+    Args:
+        index: the eval index.
+        scan: the finished training scan.
+        boilerplate: drop n-grams found in more than :func:`boilerplate_cutoff` records.
+        threshold: a row is contaminated when containment ≥ threshold, in (0, 1]; None means
+            any overlap (≥ 1 matched n-gram: GPT-3's "dirty").
+        row_numbers: 1-based eval record numbers for ``index.rows`` (default 1..len).
+    Returns:
+        ``(scores, cutoff)``: one :class:`RowScore` per eval row, and the boilerplate cut-off
+        used (0 when the pass is off).
+    Raises:
+        EvalsieveError(bad_input): threshold outside (0, 1].
+    """
+    if threshold is not None and not 0 < threshold <= 1:
+        raise bad_input(f"threshold {threshold} is out of range",
+                        expected="a containment in (0, 1], or none for any overlap")
+    cutoff = boilerplate_cutoff(scan.records) if boilerplate else 0
+    counts = scan.counts
+    first = scan.first_record
+    n = index.n
+    out = []
+    for i, row in enumerate(index.rows):
+        num = row_numbers[i] if row_numbers else i + 1
+        if row.words == 0:
+            out.append(RowScore(num, 0, "empty"))
+            continue
+        if not row.ngram_ids:
+            out.append(RowScore(num, row.words, "too_short" if row.words < n else "no_ngram"))
+            continue
+        if cutoff:
+            bp = {g for g in row.ngram_ids if counts[g] > cutoff}
+        else:
+            bp = set()
+        scorable = [g for g in row.ngram_ids if g not in bp]
+        if not scorable:
+            out.append(RowScore(num, row.words, "boilerplate_only", 0, 0, len(bp)))
+            continue
+        matched = [g for g in scorable if counts[g]]
+        c = len(matched) / len(scorable)
+        dirty = bool(matched) and (threshold is None or c >= threshold)
+        s = RowScore(num, row.words, "contaminated" if dirty else "clean", len(scorable),
+                     len(matched), len(bp), c)
+        if matched:
+            g0 = min(matched, key=lambda g: (first[g], g))
+            s.training_record = first[g0]
+            s.excerpt = scan.excerpt.get(g0, "")
+            s.shared_passage = _longest_covered(row, index, set(matched), n)
+        out.append(s)
+    return out, cutoff
+
+
+def _longest_covered(row: EvalRow, index: EvalIndex, matched: set[int], n: int) -> str:
+    best: list[str] = []
+    for words in row.segments:
+        covered = [False] * len(words)
+        for i in range(len(words) - n + 1):
+            gid = index.id_of(" ".join(words[i:i + n]))
+            if gid in matched:
+                for j in range(i, i + n):
+                    covered[j] = True
+        run_start = None
+        for j in range(len(words) + 1):
+            if j < len(words) and covered[j]:
+                if run_start is None:
+                    run_start = j
+            elif run_start is not None:
+                if j - run_start > len(best):
+                    best = words[run_start:j]
+                run_start = None
+    return " ".join(best)
