@@ -1,0 +1,207 @@
+"""build.py: dist/ matches assets.lock.json, the server's headers, a tampered cache fails.
+
+These run against the dist/ that `python3 build.py test` has just written (or the one named
+by $EVALSIEVE_DIST) and the download cache in .cache/; they do no network I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DIST = Path(os.environ.get("EVALSIEVE_DIST", ROOT / "dist"))
+CACHE = ROOT / ".cache"
+
+
+def _load_build_module():
+    spec = importlib.util.spec_from_file_location("evalsieve_build", ROOT / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+build = _load_build_module()
+LOCK = build.load_lock()
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict:
+    path = DIST / "assets" / "manifest.json"
+    assert path.is_file(), f"{path} is missing: run `python3 build.py build` first"
+    return json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("asset", LOCK["assets"], ids=lambda a: a["name"])
+def test_locked_asset_is_in_dist_with_its_sha256(asset, manifest):
+    path = DIST / asset["dist"]
+    assert path.is_file(), f"{asset['name']}: {path} is missing"
+    actual = sha256(path)
+    if asset.get("derive"):
+        # Derived files (graph surgery) differ from their source; the manifest has their sha.
+        assert manifest[asset["name"]]["sha256"] == actual
+        assert actual != asset["sha256"], f"{asset['name']} was copied verbatim, not derived"
+    else:
+        assert actual == asset["sha256"], f"{asset['name']}: dist file differs from the lock"
+    if asset["dist"].startswith("assets/"):
+        entry = manifest[asset["name"]]
+        assert entry == {"version": asset["version"], "sha256": actual, "path": asset["dist"]}
+
+
+def test_manifest_lists_only_files_that_exist_with_that_sha256(manifest):
+    locked = {a["name"] for a in LOCK["assets"] if a["dist"].startswith("assets/")}
+    assert set(manifest) == locked | {"evalsieve"}
+    for name, entry in manifest.items():
+        assert sha256(DIST / entry["path"]) == entry["sha256"], name
+    wheel = DIST / manifest["evalsieve"]["path"]
+    assert wheel.name == f"evalsieve-{manifest['evalsieve']['version']}-py3-none-any.whl"
+
+
+def test_ort_files_all_come_from_one_onnxruntime_web_version():
+    ort = [a for a in LOCK["assets"] if a["dist"].startswith("assets/ort/")]
+    assert {a["source"] for a in ort} == {"npm:onnxruntime-web@1.30.0"}
+    assert {Path(a["dist"]).name for a in ort} >= {
+        "ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm"}
+
+
+def test_pyodide_test_lock_lists_exactly_the_wheels_beside_it():
+    out = DIST / "pyodide-test"
+    lock = json.loads((out / "pyodide-lock.json").read_text())
+    assert set(lock["packages"]) == {"micropip", "packaging", "evalsieve"}
+    for entry in lock["packages"].values():
+        assert sha256(out / entry["file_name"]) == entry["sha256"]
+    for name in build.PYODIDE_TEST_CORE:
+        assert (out / name).is_file(), name
+
+
+def test_example_has_three_planted_eval_questions():
+    train = [json.loads(line) for line in (DIST / "example" / "train.jsonl").open()]
+    evals = [json.loads(line) for line in (DIST / "example" / "eval.jsonl").open()]
+
+    def words(text):
+        return "".join(c if c.isalnum() else " " for c in text.lower()).split()
+
+    corpus = " ".join(" ".join(words(r["text"])) for r in train)
+    planted = [e["id"] for e in evals if " ".join(words(e["question"])) in corpus]
+    assert planted == ["q1", "q2", "q3"]
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    """`build.py serve --no-build` on a free port, as a subprocess; yields its printed URL."""
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "build.py"), "--dist", str(DIST), "serve", "--no-build",
+         "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/"), url
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def fetch_headers(url: str) -> dict[str, str]:
+    with urllib.request.urlopen(url) as response:
+        assert response.status == 200
+        response.read()
+        return {k.lower(): v for k, v in response.headers.items()}
+
+
+EXPECTED_CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
+                "worker-src 'self' blob:; connect-src 'self'; frame-src 'none'; "
+                "object-src 'none'")
+
+
+@pytest.mark.parametrize("path, mime", [
+    ("index.html", "text/html"),
+    ("assets/pyodide/pyodide.asm.wasm", "application/wasm"),
+    ("assets/ort/ort-wasm-simd-threaded.wasm", "application/wasm"),
+    ("assets/pyodide/pyodide.mjs", "text/javascript"),
+    ("worker/worker.js", "text/javascript"),
+])
+def test_server_sends_isolation_headers_csp_and_mime(server_url, path, mime):
+    headers = fetch_headers(server_url + path)
+    assert headers["content-type"].split(";")[0] == mime
+    assert headers["cross-origin-opener-policy"] == "same-origin"
+    assert headers["cross-origin-embedder-policy"] == "require-corp"
+    assert headers["cross-origin-resource-policy"] == "same-origin"
+    assert headers["content-security-policy"] == EXPECTED_CSP
+    assert headers["cache-control"] == "no-store"
+
+
+def test_server_falls_back_to_a_free_port_when_the_port_is_busy():
+    busy = build.make_server(DIST, 0)
+    try:
+        port = busy.server_address[1]
+        other = build.make_server(DIST, port)
+        try:
+            assert other.server_address[1] not in (port, 0)
+        finally:
+            other.server_close()
+    finally:
+        busy.server_close()
+
+
+def _cache_with_tampered(tmp_path: Path, file_name: str) -> Path:
+    """A copy of .cache/sources in tmp_path (hard links) with `file_name` altered."""
+    sources = CACHE / "sources"
+    assert sources.is_dir(), "no .cache/sources: run `python3 build.py build` first"
+    fake = tmp_path / "cache" / "sources"
+    fake.mkdir(parents=True)
+    for path in sources.iterdir():
+        if path.name == file_name:
+            data = bytearray(path.read_bytes())
+            data[len(data) // 2] ^= 0xFF
+            (fake / path.name).write_bytes(bytes(data))
+        else:
+            try:
+                os.link(path, fake / path.name)
+            except OSError:
+                shutil.copyfile(path, fake / path.name)
+    return fake.parent
+
+
+def test_fetch_refuses_a_tampered_cached_source(tmp_path):
+    key = "npm:hash-wasm@4.13.0"
+    source = LOCK["sources"][key]
+    cache = _cache_with_tampered(tmp_path, source["file"])
+    with pytest.raises(build.BuildError, match=r"asset source npm:hash-wasm@4\.13\.0.*sha256"):
+        build.fetch_source(key, source, cache)
+    # The bad file is left for a human to look at, not silently replaced.
+    assert sha256(cache / "sources" / source["file"]) != source["sha256"]
+
+
+def test_build_command_fails_naming_the_tampered_asset_and_writes_no_dist(tmp_path):
+    source = LOCK["sources"]["pypi:micropip==0.11.1"]
+    cache = _cache_with_tampered(tmp_path, source["file"])
+    out = tmp_path / "dist"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "--dist", str(out), "--cache", str(cache),
+         "build"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1
+    assert "asset source pypi:micropip==0.11.1" in proc.stderr
+    assert source["file"] in proc.stderr
+    assert not out.exists()
+
+
+def test_tampered_extracted_member_is_refused(tmp_path):
+    asset = next(a for a in LOCK["assets"] if a["name"] == "tokenizers.min.mjs")
+    cache = _cache_with_tampered(tmp_path, "nothing-tampered")
+    (cache / "extracted").mkdir()
+    (cache / "extracted" / asset["sha256"]).write_bytes(b"export default 1;\n")
+    with pytest.raises(build.BuildError, match=r"asset tokenizers\.min\.mjs .* sha256"):
+        build.asset_bytes(asset, LOCK, cache)
