@@ -15,8 +15,8 @@ const PYODIDE_DIR = new URL('pyodide/', ASSETS);
 
 const HEAD_CHARS = 1 << 20; // inspect reads at most 1 MiB of decoded text
 const CHUNK_CHARS = 1 << 20; // one bridge call per ~1 MiB of text (tens to hundreds of ms)
-const EXPORT_NAMES_FALLBACK = ['contamination-report.csv', 'too-short-to-score.csv', 'overlap-report.html'];
-const CLEAN_NAME_BY_FORMAT = { jsonl: 'eval.clean.jsonl', csv: 'eval.clean.csv', tsv: 'eval.clean.tsv' };
+const EXPORT_NAMES = ['contamination-report.csv', 'too-short-to-score.csv', 'overlap-report.html'];
+const CLEAN_NAME_BY_FORMAT = { jsonl: 'eval.clean.jsonl', csv: 'eval.clean.csv', tsv: 'eval.clean.tsv', text: 'eval.clean.txt' };
 
 const post = (msg) => self.postMessage(msg);
 const gate = new P.ProgressGate(100);
@@ -207,7 +207,7 @@ async function opInspect(id, args, files, job) {
   const file = requireFile(files, role);
   const head = await readHead(file, { maxChars: HEAD_CHARS });
   if (job.cancelled) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
-  const value = bridge('inspect', { name: args.name || file.name, role }, head.text);
+  const value = bridge('inspect', { name: args.name || file.name, role, complete: head.complete }, head.text);
   post(P.log(id, `${file.name}: ${value.format}, ${value.rows_sampled} rows sampled${head.gzip ? ' (gzip)' : ''}`, {
     role,
     format: value.format,
@@ -302,11 +302,10 @@ async function opContamination(id, args, files, job) {
   }
 }
 
+/** The four exports: the clean eval file (named after its format) and three reports. */
 function exportNames(summary, evalFormat) {
-  const listed = summary && (summary.exports || (summary.outputs && Object.keys(summary.outputs)));
-  if (Array.isArray(listed) && listed.length && listed.every((n) => typeof n === 'string')) return listed;
-  const format = (summary && summary.eval && summary.eval.format) || evalFormat;
-  return [CLEAN_NAME_BY_FORMAT[format] || 'eval.clean.jsonl', ...EXPORT_NAMES_FALLBACK];
+  const clean = (summary && summary.clean_file) || CLEAN_NAME_BY_FORMAT[evalFormat] || 'eval.clean.jsonl';
+  return [clean, ...EXPORT_NAMES];
 }
 
 const OPS = {
