@@ -60,6 +60,10 @@ def _op_cont_start(args, text):
     return {"handle": h}
 
 
+def _op_cont_background(args, text):
+    return {"records": _job(args).set_background(text or "")}
+
+
 def _op_cont_feed_eval(args, text):
     return {"rows": _job(args).feed_eval(text or "")}
 
@@ -108,6 +112,7 @@ def _op_close(args, text):
 OPS = {
     "inspect": _op_inspect,
     "cont.start": _op_cont_start,
+    "cont.background": _op_cont_background,
     "cont.feed_eval": _op_cont_feed_eval,
     "cont.end_eval": _op_cont_end_eval,
     "cont.feed_train": _op_cont_feed_train,

@@ -153,7 +153,8 @@ def _runtime() -> str:
     return f"{platform.python_implementation()} {platform.python_version()}"
 
 
-def _pick_fields(src: FileSource, requested: list[str] | None, role: str, log) -> tuple[str, list[str]]:
+def _pick_fields(src: FileSource, requested: list[str] | None, role: str, log
+                 ) -> tuple[str, list[str], str]:
     head = src.head()
     info = inspect_head(src.name, head)
     if requested:
@@ -166,17 +167,18 @@ def _pick_fields(src: FileSource, requested: list[str] | None, role: str, log) -
                             file=src.name, expected=f"--{role}-field PATH")
     log(f"{role}: {src.name}: {info['format']}{' (gzip)' if src.gzip else ''}, "
         f"fields {', '.join(fields)}")
-    return info["format"], fields
+    return info["format"], fields, head
 
 
 def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
     """Run the contamination job for parsed CLI args. Returns (summary, exports)."""
     ev, tr = FileSource(args.eval), FileSource(args.train)
-    ev_fmt, ev_fields = _pick_fields(ev, args.eval_field, "eval", log)
-    tr_fmt, tr_fields = _pick_fields(tr, args.train_field, "train", log)
+    ev_fmt, ev_fields, _ = _pick_fields(ev, args.eval_field, "eval", log)
+    tr_fmt, tr_fields, tr_head = _pick_fields(tr, args.train_field, "train", log)
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
                               not args.no_boilerplate, args.threshold)
     job = ContaminationJob(cfg, ev.name, ev_fmt, tr.name, tr_fmt)
+    job.set_background(tr_head)
     for text in ev.chunks():
         job.feed_eval(text)
     e = job.end_eval()

@@ -16,12 +16,13 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from .errors import bad_input
+from .errors import EvalsieveError, bad_input
 from .exports import fmt_float, html_page, html_table, stamp_section, write_csv
 from .fields import FieldExtractor
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
 from .records import RecordReader
 from .stamps import InputFile, RunStamp
+from .text import normalize_many
 
 RULE = ("Words: Unicode NFKC, lowercase, every character of Unicode category punctuation (P*) "
         "deleted, split on white space. N = the 5th-percentile word count of the non-empty "
@@ -101,6 +102,27 @@ class ContaminationJob:
         self.training_chars = 0
         self.stamp: RunStamp | None = None
         self.summary: dict | None = None
+        self._background: dict[str, int] = {}
+
+    def set_background(self, head: str) -> int:
+        """Give the start of the training file (about 1 MB) to pick fast filter words.
+
+        Optional; changes speed only, never results. Returns the records sampled.
+        """
+        reader = RecordReader(self.train_format, self.train_name)
+        try:
+            records = reader.feed(head)
+        except EvalsieveError:
+            return 0  # the real pass will report the malformed line with its number
+        segs = [s for r in records for s in self._train_fields.segments(r.value)]
+        counts: dict[str, int] = {}
+        for text in normalize_many(segs):
+            for w in text.split():
+                counts[w] = counts.get(w, 0) + 1
+        self._background = counts
+        if self.index is not None:
+            self.index.set_background(counts)
+        return len(records)
 
     # -- eval pass --------------------------------------------------------------------------
     def feed_eval(self, text: str) -> int:
@@ -129,7 +151,7 @@ class ContaminationJob:
             raise bad_input("the eval file has no rows", file=self.eval_name,
                             expected="at least one record")
         try:
-            self.index = EvalIndex(self._eval_segments, self.config.n)
+            self.index = EvalIndex(self._eval_segments, self.config.n, self._background)
         except Exception as e:  # name the file on rule errors
             if getattr(e, "code", None) == "bad_input" and getattr(e, "file", 1) is None:
                 e.file = self.eval_name

@@ -96,6 +96,7 @@ class EvalIndex:
     Args:
         rows_segments: per eval row, its raw text segments (field values).
         n: the n-gram size, or None to choose it with :func:`ngram_size`.
+        background: word counts of a training sample, to pick filter words (speed only).
     Attributes:
         n, n_how: the size and how it was chosen ("set by the user" when given).
         rows: list of :class:`EvalRow`, in eval-file order.
@@ -104,7 +105,8 @@ class EvalIndex:
         EvalsieveError(bad_input): N given outside 1..1000, or no row has a word.
     """
 
-    def __init__(self, rows_segments: list[list[str]], n: int | None = None):
+    def __init__(self, rows_segments: list[list[str]], n: int | None = None,
+                 background: dict[str, int] | None = None):
         flat = [s for segs in rows_segments for s in segs]
         normed = iter(normalize_many(flat))
         seg_words = [[next(normed).split() for _ in segs] for segs in rows_segments]
@@ -132,14 +134,28 @@ class EvalIndex:
                     row_ids.add(gid)
             self.rows.append(EvalRow(total, segs, sorted(row_ids)))
         self._ids = ids
-        # Anchor = rarest word of the n-gram in the eval set; ties: longer, then smaller.
-        anchors: dict[str, list[int]] = {}
-        for gid, g in enumerate(self.ngrams):
-            a = min(g.split(), key=lambda w: (freq[w], -len(w), w))
-            anchors.setdefault(a, []).append(gid)
-        self.anchors = {a: tuple(v) for a, v in anchors.items()}
-        self.anchor_set = frozenset(self.anchors)
+        self._freq = freq
         self.padded = [f" {g} " for g in self.ngrams]
+        self.set_background(background or {})
+
+    def set_background(self, background: dict[str, int]) -> None:
+        """Choose each n-gram's two filter words, rarest first.
+
+        Args:
+            background: word -> count in a sample of the training text (e.g. its first MB).
+                Words rare there and in the eval set make the best filters. The choice
+                changes only speed, never results.
+        """
+        rank = {w: (background.get(w, 0), f, -len(w), w) for w, f in self._freq.items()}
+        key = rank.__getitem__
+        anchors: dict[str, dict[str, list[int]]] = {}
+        for gid, g in enumerate(self.ngrams):
+            ws = sorted(set(g.split()), key=key)
+            a = ws[0]
+            b = ws[1] if len(ws) > 1 else ws[0]
+            anchors.setdefault(a, {}).setdefault(b, []).append(gid)
+        self.anchors = {a: {b: tuple(v) for b, v in sub.items()} for a, sub in anchors.items()}
+        self.anchor_set = frozenset(self.anchors)
 
     def id_of(self, ngram: str) -> int | None:
         """The id of an n-gram string (space-joined normalised words), or None."""
@@ -193,19 +209,24 @@ class TrainingScan:
             for _ in segs:
                 words = normed[k].split()
                 k += 1
-                if len(words) < n or anchor_set.isdisjoint(words):
+                if len(words) < n:
                     continue
-                joined = " " + " ".join(words) + " "
-                for a in anchor_set.intersection(words):
-                    for gid in anchors[a]:
-                        if padded[gid] in joined:
-                            if found is None:
-                                found = set()
-                            if gid not in found:
-                                found.add(gid)
-                                if not first[gid]:
-                                    first[gid] = rec
-                                    self.excerpt[gid] = _excerpt(joined, padded[gid])
+                ws = set(words)
+                joined = None
+                for a in anchor_set.intersection(ws):
+                    sub = anchors[a]
+                    for b in sub.keys() & ws:
+                        for gid in sub[b]:
+                            if joined is None:
+                                joined = " " + " ".join(words) + " "
+                            if padded[gid] in joined:
+                                if found is None:
+                                    found = set()
+                                if gid not in found:
+                                    found.add(gid)
+                                    if not first[gid]:
+                                        first[gid] = rec
+                                        self.excerpt[gid] = _excerpt(joined, padded[gid])
             if found:
                 for gid in found:
                     counts[gid] += 1
