@@ -564,7 +564,9 @@ def run_tests(dist: Path, cache: Path, pytest_args: list[str]) -> int:
     ensure_chromium()
     python = ensure_venv(["-e", ".[test,encoder]"], "project")
     build(dist, cache)
-    code = subprocess.run([str(python), "-m", "pytest", "tests", *pytest_args], cwd=ROOT,
+    # --dist-dir: pytest-pyodide's Pyodide (see docs/pytest-pyodide.md); later args win.
+    code = subprocess.run([str(python), "-m", "pytest", "tests", "--dist-dir",
+                           str(dist / "pyodide-test"), *pytest_args], cwd=ROOT,
                           env=test_env(dist)).returncode
     if code == 5:
         log("pytest collected no tests; that is a failure")

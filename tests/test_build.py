@@ -205,3 +205,33 @@ def test_tampered_extracted_member_is_refused(tmp_path):
     (cache / "extracted" / asset["sha256"]).write_bytes(b"export default 1;\n")
     with pytest.raises(build.BuildError, match=r"asset tokenizers\.min\.mjs .* sha256"):
         build.asset_bytes(asset, LOCK, cache)
+
+
+PYODIDE_PROBE = '''
+from pytest_pyodide import run_in_pyodide
+
+
+@run_in_pyodide(packages=["evalsieve"])
+def test_evalsieve_wheel_imports_in_pyodide(selenium):
+    import sys
+
+    from evalsieve import text
+
+    assert sys.version_info[:2] == (3, 14)
+    assert text.normalize_words("Hello, World!") == ["hello", "world"]
+'''
+
+
+def test_pyodide_test_dir_runs_our_wheel_under_pytest_pyodide(tmp_path):
+    """dist/pyodide-test/ is a working pytest-pyodide --dist-dir (node runtime, no browser)."""
+    pytest.importorskip("pytest_pyodide")
+    if shutil.which("node") is None:
+        pytest.fail("node is not on PATH (pytest-pyodide's node runtime needs it)")
+    (tmp_path / "test_probe.py").write_text(PYODIDE_PROBE)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir",
+         str(tmp_path), str(tmp_path / "test_probe.py"), "--rt", "node", "--dist-dir",
+         str(DIST / "pyodide-test")], capture_output=True, text=True, timeout=600,
+        cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "1 passed" in proc.stdout
