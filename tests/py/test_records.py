@@ -1,0 +1,112 @@
+import random
+
+import pytest
+
+from evalsieve.errors import EvalsieveError
+from evalsieve.records import RecordReader, sniff_format
+
+
+def read_all(fmt, text, name="f", pieces=None):
+    r = RecordReader(fmt, name)
+    out = []
+    if pieces is None:
+        out += r.feed(text)
+    else:
+        cuts = sorted(pieces)
+        last = 0
+        for c in cuts + [len(text)]:
+            out += r.feed(text[last:c])
+            last = c
+    out += r.finish()
+    return r, out
+
+
+def test_jsonl_keeps_raw_lines_and_numbers():
+    text = '{"a": "x"}\r\n\n{"a":"y",  "b": 1}\n{"a": "\\u00e9"}'
+    _, recs = read_all("jsonl", text)
+    assert [r.index for r in recs] == [1, 2, 3]
+    assert [r.line for r in recs] == [1, 3, 4]
+    assert "".join(r.raw for r in recs) == text.replace("\n\n", "\n")
+    assert recs[0].raw == '{"a": "x"}\r\n'
+    assert recs[2].raw == '{"a": "\\u00e9"}'      # last line: no newline added
+    assert recs[2].value == {"a": "é"}
+
+
+def test_chunking_does_not_change_records():
+    text = "".join('{"q": "row %d, with a comma"}\n' % i for i in range(200))
+    _, whole = read_all("jsonl", text)
+    rng = random.Random(3)
+    for _ in range(20):
+        cuts = rng.sample(range(1, len(text)), 15)
+        _, parts = read_all("jsonl", text, pieces=cuts)
+        assert parts == whole
+
+
+def test_malformed_jsonl_line_is_named():
+    text = '{"a": 1}\n{"a": 2}\n{"a": oops}\n'
+    with pytest.raises(EvalsieveError) as e:
+        read_all("jsonl", text, name="eval.jsonl")
+    assert e.value.code == "bad_input"
+    assert e.value.file == "eval.jsonl" and e.value.line == 3
+    assert "not valid JSON" in e.value.message
+
+
+def test_jsonl_non_object_is_refused():
+    with pytest.raises(EvalsieveError) as e:
+        read_all("jsonl", '{"a": 1}\n"just a string"\n')
+    assert e.value.line == 2 and "str" in e.value.message
+
+
+def test_csv_quoted_newlines_across_chunks_and_raw_bytes():
+    text = 'id,question\r\n1,"two\r\nlines, and ""quotes"""\r\n2,plain\r\n'
+    for cut in range(1, len(text)):
+        r, recs = read_all("csv", text, pieces=[cut])
+        assert r.header == ["id", "question"]
+        assert r.header_raw == "id,question\r\n"
+        assert [x.value for x in recs] == [
+            {"id": "1", "question": 'two\r\nlines, and "quotes"'},
+            {"id": "2", "question": "plain"}]
+        assert "".join(x.raw for x in recs) == text[len("id,question\r\n"):]
+        assert [x.line for x in recs] == [2, 4]
+
+
+def test_csv_duplicate_and_ragged():
+    _, recs = read_all("csv", "a,a,b\n1,2\n3,4,5,6\n")
+    assert recs[0].value == {"a": "1", "a (2)": "2"}
+    assert recs[1].value == {"a": "3", "a (2)": "4", "b": "5", "column 4": "6"}
+
+
+def test_csv_unclosed_quote_names_the_line():
+    with pytest.raises(EvalsieveError) as e:
+        read_all("csv", 'a,b\n1,"open\n2,3\n', name="x.csv")
+    assert e.value.line == 2 and "never closed" in e.value.message
+
+
+def test_tsv_has_no_quoting():
+    _, recs = read_all("tsv", 'q\tlabel\n"hi\tthere\n')
+    assert recs[0].value == {"q": '"hi', "label": "there"}
+
+
+def test_text_format_one_record_per_line():
+    _, recs = read_all("text", "first line\n\nsecond\r\nthird")
+    assert [r.value["text"] for r in recs] == ["first line", "second", "third"]
+    assert [r.line for r in recs] == [1, 3, 4]
+
+
+@pytest.mark.parametrize("name,head,fmt", [
+    ("x.txt", '{"a": 1}\n', "jsonl"),          # content beats the name
+    ("x.csv", "a,b\n1,2\n", "csv"),
+    ("x", "a\tb\n", "tsv"),
+    ("x", "a,b\n", "csv"),
+    ("x", "just words\n", "text"),
+    ("x.tsv.gz", "a b\n", "tsv"),
+])
+def test_sniff(name, head, fmt):
+    assert sniff_format(name, head) == fmt
+
+
+def test_sniff_refuses_json_array_and_empty():
+    with pytest.raises(EvalsieveError, match="JSON array"):
+        sniff_format("a.json", '[{"a": 1}]')
+    with pytest.raises(EvalsieveError, match="empty"):
+        sniff_format("a.jsonl", "\n  \n")

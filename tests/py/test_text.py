@@ -1,0 +1,53 @@
+import random
+import unicodedata
+
+from evalsieve.text import (normalize_many, normalize_text, normalize_text_reference,
+                            normalize_words)
+
+
+def test_worked_examples():
+    assert normalize_words("It's 9:30, Dr. O'Neil!") == ["its", "930", "dr", "oneil"]
+    # hyphens are deleted, not split on; symbols ($, +, =) are kept
+    assert normalize_words("state-of-the-art $5 + 3 = 8") == ["stateoftheart", "$5", "+", "3", "=", "8"]
+    # NFKC folds full-width letters; curly quotes and em dash are punctuation
+    assert normalize_words("Ｆｕｌｌ—width “quote”") == ["fullwidth", "quote"]
+    # final sigma (full Unicode lowercase)
+    assert normalize_words("ΣΑΣ") == ["σας"]
+    # NFKC turns the ﬁ ligature into "fi" and ² into 2
+    assert normalize_words("ﬁne x²") == ["fine", "x2"]
+
+
+def test_ascii_fast_path_equals_definition_for_every_ascii_char():
+    s = "".join(chr(c) for c in range(128)) * 2
+    assert normalize_text(s) == normalize_text_reference(s)
+
+
+def test_fast_paths_equal_definition_on_random_unicode():
+    rng = random.Random(1)
+    pools = [range(32, 0x250), range(0x2000, 0x2070), range(0x3000, 0x3100),
+             range(0xFF00, 0xFF70), range(0x0590, 0x0700)]
+    for _ in range(300):
+        chars = []
+        for _ in range(rng.randrange(1, 60)):
+            pool = rng.choice(pools)
+            chars.append(chr(rng.choice(pool)) if rng.random() < 0.5 else rng.choice("ab ,.'-\n"))
+        s = "".join(chars)
+        assert normalize_text(s) == normalize_text_reference(s), repr(s)
+
+
+def test_every_punctuation_codepoint_is_deleted():
+    import sys
+    for c in range(sys.maxunicode + 1):
+        ch = chr(c)
+        if unicodedata.category(ch).startswith("P") and not 0xD800 <= c < 0xE000:
+            t = normalize_text("a" + ch + "b")
+            assert ch not in t
+
+
+def test_normalize_many_matches_one_by_one():
+    texts = ["Hello, World", "", "naïve café!", "a\x00b", "Tab\there", "ÀB"]
+    assert normalize_many(texts) == [normalize_text(t) for t in texts]
+
+
+def test_lone_surrogate_survives():
+    assert normalize_words("x \ud800 y,") == ["x", "\ud800", "y"]
