@@ -326,6 +326,8 @@ class ContaminationSection extends JobSection {
     $(`#${role}-name`).textContent = `${label ? `${label}: ` : ''}${file.name} (${fmtBytes(file.size)})`;
     $(`#${role}-drop`).dataset.label = label || '';
     const box = $(`#${role}-fields`);
+    box.dataset.state = 'loading';
+    box.dataset.file = file.name;
     box.replaceChildren(el('legend', { text: role === 'train' ? 'Fields to scan' : 'Fields to score' }), el('p', { class: 'muted', text: 'reading the head of the file…' }));
     this.#updateRunButton();
     const { client } = this.services;
@@ -341,6 +343,7 @@ class ContaminationSection extends JobSection {
     } catch (err) {
       if (side.inspecting !== req.id) return;
       box.replaceChildren(el('legend', { text: 'Fields' }), el('p', { class: 'muted', text: 'could not read this file' }));
+      box.dataset.state = 'error';
       this.#showError(err);
     } finally {
       if (side.inspecting === req.id) side.inspecting = null;
@@ -370,6 +373,7 @@ class ContaminationSection extends JobSection {
       el('legend', { text: `${role === 'train' ? 'Fields to scan' : 'Fields to score'} (${info.format})` }),
       items.length ? el('ul', { class: 'field-list' }, ...items) : el('p', { class: 'muted', text: 'no fields found' }),
     );
+    box.dataset.state = 'ready';
   }
 
   #chosenFields(role) {
@@ -443,6 +447,8 @@ class ContaminationSection extends JobSection {
         setStatus('error', 'Stopped with an error (see above).');
       }
     } finally {
+      const status = $('#status');
+      status.dataset.runs = String(Number(status.dataset.runs || 0) + 1);
       this.runId = null;
       this.ui.cancel.disabled = true;
       this.ui.progress.hidden = true;

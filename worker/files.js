@@ -27,6 +27,41 @@ function badInput(file, message, extra = {}) {
   return new ProtocolError(ERR.BAD_INPUT, message, { file: file.name, ...extra });
 }
 
+/**
+ * Index of the first byte that starts an invalid UTF-8 sequence (a truncated sequence at the
+ * very end counts as invalid only when `final`), or -1.
+ */
+export function firstInvalidUtf8(bytes, final = true) {
+  const n = bytes.length;
+  let i = 0;
+  while (i < n) {
+    const b = bytes[i];
+    if (b < 0x80) { i++; continue; }
+    let need;
+    let min;
+    if (b >= 0xc2 && b <= 0xdf) { need = 1; min = 0x80; }
+    else if (b >= 0xe0 && b <= 0xef) { need = 2; min = 0x800; }
+    else if (b >= 0xf0 && b <= 0xf4) { need = 3; min = 0x10000; }
+    else return i;
+    let cp = b & (0x3f >> need);
+    for (let k = 1; k <= need; k++) {
+      if (i + k >= n) return final ? i : -1;
+      const c = bytes[i + k];
+      if ((c & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += need + 1;
+  }
+  return -1;
+}
+
+function countNewlineBytes(bytes, end) {
+  let n = 0;
+  for (let i = 0; i < end; i++) if (bytes[i] === 0x0a) n++;
+  return n;
+}
+
 function countNewlines(s) {
   let n = 0;
   for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++;
@@ -84,8 +119,12 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
     try {
       return streaming ? decoder.decode(bytes, { stream: true }) : decoder.decode();
     } catch (e) {
-      const at = lines + countNewlines(pending) + 1;
-      throw badInput(file, `invalid UTF-8 near byte ${decodedBytes}${gzip ? ' of the decompressed data' : ''}`, {
+      // Locate the bad byte within this chunk (approximate by up to 3 bytes carried over
+      // from the previous chunk by the streaming decoder).
+      const off = bytes ? firstInvalidUtf8(bytes, !streaming) : -1;
+      const inChunk = off === -1 ? (bytes ? bytes.length : 0) : off;
+      const at = lines + countNewlines(pending) + (bytes ? countNewlineBytes(bytes, inChunk) : 0) + 1;
+      throw badInput(file, `invalid UTF-8 near byte ${decodedBytes + inChunk}${gzip ? ' of the decompressed data' : ''}`, {
         line: at,
         expected: 'UTF-8 text',
         detail: String(e && e.message),
@@ -183,6 +222,13 @@ export async function readHead(file, { maxChars = 1 << 20 } = {}) {
 }
 
 /**
+ * Let queued tasks run (a `cancel` message, for one). Awaiting a stream read that is
+ * already buffered resolves in a microtask, so without this a whole file can be read
+ * without the worker ever seeing its message queue.
+ */
+export const yieldToEventLoop = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
  * Run `body(chunk)` for every chunk of a file, with cancellation between chunks.
  *
  * Args: isCancelled: () => bool, checked after each chunk is read and before it is used.
@@ -202,6 +248,7 @@ export async function forEachChunk(file, { chunkChars, onBytes, isCancelled }, b
       }
       if (isCancelled()) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
       await body(step.value);
+      await yieldToEventLoop();
     }
   } finally {
     if (!summary) await it.return(undefined);

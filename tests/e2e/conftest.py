@@ -1,0 +1,152 @@
+"""Fixtures for the browser tests: dist/ built once, served on 127.0.0.1, Debian's chromium.
+
+Environment:
+    EVALSIEVE_DIST: a dist/ that is already built (``build.py test`` sets it); used as is.
+    EVALSIEVE_SKIP_BUILD: set to use ./dist as it is instead of running ``build.py build``.
+    EVALSIEVE_CHROMIUM: the browser binary (default /usr/bin/chromium; never a downloaded one).
+    EVALSIEVE_SHARED: the shared data folder (default ../shared next to the repository).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+BOOT_TIMEOUT_MS = 180_000
+
+
+def shared_data_dir() -> Path | None:
+    """The shared data folder (GSM8K, WikiText, ...), or None when it is not there."""
+    base = Path(os.environ.get("EVALSIEVE_SHARED", ROOT.parent / "shared"))
+    data = base / "data"
+    return data if (data / "gsm8k" / "test.jsonl").is_file() else None
+
+
+@pytest.fixture(scope="session")
+def dist_dir() -> Path:
+    """A built dist/: $EVALSIEVE_DIST, or ./dist (built here unless EVALSIEVE_SKIP_BUILD)."""
+    given = os.environ.get("EVALSIEVE_DIST")
+    if given:
+        dist = Path(given)
+    else:
+        dist = ROOT / "dist"
+        if not os.environ.get("EVALSIEVE_SKIP_BUILD"):
+            subprocess.run([sys.executable, str(ROOT / "build.py"), "build"], cwd=ROOT, check=True)
+    if not (dist / "index.html").is_file():
+        pytest.fail(f"{dist}/index.html is missing: run `python3 build.py build` first")
+    return dist
+
+
+@pytest.fixture(scope="session")
+def base_url(dist_dir: Path):
+    """Serve dist/ with build.py's server (same COOP/COEP/CSP headers as `build.py serve`)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        import build  # noqa: PLC0415  (the repository's build.py)
+    finally:
+        sys.path.remove(str(ROOT))
+    build.DistHandler.log_message = lambda *a, **k: None  # keep pytest output readable
+    server = build.make_server(dist_dir, 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    yield f"http://{host}:{port}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser_context():
+    """A Playwright persistent context on Debian's chromium with a fresh profile."""
+    chromium = Path(os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium"))
+    if not chromium.exists():
+        pytest.skip(f"{chromium} is missing (apt-get install -y chromium); browser tests skipped")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    profile = tempfile.TemporaryDirectory(prefix="evalsieve-chromium-")
+    with sync_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            profile.name, executable_path=str(chromium), headless=True, args=CHROMIUM_FLAGS,
+            accept_downloads=True, viewport={"width": 1280, "height": 1000})
+        yield context
+        context.close()
+    profile.cleanup()
+
+
+class PageWatch:
+    """What a page did: requests (to check nothing leaves the origin), errors, worker messages."""
+
+    def __init__(self, page, origin: str):
+        self.page = page
+        self.origin = origin
+        self.requests: list[str] = []
+        self.page_errors: list[str] = []
+        page.on("request", lambda r: self.requests.append(r.url))
+        page.on("pageerror", lambda e: self.page_errors.append(str(e)))
+
+    def foreign_requests(self) -> list[str]:
+        return [u for u in self.requests
+                if not u.startswith(self.origin) and not u.startswith(("blob:", "data:"))]
+
+
+@pytest.fixture
+def page(browser_context, base_url):
+    """A fresh tab on index.html; yields it once the example run has finished."""
+    p = browser_context.new_page()
+    watch = PageWatch(p, base_url)
+    p.watch = watch
+    # Record every worker -> page message (tests check the protocol's invariants).
+    p.add_init_script("""
+        window.__workerMessages = [];
+        const NativeWorker = window.Worker;
+        window.Worker = class extends NativeWorker {
+          constructor(...args) {
+            super(...args);
+            this.addEventListener('message', (e) => window.__workerMessages.push(e.data));
+          }
+        };
+    """)
+    p.goto(base_url + "index.html")
+    yield p
+    p.close()
+    assert not watch.page_errors, f"uncaught errors in the page: {watch.page_errors}"
+    assert not watch.foreign_requests(), f"requests left the origin: {watch.foreign_requests()}"
+
+
+def wait_for_runs(page, count: int, timeout_ms: int = BOOT_TIMEOUT_MS) -> str:
+    """Wait until `count` runs have ended (done, cancelled or error); returns the status state."""
+    page.wait_for_function(
+        "n => Number(document.querySelector('#status').dataset.runs || 0) >= n",
+        arg=count, timeout=timeout_ms)
+    return page.get_attribute("#status", "data-state")
+
+
+def runs_so_far(page) -> int:
+    return int(page.get_attribute("#status", "data-runs") or 0)
+
+
+def choose_file(page, role: str, path: Path, fields: list[str] | None = None,
+                timeout_ms: int = 60_000) -> None:
+    """Give the page a file for one side and, optionally, tick exactly `fields`."""
+    page.set_input_files(f"#{role}-file", str(path))
+    page.wait_for_selector(
+        f'#{role}-fields[data-file="{path.name}"][data-state="ready"], '
+        f'#{role}-fields[data-file="{path.name}"][data-state="error"]', timeout=timeout_ms)
+    if fields is None:
+        return
+    for box in page.query_selector_all(f"#{role}-fields input[type=checkbox]"):
+        want = box.get_attribute("data-path") in fields
+        if box.is_checked() != want:
+            box.click()
+    for f in fields:
+        assert page.is_checked(f'#{role}-fields input[data-path="{f}"]'), f"no field {f} in {path}"

@@ -1,0 +1,284 @@
+"""The contamination job in the real page: Debian chromium, dist/ as built, real files.
+
+Expected values come from gpt3_reference.py (an independent plain implementation of the
+rule), never from evalsieve itself.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import random
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import choose_file, runs_so_far, shared_data_dir, wait_for_runs
+from gpt3_reference import contamination
+
+SHARED = shared_data_dir()
+needs_shared = pytest.mark.skipif(SHARED is None, reason="shared data (../shared/data with gsm8k and haystack) is absent")
+
+# 0-based GSM8K test rows that share a 13-gram with GSM8K train (shared/data/README.md),
+# and the train rows they share it with.
+GSM8K_TEST_OVERLAPS = [581, 602, 632]
+GSM8K_TRAIN_SOURCES = [20, 406, 1314, 5162]
+EXPORTS = ["eval.clean.jsonl", "contamination-report.csv", "too-short-to-score.csv",
+           "overlap-report.html"]
+
+
+# --------------------------------------------------------------------------- inputs
+
+class Case:
+    """An eval file + a training file on disk, and the reference's verdict on them."""
+
+    def __init__(self, folder: Path):
+        test_lines = (SHARED / "gsm8k" / "test.jsonl").read_bytes().splitlines(keepends=True)
+        train_rows = [json.loads(x) for x in (SHARED / "gsm8k" / "train.jsonl").open(encoding="utf-8")]
+        wiki = [x.strip() for x in (SHARED / "haystack" / "wikitext2_raw_test.txt").open(encoding="utf-8")]
+        wiki = [x for x in wiki if len(x.split()) > 5][:3000]
+
+        picks = list(range(17))
+        for pos, row in zip((3, 9, 15), GSM8K_TEST_OVERLAPS):
+            picks.insert(pos, row)
+        self.eval_lines = [test_lines[i] if test_lines[i].endswith(b"\n") else test_lines[i] + b"\n"
+                           for i in picks]
+        self.eval_path = folder / "gsm8k-eval20.jsonl"
+        self.eval_path.write_bytes(b"".join(self.eval_lines))
+        eval_texts = [json.loads(x)["question"] for x in self.eval_lines]
+
+        docs = [f"{r['question']}\n{r['answer']}" for r in train_rows[:300]]
+        docs += [f"{train_rows[i]['question']}\n{train_rows[i]['answer']}" for i in GSM8K_TRAIN_SOURCES if i >= 300]
+        docs += wiki
+        random.Random(7).shuffle(docs)
+        self.train_texts = docs
+        self.train_bytes = "".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs).encode("utf-8")
+        self.train_path = folder / "train-mix.jsonl"
+        self.train_path.write_bytes(self.train_bytes)
+
+        self.expected = contamination(eval_texts, docs)
+        self.dirty_rows = [r["row"] for r in self.expected["rows"] if r["status"] == "contaminated"]
+
+
+@pytest.fixture(scope="module")
+def case(tmp_path_factory):
+    if SHARED is None:
+        pytest.skip("shared data (../shared/data with gsm8k and haystack) is absent")
+    return Case(tmp_path_factory.mktemp("gsm8k-case"))
+
+
+def test_reference_finds_the_known_overlaps(case):
+    # The three GSM8K test questions that share a 13-gram with train, at rows 4, 10, 16.
+    assert case.expected["n"] == 13
+    assert case.dirty_rows == [4, 10, 16]
+
+
+# --------------------------------------------------------------------------- helpers
+
+def count(page, label: str) -> str:
+    return page.text_content(f'#counts dd[data-count="{label}"]').strip()
+
+
+def download_all(page, folder: Path) -> dict[str, bytes]:
+    got = {}
+    for name in EXPORTS:
+        with page.expect_download() as info:
+            page.click(f'button[data-export="{name}"]')
+        target = folder / name
+        info.value.save_as(target)
+        assert info.value.suggested_filename == name
+        got[name] = target.read_bytes()
+    return got
+
+
+def read_report(text: str) -> tuple[dict, list[dict]]:
+    first, rest = text.split("\n", 1)
+    first = first.rstrip("\r")
+    assert first.startswith("# run_stamp "), first[:80]
+    stamp = json.loads(first[len("# run_stamp "):])
+    return stamp, list(csv.DictReader(io.StringIO(rest)))
+
+
+def worker_messages(page) -> list[dict]:
+    return page.evaluate("window.__workerMessages")
+
+
+def check_protocol(messages: list[dict]) -> None:
+    """Exactly one terminal reply per id; progress never goes backwards within a stage."""
+    terminals: dict[str, int] = {}
+    last: dict[tuple, int] = {}
+    for m in messages:
+        if m["type"] in ("result", "error"):
+            terminals[m["id"]] = terminals.get(m["id"], 0) + 1
+            if m["type"] == "error":
+                assert set(m["error"]) >= {"code", "message", "file", "line", "expected", "detail"}
+        if m["type"] == "progress":
+            key = (m["id"], m["stage"])
+            assert m["done"] >= last.get(key, 0), f"progress went backwards: {m}"
+            assert m["total"] is None or m["done"] <= m["total"]
+            last[key] = m["done"]
+    assert all(v == 1 for v in terminals.values()), terminals
+
+
+def run_and_wait(page, timeout_ms: int = 180_000) -> str:
+    before = runs_so_far(page)
+    page.click("#run")
+    return wait_for_runs(page, before + 1, timeout_ms)
+
+
+# --------------------------------------------------------------------------- tests
+
+def test_example_runs_at_load(page):
+    state = wait_for_runs(page, 1)
+    assert state == "done"
+    assert page.text_content("#results-label") == "example"
+    assert page.is_visible("#results")
+    assert int(count(page, "eval rows scanned")) > 0
+    assert int(count(page, "contaminated")) > 0
+    assert page.query_selector_all("#contaminated tbody tr")
+    assert page.query_selector_all("button[data-export]")
+    log = page.text_content("#log")
+    for step in ("boot: pyodide", "ready:", "sniffed jsonl", "N = ", "training pass done", "done (example)"):
+        assert step in log, step
+    assert re.search(r"auto: N=\d+", page.text_content("#n-auto"))
+    check_protocol(worker_messages(page))
+
+
+@needs_shared
+def test_real_files_and_exports(page, case, tmp_path):
+    wait_for_runs(page, 1)
+    choose_file(page, "eval", case.eval_path, ["question"])
+    choose_file(page, "train", case.train_path, ["text"])
+    assert run_and_wait(page) == "done"
+    assert page.text_content("#results-label") == "your files"
+    rows = case.expected["rows"]
+    assert count(page, "eval rows scanned") == "20"
+    assert count(page, "contaminated") == str(len(case.dirty_rows))
+    assert count(page, "kept") == str(sum(r["status"] == "clean" for r in rows))
+    assert count(page, "training records") == f"{len(case.train_texts):,}"
+    assert len(page.query_selector_all("#contaminated tbody tr")) == len(case.dirty_rows)
+
+    files = download_all(page, tmp_path)
+    # The clean eval file is exactly the kept input lines, byte for byte.
+    kept = [line for line, r in zip(case.eval_lines, rows) if r["status"] == "clean"]
+    assert files["eval.clean.jsonl"] == b"".join(kept)
+
+    stamp, report = read_report(files["contamination-report.csv"].decode("utf-8"))
+    stamp_text = json.dumps(stamp)
+    assert hashlib.sha256(case.eval_path.read_bytes()).hexdigest() in stamp_text
+    assert hashlib.sha256(case.train_bytes).hexdigest() in stamp_text
+    scored = [r for r in rows if r["status"] in ("clean", "contaminated")]
+    assert len(report) == len(scored)
+    assert {"eval_row", "status", "containment", "ngrams_matched", "ngrams_total"} <= set(report[0])
+    for got, want in zip(report, scored):
+        assert int(got["eval_row"]) == want["row"]
+        assert got["status"] == want["status"]
+        assert got["containment"] == f"{want['containment']:.4f}"
+        assert (int(got["ngrams_matched"]), int(got["ngrams_total"])) == (want["matched"], want["total"])
+
+    _, short = read_report(files["too-short-to-score.csv"].decode("utf-8"))
+    assert len(short) == len(rows) - len(scored)
+
+    html = files["overlap-report.html"].decode("utf-8")
+    assert "<script" not in html.lower()
+    assert not re.search(r"https?://", html), re.search(r"https?://.{0,40}", html).group(0)
+    check_protocol(worker_messages(page))
+    progress = [m for m in worker_messages(page) if m["type"] == "progress" and m["stage"] == "train"]
+    assert progress[-1]["done"] == progress[-1]["total"] == len(case.train_bytes)
+
+
+@needs_shared
+def test_gzip_training_file_by_magic_bytes(page, case, tmp_path):
+    wait_for_runs(page, 1)
+    gz = gzip.compress(case.train_bytes, mtime=0)
+    path = tmp_path / "train-mix-gz.jsonl"  # no .gz in the name: detected from 1f 8b
+    path.write_bytes(gz)
+    choose_file(page, "eval", case.eval_path, ["question"])
+    choose_file(page, "train", path, ["text"])
+    assert run_and_wait(page) == "done"
+    assert count(page, "contaminated") == str(len(case.dirty_rows))
+    assert count(page, "training records") == f"{len(case.train_texts):,}"
+    assert "(gzip)" in page.text_content("#log")
+    with page.expect_download() as info:
+        page.click('button[data-export="contamination-report.csv"]')
+    stamp, _ = read_report(Path(info.value.path()).read_text(encoding="utf-8"))
+    assert hashlib.sha256(gz).hexdigest() in json.dumps(stamp)  # sha256 of the bytes given
+
+
+@needs_shared
+def test_cancel_then_rerun(page, case, tmp_path):
+    wait_for_runs(page, 1)
+    big = tmp_path / "train-big.jsonl"
+    chunk = case.train_bytes
+    with big.open("wb") as f:
+        written = 0
+        while written < 50_000_000:
+            f.write(chunk)
+            written += len(chunk)
+    choose_file(page, "eval", case.eval_path, ["question"])
+    choose_file(page, "train", big, ["text"])
+    before = runs_so_far(page)
+    page.click("#run")
+    page.wait_for_function(
+        "() => window.__workerMessages.some(m => m.type === 'progress' && m.stage === 'train' && m.done > 0)",
+        timeout=120_000)
+    assert page.is_visible("#progress")
+    t0 = time.monotonic()
+    page.click("#cancel")
+    assert wait_for_runs(page, before + 1, 30_000) == "cancelled"
+    elapsed = time.monotonic() - t0
+    assert elapsed < 5, f"cancel took {elapsed:.1f} s"
+    errors = [m for m in worker_messages(page) if m["type"] == "error"]
+    assert errors and errors[-1]["error"]["code"] == "cancelled"
+    assert "cancelled" in page.text_content("#log")
+
+    choose_file(page, "train", case.train_path, ["text"])
+    assert run_and_wait(page) == "done"
+    assert count(page, "contaminated") == str(len(case.dirty_rows))
+    check_protocol(worker_messages(page))
+
+
+def test_malformed_jsonl_names_file_and_line(page, tmp_path):
+    wait_for_runs(page, 1)
+    bad = tmp_path / "broken-eval.jsonl"
+    bad.write_text(
+        '{"question": "How many apples are in the basket when three are taken out of ten?"}\n'
+        '{"question": "What is the capital city of the country that borders France and Spain?"}\n'
+        '{"question": "this line is cut off\n'
+        '{"question": "A fourth question that is perfectly fine and long enough to score?"}\n',
+        encoding="utf-8")
+    choose_file(page, "eval", bad)
+    if page.get_attribute("#eval-fields", "data-state") == "ready":  # head parsed leniently
+        run_and_wait(page)
+    page.wait_for_selector("#error:not([hidden])")
+    text = page.text_content("#error")
+    assert "broken-eval.jsonl" in text
+    assert "line 3" in text
+    assert "Expected" in text
+    assert page.get_attribute("#error", "data-code") == "bad_input"
+
+
+def test_invalid_utf8_is_a_bad_input_error(page, tmp_path):
+    wait_for_runs(page, 1)
+    bad = tmp_path / "latin1-eval.jsonl"
+    bad.write_bytes('{"question": "ok"}\n{"question": "caf\xe9"}\n'.encode("latin-1"))
+    choose_file(page, "eval", bad)
+    page.wait_for_selector("#error:not([hidden])")
+    text = page.text_content("#error")
+    assert "latin1-eval.jsonl" in text and "UTF-8" in text and "line 2" in text
+
+
+def test_worker_crash_is_reported_and_restarted(page):
+    wait_for_runs(page, 1)
+    page.evaluate("""() => window.evalsieve.client.worker.onerror(
+        new ErrorEvent('error', {message: 'simulated crash'}))""")
+    page.wait_for_function("() => document.querySelector('#log').textContent.includes('worker stopped')")
+    page.wait_for_function(
+        "() => window.__workerMessages.filter(m => m.type === 'ready').length >= 2", timeout=180_000)
+    assert run_and_wait(page) == "done"  # the example again, on the new worker
+    assert "simulated crash" in page.text_content("#log")
