@@ -16,7 +16,10 @@ import platform
 import sys
 import traceback
 
+from array import array
+
 from .contamination import ContaminationConfig, ContaminationJob
+from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from .errors import EvalsieveError, bad_input
 from .sample import inspect_head
 from .stamps import InputFile
@@ -104,6 +107,78 @@ def _op_cont_exports(args, text):
             for n in job.export_names()]
 
 
+def _op_para_start(args, text):
+    ev = args["eval"]
+    cfg = ParaphraseConfig(ev["field"], ev.get("label_field") or None,
+                           float(args.get("threshold", 0.90)), float(args.get("floor", 0.75)),
+                           int(args.get("window", 256)))
+    job = ParaphraseJob(cfg, ev["name"], ev["format"])
+    h = _next[0]
+    _next[0] += 1
+    _jobs[h] = job
+    return {"handle": h}
+
+
+def _op_para_feed_eval(args, text):
+    return {"rows": _job(args).feed_eval(text or "")}
+
+
+def _op_para_end_eval(args, text):
+    return _job(args).end_eval()
+
+
+def unpack_similarity(data: bytes, rows: int, pairs: int, with_embeddings: bool):
+    """Split the worker's binary similarity block (little-endian, in this order):
+    I int32[pairs], J int32[pairs], C float32[pairs], NN float32[rows], NNI int32[rows],
+    then, if ``with_embeddings``, EMB float32[rows × 384] (row-major unit vectors).
+
+    Raises:
+        EvalsieveError(internal): the block's size does not match.
+    """
+    want = 12 * pairs + 8 * rows + (4 * DIM * rows if with_embeddings else 0)
+    if len(data) != want:
+        raise EvalsieveError("internal", f"similarity block of {len(data)} bytes, "
+                             f"expected {want}")
+    parts = []
+    off = 0
+    for code, count in (("i", pairs), ("i", pairs), ("f", pairs), ("f", rows), ("i", rows)):
+        a = array(code)
+        a.frombytes(data[off:off + 4 * count])
+        if sys.byteorder != "little":  # pragma: no cover
+            a.byteswap()
+        parts.append(a)
+        off += 4 * count
+    emb = None
+    if with_embeddings:
+        emb = array("f")
+        emb.frombytes(data[off:])
+    return parts, emb
+
+
+def _op_para_similarity(args, text, data=None):
+    job: ParaphraseJob = _job(args)
+    (I, J, C, NN, NNI), emb = unpack_similarity(bytes(data or b""), int(args["rows"]),
+                                               int(args["pairs"]), bool(args.get("embeddings")))
+    job.set_similarity((I, J, C), NN, NNI, int(args.get("truncated", 0)), emb,
+                       args.get("model") or {})
+    return job.group(args.get("threshold"))
+
+
+def _op_para_group(args, text):
+    return _job(args).group(args.get("threshold"))
+
+
+def _op_para_finish(args, text):
+    job: ParaphraseJob = _job(args)
+    ev = dict(args.get("input") or {})
+    stamp = job.finish(_input(ev, "eval", job.eval_format) if ev.get("name") else
+                       InputFile("eval", job.eval_name, ev.get("sha256", ""),
+                                 int(ev.get("bytes", 0)), job.eval_format),
+                       args.get("utc", ""), args.get("assets") or {}, _runtime())
+    return {"stamp": stamp, "exports": [{"name": n, "mime": job.export(n)[0],
+                                         "text": job.export(n)[1]} for n in job.export_names()]}
+
+
 def _op_close(args, text):
     _jobs.pop(args.get("handle"), None)
     return {}
@@ -119,17 +194,27 @@ OPS = {
     "cont.finish": _op_cont_finish,
     "cont.export": _op_cont_export,
     "cont.exports": _op_cont_exports,
+    "para.start": _op_para_start,
+    "para.feed_eval": _op_para_feed_eval,
+    "para.end_eval": _op_para_end_eval,
+    "para.similarity": _op_para_similarity,
+    "para.group": _op_para_group,
+    "para.finish": _op_para_finish,
     "close": _op_close,
 }
 
+_WITH_DATA = {"para.similarity"}
 
-def call(op: str, args_json: str = "{}", text: str | None = None) -> str:
+
+def call(op: str, args_json: str = "{}", text: str | None = None, data=None) -> str:
     """Run one bridge op.
 
     Args:
         op: a key of ``OPS``.
         args_json: the op's arguments as a JSON object.
         text: bulk text (a chunk of a file), or None.
+        data: bulk binary (``bytes``, or in Pyodide a JS ``Uint8Array`` proxy, copied with
+            ``to_bytes()`` and destroyed here), or None.
     Returns:
         JSON text: ``{"ok": true, "value": ...}`` or ``{"ok": false, "error": {...}}``.
     """
@@ -139,7 +224,14 @@ def call(op: str, args_json: str = "{}", text: str | None = None) -> str:
             raise EvalsieveError("internal", f"unknown bridge op {op!r}",
                                  expected=", ".join(OPS))
         args = json.loads(args_json) if args_json else {}
-        value = fn(args, text)
+        if op in _WITH_DATA:
+            if data is not None and hasattr(data, "to_bytes"):  # a Pyodide JsProxy
+                proxy = data
+                data = proxy.to_bytes()
+                proxy.destroy()
+            value = fn(args, text, data)
+        else:
+            value = fn(args, text)
         return json.dumps({"ok": True, "value": value}, ensure_ascii=False)
     except EvalsieveError as e:
         return json.dumps({"ok": False, "error": e.to_dict()}, ensure_ascii=False)

@@ -62,3 +62,31 @@ def test_bridge_errors_are_plain_objects():
     assert r["ok"] is False and r["error"]["code"] == "bad_input" and r["error"]["file"] == "e"
     r = call("cont.start", {})
     assert r["ok"] is False and r["error"]["code"] == "internal" and "KeyError" in r["error"]["message"]
+
+
+def test_bridge_paraphrase_ops_with_binary_block():
+    from array import array
+    text = "".join('{"q": "row %d"}\n' % k for k in range(4))
+    h = call("para.start", {"eval": {"name": "e.jsonl", "format": "jsonl", "field": "q"},
+                            "threshold": 0.9})["value"]["handle"]
+    call("para.feed_eval", {"handle": h}, text)
+    assert call("para.end_eval", {"handle": h})["value"]["texts"] == [f"row {k}" for k in range(4)]
+    # rows 0-1 at 0.95, 1-2 at 0.92, 0-2 at 0.80 (a chain), row 3 alone
+    I, J, C = array("i", [0, 1, 0]), array("i", [1, 2, 2]), array("f", [0.95, 0.92, 0.80])
+    NN, NNI = array("f", [0.95, 0.95, 0.92, 0.3]), array("i", [1, 0, 1, 0])
+    blob = b"".join(a.tobytes() for a in (I, J, C, NN, NNI))
+    r = json.loads(bridge.call("para.similarity", json.dumps(
+        {"handle": h, "rows": 4, "pairs": 3, "truncated": 1, "embeddings": False}), None, blob))
+    f = r["value"]
+    assert f["groups"] == 1 and f["groups_chained"] == 1 and f["effective_rows"] == 2
+    assert f["view"]["groups"][0]["lowest"] == "0.800" and f["rows_truncated"] == 1
+    assert f["closest_pair"] == {"row_a": 1, "row_b": 2, "cosine": 0.95}   # float32, rounded to 6 places
+    f = call("para.group", {"handle": h, "threshold": 0.93})["value"]
+    assert f["groups"] == 1 and f["groups_chained"] == 0 and f["rows_in_groups"] == 2
+    out = call("para.finish", {"handle": h, "input": {"name": "e.jsonl", "sha256": "0" * 64,
+                                                      "bytes": len(text)}, "utc": "t"})["value"]
+    assert [x["name"] for x in out["exports"]] == ["paraphrase-pairs.csv", "paraphrase-groups.csv"]
+    assert out["stamp"]["settings"]["threshold"] == 0.93
+    bad = json.loads(bridge.call("para.similarity", json.dumps(
+        {"handle": h, "rows": 4, "pairs": 3}), None, blob[:-4]))
+    assert bad["ok"] is False and "expected" in bad["error"]["message"]
