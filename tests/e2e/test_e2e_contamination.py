@@ -22,7 +22,6 @@ from conftest import choose_file, runs_so_far, shared_data_dir, wait_for_runs
 from gpt3_reference import contamination
 
 SHARED = shared_data_dir()
-needs_shared = pytest.mark.skipif(SHARED is None, reason="shared data (../shared/data with gsm8k and haystack) is absent")
 
 # 0-based GSM8K test rows that share a 13-gram with GSM8K train (shared/data/README.md),
 # and the train rows they share it with.
@@ -34,48 +33,71 @@ EXPORTS = ["eval.clean.jsonl", "contamination-report.csv", "too-short-to-score.c
 
 # --------------------------------------------------------------------------- inputs
 
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
 class Case:
-    """An eval file + a training file on disk, and the reference's verdict on them."""
+    """An eval file + a training file on disk, and the reference's verdict on them.
 
-    def __init__(self, folder: Path):
-        test_lines = (SHARED / "gsm8k" / "test.jsonl").read_bytes().splitlines(keepends=True)
-        train_rows = [json.loads(x) for x in (SHARED / "gsm8k" / "train.jsonl").open(encoding="utf-8")]
-        wiki = [x.strip() for x in (SHARED / "haystack" / "wikitext2_raw_test.txt").open(encoding="utf-8")]
-        wiki = [x for x in wiki if len(x.split()) > 5][:3000]
+    Args: eval_path (JSONL with "question"), train_path (JSONL with "text").
+    """
 
-        picks = list(range(17))
-        for pos, row in zip((3, 9, 15), GSM8K_TEST_OVERLAPS):
-            picks.insert(pos, row)
-        self.eval_lines = [test_lines[i] if test_lines[i].endswith(b"\n") else test_lines[i] + b"\n"
-                           for i in picks]
-        self.eval_path = folder / "gsm8k-eval20.jsonl"
-        self.eval_path.write_bytes(b"".join(self.eval_lines))
+    def __init__(self, eval_path: Path, train_path: Path):
+        self.eval_path = eval_path
+        self.train_path = train_path
+        self.eval_lines = eval_path.read_bytes().splitlines(keepends=True)
+        self.train_bytes = train_path.read_bytes()
         eval_texts = [json.loads(x)["question"] for x in self.eval_lines]
-
-        docs = [f"{r['question']}\n{r['answer']}" for r in train_rows[:300]]
-        docs += [f"{train_rows[i]['question']}\n{train_rows[i]['answer']}" for i in GSM8K_TRAIN_SOURCES if i >= 300]
-        docs += wiki
-        random.Random(7).shuffle(docs)
-        self.train_texts = docs
-        self.train_bytes = "".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs).encode("utf-8")
-        self.train_path = folder / "train-mix.jsonl"
-        self.train_path.write_bytes(self.train_bytes)
-
-        self.expected = contamination(eval_texts, docs)
+        self.train_texts = [json.loads(x)["text"] for x in self.train_bytes.splitlines() if x.strip()]
+        self.expected = contamination(eval_texts, self.train_texts)
         self.dirty_rows = [r["row"] for r in self.expected["rows"] if r["status"] == "contaminated"]
 
 
+def shared_case(folder: Path) -> Case:
+    """20 GSM8K test questions (3 share a 13-gram with train) against a slice of GSM8K
+    train holding their sources + 3,000 WikiText lines, built from ../shared/data."""
+    test_lines = (SHARED / "gsm8k" / "test.jsonl").read_bytes().splitlines(keepends=True)
+    train_rows = [json.loads(x) for x in (SHARED / "gsm8k" / "train.jsonl").open(encoding="utf-8")]
+    wiki = [x.strip() for x in (SHARED / "haystack" / "wikitext2_raw_test.txt").open(encoding="utf-8")]
+    wiki = [x for x in wiki if len(x.split()) > 5][:3000]
+    picks = list(range(17))
+    for pos, row in zip((3, 9, 15), GSM8K_TEST_OVERLAPS):
+        picks.insert(pos, row)
+    eval_path = folder / "gsm8k-eval20.jsonl"
+    eval_path.write_bytes(b"".join(test_lines[i] if test_lines[i].endswith(b"\n") else test_lines[i] + b"\n"
+                                   for i in picks))
+    docs = [f"{r['question']}\n{r['answer']}" for r in train_rows[:300]]
+    docs += [f"{train_rows[i]['question']}\n{train_rows[i]['answer']}" for i in GSM8K_TRAIN_SOURCES if i >= 300]
+    docs += wiki
+    random.Random(7).shuffle(docs)
+    train_path = folder / "train-mix.jsonl"
+    train_path.write_bytes("".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs).encode("utf-8"))
+    return Case(eval_path, train_path)
+
+
 @pytest.fixture(scope="module")
-def case(tmp_path_factory):
+def case() -> Case:
+    """The committed fixtures (tests/fixtures, made by make_fixtures.py)."""
+    return Case(FIXTURES / "gsm8k_test_sample.jsonl", FIXTURES / "train_mix.jsonl")
+
+
+@pytest.fixture(scope="module")
+def gsm_case(tmp_path_factory) -> Case:
     if SHARED is None:
         pytest.skip("shared data (../shared/data with gsm8k and haystack) is absent")
-    return Case(tmp_path_factory.mktemp("gsm8k-case"))
+    return shared_case(tmp_path_factory.mktemp("gsm8k-case"))
 
 
-def test_reference_finds_the_known_overlaps(case):
+def test_reference_finds_the_known_overlaps(gsm_case):
     # The three GSM8K test questions that share a 13-gram with train, at rows 4, 10, 16.
-    assert case.expected["n"] == 13
-    assert case.dirty_rows == [4, 10, 16]
+    assert gsm_case.expected["n"] == 13
+    assert gsm_case.dirty_rows == [4, 10, 16]
+
+
+def test_reference_on_committed_fixtures(case):
+    # Test rows 582, 603, 633 (sources in train) and 5, 12 (quoted) are among the 40 rows.
+    assert len(case.eval_lines) == 40
+    assert len(case.dirty_rows) >= 5
 
 
 # --------------------------------------------------------------------------- helpers
@@ -149,15 +171,16 @@ def test_example_runs_at_load(page):
     check_protocol(worker_messages(page))
 
 
-@needs_shared
-def test_real_files_and_exports(page, case, tmp_path):
+@pytest.mark.parametrize("which", ["committed", "gsm8k-shared"])
+def test_real_files_and_exports(page, which, request, tmp_path):
+    case = request.getfixturevalue("case" if which == "committed" else "gsm_case")
     wait_for_runs(page, 1)
     choose_file(page, "eval", case.eval_path, ["question"])
     choose_file(page, "train", case.train_path, ["text"])
     assert run_and_wait(page) == "done"
     assert page.text_content("#results-label") == "your files"
     rows = case.expected["rows"]
-    assert count(page, "eval rows scanned") == "20"
+    assert count(page, "eval rows scanned") == str(len(case.eval_lines))
     assert count(page, "contaminated") == str(len(case.dirty_rows))
     assert count(page, "kept") == str(sum(r["status"] == "clean" for r in rows))
     assert count(page, "training records") == f"{len(case.train_texts):,}"
@@ -192,7 +215,6 @@ def test_real_files_and_exports(page, case, tmp_path):
     assert progress[-1]["done"] == progress[-1]["total"] == len(case.train_bytes)
 
 
-@needs_shared
 def test_gzip_training_file_by_magic_bytes(page, case, tmp_path):
     wait_for_runs(page, 1)
     gz = gzip.compress(case.train_bytes, mtime=0)
@@ -210,7 +232,6 @@ def test_gzip_training_file_by_magic_bytes(page, case, tmp_path):
     assert hashlib.sha256(gz).hexdigest() in json.dumps(stamp)  # sha256 of the bytes given
 
 
-@needs_shared
 def test_cancel_then_rerun(page, case, tmp_path):
     wait_for_runs(page, 1)
     big = tmp_path / "train-big.jsonl"
