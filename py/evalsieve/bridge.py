@@ -119,6 +119,11 @@ def _op_para_start(args, text):
     return {"handle": h}
 
 
+def _op_para_example(args, text):
+    from .paraphrase import worked_example_jsonl
+    return {"name": "worked-example.jsonl", "text": worked_example_jsonl()}
+
+
 def _op_para_feed_eval(args, text):
     return {"rows": _job(args).feed_eval(text or "")}
 
@@ -195,6 +200,7 @@ OPS = {
     "cont.export": _op_cont_export,
     "cont.exports": _op_cont_exports,
     "para.start": _op_para_start,
+    "para.example": _op_para_example,
     "para.feed_eval": _op_para_feed_eval,
     "para.end_eval": _op_para_end_eval,
     "para.similarity": _op_para_similarity,

@@ -4,6 +4,9 @@
                             [--n N] [--no-boilerplate] [--threshold X] [--json]
                             [--fail-on-contamination]
 
+    evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
+                          [--model-dir DIR] [--json]
+
 Exit status: 0 done; 1 done and ``--fail-on-contamination`` saw a contaminated row;
 2 bad input or usage (a message names the file, the line and what was expected; no export
 is written).
@@ -196,6 +199,69 @@ def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
     return summary, exports
 
 
+def find_model_dir(given: str | None) -> str:
+    """Where encoder.onnx and tokenizer.json are: --model-dir, $EVALSIEVE_MODEL_DIR, or the
+    repository's dist/assets/model (written by ``python3 build.py build``).
+
+    Raises:
+        EvalsieveError(asset_load_failed): none of them holds the two files.
+    """
+    here = os.path.dirname(os.path.abspath(__file__))
+    tries = [given, os.environ.get("EVALSIEVE_MODEL_DIR"),
+             os.path.join(here, "..", "..", "dist", "assets", "model")]
+    for d in tries:
+        if d and all(os.path.isfile(os.path.join(d, f)) for f in ("encoder.onnx", "tokenizer.json")):
+            return os.path.normpath(d)
+    raise EvalsieveError("asset_load_failed", "the encoder model was not found",
+                         expected="--model-dir DIR holding encoder.onnx and tokenizer.json "
+                                  "(python3 build.py build writes them to dist/assets/model)")
+
+
+def _sha256_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
+    """Run the paraphrase job for parsed CLI args. Returns (summary, exports)."""
+    from .native_encoder import NativeEncoder, nearest_neighbours, pairs_above
+    from .paraphrase import ParaphraseConfig, ParaphraseJob
+
+    model_dir = find_model_dir(args.model_dir)
+    ev = FileSource(args.eval)
+    fmt, fields, _ = _pick_fields(ev, [args.field] if args.field else None, "eval", log)
+    if args.label_field:
+        check_fields(ev.name, fmt, [args.label_field], ev.head())
+    cfg = ParaphraseConfig(fields[0], args.label_field, args.threshold)
+    job = ParaphraseJob(cfg, ev.name, fmt)
+    for text in ev.chunks():
+        job.feed_eval(text)
+    texts = job.end_eval()["texts"]
+    enc = NativeEncoder(os.path.join(model_dir, "encoder.onnx"),
+                        os.path.join(model_dir, "tokenizer.json"))
+    t0 = time.perf_counter()
+    emb, truncated = enc.encode(texts)
+    dt = time.perf_counter() - t0
+    log(f"embedded {len(texts)} rows in {dt:.1f} s ({len(texts) / max(dt, 1e-9):.0f} rows/s), "
+        f"{truncated} truncated to {cfg.window} word pieces")
+    cands = pairs_above(emb, cfg.floor)
+    nn, nn_idx = nearest_neighbours(emb) if len(texts) > 1 else ([0.0], [-1])
+    job.set_similarity(cands, list(nn), list(nn_idx), truncated, emb.astype("float32").tobytes(),
+                       {"model_sha256": _sha256_file(os.path.join(model_dir, "encoder.onnx"))})
+    figures = job.group(args.threshold)
+    stamp = job.finish(ev.info("eval", fmt), _utc_now(), runtime=_runtime())
+    summary = {k: figures[k] for k in ("rows_scanned", "rows_empty", "rows_in_groups", "groups",
+                                       "groups_chained", "pairs", "duplicate_share",
+                                       "effective_rows", "closest_pair", "rows_truncated",
+                                       "threshold")}
+    summary["stamp"] = stamp
+    exports = {name: job.export(name)[1] for name in job.export_names()}
+    return summary, exports
+
+
 def write_exports(out_dir: str, exports: dict[str, str]) -> None:
     """Write every export or none: files go to a temp folder in ``out_dir``, then move."""
     os.makedirs(out_dir, exist_ok=True)
@@ -221,6 +287,16 @@ def _threshold(s: str) -> float | None:
         raise argparse.ArgumentTypeError(f"{s!r} is not a number in (0, 1] or 'any'")
     if not 0 < x <= 1:
         raise argparse.ArgumentTypeError(f"{s} is outside (0, 1]")
+    return x
+
+
+def _cosine(s: str) -> float:
+    try:
+        x = float(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{s!r} is not a number")
+    if not 0.75 <= x <= 1:
+        raise argparse.ArgumentTypeError(f"{s} is outside 0.75..1 (the candidate floor)")
     return x
 
 
@@ -259,6 +335,20 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--fail-on-contamination", action="store_true",
                    help="exit 1 when any eval row is contaminated (for CI gating)")
     c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    q = sub.add_parser("paraphrases", help="groups of eval rows that ask the same thing",
+                       description="Sentence embeddings (all-MiniLM-L6-v2, int8 ONNX, mean "
+                       "pooling, L2-normalised, 256 word pieces); a pair is an edge when "
+                       "cosine >= threshold; groups are connected components.")
+    q.add_argument("eval", help="eval file: JSONL, CSV, TSV or text, optionally gzip")
+    q.add_argument("--field", metavar="F", help="text field to embed (default: longest text field)")
+    q.add_argument("--label-field", metavar="F", help="a field naming each row (an id)")
+    q.add_argument("--threshold", type=_cosine, default=0.90, metavar="X",
+                   help="cosine threshold for an edge, 0.75..1 (default 0.90)")
+    q.add_argument("--model-dir", metavar="DIR",
+                   help="folder with encoder.onnx and tokenizer.json (default: dist/assets/model)")
+    q.add_argument("--out", required=True, metavar="DIR", help="folder for the exports")
+    q.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
+    q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
 
 
@@ -274,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "contamination":
             summary, exports = run_contamination(args, log)
+        elif args.command == "paraphrases":
+            summary, exports = run_paraphrases(args, log)
         else:  # pragma: no cover - argparse guards this
             raise bad_input(f"unknown command {args.command}")
         write_exports(args.out, exports)
@@ -287,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
+    elif args.command == "paraphrases":
+        _print_paraphrases(summary, args.out)
     else:
         _print_summary(summary, args.out)
     if args.command == "contamination" and args.fail_on_contamination \
@@ -302,6 +396,18 @@ def _print_summary(s: dict, out: str) -> None:
     print(f"  N = {s['n']} ({s['n_how']}); threshold: {thr}; boilerplate cut-off: "
           f"{'> ' + str(s['boilerplate_cutoff']) + ' records' if s['boilerplate_cutoff'] else 'off'}")
     print(f"  training: {s['training_records']} records, {s['training_bytes']} bytes")
+    print(f"  exports in {out}")
+
+
+def _print_paraphrases(s: dict, out: str) -> None:
+    cp = s["closest_pair"]
+    print(f"rows scanned {s['rows_scanned']}, groups {s['groups']} ({s['groups_chained']} chained), "
+          f"rows in groups {s['rows_in_groups']} ({s['duplicate_share']}%), effective rows "
+          f"{s['effective_rows']}")
+    if cp:
+        print(f"  closest pair: rows {cp['row_a']} and {cp['row_b']}, cosine {cp['cosine']:.3f}")
+    print(f"  threshold {s['threshold']:.2f}; {s['rows_truncated']} rows truncated to 256 word "
+          f"pieces; model all-MiniLM-L6-v2 int8")
     print(f"  exports in {out}")
 
 

@@ -36,6 +36,26 @@ GROUP_COLUMNS = ["group", "size", "member_rows", "member_labels", "lowest_intern
 
 VIEW_PAIRS, VIEW_GROUPS, VIEW_MEMBERS, VIEW_CHARS = 50, 20, 8, 240
 
+#: The page's worked example (shown, computed live by the real model, until the user runs a
+#: file): rows 1-2 ask to reset a password, row 3 joins them only through row 2 (a chained
+#: group at 0.90: cosines 1-2 0.941, 2-3 0.902, 1-3 0.829 with the int8 model); rows 4-5
+#: ask for the capital of France (0.942); row 6 is unrelated.
+WORKED_EXAMPLE = (
+    "How do I reset my password?",
+    "I forgot my password, how do I reset it?",
+    "I forgot my password, what should I do?",
+    "What is the capital of France?",
+    "Which city is the capital of France?",
+    "Name a mammal that can fly.",
+)
+
+
+def worked_example_jsonl() -> str:
+    """The worked example as a JSONL eval file (fields ``id`` and ``text``)."""
+    import json
+    return "".join(json.dumps({"id": f"ex{i + 1}", "text": t}) + "\n"
+                   for i, t in enumerate(WORKED_EXAMPLE))
+
 
 @dataclass(frozen=True)
 class ParaphraseConfig:
