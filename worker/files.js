@@ -73,8 +73,8 @@ function countNewlines(s) {
  *
  * Args:
  *   file: a File (or Blob with .name).
- *   chunkChars: target chunk size in UTF-16 code units; a chunk is cut at the last '\n'
- *     once at least this much text is pending (a single longer line stays whole).
+ *   chunkChars: target chunk size in UTF-16 code units; a chunk ends at the last '\n'
+ *     within that many code units (a single longer line stays whole).
  *   onBytes: called with the count of raw (possibly gzipped) bytes read so far;
  *     non-decreasing, ends at file.size.
  *   hash: compute the sha256 of the raw bytes (default true).
@@ -157,17 +157,22 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
       const text = decode(bytes, true);
       decodedBytes += bytes.byteLength;
       pending += text;
-      if (pending.length >= chunkChars) {
-        const cut = pending.lastIndexOf('\n');
-        if (cut !== -1) {
-          const out = pending.slice(0, cut + 1);
-          pending = pending.slice(cut + 1);
-          yield take(out);
-        } else if (hardLimit > 0 && pending.length >= hardLimit) {
-          const out = pending;
-          pending = '';
-          yield take(out);
+      // Cut at the last line end within chunkChars (or the first after it, for a long line);
+      // one read may hold several chunks' worth.
+      while (pending.length >= chunkChars) {
+        let cut = pending.lastIndexOf('\n', chunkChars - 1);
+        if (cut === -1) cut = pending.indexOf('\n', chunkChars);
+        if (cut === -1) {
+          if (hardLimit > 0 && pending.length >= hardLimit) {
+            const out = pending;
+            pending = '';
+            yield take(out);
+          }
+          break;
         }
+        const out = pending.slice(0, cut + 1);
+        pending = pending.slice(cut + 1);
+        yield take(out);
       }
     }
     pending += decode(undefined, false);

@@ -168,8 +168,8 @@ export const isTerminal = (msg) => TERMINAL.has(msg.type);
 // --- invariants, enforced at the sending end ----------------------------------------
 
 /**
- * Keeps progress monotone per (id, stage): a report that would go backwards is dropped,
- * and reports are throttled to one every `minIntervalMs` except the final one of a stage.
+ * Keeps progress monotone per (id, stage): a report that would go backwards (or repeats the
+ * last value) is dropped, and reports are throttled to one every `minIntervalMs` except the final one of a stage.
  */
 export class ProgressGate {
   constructor(minIntervalMs = 100, now = () => Date.now()) {
@@ -185,8 +185,7 @@ export class ProgressGate {
     const t = this.now();
     const final = total !== null && done >= total;
     if (prev) {
-      if (done < prev.done) return false;
-      if (done === prev.done && !final) return false;
+      if (done <= prev.done) return false; // backwards or a repeat
       if (!final && t - prev.at < this.minIntervalMs) return false;
     }
     this.last.set(key, { done, at: t });

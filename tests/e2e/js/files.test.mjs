@@ -1,0 +1,132 @@
+// Node's test runner on worker/files.js and worker/protocol.js: the same modules the worker
+// imports, fed File objects (Node 20 has File.stream, DecompressionStream, TextDecoder).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { File } from 'node:buffer';
+
+import { firstInvalidUtf8, readHead, readTextChunks, setSha256Factory, forEachChunk } from '../../../worker/files.js';
+import * as P from '../../../worker/protocol.js';
+
+// hash-wasm's createSHA256 shape, backed by node:crypto.
+setSha256Factory(async () => {
+  let h;
+  return { init() { h = createHash('sha256'); }, update(b) { h.update(b); }, digest() { return h.digest('hex'); } };
+});
+
+async function collect(file, opts) {
+  const it = readTextChunks(file, opts);
+  const chunks = [];
+  for (;;) {
+    const step = await it.next();
+    if (step.done) return { chunks, summary: step.value };
+    chunks.push(step.value);
+  }
+}
+
+const lines = Array.from({ length: 5000 }, (_, i) => `{"i": ${i}, "t": "row ${i} café ✓ 𝄞"}\n`).join('');
+
+test('chunks end at line ends, rejoin to the text, and the summary hashes the raw bytes', async () => {
+  const bytes = Buffer.from(lines, 'utf-8');
+  const seen = [];
+  const { chunks, summary } = await collect(new File([bytes], 'a.jsonl'), { chunkChars: 10_000, onBytes: (n) => seen.push(n) });
+  assert.ok(chunks.length > 5);
+  for (const c of chunks) assert.ok(c.endsWith('\n'));
+  assert.equal(chunks.join(''), lines);
+  assert.equal(summary.bytes, bytes.length);
+  assert.equal(summary.sha256, createHash('sha256').update(bytes).digest('hex'));
+  assert.equal(summary.gzip, false);
+  assert.deepEqual(seen, [...seen].sort((a, b) => a - b));
+  assert.equal(seen.at(-1), bytes.length);
+});
+
+test('gzip is found by its magic bytes, whatever the name; the hash is of the gzip bytes', async () => {
+  const gz = gzipSync(Buffer.from(lines, 'utf-8'));
+  const { chunks, summary } = await collect(new File([gz], 'plain-name.jsonl'), { chunkChars: 50_000 });
+  assert.equal(chunks.join(''), lines);
+  assert.equal(summary.gzip, true);
+  assert.equal(summary.bytes, gz.length);
+  assert.equal(summary.sha256, createHash('sha256').update(gz).digest('hex'));
+});
+
+test('a BOM is dropped; a last line without a newline is kept', async () => {
+  const { chunks } = await collect(new File([Buffer.from('\ufeffa\nb', 'utf-8')], 'x.txt'), {});
+  assert.equal(chunks.join(''), 'a\nb');
+});
+
+test('invalid UTF-8 is bad_input naming the file, the line and the byte', async () => {
+  const bad = Buffer.concat([Buffer.from('ok\nfine\n'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])]);
+  await assert.rejects(collect(new File([bad], 'latin1.txt'), {}), (e) => {
+    const o = P.toErrorObject(e);
+    assert.equal(o.code, 'bad_input');
+    assert.equal(o.file, 'latin1.txt');
+    assert.equal(o.line, 3);
+    assert.match(o.message, /byte 11/);
+    return true;
+  });
+});
+
+test('a file that starts like gzip but is not is bad_input', async () => {
+  await assert.rejects(collect(new File([Buffer.from([0x1f, 0x8b, 1, 2, 3, 4])], 'x.jsonl'), {}),
+    (e) => P.toErrorObject(e).code === 'bad_input' && /gzip/.test(e.message));
+});
+
+test('readHead stops early and cuts at a line end', async () => {
+  const head = await readHead(new File([Buffer.from(lines)], 'a.jsonl'), { maxChars: 1000 });
+  assert.equal(head.complete, false);
+  assert.ok(head.text.length <= 1000 && head.text.endsWith('\n'));
+  assert.ok(lines.startsWith(head.text));
+  const whole = await readHead(new File([Buffer.from('a\nb')], 'b.txt'), { maxChars: 1000 });
+  assert.deepEqual([whole.text, whole.complete], ['a\nb', true]);
+});
+
+test('forEachChunk stops with cancelled between chunks', async () => {
+  let n = 0;
+  await assert.rejects(
+    forEachChunk(new File([Buffer.from(lines)], 'a.jsonl'), { chunkChars: 5000, isCancelled: () => n >= 2 }, () => { n++; }),
+    (e) => P.toErrorObject(e).code === 'cancelled');
+  assert.equal(n, 2);
+});
+
+test('firstInvalidUtf8 finds the first bad sequence', () => {
+  const t = (a, final = true) => firstInvalidUtf8(Uint8Array.from(a), final);
+  assert.equal(t([...Buffer.from('café €𝄞')]), -1);
+  assert.equal(t([0x61, 0xe9, 0x0a]), 1);
+  assert.equal(t([0x61, 0xc3]), 1);
+  assert.equal(t([0x61, 0xc3], false), -1); // may continue in the next chunk
+  assert.equal(t([0xed, 0xa0, 0x80]), 0); // surrogate
+  assert.equal(t([0xc0, 0x80]), 0); // overlong
+});
+
+test('protocol: errors become plain cloneable objects with a known code', () => {
+  const e = P.toErrorObject(new P.ProtocolError('bad_input', 'no', { file: 'f', line: 3, expected: 'x' }));
+  assert.deepEqual(structuredClone(e), e);
+  assert.equal(Object.getPrototypeOf(e), Object.prototype);
+  assert.deepEqual([e.code, e.file, e.line, e.expected], ['bad_input', 'f', 3, 'x']);
+  assert.equal(P.toErrorObject(new TypeError('boom')).code, 'internal');
+  assert.match(P.toErrorObject(new TypeError('boom')).message, /TypeError: boom/);
+  assert.equal(P.toErrorObject({ code: 'weird', message: 'm' }).code, 'internal');
+  assert.equal(P.validate(P.error('r1', { code: 'cancelled', message: 'c' })), null);
+  assert.match(P.validate({ type: 'error', id: 'r1', error: new Error('x') }), /plain object/);
+  assert.match(P.validate({ type: 'nope' }), /unknown message type/);
+  assert.equal(P.validate(P.progress('r1', 'train', 5, 10, 'bytes')), null);
+});
+
+test('protocol: progress gate never lets progress go backwards; one terminal per id', () => {
+  let now = 0;
+  const gate = new P.ProgressGate(100, () => now);
+  assert.ok(gate.admit('r', 's', 0, 10));
+  now = 50;
+  assert.ok(!gate.admit('r', 's', 3, 10)); // throttled
+  now = 200;
+  assert.ok(!gate.admit('r', 's', 0, 10)); // backwards
+  assert.ok(gate.admit('r', 's', 4, 10));
+  now = 210;
+  assert.ok(gate.admit('r', 's', 10, 10)); // the final report always passes
+  assert.ok(!gate.admit('r', 's', 10, 10));
+  assert.ok(gate.admit('r', 'other', 1, 10));
+  const ledger = new P.TerminalLedger();
+  assert.ok(ledger.close('r'));
+  assert.ok(!ledger.close('r'));
+});
