@@ -79,6 +79,16 @@ def _op_cont_feed_train(args, text):
     return {"records": _job(args).feed_train(text or "")}
 
 
+def _op_cont_prefilter_spec(args, text):
+    return _job(args).prefilter_spec()
+
+
+def _op_cont_feed_candidates(args, text):
+    return {"records": _job(args).feed_train_candidates(
+        args["records"], args["lines"], text or "", int(args["records_total"]),
+        int(args.get("chars", 0)))}
+
+
 def _input(d: dict, role: str, fmt: str) -> InputFile:
     return InputFile(role, d.get("name", ""), d.get("sha256", ""), int(d.get("bytes", 0)),
                      d.get("format", fmt))
@@ -196,6 +206,8 @@ OPS = {
     "cont.feed_eval": _op_cont_feed_eval,
     "cont.end_eval": _op_cont_end_eval,
     "cont.feed_train": _op_cont_feed_train,
+    "cont.prefilter_spec": _op_cont_prefilter_spec,
+    "cont.feed_candidates": _op_cont_feed_candidates,
     "cont.finish": _op_cont_finish,
     "cont.export": _op_cont_export,
     "cont.exports": _op_cont_exports,

@@ -20,7 +20,7 @@ from .errors import EvalsieveError, bad_input
 from .exports import fmt_float, html_page, html_table, stamp_section, write_csv
 from .fields import FieldExtractor
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
-from .records import RecordReader
+from .records import RecordReader, parse_record_line
 from .stamps import InputFile, RunStamp
 from .text import normalize_many
 
@@ -103,6 +103,7 @@ class ContaminationJob:
         self.stamp: RunStamp | None = None
         self.summary: dict | None = None
         self._background: dict[str, int] = {}
+        self._records_external = 0
 
     def set_background(self, head: str) -> int:
         """Give the start of the training file (about 1 MB) to pick fast filter words.
@@ -181,6 +182,50 @@ class ContaminationJob:
                 self.scan.scan(batch)
                 batch.clear()
 
+    # -- training pass behind the page's prefilter (worker/prefilter.js) ---------------------
+    def prefilter_spec(self) -> dict | None:
+        """What worker/prefilter.js needs: N, the eval n-grams, the training field paths.
+
+        Returns None for CSV/TSV training files (their records can span lines; the page
+        sends them whole to :meth:`feed_train`).
+        """
+        if self.index is None:
+            raise bad_input("the eval pass has not ended", expected="end_eval first")
+        if self.train_format not in ("jsonl", "text"):
+            return None
+        return {"n": self.index.n, "ngrams": self.index.ngrams, "format": self.train_format,
+                "paths": [list(s) for s in self._train_fields._steps]}
+
+    def feed_train_candidates(self, records: list[int], lines: list[int], text: str,
+                              records_total: int, chars: int) -> int:
+        """Scan the candidate records the prefilter passed on; count the rest as read.
+
+        Args:
+            records, lines: 1-based record and line numbers of the candidates.
+            text: the candidates' lines (without their newline), joined with "\n".
+            records_total: training records read so far, candidates or not.
+            chars: characters of training text the prefilter read for this call.
+        Returns:
+            Training records read so far.
+        Raises:
+            EvalsieveError(bad_input): a malformed candidate line (its real line number).
+        """
+        if self.scan is None:
+            raise bad_input("the eval pass has not ended", expected="end_eval before feed_train")
+        raws = text.split("\n") if records else []
+        if len(raws) != len(records) or len(lines) != len(records):
+            raise EvalsieveError("internal", f"{len(records)} candidates but {len(raws)} lines")
+        seg = self._train_fields.segments
+        batch = self._batch
+        for rec, ln, raw in zip(records, lines, raws):
+            batch.append((rec, seg(parse_record_line(self.train_format, raw, self.train_name, ln))))
+            if len(batch) >= self.TRAIN_BATCH:
+                self.scan.scan(batch)
+                batch.clear()
+        self.training_chars += chars
+        self._records_external = records_total
+        return records_total
+
     def finish(self, eval_file: InputFile, train_file: InputFile, utc: str,
                assets: dict | None = None, runtime: str = "") -> dict:
         """Close the training file, score every eval row, build the stamp.
@@ -199,7 +244,7 @@ class ContaminationJob:
         if self._batch:
             self.scan.scan(self._batch)
             self._batch.clear()
-        self.scan.records = self._train_reader.records_read
+        self.scan.records = max(self._train_reader.records_read, self._records_external)
         c = self.config
         self.scores, self.cutoff = containment_scores(
             self.index, self.scan, boilerplate=c.boilerplate, threshold=c.threshold,

@@ -101,6 +101,37 @@ def _clip(s: str, n: int = 80) -> str:
     return s if len(s) <= n else s[:n] + "…"
 
 
+def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
+    """Parse one JSON Lines record.
+
+    Raises:
+        EvalsieveError(bad_input): not JSON, or JSON that is not an object (file, line,
+        column and the offending text in the message).
+    """
+    try:
+        value = json.loads(raw)
+    except ValueError as e:
+        msg = getattr(e, "msg", str(e))
+        col = getattr(e, "colno", None)
+        raise bad_input(f"not valid JSON: {msg}" + (f" at column {col}" if col else ""),
+                        file=name, line=line, expected="one JSON object per line",
+                        detail=_clip(raw.rstrip("\r\n")))
+    if not isinstance(value, dict):
+        raise bad_input(f"a JSON {type(value).__name__} where an object was expected",
+                        file=name, line=line, expected="one JSON object per line",
+                        detail=_clip(raw.rstrip("\r\n")))
+    return value
+
+
+def parse_record_line(fmt: str, raw: str, name: str, line: int) -> dict:
+    """The value of one line-based record (``jsonl`` or ``text``), as the reader parses it."""
+    if fmt == "jsonl":
+        return parse_jsonl_line(raw, name, line)
+    if fmt == "text":
+        return {"text": raw.rstrip("\r\n")}
+    raise bad_input(f"format {fmt!r} has no one-line records", expected="jsonl or text")
+
+
 class RecordReader:
     """Push parser for one input file.
 
@@ -162,27 +193,14 @@ class RecordReader:
 
     def _jsonl(self, lines: list[str]) -> list[Record]:
         out = []
-        loads = json.loads
         ln = self._line
         n = self._count
         for raw in lines:
             ln += 1
             if not raw.strip():
                 continue
-            try:
-                value = loads(raw)
-            except ValueError as e:
-                msg = getattr(e, "msg", str(e))
-                col = getattr(e, "colno", None)
-                raise bad_input(f"not valid JSON: {msg}" + (f" at column {col}" if col else ""),
-                                file=self.name, line=ln, expected="one JSON object per line",
-                                detail=_clip(raw.rstrip("\r\n")))
-            if not isinstance(value, dict):
-                raise bad_input(f"a JSON {type(value).__name__} where an object was expected",
-                                file=self.name, line=ln, expected="one JSON object per line",
-                                detail=_clip(raw.rstrip("\r\n")))
             n += 1
-            out.append(Record(n, ln, raw, value))
+            out.append(Record(n, ln, raw, parse_jsonl_line(raw, self.name, ln)))
         self._line = ln
         self._count = n
         return out

@@ -1,0 +1,110 @@
+"""worker/prefilter.js (the page's training-pass filter) may cost time, never results.
+
+Runs the filter under Node on real and adversarial training files and checks that the
+Python rule fed only the filter's candidates gives exactly the exports of the plain
+pure-Python pass.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from evalsieve.contamination import ContaminationConfig, ContaminationJob
+from evalsieve.stamps import InputFile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="needs Node.js to run worker/prefilter.js")
+
+
+def job_for(ev, tr_fmt, eval_fields, train_fields):
+    j = ContaminationJob(ContaminationConfig(tuple(eval_fields), tuple(train_fields)),
+                         "eval.jsonl", "jsonl", "train", tr_fmt)
+    j.feed_eval(ev)
+    j.end_eval()
+    return j
+
+
+def finish(j):
+    j.finish(InputFile("eval", "eval.jsonl", "", 0), InputFile("train", "train", "", 0), "t")
+    return {n: j.export(n)[1] for n in j.export_names()}
+
+
+def both_ways(tmp_path, ev, tr, tr_fmt="jsonl", eval_fields=("question",), train_fields=("text",),
+              chunk=4096):
+    plain = job_for(ev, tr_fmt, eval_fields, train_fields)
+    plain.feed_train(tr)
+    a = finish(plain)
+    filt = job_for(ev, tr_fmt, eval_fields, train_fields)
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(filt.prefilter_spec()))
+    train = tmp_path / "train.txt"
+    train.write_text(tr, encoding="utf-8", newline="")
+    out = subprocess.run([NODE, os.path.join(HERE, "prefilter_runner.mjs"), str(spec), str(train),
+                          str(chunk)], capture_output=True, text=True, check=True).stdout
+    calls = json.loads(out)
+    cand = 0
+    for c in calls:
+        filt.feed_train_candidates(c["records"], c["lines"], c["text"], c["records_total"], c["chars"])
+        cand += len(c["records"])
+    b = finish(filt)
+    assert plain.summary["training_records"] == filt.summary["training_records"]
+    strip = lambda d: {k: (v.split("\n", 1)[1] if k.endswith(".csv") else
+                           v.split("<h2>Run stamp</h2>")[0]) for k, v in d.items()}
+    assert strip(a) == strip(b)
+    return plain.summary, cand
+
+
+def test_fixture_same_exports_and_few_candidates(tmp_path, fixtures):
+    ev = open(os.path.join(fixtures, "gsm8k_test_sample.jsonl"), encoding="utf-8").read()
+    tr = open(os.path.join(fixtures, "train_mix.jsonl"), encoding="utf-8").read()
+    s, cand = both_ways(tmp_path, ev, tr)
+    assert s["rows_contaminated"] == 7
+    assert cand < s["training_records"]
+
+
+def test_adversarial_records(tmp_path):
+    q = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"
+    ev = json.dumps({"question": q}) + "\n" + json.dumps({"question": "Café au lait, s'il vous plaît: " + q}) + "\n"
+    lines = [
+        json.dumps({"text": q.upper() + "!"}),                 # ASCII match after the rule
+        json.dumps({"text": "x " + q.replace(" ", " - ")}),   # hyphens are deleted, not spaces
+        json.dumps({"text": "café au lait sil vous plaît " + q}, ensure_ascii=False),  # non-ASCII
+        json.dumps({"text": 12345}),                          # a number leaf: Python decides
+        '{"text": NaN}',                                      # Python accepts NaN, JS does not
+        json.dumps({"text": ["a", "b"]}),
+        json.dumps({"other": q}),                             # field absent
+        "\u3000",                                             # Unicode-blank line: not a record
+        json.dumps({"text": "\x1c".join(q.split())}),         # \x1c splits words in Python
+        json.dumps({"text": "\x00".join(q.split())}),         # NUL does not
+        json.dumps({"text": q}) + "\r",
+        json.dumps({"text": "no match here at all"}),
+    ]
+    tr = "\n".join(lines)                                     # last line: no newline
+    s, cand = both_ways(tmp_path, ev, tr, chunk=50)
+    assert s["training_records"] == 11
+    assert s["rows_contaminated"] == 2          # both eval rows hold q's n-grams
+
+
+def test_text_format_training(tmp_path):
+    q = "one two three four five six seven eight nine ten eleven twelve"
+    ev = json.dumps({"question": q}) + "\n"
+    tr = "header line\n\n" + q.title() + ".\r\n  \nother\n"
+    s, cand = both_ways(tmp_path, ev, tr, tr_fmt="text", train_fields=("text",))
+    assert s["training_records"] == 3 and s["rows_contaminated"] == 1
+
+
+def test_gsm8k_train_filter_passes_few_records(tmp_path, shared):
+    ev = open(os.path.join(shared, "gsm8k", "test.jsonl"), encoding="utf-8").read()
+    tr = open(os.path.join(shared, "gsm8k", "train.jsonl"), encoding="utf-8").read()
+    s, cand = both_ways(tmp_path, ev, tr, train_fields=("question", "answer"), chunk=1 << 20)
+    assert s["rows_contaminated"] == 3
+    # the filter defers every record with non-ASCII text to Python; beyond those, only the
+    # records with a real match (3 test rows' n-grams) or a hash collision pass
+    non_ascii = sum(1 for l in tr.splitlines()
+                    if not "".join(json.loads(l)[k] for k in ("question", "answer")).isascii())
+    assert non_ascii == 651
+    assert non_ascii <= cand <= non_ascii + 20, cand

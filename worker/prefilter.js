@@ -1,0 +1,179 @@
+// A conservative candidate filter for the training pass, in front of the Python rule.
+//
+// Python (evalsieve.contamination) owns the rule: it alone decides what matches. This
+// filter only decides which training records can be skipped because they provably hold
+// no eval n-gram, so that most of a large training file never crosses into Pyodide.
+//
+// For a record it can read exactly (JSONL whose chosen fields are pure-ASCII JSON strings,
+// or a pure-ASCII line of a text file) it applies the rule's ASCII case itself (lowercase
+// A-Z, delete ASCII punctuation, split on Python's ASCII white space) and looks up a
+// rolling hash of every window of N words in a table of the eval n-grams' hashes. A record
+// with a hit, or one it cannot read exactly (non-ASCII text, a number or boolean leaf,
+// malformed JSON, anything else), is a *candidate* and goes to Python whole, with its
+// record and line numbers. A hash collision only adds a candidate; a record holding an eval
+// n-gram always hits, since equal words give equal hashes. So the filter can cost time,
+// never results (tests/py/test_prefilter.py checks this against the pure-Python pass).
+//
+// No DOM, no imports: it runs in the worker and under Node for the tests.
+
+// Python's str.isspace() set: a line made only of these is blank (not a record).
+const PY_BLANK = /^[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+
+// Per ASCII code: 0 = part of a word, 1 = white space (str.split()), 2 = punctuation
+// (Unicode category P*: deleted), 3 = upper-case letter (lowercased).
+const CLASS = new Uint8Array(128);
+for (const c of '\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ') CLASS[c.charCodeAt(0)] = 1;
+for (const c of '!"#%&\'()*,-./:;?@[\\]_{}') CLASS[c.charCodeAt(0)] = 2;
+for (let c = 65; c <= 90; c++) CLASS[c] = 3;
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+const MIX = 0x9e3779b1 | 0; // multiplier of the n-gram polynomial
+
+function powMix(e) {
+  let r = 1;
+  for (let i = 0; i < e; i++) r = Math.imul(r, MIX);
+  return r;
+}
+
+/** FNV-1a of one already-normalised word's UTF-16 code units (32-bit). */
+function wordHash(word) {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
+  return h;
+}
+
+/**
+ * Build a filter.
+ *
+ * Args: spec = {n, ngrams: [string] (normalised words joined by one space), format:
+ *   'jsonl'|'text', paths: [[step, ...]] (field paths split into keys and '[]')}.
+ * Returns: {scan(text, state) -> {candidates: [[record, line, raw]], records, lines}}.
+ */
+export function createPrefilter(spec) {
+  const n = spec.n | 0;
+  const top = powMix(n - 1);
+  // open-addressing table of n-gram hashes (0 marks empty; a real 0 is stored as 1)
+  let size = 1;
+  while (size < spec.ngrams.length * 4) size <<= 1;
+  const table = new Int32Array(size);
+  const mask = size - 1;
+  const fix = (h) => (h === 0 ? 1 : h);
+  for (const g of spec.ngrams) {
+    const words = g.split(' ');
+    let h = 0;
+    for (const w of words) h = (Math.imul(h, MIX) + wordHash(w)) | 0;
+    h = fix(h);
+    let k = (Math.imul(h, 0x27d4eb2d) >>> 0) & mask;
+    while (table[k] !== 0 && table[k] !== h) k = (k + 1) & mask;
+    table[k] = h;
+  }
+  const has = (h) => {
+    h = fix(h);
+    let k = (Math.imul(h, 0x27d4eb2d) >>> 0) & mask;
+    for (;;) {
+      const v = table[k];
+      if (v === h) return true;
+      if (v === 0) return false;
+      k = (k + 1) & mask;
+    }
+  };
+  const ring = new Int32Array(Math.max(n, 1));
+
+  /** true when an ASCII segment has a window whose hash is in the table; null if not ASCII. */
+  function segmentHits(s) {
+    let words = 0;
+    let roll = 0;
+    let h = FNV_OFFSET;
+    let inWord = false;
+    const len = s.length;
+    for (let i = 0; i <= len; i++) {
+      const c = i < len ? s.charCodeAt(i) : 32;
+      if (c > 127) return null;
+      let cls = CLASS[c];
+      if (cls === 2) continue; // punctuation: deleted, joins its neighbours
+      if (cls === 1) {
+        if (inWord) {
+          // a word ended: roll it into the window
+          const slot = words % n;
+          if (words >= n) roll = (roll - Math.imul(ring[slot], top)) | 0;
+          roll = (Math.imul(roll, MIX) + h) | 0;
+          ring[slot] = h;
+          words++;
+          if (words >= n && has(roll)) return true;
+          inWord = false;
+          h = FNV_OFFSET;
+        }
+        continue;
+      }
+      h = Math.imul(h ^ (cls === 3 ? c + 32 : c), FNV_PRIME);
+      inWord = true;
+    }
+    return false;
+  }
+
+  // Field walk, as evalsieve.fields._walk: strings are segments; any other leaf -> unsure.
+  function collect(v, steps, i, out) {
+    if (i === steps.length) {
+      if (v === null || v === undefined) return true;
+      if (typeof v === 'string') { if (v) out.push(v); return true; }
+      if (typeof v === 'object') return true; // a dict or list at a leaf path: no text
+      return false; // number/boolean: Python prints it its own way: let Python decide
+    }
+    const s = steps[i];
+    if (s === '[]') {
+      if (Array.isArray(v)) for (const x of v) if (!collect(x, steps, i + 1, out)) return false;
+      return true;
+    }
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, s)) {
+      return collect(v[s], steps, i + 1, out);
+    }
+    return true;
+  }
+
+  /** Is this record (one non-blank line) a candidate? */
+  function isCandidate(line) {
+    let segs;
+    if (spec.format === 'text') {
+      segs = [line.replace(/[\r\n]+$/, '')]; // as Python's raw.rstrip("\r\n")
+    } else {
+      let v;
+      try { v = JSON.parse(line); } catch { return true; }
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return true;
+      segs = [];
+      for (const steps of spec.paths) if (!collect(v, steps, 0, segs)) return true;
+    }
+    for (const s of segs) {
+      const hit = segmentHits(s);
+      if (hit !== false) return true; // a hit, or not ASCII
+    }
+    return false;
+  }
+
+  /**
+   * Filter one chunk of complete lines (the last may lack its newline only at the end of
+   * the file). `state` = {records, lines} carried across chunks (both start at 0).
+   */
+  function scan(text, state) {
+    const candidates = [];
+    let records = state.records;
+    let lines = state.lines;
+    let start = 0;
+    const len = text.length;
+    while (start < len) {
+      let end = text.indexOf('\n', start);
+      if (end === -1) end = len;
+      const line = text.slice(start, end);
+      lines++;
+      start = end + 1;
+      if (PY_BLANK.test(line)) continue;
+      records++;
+      if (isCandidate(line)) candidates.push([records, lines, line]);
+    }
+    state.records = records;
+    state.lines = lines;
+    return candidates;
+  }
+
+  return { scan, segmentHits };
+}
