@@ -5,6 +5,7 @@
 
 import * as P from './protocol.js';
 import { forEachChunk, readHead, setSha256Factory } from './files.js';
+import { createPrefilter } from './prefilter.js';
 
 const { MSG, OP, ERR, ProtocolError } = P;
 
@@ -234,7 +235,7 @@ async function opContamination(id, args, files, job) {
   const { handle } = bridge('cont.start', startArgs);
   const t0 = performance.now();
   try {
-    const pass = async (stage, file, op, onValue) => {
+    const passWith = async (stage, file, onText) => {
       const report = (done) => {
         if (gate.admit(id, stage, done, file.size)) post(P.progress(id, stage, done, file.size, 'bytes'));
       };
@@ -243,16 +244,20 @@ async function opContamination(id, args, files, job) {
       const summary = await forEachChunk(
         file,
         { chunkChars: CHUNK_CHARS, onBytes: report, isCancelled },
-        (text) => onValue(bridge(op, { handle }, text)),
+        onText,
       );
       report(file.size);
       const secs = (performance.now() - t) / 1000;
       return { ...summary, seconds: secs };
     };
+    const pass = (stage, file, op, onValue) => passWith(stage, file, (text) => onValue(bridge(op, { handle }, text)));
 
     post(P.log(id, `eval pass: reading ${evalFile.name}`));
     let evalRows = 0;
     const evalInput = await pass('eval', evalFile, 'cont.feed_eval', (v) => { evalRows = v.rows ?? evalRows; });
+    // A sample of the training file picks rare filter words for the Python scan (speed only).
+    const trainHead = await readHead(trainFile, { maxChars: HEAD_CHARS });
+    bridge('cont.background', { handle }, trainHead.text);
     const evalInfo = bridge('cont.end_eval', { handle });
     post(P.log(id, `eval pass done: ${evalInfo.rows} rows, ${evalInfo.rows_scorable} scorable, ${evalInfo.rows_too_short} too short; N = ${evalInfo.n} (${evalInfo.n_how})`, {
       kind: 'n_chosen',
@@ -262,7 +267,32 @@ async function opContamination(id, args, files, job) {
 
     post(P.log(id, `training pass: reading ${trainFile.name}${trainFile.size ? ` (${(trainFile.size / 1e6).toFixed(1)} MB)` : ''}`));
     let records = 0;
-    const trainInput = await pass('train', trainFile, 'cont.feed_train', (v) => { records = v.records ?? records; });
+    let trainInput;
+    // JSONL/text training files go through worker/prefilter.js: only records that may hold an
+    // eval n-gram (or that it cannot read exactly) cross into Python, which keeps the rule.
+    const spec = bridge('cont.prefilter_spec', { handle });
+    if (spec) {
+      const pf = createPrefilter(spec);
+      const state = { records: 0, lines: 0 };
+      let candidates = 0;
+      trainInput = await passWith('train', trainFile, (text) => {
+        const c = pf.scan(text, state);
+        candidates += c.length;
+        const v = bridge('cont.feed_candidates', {
+          handle,
+          records: c.map((x) => x[0]),
+          lines: c.map((x) => x[1]),
+          records_total: state.records,
+          chars: text.length,
+        }, c.map((x) => x[2]).join('\n'));
+        records = v.records ?? records;
+      });
+      post(P.log(id, `prefilter: ${candidates} of ${state.records} training records passed to Python for the exact check`, {
+        kind: 'prefilter', candidates, records: state.records,
+      }));
+    } else {
+      trainInput = await pass('train', trainFile, 'cont.feed_train', (v) => { records = v.records ?? records; });
+    }
     const mbps = trainInput.seconds > 0 ? trainInput.bytes / 1e6 / trainInput.seconds : null;
     post(P.log(id, `training pass done: ${records} records, ${trainInput.bytes} bytes${trainInput.gzip ? ' (gzip)' : ''}${mbps ? `, ${mbps.toFixed(1)} MB/s` : ''}`, {
       kind: 'train_done',
