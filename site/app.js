@@ -109,6 +109,7 @@ class WorkerClient {
     this.worker = null;
     this.ready = false;
     this.versions = null;
+    this.lastError = null;
   }
 
   start() {
@@ -129,6 +130,10 @@ class WorkerClient {
    */
   request(op, args, files = null, { onProgress = null, onLog = null } = {}) {
     const id = `r${this.nextId++}`;
+    if (!this.worker) {
+      const err = this.lastError || { code: ERR.INTERNAL, message: 'the worker is not running' };
+      return { id, promise: Promise.reject(err) };
+    }
     const promise = new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onProgress, onLog });
     });
@@ -184,13 +189,16 @@ class WorkerClient {
 
   #die(error) {
     const err = P.toErrorObject(error);
+    this.lastError = err;
     const pending = [...this.pending.values()];
     this.pending.clear();
     try { this.worker?.terminate(); } catch { /* gone */ }
     this.worker = null;
     this.ready = false;
     this.failuresSinceReady++;
-    const restart = this.failuresSinceReady <= this.maxRestarts;
+    // A missing asset will be missing again: retry it once (a flaky load), a crash up to maxRestarts.
+    const limit = err.code === ERR.ASSET_LOAD_FAILED ? 1 : this.maxRestarts;
+    const restart = this.failuresSinceReady <= limit;
     this.onFatal?.(err, restart);
     for (const p of pending) p.reject(err);
     if (restart) this.start();

@@ -79,7 +79,40 @@ async function loadSha256(entry) {
     throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `${entry.path} does not export createSHA256`);
   }
   setSha256Factory(mod.createSHA256);
+  return mod.createSHA256;
 }
+
+/**
+ * Fetch a small asset and check it against the manifest (HTTP status and sha256), so a
+ * missing or altered wheel is named as such instead of surfacing as a zip error in Python.
+ */
+async function verifyAsset(entry, sha256Factory) {
+  const url = assetURL(entry.path);
+  let res;
+  try {
+    res = await fetch(url, { cache: 'no-cache' });
+  } catch (e) {
+    throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not fetch ${entry.path}: ${e && e.message}`, { file: entry.path });
+  }
+  if (!res.ok) throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not fetch ${entry.path}: HTTP ${res.status}`, { file: entry.path });
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (entry.sha256) {
+    const h = await sha256Factory();
+    h.init();
+    h.update(bytes);
+    const got = h.digest('hex');
+    if (got !== entry.sha256) {
+      throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `${entry.path} does not match assets/manifest.json`, {
+        file: entry.path,
+        expected: `sha256 ${entry.sha256}`,
+        detail: `got sha256 ${got}`,
+      });
+    }
+  }
+  return bytes;
+}
+
+const lastLine = (e) => String((e && e.message) || e).trim().split('\n').pop();
 
 async function bootRuntime() {
   const stages = P.BOOT_STAGES;
@@ -97,7 +130,8 @@ async function bootRuntime() {
       pathPattern: /hash\/[^/]*(esm[^/]*|\.mjs|sha256[^/]*)\.m?js$/,
     });
     const pyodideEntry = findAsset(manifest, { names: ['pyodide'], pathPattern: /pyodide\/pyodide\.mjs$/ });
-    await loadSha256(hash);
+    const createSHA256 = await loadSha256(hash);
+    for (const w of Object.values(wheels)) await verifyAsset(w, createSHA256);
 
     stage('pyodide');
     let loadPyodide;
@@ -117,18 +151,30 @@ async function bootRuntime() {
     });
 
     stage('packages');
-    await pyodide.loadPackage([assetURL(wheels.micropip.path), assetURL(wheels.packaging.path)], {
-      messageCallback: () => {},
-      errorCallback: (m) => console.warn('[loadPackage]', m),
-    });
+    try {
+      await pyodide.loadPackage([assetURL(wheels.micropip.path), assetURL(wheels.packaging.path)], {
+        messageCallback: () => {},
+        errorCallback: (m) => console.warn('[loadPackage]', m),
+      });
+    } catch (e) {
+      throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not load micropip/packaging: ${lastLine(e)}`, { detail: e && e.message });
+    }
 
     stage('evalsieve');
-    pyodide.globals.set('_evalsieve_wheel_url', assetURL(wheels.evalsieve.path));
-    await pyodide.runPythonAsync(
-      'import micropip\nawait micropip.install(_evalsieve_wheel_url, deps=False)\ndel _evalsieve_wheel_url\n',
-    );
-    // One proxy to the bridge function, kept for the worker's life.
-    const call = pyodide.runPython('import evalsieve.bridge\nevalsieve.bridge.call');
+    let call;
+    try {
+      pyodide.globals.set('_evalsieve_wheel_url', assetURL(wheels.evalsieve.path));
+      await pyodide.runPythonAsync(
+        'import micropip\nawait micropip.install(_evalsieve_wheel_url, deps=False)\ndel _evalsieve_wheel_url\n',
+      );
+      // One proxy to the bridge function, kept for the worker's life.
+      call = pyodide.runPython('import evalsieve.bridge\nevalsieve.bridge.call');
+    } catch (e) {
+      throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not install ${wheels.evalsieve.path}: ${lastLine(e)}`, {
+        file: wheels.evalsieve.path,
+        detail: e && e.message,
+      });
+    }
     let evalsieveVersion = wheels.evalsieve.version ?? null;
     try {
       evalsieveVersion = pyodide.runPython('import evalsieve\ngetattr(evalsieve, "__version__", None)') ?? evalsieveVersion;
@@ -151,7 +197,7 @@ async function bootRuntime() {
     post(P.ready(versions));
     return runtime;
   } catch (e) {
-    const err = e instanceof ProtocolError ? e : new ProtocolError(ERR.ASSET_LOAD_FAILED, `boot failed: ${e && e.message}`, { detail: e && e.stack });
+    const err = e instanceof ProtocolError ? e : new ProtocolError(ERR.ASSET_LOAD_FAILED, `boot failed: ${lastLine(e)}`, { detail: e && (e.stack || e.message) });
     post(P.fatal(err));
     throw err;
   }

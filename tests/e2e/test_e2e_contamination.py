@@ -303,3 +303,18 @@ def test_worker_crash_is_reported_and_restarted(page):
         "() => window.__workerMessages.filter(m => m.type === 'ready').length >= 2", timeout=180_000)
     assert run_and_wait(page) == "done"  # the example again, on the new worker
     assert "simulated crash" in page.text_content("#log")
+
+
+def test_missing_asset_is_reported_not_hung(browser_context, base_url):
+    """A wheel that cannot be fetched: asset_load_failed in the page, after a few restarts."""
+    p = browser_context.new_page()
+    try:
+        p.route("**/assets/wheels/evalsieve-*.whl", lambda route: route.fulfill(status=404, body="gone"))
+        p.goto(base_url + "index.html")
+        p.wait_for_selector('#status[data-state="error"]', timeout=180_000)
+        assert "cannot start" in p.text_content("#status")
+        log = p.text_content("#log")
+        assert "worker stopped" in log and "starting a new one" in log
+        assert re.search(r"assets/wheels/evalsieve-[^ ]*\.whl: HTTP 404", log), log
+    finally:
+        p.close()
