@@ -1,0 +1,230 @@
+// encoder.js: sentence embeddings and cosine tiles in the browser worker.
+//
+// onnxruntime-web 1.30.0 (WASM backend) runs dist/assets/model/encoder.onnx, the same graph
+// the CLI runs with onnxruntime (py/evalsieve/native_encoder.py): all-MiniLM-L6-v2 with int8
+// weights + mean pooling over the attention mask + L2 normalisation, so cosine = dot product.
+// @huggingface/tokenizers turns text into word pieces from tokenizer.json.
+//
+// Tokenisation rule (the same as native_encoder.py and as sentence-transformers'
+// max_seq_length = 256 for this model): word pieces without special tokens, keep the first
+// window - 2 (a "truncated" row had more), wrap in [CLS] ... [SEP]. The JS tokenizer has no
+// truncation or padding options (its encode() takes only text_pair, add_special_tokens and
+// return_token_type_ids, and it ignores tokenizer.json's truncation/padding blocks), so we
+// enforce the window here.
+//
+// Every URL is same-origin (dist/assets/...); nothing is fetched from a CDN or a model hub.
+// numThreads > 1 only takes effect when the page is cross-origin isolated
+// (self.crossOriginIsolated); otherwise onnxruntime-web silently uses one thread. It is read
+// once, at the first session creation.
+
+const DIM = 384;
+const WINDOW = 256;
+
+const here = (rel) => new URL(rel, import.meta.url).href;
+
+/** Default same-origin locations, relative to dist/worker/encoder.js. */
+export const DEFAULTS = Object.freeze({
+  ortUrl: here("../assets/ort/ort.wasm.min.mjs"),
+  wasmPaths: here("../assets/ort/"),
+  tokenizersUrl: here("../assets/tokenizers/tokenizers.min.mjs"),
+  modelUrl: here("../assets/model/encoder.onnx"),
+  tileUrl: here("../assets/model/tile.onnx"),
+  tokenizerJsonUrl: here("../assets/model/tokenizer.json"),
+  tokenizerConfigUrl: null,
+  numThreads: 1,
+  window: WINDOW,
+  batchSize: 32,
+});
+
+function assetError(url, cause) {
+  const err = new Error(`could not load ${url}: ${cause && cause.message ? cause.message : cause}`);
+  err.code = "asset_load_failed";
+  err.detail = String(url);
+  return err;
+}
+
+async function fetchBytes(url) {
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw assetError(url, e);
+  }
+  if (!res.ok) throw assetError(url, `HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+async function fetchJson(url) {
+  const bytes = await fetchBytes(url);
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch (e) {
+    throw assetError(url, e);
+  }
+}
+
+async function importModule(url) {
+  try {
+    return await import(/* @vite-ignore */ url);
+  } catch (e) {
+    throw assetError(url, e);
+  }
+}
+
+/**
+ * Word-piece ids of `texts` under the window rule.
+ * @param {object} tokenizer  a @huggingface/tokenizers Tokenizer
+ * @param {string[]} texts
+ * @param {number} window  pieces per row including [CLS] and [SEP]
+ * @param {number} clsId
+ * @param {number} sepId
+ * @returns {{ids: number[][], truncated: number}}
+ */
+export function tokenizeWithWindow(tokenizer, texts, window, clsId, sepId) {
+  const keep = window - 2;
+  const ids = [];
+  let truncated = 0;
+  for (const text of texts) {
+    let body = tokenizer.encode(String(text), { add_special_tokens: false }).ids;
+    if (body.length > keep) {
+      truncated += 1;
+      body = body.slice(0, keep);
+    }
+    ids.push([clsId, ...body, sepId]);
+  }
+  return { ids, truncated };
+}
+
+/**
+ * Load the tokenizer, the encoder graph and (if tileUrl is set) the tile graph.
+ *
+ * @param {object} opts  every field optional; defaults in DEFAULTS (same-origin dist/assets/)
+ * @param {string} opts.ortUrl  onnxruntime-web ESM build (ort.wasm.min.mjs)
+ * @param {string} opts.wasmPaths  folder (trailing slash) holding ort-wasm-simd-threaded.{mjs,wasm}
+ * @param {string} opts.tokenizersUrl  @huggingface/tokenizers ESM build
+ * @param {string} opts.modelUrl  encoder.onnx: input_ids, attention_mask int64 [b, s] ->
+ *   sentence_embedding float32 [b, 384]
+ * @param {string|null} opts.tileUrl  tile.onnx: A [m,384], B [k,384] -> C [m,k]; null: no tile()
+ * @param {string} opts.tokenizerJsonUrl  tokenizer.json
+ * @param {string|null} opts.tokenizerConfigUrl  tokenizer_config.json; null uses {} (BERT's
+ *   lowercasing is in tokenizer.json's normalizer, so ids are the same)
+ * @param {number} opts.numThreads  WASM threads (needs cross-origin isolation to exceed 1)
+ * @param {number} opts.window  word pieces per row incl. [CLS], [SEP]; 3..512
+ * @param {number} opts.batchSize  rows per session.run
+ * @returns {Promise<{encode, tokenize, tile, dispose, info}>}
+ * @throws Error with .code = "asset_load_failed" when a file or module cannot be loaded.
+ */
+export async function createEncoder(opts = {}) {
+  const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) };
+  if (!(o.window >= 3 && o.window <= 512)) throw new RangeError(`window must be in 3..512, got ${o.window}`);
+  if (!(o.batchSize >= 1)) throw new RangeError(`batchSize must be >= 1, got ${o.batchSize}`);
+
+  const ort = await importModule(o.ortUrl);
+  ort.env.wasm.wasmPaths = o.wasmPaths;
+  ort.env.wasm.numThreads = Math.max(1, o.numThreads | 0);
+  ort.env.wasm.proxy = false; // we already are in a worker
+
+  const { Tokenizer } = await importModule(o.tokenizersUrl);
+  const [tokJson, tokConfig] = await Promise.all([
+    fetchJson(o.tokenizerJsonUrl),
+    o.tokenizerConfigUrl ? fetchJson(o.tokenizerConfigUrl) : Promise.resolve({}),
+  ]);
+  const tokenizer = new Tokenizer(tokJson, tokConfig);
+  const clsId = tokenizer.token_to_id("[CLS]");
+  const sepId = tokenizer.token_to_id("[SEP]");
+  const padId = tokenizer.token_to_id("[PAD]");
+  if (clsId === undefined || sepId === undefined || padId === undefined) {
+    throw assetError(o.tokenizerJsonUrl, "no [CLS]/[SEP]/[PAD] in the vocabulary");
+  }
+
+  const sessionOptions = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };
+  const makeSession = async (url) => {
+    const bytes = await fetchBytes(url);
+    try {
+      return await ort.InferenceSession.create(bytes, sessionOptions);
+    } catch (e) {
+      throw assetError(url, e);
+    }
+  };
+  const session = await makeSession(o.modelUrl);
+  if (!session.outputNames.includes("sentence_embedding")) {
+    throw assetError(o.modelUrl, `outputs ${session.outputNames}; expected sentence_embedding`);
+  }
+  const tileSession = o.tileUrl ? await makeSession(o.tileUrl) : null;
+
+  /** {ids: number[][], truncated} for `texts` (see tokenizeWithWindow). */
+  function tokenize(texts) {
+    return tokenizeWithWindow(tokenizer, texts, o.window, clsId, sepId);
+  }
+
+  /**
+   * Embed texts.
+   * @param {string[]} texts
+   * @param {{sort?: boolean, onBatch?: (done: number, total: number) => void}} [options]
+   *   sort (default true) batches rows of similar length together: the vectors are
+   *   bit-identical either way, it only saves padding work. onBatch is called after each batch.
+   * @returns {Promise<{embeddings: Float32Array, truncated: number}>} row-major n x 384,
+   *   unit L2 norm, input order; truncated = rows cut to window - 2 pieces.
+   */
+  async function encode(texts, options = {}) {
+    const { sort = true, onBatch = null } = options;
+    const { ids, truncated } = tokenize(texts);
+    const n = ids.length;
+    const embeddings = new Float32Array(n * DIM);
+    const order = [...ids.keys()];
+    if (sort) order.sort((a, b) => ids[b].length - ids[a].length || a - b);
+    for (let start = 0; start < n; start += o.batchSize) {
+      const rows = order.slice(start, start + o.batchSize);
+      let width = 0;
+      for (const i of rows) width = Math.max(width, ids[i].length);
+      const inputIds = new BigInt64Array(rows.length * width).fill(BigInt(padId));
+      const mask = new BigInt64Array(rows.length * width);
+      rows.forEach((i, r) => {
+        const row = ids[i];
+        for (let t = 0; t < row.length; t++) {
+          inputIds[r * width + t] = BigInt(row[t]);
+          mask[r * width + t] = 1n;
+        }
+      });
+      const feeds = {
+        input_ids: new ort.Tensor("int64", inputIds, [rows.length, width]),
+        attention_mask: new ort.Tensor("int64", mask, [rows.length, width]),
+      };
+      const out = await session.run(feeds, ["sentence_embedding"]);
+      const emb = out.sentence_embedding;
+      const data = emb.data;
+      rows.forEach((i, r) => embeddings.set(data.subarray(r * DIM, (r + 1) * DIM), i * DIM));
+      if (typeof emb.dispose === "function") emb.dispose();
+      if (onBatch) onBatch(Math.min(start + rows.length, n), n);
+    }
+    return { embeddings, truncated };
+  }
+
+  /**
+   * Cosine tile C = A . B^T with tile.onnx.
+   * @param {Float32Array} A  row-major m x 384
+   * @param {number} m
+   * @param {Float32Array} B  row-major k x 384
+   * @param {number} k
+   * @returns {Promise<Float32Array>} row-major m x k
+   */
+  async function tile(A, m, B, k) {
+    if (!tileSession) throw new Error("createEncoder was called without tileUrl");
+    if (A.length !== m * DIM || B.length !== k * DIM) {
+      throw new RangeError(`tile needs A of ${m}x${DIM} and B of ${k}x${DIM} floats`);
+    }
+    const out = await tileSession.run(
+      { A: new ort.Tensor("float32", A, [m, DIM]), B: new ort.Tensor("float32", B, [k, DIM]) },
+      ["C"],
+    );
+    return out.C.data;
+  }
+
+  async function dispose() {
+    await session.release();
+    if (tileSession) await tileSession.release();
+  }
+
+  const info = { dim: DIM, window: o.window, ortVersion: ort.env.versions ? ort.env.versions.web : undefined };
+  return { encode, tokenize, tile, dispose, info };
+}
