@@ -273,7 +273,13 @@ def test_malformed_jsonl_names_file_and_line(page, tmp_path):
         '{"question": "this line is cut off\n'
         '{"question": "A fourth question that is perfectly fine and long enough to score?"}\n',
         encoding="utf-8")
-    choose_file(page, "eval", bad)
+    # Dropped (a real drop event with a DataTransfer), not chosen: covers the drop path.
+    page.evaluate("""([name, text]) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([text], name, {type: 'application/jsonl'}));
+        document.querySelector('#eval-drop').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+    }""", [bad.name, bad.read_text(encoding="utf-8")])
+    page.wait_for_selector(f'#eval-fields[data-file="{bad.name}"]:is([data-state="ready"], [data-state="error"])')
     if page.get_attribute("#eval-fields", "data-state") == "ready":  # head parsed leniently
         run_and_wait(page)
     page.wait_for_selector("#error:not([hidden])")
