@@ -4,9 +4,10 @@
 // filter only decides which training records can be skipped because they provably hold
 // no eval n-gram, so that most of a large training file never crosses into Pyodide.
 //
-// For a record it can read exactly (JSONL whose chosen fields are pure-ASCII JSON strings,
-// or a pure-ASCII line of a text file) it applies the rule's ASCII case itself (lowercase
-// A-Z, delete ASCII punctuation, split on Python's ASCII white space) and looks up a
+// For a record it can read exactly (JSONL whose chosen fields are JSON strings, or a line of
+// a text file, made of ASCII and the non-ASCII characters of Python's text.char_table) it
+// applies the rule itself (ASCII: lowercase A-Z, delete punctuation, split on Python's white
+// space; the others: their normalised text from the table) and looks up a
 // rolling hash of every window of N words in a table of the eval n-grams' hashes. A record
 // with a hit, or one it cannot read exactly (non-ASCII text, a number or boolean leaf,
 // malformed JSON, anything else), is a *candidate* and goes to Python whole, with its
@@ -47,7 +48,8 @@ function wordHash(word) {
  * Build a filter.
  *
  * Args: spec = {n, ngrams: [string] (normalised words joined by one space), format:
- *   'jsonl'|'text', paths: [[step, ...]] (field paths split into keys and '[]')}.
+ *   'jsonl'|'text', paths: [[step, ...]] (field paths split into keys and '[]'),
+ *   chars: {code: normalised text} (text.char_table)}.
  * Returns: {scan(text, state) -> {candidates: [[record, line, raw]], records, lines}}.
  */
 export function createPrefilter(spec) {
@@ -79,37 +81,55 @@ export function createPrefilter(spec) {
     }
   };
   const ring = new Int32Array(Math.max(n, 1));
+  // Non-ASCII characters Python says can be normalised one by one (text.char_table):
+  // code -> their normalised text; any other non-ASCII character defers the record.
+  let extTop = 0;
+  for (const k of Object.keys(spec.chars || {})) extTop = Math.max(extTop, Number(k) + 1);
+  const ext = new Array(extTop);
+  for (const [k, v] of Object.entries(spec.chars || {})) ext[Number(k)] = v;
+  const isPySpace = (c) => c <= 127 ? CLASS[c] === 1
+    : (c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028
+       || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000);
 
-  /** true when an ASCII segment has a window whose hash is in the table; null if not ASCII. */
+  /** true when a segment has a window whose hash is in the table; null if it cannot say. */
   function segmentHits(s) {
     let words = 0;
     let roll = 0;
     let h = FNV_OFFSET;
     let inWord = false;
+    // end the current word (if any) and test the window it completes
+    const boundary = () => {
+      if (!inWord) return false;
+      const slot = words % n;
+      if (words >= n) roll = (roll - Math.imul(ring[slot], top)) | 0;
+      roll = (Math.imul(roll, MIX) + h) | 0;
+      ring[slot] = h;
+      words++;
+      inWord = false;
+      h = FNV_OFFSET;
+      return words >= n && has(roll);
+    };
     const len = s.length;
-    for (let i = 0; i <= len; i++) {
-      const c = i < len ? s.charCodeAt(i) : 32;
-      if (c > 127) return null;
-      let cls = CLASS[c];
-      if (cls === 2) continue; // punctuation: deleted, joins its neighbours
-      if (cls === 1) {
-        if (inWord) {
-          // a word ended: roll it into the window
-          const slot = words % n;
-          if (words >= n) roll = (roll - Math.imul(ring[slot], top)) | 0;
-          roll = (Math.imul(roll, MIX) + h) | 0;
-          ring[slot] = h;
-          words++;
-          if (words >= n && has(roll)) return true;
-          inWord = false;
-          h = FNV_OFFSET;
-        }
+    for (let i = 0; i < len; i++) {
+      const c = s.charCodeAt(i);
+      if (c <= 127) {
+        const cls = CLASS[c];
+        if (cls === 2) continue; // punctuation: deleted, joins its neighbours
+        if (cls === 1) { if (boundary()) return true; continue; }
+        h = Math.imul(h ^ (cls === 3 ? c + 32 : c), FNV_PRIME);
+        inWord = true;
         continue;
       }
-      h = Math.imul(h ^ (cls === 3 ? c + 32 : c), FNV_PRIME);
-      inWord = true;
+      const r = c < extTop ? ext[c] : undefined;
+      if (r === undefined) return null; // outside the table: Python decides
+      for (let j = 0; j < r.length; j++) {
+        const d = r.charCodeAt(j);
+        if (isPySpace(d)) { if (boundary()) return true; continue; }
+        h = Math.imul(h ^ d, FNV_PRIME);
+        inWord = true;
+      }
     }
-    return false;
+    return boundary();
   }
 
   // Field walk, as evalsieve.fields._walk: strings are segments; any other leaf -> unsure.

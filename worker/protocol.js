@@ -32,6 +32,7 @@ export const MSG = Object.freeze({
 export const OP = Object.freeze({
   INSPECT: 'inspect',
   CONTAMINATION: 'contamination',
+  READ: 'read', // stream a file through File.stream/gunzip/decode only (the benchmark's ceiling)
 });
 
 export const ERR = Object.freeze({

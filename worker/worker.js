@@ -384,7 +384,18 @@ function exportNames(summary, evalFormat) {
   return [clean, ...EXPORT_NAMES];
 }
 
+/** Read a file the way the training pass does (sha256, gunzip, UTF-8) and drop the text. */
+async function opRead(id, args, files, job) {
+  const file = requireFile(files, args.role || 'train');
+  const t = performance.now();
+  let chars = 0;
+  const summary = await forEachChunk(file, { chunkChars: CHUNK_CHARS, onBytes: () => {}, isCancelled: () => job.cancelled },
+    (text) => { chars += text.length; });
+  return { ...summary, chars, seconds: (performance.now() - t) / 1000 };
+}
+
 const OPS = {
+  [OP.READ]: opRead,
   [OP.INSPECT]: opInspect,
   [OP.CONTAMINATION]: opContamination,
 };

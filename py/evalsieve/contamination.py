@@ -22,7 +22,7 @@ from .fields import FieldExtractor
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
 from .records import RecordReader, parse_record_line
 from .stamps import InputFile, RunStamp
-from .text import normalize_many
+from .text import char_table, normalize_many
 
 RULE = ("Words: Unicode NFKC, lowercase, every character of Unicode category punctuation (P*) "
         "deleted, split on white space. N = the 5th-percentile word count of the non-empty "
@@ -194,7 +194,8 @@ class ContaminationJob:
         if self.train_format not in ("jsonl", "text"):
             return None
         return {"n": self.index.n, "ngrams": self.index.ngrams, "format": self.train_format,
-                "paths": [list(s) for s in self._train_fields._steps]}
+                "paths": [list(s) for s in self._train_fields._steps],
+                "chars": {str(c): r for c, r in char_table().items()}}
 
     def feed_train_candidates(self, records: list[int], lines: list[int], text: str,
                               records_total: int, chars: int) -> int:

@@ -77,6 +77,40 @@ def normalize_text(text: str) -> str:
     return t
 
 
+#: Blocks whose characters the page's prefilter may normalise one by one (see char_table):
+#: Latin-1 Supplement, Latin Extended-A/B, General Punctuation, Currency Symbols,
+#: Letterlike Symbols, Number Forms, Arrows, Mathematical Operators.
+SAFE_BLOCKS = ((0x80, 0x24F), (0x2000, 0x206F), (0x20A0, 0x20CF), (0x2100, 0x218F),
+               (0x2190, 0x22FF))
+
+
+def char_table(blocks=SAFE_BLOCKS) -> dict[int, str]:
+    """Non-ASCII characters whose normalisation does not depend on their neighbours.
+
+    For each code point ``c`` in ``blocks`` that is a starter (canonical combining class 0)
+    whose NFKC form is made of starters only, ``table[c] = normalize_text(c)`` (NFKC, lower,
+    punctuation deleted; white space kept as it is). For text made only of ASCII and these
+    characters, ``normalize_text`` equals the concatenation of the characters' own results;
+    tests/py/test_text.py checks every adjacent pair. worker/prefilter.js uses the table to
+    read most English text exactly without Python; any other character sends the record to
+    Python.
+
+    Returns:
+        ``{code point: replacement string}`` (possibly empty: a deleted character).
+    """
+    comb = unicodedata.combining
+    out = {}
+    for lo, hi in blocks:
+        for c in range(lo, hi + 1):
+            ch = chr(c)
+            if unicodedata.category(ch) in ("Cn", "Cs", "Co") or comb(ch):
+                continue
+            if any(comb(x) for x in unicodedata.normalize("NFKC", ch)):
+                continue
+            out[c] = normalize_text(ch)
+    return out
+
+
 def normalize_text_reference(text: str) -> str:
     """The plain definition of :func:`normalize_text`, for tests: NFKC, lower, delete P*."""
     return unicodedata.normalize("NFKC", text).lower().translate(punctuation_table())

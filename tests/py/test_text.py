@@ -51,3 +51,24 @@ def test_normalize_many_matches_one_by_one():
 
 def test_lone_surrogate_survives():
     assert normalize_words("x \ud800 y,") == ["x", "\ud800", "y"]
+
+
+def test_char_table_characters_normalise_one_by_one():
+    """worker/prefilter.js normalises text made of ASCII and char_table characters one
+    character at a time; that equals the rule on the whole text for every adjacent pair."""
+    import sys
+    from evalsieve.text import char_table
+    table = char_table()
+    assert table[0xE9] == "é" and table[0x2019] == "" and table[0xA0] == " "
+    assert table[0xBD] == "1⁄2" and 0x0301 not in table      # combining marks are excluded
+    one = {c: (table[c] if c > 127 else normalize_text(chr(c))) for c in list(table) + list(range(128))}
+    chars = list(one)
+    if sys.platform == "emscripten":        # the full square takes ~8 s in CPython
+        chars = chars[::7]
+    for a in chars:
+        for b in chars:
+            assert normalize_text(chr(a) + chr(b)) == one[a] + one[b], (hex(a), hex(b))
+    rng = random.Random(4)
+    for _ in range(2000):
+        s = [rng.choice(list(one)) for _ in range(rng.randrange(1, 12))]
+        assert normalize_text("".join(map(chr, s))) == "".join(one[c] for c in s)
