@@ -20,6 +20,10 @@
 // Python's str.isspace() set: a line made only of these is blank (not a record).
 const PY_BLANK = /^[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
+const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII_G = /[^\x00-\x7f]/g;
+const PY_SPACE_G = /[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/g;
+
 // Per ASCII code: 0 = part of a word, 1 = white space (str.split()), 2 = punctuation
 // (Unicode category P*: deleted), 3 = upper-case letter (lowercased).
 const CLASS = new Uint8Array(128);
@@ -87,49 +91,59 @@ export function createPrefilter(spec) {
   for (const k of Object.keys(spec.chars || {})) extTop = Math.max(extTop, Number(k) + 1);
   const ext = new Array(extTop);
   for (const [k, v] of Object.entries(spec.chars || {})) ext[Number(k)] = v;
-  const isPySpace = (c) => c <= 127 ? CLASS[c] === 1
-    : (c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028
-       || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000);
+
+  /** The segment with every non-ASCII character replaced by its table text (Python white
+   *  space as ' '), or null when one is not in the table. */
+  function mapNonAscii(s) {
+    let bail = false;
+    const out = s.replace(NON_ASCII_G, (ch) => {
+      const r = ext[ch.charCodeAt(0)];
+      if (r === undefined) { bail = true; return ''; }
+      return r.replace(PY_SPACE_G, ' ');
+    });
+    return bail ? null : out;
+  }
 
   /** true when a segment has a window whose hash is in the table; null if it cannot say. */
   function segmentHits(s) {
+    if (NON_ASCII.test(s)) {
+      s = mapNonAscii(s);
+      if (s === null) return null; // a character outside the table: Python decides
+    }
+    // The page's hot path: per character one class lookup and, inside a word, one FNV-1a
+    // step; per word end one rolling-hash update and one table probe.
     let words = 0;
+    let slot = 0;
     let roll = 0;
     let h = FNV_OFFSET;
     let inWord = false;
-    // end the current word (if any) and test the window it completes
-    const boundary = () => {
-      if (!inWord) return false;
-      const slot = words % n;
+    const len = s.length;
+    for (let i = 0; i <= len; i++) {
+      const c = i < len ? s.charCodeAt(i) : 32;
+      const cls = c < 128 ? CLASS[c] : 0; // mapped non-ASCII text is word characters
+      if (cls === 0) { h = Math.imul(h ^ c, FNV_PRIME); inWord = true; continue; }
+      if (cls === 3) { h = Math.imul(h ^ (c + 32), FNV_PRIME); inWord = true; continue; }
+      if (cls === 2 || !inWord) continue; // punctuation is deleted; repeated white space
+      // a word ended: roll it into the window of the last n words
       if (words >= n) roll = (roll - Math.imul(ring[slot], top)) | 0;
       roll = (Math.imul(roll, MIX) + h) | 0;
       ring[slot] = h;
+      slot = slot + 1 === n ? 0 : slot + 1;
       words++;
       inWord = false;
       h = FNV_OFFSET;
-      return words >= n && has(roll);
-    };
-    const len = s.length;
-    for (let i = 0; i < len; i++) {
-      const c = s.charCodeAt(i);
-      if (c <= 127) {
-        const cls = CLASS[c];
-        if (cls === 2) continue; // punctuation: deleted, joins its neighbours
-        if (cls === 1) { if (boundary()) return true; continue; }
-        h = Math.imul(h ^ (cls === 3 ? c + 32 : c), FNV_PRIME);
-        inWord = true;
-        continue;
-      }
-      const r = c < extTop ? ext[c] : undefined;
-      if (r === undefined) return null; // outside the table: Python decides
-      for (let j = 0; j < r.length; j++) {
-        const d = r.charCodeAt(j);
-        if (isPySpace(d)) { if (boundary()) return true; continue; }
-        h = Math.imul(h ^ d, FNV_PRIME);
-        inWord = true;
+      if (words >= n) {
+        const x = roll === 0 ? 1 : roll;
+        let k = (Math.imul(x, 0x27d4eb2d) >>> 0) & mask;
+        for (;;) {
+          const v = table[k];
+          if (v === x) return true;
+          if (v === 0) break;
+          k = (k + 1) & mask;
+        }
       }
     }
-    return boundary();
+    return false;
   }
 
   // Field walk, as evalsieve.fields._walk: strings are segments; any other leaf -> unsure.
