@@ -234,15 +234,6 @@ class JobSection {
   }
 }
 
-class PlaceholderSection extends JobSection {
-  constructor({ key, title, text }) {
-    const panel = el('section', { id: `job-${key}`, class: 'job', role: 'tabpanel', hidden: true },
-      el('p', { class: 'muted', text }));
-    $('main').append(panel);
-    super({ key, title, panel });
-  }
-}
-
 const SIDES = ['train', 'eval'];
 const SIDE_TITLE = { train: 'training', eval: 'eval' };
 
@@ -624,6 +615,479 @@ function downloadText(name, mime, text) {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
+// --- paraphrases -----------------------------------------------------------------------------
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const PARA_MODEL = 'all-MiniLM-L6-v2 (int8 weights, ONNX)';
+const LABEL_GUESSES = ['id', 'idx', 'uid', 'qid', 'task_id', 'question_id', 'key'];
+
+function svg(tag, attrs = {}, text = null) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== null) node.textContent = text;
+  return node;
+}
+
+/**
+ * The Paraphrases tab: one eval set (file, or pasted text), one text field, Run; then the
+ * figures, a threshold slider that regroups the job the worker holds (no re-embedding), the
+ * pair and group tables, a histogram of nearest-neighbour cosines and the two CSV exports.
+ * Until the user runs their own input it shows the worked example, computed live.
+ */
+class ParaphraseSection extends JobSection {
+  constructor() {
+    super({ key: 'paraphrases', title: 'Paraphrases', panel: $('#job-paraphrases') });
+    this.input = null; // {file, label: 'example' | 'pasted' | null, info}
+    this.inspecting = null;
+    this.runId = null;
+    this.autoRun = false;
+    this.exampleStarted = false;
+    this.shown = null; // {handle, figures, data, args, label, exports: Map threshold -> exports}
+    this.grouping = false;
+    this.pendingThreshold = null;
+    this.stageStart = new Map();
+  }
+
+  mount(services) {
+    super.mount(services);
+    this.log = services.log;
+    this.ui = {
+      file: $('#para-file'),
+      drop: $('#para-drop'),
+      paste: $('#para-paste'),
+      fields: $('#para-fields'),
+      run: $('#para-run'),
+      cancel: $('#para-cancel'),
+      slider: $('#para-threshold'),
+      sliderValue: $('#para-threshold-value'),
+      progress: $('#para-progress'),
+      bar: $('#para-progress-bar'),
+      progressText: $('#para-progress-text'),
+      status: $('#para-status'),
+      error: $('#para-error'),
+      results: $('#para-results'),
+      stale: $('#para-stale'),
+    };
+    this.ui.file.addEventListener('change', () => {
+      if (this.ui.file.files && this.ui.file.files[0]) this.selectFile(this.ui.file.files[0], null);
+      this.ui.file.value = '';
+    });
+    const zone = this.ui.drop;
+    zone.addEventListener('dragover', (ev) => { ev.preventDefault(); zone.classList.add('dragging'); });
+    zone.addEventListener('dragleave', () => zone.classList.remove('dragging'));
+    zone.addEventListener('drop', (ev) => {
+      ev.preventDefault();
+      zone.classList.remove('dragging');
+      const f = ev.dataTransfer && ev.dataTransfer.files && ev.dataTransfer.files[0];
+      if (f) this.selectFile(f, null);
+    });
+    let pasteTimer = null;
+    this.ui.paste.addEventListener('input', () => {
+      clearTimeout(pasteTimer);
+      pasteTimer = setTimeout(() => this.#takePaste(), 400);
+    });
+    this.ui.run.addEventListener('click', () => this.run());
+    this.ui.cancel.addEventListener('click', () => this.cancel());
+    this.ui.slider.addEventListener('input', () => this.#sliderMoved());
+    this.ui.slider.addEventListener('change', () => this.#sliderMoved());
+  }
+
+  show(visible) {
+    super.show(visible);
+    if (visible && !this.exampleStarted) {
+      this.exampleStarted = true;
+      this.#loadExample();
+    }
+  }
+
+  get threshold() {
+    return Number(this.ui.slider.value);
+  }
+
+  #setStatus(state, text) {
+    this.ui.status.dataset.state = state;
+    this.ui.status.textContent = text;
+  }
+
+  async #loadExample() {
+    try {
+      const ex = await this.services.client.request(OP.PARA_EXAMPLE, {}).promise;
+      if (this.input) return; // the user chose something meanwhile
+      this.autoRun = true;
+      this.log.add(`paraphrases: worked example loaded (${ex.name})`);
+      await this.selectFile(new File([ex.text], ex.name, { type: 'application/jsonl' }), 'example');
+    } catch (e) {
+      this.log.add(`paraphrases: no worked example: ${describeError(P.toErrorObject(e)).text}`, 'warn');
+    }
+  }
+
+  #takePaste() {
+    const text = this.ui.paste.value;
+    if (!text.trim()) return;
+    const name = /^\s*[{[]/.test(text) ? 'pasted.jsonl' : 'pasted.txt';
+    this.selectFile(new File([text.endsWith('\n') ? text : `${text}\n`], name, { type: 'text/plain' }), 'pasted');
+  }
+
+  /** Take an eval file (or the example, or pasted text) and list its fields. */
+  async selectFile(file, label) {
+    if (label !== 'example') this.autoRun = false; // the user took over
+    this.input = { file, label, info: null };
+    const input = this.input;
+    $('#para-name').textContent = label === 'pasted' ? `pasted text (${fmtBytes(file.size)})` : `${label ? `${label}: ` : ''}${file.name} (${fmtBytes(file.size)})`;
+    this.ui.drop.dataset.label = label || '';
+    const box = this.ui.fields;
+    box.dataset.state = 'loading';
+    box.dataset.file = file.name;
+    box.replaceChildren(el('legend', { text: 'Text field' }), el('p', { class: 'muted', text: 'reading the head of the file…' }));
+    this.#updateRunButton();
+    const req = this.services.client.request(OP.INSPECT, { name: file.name, role: 'eval' }, { eval: file });
+    this.inspecting = req.id;
+    try {
+      const info = await req.promise;
+      if (this.input !== input) return;
+      input.info = info;
+      this.log.add(`paraphrases: ${label === 'pasted' ? 'pasted text' : file.name}: ${info.format}, ${fmtInt(info.rows_sampled)} rows sampled, ${info.fields.length} fields`);
+      this.#renderFields(info, label === 'example' ? { field: 'text', label: 'id' } : null);
+      this.#hideError();
+      this.#markStale(null);
+    } catch (err) {
+      if (this.input !== input) return;
+      box.replaceChildren(el('legend', { text: 'Text field' }), el('p', { class: 'muted', text: 'could not read this input' }));
+      box.dataset.state = 'error';
+      this.#showError(err);
+      this.#markStale('The input is not valid (see the message above).');
+    } finally {
+      if (this.inspecting === req.id) this.inspecting = null;
+      this.#updateRunButton();
+    }
+    if (this.autoRun && input.label === 'example' && input.info && this.input === input) {
+      this.autoRun = false;
+      this.run();
+    }
+  }
+
+  #renderFields(info, pick) {
+    const texts = info.fields.filter((f) => !f.constant);
+    const fallback = (info.default_fields && info.default_fields[0]) || (texts[0] && texts[0].path) || (info.fields[0] && info.fields[0].path);
+    const chosen = pick && info.fields.some((f) => f.path === pick.field) ? pick.field : fallback;
+    const items = info.fields.map((f, i) => {
+      const id = `para-field-${i}`;
+      const input = el('input', { type: 'radio', name: 'para-field', id, value: f.path, dataset: { path: f.path } });
+      input.checked = f.path === chosen;
+      input.addEventListener('change', () => this.#updateRunButton());
+      const stats = `fill ${(f.fill * 100).toFixed(0)}%, avg ${fmtInt(Math.round(f.avg_chars))} chars`;
+      return el('li', { class: f.constant ? 'field constant' : 'field' }, input, ' ',
+        el('label', { for: id }, el('code', { text: f.path }), ' ', el('span', { class: 'muted', text: stats }),
+          f.constant || f.reason ? el('span', { class: 'reason', text: ` — ${f.reason || 'constant'}` }) : null));
+    });
+    const guess = pick && info.fields.some((f) => f.path === pick.label) ? pick.label
+      : (LABEL_GUESSES.find((g) => info.fields.some((f) => f.path === g)) || '');
+    const select = el('select', { id: 'para-label' }, el('option', { value: '', text: '(none: rows are numbered)' }),
+      ...info.fields.map((f) => el('option', { value: f.path, text: f.path })));
+    select.value = guess;
+    this.ui.fields.replaceChildren(
+      el('legend', { text: `Text field to compare (${info.format})` }),
+      items.length ? el('ul', { class: 'field-list' }, ...items) : el('p', { class: 'muted', text: 'no fields found' }),
+      el('label', { class: 'label-field', for: 'para-label' }, 'Label field (names rows in the tables)', select),
+    );
+    this.ui.fields.dataset.state = 'ready';
+  }
+
+  #chosen() {
+    const r = this.ui.fields.querySelector('input[name=para-field]:checked');
+    const l = this.ui.fields.querySelector('#para-label');
+    return { field: r ? r.value : null, label_field: l && l.value ? l.value : null };
+  }
+
+  #updateRunButton() {
+    const ok = this.input && this.input.info && this.#chosen().field;
+    this.ui.run.disabled = !ok || this.runId !== null;
+  }
+
+  async run() {
+    if (this.runId !== null || !this.input || !this.input.info) return;
+    const { file, label, info } = this.input;
+    const chosen = this.#chosen();
+    const args = {
+      eval: { name: file.name, format: info.format, field: chosen.field, label_field: chosen.label_field },
+      threshold: this.threshold,
+    };
+    const runLabel = label === 'example' ? 'example' : label === 'pasted' ? 'pasted text' : 'your file';
+    this.#hideError();
+    this.ui.progress.hidden = false;
+    this.ui.bar.value = 0;
+    this.ui.progressText.textContent = 'starting…';
+    this.stageStart.clear();
+    const req = this.services.client.request(OP.PARAPHRASES, args, { eval: file }, {
+      onProgress: (m) => this.#progress(m),
+      onLog: (m) => this.log.add(`paraphrases: ${m.message}`),
+    });
+    this.runId = req.id;
+    this.ui.cancel.disabled = false;
+    this.#updateRunButton();
+    this.#setStatus('running', `Running (${runLabel})…`);
+    this.log.add(`paraphrases: run ${runLabel}: ${file.name} [${chosen.field}${chosen.label_field ? `, label ${chosen.label_field}` : ''}], threshold ${args.threshold.toFixed(2)}`);
+    try {
+      const data = await req.promise;
+      const previous = this.shown;
+      this.shown = { handle: data.handle, figures: data.figures, data, args, label: runLabel, exports: new Map() };
+      if (previous && previous.handle !== data.handle) this.shown.replaced = previous.handle;
+      this.#markStale(null);
+      this.#render();
+      const f = data.figures;
+      this.log.add(`paraphrases: done (${runLabel}): ${fmtInt(f.groups)} groups (${fmtInt(f.groups_chained)} chained), ${fmtInt(f.rows_in_groups)} of ${fmtInt(f.rows_scanned)} rows in groups, effective rows ${fmtInt(f.effective_rows)}`, 'done');
+      this.#setStatus('done', `Done (${runLabel}).`);
+      // A threshold moved while the run was going: apply it now.
+      if (Math.abs(this.threshold - f.threshold) > 1e-9) this.#sliderMoved();
+    } catch (err) {
+      if (err.code === ERR.CANCELLED) {
+        this.log.add('paraphrases: cancelled', 'warn');
+        this.#setStatus('cancelled', 'Cancelled.');
+        this.#markStale(this.shown ? 'The run was cancelled.' : null);
+      } else {
+        this.#showError(err);
+        this.log.add(`paraphrases: error: ${describeError(err).text}`, 'error');
+        this.#setStatus('error', 'Stopped with an error (see above).');
+        this.#markStale('The last run failed (see the message above).');
+      }
+    } finally {
+      this.ui.status.dataset.runs = String(Number(this.ui.status.dataset.runs || 0) + 1);
+      this.runId = null;
+      this.ui.cancel.disabled = true;
+      this.ui.progress.hidden = true;
+      this.#updateRunButton();
+    }
+  }
+
+  cancel() {
+    if (this.runId === null) return;
+    this.log.add('paraphrases: cancel requested');
+    this.services.client.cancel(this.runId);
+    this.ui.cancel.disabled = true;
+  }
+
+  #progress(m) {
+    const now = performance.now();
+    if (!this.stageStart.has(m.stage)) this.stageStart.set(m.stage, { t: now, done: m.done });
+    const start = this.stageStart.get(m.stage);
+    const secs = (now - start.t) / 1000;
+    const rate = secs > 0.2 ? (m.done - start.done) / secs : NaN;
+    // The worker's ETA counts padded word pieces left (rows are embedded longest first, so
+    // rows/s rises as it goes); fall back to rows left / rows per second.
+    const eta = Number.isFinite(m.eta_s) ? m.eta_s : (m.total && rate > 0 ? (m.total - m.done) / rate : NaN);
+    this.ui.bar.max = m.total || 1;
+    this.ui.bar.value = Math.min(m.done, m.total || m.done);
+    const stage = { read: 'Reading', embed: 'Embedding', tiles: 'Comparing' }[m.stage] || m.stage;
+    const amount = m.unit === 'bytes' ? `${fmtBytes(m.done)} of ${fmtBytes(m.total)}` : `${fmtInt(m.done)} of ${fmtInt(m.total)} ${m.unit}`;
+    const speed = Number.isFinite(rate) && m.unit === 'rows' ? ` · ${rate.toFixed(1)} rows/s` : '';
+    const left = Number.isFinite(eta) && m.done < m.total ? ` · ETA ${fmtSeconds(eta)}` : '';
+    this.ui.progressText.textContent = `${stage}: ${amount}${speed}${left}`;
+    this.ui.progress.dataset.stage = m.stage;
+  }
+
+  // --- slider --------------------------------------------------------------------------------
+
+  #sliderMoved() {
+    const t = this.threshold;
+    this.ui.sliderValue.textContent = t.toFixed(2);
+    if (!this.shown) return;
+    this.#drawHistogram(this.shown.figures.nn_histogram, t);
+    if (this.grouping) {
+      this.pendingThreshold = t;
+      return;
+    }
+    if (Math.abs(t - this.shown.figures.threshold) < 1e-9) return;
+    this.#regroup(t);
+  }
+
+  async #regroup(t) {
+    const shown = this.shown;
+    this.grouping = true;
+    this.ui.results.dataset.busy = '1';
+    const t0 = performance.now();
+    try {
+      const v = await this.services.client.request(OP.PARA_GROUP, { handle: shown.handle, threshold: t }).promise;
+      if (this.shown !== shown) return;
+      shown.figures = v.figures;
+      const ms = performance.now() - t0;
+      this.ui.results.dataset.groupMs = ms.toFixed(1);
+      this.ui.results.dataset.workerMs = v.ms.toFixed(1);
+      this.#render();
+      this.log.add(`paraphrases: threshold ${t.toFixed(2)}: ${fmtInt(v.figures.groups)} groups, effective rows ${fmtInt(v.figures.effective_rows)} (regrouped in ${ms.toFixed(0)} ms)`);
+    } catch (err) {
+      this.#showError(err);
+      this.#markStale('Could not regroup at the new threshold; the figures below are for the threshold they name.');
+    } finally {
+      this.grouping = false;
+      delete this.ui.results.dataset.busy;
+      const next = this.pendingThreshold;
+      this.pendingThreshold = null;
+      if (next !== null && this.shown && Math.abs(next - this.shown.figures.threshold) > 1e-9) this.#regroup(next);
+    }
+  }
+
+  // --- results -------------------------------------------------------------------------------
+
+  #markStale(reason) {
+    const s = this.ui.stale;
+    if (!reason || !this.shown) {
+      s.hidden = true;
+      delete this.ui.results.dataset.stale;
+      return;
+    }
+    s.textContent = `${reason} Still showing the last valid result (${this.shown.label}, ${this.shown.args.eval.name}).`;
+    s.hidden = false;
+    this.ui.results.dataset.stale = '1';
+  }
+
+  #render() {
+    const { figures: f, data, args, label } = this.shown;
+    $('#para-results-label').textContent = label;
+    this.ui.results.dataset.label = label;
+    const cp = f.closest_pair;
+    const figures = [
+      ['rows_scanned', 'rows scanned', fmtInt(f.rows_scanned)],
+      ['rows_empty', 'rows with an empty field (skipped)', fmtInt(f.rows_empty)],
+      ['groups', 'groups', fmtInt(f.groups)],
+      ['groups_chained', 'chained groups', fmtInt(f.groups_chained)],
+      ['rows_in_groups', 'rows in groups', fmtInt(f.rows_in_groups)],
+      ['duplicate_share', 'duplicate share', `${f.duplicate_share.toFixed(1)} %`],
+      ['effective_rows', 'effective rows', fmtInt(f.effective_rows)],
+      ['pairs', 'pairs at or above the threshold', fmtInt(f.pairs)],
+      ['closest_pair', 'closest pair', cp ? `rows ${cp.row_a} and ${cp.row_b}, cosine ${cp.cosine.toFixed(3)}` : '–'],
+      ['rows_truncated', 'rows truncated to 256 word pieces', fmtInt(f.rows_truncated)],
+    ];
+    $('#para-figures').replaceChildren(...figures.flatMap(([key, k, v]) => [
+      el('dt', { text: k }), el('dd', { text: v, dataset: { figure: key } })]));
+    const input = data.input || {};
+    const settings = [
+      ['threshold', `cosine ≥ ${f.threshold.toFixed(2)}`],
+      ['model', `${PARA_MODEL} · sha256 ${String(data.encoder?.model_sha256 || '').slice(0, 12)}…`],
+      ['pooling', 'mean over the word pieces, L2-normalised (cosine = dot product)'],
+      ['window', '256 word pieces incl. [CLS] and [SEP]'],
+      ['field', args.eval.field + (args.eval.label_field ? ` (labels: ${args.eval.label_field})` : '')],
+      ['input', `${label === 'pasted text' ? 'pasted text' : input.name} · ${fmtBytes(input.bytes)} · sha256 ${String(input.sha256).slice(0, 12)}…${input.gzip ? ' · gzip' : ''}`],
+      ['encoder', `onnxruntime-web, ${data.encoder?.threads ?? 1} thread${data.encoder?.threads === 1 ? '' : 's'} · ${data.timing ? `${data.timing.rows_per_s.toFixed(1)} rows/s` : ''}`],
+    ];
+    $('#para-settings').replaceChildren(...settings.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v, dataset: { setting: k } })]));
+    this.ui.results.dataset.threshold = f.threshold.toFixed(2);
+    this.#drawHistogram(f.nn_histogram, this.threshold);
+    this.#renderDownloads();
+    this.#renderPairs(f.view);
+    this.#renderGroups(f.view);
+    this.ui.results.hidden = false;
+  }
+
+  #renderDownloads() {
+    const names = ['paraphrase-pairs.csv', 'paraphrase-groups.csv'];
+    $('#para-downloads').replaceChildren(...names.map((name) => {
+      const b = el('button', { type: 'button', class: 'download', dataset: { export: name } }, `Download ${name}`);
+      b.addEventListener('click', () => this.#download(name, b));
+      return b;
+    }));
+  }
+
+  /** Exports are built on demand for the threshold shown (the worker stamps them). */
+  async #download(name, button) {
+    const shown = this.shown;
+    const key = shown.figures.threshold.toFixed(2);
+    button.disabled = true;
+    try {
+      let v = shown.exports.get(key);
+      if (!v) {
+        v = await this.services.client.request(OP.PARA_EXPORTS, { handle: shown.handle }).promise;
+        shown.exports.set(key, v);
+      }
+      const x = v.exports.find((e) => e.name === name);
+      downloadText(x.name, x.mime, x.text);
+    } catch (err) {
+      this.#showError(err);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  #renderPairs(view) {
+    const table = $('#para-pairs');
+    const pairs = view.pairs;
+    const labels = pairs.some((p) => p.label_a || p.label_b);
+    const cols = ['group', 'row_a', 'row_b', ...(labels ? ['label_a', 'label_b'] : []), 'cosine', 'text_a', 'text_b'];
+    table.replaceChildren(
+      el('caption', { text: view.pairs_total === 0 ? 'No pair at or above the threshold.' : view.pairs_total > pairs.length ? `The ${pairs.length} closest of ${fmtInt(view.pairs_total)} pairs; the CSV has them all.` : `${pairs.length} pair${pairs.length === 1 ? '' : 's'}` }),
+      el('thead', {}, el('tr', {}, ...cols.map((c) => el('th', { scope: 'col', text: c.replace('_', ' ') })))),
+      el('tbody', {}, ...pairs.map((p) => el('tr', { dataset: { rowA: p.row_a, rowB: p.row_b } }, ...cols.map((c) => el('td', { text: String(p[c]) }))))),
+    );
+    table.dataset.total = String(view.pairs_total);
+  }
+
+  #renderGroups(view) {
+    const table = $('#para-groups');
+    const groups = view.groups;
+    table.replaceChildren(
+      el('caption', { text: view.groups_total === 0 ? 'No groups at this threshold.' : view.groups_total > groups.length ? `The ${groups.length} largest of ${fmtInt(view.groups_total)} groups; the CSV has them all.` : `${groups.length} group${groups.length === 1 ? '' : 's'}` }),
+      el('thead', {}, el('tr', {}, ...['group', 'size', 'members (row: label or text)', 'lowest cosine inside', 'chained'].map((c) => el('th', { scope: 'col', text: c })))),
+      el('tbody', {}, ...groups.map((g) => el('tr', { dataset: { group: g.group, chained: g.chained ? 'yes' : 'no', members: g.members.map((m) => m.row).join(' ') } },
+        el('td', { text: String(g.group) }),
+        el('td', { text: String(g.size) }),
+        el('td', {}, el('ul', { class: 'members' }, ...g.members.map((m) => el('li', { text: `${m.row}: ${m.label || m.text}`, title: m.text })),
+          g.more ? el('li', { class: 'muted', text: `… and ${g.more} more` }) : null)),
+        el('td', { text: `${g.lowest} (rows ${g.lowest_pair[0]}–${g.lowest_pair[1]})` }),
+        el('td', {}, g.chained ? el('span', { class: 'chained', title: 'some members are below the threshold with each other and joined only through other members', text: 'chained' }) : el('span', { class: 'muted', text: 'no' }))))),
+    );
+    table.dataset.total = String(view.groups_total);
+  }
+
+  /** 20 bars of nearest-neighbour cosines over [0, 1] and the threshold as a vertical line. */
+  #drawHistogram(hist, threshold) {
+    const box = $('#para-histogram');
+    const W = 420;
+    const H = 150;
+    const L = 34;
+    const R = 10;
+    const T = 8;
+    const B = 22;
+    const counts = hist.counts;
+    const max = Math.max(1, ...counts);
+    const bw = (W - L - R) / counts.length;
+    const x = (c) => L + c * (W - L - R);
+    const nodes = [svg('line', { class: 'axis', x1: L, y1: H - B, x2: W - R, y2: H - B })];
+    counts.forEach((n, i) => {
+      const h = ((H - T - B) * n) / max;
+      const lo = i * hist.bin_width;
+      const bar = svg('rect', { class: lo + hist.bin_width > threshold ? 'bar above' : 'bar', x: (L + i * bw + 0.5).toFixed(1), y: (H - B - h).toFixed(1), width: (bw - 1).toFixed(1), height: h.toFixed(1), 'data-bin': i, 'data-count': n });
+      bar.append(svg('title', {}, `${lo.toFixed(2)}–${(lo + hist.bin_width).toFixed(2)}: ${n} row${n === 1 ? '' : 's'}`));
+      nodes.push(bar);
+    });
+    for (const c of [0, 0.25, 0.5, 0.75, 1]) nodes.push(svg('text', { class: 'tick', x: x(c), y: H - 6, 'text-anchor': 'middle' }, String(c)));
+    nodes.push(svg('text', { class: 'tick', x: L - 4, y: T + 8, 'text-anchor': 'end' }, String(max)));
+    nodes.push(svg('line', { class: 'threshold', x1: x(threshold).toFixed(1), x2: x(threshold).toFixed(1), y1: T, y2: H - B, 'data-threshold': threshold.toFixed(2) }));
+    box.replaceChildren(...nodes);
+  }
+
+  #showError(err) {
+    const e = P.toErrorObject(err);
+    const { where } = describeError(e);
+    this.ui.error.replaceChildren(
+      el('strong', { text: e.code === ERR.BAD_INPUT ? 'Problem with the input' : e.code === ERR.ASSET_LOAD_FAILED ? 'Could not load a part of the page' : 'Something went wrong' }),
+      el('p', { class: 'error-message', text: e.message }),
+      where ? el('p', { class: 'error-where', text: `Where: ${where}` }) : null,
+      e.expected ? el('p', { class: 'error-expected', text: `Expected: ${e.expected}` }) : null,
+      e.detail && e.code !== ERR.INTERNAL ? el('p', { class: 'error-detail muted', text: e.detail }) : null,
+    );
+    this.ui.error.dataset.code = e.code;
+    this.ui.error.hidden = false;
+  }
+
+  #hideError() {
+    this.ui.error.hidden = true;
+  }
+
+  workerDied() {
+    this.ui.progress.hidden = true;
+    if (this.shown) this.#markStale('The worker restarted, so the slider cannot regroup this result; run again.');
+  }
+}
+
 // --- page -------------------------------------------------------------------------------------
 
 function main() {
@@ -636,7 +1100,7 @@ function main() {
 
   const SECTIONS = [
     new ContaminationSection(),
-    new PlaceholderSection({ key: 'paraphrases', title: 'Paraphrases', text: 'Paraphrase groups (sentence embeddings, cosine ≥ a threshold) will live here.' }),
+    new ParaphraseSection(),
   ];
 
   const client = new WorkerClient({
@@ -668,13 +1132,17 @@ function main() {
   for (const s of SECTIONS) {
     const t = el('button', { type: 'button', role: 'tab', id: `tab-${s.key}`, text: s.title, 'aria-controls': s.panel.id });
     s.panel.setAttribute('aria-labelledby', t.id);
-    t.addEventListener('click', () => select(s.key));
+    t.addEventListener('click', () => {
+      select(s.key);
+      history.replaceState(null, '', `#${s.key}`);
+    });
     tabs.append(t);
   }
-  select(SECTIONS[0].key);
-
   client.start();
   for (const s of SECTIONS) s.mount({ client, log, setStatus });
+  // index.html#paraphrases opens that tab (its worked example runs when it is first shown).
+  const wanted = SECTIONS.find((s) => `#${s.key}` === location.hash);
+  select((wanted || SECTIONS[0]).key);
   window.evalsieve = { client, sections: SECTIONS }; // for tests and the console
 }
 

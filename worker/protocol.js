@@ -33,6 +33,17 @@ export const OP = Object.freeze({
   INSPECT: 'inspect',
   CONTAMINATION: 'contamination',
   READ: 'read', // stream a file through File.stream/gunzip/decode only (the benchmark's ceiling)
+  // Paraphrases: `paraphrases` embeds an eval file and groups it; the job stays alive in the
+  // worker (its `handle` is in the result) for `para_group` (the slider: regroup, no
+  // re-embedding) and `para_exports` (stamp + CSVs at the current threshold) until the next
+  // successful run or `para_close`. `para_example` gives the worked example's JSONL.
+  // `embed` times the encoder alone (the benchmark).
+  PARAPHRASES: 'paraphrases',
+  PARA_GROUP: 'para_group',
+  PARA_EXPORTS: 'para_exports',
+  PARA_EXAMPLE: 'para_example',
+  PARA_CLOSE: 'para_close',
+  EMBED: 'embed',
 });
 
 export const ERR = Object.freeze({

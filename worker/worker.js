@@ -4,8 +4,9 @@
 // dist/assets/manifest.json.
 
 import * as P from './protocol.js';
-import { forEachChunk, readHead, setSha256Factory } from './files.js';
+import { forEachChunk, readHead, setSha256Factory, yieldToEventLoop } from './files.js';
 import { createPrefilter } from './prefilter.js';
+import { embeddingOrder, batchCosts, similarity, packSimilarity } from './similarity.js';
 
 const { MSG, OP, ERR, ProtocolError } = P;
 
@@ -192,7 +193,7 @@ async function bootRuntime() {
     if (assets.pyodide && !assets.pyodide.version) assets.pyodide.version = pyodide.version;
 
     const versions = Object.fromEntries(Object.entries(assets).map(([k, v]) => [k, v.version]));
-    runtime = { pyodide, call, versions, assets };
+    runtime = { pyodide, call, versions, assets, manifest };
     stage('ready');
     post(P.ready(versions));
     return runtime;
@@ -214,10 +215,11 @@ function ensureBooted() {
  * Call evalsieve.bridge.call and unwrap its JSON envelope.
  * Raises: ProtocolError with the bridge's code/message/file/line/expected/detail.
  */
-function bridge(op, args, text) {
+function bridge(op, args, text, data) {
   let raw;
   try {
-    raw = text === undefined ? runtime.call(op, JSON.stringify(args)) : runtime.call(op, JSON.stringify(args), text);
+    if (data !== undefined) raw = runtime.call(op, JSON.stringify(args), text ?? null, data); // the bridge destroys data's proxy
+    else raw = text === undefined ? runtime.call(op, JSON.stringify(args)) : runtime.call(op, JSON.stringify(args), text);
   } catch (e) {
     throw new ProtocolError(ERR.INTERNAL, `bridge ${op} raised: ${e && e.message ? e.message.trim().split('\n').pop() : e}`, {
       detail: e && e.message,
@@ -394,10 +396,252 @@ async function opRead(id, args, files, job) {
   return { ...summary, chars, seconds: (performance.now() - t) / 1000 };
 }
 
+// --- paraphrases -----------------------------------------------------------------------------
+
+const PARA_FLOOR = 0.75; // the slider's lowest threshold: every pair at or above it is kept
+const PARA_WINDOW = 256; // word pieces per row incl. [CLS] and [SEP] (sentence-transformers' max_seq_length)
+const PARA_BATCH = 32; // rows per session.run
+const PARA_TILE = 512; // rows per side of a cosine tile (1 MiB of float32)
+const PARA_MAX_SECONDS = 30 * 60; // refuse up front when the estimate is longer (use the CLI)
+const ENCODER_ASSETS = {
+  ort: { names: ['ort.wasm.min.mjs'], pathPattern: /ort\/ort\.wasm\.min\.mjs$/ },
+  ortWasm: { names: ['ort-wasm-simd-threaded.wasm'], pathPattern: /ort\/ort-wasm-simd-threaded\.wasm$/ },
+  tokenizers: { names: ['tokenizers.min.mjs'], pathPattern: /tokenizers\/[^/]*\.m?js$/ },
+  model: { names: ['encoder.onnx'], pathPattern: /model\/encoder\.onnx$/ },
+  tile: { names: ['tile.onnx'], pathPattern: /model\/tile\.onnx$/ },
+  tokenizer: { names: ['tokenizer.json'], pathPattern: /model\/tokenizer\.json$/ },
+};
+
+let encoderBoot = null; // Promise<{encoder, assets, threads, seconds}>
+const paraJobs = new Map(); // bridge handle -> {name, sha256, bytes, format} of a finished run
+
+/**
+ * Load the encoder once, on first use, from the same-origin files in assets/manifest.json.
+ * numThreads is read by onnxruntime-web at its first init only: hardwareConcurrency when the
+ * page is cross-origin isolated (SharedArrayBuffer), else 1; `threads` (benchmark) overrides
+ * it on the first call and is ignored afterwards.
+ */
+function ensureEncoder(id, threads) {
+  if (!encoderBoot) {
+    encoderBoot = (async () => {
+      const t = performance.now();
+      const m = runtime.manifest;
+      const a = Object.fromEntries(Object.entries(ENCODER_ASSETS).map(([k, spec]) => [k, requireAsset(m, k, spec)]));
+      const isolated = self.crossOriginIsolated === true;
+      const want = threads ?? (isolated ? (navigator.hardwareConcurrency || 1) : 1);
+      const numThreads = isolated ? Math.max(1, want | 0) : 1;
+      const { createEncoder } = await import('./encoder.js');
+      const ortWasm = assetURL(a.ortWasm.path);
+      let encoder;
+      try {
+        encoder = await createEncoder({
+          ortUrl: assetURL(a.ort.path),
+          wasmPaths: ortWasm.slice(0, ortWasm.lastIndexOf('/') + 1),
+          tokenizersUrl: assetURL(a.tokenizers.path),
+          modelUrl: assetURL(a.model.path),
+          tileUrl: assetURL(a.tile.path),
+          tokenizerJsonUrl: assetURL(a.tokenizer.path),
+          numThreads,
+          window: PARA_WINDOW,
+          batchSize: PARA_BATCH,
+        });
+        await encoder.encode(['warm up the session'], { sort: false });
+      } catch (e) {
+        throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not start the encoder: ${lastLine(e)}`, { file: e && e.detail, detail: e && (e.stack || e.message) });
+      }
+      const assets = {};
+      for (const [k, e] of Object.entries(a)) assets[e.name || k] = { version: e.version ?? null, sha256: e.sha256 ?? null };
+      return { encoder, assets, threads: numThreads, isolated, modelSha256: a.model.sha256 || '', seconds: (performance.now() - t) / 1000 };
+    })();
+    encoderBoot.catch(() => { encoderBoot = null; }); // a failed load may be retried by the next run
+  }
+  return encoderBoot.then((enc) => {
+    if (threads !== undefined && threads !== enc.threads) {
+      post(P.log(id, `encoder already running with ${enc.threads} thread(s); threads=${threads} ignored (onnxruntime-web reads numThreads once)`));
+    }
+    return enc;
+  });
+}
+
+/**
+ * Embed `texts` in batches of `batchSize` (longest first when `sort`), rows back in input order.
+ *
+ * Cancellation and progress between batches; after the first batch the time left is
+ * estimated from its speed per padded word piece, and `maxSeconds` refuses the run.
+ * Returns: {embeddings: Float32Array n x 384, truncated, seconds, estimate}.
+ */
+async function embedRows(id, job, enc, texts, { batchSize = PARA_BATCH, sort = true, maxSeconds = PARA_MAX_SECONDS, onEstimate = null } = {}) {
+  const n = texts.length;
+  const tok = enc.encoder.tokenize(texts);
+  const lengths = tok.ids.map((x) => x.length);
+  const order = embeddingOrder(lengths, sort);
+  const costs = batchCosts(lengths, order, batchSize);
+  const embeddings = new Float32Array(n * 384);
+  const t0 = performance.now();
+  let estimate = null;
+  const report = (done, eta) => {
+    if (gate.admit(id, 'embed', done, n)) post({ ...P.progress(id, 'embed', done, n, 'rows'), eta_s: eta });
+  };
+  report(0, null);
+  for (let b = 0, s = 0; s < n; b++, s += batchSize) {
+    if (job.cancelled) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
+    const rows = order.slice(s, s + batchSize);
+    const out = await enc.encoder.encode(rows.map((i) => texts[i]), { sort: false });
+    rows.forEach((i, r) => embeddings.set(out.embeddings.subarray(r * 384, (r + 1) * 384), i * 384));
+    const secs = (performance.now() - t0) / 1000;
+    const perPiece = secs / costs[b];
+    const eta = perPiece * (costs[costs.length - 1] - costs[b]);
+    if (b === 0) {
+      estimate = { seconds: secs + eta, rows_per_s_first_batch: rows.length / secs };
+      if (onEstimate) onEstimate(estimate);
+      if (estimate.seconds > maxSeconds) {
+        throw new ProtocolError(ERR.BAD_INPUT, `embedding ${n.toLocaleString('en-US')} rows would take about ${Math.round(estimate.seconds / 60)} minutes in this page (measured on the first batch); the limit here is ${Math.round(maxSeconds / 60)} minutes`, {
+          expected: 'a smaller eval set, or the command line: evalsieve paraphrases FILE --out DIR (same model, same exports, native speed)',
+        });
+      }
+    }
+    report(Math.min(s + rows.length, n), eta);
+    await yieldToEventLoop(); // let a `cancel` message in
+  }
+  return { embeddings, truncated: tok.truncated, seconds: (performance.now() - t0) / 1000, estimate };
+}
+
+function closeParaJob(handle) {
+  if (!paraJobs.has(handle)) return;
+  paraJobs.delete(handle);
+  try { bridge('close', { handle }); } catch (e) { console.warn('close failed', e); }
+}
+
+function requireParaJob(handle) {
+  if (!paraJobs.has(handle)) {
+    throw new ProtocolError(ERR.BAD_INPUT, 'this paraphrase result is no longer held by the worker; run again', { expected: 'the handle of the last successful run' });
+  }
+  return paraJobs.get(handle);
+}
+
+/**
+ * The paraphrase job: read the eval file, embed its rows, tile the cosines, group.
+ *
+ * args: {eval: {name, format, field, label_field}, threshold, batch_size?, sort?,
+ *   max_seconds?, threads? (first encoder use only)}; files: {eval: File}.
+ * Returns: {handle, figures, eval_info, input: {name, sha256, bytes, format, gzip},
+ *   timing: {...}, encoder: {threads, isolated}}. The job stays alive for para_group /
+ *   para_exports until the next successful run (older jobs are closed then) or para_close.
+ */
+async function opParaphrases(id, args, files, job) {
+  const file = requireFile(files, 'eval');
+  const ev = args.eval || {};
+  const threshold = args.threshold ?? 0.9;
+  const { handle } = bridge('para.start', {
+    eval: { name: ev.name || file.name, format: ev.format, field: ev.field, label_field: ev.label_field || null },
+    threshold, floor: PARA_FLOOR, window: PARA_WINDOW,
+  });
+  let kept = false;
+  const t0 = performance.now();
+  try {
+    const encP = ensureEncoder(id, args.threads); // loads while the file is read
+    encP.catch(() => {});
+    const report = (done) => { if (gate.admit(id, 'read', done, file.size)) post(P.progress(id, 'read', done, file.size, 'bytes')); };
+    report(0);
+    const input = await forEachChunk(file, { chunkChars: CHUNK_CHARS, onBytes: report, isCancelled: () => job.cancelled },
+      (text) => bridge('para.feed_eval', { handle }, text));
+    report(file.size);
+    const info = bridge('para.end_eval', { handle });
+    const texts = info.texts;
+    post(P.log(id, `${file.name}: ${texts.length} rows to embed${info.rows_empty ? `, ${info.rows_empty} with an empty field` : ''}`, { kind: 'para_rows', rows: texts.length, rows_empty: info.rows_empty }));
+    const enc = await encP;
+    if (job.cancelled) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
+    post(P.log(id, `encoder ready (${enc.threads} thread${enc.threads === 1 ? '' : 's'}${enc.isolated ? '' : ', not cross-origin isolated'}, loaded in ${enc.seconds.toFixed(1)} s)`));
+    const embedded = await embedRows(id, job, enc, texts, {
+      batchSize: args.batch_size ?? PARA_BATCH,
+      sort: args.sort ?? true,
+      maxSeconds: args.max_seconds ?? PARA_MAX_SECONDS,
+      onEstimate: (e) => post(P.log(id, `estimate: about ${Math.max(1, Math.round(e.seconds))} s to embed ${texts.length} rows (first batch ${e.rows_per_s_first_batch.toFixed(0)} rows/s)`, { kind: 'estimate', ...e })),
+    });
+    const nBlocks = Math.ceil(texts.length / PARA_TILE);
+    const tiles = (nBlocks * (nBlocks + 1)) / 2;
+    const tSim = performance.now();
+    const sim = await similarity(embedded.embeddings, texts.length, enc.encoder.tile, PARA_FLOOR, {
+      block: PARA_TILE,
+      onBlock: async (done) => {
+        if (gate.admit(id, 'tiles', done, tiles)) post(P.progress(id, 'tiles', done, tiles, 'tiles'));
+        if (job.cancelled) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
+        await yieldToEventLoop();
+      },
+    });
+    const simSeconds = (performance.now() - tSim) / 1000;
+    const data = packSimilarity(sim, embedded.embeddings);
+    const figures = bridge('para.similarity', {
+      handle, rows: texts.length, pairs: sim.I.length, truncated: embedded.truncated,
+      embeddings: true, model: { model_sha256: enc.modelSha256 }, threshold,
+    }, null, data);
+    const inputInfo = { name: file.name, sha256: input.sha256, bytes: input.bytes, format: ev.format, gzip: input.gzip };
+    if (job.cancelled) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
+    paraJobs.set(handle, { input: inputInfo, assets: { ...runtime.assets, ...enc.assets } });
+    kept = true;
+    for (const h of [...paraJobs.keys()]) if (h !== handle) closeParaJob(h);
+    const seconds = (performance.now() - t0) / 1000;
+    post(P.log(id, `embedded ${texts.length} rows in ${embedded.seconds.toFixed(1)} s (${(texts.length / embedded.seconds).toFixed(0)} rows/s), ${sim.I.length} pairs ≥ ${PARA_FLOOR} in ${simSeconds.toFixed(2)} s; done in ${seconds.toFixed(1)} s`));
+    return {
+      handle,
+      figures,
+      eval_info: { rows: info.rows, rows_empty: info.rows_empty },
+      input: inputInfo,
+      encoder: { threads: enc.threads, isolated: enc.isolated, model_sha256: enc.modelSha256 },
+      timing: { seconds, embed_seconds: embedded.seconds, rows_per_s: texts.length / embedded.seconds, similarity_seconds: simSeconds, estimate: embedded.estimate },
+    };
+  } finally {
+    if (!kept) {
+      try { bridge('close', { handle }); } catch (e) { console.warn('close failed', e); }
+    }
+  }
+}
+
+/** The slider: regroup the held job at args.threshold (no re-embedding). Returns figures. */
+async function opParaGroup(id, args) {
+  requireParaJob(args.handle);
+  const t = performance.now();
+  const figures = bridge('para.group', { handle: args.handle, threshold: args.threshold });
+  return { figures, ms: performance.now() - t };
+}
+
+/** Stamp + exports of the held job at its current threshold. */
+async function opParaExports(id, args) {
+  const held = requireParaJob(args.handle);
+  const v = bridge('para.finish', { handle: args.handle, input: held.input, utc: utcNow(), assets: held.assets });
+  return v;
+}
+
+async function opParaExample() {
+  return bridge('para.example', {});
+}
+
+async function opParaClose(id, args) {
+  closeParaJob(args.handle);
+  return {};
+}
+
+/**
+ * Time the encoder alone (benchmarks/bench_paraphrases_page.py): args {texts, batch_size,
+ * sort, threads?}. Returns {rows, seconds, rows_per_s, truncated, threads, isolated}.
+ */
+async function opEmbed(id, args, files, job) {
+  const enc = await ensureEncoder(id, args.threads);
+  const texts = (args.texts || []).map(String);
+  const r = await embedRows(id, job, enc, texts, { batchSize: args.batch_size ?? PARA_BATCH, sort: args.sort ?? true, maxSeconds: Infinity });
+  return { rows: texts.length, seconds: r.seconds, rows_per_s: texts.length / r.seconds, truncated: r.truncated, threads: enc.threads, isolated: enc.isolated };
+}
+
 const OPS = {
   [OP.READ]: opRead,
   [OP.INSPECT]: opInspect,
   [OP.CONTAMINATION]: opContamination,
+  [OP.PARAPHRASES]: opParaphrases,
+  [OP.PARA_GROUP]: opParaGroup,
+  [OP.PARA_EXPORTS]: opParaExports,
+  [OP.PARA_EXAMPLE]: opParaExample,
+  [OP.PARA_CLOSE]: opParaClose,
+  [OP.EMBED]: opEmbed,
 };
 
 // --- transport -----------------------------------------------------------------------------
