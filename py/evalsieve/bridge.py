@@ -232,7 +232,7 @@ def call(op: str, args_json: str = "{}", text: str | None = None, data=None) -> 
         args_json: the op's arguments as a JSON object.
         text: bulk text (a chunk of a file), or None.
         data: bulk binary (``bytes``, or in Pyodide a JS ``Uint8Array`` proxy, copied with
-            ``to_bytes()`` and destroyed here), or None.
+            ``to_bytes()``, released here), or None.
     Returns:
         JSON text: ``{"ok": true, "value": ...}`` or ``{"ok": false, "error": {...}}``.
     """
@@ -246,7 +246,12 @@ def call(op: str, args_json: str = "{}", text: str | None = None, data=None) -> 
             if data is not None and hasattr(data, "to_bytes"):  # a Pyodide JsProxy
                 proxy = data
                 data = proxy.to_bytes()
-                proxy.destroy()
+                # Pyodide 314's JsProxy of a Uint8Array has no destroy() (it is released when
+                # Python drops it); call it only where a runtime offers one.
+                release = getattr(proxy, "destroy", None)
+                if callable(release):
+                    release()
+                del proxy
             value = fn(args, text, data)
         else:
             value = fn(args, text)
