@@ -411,12 +411,39 @@ def copy_tree(src: Path, dest: Path) -> None:
             shutil.copyfile(path, dest / rel)
 
 
+def wheel_requirements(wheel: Path) -> list[tuple[str, str]]:
+    """Return [(normalized name, marker or "")] of a wheel's Requires-Dist, extras left out."""
+    with zipfile.ZipFile(wheel) as whl:
+        metadata = next(n for n in whl.namelist()
+                        if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
+        text = whl.read(metadata).decode("utf-8")
+    requirements = []
+    for line in text.split("\n\n", 1)[0].splitlines():
+        if not line.startswith("Requires-Dist:"):
+            continue
+        spec, _, marker = line[len("Requires-Dist:"):].partition(";")
+        if "extra==" in marker.replace(" ", ""):
+            continue
+        name = spec.strip()
+        for stop in "<>=!~[( ":
+            name = name.split(stop, 1)[0]
+        requirements.append((name.replace("_", "-").replace(".", "-").lower(), marker.strip()))
+    return requirements
+
+
 def write_pyodide_test_dir(dist: Path, wheels: list[Path]) -> None:
     """Write dist/pyodide-test/: Pyodide core + our wheels + a lock that lists only them.
 
     pytest-pyodide serves --dist-dir as Pyodide's indexURL and decides what it can load
     from pyodide-lock.json, so the lock is trimmed to the wheels actually present (with
     their real sha256; the npm lock's micropip/packaging hashes are for other builds).
+    `wheels` (from dist/assets/wheels) are copied in; wheels the asset lock already put in
+    pyodide-test/ (pytest and its dependencies) are listed too. Each entry's "depends" is
+    the wheel's Requires-Dist (no extras) among the wheels here, so
+    `pyodide.loadPackage("pytest")` loads pluggy, iniconfig, packaging and pygments.
+
+    Raises:
+        BuildError: a wheel requires, with no environment marker, a package not in the folder.
     """
     out = dist / "pyodide-test"
     out.mkdir(parents=True, exist_ok=True)
@@ -424,17 +451,25 @@ def write_pyodide_test_dir(dist: Path, wheels: list[Path]) -> None:
         if name != "pyodide.js":
             shutil.copyfile(dist / "assets" / "pyodide" / name, out / name)
     lock = json.loads((dist / "assets" / "pyodide" / "pyodide-lock.json").read_text())
-    packages = {}
     for wheel in wheels:
         shutil.copyfile(wheel, out / wheel.name)
+    packages = {}
+    for wheel in sorted(out.glob("*.whl")):
         dist_name, version = wheel.name.split("-")[:2]
         name = dist_name.replace("_", "-").lower()
         packages[name] = {
             "name": name, "version": version, "file_name": wheel.name, "install_dir": "site",
             "sha256": sha256_file(wheel), "package_type": "package",
-            "imports": [dist_name.replace("-", "_")], "depends": [],
+            "imports": [dist_name.replace("-", "_")], "depends": wheel_requirements(wheel),
             "unvendored_tests": False, "tool": {},
         }
+    for name, entry in packages.items():
+        missing = [req for req, marker in entry["depends"] if req not in packages and not marker]
+        if missing:
+            raise BuildError(f"dist/pyodide-test: {entry['file_name']} requires "
+                             f"{', '.join(missing)}, which assets.lock.json does not put there")
+        # Conditional requirements (win32, python < 3.11) are absent and not needed in Pyodide.
+        entry["depends"] = sorted(req for req, _ in entry["depends"] if req in packages)
     lock["packages"] = packages
     (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
 

@@ -80,9 +80,18 @@ def test_ort_files_all_come_from_one_onnxruntime_web_version():
 def test_pyodide_test_lock_lists_exactly_the_wheels_beside_it():
     out = DIST / "pyodide-test"
     lock = json.loads((out / "pyodide-lock.json").read_text())
-    assert set(lock["packages"]) == {"micropip", "packaging", "evalsieve"}
+    test_only = {a["name"] for a in LOCK["assets"]
+                 if a["dist"].startswith("pyodide-test/") and a["dist"].endswith(".whl")}
+    assert test_only == {"pytest", "pluggy", "iniconfig", "pygments"}
+    assert set(lock["packages"]) == {"micropip", "packaging", "evalsieve"} | test_only
+    assert sorted(out.glob("*.whl")) == sorted(out / e["file_name"]
+                                               for e in lock["packages"].values())
     for entry in lock["packages"].values():
         assert sha256(out / entry["file_name"]) == entry["sha256"]
+        assert set(entry["depends"]) <= set(lock["packages"]), entry["name"]
+    # loadPackage("pytest") must bring its unconditional requirements (not colorama/tomli).
+    assert lock["packages"]["pytest"]["depends"] == ["iniconfig", "packaging", "pluggy",
+                                                     "pygments"]
     for name in build.PYODIDE_TEST_CORE:
         assert (out / name).is_file(), name
 
