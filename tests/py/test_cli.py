@@ -97,6 +97,8 @@ def test_unknown_field_is_refused_with_the_known_ones(files, tmp_path, capsys):
     assert code == 2 and "no field 'questoin'" in err and "question" in err
 
 
+@pytest.mark.skipif(sys.platform == "emscripten",
+                    reason="runs `python -m evalsieve.cli` in a subprocess; Pyodide has no processes")
 def test_fail_on_contamination_exit_1_and_entry_point(files, tmp_path):
     ev, tr = files
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "py"))

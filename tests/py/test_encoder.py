@@ -118,6 +118,8 @@ def golden_embeddings(encoder, golden):
 
 # --------------------------------------------------------------------------- stdlib-only import
 
+@pytest.mark.skipif(sys.platform == "emscripten",
+                    reason="imports in a fresh subprocess; Pyodide has no processes")
 def test_module_imports_without_numeric_packages():
     """Importing native_encoder must not pull in numpy/onnxruntime/tokenizers (Pyodide rule)."""
     code = ("import sys; import evalsieve.native_encoder as m; "
