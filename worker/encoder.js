@@ -96,6 +96,32 @@ export function tokenizeWithWindow(tokenizer, texts, window, clsId, sepId) {
 }
 
 /**
+ * Row indices per session.run: longest first, each batch holding rows of one word-piece
+ * count only (at most batchSize), so nothing is padded. onnxruntime-web's WASM kernels give
+ * a padded row different last bits than the same row alone (measured: hidden states differ
+ * by ~1e-7 once a row is padded, while same-length batches of any size are bit-identical),
+ * so unpadded batches are what keeps a row's vector independent of its batch-mates. It is
+ * the same rule as NativeEncoder.batches (sort=True) in py/evalsieve/native_encoder.py.
+ * @param {number[][]} ids
+ * @param {number} batchSize
+ * @returns {number[][]}
+ */
+export function equalLengthBatches(ids, batchSize) {
+  const order = [...ids.keys()].sort((a, b) => ids[b].length - ids[a].length || a - b);
+  const out = [];
+  let cur = [];
+  for (const i of order) {
+    if (cur.length && (cur.length === batchSize || ids[cur[0]].length !== ids[i].length)) {
+      out.push(cur);
+      cur = [];
+    }
+    cur.push(i);
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/**
  * Load the tokenizer, the encoder graph and (if tileUrl is set) the tile graph.
  *
  * @param {object} opts  every field optional; defaults in DEFAULTS (same-origin dist/assets/)
@@ -110,7 +136,7 @@ export function tokenizeWithWindow(tokenizer, texts, window, clsId, sepId) {
  *   lowercasing is in tokenizer.json's normalizer, so ids are the same)
  * @param {number} opts.numThreads  WASM threads (needs cross-origin isolation to exceed 1)
  * @param {number} opts.window  word pieces per row incl. [CLS], [SEP]; 3..512
- * @param {number} opts.batchSize  rows per session.run
+ * @param {number} opts.batchSize  most rows per session.run (rows of one length per batch)
  * @returns {Promise<{encode, tokenize, tile, dispose, info}>}
  * @throws Error with .code = "asset_load_failed" when a file or module cannot be loaded.
  */
@@ -132,9 +158,8 @@ export async function createEncoder(opts = {}) {
   const tokenizer = new Tokenizer(tokJson, tokConfig);
   const clsId = tokenizer.token_to_id("[CLS]");
   const sepId = tokenizer.token_to_id("[SEP]");
-  const padId = tokenizer.token_to_id("[PAD]");
-  if (clsId === undefined || sepId === undefined || padId === undefined) {
-    throw assetError(o.tokenizerJsonUrl, "no [CLS]/[SEP]/[PAD] in the vocabulary");
+  if (clsId === undefined || sepId === undefined) {
+    throw assetError(o.tokenizerJsonUrl, "no [CLS]/[SEP] in the vocabulary");
   }
 
   const sessionOptions = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };
@@ -160,42 +185,35 @@ export async function createEncoder(opts = {}) {
   /**
    * Embed texts.
    * @param {string[]} texts
-   * @param {{sort?: boolean, onBatch?: (done: number, total: number) => void}} [options]
-   *   sort (default true) batches rows of similar length together: the vectors are
-   *   bit-identical either way, it only saves padding work. onBatch is called after each batch.
+   * @param {{onBatch?: (done: number, total: number) => void}} [options]  onBatch is called
+   *   after each session.run with rows done so far.
    * @returns {Promise<{embeddings: Float32Array, truncated: number}>} row-major n x 384,
    *   unit L2 norm, input order; truncated = rows cut to window - 2 pieces.
    */
   async function encode(texts, options = {}) {
-    const { sort = true, onBatch = null } = options;
+    const { onBatch = null } = options;
     const { ids, truncated } = tokenize(texts);
     const n = ids.length;
     const embeddings = new Float32Array(n * DIM);
-    const order = [...ids.keys()];
-    if (sort) order.sort((a, b) => ids[b].length - ids[a].length || a - b);
-    for (let start = 0; start < n; start += o.batchSize) {
-      const rows = order.slice(start, start + o.batchSize);
-      let width = 0;
-      for (const i of rows) width = Math.max(width, ids[i].length);
-      const inputIds = new BigInt64Array(rows.length * width).fill(BigInt(padId));
-      const mask = new BigInt64Array(rows.length * width);
+    let done = 0;
+    for (const rows of equalLengthBatches(ids, o.batchSize)) {
+      const width = ids[rows[0]].length;
+      const inputIds = new BigInt64Array(rows.length * width);
       rows.forEach((i, r) => {
         const row = ids[i];
-        for (let t = 0; t < row.length; t++) {
-          inputIds[r * width + t] = BigInt(row[t]);
-          mask[r * width + t] = 1n;
-        }
+        for (let t = 0; t < width; t++) inputIds[r * width + t] = BigInt(row[t]);
       });
       const feeds = {
         input_ids: new ort.Tensor("int64", inputIds, [rows.length, width]),
-        attention_mask: new ort.Tensor("int64", mask, [rows.length, width]),
+        attention_mask: new ort.Tensor("int64", new BigInt64Array(rows.length * width).fill(1n), [rows.length, width]),
       };
       const out = await session.run(feeds, ["sentence_embedding"]);
       const emb = out.sentence_embedding;
       const data = emb.data;
       rows.forEach((i, r) => embeddings.set(data.subarray(r * DIM, (r + 1) * DIM), i * DIM));
       if (typeof emb.dispose === "function") emb.dispose();
-      if (onBatch) onBatch(Math.min(start + rows.length, n), n);
+      done += rows.length;
+      if (onBatch) onBatch(done, n);
     }
     return { embeddings, truncated };
   }

@@ -15,8 +15,10 @@ tokenisation rule:
   ``max_seq_length`` = 256 for this model (``sentence_bert_config.json``); the shipped
   tokenizer.json says truncation 128 / padding 128, which we switch off and replace.
 
-Every row's vector is bit-identical whatever other rows share its batch (the graph sums with
-CumSum; see ``tools/encoder_graph.py``), so batching is only a speed choice.
+Every row's vector is bit-identical whatever other rows share its batch: the graph sums with
+CumSum (see ``tools/encoder_graph.py``), and batches hold rows of one length only, because
+onnxruntime-web's WASM kernels (unlike native onnxruntime's) change a row's last bits when it
+is padded. So batching is only a speed choice, on both engines.
 """
 
 from __future__ import annotations
@@ -64,8 +66,8 @@ class NativeEncoder:
         ``sentence_embedding`` float32 [batch, 384]).
       tokenizer_path: the model's ``tokenizer.json`` (its truncation/padding are ignored).
       window: pieces per row including [CLS] and [SEP]; 3..512 (the position table has 512).
-      batch_size: rows per onnxruntime call (>= 1). Rows are sorted by length first, so a
-        batch pads to its own longest row.
+      batch_size: most rows per onnxruntime call (>= 1). By default a batch holds rows of one
+        word-piece count only (see :meth:`batches`), so nothing is padded.
       threads: onnxruntime intra-op threads; 0 lets onnxruntime choose (one per core).
         Results are bit-identical for any value.
       tile_path: optional ``tile.onnx`` (``build_tile_graph``) for :meth:`tile`.
@@ -140,23 +142,48 @@ class NativeEncoder:
             ids.append([self.cls_id, *body, self.sep_id])
         return Tokenized(ids, truncated)
 
+    def batches(self, ids, sort: bool = True) -> list:
+        """Row indices per onnxruntime call.
+
+        Args:
+          ids: list of id lists.
+          sort: True (default): longest first, and a batch holds rows of *one* piece count
+            only (at most ``batch_size``), so nothing is padded. False: input order,
+            ``batch_size`` rows per batch, padded to the batch's longest row.
+
+        Returns:
+          list of lists of row indices covering ``range(len(ids))`` once each.
+        """
+        n = len(ids)
+        if not sort:
+            return [list(range(s, min(s + self.batch_size, n))) for s in range(0, n, self.batch_size)]
+        order = sorted(range(n), key=lambda i: (-len(ids[i]), i))
+        out, cur = [], []
+        for i in order:
+            if cur and (len(cur) == self.batch_size or len(ids[cur[0]]) != len(ids[i])):
+                out.append(cur)
+                cur = []
+            cur.append(i)
+        if cur:
+            out.append(cur)
+        return out
+
     def encode_ids(self, ids, sort: bool = True):
         """Embed pre-tokenised rows (each ``[CLS] ... [SEP]``, len <= window).
 
         Args:
           ids: list of int lists, e.g. ``tokenize(texts).ids``.
-          sort: batch rows of similar length together (longest first); results are
-            identical either way, sorting only saves padding work.
+          sort: see :meth:`batches`. Equal-length batches are what the page does too:
+            onnxruntime-web's WASM kernels change a row's last bits when it is padded, so
+            only unpadded batches are batch-independent on both engines. Under native
+            onnxruntime the vectors are bit-identical either way (tested).
 
         Returns:
           float32 ndarray ``[len(ids), 384]``, unit L2 norm, rows in input order.
         """
         np = self.np
-        n = len(ids)
-        out = np.empty((n, DIM), dtype=np.float32)
-        order = sorted(range(n), key=lambda i: -len(ids[i])) if sort else list(range(n))
-        for start in range(0, n, self.batch_size):
-            rows = order[start:start + self.batch_size]
+        out = np.empty((len(ids), DIM), dtype=np.float32)
+        for rows in self.batches(ids, sort):
             width = max(len(ids[i]) for i in rows)
             input_ids = np.full((len(rows), width), self.pad_id, dtype=np.int64)
             mask = np.zeros((len(rows), width), dtype=np.int64)
