@@ -5,6 +5,8 @@ Row sets (real text from ../shared/data, chosen by word-piece count, no randomne
   long:  GSM8K test questions with 65..95 pieces, ~80 on average;
   mixed: the two interleaved (where length sorting matters most).
 For each set: batch size 1 / 8 / 32, length-sorted or not, 1 and 2 onnxruntime threads.
+"sorted" is NativeEncoder's default (longest first, one piece count per batch, no padding);
+"unsorted" is input order, padded to each batch's longest row.
 Each cell is the median of --runs timed runs (after one warm-up) of encode() end to end
 (tokenisation included). Prints rows/s and the ratios sorted/unsorted, 2/1 threads, b32/b1.
 

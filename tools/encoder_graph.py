@@ -13,6 +13,25 @@ onnxruntime-web (WASM, in the browser worker):
 Both builders are deterministic: the same inputs give the same bytes on every run (no
 timestamps, no random names; ``onnx`` serialises a given proto identically).
 
+Batch independence (a row's vector must not depend on the rows that share its batch), as
+measured with onnxruntime 1.31.1 (CPU) and onnxruntime-web 1.30.0 (WASM, under Node 20):
+
+* ``model.onnx`` is truly weight-only: 38 int8 initialisers, each ``Cast`` -> ``Mul(scale)``
+  (constant-folded at session start); no ``DynamicQuantizeLinear``/``MatMulInteger``. Its
+  ``last_hidden_state`` for a row is bit-identical alone, in same-length batches of any size,
+  and (native only) when padded, on 1 or 2 threads and at every graph optimisation level.
+* The pooling is where it broke: ``ReduceSum`` over the sequence axis sums in another order
+  for batch 1 (onnxruntime drops the size-1 axis and takes its "reduce rows" path) than for
+  batch > 1, and a ``MatMul`` of mask x hidden changes with padding (GEMM K-tail handling).
+  Both differ in the last bit (~6e-8). ``CumSum`` adds strictly in order, so the sums are
+  taken with ``CumSum`` and read at the last position (padding adds exact zeros at the end).
+* onnxruntime-web's WASM kernels also change the *transformer's* hidden states in the last
+  bits when a row is padded (~1e-7), whatever the graph options. So callers batch only rows
+  of the same word-piece count (``NativeEncoder.batches``, ``equalLengthBatches`` in
+  worker/encoder.js): then every row is bit-identical to itself alone on both engines.
+  Native and WASM results are not bit-equal to each other (cosine >= 0.999999 on the golden
+  rows): the kernels round differently.
+
 Used by ``build.py`` (``build_encoder_graph(src, dist/assets/model/encoder.onnx)``,
 ``build_tile_graph(dist/assets/model/tile.onnx)``) and by the encoder tests. Run as a
 script for a one-off build::
