@@ -186,7 +186,9 @@ export async function createEncoder(opts = {}) {
    * Embed texts.
    * @param {string[]} texts
    * @param {{onBatch?: (done: number, total: number) => void}} [options]  onBatch is called
-   *   after each session.run with rows done so far.
+   *   after each session.run with rows done so far. Rows are always run in equal-length
+   *   batches (equalLengthBatches); a `sort` option is accepted and ignored, so a caller that
+   *   slices its own batches still gets unpadded, batch-independent vectors.
    * @returns {Promise<{embeddings: Float32Array, truncated: number}>} row-major n x 384,
    *   unit L2 norm, input order; truncated = rows cut to window - 2 pieces.
    */
