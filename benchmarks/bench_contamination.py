@@ -88,11 +88,51 @@ async ([op, args]) => {
   w.postMessage({type: 'run', id: 1, op, args, files});
   const m = await done;
   const secs = (performance.now() - t) / 1000;
-  const mem = performance.memory ? performance.memory.usedJSHeapSize : null;
   w.terminate();
-  return {m, secs, mem, pf: window.__pf || null};
+  return {m, secs, pf: window.__pf || null};
 }
 """
+
+
+class RssSampler:
+    """Peak resident memory (MB) of the browser's processes (all of them: the tab's renderer
+    and its workers), sampled every 50 ms from /proc while a run goes on."""
+
+    def __init__(self, marker: str):
+        self.marker = marker.encode()
+        self.peak = 0.0
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+
+    def _total(self) -> float:
+        total = 0
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if self.marker not in f.read():
+                        continue
+                with open(f"/proc/{pid}/status") as f:
+                    for line in f:
+                        if line.startswith("VmRSS:"):
+                            total += int(line.split()[1])
+            except OSError:
+                continue
+        return total / 1024
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._total())
+            time.sleep(0.05)
+
+    def __enter__(self):
+        self._t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._t.join()
 
 
 def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float], dict]:
@@ -125,14 +165,15 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
                 "train": {"format": "jsonl", "fields": ["text"]}, "n": None,
                 "boilerplate": True, "threshold": None}
         for _ in range(repeat):
-            r = page.evaluate(PAGE_JS, ["contamination", args])
+            with RssSampler(prof) as rss:
+                r = page.evaluate(PAGE_JS, ["contamination", args])
             assert r["m"]["type"] == "result", r["m"]
             d = r["m"]["data"]
             page_speed.append(size / 1e6 / d["timing"]["seconds"])
             extra = {"contaminated": d["summary"]["rows_contaminated"], "prefilter": r["pf"],
-                     "heap_bytes": r["mem"]}
+                     "browser_peak_rss_mb": round(rss.peak)}
             print(f"  page {page_speed[-1]:6.1f} MB/s  ({extra['contaminated']} contaminated; "
-                  f"prefilter {r['pf']})", flush=True)
+                  f"prefilter {r['pf']}; browser peak RSS {rss.peak:.0f} MB)", flush=True)
         ctx.close()
     server.shutdown()
     return raw, page_speed, extra
