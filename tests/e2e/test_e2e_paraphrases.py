@@ -394,3 +394,23 @@ def test_slider_regroup_at_2000_rows(para_page, tmp_path):
     print(f"\n[paraphrases] 2,000 rows: run {run_s:.1f} s "
           f"({p.text_content('#para-settings dd[data-setting=encoder]')}); "
           f"slider (page round trip ms, worker para.group ms): {times}")
+
+
+def test_refuses_up_front_when_the_estimate_is_too_long(para_page):
+    """The worker measures the first batch and refuses a run estimated over its limit (30
+    minutes in the page; a tiny limit here), naming the CLI."""
+    err = para_page.evaluate("""async () => {
+        const rows = Array.from({ length: 40 }, (_, i) => JSON.stringify({ text: `question number ${i} about apples` })).join('\\n');
+        const file = new File([rows + '\\n'], 'many.jsonl');
+        const args = { eval: { name: 'many.jsonl', format: 'jsonl', field: 'text' }, threshold: 0.9, max_seconds: 0.001 };
+        try {
+            await window.evalsieve.client.request('paraphrases', args, { eval: file }).promise;
+            return null;
+        } catch (e) { return e; }
+    }""")
+    assert err is not None and err["code"] == "bad_input", err
+    assert "minutes" in err["message"]
+    assert "evalsieve paraphrases" in err["expected"]
+    # The shown result (the example) is untouched and still live.
+    set_threshold(para_page, 0.80)
+    assert number(figures(para_page)["groups_chained"]) == 0

@@ -1,0 +1,179 @@
+"""Encoder throughput in the page (onnxruntime-web in the worker) against native onnxruntime.
+
+Row sets are bench_encoder_native.py's (real text from ../shared/data, chosen by word-piece
+count): short (STS-B sentences, ~15 pieces) and long (GSM8K questions, ~80 pieces), and mixed
+(the two interleaved, where length sorting matters most). For each: batch size 1 / 8 / 32,
+length-sorted or not, onnxruntime-web with 1 thread and with navigator.hardwareConcurrency
+threads (the serve command sends COOP/COEP, so the page is cross-origin isolated; numThreads
+is read at onnxruntime-web's first init only, so each thread setting gets a fresh page and so
+a fresh worker). Page cells time the worker op `embed` (tokenisation + batches, the same loop
+the paraphrase job runs), measured inside the worker. Native cells time
+NativeEncoder.encode on the same rows in the same run. Each cell is the median of --runs runs
+after one warm-up. Prints rows/s, then page/native and sorted/unsorted ratios.
+
+Needs a built dist/ (python3 build.py build), Debian's chromium, playwright, onnxruntime,
+tokenizers, numpy and ../shared/data; it says what is missing and exits 0 otherwise. The load
+average is printed: on a shared 2-core machine other work skews the figures.
+
+    python benchmarks/bench_paraphrases_page.py [--rows 32] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "py"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT))
+
+CHROMIUM = Path(os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium"))
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update"]
+BATCHES = (1, 8, 32)
+
+
+def serve(dist: Path):
+    import build  # the repository's build.py: the same COOP/COEP/CSP headers as `serve`
+
+    build.DistHandler.log_message = lambda *a, **k: None
+    server = build.make_server(dist, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    return server, f"http://{host}:{port}/index.html"
+
+
+def page_cells(browser, url, sets, threads, runs):
+    """rows/s per (set, batch, sort) in one fresh page whose encoder runs `threads` threads."""
+    page = browser.new_page()
+    try:
+        page.goto(url)
+        page.wait_for_function("() => window.evalsieve && window.evalsieve.client.ready", timeout=180_000)
+        # Let the contamination example (runs at load) finish so it does not share the CPU.
+        page.wait_for_function("() => Number(document.querySelector('#status').dataset.runs || 0) >= 1",
+                               timeout=180_000)
+        embed = ("([texts, batch, sort, threads]) => window.evalsieve.client.request('embed', "
+                 "{texts, batch_size: batch, sort, threads}).promise")
+        info = page.evaluate(embed, [["warm up"], 1, True, threads])
+        got = {}
+        for batch in BATCHES:
+            for name, texts in sets.items():
+                for sort in (True, False):
+                    page.evaluate(embed, [texts[:8], batch, sort, threads])  # warm-up
+                    secs = [page.evaluate(embed, [texts, batch, sort, threads])["seconds"] for _ in range(runs)]
+                    got[(name, batch, sort)] = (len(texts) / statistics.median(secs), secs)
+                    rate, _ = got[(name, batch, sort)]
+                    print(f"page   {name:6} thr {info['threads']} batch {batch:>2} sorted {str(sort):5} "
+                          f"{rate:7.1f} rows/s   runs " + " ".join(f"{s:.2f}" for s in secs), flush=True)
+        return info, got
+    finally:
+        page.close()
+
+
+def native_cells(paths, sets, threads, runs):
+    from evalsieve.native_encoder import NativeEncoder
+
+    got = {}
+    for batch in BATCHES:
+        enc = NativeEncoder(*paths, batch_size=batch, threads=threads)
+        for name, texts in sets.items():
+            for sort in (True, False):
+                enc.encode(texts[:8], sort=sort)
+                secs = []
+                for _ in range(runs):
+                    t0 = time.perf_counter()
+                    enc.encode(texts, sort=sort)
+                    secs.append(time.perf_counter() - t0)
+                got[(name, batch, sort)] = len(texts) / statistics.median(secs)
+                print(f"native {name:6} thr {threads} batch {batch:>2} sorted {str(sort):5} "
+                      f"{got[(name, batch, sort)]:7.1f} rows/s   runs " + " ".join(f"{s:.2f}" for s in secs),
+                      flush=True)
+    return got
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=32, help="rows per set (default 32)")
+    ap.add_argument("--runs", type=int, default=3, help="timed runs per cell (median)")
+    args, _ = ap.parse_known_args(argv)
+
+    dist = Path(os.environ.get("EVALSIEVE_DIST", ROOT / "dist"))
+    model = dist / "assets" / "model"
+    if not (dist / "index.html").is_file() or not (model / "encoder.onnx").is_file():
+        print("bench_paraphrases_page: skipped, no built dist/ with the model (python3 build.py build)")
+        return 0
+    if not CHROMIUM.exists():
+        print(f"bench_paraphrases_page: skipped, {CHROMIUM} is missing")
+        return 0
+    try:
+        from playwright.sync_api import sync_playwright
+        from bench_encoder_native import pick_rows
+        from evalsieve.native_encoder import NativeEncoder
+        import onnxruntime
+    except ImportError as exc:
+        print(f"bench_paraphrases_page: skipped, {exc}")
+        return 0
+    data = Path(os.environ.get("EVALSIEVE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+    if not (data / "gsm8k" / "test.jsonl").is_file():
+        print(f"bench_paraphrases_page: skipped, no shared data at {data}")
+        return 0
+
+    paths = (model / "encoder.onnx", model / "tokenizer.json")
+    sets = pick_rows(NativeEncoder(*paths), data, args.rows)
+    for name, texts in sets.items():
+        lens = [len(i) for i in NativeEncoder(*paths).tokenize(texts).ids]
+        print(f"  set {name}: {len(texts)} rows, pieces mean {statistics.mean(lens):.1f} "
+              f"min {min(lens)} max {max(lens)}")
+    cores = os.cpu_count() or 1
+    print(f"bench_paraphrases_page: onnxruntime {onnxruntime.__version__} (native), "
+          f"{cores} cores, load average before {os.getloadavg()[0]:.2f}")
+
+    server, url = serve(dist)
+    page, native = {}, {}
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+            try:
+                for threads in (1, cores):
+                    info, got = page_cells(browser, url, sets, threads, args.runs)
+                    if not info["isolated"]:
+                        print("  (the page is not cross-origin isolated: onnxruntime-web ran 1 thread)")
+                    page[info["threads"]] = {k: v[0] for k, v in got.items()}
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+    for threads in sorted(page):
+        native[threads] = native_cells(paths, sets, threads, args.runs)
+
+    print(f"\nmedians, rows/s (load average now {os.getloadavg()[0]:.2f}):")
+    print(f"{'set':6} {'thr':>3} {'batch':>5} {'sorted':>6} {'page':>8} {'native':>8} {'page/native':>11}")
+    for threads in sorted(page):
+        for name in sets:
+            for batch in BATCHES:
+                for sort in (True, False):
+                    p, n = page[threads][(name, batch, sort)], native[threads][(name, batch, sort)]
+                    print(f"{name:6} {threads:>3} {batch:>5} {str(sort):>6} {p:8.1f} {n:8.1f} {p / n:11.2f}")
+    print("ratios:")
+    for threads in sorted(page):
+        for name in sets:
+            for batch in (8, 32):
+                r = page[threads][(name, batch, True)] / page[threads][(name, batch, False)]
+                print(f"  page {name:6} thr {threads} batch {batch:>2}: sorted/unsorted {r:.2f}")
+    if len(page) > 1:
+        hi = max(page)
+        for name in sets:
+            for batch in BATCHES:
+                r = page[hi][(name, batch, True)] / page[1][(name, batch, True)]
+                print(f"  page {name:6} batch {batch:>2} sorted: {hi} threads / 1 thread {r:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
