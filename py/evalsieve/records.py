@@ -58,6 +58,42 @@ def format_hint(name: str) -> str | None:
     return None
 
 
+#: Magic bytes of files that are not text (checked on the first bytes after gunzip, before
+#: decoding): (prefix, what it is, what to do). worker/files.js holds the same table.
+BINARY_MAGIC = (
+    (b"PK\x03\x04", "a ZIP archive (or .xlsx/.docx)", "unzip it, or export the sheet as CSV"),
+    (b"PK\x05\x06", "a ZIP archive (empty)", "unzip it, or export the sheet as CSV"),
+    (b"PAR1", "a Parquet file", "convert it to JSON Lines, e.g. pandas.read_parquet(F)"
+     ".to_json(OUT, orient='records', lines=True)"),
+    (b"\xff\xfe", "UTF-16 text (little-endian byte-order mark)",
+     "re-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE"),
+    (b"\xfe\xff", "UTF-16 text (big-endian byte-order mark)",
+     "re-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE"),
+    (b"BZh", "a bzip2 file", "decompress it (bunzip2) or recompress it with gzip"),
+    (b"\xfd7zXZ\x00", "an xz file", "decompress it (unxz) or recompress it with gzip"),
+    (b"\x28\xb5\x2f\xfd", "a Zstandard file", "decompress it (unzstd) or recompress it with gzip"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "extract it first"),
+    (b"ARROW1", "an Arrow/Feather file", "convert it to JSON Lines"),
+    (b"SQLite format 3\x00", "an SQLite database", "export a table as CSV or JSON Lines"),
+    (b"%PDF-", "a PDF document", "extract its text first"),
+)
+
+
+def refuse_binary(name: str, head: bytes) -> None:
+    """Refuse a file whose first bytes say it is not text (ZIP, Parquet, UTF-16, ...).
+
+    Args:
+        name: the file's name, for the message.
+        head: its first bytes (after gunzip); 16 are enough.
+    Raises:
+        EvalsieveError(bad_input): "unsupported format: this looks like a ZIP archive; ...".
+    """
+    for magic, what, todo in BINARY_MAGIC:
+        if head.startswith(magic) and (magic != b"BZh" or head[4:10] == b"1AY&SY"):
+            raise bad_input(f"unsupported format: this looks like {what}", file=name,
+                            expected=f"JSONL, CSV, TSV or plain text in UTF-8 ({todo})")
+
+
 def sniff_format(name: str, head: str) -> str:
     """Guess a file's format from its first lines, with its name as a hint.
 
@@ -67,13 +103,27 @@ def sniff_format(name: str, head: str) -> str:
     Returns:
         One of ``FORMATS``.
     Raises:
-        EvalsieveError(bad_input): the content is a JSON array (not JSON Lines) or empty.
+        EvalsieveError(bad_input): the content is a JSON array (not JSON Lines), empty, holds
+        NUL bytes (binary, or UTF-16 without a byte-order mark), ends its lines with a lone
+        CR (classic Mac), or is a ``;``-separated file named .csv.
 
     Rule: a first non-blank line starting with ``{`` is JSONL, whatever the name; one
     starting with ``[`` is a JSON array and refused; otherwise the extension decides
     (.csv, .tsv, .txt, .jsonl); with no useful extension, a tab in the first line means TSV,
-    a comma means CSV, else plain text (one record per line).
+    a comma means CSV, else plain text (one record per line). Lines end with LF or CRLF;
+    a lone CR inside a line is a character of that line.
     """
+    nul = head.find("\x00")
+    if nul >= 0:
+        raise bad_input("the file holds NUL bytes: it looks like binary data, or UTF-16 text "
+                        "without a byte-order mark", file=name, line=head.count("\n", 0, nul) + 1,
+                        expected="JSONL, CSV, TSV or plain text in UTF-8 (re-encode UTF-16 with "
+                                 "iconv -f UTF-16LE -t UTF-8 FILE)")
+    lone_cr = head.count("\r") - head.count("\r\n")
+    if lone_cr and lone_cr > head.count("\n"):
+        raise bad_input("the lines end with a lone carriage return (CR, classic Mac style)",
+                        file=name, expected="lines ending with LF or CRLF (convert with: "
+                                            "tr '\\r' '\\n' < FILE > NEW)")
     first = ""
     for ln in head.split("\n"):
         if ln.strip():
@@ -88,6 +138,10 @@ def sniff_format(name: str, head: str) -> str:
         raise bad_input("this is a JSON array, not JSON Lines", file=name, line=1,
                         expected="one JSON object per line (convert with: jq -c '.[]' FILE)")
     hint = format_hint(name)
+    if hint == "csv" and ";" in first and "," not in first and "\t" not in first:
+        raise bad_input("this CSV separates its fields with ';'", file=name, line=1,
+                        expected="comma-separated fields (re-export with ',' as the separator, "
+                                 "or save as TSV)", detail=_clip(first))
     if hint is not None:
         return hint
     if "\t" in first:
@@ -110,6 +164,10 @@ def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
     """
     try:
         value = json.loads(raw)
+    except RecursionError:
+        raise bad_input("JSON nested too deeply to read", file=name, line=line,
+                        expected="one JSON object per line, nested at most a few hundred levels",
+                        detail=_clip(raw.rstrip("\r\n")))
     except ValueError as e:
         msg = getattr(e, "msg", str(e))
         col = getattr(e, "colno", None)
@@ -120,7 +178,21 @@ def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
         raise bad_input(f"a JSON {type(value).__name__} where an object was expected",
                         file=name, line=line, expected="one JSON object per line",
                         detail=_clip(raw.rstrip("\r\n")))
+    if "\\ud" in raw or "\\uD" in raw:
+        value = _no_lone_surrogates(value)
     return value
+
+
+def _no_lone_surrogates(v):
+    # A JSON escape such as \ud800 decodes to a lone surrogate, which no UTF-8 export (nor
+    # the tokenizer) can hold: it becomes U+FFFD, as it does when the page writes a Blob.
+    if isinstance(v, str):
+        return v.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(v, dict):
+        return {_no_lone_surrogates(k): _no_lone_surrogates(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_no_lone_surrogates(x) for x in v]
+    return v
 
 
 def parse_record_line(fmt: str, raw: str, name: str, line: int) -> dict:
@@ -278,7 +350,8 @@ class RecordReader:
                 self._pending_quotes = 0
             self._pending.append(raw)
             self._pending_quotes += raw.count('"')
-            if self._pending_quotes % 2:
+            if self._pending_quotes % 2 and not (len(self._pending) == 1
+                                                 and self._stray_quote(raw, ln)):
                 continue
             rec_raw = "".join(self._pending)
             start = self._pending_line
@@ -298,3 +371,16 @@ class RecordReader:
         self._line = ln
         self._count = n
         return out
+
+    def _stray_quote(self, raw: str, ln: int) -> bool:
+        """True when a one-line record with an odd count of quotes is complete: its quotes
+        are characters of unquoted fields (``5" screen``), not an open quoted field."""
+        try:
+            next(csv.reader([raw.rstrip("\r\n")], strict=True))
+        except csv.Error as e:
+            if "unexpected end of data" in str(e):
+                return False  # a quoted field goes on to the next line
+            raise bad_input(f"malformed CSV record: {e}", file=self.name, line=ln,
+                            expected="comma-separated fields, quoted with \" when they "
+                                     "hold commas, quotes or newlines", detail=_clip(raw))
+        return True

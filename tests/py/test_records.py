@@ -3,7 +3,7 @@ import random
 import pytest
 
 from evalsieve.errors import EvalsieveError
-from evalsieve.records import RecordReader, sniff_format
+from evalsieve.records import RecordReader, refuse_binary, sniff_format
 
 
 def read_all(fmt, text, name="f", pieces=None):
@@ -110,3 +110,52 @@ def test_sniff_refuses_json_array_and_empty():
         sniff_format("a.json", '[{"a": 1}]')
     with pytest.raises(EvalsieveError, match="empty"):
         sniff_format("a.jsonl", "\n  \n")
+
+
+@pytest.mark.parametrize("head,what", [
+    (b"PK\x03\x04\x14\x00", "ZIP archive"),
+    (b"PAR1\x15\x04", "Parquet"),
+    (b"\xff\xfeh\x00i\x00", "UTF-16"),
+    (b"\xfe\xff\x00h\x00i", "UTF-16"),
+    (b"BZh91AY&SY\x00", "bzip2"),
+])
+def test_refuse_binary_by_magic_bytes(head, what):
+    with pytest.raises(EvalsieveError, match=f"unsupported format: this looks like .*{what}"):
+        refuse_binary("f.jsonl", head)
+
+
+def test_refuse_binary_leaves_text_alone():
+    for head in (b'{"a": 1}\n', b"BZh is a word\n", b"\xef\xbb\xbfid,q\n", b"PK is a name\n"):
+        refuse_binary("f.txt", head)
+
+
+def test_sniff_refuses_nul_lone_cr_and_semicolon_csv():
+    with pytest.raises(EvalsieveError, match="NUL") as e:
+        sniff_format("a.txt", "one\ntw\x00o\n")
+    assert e.value.line == 2
+    with pytest.raises(EvalsieveError, match="lone carriage return"):
+        sniff_format("a.txt", "one\rtwo\rthree\n")
+    assert sniff_format("a.csv", 'id,q\n1,"\rstarts with CR"\n') == "csv"  # a CR inside a cell
+    with pytest.raises(EvalsieveError, match="';'"):
+        sniff_format("a.csv", "id;q\n1;x\n")
+
+
+def test_jsonl_nested_too_deeply_names_the_line():
+    deep = '{"a": ' * 5000 + "1" + "}" * 5000
+    with pytest.raises(EvalsieveError, match="nested too deeply") as e:
+        read_all("jsonl", '{"a": 1}\n' + deep + "\n")
+    assert e.value.line == 2
+
+
+def test_jsonl_lone_surrogate_escape_becomes_replacement_char():
+    raw = '{"q": "a \\ud800 b \\ud83d\\ude00"}\n'
+    _, (rec,) = read_all("jsonl", raw)
+    assert rec.value == {"q": "a \ufffd b \U0001F600"}
+    assert rec.raw == raw
+
+
+def test_csv_stray_quote_in_unquoted_field_is_a_character():
+    text = 'id,q\n1,a 5" screen\n2,"multi\nline"\n3,the 7" single\n'
+    _, recs = read_all("csv", text)
+    assert [r.value["q"] for r in recs] == ['a 5" screen', "multi\nline", 'the 7" single']
+    assert "".join(r.raw for r in recs) == text[len("id,q\n"):]
