@@ -31,11 +31,13 @@ import zlib
 from . import __version__
 from .contamination import ContaminationConfig, ContaminationJob
 from .errors import EvalsieveError, bad_input
+from .records import refuse_binary
 from .sample import check_fields, inspect_head
 from .stamps import InputFile
 
 CHUNK_BYTES = 4 << 20
 HEAD_BYTES = 1 << 20
+HEAD_MAX_BYTES = 64 << 20   # the head goes on to the first line end, up to this much
 
 
 class _Gunzip:
@@ -69,13 +71,15 @@ class FileSource:
     """Streams one input file as UTF-8 text, whatever its size.
 
     gzip is detected by its magic bytes (1f 8b), not the name, and inflated member by member
-    (concatenated gzip works); the UTF-8 BOM is removed; invalid UTF-8 is an error naming
-    the byte offset. After a full read, ``sha256`` and ``bytes`` describe the file as given.
+    (concatenated gzip works); ZIP, Parquet, UTF-16 and other binary formats are refused by
+    their magic bytes (``records.refuse_binary``); the UTF-8 BOM is removed; invalid UTF-8 is
+    an error naming the byte offset and the line. After a full read, ``sha256`` and ``bytes``
+    describe the file as given.
 
     Args:
         path: the file's path.
     Raises:
-        EvalsieveError(bad_input): missing file, truncated gzip, invalid UTF-8.
+        EvalsieveError(bad_input): missing file, truncated gzip, binary format, invalid UTF-8.
     """
 
     def __init__(self, path: str):
@@ -96,6 +100,7 @@ class FileSource:
         inflater = _Gunzip(self.name) if self.gzip else None
         first = True
         offset = 0   # decoded-stream byte offset, for error messages
+        self._lines = 0  # line ends decoded so far, for error messages
         total = 0
         with open(self.path, "rb") as f:
             while True:
@@ -105,13 +110,18 @@ class FileSource:
                 total += len(raw)
                 h.update(raw)
                 data = inflater.feed(raw) if inflater else raw
+                if offset == 0 and data:
+                    refuse_binary(self.name, data[:16])
                 text = self._decode(dec, data, offset)
                 offset += len(data)
+                self._lines += data.count(b"\n")
                 if first and text:
                     if text.startswith("\ufeff"):
                         text = text[1:]
                     first = False
-                if limit is not None and total >= limit:
+                # the head ends at a line end: past `limit`, read on to the first one
+                if limit is not None and total >= limit and ("\n" in text
+                                                             or total >= HEAD_MAX_BYTES):
                     cut = text.rfind("\n")
                     yield text[:cut + 1] if cut >= 0 else text
                     return
@@ -120,6 +130,8 @@ class FileSource:
             if inflater is not None and limit is None:
                 tail = inflater.close()
                 if tail:
+                    if offset == 0:
+                        refuse_binary(self.name, tail[:16])
                     yield self._decode(dec, tail, offset)
             try:
                 rest = dec.decode(b"", final=True)
@@ -136,7 +148,9 @@ class FileSource:
         try:
             return dec.decode(data)
         except UnicodeDecodeError as e:
+            line = self._lines + data.count(b"\n", 0, e.start) + 1
             raise bad_input(f"invalid UTF-8 at byte {offset + e.start}", file=self.name,
+                            line=line,
                             expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)")
 
     def head(self) -> str:
