@@ -236,12 +236,36 @@ class TrainingScan:
 
 def _excerpt(joined: str, padded_gram: str) -> str:
     at = joined.find(padded_gram)
-    before = joined[:at].split()[-EXCERPT_WORDS:]
-    after = joined[at + len(padded_gram):].split()[:EXCERPT_WORDS]
+    before, more_before = _words_near(joined, at, -1)
+    after, more_after = _words_near(joined, at + len(padded_gram), 1)
     gram = padded_gram.strip()
-    return ("… " if len(joined[:at].split()) > EXCERPT_WORDS else "") + \
+    return ("… " if more_before else "") + \
         " ".join(before + ["[" + gram + "]"] + after) + \
-        (" …" if len(joined[at + len(padded_gram):].split()) > EXCERPT_WORDS else "")
+        (" …" if more_after else "")
+
+
+def _words_near(text: str, at: int, direction: int) -> tuple[list[str], bool]:
+    """The EXCERPT_WORDS words of ``text`` before (direction -1) or after (+1) offset ``at``,
+    and whether more words lie beyond them. Reads a window that grows until it holds them, so
+    a match inside a huge training record costs the excerpt's length, not the record's."""
+    k = EXCERPT_WORDS
+    width = 1024
+    while True:
+        if direction < 0:
+            lo = max(0, at - width)
+            parts = text[lo:at].rsplit(None, k)
+            whole = lo == 0
+            if len(parts) > k:   # parts[0] holds at least one more word
+                return parts[1:], True
+        else:
+            hi = at + width
+            parts = text[at:hi].split(None, k)
+            whole = hi >= len(text)
+            if len(parts) > k:
+                return parts[:k], True
+        if whole:
+            return parts, False
+        width *= 4
 
 
 @dataclass
