@@ -266,7 +266,8 @@ def pairs_above(emb, threshold: float, tile: int = 1024, matmul=None) -> list:
         a = emb[i0:i0 + tile]
         for j0 in range(i0, n, tile):
             c = mm(a, emb[j0:j0 + tile])
-            hit = c >= np.float32(threshold)
+            # Compare in float64, as JavaScript compares a Float32Array element with a number.
+            hit = np.asarray(c, dtype=np.float64) >= float(threshold)
             if j0 == i0:
                 hit &= np.triu(np.ones(hit.shape, dtype=bool), k=1)
             ii, jj = np.nonzero(hit)

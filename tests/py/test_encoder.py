@@ -265,7 +265,7 @@ def test_pairs_above_and_nearest_match_brute_force(encoder, golden_embeddings):
     full = emb @ emb.T
     iu, ju = np.triu_indices(len(emb), k=1)
     for threshold in (0.3, 0.6):
-        want = [(int(i), int(j)) for i, j in zip(iu, ju) if full[i, j] >= np.float32(threshold)]
+        want = [(int(i), int(j)) for i, j in zip(iu, ju) if float(full[i, j]) >= threshold]
         for tile, mm in ((1024, None), (7, None), (10, encoder.tile)):
             got = pairs_above(emb, threshold, tile=tile, matmul=mm)
             assert [(i, j) for i, j, _ in got] == want, (threshold, tile)
