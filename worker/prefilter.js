@@ -41,6 +41,15 @@ function powMix(e) {
   return r;
 }
 
+/** More than `limit` '{' and '[' in `s`? */
+function bracketsOver(s, limit) {
+  let n = 0;
+  for (const b of ['{', '[']) {
+    for (let i = s.indexOf(b); i !== -1; i = s.indexOf(b, i + 1)) if (++n > limit) return true;
+  }
+  return false;
+}
+
 /** FNV-1a of one already-normalised word's UTF-16 code units (32-bit). */
 function wordHash(word) {
   let h = FNV_OFFSET;
@@ -171,6 +180,9 @@ export function createPrefilter(spec) {
     if (spec.format === 'text') {
       segs = [line.replace(/[\r\n]+$/, '')]; // as Python's raw.rstrip("\r\n")
     } else {
+      // Python refuses JSON nested deeper than records.MAX_JSON_DEPTH (400): let it see any
+      // line with that many brackets (a cheap count: indexOf, stopping at 401)
+      if (line.length > 400 && bracketsOver(line, 400)) return true;
       let v;
       try { v = JSON.parse(line); } catch { return true; }
       if (v === null || typeof v !== 'object' || Array.isArray(v)) return true;

@@ -82,10 +82,11 @@ def test_adversarial_records(tmp_path):
         json.dumps({"text": "\x00".join(q.split())}),         # NUL does not
         json.dumps({"text": q}) + "\r",
         json.dumps({"text": "no match here at all"}),
+        json.dumps({"text": "deep", "x": [[[[[[[[[[0]]]]]]]]]]}),
     ]
     tr = "\n".join(lines)                                     # last line: no newline
     s, cand = both_ways(tmp_path, ev, tr, chunk=50)
-    assert s["training_records"] == 11
+    assert s["training_records"] == 12
     assert s["rows_contaminated"] == 2          # both eval rows hold q's n-grams
 
 
@@ -113,3 +114,30 @@ def test_gsm8k_train_filter_passes_few_records(tmp_path, shared):
                     if not "".join(json.loads(l)[k] for k in ("question", "answer")).isascii())
     assert non_ascii == 651 and unreadable < 100
     assert cand <= unreadable + 20, (cand, unreadable)
+
+
+def test_too_deep_json_is_refused_the_same_way(tmp_path):
+    """Python refuses JSON nested deeper than MAX_JSON_DEPTH; the filter must hand such a
+    line to Python rather than skip it (else the page would accept what the CLI refuses)."""
+    from evalsieve.errors import EvalsieveError
+    from evalsieve.records import MAX_JSON_DEPTH
+    q = "alpha beta gamma delta epsilon zeta eta theta iota kappa"
+    ev = json.dumps({"question": q}) + "\n"
+    deep = '{"text": "x", "y": ' + "[" * (MAX_JSON_DEPTH + 5) + "]" * (MAX_JSON_DEPTH + 5) + "}"
+    tr = json.dumps({"text": "fine"}) + "\n" + deep + "\n"
+    with pytest.raises(EvalsieveError) as plain:
+        both_ways(tmp_path, ev, tr)
+    assert plain.value.line == 2 and "nested too deeply" in plain.value.message
+    filt = job_for(ev, "jsonl", ("question",), ("text",))
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(filt.prefilter_spec()))
+    train = tmp_path / "train.txt"
+    train.write_text(tr, encoding="utf-8")
+    calls = json.loads(subprocess.run([NODE, os.path.join(HERE, "prefilter_runner.mjs"), str(spec),
+                                       str(train), "4096"], capture_output=True, text=True,
+                                      check=True).stdout)
+    assert calls[0]["lines"] == [2]
+    with pytest.raises(EvalsieveError) as filtered:
+        for c in calls:
+            filt.feed_train_candidates(c["records"], c["lines"], c["text"], c["records_total"], c["chars"])
+    assert filtered.value.line == 2 and filtered.value.message == plain.value.message
