@@ -7,6 +7,34 @@ import { ERR, ProtocolError } from './protocol.js';
 const GZIP_MAGIC = [0x1f, 0x8b];
 let sha256Factory = null;
 
+// Files that are not text, by their first bytes after gunzip (the same table as
+// py/evalsieve/records.py BINARY_MAGIC): [magic, what it is, what to do].
+const enc = (s) => Array.from(s, (c) => c.charCodeAt(0));
+const BINARY_MAGIC = [
+  [enc('PK\x03\x04'), 'a ZIP archive (or .xlsx/.docx)', 'unzip it, or export the sheet as CSV'],
+  [enc('PK\x05\x06'), 'a ZIP archive (empty)', 'unzip it, or export the sheet as CSV'],
+  [enc('PAR1'), 'a Parquet file', "convert it to JSON Lines, e.g. pandas.read_parquet(F).to_json(OUT, orient='records', lines=True)"],
+  [[0xff, 0xfe], 'UTF-16 text (little-endian byte-order mark)', 're-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE'],
+  [[0xfe, 0xff], 'UTF-16 text (big-endian byte-order mark)', 're-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE'],
+  [enc('BZh'), 'a bzip2 file', 'decompress it (bunzip2) or recompress it with gzip'],
+  [[0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], 'an xz file', 'decompress it (unxz) or recompress it with gzip'],
+  [[0x28, 0xb5, 0x2f, 0xfd], 'a Zstandard file', 'decompress it (unzstd) or recompress it with gzip'],
+  [[0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], 'a 7-Zip archive', 'extract it first'],
+  [enc('ARROW1'), 'an Arrow/Feather file', 'convert it to JSON Lines'],
+  [enc('SQLite format 3\x00'), 'an SQLite database', 'export a table as CSV or JSON Lines'],
+  [enc('%PDF-'), 'a PDF document', 'extract its text first'],
+];
+const BZIP2_BLOCK = enc('1AY&SY');
+
+/** [what, todo] when the first bytes say the file is not text (ZIP, Parquet, UTF-16...), else null. */
+export function binaryKind(bytes) {
+  const starts = (magic, at = 0) => bytes.length >= at + magic.length && magic.every((b, i) => bytes[at + i] === b);
+  for (const [magic, what, todo] of BINARY_MAGIC) {
+    if (starts(magic) && (what !== 'a bzip2 file' || starts(BZIP2_BLOCK, 4))) return [what, todo];
+  }
+  return null;
+}
+
 /**
  * Tell this module how to make a streaming sha256 hasher (hash-wasm's createSHA256).
  *
@@ -144,6 +172,13 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
         step = await reader.read();
       } catch (e) {
         if (e instanceof ProtocolError) throw e;
+        if (gzip && /junk|trailing/i.test(String(e && e.message))) {
+          // The browser's DecompressionStream stops after the first gzip member.
+          throw badInput(file, 'this gzip file holds several members (concatenated gzip), which the page cannot read', {
+            expected: 'a single-member gzip file (recompress: gunzip -c FILE | gzip > NEW), or the CLI, which reads concatenated members',
+            detail: String(e && e.message),
+          });
+        }
         if (gzip) {
           throw badInput(file, 'the file starts like gzip (1f 8b) but does not decompress', {
             expected: 'a valid gzip stream',
@@ -154,6 +189,14 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
       }
       if (step.done) break;
       const bytes = step.value;
+      if (decodedBytes === 0 && bytes.byteLength) {
+        const kind = binaryKind(bytes.subarray(0, 16));
+        if (kind) {
+          throw badInput(file, `unsupported format: this looks like ${kind[0]}`, {
+            expected: `JSONL, CSV, TSV or plain text in UTF-8 (${kind[1]})`,
+          });
+        }
+      }
       const text = decode(bytes, true);
       decodedBytes += bytes.byteLength;
       pending += text;
@@ -191,14 +234,15 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
 }
 
 /**
- * The head of a file for sniffing: at most `maxChars` of decoded text, cut at the last
- * line end unless the whole file fit.
+ * The head of a file for sniffing: about `maxChars` of decoded text, cut at the last line
+ * end unless the whole file fit; when the first line is longer, the head reads on to its
+ * end (up to 64 × maxChars), so a long first record is read whole (as the CLI does).
  *
  * Returns: {text, complete (bool: the whole file was read), gzip}.
  * Raises: as readTextChunks.
  */
 export async function readHead(file, { maxChars = 1 << 20 } = {}) {
-  const it = readTextChunks(file, { chunkChars: maxChars, hash: false, hardLimit: maxChars });
+  const it = readTextChunks(file, { chunkChars: maxChars, hash: false, hardLimit: 64 * maxChars });
   let text = '';
   let complete = false;
   let gzip = false;
@@ -219,7 +263,7 @@ export async function readHead(file, { maxChars = 1 << 20 } = {}) {
   if (!complete) {
     if (text.length > maxChars) {
       const cut = text.lastIndexOf('\n', maxChars - 1);
-      text = cut === -1 ? text.slice(0, maxChars) : text.slice(0, cut + 1);
+      if (cut !== -1) text = text.slice(0, cut + 1);
     }
     gzip = await isGzip(file);
   }
