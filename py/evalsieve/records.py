@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from typing import NamedTuple
 
 from .errors import bad_input
@@ -155,6 +156,25 @@ def _clip(s: str, n: int = 80) -> str:
     return s if len(s) <= n else s[:n] + "…"
 
 
+#: Deeper JSON is refused before parsing: Pyodide's stack overflows (a JS RangeError, not a
+#: Python RecursionError) a few thousand levels down.
+MAX_JSON_DEPTH = 400
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _json_depth(raw: str) -> int:
+    """The deepest nesting of objects/arrays in a JSON text (brackets inside strings ignored)."""
+    depth = deepest = 0
+    for c in _JSON_STRING.sub("", raw):
+        if c in "{[":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif c in "}]":
+            depth -= 1
+    return deepest
+
+
 def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
     """Parse one JSON Lines record.
 
@@ -163,11 +183,13 @@ def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
         column and the offending text in the message).
     """
     try:
+        if raw.count("{") + raw.count("[") > MAX_JSON_DEPTH and _json_depth(raw) > MAX_JSON_DEPTH:
+            raise RecursionError
         value = json.loads(raw)
     except RecursionError:
         raise bad_input("JSON nested too deeply to read", file=name, line=line,
-                        expected="one JSON object per line, nested at most a few hundred levels",
-                        detail=_clip(raw.rstrip("\r\n")))
+                        expected=f"one JSON object per line, nested at most {MAX_JSON_DEPTH} "
+                                 "levels deep", detail=_clip(raw.rstrip("\r\n")))
     except ValueError as e:
         msg = getattr(e, "msg", str(e))
         col = getattr(e, "colno", None)
