@@ -384,13 +384,14 @@ def test_slider_regroup_at_2000_rows(para_page, tmp_path):
     t0 = time.perf_counter()
     assert run_para(p, path, timeout_ms=900_000) == "done", p.text_content("#para-error")
     run_s = time.perf_counter() - t0
-    assert number(figures(p)["rows_scanned"]) == 2000
+    f = figures(p)
+    assert number(f["rows_scanned"]) + number(f["rows_empty"]) == 2000  # a few rephrasings are empty
     times = {}
     for t in (0.85, 0.80, 0.95, 0.75, 0.90):
         times[t] = set_threshold(p, t)
         worker_ms = float(p.get_attribute("#para-results", "data-worker-ms"))
         times[t] = (round(times[t], 1), round(worker_ms, 1))
-        assert number(figures(p)["rows_scanned"]) == 2000
+        assert number(figures(p)["rows_scanned"]) == number(f["rows_scanned"])
     print(f"\n[paraphrases] 2,000 rows: run {run_s:.1f} s "
           f"({p.text_content('#para-settings dd[data-setting=encoder]')}); "
           f"slider (page round trip ms, worker para.group ms): {times}")
