@@ -652,12 +652,31 @@ function reply(id, msg) {
   post(msg);
 }
 
+// The long jobs run one at a time, in the order asked: a second one waits (and says so in
+// the log) until the first has ended; a cancelled waiting job ends without starting.
+const QUEUED_OPS = new Set([OP.CONTAMINATION, OP.PARAPHRASES, OP.EMBED, OP.READ]);
+let jobChain = Promise.resolve();
+let longJobs = 0; // long jobs running or waiting
+let runningJob = null; // {id, op} of the long job in progress
+
 async function handleRun(msg) {
   const { id } = msg;
   const job = jobs.get(id) || { cancelled: false };
   jobs.set(id, job);
+  let release = null;
   try {
     await ensureBooted();
+    if (QUEUED_OPS.has(msg.op)) {
+      const before = jobChain;
+      jobChain = new Promise((resolve) => { release = resolve; });
+      if (longJobs > 0) {
+        const behind = runningJob ? runningJob.op : 'earlier';
+        post(P.log(id, `queued: waits for the ${behind} run to finish`, { kind: 'queued', behind }));
+      }
+      longJobs++;
+      await before;
+      runningJob = { id, op: msg.op };
+    }
     if (job.cancelled) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
     const data = await OPS[msg.op](id, msg.args, msg.files, job);
     if (job.cancelled) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
@@ -667,6 +686,11 @@ async function handleRun(msg) {
     reply(id, P.error(id, err));
   } finally {
     jobs.delete(id);
+    if (release) {
+      longJobs--;
+      if (runningJob && runningJob.id === id) runningJob = null;
+      release();
+    }
   }
 }
 
