@@ -48,6 +48,11 @@ class _Gunzip:
         self.d = zlib.decompressobj(31)
 
     def feed(self, raw: bytes) -> bytes:
+        """Inflate the next raw bytes; returns the decompressed bytes (possibly empty).
+
+        Raises:
+            EvalsieveError(bad_input): corrupt gzip data.
+        """
         try:
             out = [self.d.decompress(raw)]
             while self.d.eof and self.d.unused_data:
@@ -60,6 +65,7 @@ class _Gunzip:
         return b"".join(out)
 
     def close(self) -> bytes:
+        """Flush at the end of the file. Raises EvalsieveError(bad_input) if truncated."""
         tail = self.d.flush()
         if not self.d.eof:
             raise bad_input("the gzip stream is truncated (it ends mid-member)",
@@ -158,6 +164,7 @@ class FileSource:
         return "".join(self.chunks(limit=HEAD_BYTES))
 
     def info(self, role: str, fmt: str) -> InputFile:
+        """The file as the run stamp names it (after a full read: sha256 and size set)."""
         return InputFile(role, self.name, self.sha256, self.bytes,
                          fmt + ("+gzip" if self.gzip else ""))
 
@@ -325,6 +332,7 @@ def _n(s: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``evalsieve`` argument parser (subcommands ``contamination`` and ``paraphrases``)."""
     p = argparse.ArgumentParser(prog="evalsieve", description="Is your eval set clean? "
                                 "Train/eval n-gram contamination and paraphrase groups.")
     p.add_argument("--version", action="version", version=f"evalsieve {__version__}")

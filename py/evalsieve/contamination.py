@@ -65,6 +65,7 @@ class ContaminationConfig:
     threshold: float | None = None
 
     def settings(self) -> dict:
+        """The settings as plain JSON values, for the run stamp."""
         return {"eval_fields": list(self.eval_fields), "train_fields": list(self.train_fields),
                 "n_requested": self.n, "boilerplate": self.boilerplate,
                 "threshold": self.threshold if self.threshold is not None else "any overlap"}
@@ -315,18 +316,22 @@ class ContaminationJob:
         return head + "".join(kept)
 
     def report_csv(self) -> str:
+        """``contamination-report.csv``: one row per scored eval row (columns REPORT_COLUMNS)."""
         rows = ([r.eval_row, r.status, fmt_float(r.containment), r.ngrams_matched,
                  r.ngrams_total, r.ngrams_boilerplate, r.words, r.training_record or "",
                  r.shared_passage, r.excerpt] for r in self.scores if r.scored)
         return write_csv(self.stamp, REPORT_COLUMNS, rows)
 
     def too_short_csv(self) -> str:
+        """``too-short-to-score.csv``: every row not scored, its word count and reason."""
         n = self.index.n
         rows = ([r.eval_row, r.words, n, _REASONS[r.status]] for r in self.scores
                 if not r.scored)
         return write_csv(self.stamp, TOO_SHORT_COLUMNS, rows)
 
     def report_html(self) -> str:
+        """``overlap-report.html``: self-contained (no script, no external reference), the
+        figures beside every setting, a containment histogram, the contaminated rows."""
         s = self.summary
         head = [("rows scanned", s["rows_scanned"]), ("rows scored", s["rows_scored"]),
                 ("rows too short to score", s["rows_too_short"]),

@@ -298,6 +298,7 @@ class RowScore:
 
     @property
     def scored(self) -> bool:
+        """True when the row got a containment (status clean or contaminated)."""
         return self.status in ("clean", "contaminated")
 
 

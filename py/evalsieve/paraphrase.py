@@ -292,6 +292,7 @@ class ParaphraseJob:
         return self.stamp.to_dict()
 
     def export_names(self) -> list[str]:
+        """The names :meth:`export` accepts."""
         return ["paraphrase-pairs.csv", "paraphrase-groups.csv"]
 
     def export(self, name: str) -> tuple[str, str]:
