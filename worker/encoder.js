@@ -43,7 +43,7 @@ function assetError(url, cause) {
   return err;
 }
 
-async function fetchBytes(url) {
+async function fetchBytes(url, verify = null) {
   let res;
   try {
     res = await fetch(url);
@@ -51,11 +51,13 @@ async function fetchBytes(url) {
     throw assetError(url, e);
   }
   if (!res.ok) throw assetError(url, `HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (verify) await verify(url, bytes); // e.g. the sha256 in assets/manifest.json
+  return bytes;
 }
 
-async function fetchJson(url) {
-  const bytes = await fetchBytes(url);
+async function fetchJson(url, verify = null) {
+  const bytes = await fetchBytes(url, verify);
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch (e) {
@@ -132,6 +134,9 @@ export function equalLengthBatches(ids, batchSize) {
  *   sentence_embedding float32 [b, 384]
  * @param {string|null} opts.tileUrl  tile.onnx: A [m,384], B [k,384] -> C [m,k]; null: no tile()
  * @param {string} opts.tokenizerJsonUrl  tokenizer.json
+ * @param {function|null} opts.verify  async (url, bytes) => void, called on every fetched
+ *   model/tokenizer file before use; throws to refuse it (the worker checks the sha256 in
+ *   assets/manifest.json)
  * @param {string|null} opts.tokenizerConfigUrl  tokenizer_config.json; null uses {} (BERT's
  *   lowercasing is in tokenizer.json's normalizer, so ids are the same)
  * @param {number} opts.numThreads  WASM threads (needs cross-origin isolation to exceed 1)
@@ -152,7 +157,7 @@ export async function createEncoder(opts = {}) {
 
   const { Tokenizer } = await importModule(o.tokenizersUrl);
   const [tokJson, tokConfig] = await Promise.all([
-    fetchJson(o.tokenizerJsonUrl),
+    fetchJson(o.tokenizerJsonUrl, o.verify),
     o.tokenizerConfigUrl ? fetchJson(o.tokenizerConfigUrl) : Promise.resolve({}),
   ]);
   const tokenizer = new Tokenizer(tokJson, tokConfig);
@@ -164,7 +169,7 @@ export async function createEncoder(opts = {}) {
 
   const sessionOptions = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };
   const makeSession = async (url) => {
-    const bytes = await fetchBytes(url);
+    const bytes = await fetchBytes(url, o.verify);
     try {
       return await ort.InferenceSession.create(bytes, sessionOptions);
     } catch (e) {

@@ -97,20 +97,24 @@ async function verifyAsset(entry, sha256Factory) {
   }
   if (!res.ok) throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not fetch ${entry.path}: HTTP ${res.status}`, { file: entry.path });
   const bytes = new Uint8Array(await res.arrayBuffer());
-  if (entry.sha256) {
-    const h = await sha256Factory();
-    h.init();
-    h.update(bytes);
-    const got = h.digest('hex');
-    if (got !== entry.sha256) {
-      throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `${entry.path} does not match assets/manifest.json`, {
-        file: entry.path,
-        expected: `sha256 ${entry.sha256}`,
-        detail: `got sha256 ${got}`,
-      });
-    }
-  }
+  await checkSha256(entry, bytes, sha256Factory);
   return bytes;
+}
+
+/** Refuse bytes whose sha256 is not the manifest's for `entry` (asset_load_failed, named). */
+async function checkSha256(entry, bytes, sha256Factory) {
+  if (!entry.sha256) return;
+  const h = await sha256Factory();
+  h.init();
+  h.update(bytes);
+  const got = h.digest('hex');
+  if (got !== entry.sha256) {
+    throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `${entry.path} does not match assets/manifest.json`, {
+      file: entry.path,
+      expected: `sha256 ${entry.sha256}`,
+      detail: `got sha256 ${got}`,
+    });
+  }
 }
 
 const lastLine = (e) => String((e && e.message) || e).trim().split('\n').pop();
@@ -193,7 +197,7 @@ async function bootRuntime() {
     if (assets.pyodide && !assets.pyodide.version) assets.pyodide.version = pyodide.version;
 
     const versions = Object.fromEntries(Object.entries(assets).map(([k, v]) => [k, v.version]));
-    runtime = { pyodide, call, versions, assets, manifest };
+    runtime = { sha256Factory: createSHA256, pyodide, call, versions, assets, manifest };
     stage('ready');
     post(P.ready(versions));
     return runtime;
@@ -442,6 +446,10 @@ function ensureEncoder(id, threads) {
           tileUrl: assetURL(a.tile.path),
           tokenizerJsonUrl: assetURL(a.tokenizer.path),
           numThreads,
+          verify: async (url, bytes) => {
+            const entry = Object.values(a).find((e) => assetURL(e.path) === url);
+            if (entry) await checkSha256(entry, bytes, runtime.sha256Factory);
+          },
           window: PARA_WINDOW,
           batchSize: PARA_BATCH,
         });

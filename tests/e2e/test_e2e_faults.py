@@ -65,3 +65,25 @@ def test_second_job_is_queued_and_a_cancelled_queued_job_never_runs(page):
     assert b_progress and min(b_progress) >= a_end
     # c never started: no progress at all
     assert not [m for m in msgs if m["id"] == "c" and m["type"] == "progress"]
+
+
+def test_altered_model_is_refused_naming_the_asset(browser_context, base_url):
+    """A model file whose bytes are not the manifest's: the paraphrase job reports
+    asset_load_failed naming encoder.onnx, instead of loading a different model."""
+    p = browser_context.new_page()
+    try:
+        def tamper(route):
+            body = bytearray(route.fetch().body())
+            body[len(body) // 2] ^= 0xFF
+            route.fulfill(status=200, body=bytes(body), headers={"Content-Type": "application/octet-stream"})
+        p.route("**/assets/model/encoder.onnx", tamper)
+        p.goto(base_url + "index.html")
+        p.click("#tab-paraphrases")
+        p.wait_for_function(
+            "n => Number(document.querySelector('#para-status').dataset.runs || 0) >= n",
+            arg=1, timeout=300_000)
+        assert p.get_attribute("#para-status", "data-state") == "error"
+        shown = p.text_content("#para-error") + p.text_content("#log")
+        assert "encoder.onnx does not match assets/manifest.json" in shown, shown[-800:]
+    finally:
+        p.close()
