@@ -278,14 +278,16 @@ class RecordReader:
     # -- internals --------------------------------------------------------------------------
     def _lines(self, lines: list[str]) -> list[Record]:
         if self.fmt == "jsonl":
-            return self._jsonl(lines)
+            return self._line_records(lines, lambda raw, ln: parse_jsonl_line(raw, self.name, ln))
         if self.fmt == "text":
-            return self._text(lines)
+            return self._line_records(lines, lambda raw, ln: {"text": raw.rstrip("\r\n")})
         if self.fmt == "tsv":
-            return self._tsv(lines)
+            return self._line_records(lines, self._tsv_value)
         return self._csv(lines)
 
-    def _jsonl(self, lines: list[str]) -> list[Record]:
+    def _line_records(self, lines: list[str], parse) -> list[Record]:
+        """Records of a one-line-per-record format. Blank lines are not records;
+        ``parse(raw, line)`` gives the value, or None for a line that is not a record."""
         out = []
         ln = self._line
         n = self._count
@@ -293,26 +295,22 @@ class RecordReader:
             ln += 1
             if not raw.strip():
                 continue
+            value = parse(raw, ln)
+            if value is None:
+                continue
             n += 1
-            out.append(Record(n, ln, raw, parse_jsonl_line(raw, self.name, ln)))
+            out.append(Record(n, ln, raw, value))
         self._line = ln
         self._count = n
         return out
 
-    def _text(self, lines: list[str]) -> list[Record]:
-        out = []
-        ln = self._line
-        n = self._count
-        for raw in lines:
-            ln += 1
-            body = raw.rstrip("\r\n")
-            if not body.strip():
-                continue
-            n += 1
-            out.append(Record(n, ln, raw, {"text": body}))
-        self._line = ln
-        self._count = n
-        return out
+    def _tsv_value(self, raw: str, ln: int) -> dict | None:
+        # TSV (IANA text/tab-separated-values): one record per line, no quoting.
+        cells = raw.rstrip("\r\n").split("\t")
+        if self.header is None:
+            self._set_header(cells, raw)
+            return None
+        return self._row(cells)
 
     def _set_header(self, cells: list[str], raw: str) -> None:
         seen: dict[str, int] = {}
@@ -337,26 +335,6 @@ class RecordReader:
         for i in range(len(h), len(cells)):
             d[f"column {i + 1}"] = cells[i]
         return d
-
-    def _tsv(self, lines: list[str]) -> list[Record]:
-        # TSV (IANA text/tab-separated-values): one record per line, no quoting.
-        out = []
-        ln = self._line
-        n = self._count
-        for raw in lines:
-            ln += 1
-            body = raw.rstrip("\r\n")
-            if not body.strip():
-                continue
-            cells = body.split("\t")
-            if self.header is None:
-                self._set_header(cells, raw)
-                continue
-            n += 1
-            out.append(Record(n, ln, raw, self._row(cells)))
-        self._line = ln
-        self._count = n
-        return out
 
     def _csv(self, lines: list[str]) -> list[Record]:
         # RFC 4180: a record is complete when its count of double quotes is even.
