@@ -324,23 +324,40 @@ async function opContamination(id, args, files, job) {
     // eval n-gram (or that it cannot read exactly) cross into Python, which keeps the rule.
     const spec = bridge('cont.prefilter_spec', { handle });
     if (spec) {
-      const pf = createPrefilter(spec);
-      const state = { records: 0, lines: 0 };
+      // Reading (this thread) and filtering (prefilter-worker.js, another core) overlap;
+      // at most PREFILTER_INFLIGHT chunks wait between them.
+      const filter = startPrefilter(spec);
       let candidates = 0;
-      trainInput = await passWith('train', trainFile, (text) => {
-        const c = pf.scan(text, state);
-        candidates += c.length;
-        const v = bridge('cont.feed_candidates', {
-          handle,
-          records: c.map((x) => x[0]),
-          lines: c.map((x) => x[1]),
-          records_total: state.records,
-          chars: text.length,
-        }, c.map((x) => x[2]).join('\n'));
-        records = v.records ?? records;
-      });
-      post(P.log(id, `prefilter: ${candidates} of ${state.records} training records passed to Python for the exact check`, {
-        kind: 'prefilter', candidates, records: state.records,
+      let total = 0;
+      const inflight = [];
+      const drain = async (keep) => {
+        while (inflight.length > keep) {
+          const r = await inflight.shift();
+          candidates += r.records.length;
+          total = r.records_total;
+          const v = bridge('cont.feed_candidates', {
+            handle,
+            records: r.records,
+            lines: r.lines,
+            records_total: r.records_total,
+            chars: r.chars,
+          }, r.text);
+          records = v.records ?? records;
+        }
+      };
+      try {
+        trainInput = await passWith('train', trainFile, async (text) => {
+          inflight.push(filter.scan(text));
+          await drain(PREFILTER_INFLIGHT);
+        });
+        await drain(0);
+      } finally {
+        for (const p of inflight) p.catch(() => {}); // a cancelled pass leaves these unread
+        inflight.length = 0;
+        filter.close();
+      }
+      post(P.log(id, `prefilter${filter.threaded ? ' (own thread)' : ''}: ${candidates} of ${total} training records passed to Python for the exact check`, {
+        kind: 'prefilter', candidates, records: total, threaded: filter.threaded,
       }));
     } else {
       trainInput = await pass('train', trainFile, 'cont.feed_train', (v) => { records = v.records ?? records; });
@@ -388,6 +405,65 @@ async function opContamination(id, args, files, job) {
 function exportNames(summary, evalFormat) {
   const clean = (summary && summary.clean_file) || CLEAN_NAME_BY_FORMAT[evalFormat] || 'eval.clean.jsonl';
   return [clean, ...EXPORT_NAMES];
+}
+
+const PREFILTER_INFLIGHT = 2;
+
+/**
+ * The training-pass filter: in its own worker (prefilter-worker.js) when this browser lets a
+ * worker start one, else inline. Returns {scan(text) -> Promise<{records, lines, text,
+ * records_total, chars}>, close(), threaded}; results come back in the order asked.
+ */
+function startPrefilter(spec) {
+  let sub = null;
+  try {
+    sub = new Worker(new URL('./prefilter-worker.js', import.meta.url), { type: 'module' });
+  } catch {
+    sub = null;
+  }
+  if (!sub) {
+    const pf = createPrefilter(spec);
+    const state = { records: 0, lines: 0 };
+    return {
+      threaded: false,
+      scan: async (text) => {
+        const c = pf.scan(text, state);
+        return { records: c.map((x) => x[0]), lines: c.map((x) => x[1]), text: c.map((x) => x[2]).join('\n'), records_total: state.records, chars: text.length };
+      },
+      close: () => {},
+    };
+  }
+  const waiting = new Map(); // seq -> {resolve, reject}
+  let seq = 0;
+  const failAll = (err) => {
+    for (const w of waiting.values()) w.reject(err);
+    waiting.clear();
+  };
+  sub.onmessage = (e) => {
+    const m = e.data;
+    const w = waiting.get(m.seq);
+    if (!w) return;
+    waiting.delete(m.seq);
+    if (m.type === 'scanned') w.resolve(m);
+    else w.reject(new ProtocolError(ERR.INTERNAL, `prefilter failed: ${m.message}`));
+  };
+  sub.onerror = (e) => {
+    e.preventDefault();
+    failAll(new ProtocolError(ERR.INTERNAL, `the prefilter worker stopped: ${e.message || 'error'}`));
+  };
+  sub.postMessage({ type: 'spec', spec });
+  return {
+    threaded: true,
+    scan: (text) => new Promise((resolve, reject) => {
+      const s = seq++;
+      waiting.set(s, { resolve, reject });
+      sub.postMessage({ type: 'chunk', seq: s, text });
+    }),
+    close: () => {
+      sub.terminate();
+      failAll(new ProtocolError(ERR.CANCELLED, 'cancelled'));
+    },
+  };
 }
 
 /** Read a file the way the training pass does (sha256, gunzip, UTF-8) and drop the text. */
