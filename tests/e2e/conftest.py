@@ -66,20 +66,35 @@ def base_url(dist_dir: Path):
     server.server_close()
 
 
+def chromium_path() -> Path:
+    return Path(os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium"))
+
+
 @pytest.fixture(scope="session")
-def browser_context():
-    """A Playwright persistent context on Debian's chromium with a fresh profile."""
-    chromium = Path(os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium"))
+def playwright_sync():
+    """The one Playwright (sync API) of the session: a second one cannot start inside it."""
+    chromium = chromium_path()
     if not chromium.exists():
         pytest.skip(f"{chromium} is missing (apt-get install -y chromium); browser tests skipped")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    profile = tempfile.TemporaryDirectory(prefix="evalsieve-chromium-")
     with sync_api.sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            profile.name, executable_path=str(chromium), headless=True, args=CHROMIUM_FLAGS,
-            accept_downloads=True, viewport={"width": 1280, "height": 1000})
-        yield context
-        context.close()
+        yield pw
+
+
+def launch(pw, profile: str, **kwargs):
+    """A persistent context on Debian's chromium with the project's flags."""
+    return pw.chromium.launch_persistent_context(
+        profile, executable_path=str(chromium_path()), headless=True, args=CHROMIUM_FLAGS,
+        accept_downloads=True, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def browser_context(playwright_sync):
+    """A Playwright persistent context on Debian's chromium with a fresh profile."""
+    profile = tempfile.TemporaryDirectory(prefix="evalsieve-chromium-")
+    context = launch(playwright_sync, profile.name, viewport={"width": 1280, "height": 1000})
+    yield context
+    context.close()
     profile.cleanup()
 
 

@@ -12,9 +12,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import pytest
-
-from conftest import CHROMIUM_FLAGS, choose_file, wait_for_runs
+from conftest import choose_file, launch, wait_for_runs
 from test_e2e_contamination import EXPORTS, run_and_wait
 from test_e2e_paraphrases import EXPORTS as PARA_EXPORTS, run_para, wait_para_runs
 
@@ -22,18 +20,11 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
-def test_whole_session_stays_on_origin(base_url, tmp_path):
-    import os
-    chromium = Path(os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium"))
-    if not chromium.exists():
-        pytest.skip(f"{chromium} is missing")
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_whole_session_stays_on_origin(playwright_sync, base_url, tmp_path):
     requests: list[str] = []
     violations: list[str] = []
-    with tempfile.TemporaryDirectory() as profile, sync_api.sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            profile, executable_path=str(chromium), headless=True, args=CHROMIUM_FLAGS,
-            accept_downloads=True)
+    with tempfile.TemporaryDirectory() as profile:
+        ctx = launch(playwright_sync, profile)
         ctx.on("request", lambda r: requests.append(r.url))
         page = ctx.new_page()
         page.on("console", lambda m: violations.append(m.text)
