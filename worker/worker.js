@@ -330,9 +330,13 @@ async function opContamination(id, args, files, job) {
       let candidates = 0;
       let total = 0;
       const inflight = [];
+      const spent = { python: 0, waiting: 0 }; // ms, for the log: where the pass spends its time
       const drain = async (keep) => {
         while (inflight.length > keep) {
+          const t0 = performance.now();
           const r = await inflight.shift();
+          const t1 = performance.now();
+          spent.waiting += t1 - t0;
           candidates += r.records.length;
           total = r.records_total;
           const v = bridge('cont.feed_candidates', {
@@ -342,6 +346,7 @@ async function opContamination(id, args, files, job) {
             records_total: r.records_total,
             chars: r.chars,
           }, r.text);
+          spent.python += performance.now() - t1;
           records = v.records ?? records;
         }
       };
@@ -358,6 +363,7 @@ async function opContamination(id, args, files, job) {
       }
       post(P.log(id, `prefilter${filter.threaded ? ' (own thread)' : ''}: ${candidates} of ${total} training records passed to Python for the exact check`, {
         kind: 'prefilter', candidates, records: total, threaded: filter.threaded,
+        python_ms: Math.round(spent.python), waiting_for_filter_ms: Math.round(spent.waiting),
       }));
     } else {
       trainInput = await pass('train', trainFile, 'cont.feed_train', (v) => { records = v.records ?? records; });
