@@ -78,10 +78,20 @@ def normalize_text(text: str) -> str:
 
 
 #: Blocks whose characters the page's prefilter may normalise one by one (see char_table):
-#: Latin-1 Supplement, Latin Extended-A/B, General Punctuation, Currency Symbols,
-#: Letterlike Symbols, Number Forms, Arrows, Mathematical Operators.
-SAFE_BLOCKS = ((0x80, 0x24F), (0x2000, 0x206F), (0x20A0, 0x20CF), (0x2100, 0x218F),
-               (0x2190, 0x22FF))
+#: Latin-1 Supplement, Latin Extended-A/B, IPA Extensions, Spacing Modifier Letters, Greek
+#: and Coptic, Cyrillic, Latin Extended Additional, Greek Extended, General Punctuation,
+#: Currency Symbols, Letterlike Symbols, Number Forms, Arrows, Mathematical Operators, CJK
+#: Symbols and Punctuation, Hiragana, Katakana, CJK Unified Ideographs. (Hangul is left out:
+#: its jamo compose with their neighbours.)
+SAFE_BLOCKS = ((0x80, 0x24F), (0x250, 0x2AF), (0x2B0, 0x2FF), (0x370, 0x3FF), (0x400, 0x4FF),
+               (0x1E00, 0x1EFF), (0x1F00, 0x1FFF), (0x2000, 0x206F), (0x20A0, 0x20CF),
+               (0x2100, 0x218F), (0x2190, 0x22FF), (0x3000, 0x303F), (0x3040, 0x30FF),
+               (0x4E00, 0x9FFF))
+
+#: Characters whose lowercase depends on their neighbours (Unicode Final_Sigma, the only
+#: context ``str.lower`` applies): no character whose NFKC form holds one (Σ, and Ϲ which
+#: NFKC turns into Σ) is normalised one by one.
+CONTEXT_CASED = frozenset({0x03A3})
 
 
 def char_table(blocks=SAFE_BLOCKS) -> dict[int, str]:
@@ -105,7 +115,8 @@ def char_table(blocks=SAFE_BLOCKS) -> dict[int, str]:
             ch = chr(c)
             if unicodedata.category(ch) in ("Cn", "Cs", "Co") or comb(ch):
                 continue
-            if any(comb(x) for x in unicodedata.normalize("NFKC", ch)):
+            k = unicodedata.normalize("NFKC", ch)
+            if any(comb(x) or ord(x) in CONTEXT_CASED for x in k):
                 continue
             out[c] = normalize_text(ch)
     return out
