@@ -299,36 +299,26 @@ def write_exports(out_dir: str, exports: dict[str, str]) -> None:
         os.rmdir(tmp)
 
 
-def _threshold(s: str) -> float | None:
-    if s.lower() in ("any", "none"):
-        return None
-    try:
-        x = float(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{s!r} is not a number in (0, 1] or 'any'")
-    if not 0 < x <= 1:
-        raise argparse.ArgumentTypeError(f"{s} is outside (0, 1]")
-    return x
+def _bounded(cast, lo: float, hi: float, what: str, above_lo: bool = False, any_ok: bool = False):
+    """An argparse type: ``cast(s)`` within [lo, hi] (or (lo, hi] with ``above_lo``);
+    ``any_ok`` also takes "any"/"none" as None."""
+    def parse(s: str):
+        if any_ok and s.lower() in ("any", "none"):
+            return None
+        try:
+            x = cast(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{s!r} is not {what}")
+        if not (lo < x <= hi if above_lo else lo <= x <= hi):
+            raise argparse.ArgumentTypeError(
+                f"{s} is outside {'(' if above_lo else '['}{lo}, {hi}]")
+        return x
+    return parse
 
 
-def _cosine(s: str) -> float:
-    try:
-        x = float(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{s!r} is not a number")
-    if not 0.75 <= x <= 1:
-        raise argparse.ArgumentTypeError(f"{s} is outside 0.75..1 (the candidate floor)")
-    return x
-
-
-def _n(s: str) -> int:
-    try:
-        n = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{s!r} is not a whole number")
-    if not 1 <= n <= 1000:
-        raise argparse.ArgumentTypeError(f"{n} is outside 1..1000")
-    return n
+_threshold = _bounded(float, 0, 1, "a number in (0, 1] or 'any'", above_lo=True, any_ok=True)
+_cosine = _bounded(float, 0.75, 1, "a cosine from 0.75 (the candidate floor) to 1")
+_n = _bounded(int, 1, 1000, "a whole number from 1 to 1000")
 
 
 def build_parser() -> argparse.ArgumentParser:
