@@ -114,28 +114,41 @@ class PageWatch:
                 if not u.startswith(self.origin) and not u.startswith(("blob:", "data:"))]
 
 
+RECORD_WORKER_MESSAGES = """
+    window.__workerMessages = [];
+    const NativeWorker = window.Worker;
+    window.Worker = class extends NativeWorker {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', (e) => window.__workerMessages.push(e.data));
+      }
+    };
+"""
+
+
+def open_page(context, base_url: str, path: str = "index.html"):
+    """A new tab on `path` that records every worker -> page message (tests check the
+    protocol's invariants) and, in `p.watch`, its requests and uncaught errors."""
+    p = context.new_page()
+    p.watch = PageWatch(p, base_url)
+    p.add_init_script(RECORD_WORKER_MESSAGES)
+    p.goto(base_url + path)
+    return p
+
+
+def close_page(p) -> None:
+    """Close a tab from open_page; fail on uncaught errors or requests that left the origin."""
+    p.close()
+    assert not p.watch.page_errors, f"uncaught errors in the page: {p.watch.page_errors}"
+    assert not p.watch.foreign_requests(), f"requests left the origin: {p.watch.foreign_requests()}"
+
+
 @pytest.fixture
 def page(browser_context, base_url):
-    """A fresh tab on index.html; yields it once the example run has finished."""
-    p = browser_context.new_page()
-    watch = PageWatch(p, base_url)
-    p.watch = watch
-    # Record every worker -> page message (tests check the protocol's invariants).
-    p.add_init_script("""
-        window.__workerMessages = [];
-        const NativeWorker = window.Worker;
-        window.Worker = class extends NativeWorker {
-          constructor(...args) {
-            super(...args);
-            this.addEventListener('message', (e) => window.__workerMessages.push(e.data));
-          }
-        };
-    """)
-    p.goto(base_url + "index.html")
+    """A fresh tab on index.html."""
+    p = open_page(browser_context, base_url)
     yield p
-    p.close()
-    assert not watch.page_errors, f"uncaught errors in the page: {watch.page_errors}"
-    assert not watch.foreign_requests(), f"requests left the origin: {watch.foreign_requests()}"
+    close_page(p)
 
 
 def wait_for_runs(page, count: int, timeout_ms: int = BOOT_TIMEOUT_MS) -> str:

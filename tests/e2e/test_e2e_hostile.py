@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PageWatch, wait_for_runs
+from conftest import open_page, wait_for_runs
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 sys.path.insert(0, str(HOSTILE))
@@ -32,19 +32,7 @@ def corpus(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def tab(browser_context, base_url):
     """One tab for every case (the runtime boots once); the example run is awaited first."""
-    p = browser_context.new_page()
-    p.watch = PageWatch(p, base_url)
-    p.add_init_script("""
-        window.__workerMessages = [];
-        const NativeWorker = window.Worker;
-        window.Worker = class extends NativeWorker {
-          constructor(...args) {
-            super(...args);
-            this.addEventListener('message', (e) => window.__workerMessages.push(e.data));
-          }
-        };
-    """)
-    p.goto(base_url + "index.html")
+    p = open_page(browser_context, base_url)
     wait_for_runs(p, 1)
     yield p
     p.close()

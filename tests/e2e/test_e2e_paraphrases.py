@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PageWatch, shared_data_dir
+from conftest import close_page, open_page, shared_data_dir
 from test_e2e_contamination import check_protocol, worker_messages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,27 +70,9 @@ def fixture_rows_file(folder: Path, copies: int) -> Path:
 
 def open_paraphrases(browser_context, base_url):
     """A fresh tab on index.html#paraphrases with the worked example finished."""
-    p = browser_context.new_page()
-    p.watch = PageWatch(p, base_url)
-    p.add_init_script("""
-        window.__workerMessages = [];
-        const NativeWorker = window.Worker;
-        window.Worker = class extends NativeWorker {
-          constructor(...args) {
-            super(...args);
-            this.addEventListener('message', (e) => window.__workerMessages.push(e.data));
-          }
-        };
-    """)
-    p.goto(base_url + "index.html#paraphrases")
+    p = open_page(browser_context, base_url, "index.html#paraphrases")
     assert wait_para_runs(p, 1) == "done", p.text_content("#para-error")
     return p
-
-
-def close_page(p):
-    p.close()
-    assert not p.watch.page_errors, f"uncaught errors in the page: {p.watch.page_errors}"
-    assert not p.watch.foreign_requests(), f"requests left the origin: {p.watch.foreign_requests()}"
 
 
 @pytest.fixture
