@@ -212,10 +212,11 @@ class WorkerClient {
  * event log. A second job (Paraphrases) is one more subclass in `SECTIONS`.
  */
 class JobSection {
-  constructor({ key, title, panel }) {
+  constructor({ key, title, panel, logPrefix = '' }) {
     this.key = key;
     this.title = title;
     this.panel = panel;
+    this.logPrefix = logPrefix; // what this section's event-log lines start with
   }
 
   /** Called once with the shared services. */
@@ -231,6 +232,14 @@ class JobSection {
 
   show(visible) {
     this.panel.hidden = !visible;
+  }
+
+  /** Ask the worker to stop this section's running request (the reply ends the run). */
+  cancel() {
+    if (this.runId === null || this.runId === undefined) return;
+    this.log.add(`${this.logPrefix}cancel requested`);
+    this.services.client.cancel(this.runId);
+    this.ui.cancel.disabled = true;
   }
 }
 
@@ -455,13 +464,6 @@ class ContaminationSection extends JobSection {
     }
   }
 
-  cancel() {
-    if (this.runId === null) return;
-    this.log.add('cancel requested');
-    this.services.client.cancel(this.runId);
-    this.ui.cancel.disabled = true;
-  }
-
   #showAutoN(info, nSet) {
     const how = info.n_how ? String(info.n_how) : '';
     this.ui.nAuto.textContent = nSet === null
@@ -636,7 +638,7 @@ function svg(tag, attrs = {}, text = null) {
  */
 class ParaphraseSection extends JobSection {
   constructor() {
-    super({ key: 'paraphrases', title: 'Paraphrases', panel: $('#job-paraphrases') });
+    super({ key: 'paraphrases', title: 'Paraphrases', panel: $('#job-paraphrases'), logPrefix: 'paraphrases: ' });
     this.input = null; // {file, label: 'example' | 'pasted' | null, info}
     this.inspecting = null;
     this.runId = null;
@@ -857,13 +859,6 @@ class ParaphraseSection extends JobSection {
       this.ui.progress.hidden = true;
       this.#updateRunButton();
     }
-  }
-
-  cancel() {
-    if (this.runId === null) return;
-    this.log.add('paraphrases: cancel requested');
-    this.services.client.cancel(this.runId);
-    this.ui.cancel.disabled = true;
   }
 
   #progress(m) {

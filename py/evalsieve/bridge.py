@@ -111,10 +111,18 @@ def _op_cont_export(args, text):
     return {"name": args["name"], "mime": mime, "text": body}
 
 
+def _exports(job) -> list[dict]:
+    """Every export of a finished job as ``{name, mime, text}`` (each built once)."""
+    out = []
+    for name in job.export_names():
+        mime, body = job.export(name)
+        out.append({"name": name, "mime": mime, "text": body})
+    return out
+
+
 def _op_cont_exports(args, text):
     job = _job(args)
-    return [{"name": n, "mime": job.export(n)[0], "text": job.export(n)[1]}
-            for n in job.export_names()]
+    return _exports(job)
 
 
 def _op_para_start(args, text):
@@ -190,8 +198,7 @@ def _op_para_finish(args, text):
                        InputFile("eval", job.eval_name, ev.get("sha256", ""),
                                  int(ev.get("bytes", 0)), job.eval_format),
                        args.get("utc", ""), args.get("assets") or {}, _runtime())
-    return {"stamp": stamp, "exports": [{"name": n, "mime": job.export(n)[0],
-                                         "text": job.export(n)[1]} for n in job.export_names()]}
+    return {"stamp": stamp, "exports": _exports(job)}
 
 
 def _op_close(args, text):

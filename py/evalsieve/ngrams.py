@@ -170,7 +170,8 @@ class TrainingScan:
     size of the training file.
 
     Attributes:
-        records: training records scanned.
+        records: training records in the file, set by the driver when the pass ends (the
+            boilerplate cut-off depends on it; records the filter skipped count too).
         counts: per n-gram id, distinct training records containing it.
         first_record: per n-gram id, the 1-based training record where it was first found
             (0 = never).
@@ -230,8 +231,6 @@ class TrainingScan:
             if found:
                 for gid in found:
                     counts[gid] += 1
-        if batch:
-            self.records = max(self.records, batch[-1][0])
 
 
 def _excerpt(joined: str, padded_gram: str) -> str:
