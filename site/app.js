@@ -990,7 +990,7 @@ class ParaphraseSection extends JobSection {
     try {
       let v = shown.exports.get(key);
       if (!v) {
-        v = await this.services.client.request(OP.PARA_EXPORTS, { handle: shown.handle }).promise;
+        v = await this.services.client.request(OP.PARA_EXPORTS, { handle: shown.handle, threshold: shown.figures.threshold }).promise;
         shown.exports.set(key, v);
       }
       const x = v.exports.find((e) => e.name === name);
@@ -1026,7 +1026,7 @@ class ParaphraseSection extends JobSection {
         el('td', { text: String(g.size) }),
         el('td', {}, el('ul', { class: 'members' }, ...g.members.map((m) => el('li', { text: `${m.row}: ${m.label || m.text}`, title: m.text })),
           g.more ? el('li', { class: 'muted', text: `… and ${g.more} more` }) : null)),
-        el('td', { text: `${g.lowest} (rows ${g.lowest_pair[0]}–${g.lowest_pair[1]})` }),
+        el('td', { text: g.lowest_pair ? `${g.lowest} (rows ${g.lowest_pair[0]}–${g.lowest_pair[1]})` : 'large group: in the CSV' }),
         el('td', {}, g.chained ? el('span', { class: 'chained', title: 'some members are below the threshold with each other and joined only through other members', text: 'chained' }) : el('span', { class: 'muted', text: 'no' }))))),
     );
     table.dataset.total = String(view.groups_total);

@@ -695,10 +695,10 @@ async function opParaGroup(id, args) {
   return { figures, ms: performance.now() - t };
 }
 
-/** Stamp + exports of the held job at its current threshold. */
+/** Stamp + exports of the held job at args.threshold. */
 async function opParaExports(id, args) {
   const held = requireParaJob(args.handle);
-  const v = bridge('para.finish', { handle: args.handle, input: held.input, utc: utcNow(), assets: held.assets });
+  const v = bridge('para.finish', { handle: args.handle, threshold: args.threshold, input: held.input, utc: utcNow(), assets: held.assets });
   return v;
 }
 

@@ -178,27 +178,41 @@ def unpack_similarity(data: bytes, rows: int, pairs: int, with_embeddings: bool)
     return parts, emb
 
 
+def _threshold(args) -> float:
+    """The op's ``threshold`` argument (every paraphrase grouping and export names its own)."""
+    if args.get("threshold") is None:
+        raise bad_input("no threshold given", expected="args.threshold: a cosine")
+    return args["threshold"]
+
+
 def _op_para_similarity(args, text, data=None):
     job: ParaphraseJob = _job(args)
     (I, J, C, NN, NNI), emb = unpack_similarity(bytes(data or b""), int(args["rows"]),
                                                int(args["pairs"]), bool(args.get("embeddings")))
     job.set_similarity((I, J, C), NN, NNI, int(args.get("truncated", 0)), emb,
                        args.get("model") or {})
-    return job.group(args.get("threshold"))
+    return job.group(_threshold(args))
 
 
 def _op_para_group(args, text):
-    return _job(args).group(args.get("threshold"))
+    return _job(args).group(_threshold(args))
 
 
 def _op_para_finish(args, text):
+    """Stamp and every export at ``args.threshold``: ``{stamp, exports: [{name, mime,
+    text}]}``."""
     job: ParaphraseJob = _job(args)
     ev = dict(args.get("input") or {})
-    stamp = job.finish(_input(ev, "eval", job.eval_format) if ev.get("name") else
-                       InputFile("eval", job.eval_name, ev.get("sha256", ""),
-                                 int(ev.get("bytes", 0)), job.eval_format),
-                       args.get("utc", ""), args.get("assets") or {}, _runtime())
-    return {"stamp": stamp, "exports": _exports(job)}
+    eval_file = (_input(ev, "eval", job.eval_format) if ev.get("name") else
+                 InputFile("eval", job.eval_name, ev.get("sha256", ""), int(ev.get("bytes", 0)),
+                           job.eval_format))
+    stamp = job.stamp(_threshold(args), eval_file, args.get("utc", ""),
+                      args.get("assets") or {}, _runtime())
+    exports = []
+    for name in job.export_names():
+        mime, body = job.export(name, stamp)
+        exports.append({"name": name, "mime": mime, "text": body})
+    return {"stamp": stamp.to_dict(), "exports": exports}
 
 
 def _op_close(args, text):

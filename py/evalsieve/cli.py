@@ -273,13 +273,18 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     job.set_similarity(cands, list(nn), list(nn_idx), truncated, emb.astype("float32").tobytes(),
                        {"model_sha256": _sha256_file(os.path.join(model_dir, "encoder.onnx"))})
     figures = job.group(args.threshold)
-    stamp = job.finish(ev.info("eval", fmt), _utc_now(), runtime=_runtime())
+    stamp = job.stamp(args.threshold, ev.info("eval", fmt), _utc_now(), runtime=_runtime())
+    shown = 0
+    for done, total in job.export_steps(args.threshold):   # lowest pairs of every group
+        if total >= 1_000_000 and done >= shown + total // 10:
+            shown = done
+            log(f"groups' lowest pairs: {done:,} of at most {total:,} member pairs")
     summary = {k: figures[k] for k in ("rows_scanned", "rows_empty", "rows_in_groups", "groups",
                                        "groups_chained", "pairs", "duplicate_share",
                                        "effective_rows", "closest_pair", "rows_truncated",
                                        "threshold")}
-    summary["stamp"] = stamp
-    exports = {name: job.export(name)[1] for name in job.export_names()}
+    summary["stamp"] = stamp.to_dict()
+    exports = {name: job.export(name, stamp)[1] for name in job.export_names()}
     return summary, exports
 
 

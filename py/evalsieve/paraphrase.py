@@ -4,7 +4,9 @@
 the eval pass (the rows' texts go to the encoder), hand back the encoder side's results
 (candidate pairs with cosine ≥ the floor, each row's nearest neighbour, the embeddings for
 exact cosines of non-candidate pairs), then group at any threshold as often as the user
-moves the slider (no re-embedding), and export.
+moves the slider (no re-embedding), and export at any threshold. Every threshold is an
+argument: the job holds no "current threshold" (the exports' threshold is the one in the
+stamp they are built with).
 
 The encoder (the driver's business): sentence-transformers all-MiniLM-L6-v2, int8 weights,
 ONNX; mean pooling over the attention mask, L2 normalisation; 256 word pieces per row
@@ -14,14 +16,13 @@ the unit vectors.
 
 from __future__ import annotations
 
-import operator
 from array import array
 from dataclasses import dataclass
 
 from .errors import bad_input
 from .exports import write_csv
 from .fields import FieldExtractor
-from .grouping import Grouping, group_paraphrases
+from .grouping import Grouping, PairGraph, group_paraphrases
 from .records import RecordReader
 from .stamps import InputFile, RunStamp
 
@@ -35,6 +36,14 @@ GROUP_COLUMNS = ["group", "size", "member_rows", "member_labels", "lowest_intern
                  "lowest_pair", "chained", "representative_row", "representative_text"]
 
 VIEW_PAIRS, VIEW_GROUPS, VIEW_MEMBERS, VIEW_CHARS = 50, 20, 8, 240
+#: Member pairs a regroup may spend on the shown groups' lowest pairs and representatives,
+#: largest group first; a group whose m(m−1)/2 does not fit what is left shows them as null
+#: (the exports compute them). A count, not a clock: the same input gives the same view.
+#: 40,000 pairs of 384-dimension dot products are ~0.2 s of CPython.
+VIEW_DETAIL_PAIRS = 40_000
+
+#: Groupings kept per job (the slider goes back and forth; each is O(rows) of memory).
+KEEP_GROUPINGS = 4
 
 #: The page's worked example (shown, computed live by the real model, until the user runs a
 #: file): rows 1-2 ask to reset a password, row 3 joins them only through row 2 (a chained
@@ -65,7 +74,8 @@ class ParaphraseConfig:
         field: the text field path to embed (see :mod:`evalsieve.fields`); several values
             of one row (``messages[].content``) are joined with a newline.
         label_field: a field whose value names each row in the exports (an id), or None.
-        threshold: cosine in [floor, 1]; a pair is an edge when cosine ≥ threshold.
+        threshold: the run's first threshold (cosine in [floor, 1]; a pair is an edge when
+            cosine ≥ threshold); every grouping and export names its own threshold.
         floor: the lowest threshold the slider allows; the encoder side keeps every pair
             with cosine ≥ floor.
         window: word pieces per row, including [CLS] and [SEP].
@@ -94,9 +104,7 @@ class ParaphraseJob:
     """
 
     def __init__(self, config: ParaphraseConfig, eval_name: str, eval_format: str):
-        if not config.floor <= config.threshold <= 1:
-            raise bad_input(f"threshold {config.threshold} is out of range",
-                            expected=f"a cosine from {config.floor} to 1")
+        _check_threshold(config.threshold, config.floor)
         self.config = config
         self.eval_name, self.eval_format = eval_name, eval_format
         self._reader = RecordReader(eval_format, eval_name)
@@ -108,14 +116,12 @@ class ParaphraseJob:
         self.labels: list[str] = []
         self.empty_rows: list[int] = []
         self.ended = False
-        self.candidates: list[tuple[int, int, float]] | None = None
+        self.graph: PairGraph | None = None
         self.nn: list[float] = []
         self.nn_index: list[int] = []
         self.truncated = 0
-        self._emb: array | None = None
         self.model: dict = {}
-        self.grouping: Grouping | None = None
-        self.stamp: RunStamp | None = None
+        self._groupings: dict[float, Grouping] = {}   # by threshold, most recent last
 
     # -- eval pass --------------------------------------------------------------------------
     def feed_eval(self, text: str) -> int:
@@ -155,70 +161,80 @@ class ParaphraseJob:
         """Take the encoder side's results.
 
         Args:
-            candidates: pairs ``(i, j, cos)`` (node ids, i < j) with cos ≥ ``config.floor``;
-                or three flat sequences ``(I, J, C)`` of equal length.
+            candidates: pairs ``(i, j, cos)`` (node ids, each pair once) with cos ≥
+                ``config.floor``; or three flat sequences ``(I, J, C)`` of equal length.
             nn: per node, the highest cosine to any other node (len = rows).
             nn_index: per node, that neighbour's node id.
             truncated: rows longer than the token window (cut to it before embedding).
             embeddings: float32 unit vectors, row-major ``rows × 384`` (bytes or
-                ``array('f')``), used for exact cosines of member pairs under the floor.
+                ``array('f')``), used for exact cosines of member pairs under the floor;
+                the candidates' cosines must be their dot products up to float32 rounding
+                (as the tile scan gives them).
             model: ``{"model_sha256", ...}`` for the stamp.
         Raises:
-            EvalsieveError(bad_input): lengths that do not match the rows.
+            EvalsieveError(bad_input): lengths that do not match the rows, a pair outside
+                the rows or given twice.
         """
         n = len(self.texts)
         if isinstance(candidates, tuple) and len(candidates) == 3:
-            candidates = list(zip(candidates[0], candidates[1], candidates[2]))
+            candidates = zip(candidates[0], candidates[1], candidates[2])
         if len(nn) != n or len(nn_index) != n:
             raise bad_input(f"nearest-neighbour lists of {len(nn)}/{len(nn_index)} for {n} rows",
                             expected="one entry per embedded row")
-        self.candidates = [(int(i), int(j), float(c)) if i < j else (int(j), int(i), float(c))
-                           for i, j, c in candidates]
-        self.nn = [float(x) for x in nn]
-        self.nn_index = [int(x) for x in nn_index]
-        self.truncated = int(truncated)
+        emb = None
         if embeddings is not None:
             emb = embeddings if isinstance(embeddings, array) else array("f", bytes(embeddings))
             if len(emb) != n * DIM:
                 raise bad_input(f"{len(emb)} embedding values for {n} rows",
                                 expected=f"rows × {DIM} float32 values")
-            self._emb = emb
+        try:
+            self.graph = PairGraph(n, candidates, self.config.floor, emb, DIM,
+                                   cosine=None if emb is not None else _no_embeddings)
+        except ValueError as e:
+            raise bad_input(f"similarity results: {e}", expected="each pair of embedded rows once")
+        self.nn = [float(x) for x in nn]
+        self.nn_index = [int(x) for x in nn_index]
+        self.truncated = int(truncated)
         self.model = dict(model or {})
+        self._groupings.clear()
 
     def cosine(self, i: int, j: int) -> float:
         """Exact cosine of nodes ``i`` and ``j`` from the embeddings (pure Python dot)."""
-        if self._emb is None:
-            raise bad_input("embeddings were not provided", expected="set_similarity(embeddings=)")
-        e = self._emb
-        a = e[i * DIM:(i + 1) * DIM]
-        b = e[j * DIM:(j + 1) * DIM]
-        return sum(map(operator.mul, a, b))
+        if self.graph is None or self.graph.vectors is None:
+            _no_embeddings(i, j)
+        return self.graph.exact(i, j)
 
     # -- grouping ---------------------------------------------------------------------------
-    def group(self, threshold: float | None = None) -> dict:
-        """Group at ``threshold`` (default: the config's). Cheap: no re-embedding.
+    def grouping(self, threshold: float) -> Grouping:
+        """The :class:`Grouping` at ``threshold`` (kept for the last few thresholds, so the
+        view's and the exports' on-demand details are computed once).
 
-        Returns:
-            The figures plus a ``view`` for the page (at most 50 pairs, 20 groups, 8
-            member labels per group, cells clipped).
         Raises:
             EvalsieveError(bad_input): threshold outside [floor, 1], or no similarity yet.
         """
-        if self.candidates is None:
+        if self.graph is None:
             raise bad_input("no similarity results yet", expected="set_similarity before group")
-        t = self.config.threshold if threshold is None else float(threshold)
-        if not self.config.floor <= t <= 1:
-            raise bad_input(f"threshold {t} is out of range",
-                            expected=f"a cosine from {self.config.floor} to 1")
-        self.grouping = group_paraphrases(len(self.texts), self.candidates, t, self.cosine,
-                                          self.config.floor)
-        self._threshold = t
-        return self.figures()
+        t = _check_threshold(threshold, self.config.floor)
+        g = self._groupings.pop(t, None)
+        if g is None:
+            g = group_paraphrases(self.graph, t)
+        self._groupings[t] = g
+        while len(self._groupings) > KEEP_GROUPINGS:
+            del self._groupings[next(iter(self._groupings))]
+        return g
 
-    def figures(self) -> dict:
-        """The figures at the current threshold (see :func:`group`)."""
-        g = self.grouping
-        assert g is not None
+    def group(self, threshold: float) -> dict:
+        """Group at ``threshold``: the figures plus a ``view`` for the page (at most 50
+        pairs, 20 groups, 8 member labels per group, cells clipped). Cheap: no re-embedding;
+        O(edges + rows), plus the lowest pairs and representatives of the (at most 20) groups
+        shown, within :data:`VIEW_DETAIL_PAIRS` member pairs (a group that does not fit shows
+        ``lowest``, ``lowest_pair`` and ``representative`` as null; its ``chained`` flag is
+        always exact).
+
+        Raises:
+            EvalsieveError(bad_input): threshold outside [floor, 1], or no similarity yet.
+        """
+        g = self.grouping(threshold)
         best = max(range(len(self.nn)), key=lambda i: (self.nn[i], -i)) if len(self.nn) > 1 else None
         closest = None
         if best is not None and self.nn_index[best] >= 0:
@@ -234,87 +250,119 @@ class ParaphraseJob:
             "rows_in_groups": g.rows_in_groups,
             "groups": len(g.groups),
             "groups_chained": sum(1 for x in g.groups if x.chained),
-            "pairs": len(g.pairs),
+            "pairs": g.pairs_total,
             "duplicate_share": round(100 * g.duplicate_share, 1),
             "effective_rows": g.effective_rows,
             "closest_pair": closest,
             "rows_truncated": self.truncated,
             "nn_histogram": {"bin_width": 0.05, "counts": bins},
-            "view": self._view(),
+            "view": self._view(g),
         }
 
     def _label_of(self, node: int) -> str:
         return self.labels[node] if self.labels else ""
 
-    def _view(self) -> dict:
-        g = self.grouping
-        gid = self._group_ids()
+    def _view(self, g: Grouping) -> dict:
         clip = lambda s: s if len(s) <= VIEW_CHARS else s[:VIEW_CHARS] + "…"
-        pairs = [{"group": gid[i], "row_a": self.rows[i], "row_b": self.rows[j],
+        pairs = [{"group": g.group_of(i) + 1, "row_a": self.rows[i], "row_b": self.rows[j],
                   "label_a": self._label_of(i), "label_b": self._label_of(j),
                   "cosine": _cos3(c), "text_a": clip(self.texts[i]), "text_b": clip(self.texts[j])}
-                 for i, j, c in g.pairs[:VIEW_PAIRS]]
+                 for i, j, c in g.pairs(VIEW_PAIRS)]
         groups = []
+        budget = VIEW_DETAIL_PAIRS
         for k, grp in enumerate(g.groups[:VIEW_GROUPS]):
+            if not grp.computed and grp.pair_count <= budget:
+                budget -= grp.pair_count
+                grp.detail()
+            if not grp.computed:            # left to the exports (a large group)
+                groups.append({
+                    "group": k + 1, "size": len(grp.members),
+                    "members": [{"row": self.rows[m], "label": self._label_of(m),
+                                 "text": clip(self.texts[m])} for m in grp.members[:VIEW_MEMBERS]],
+                    "more": max(0, len(grp.members) - VIEW_MEMBERS),
+                    "lowest": None, "lowest_pair": None, "chained": grp.chained,
+                    "representative": None})
+                continue
+            d = grp.detail()
             groups.append({
                 "group": k + 1, "size": len(grp.members),
                 "members": [{"row": self.rows[m], "label": self._label_of(m),
                              "text": clip(self.texts[m])} for m in grp.members[:VIEW_MEMBERS]],
                 "more": max(0, len(grp.members) - VIEW_MEMBERS),
-                "lowest": _cos3(grp.lowest),
-                "lowest_pair": [self.rows[grp.lowest_pair[0]], self.rows[grp.lowest_pair[1]]],
+                "lowest": _cos3(d.lowest),
+                "lowest_pair": [self.rows[d.lowest_pair[0]], self.rows[d.lowest_pair[1]]],
                 "chained": grp.chained,
-                "representative": self.rows[grp.representative]})
-        return {"pairs": pairs, "pairs_total": len(g.pairs), "groups": groups,
+                "representative": self.rows[d.representative]})
+        return {"pairs": pairs, "pairs_total": g.pairs_total, "groups": groups,
                 "groups_total": len(g.groups)}
 
-    def _group_ids(self) -> dict[int, int]:
-        out = {}
-        for k, grp in enumerate(self.grouping.groups):
-            for m in grp.members:
-                out[m] = k + 1
-        return out
-
     # -- stamp and exports ------------------------------------------------------------------
-    def finish(self, eval_file: InputFile, utc: str, assets: dict | None = None,
-               runtime: str = "") -> dict:
-        """Build the run stamp for the current threshold. Returns its dict."""
-        if self.grouping is None:
-            self.group()
+    def stamp(self, threshold: float, eval_file: InputFile, utc: str,
+              assets: dict | None = None, runtime: str = "") -> RunStamp:
+        """The run stamp of the exports at ``threshold``.
+
+        Raises:
+            EvalsieveError(bad_input): threshold outside [floor, 1].
+        """
         c = self.config
         settings = {"field": c.field, "label_field": c.label_field,
-                    "threshold": self._threshold, "slider_floor": c.floor,
+                    "threshold": _check_threshold(threshold, c.floor), "slider_floor": c.floor,
                     "model": MODEL_ID, "model_sha256": self.model.get("model_sha256", ""),
                     "pooling": POOLING, "normalisation": NORMALISATION,
                     "token_window": c.window, "rows_truncated": self.truncated}
-        self.stamp = RunStamp("paraphrases", settings, (eval_file,), utc, dict(assets or {}),
-                              runtime)
-        return self.stamp.to_dict()
+        return RunStamp("paraphrases", settings, (eval_file,), utc, dict(assets or {}), runtime)
+
+    def export_steps(self, threshold: float):
+        """Compute what the exports at ``threshold`` need (every group's lowest pair and
+        representative), yielding progress ``(pairs_done, pairs_total)`` in member pairs and
+        ending at ``pairs_done == pairs_total``. The driver reports it and may stop (close the
+        generator) to cancel; :meth:`export` finishes whatever is left. Reads no clock."""
+        return self.grouping(threshold).details()
 
     def export_names(self) -> list[str]:
         """The names :meth:`export` accepts."""
         return ["paraphrase-pairs.csv", "paraphrase-groups.csv"]
 
-    def export(self, name: str) -> tuple[str, str]:
-        """One export's ``(mime, text)``; every pair, every group, full cell texts.
+    def export(self, name: str, stamp: RunStamp) -> tuple[str, str]:
+        """One export's ``(mime, text)`` at the stamp's threshold (``stamp.settings
+        ["threshold"]``, from :meth:`stamp`); every pair, every group, full cell texts.
 
         Raises:
-            EvalsieveError(bad_input): unknown name or called before :meth:`finish`.
+            EvalsieveError(bad_input): unknown name, or a stamp not from :meth:`stamp`.
         """
-        if self.stamp is None:
-            raise bad_input("the run has not finished", expected="finish before export")
-        g = self.grouping
-        gid = self._group_ids()
+        if not isinstance(stamp, RunStamp) or stamp.job != "paraphrases":
+            raise bad_input("exports need the paraphrase run's stamp", expected="job.stamp(...)")
+        g = self.grouping(stamp.settings["threshold"])
         if name == "paraphrase-pairs.csv":
-            rows = ([gid[i], self.rows[i], self.rows[j], self._label_of(i), self._label_of(j),
-                     _cos3(c), self.texts[i], self.texts[j]] for i, j, c in g.pairs)
-            return "text/csv", write_csv(self.stamp, PAIR_COLUMNS, rows)
+            rows = ([g.group_of(i) + 1, self.rows[i], self.rows[j], self._label_of(i),
+                     self._label_of(j), _cos3(c), self.texts[i], self.texts[j]]
+                    for i, j, c in g.pairs())
+            return "text/csv", write_csv(stamp, PAIR_COLUMNS, rows)
         if name == "paraphrase-groups.csv":
-            rows = ([k + 1, len(x.members), " ".join(str(self.rows[m]) for m in x.members),
-                     " | ".join(self._label_of(m) for m in x.members) if self.labels else "",
-                     _cos3(x.lowest),
-                     f"{self.rows[x.lowest_pair[0]]} {self.rows[x.lowest_pair[1]]}",
-                     "yes" if x.chained else "no", self.rows[x.representative],
-                     self.texts[x.representative]] for k, x in enumerate(g.groups))
-            return "text/csv", write_csv(self.stamp, GROUP_COLUMNS, rows)
+            def rows():
+                for k, x in enumerate(g.groups):
+                    d = x.detail()
+                    yield [k + 1, len(x.members), " ".join(str(self.rows[m]) for m in x.members),
+                           " | ".join(self._label_of(m) for m in x.members) if self.labels else "",
+                           _cos3(d.lowest),
+                           f"{self.rows[d.lowest_pair[0]]} {self.rows[d.lowest_pair[1]]}",
+                           "yes" if x.chained else "no", self.rows[d.representative],
+                           self.texts[d.representative]]
+            return "text/csv", write_csv(stamp, GROUP_COLUMNS, rows())
         raise bad_input(f"no export named {name!r}", expected=", ".join(self.export_names()))
+
+
+def _check_threshold(threshold, floor: float) -> float:
+    """``threshold`` as a float in [floor, 1], or a bad_input error."""
+    try:
+        t = float(threshold)
+    except (TypeError, ValueError):
+        t = None
+    if t is None or not floor <= t <= 1:
+        raise bad_input(f"threshold {threshold!r} is out of range",
+                        expected=f"a cosine from {floor} to 1")
+    return t
+
+
+def _no_embeddings(i: int, j: int) -> float:
+    raise bad_input("embeddings were not provided", expected="set_similarity(embeddings=)")

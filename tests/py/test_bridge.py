@@ -55,8 +55,16 @@ def test_bridge_run_equals_cli_exports(fixtures, tmp_path, capsys):
 
 
 def test_bridge_errors_are_plain_objects():
+    # a complete line that is not JSON: an error naming the file and line 2
     r = call("inspect", {"name": "a.jsonl"}, '{"a": 1}\n{"a": \n')
-    assert r["ok"] is False or r["value"]["rows_sampled"] == 1
+    assert r["ok"] is False and r["error"]["code"] == "bad_input"
+    assert (r["error"]["file"], r["error"]["line"]) == ("a.jsonl", 2)
+    # the same bytes cut before the newline (a head that is not the whole file): the last
+    # line is unfinished, so one row is sampled; as the whole file it is an error
+    r = call("inspect", {"name": "a.jsonl"}, '{"a": 1}\n{"a": ')
+    assert r["ok"] is True and r["value"]["rows_sampled"] == 1
+    r = call("inspect", {"name": "a.jsonl", "complete": True}, '{"a": 1}\n{"a": ')
+    assert r["ok"] is False and r["error"]["line"] == 2
     r = call("cont.start", {"eval": {"name": "e", "format": "jsonl", "fields": []},
                             "train": {"name": "t", "format": "jsonl", "fields": ["x"]}})
     assert r["ok"] is False and r["error"]["code"] == "bad_input" and r["error"]["file"] == "e"
@@ -76,17 +84,29 @@ def test_bridge_paraphrase_ops_with_binary_block():
     NN, NNI = array("f", [0.95, 0.95, 0.92, 0.3]), array("i", [1, 0, 1, 0])
     blob = b"".join(a.tobytes() for a in (I, J, C, NN, NNI))
     r = json.loads(bridge.call("para.similarity", json.dumps(
-        {"handle": h, "rows": 4, "pairs": 3, "truncated": 1, "embeddings": False}), None, blob))
+        {"handle": h, "rows": 4, "pairs": 3, "truncated": 1, "embeddings": False,
+         "threshold": 0.9}), None, blob))
     f = r["value"]
     assert f["groups"] == 1 and f["groups_chained"] == 1 and f["effective_rows"] == 2
     assert f["view"]["groups"][0]["lowest"] == "0.800" and f["rows_truncated"] == 1
     assert f["closest_pair"] == {"row_a": 1, "row_b": 2, "cosine": 0.95}   # float32, rounded to 6 places
     f = call("para.group", {"handle": h, "threshold": 0.93})["value"]
     assert f["groups"] == 1 and f["groups_chained"] == 0 and f["rows_in_groups"] == 2
-    out = call("para.finish", {"handle": h, "input": {"name": "e.jsonl", "sha256": "0" * 64,
-                                                      "bytes": len(text)}, "utc": "t"})["value"]
+    ev = {"name": "e.jsonl", "sha256": "0" * 64, "bytes": len(text)}
+    out = call("para.finish", {"handle": h, "threshold": 0.93, "input": ev, "utc": "t"})["value"]
     assert [x["name"] for x in out["exports"]] == ["paraphrase-pairs.csv", "paraphrase-groups.csv"]
     assert out["stamp"]["settings"]["threshold"] == 0.93
+    groups_csv = out["exports"][1]["text"].split("\r\n")
+    assert groups_csv[2] == "1,2,1 2,,0.950,1 2,no,1,row 0"
+    # the exports name their threshold; the job keeps none (the last regroup was at 0.93)
+    out = call("para.finish", {"handle": h, "threshold": 0.9, "input": ev, "utc": "t"})["value"]
+    assert out["stamp"]["settings"]["threshold"] == 0.9
+    groups_csv = out["exports"][1]["text"].split("\r\n")
+    assert groups_csv[2] == "1,3,1 2 3,,0.800,1 3,yes,2,row 1"
+    r = call("para.finish", {"handle": h, "input": ev, "utc": "t"})
+    assert r["ok"] is False and r["error"]["code"] == "bad_input" and "threshold" in r["error"]["message"]
+    r = call("para.group", {"handle": h})
+    assert r["ok"] is False and r["error"]["code"] == "bad_input"
     bad = json.loads(bridge.call("para.similarity", json.dumps(
         {"handle": h, "rows": 4, "pairs": 3}), None, blob[:-4]))
     assert bad["ok"] is False and "expected" in bad["error"]["message"]

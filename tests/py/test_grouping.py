@@ -4,9 +4,14 @@ from array import array
 
 import pytest
 
-from evalsieve.grouping import connected_components, group_paraphrases
+from evalsieve.grouping import PairGraph, connected_components, group_paraphrases
 from evalsieve.paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from evalsieve.stamps import InputFile
+
+
+def grouped(n, candidates, threshold, cosine, floor):
+    """Group through the tile graph, with ``cosine`` for the pairs that are not candidates."""
+    return group_paraphrases(PairGraph(n, candidates, floor, cosine=cosine), threshold)
 
 # The worked example's shape: 0-1 0.95, 1-2 0.93, 0-2 0.85 (chained through row 1),
 # 3-4 0.97 (capital of France), row 5 unrelated.
@@ -32,7 +37,7 @@ def test_components_are_order_independent():
 
 
 def test_chained_group_and_figures_hand_computed():
-    g = group_paraphrases(6, cands(0.5), 0.90, cos, 0.5)
+    g = grouped(6, cands(0.5), 0.90, cos, 0.5)
     assert [x.members for x in g.groups] == [[0, 1, 2], [3, 4]]
     first = g.groups[0]
     assert first.lowest == 0.85 and first.lowest_pair == (0, 2) and first.chained
@@ -41,23 +46,23 @@ def test_chained_group_and_figures_hand_computed():
     assert not g.groups[1].chained and g.groups[1].lowest == 0.97
     assert g.rows_in_groups == 5 and g.effective_rows == 6 - 5 + 2 == 3
     assert round(100 * g.duplicate_share, 1) == 83.3
-    assert [(i, j) for i, j, _ in g.pairs] == [(3, 4), (0, 1), (1, 2)]   # cosine descending
+    assert [(i, j) for i, j, _ in g.pairs()] == [(3, 4), (0, 1), (1, 2)]   # cosine descending
 
 
 def test_threshold_moves_groups():
-    g = group_paraphrases(6, cands(0.5), 0.80, cos, 0.5)
-    assert not g.groups[0].chained and len(g.pairs) == 4
-    g = group_paraphrases(6, cands(0.5), 0.94, cos, 0.5)
+    g = grouped(6, cands(0.5), 0.80, cos, 0.5)
+    assert not g.groups[0].chained and g.pairs_total == 4
+    g = grouped(6, cands(0.5), 0.94, cos, 0.5)
     assert [x.members for x in g.groups] == [[0, 1], [3, 4]]   # by size, then first row
     assert g.effective_rows == 4
 
 
 def test_lowest_pair_below_floor_uses_exact_cosine():
     # the floor keeps only pairs >= 0.9: the 0-2 pair (0.85) is not a candidate
-    g = group_paraphrases(6, cands(0.9), 0.90, cos, 0.9)
+    g = grouped(6, cands(0.9), 0.90, cos, 0.9)
     assert g.groups[0].lowest == 0.85 and g.groups[0].chained
     with pytest.raises(ValueError):
-        group_paraphrases(6, cands(0.9), 0.85, cos, 0.9)
+        grouped(6, cands(0.9), 0.85, cos, 0.9)
 
 
 def unit(v):
@@ -82,18 +87,251 @@ def test_job_end_to_end_with_synthetic_vectors():
     nn_idx = [max((j for j in range(5) if j != i), key=lambda j: dotp(vecs[i], vecs[j])) for i in range(5)]
     emb = array("f", [x for v in vecs for x in v])
     job.set_similarity(pairs, nn, nn_idx, 0, emb.tobytes(), {"model_sha256": "ab" * 32})
-    f = job.group()
+    f = job.group(0.9)
     assert f["groups"] == 2 and f["rows_in_groups"] == 4 and f["effective_rows"] == 3
     assert f["duplicate_share"] == 80.0
     assert f["closest_pair"]["row_a"] in (1, 3)
     assert abs(job.cosine(0, 1) - dotp(vecs[0], vecs[1])) < 1e-5
-    job.finish(InputFile("eval", "e.jsonl", "0" * 64, len(text)), "2026-01-01T00:00:00+00:00")
-    pairs_csv = job.export("paraphrase-pairs.csv")[1].split("\r\n")
+    stamp = job.stamp(0.9, InputFile("eval", "e.jsonl", "0" * 64, len(text)),
+                      "2026-01-01T00:00:00+00:00")
+    pairs_csv = job.export("paraphrase-pairs.csv", stamp)[1].split("\r\n")
     assert pairs_csv[0].startswith("# run_stamp") and '"model_sha256":"abab' in pairs_csv[0]
     assert pairs_csv[1] == "group,row_a,row_b,label_a,label_b,cosine,text_a,text_b"
     assert len([l for l in pairs_csv[2:] if l]) == 2
-    groups_csv = job.export("paraphrase-groups.csv")[1].split("\r\n")
+    groups_csv = job.export("paraphrase-groups.csv", stamp)[1].split("\r\n")
     assert groups_csv[2].split(",")[:3] == ["1", "2", "1 2"]
     # slider: a higher threshold than both pairs empties the groups without re-embedding
     f = job.group(0.9999)
     assert f["groups"] == 0 and f["effective_rows"] == 5
+
+
+# -- the bounded grouping against the quadratic reference ---------------------------------------
+
+import functools
+import json
+import os
+import sys
+
+from evalsieve import grouping
+from evalsieve.errors import EvalsieveError
+import reference_grouping
+
+GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "golden")
+sys.path.insert(0, GOLDEN)
+import make_paraphrase_golden as golden  # noqa: E402
+
+
+def f32(x):
+    return array("f", [x])[0]
+
+
+def tile_scan(vecs, floor):
+    """What the encoder side hands over: pairs ≥ floor with float32 cosines, in (i, j) order."""
+    n = len(vecs)
+    return [(i, j, f32(sum(a * b for a, b in zip(vecs[i], vecs[j]))))
+            for i in range(n) for j in range(i + 1, n)
+            if f32(sum(a * b for a, b in zip(vecs[i], vecs[j]))) >= floor]
+
+
+def flat(vecs):
+    out = array("f")
+    for v in vecs:
+        out.extend(v)
+    return out
+
+
+def as_tuples(g):
+    return ([(x.members, x.lowest, x.lowest_pair, x.chained, x.representative) for x in g.groups],
+            list(g.pairs()), g.rows_in_groups, g.effective_rows, g.duplicate_share)
+
+
+def random_rows(seed, dim=24):
+    """Unit vectors in ``dim`` dimensions: blobs, a chain (a random walk) and loners."""
+    rng = random.Random(seed)
+    rows = []
+    for size, spread in ((60, 0.35), (45, 0.6), (7, 0.2), (3, 0.1), (2, 0.05)):
+        c = unit([rng.gauss(0, 1) for _ in range(dim)])
+        rows += [unit([x + spread * rng.gauss(0, 1) / math.sqrt(dim) for x in c]) for _ in range(size)]
+    v = unit([rng.gauss(0, 1) for _ in range(dim)])
+    for _ in range(50):
+        rows.append(v)
+        v = unit([x + 0.35 * rng.gauss(0, 1) / math.sqrt(dim) for x in v])
+    rows += [unit([rng.gauss(0, 1) for _ in range(dim)]) for _ in range(20)]
+    rng.shuffle(rows)
+    return [array("f", r) for r in rows]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("small", [grouping.SMALL_GROUP, 2])
+def test_bounded_grouping_equals_the_quadratic_reference_on_random_vectors(seed, small, monkeypatch):
+    """Groups, chained flags, lowest pairs (value and pair), representatives and edges are the
+    reference's, bit for bit, on the plain path and on the bounded one (small=2 sends every
+    group of three or more through the S-vector and angle-bound path)."""
+    monkeypatch.setattr(grouping, "SMALL_GROUP", small)
+    vecs = random_rows(seed)
+    dim = len(vecs[0])
+    floor = 0.5
+    cands = tile_scan(vecs, floor)
+    emb = flat(vecs)
+    exact = lambda i, j: sum(map(lambda a, b: a * b, emb[i * dim:(i + 1) * dim], emb[j * dim:(j + 1) * dim]))
+    graph = PairGraph(len(vecs), cands, floor, emb, dim)
+    sizes = set()
+    for t in (0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
+        got = group_paraphrases(graph, t)
+        want = reference_grouping.reference_grouping(len(vecs), cands, t, exact, floor)
+        assert as_tuples(got) == want, t
+        sizes |= {len(x.members) for x in got.groups}
+        assert all(x.chained == (x.lowest < t) for x in got.groups)
+    assert max(sizes) > 40 and 2 in sizes          # large groups and pairs were both exercised
+
+
+def test_chained_triple_hand_computed_with_vectors():
+    """A = (1, 0, 0), B = (0.8, 0.6, 0), C = (0.28, 0.96, 0): A·B = 0.8, B·C = 0.224 + 0.576
+    = 0.8, A·C = 0.28. At threshold 0.75 (also the floor) A–B and B–C are edges, A–C is not
+    even a candidate: one chained group {A, B, C}, lowest pair A–C at 0.28 (the exact dot),
+    representative B (0.8 + 0.8 beats 0.8 + 0.28)."""
+    vecs = [array("f", v) for v in ((1, 0, 0), (0.8, 0.6, 0), (0.28, 0.96, 0), (0, 0, 1))]
+    cands = tile_scan(vecs, 0.75)
+    assert [(i, j) for i, j, _ in cands] == [(0, 1), (1, 2)]
+    for small in (32, 2):
+        grouping.SMALL_GROUP, old = small, grouping.SMALL_GROUP
+        try:
+            g = group_paraphrases(PairGraph(4, cands, 0.75, flat(vecs), 3), 0.75)
+        finally:
+            grouping.SMALL_GROUP = old
+        (grp,) = g.groups
+        assert grp.members == [0, 1, 2] and grp.chained and grp.edge_count == 2
+        assert grp.lowest == pytest.approx(0.28, abs=1e-6) and grp.lowest_pair == (0, 2)
+        assert grp.representative == 1
+        assert g.effective_rows == 4 - 3 + 1 and g.pairs_total == 2
+    # at 0.81 no pair is an edge
+    assert group_paraphrases(PairGraph(4, cands, 0.75, flat(vecs), 3), 0.81).groups == []
+
+
+def test_group_is_not_chained_when_a_pair_missing_from_the_scan_is_above_the_threshold():
+    """The rule is the exact one: a member pair that the tile scan did not report (rounding at
+    the floor) counts with its exact cosine; when that is ≥ threshold the group is a clique."""
+    vecs = [array("f", v) for v in ((1, 0), (0.8, 0.6), (0.96, 0.28))]  # A·C = 0.96
+    cands = [(0, 1, 0.8), (1, 2, 0.936)]                                # (0, 2) left out
+    emb = flat(vecs)
+    g = group_paraphrases(PairGraph(3, cands, 0.75, emb, 2), 0.8)
+    exact = lambda i, j: sum(a * b for a, b in zip(vecs[i], vecs[j]))
+    want = reference_grouping.reference_grouping(3, cands, 0.8, exact, 0.75)
+    assert as_tuples(g) == want
+    assert not g.groups[0].chained and g.groups[0].lowest == pytest.approx(0.8, abs=1e-6)
+
+
+def test_pair_graph_refuses_bad_candidates():
+    with pytest.raises(ValueError, match="twice"):
+        PairGraph(3, [(0, 1, 0.9), (1, 0, 0.8)], 0.75, cosine=cos)
+    with pytest.raises(ValueError, match="distinct"):
+        PairGraph(3, [(1, 1, 0.9)], 0.75, cosine=cos)
+    with pytest.raises(ValueError, match="distinct"):
+        PairGraph(3, [(0, 3, 0.9)], 0.75, cosine=cos)
+    job = ParaphraseJob(ParaphraseConfig("q"), "e.jsonl", "jsonl")
+    job.feed_eval('{"q": "a"}\n{"q": "b"}\n')
+    job.end_eval()
+    with pytest.raises(EvalsieveError, match="twice") as e:
+        job.set_similarity([(0, 1, 0.9), (0, 1, 0.9)], [0.9, 0.9], [1, 0], 0)
+    assert e.value.code == "bad_input"
+
+
+_golden_inputs = functools.lru_cache(maxsize=1)(golden.inputs)   # read-only below
+
+
+def golden_job(threshold, floor=golden.FLOOR):
+    text, emb, cands, nn, nn_index = _golden_inputs()
+    job = ParaphraseJob(ParaphraseConfig("text", "id", threshold, floor), "golden.jsonl", "jsonl")
+    job.feed_eval(text)
+    job.end_eval()
+    job.set_similarity(cands, nn, nn_index, 0, emb.tobytes(), {"model_sha256": "0" * 64})
+    return job, InputFile("eval", "golden.jsonl", "0" * 64, len(text))
+
+
+def bodies(job, eval_file, threshold):
+    stamp = job.stamp(threshold, eval_file, "t")
+    return {name: job.export(name, stamp)[1].split("\r\n", 1)[1] for name in job.export_names()}
+
+
+@pytest.mark.parametrize("small", [grouping.SMALL_GROUP, 2])
+def test_exports_on_real_embeddings_equal_the_quadratic_golden(small, monkeypatch):
+    """tests/golden/paraphrase_golden.json holds the exports of evalsieve 97c32dd (quadratic
+    grouping) on 56 real all-MiniLM-L6-v2 vectors at seven thresholds (groups of up to 27
+    rows, chained and not); the bounded grouping writes the same bytes."""
+    monkeypatch.setattr(grouping, "SMALL_GROUP", small)
+    want = json.load(open(os.path.join(GOLDEN, "paraphrase_golden.json"), encoding="utf-8"))
+    assert want["floor"] == golden.FLOOR
+    job, eval_file = golden_job(0.9)
+    chained_seen = False
+    for key, exports in want["exports"].items():
+        assert bodies(job, eval_file, float(key)) == exports, key
+        chained_seen |= ",yes," in exports["paraphrase-groups.csv"]
+    assert chained_seen
+
+
+def test_exports_at_a_threshold_equal_a_fresh_run_at_it():
+    """No hidden threshold: after regrouping at other thresholds (and exporting at one), the
+    exports at X are a fresh run's exports at X, stamp included."""
+    job, eval_file = golden_job(0.9)
+    job.group(0.35)
+    job.group(0.62)
+    bodies(job, eval_file, 0.80)
+    job.group(0.30)
+    for x in (0.45, 0.55):
+        fresh, _ = golden_job(x)
+        fresh.group(x)
+        a, b = job.stamp(x, eval_file, "t"), fresh.stamp(x, eval_file, "t")
+        assert a == b and a.settings["threshold"] == x
+        for name in job.export_names():
+            assert job.export(name, a) == fresh.export(name, b)
+    with pytest.raises(EvalsieveError, match="out of range"):
+        job.stamp(0.2, eval_file, "t")
+    with pytest.raises(EvalsieveError, match="out of range"):
+        job.group(None)
+
+
+def test_export_steps_report_progress_to_the_total_and_can_stop_early():
+    job, eval_file = golden_job(0.9)
+    steps = list(job.export_steps(0.30))
+    done = [d for d, _ in steps]
+    (total,) = {t for _, t in steps}
+    g = job.grouping(0.30)
+    assert total == sum(len(x.members) * (len(x.members) - 1) // 2 for x in g.groups)
+    assert done == sorted(done) and done[0] == 0 and done[-1] == total
+    # stopping after the first step (a cancel) leaves the job able to export, unchanged
+    job2, _ = golden_job(0.9)
+    gen = job2.export_steps(0.30)
+    next(gen), next(gen)
+    gen.close()
+    assert bodies(job2, eval_file, 0.30) == bodies(job, eval_file, 0.30)
+
+
+def test_view_details_are_computed_for_the_shown_groups_only():
+    """A regroup computes lowest pairs for the (at most 20) groups the view shows; the rest
+    wait for the exports."""
+    rng = random.Random(5)
+    n = 2 * 30
+    cands = [(2 * k, 2 * k + 1, 0.9 + rng.random() / 20) for k in range(30)]
+    job = ParaphraseJob(ParaphraseConfig("q"), "e.jsonl", "jsonl")
+    job.feed_eval("".join('{"q": "r%d"}\n' % k for k in range(n)))
+    job.end_eval()
+    job.set_similarity(cands, [0.9] * n, [k ^ 1 for k in range(n)], 0)
+    f = job.group(0.9)
+    g = job.grouping(0.9)
+    assert f["groups"] == 30 and len(f["view"]["groups"]) == 20
+    assert [x._detail is not None for x in g.groups] == [True] * 20 + [False] * 10
+
+
+def test_view_budget_leaves_large_groups_to_the_exports(monkeypatch):
+    """Past the view's work budget a shown group's lowest pair is null (the page says it is
+    in the CSV); its chained flag is still exact and the exports still have every value."""
+    from evalsieve import paraphrase
+    monkeypatch.setattr(paraphrase, "VIEW_DETAIL_PAIRS", 100)   # 27 members: 351 pairs
+    job, eval_file = golden_job(0.9)
+    f = job.group(0.35)
+    first = f["view"]["groups"][0]
+    assert first["size"] == 27 and first["chained"] is True
+    assert first["lowest"] is None and first["lowest_pair"] is None and first["representative"] is None
+    assert f["view"]["groups"][-1]["lowest"] is not None      # small groups fit the budget
+    want = json.load(open(os.path.join(GOLDEN, "paraphrase_golden.json"), encoding="utf-8"))
+    assert bodies(job, eval_file, 0.35) == want["exports"]["0.35"]
