@@ -486,16 +486,8 @@ def group_paraphrases(graph: PairGraph, threshold: float) -> Grouping:
         raise ValueError(f"threshold {threshold} is below the candidate floor {graph.floor}")
     n = graph.n
     e = graph.edge_count(threshold)
-    uf = UnionFind(n)
     gi, gj = graph._i, graph._j
-    for k in range(e):
-        uf.union(gi[k], gj[k])
-    comps: dict[int, list[int]] = {}
-    for x in range(n):
-        r = uf.find(x)
-        if uf.size[r] > 1:
-            comps.setdefault(r, []).append(x)
-    ordered = sorted(comps.values(), key=lambda c: (-len(c), c[0]))
+    ordered = connected_components(n, zip(gi[:e], gj[:e]))
     where = array("i", [-1]) * n
     for g, members in enumerate(ordered):
         for x in members:

@@ -115,7 +115,6 @@ class ParaphraseJob:
         self.texts: list[str] = []
         self.labels: list[str] = []
         self.empty_rows: list[int] = []
-        self.ended = False
         self.graph: PairGraph | None = None
         self.nn: list[float] = []
         self.nn_index: list[int] = []
@@ -149,7 +148,6 @@ class ParaphraseJob:
             EvalsieveError(bad_input): no row has text in the field.
         """
         self._take(self._reader.finish())
-        self.ended = True
         if not self.texts:
             raise bad_input(f"no row has text in the field {self.config.field!r}",
                             file=self.eval_name, expected="a text field with values")
