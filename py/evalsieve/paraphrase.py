@@ -39,8 +39,8 @@ VIEW_PAIRS, VIEW_GROUPS, VIEW_MEMBERS, VIEW_CHARS = 50, 20, 8, 240
 #: Member pairs a regroup may spend on the shown groups' lowest pairs and representatives,
 #: largest group first; a group whose m(m−1)/2 does not fit what is left shows them as null
 #: (the exports compute them). A count, not a clock: the same input gives the same view.
-#: 40,000 pairs of 384-dimension dot products are ~0.2 s of CPython.
-VIEW_DETAIL_PAIRS = 40_000
+#: 20,000 pairs of 384-dimension dot products are ~0.1 s of CPython.
+VIEW_DETAIL_PAIRS = 20_000
 
 #: Groupings kept per job (the slider goes back and forth; each is O(rows) of memory).
 KEEP_GROUPINGS = 4
