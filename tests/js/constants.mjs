@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const python = process.env.EVALSIEVE_PYTHON || 'python3';
 
 export const CONSTANTS = JSON.parse(execFileSync(python, ['-m', 'evalsieve.constants'], {
