@@ -36,14 +36,17 @@ export class WorkerClient {
   start() {
     this.ready = false;
     const Ctor = this.WorkerCtor || globalThis.Worker;
-    this.worker = new Ctor(this.url, { type: 'module' });
-    this.worker.onmessage = (ev) => this.#onMessage(ev.data);
-    this.worker.onerror = (ev) => {
+    const w = new Ctor(this.url, { type: 'module' });
+    this.worker = w;
+    // Each handler acts for the worker that sent the event: a late event from a worker that
+    // was already replaced must not touch its replacement.
+    w.onmessage = (ev) => { if (w === this.worker) this.#onMessage(ev.data); };
+    w.onerror = (ev) => {
       ev.preventDefault?.();
-      this.#die({ code: ERR.INTERNAL, message: `the worker failed: ${ev.message || 'script error'}` });
+      this.#die(w, { code: ERR.INTERNAL, message: `the worker failed: ${ev.message || 'script error'}` });
     };
-    this.worker.onmessageerror = () => this.#die({ code: ERR.INTERNAL, message: 'a worker message could not be read' });
-    this.worker.postMessage(P.init());
+    w.onmessageerror = () => this.#die(w, { code: ERR.INTERNAL, message: 'a worker message could not be read' });
+    w.postMessage(P.init());
   }
 
   /**
@@ -104,19 +107,21 @@ export class WorkerClient {
         break;
       }
       case MSG.FATAL:
-        this.#die(msg.error);
+        this.#die(this.worker, msg.error);
         break;
       default:
         break;
     }
   }
 
-  #die(error) {
+  /** Worker `w` failed: if it is still the current one, reject its requests and replace it. */
+  #die(w, error) {
+    if (w !== this.worker) return; // already replaced (or given up on): a late event
     const err = P.toErrorObject(error);
     this.lastError = err;
     const pending = [...this.pending.values()];
     this.pending.clear();
-    try { this.worker?.terminate(); } catch { /* gone */ }
+    try { w.terminate(); } catch { /* gone */ }
     this.worker = null;
     this.ready = false;
     this.failuresSinceReady++;
