@@ -10,15 +10,18 @@ import { OP } from '../worker/protocol.js';
 const same = (a, b) => Math.abs(a - b) < 1e-9;
 
 /**
- * The exports ({stamp, exports: [{name, mime, text}]}) of `shown` at `threshold`, built by the
- * worker on first use and kept per threshold (2 decimals).
+ * The exports ({stamp, exports: [{name, mime, text}]}) of `shown` at `threshold` (a cosine; the
+ * page passes the threshold its figures show). The threshold goes to the worker with the
+ * request, so a regroup still running cannot change what is exported; each threshold's exports
+ * are built once (kept per 2 decimals; a failed request is not kept).
  */
-export async function exportsAt(client, shown, threshold) { // eslint-disable-line no-unused-vars
-  const key = shown.figures.threshold.toFixed(2);
+export function exportsAt(client, shown, threshold) {
+  const key = threshold.toFixed(2);
   let v = shown.exports.get(key);
   if (!v) {
-    v = await client.request(OP.PARA_EXPORTS, { handle: shown.handle }).promise;
+    v = client.request(OP.PARA_EXPORTS, { handle: shown.handle, threshold }).promise;
     shown.exports.set(key, v);
+    v.catch(() => { if (shown.exports.get(key) === v) shown.exports.delete(key); });
   }
   return v;
 }
@@ -60,6 +63,8 @@ export class Regrouper {
       shown.figures = v.figures;
       this.onGrouped?.(shown, v, t, performance.now() - t0);
     } catch (err) {
+      // A newer run replaced this result (and the worker closed its job): nothing to show.
+      if (this.current() !== shown) return;
       this.onFailed?.(err);
     } finally {
       this.busy = false;
