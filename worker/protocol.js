@@ -4,7 +4,7 @@
 //                  run {id, op, args, files}  one request; files are File objects
 //                  cancel {id}                ask a running request to stop
 // worker -> main   boot {stage, done, total}  startup stage `done` of `total`
-//                  ready {versions}           runtime booted; versions of the assets in use
+//                  ready {versions, constants} runtime booted; asset versions, Python's rule constants
 //                  progress {id, stage, done, total, unit}
 //                                             never goes backwards within a stage
 //                  log {id, message, data?}   a step worth showing in the event log
@@ -68,7 +68,7 @@ export const cancel = (id) => ({ type: MSG.CANCEL, id });
 // --- constructors: worker -> main ---------------------------------------------------
 
 export const boot = (stage, done, total = BOOT_STAGES.length - 1) => ({ type: MSG.BOOT, stage, done, total });
-export const ready = (versions) => ({ type: MSG.READY, versions });
+export const ready = (versions, constants) => ({ type: MSG.READY, versions, constants });
 export const progress = (id, stage, done, total, unit) => ({ type: MSG.PROGRESS, id, stage, done, total, unit });
 export const log = (id, message, data = null) => ({ type: MSG.LOG, id, message, data });
 export const result = (id, data) => ({ type: MSG.RESULT, id, data });
@@ -148,7 +148,8 @@ export function validate(msg) {
       if (typeof msg.stage !== 'string') return 'boot: stage missing';
       return isCount(msg.done) && isCount(msg.total) ? null : 'boot: done/total must be counts';
     case MSG.READY:
-      return msg.versions && typeof msg.versions === 'object' ? null : 'ready: versions missing';
+      if (!msg.versions || typeof msg.versions !== 'object') return 'ready: versions missing';
+      return msg.constants && typeof msg.constants === 'object' ? null : 'ready: constants missing';
     case MSG.PROGRESS:
       if (!isId(msg.id)) return 'progress: id missing';
       if (typeof msg.stage !== 'string') return 'progress: stage missing';

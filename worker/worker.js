@@ -4,7 +4,7 @@
 // dist/assets/manifest.json.
 
 import * as P from './protocol.js';
-import { forEachChunk, readHead, setSha256Factory, yieldToEventLoop } from './files.js';
+import { forEachChunk, readHead, setBinaryMagic, setSha256Factory, yieldToEventLoop } from './files.js';
 import { createPrefilter } from './prefilter.js';
 import { embeddingOrder, batchCosts, similarity, packSimilarity } from './similarity.js';
 
@@ -17,8 +17,6 @@ const PYODIDE_DIR = new URL('pyodide/', ASSETS);
 
 const HEAD_CHARS = 1 << 20; // inspect reads at most 1 MiB of decoded text
 const CHUNK_CHARS = 1 << 20; // one bridge call per ~1 MiB of text (tens to hundreds of ms)
-const EXPORT_NAMES = ['contamination-report.csv', 'too-short-to-score.csv', 'overlap-report.html'];
-const CLEAN_NAME_BY_FORMAT = { jsonl: 'eval.clean.jsonl', csv: 'eval.clean.csv', tsv: 'eval.clean.tsv', text: 'eval.clean.txt' };
 
 const post = (msg) => self.postMessage(msg);
 const gate = new P.ProgressGate(100);
@@ -197,9 +195,12 @@ async function bootRuntime() {
     if (assets.pyodide && !assets.pyodide.version) assets.pyodide.version = pyodide.version;
 
     const versions = Object.fromEntries(Object.entries(assets).map(([k, v]) => [k, v.version]));
-    runtime = { sha256Factory: createSHA256, pyodide, call, versions, assets, manifest };
+    runtime = { sha256Factory: createSHA256, pyodide, call, versions, assets, manifest, constants: null };
+    // The rule constants are Python's (evalsieve/constants.py); the worker and page read them here.
+    runtime.constants = bridge('constants', {});
+    setBinaryMagic(runtime.constants.binary_magic);
     stage('ready');
-    post(P.ready(versions));
+    post(P.ready(versions, runtime.constants));
     return runtime;
   } catch (e) {
     const err = e instanceof ProtocolError ? e : new ProtocolError(ERR.ASSET_LOAD_FAILED, `boot failed: ${lastLine(e)}`, { detail: e && (e.stack || e.message) });
@@ -386,16 +387,14 @@ async function opContamination(id, args, files, job) {
       utc: utcNow(),
       assets: runtime.assets,
     });
-    const names = exportNames(summary, startArgs.eval.format);
-    const exports = names.map((name) => {
-      const v = bridge('cont.export', { handle, name });
-      return { name: v.name ?? name, mime: v.mime ?? 'text/plain', text: v.text };
-    });
+    const exports = bridge('cont.exports', { handle });
+    const view = bridge('cont.view', { handle });
     post(P.log(id, `done in ${((performance.now() - t0) / 1000).toFixed(1)} s`));
     return {
       summary,
       eval_info: evalInfo,
       exports,
+      view,
       inputs: {
         eval: { name: evalFile.name, sha256: evalInput.sha256, bytes: evalInput.bytes, gzip: evalInput.gzip },
         train: { name: trainFile.name, sha256: trainInput.sha256, bytes: trainInput.bytes, gzip: trainInput.gzip },
@@ -405,12 +404,6 @@ async function opContamination(id, args, files, job) {
   } finally {
     try { bridge('close', { handle }); } catch (e) { console.warn('close failed', e); }
   }
-}
-
-/** The four exports: the clean eval file (named after its format) and three reports. */
-function exportNames(summary, evalFormat) {
-  const clean = (summary && summary.clean_file) || CLEAN_NAME_BY_FORMAT[evalFormat] || 'eval.clean.jsonl';
-  return [clean, ...EXPORT_NAMES];
 }
 
 const PREFILTER_INFLIGHT = 2;
@@ -484,8 +477,6 @@ async function opRead(id, args, files, job) {
 
 // --- paraphrases -----------------------------------------------------------------------------
 
-const PARA_FLOOR = 0.75; // the slider's lowest threshold: every pair at or above it is kept
-const PARA_WINDOW = 256; // word pieces per row incl. [CLS] and [SEP] (sentence-transformers' max_seq_length)
 const PARA_BATCH = 32; // rows per session.run: on a quiet machine 32 beat 8 by 2-2.4x with 2 threads (bench_paraphrases_page.py); a cancel waits for one batch (~2 s of long rows)
 const PARA_TILE = 512; // rows per side of a cosine tile (1 MiB of float32)
 const PARA_MAX_SECONDS = 30 * 60; // refuse up front when the estimate is longer (use the CLI)
@@ -532,7 +523,7 @@ function ensureEncoder(id, threads) {
             const entry = Object.values(a).find((e) => assetURL(e.path) === url);
             if (entry) await checkSha256(entry, bytes, runtime.sha256Factory);
           },
-          window: PARA_WINDOW,
+          window: runtime.constants.para_window,
           batchSize: PARA_BATCH,
         });
         await encoder.encode(['warm up the session'], { sort: false });
@@ -566,7 +557,8 @@ async function embedRows(id, job, enc, texts, { batchSize = PARA_BATCH, sort = t
   const lengths = tok.ids.map((x) => x.length);
   const order = embeddingOrder(lengths, sort);
   const costs = batchCosts(lengths, order, batchSize);
-  const embeddings = new Float32Array(n * 384);
+  const dim = runtime.constants.embedding_dims;
+  const embeddings = new Float32Array(n * dim);
   const t0 = performance.now();
   let estimate = null;
   const report = (done, eta) => {
@@ -577,7 +569,7 @@ async function embedRows(id, job, enc, texts, { batchSize = PARA_BATCH, sort = t
     if (job.cancelled) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
     const rows = order.slice(s, s + batchSize);
     const out = await enc.encoder.encode(rows.map((i) => texts[i]), { sort: false });
-    rows.forEach((i, r) => embeddings.set(out.embeddings.subarray(r * 384, (r + 1) * 384), i * 384));
+    rows.forEach((i, r) => embeddings.set(out.embeddings.subarray(r * dim, (r + 1) * dim), i * dim));
     const secs = (performance.now() - t0) / 1000;
     const perPiece = secs / costs[b];
     const eta = perPiece * (costs[costs.length - 1] - costs[b]);
@@ -621,10 +613,11 @@ function requireParaJob(handle) {
 async function opParaphrases(id, args, files, job) {
   const file = requireFile(files, 'eval');
   const ev = args.eval || {};
-  const threshold = args.threshold ?? 0.9;
+  const K = runtime.constants;
+  const threshold = args.threshold ?? K.para_threshold_default;
   const { handle } = bridge('para.start', {
     eval: { name: ev.name || file.name, format: ev.format, field: ev.field, label_field: ev.label_field || null },
-    threshold, floor: PARA_FLOOR, window: PARA_WINDOW,
+    threshold, floor: K.para_floor, window: K.para_window,
   });
   let kept = false;
   const t0 = performance.now();
@@ -651,7 +644,7 @@ async function opParaphrases(id, args, files, job) {
     const nBlocks = Math.ceil(texts.length / PARA_TILE);
     const tiles = (nBlocks * (nBlocks + 1)) / 2;
     const tSim = performance.now();
-    const sim = await similarity(embedded.embeddings, texts.length, enc.encoder.tile, PARA_FLOOR, {
+    const sim = await similarity(embedded.embeddings, texts.length, enc.encoder.tile, K.para_floor, {
       block: PARA_TILE,
       onBlock: async (done) => {
         if (gate.admit(id, 'tiles', done, tiles)) post(P.progress(id, 'tiles', done, tiles, 'tiles'));
@@ -671,7 +664,7 @@ async function opParaphrases(id, args, files, job) {
     kept = true;
     for (const h of [...paraJobs.keys()]) if (h !== handle) closeParaJob(h);
     const seconds = (performance.now() - t0) / 1000;
-    post(P.log(id, `embedded ${texts.length} rows in ${embedded.seconds.toFixed(1)} s (${(texts.length / embedded.seconds).toFixed(0)} rows/s), ${sim.I.length} pairs ≥ ${PARA_FLOOR} in ${simSeconds.toFixed(2)} s; done in ${seconds.toFixed(1)} s`));
+    post(P.log(id, `embedded ${texts.length} rows in ${embedded.seconds.toFixed(1)} s (${(texts.length / embedded.seconds).toFixed(0)} rows/s), ${sim.I.length} pairs ≥ ${K.para_floor} in ${simSeconds.toFixed(2)} s; done in ${seconds.toFixed(1)} s`));
     return {
       handle,
       figures,

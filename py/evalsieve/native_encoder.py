@@ -26,9 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: Word pieces per row including [CLS] and [SEP] (sentence-transformers max_seq_length).
-WINDOW = 256
+WINDOW = constants.PARA_WINDOW
 #: Embedding width of all-MiniLM-L6-v2.
-DIM = 384
+DIM = constants.EMBEDDING_DIMS
 
 
 def _require(module: str):

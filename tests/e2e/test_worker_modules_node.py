@@ -7,8 +7,10 @@ protocol's invariants; tests/e2e/js/*.test.mjs holds the cases.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,5 +26,7 @@ def test_worker_modules_under_node():
     if major < 20:
         pytest.skip(f"node {major} lacks File.stream/DecompressionStream (need 20+)")
     tests = sorted(str(p) for p in (HERE / "js").glob("*.test.mjs"))
-    proc = subprocess.run([node, "--test", *tests], capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "EVALSIEVE_PYTHON": sys.executable}
+    proc = subprocess.run([node, "--test", *tests], capture_output=True, text=True, timeout=120,
+                          env=env)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]

@@ -6,8 +6,11 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { File } from 'node:buffer';
 
-import { firstInvalidUtf8, readHead, readTextChunks, setSha256Factory, forEachChunk } from '../../../worker/files.js';
+import { binaryKind, firstInvalidUtf8, readHead, readTextChunks, setBinaryMagic, setSha256Factory, forEachChunk } from '../../../worker/files.js';
 import * as P from '../../../worker/protocol.js';
+import { CONSTANTS } from './constants.mjs';
+
+setBinaryMagic(CONSTANTS.binary_magic);
 
 // hash-wasm's createSHA256 shape, backed by node:crypto.
 setSha256Factory(async () => {
@@ -129,4 +132,18 @@ test('protocol: progress gate never lets progress go backwards; one terminal per
   const ledger = new P.TerminalLedger();
   assert.ok(ledger.close('r'));
   assert.ok(!ledger.close('r'));
+});
+
+test('binary inputs are refused by the magic table Python publishes (bzip2 needs its block magic)', async () => {
+  assert.ok(CONSTANTS.binary_magic.length >= 12);
+  for (const { magic, what, todo, also } of CONSTANTS.binary_magic) {
+    const head = new Uint8Array(16);
+    head.set(magic);
+    if (also) head.set(also.magic, also.at);
+    assert.deepEqual(binaryKind(head), [what, todo]);
+    await assert.rejects(collect(new File([head, Buffer.from('more text\n')], 'x.jsonl')),
+      (e) => e.code === 'bad_input' && e.message.includes(what) && e.expected.includes(todo));
+  }
+  assert.equal(binaryKind(Buffer.from('BZh is a word here\n')), null);
+  assert.equal(binaryKind(Buffer.from('{"a": 1}\n')), null);
 });
