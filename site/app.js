@@ -5,6 +5,7 @@
 import { $, el } from './lib/dom.js';
 import { describeError } from './lib/format.js';
 import { EventLog } from './lib/event-log.js';
+import { fillConstantText, ruleConstants } from './lib/constants.js';
 import { WorkerClient } from './lib/worker-client.js';
 import { ContaminationSection } from './sections/contamination.js';
 import { ParaphraseSection } from './sections/paraphrases.js';
@@ -29,10 +30,19 @@ function main() {
       log.add(`boot: ${m.stage} (${m.done}/${m.total})`);
       if (m.stage !== 'ready') setStatus('booting', `Starting the Python runtime: ${m.stage} (${m.done}/${m.total})…`);
     },
-    onReady: (versions) => {
+    onReady: (versions, published) => {
       log.add(`ready: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}`, 'done');
+      let constants;
+      try {
+        constants = ruleConstants(published);
+      } catch (e) {
+        log.add(e.message, 'error');
+        setStatus('error', `The page cannot start: ${e.message}`);
+        return;
+      }
+      fillConstantText(document, constants);
       if (status.dataset.state === 'booting' || status.dataset.state === 'restarting') setStatus('ready', 'Ready.');
-      for (const s of SECTIONS) s.workerReady();
+      for (const s of SECTIONS) s.workerReady(constants);
     },
     onFatal: (err, restarting) => {
       log.add(`worker stopped: ${describeError(err).text}${restarting ? '; starting a new one' : ''}`, 'error');

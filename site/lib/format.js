@@ -14,7 +14,7 @@ export function fmtBytes(n) {
 }
 
 /** Seconds for a person: 42.4 -> "42 s", 125 -> "2 min 5 s"; not finite -> "–". */
-export function fmtSeconds(s) {
+function fmtSeconds(s) {
   if (!Number.isFinite(s)) return '–';
   if (s < 60) return `${Math.max(0, Math.round(s))} s`;
   return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;

@@ -1,14 +1,15 @@
 // The contamination result on the page: counts, the run's settings, the export buttons and
 // the table of contaminated rows. `data` is the worker's contamination result (worker.js):
-// {summary (the CLI's --json summary), exports: [{name, mime, text}], inputs, timing}.
+// {summary (the CLI's --json summary), exports: [{name, mime, text}], view (Python's
+// ContaminationJob.view: the contaminated rows, so the page parses no CSV), inputs, timing}.
 
 import { $, el, definitionRows, downloadText } from '../lib/dom.js';
 import { fmtBytes, fmtInt } from '../lib/format.js';
-import { parseCSV } from '../lib/csv.js';
 
-const MAX_TABLE_ROWS = 2000;
-// The columns a person reads; the CSV download has every column.
+// The columns a person reads (fields of view.rows; containment as the CSV prints it); the CSV
+// download has every column.
 const TABLE_COLUMNS = ['eval_row', 'containment', 'ngrams_matched', 'ngrams_total', 'training_record', 'shared_passage', 'training_excerpt'];
+const CELL = { containment: (r) => r.containment_text };
 
 /** Fill #results (counts, settings, downloads, table) for one run; args are the request's. */
 export function renderContaminationResults(data, args, label) {
@@ -46,32 +47,16 @@ export function renderContaminationResults(data, args, label) {
     return b;
   }));
 
-  const report = (data.exports || []).find((x) => x.name === 'contamination-report.csv');
-  renderTable($('#contaminated'), report ? contaminatedRows(report.text) : []);
+  renderTable($('#contaminated'), data.view);
 }
 
-function renderTable(table, rows) {
-  if (rows.length === 0) {
-    table.replaceChildren(el('caption', { text: 'no report' }));
-    return;
-  }
-  const [header, ...body] = rows;
-  const shown = body.slice(0, MAX_TABLE_ROWS);
+/** view: {rows: [{eval_row, containment_text, ...}] (at most Python's limit), rows_total}. */
+function renderTable(table, view) {
+  const { rows, rows_total: total } = view;
   table.replaceChildren(
-    el('caption', { text: body.length === 0 ? 'No contaminated rows.' : body.length > shown.length ? `First ${shown.length} of ${body.length} rows; the CSV has them all.` : `${body.length} rows` }),
-    el('thead', {}, el('tr', {}, ...header.map((h) => el('th', { scope: 'col', text: h })))),
-    el('tbody', {}, ...shown.map((r) => el('tr', {}, ...r.map((c) => el('td', { text: c }))))),
+    el('caption', { text: total === 0 ? 'No contaminated rows.' : total > rows.length ? `First ${rows.length} of ${total} rows; the CSV has them all.` : `${total} rows` }),
+    el('thead', {}, el('tr', {}, ...TABLE_COLUMNS.map((h) => el('th', { scope: 'col', text: h })))),
+    el('tbody', {}, ...rows.map((r) => el('tr', { dataset: { row: r.eval_row } },
+      ...TABLE_COLUMNS.map((c) => el('td', { text: String((CELL[c] ? CELL[c](r) : r[c]) ?? '') }))))),
   );
-}
-
-/** Header + the rows whose status is 'contaminated', from contamination-report.csv. */
-function contaminatedRows(text) {
-  const rows = parseCSV(text).filter((r) => !(r.length >= 1 && r[0].startsWith('# ')));
-  if (!rows.length) return [];
-  const [header, ...body] = rows;
-  const col = header.indexOf('status');
-  const dirty = body.filter((r) => col === -1 || r[col] === 'contaminated');
-  const keep = TABLE_COLUMNS.map((c) => header.indexOf(c)).filter((i) => i !== -1);
-  const cols = keep.length >= 3 ? keep : header.map((_, i) => i);
-  return [cols.map((i) => header[i]), ...dirty.map((r) => cols.map((i) => r[i] ?? ''))];
 }

@@ -47,6 +47,13 @@ export class ContaminationSection extends JobSection {
     this.#loadExample();
   }
 
+  /** The N and threshold inputs take the ranges Python publishes. */
+  workerReady(constants) {
+    super.workerReady(constants);
+    Object.assign(this.ui.n, { min: constants.n_min, max: constants.n_max });
+    Object.assign(this.ui.threshold, { min: constants.threshold_min_exclusive, max: constants.threshold_max });
+  }
+
   #loadSettings() {
     try {
       const s = JSON.parse(localStorage.getItem(SETTINGS_KEY) || '{}');

@@ -19,6 +19,7 @@ export class JobSection {
   constructor({ key, title, panel, logPrefix = '', status }) {
     Object.assign(this, { key, title, panel, logPrefix, status });
     this.runId = null;
+    this.constants = null; // the rule constants (lib/constants.js), from the worker's ready
   }
 
   /**
@@ -37,7 +38,9 @@ export class JobSection {
   }
 
   /** Called when the worker becomes ready (again), with the rule constants it published. */
-  workerReady(constants) {} // eslint-disable-line no-unused-vars
+  workerReady(constants) {
+    this.constants = constants;
+  }
 
   /** Called when the worker died; pending requests have already been rejected. */
   workerDied() {

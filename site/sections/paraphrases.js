@@ -6,7 +6,6 @@
 import * as P from '../worker/protocol.js';
 import { $, el, downloadText } from '../lib/dom.js';
 import { describeError, fmtBytes, fmtInt } from '../lib/format.js';
-import { FALLBACK } from '../lib/constants.js';
 import { InputSlot } from '../ui/input-slot.js';
 import { drawHistogram } from '../ui/histogram.js';
 import { JobSection } from './job-section.js';
@@ -22,7 +21,6 @@ export class ParaphraseSection extends JobSection {
     this.autoRun = false;
     this.exampleStarted = false;
     this.shown = null; // {handle, figures, data, args, label, exports: Map threshold -> exports}
-    this.constants = FALLBACK;
   }
 
   mount(services) {
@@ -69,6 +67,18 @@ export class ParaphraseSection extends JobSection {
     });
     this.ui.slider.addEventListener('input', () => this.#sliderMoved());
     this.ui.slider.addEventListener('change', () => this.#sliderMoved());
+  }
+
+  /** The slider spans Python's floor..maximum and starts at its default (set once). */
+  workerReady(constants) {
+    super.workerReady(constants);
+    const s = this.ui.slider;
+    const first = s.disabled;
+    Object.assign(s, { min: constants.para_floor, max: constants.para_threshold_max, disabled: false });
+    if (first) {
+      s.value = String(constants.para_threshold_default);
+      this.ui.sliderValue.textContent = this.threshold.toFixed(2);
+    }
   }
 
   show(visible) {

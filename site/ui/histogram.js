@@ -3,6 +3,7 @@
 import { svg } from '../lib/dom.js';
 
 const BOX = Object.freeze({ W: 420, H: 150, L: 34, R: 10, T: 8, B: 22 }); // px: size and margins
+const QUARTERS = [0, 1, 2, 3, 4].map((i) => i / 4);
 
 /**
  * Draw hist = {bin_width, counts} into `box` (an <svg>, viewBox 0 0 420 150): bar i covers
@@ -10,7 +11,7 @@ const BOX = Object.freeze({ W: 420, H: 150, L: 34, R: 10, T: 8, B: 22 }); // px:
  * the threshold is `line.threshold` with data-threshold (2 decimals). ticks: x values labelled
  * (the x axis spans 0..1).
  */
-export function drawHistogram(box, hist, threshold, { ticks = [0, 0.25, 0.5, 0.75, 1] } = {}) {
+export function drawHistogram(box, hist, threshold, { ticks = QUARTERS } = {}) {
   const { W, H, L, R, T, B } = BOX;
   const counts = hist.counts;
   const max = Math.max(1, ...counts);

@@ -1,7 +1,7 @@
 // site/lib/format.js: hand-worked values.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { fmtInt, fmtBytes, fmtSeconds, describeError, progressText, plural } from '../../../site/lib/format.js';
+import { fmtInt, fmtBytes, describeError, progressText, plural } from '../../../site/lib/format.js';
 
 test('numbers, sizes and durations for a person', () => {
   assert.equal(fmtInt(1234567), '1,234,567');
@@ -12,10 +12,6 @@ test('numbers, sizes and durations for a person', () => {
   assert.equal(fmtBytes(2_500_000), '2.5 MB');
   assert.equal(fmtBytes(3e9), '3.00 GB');
   assert.equal(fmtBytes(null), '–');
-  assert.equal(fmtSeconds(42.4), '42 s');
-  assert.equal(fmtSeconds(-3), '0 s');
-  assert.equal(fmtSeconds(125), '2 min 5 s');
-  assert.equal(fmtSeconds(NaN), '–');
   assert.equal(plural(1, 'row'), '1 row');
   assert.equal(plural(2, 'row'), '2 rows');
 });
@@ -39,6 +35,9 @@ test('progress line: rate after 0.2 s, ETA = left / rate, worker ETA preferred w
   assert.equal(progressText(r, { t: 0, done: 0 }, 2000, { stages: { embed: 'Embedding' }, speedUnit: 'rows', useWorkerEta: true }),
     'Embedding: 30 of 100 rows · 15.0 rows/s · ETA 1 min 30 s');
   assert.equal(progressText(r, { t: 0, done: 0 }, 2000, { speedUnit: 'rows' }), 'embed: 30 of 100 rows · 15.0 rows/s · ETA 5 s');
+  // ETA in minutes: 1 of 126 rows in 1 s -> 125 s left.
+  assert.equal(progressText({ stage: 'embed', done: 1, total: 126, unit: 'rows' }, { t: 0, done: 0 }, 1000, {}),
+    'embed: 1 of 126 rows · ETA 2 min 5 s');
   // Done: no ETA.
   assert.equal(progressText({ ...r, done: 100 }, { t: 0, done: 0 }, 2000, {}), 'embed: 100 of 100 rows');
 });

@@ -4,6 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkerClient } from '../../../site/lib/worker-client.js';
 import * as P from '../../../worker/protocol.js';
+import { CONSTANTS } from './python-constants.mjs';
 
 function fakeWorkers() {
   const made = [];
@@ -41,8 +42,8 @@ test('starts one module worker, sends init, and matches replies by id, not by or
   assert.equal(made.length, 1);
   assert.deepEqual(made[0].opts, { type: 'module' });
   assert.deepEqual(made[0].sent, [P.init()]);
-  made[0].emit(P.ready({ pyodide: '0.29' }));
-  assert.deepEqual(events, [['ready', { pyodide: '0.29' }, undefined]]);
+  made[0].emit(P.ready({ pyodide: '0.29' }, CONSTANTS));
+  assert.deepEqual(events, [['ready', { pyodide: '0.29' }, CONSTANTS]]);
   const progress = [];
   const a = c.request('inspect', { name: 'a' }, null, { onProgress: (m) => progress.push(m.done) });
   const b = c.request('inspect', { name: 'b' });
@@ -57,9 +58,11 @@ test('starts one module worker, sends init, and matches replies by id, not by or
 
 test('ready hands over the rule constants the worker publishes', () => {
   const { c, made, events } = client();
-  made[0].emit({ ...P.ready({ evalsieve: '1' }), constants: { para_window: 256 } });
+  made[0].emit(P.ready({ evalsieve: '1' }, { para_window: 256 }));
   assert.deepEqual(events, [['ready', { evalsieve: '1' }, { para_window: 256 }]]);
   assert.deepEqual(c.constants, { para_window: 256 });
+  made[0].emit({ type: 'ready', versions: {} }); // no constants: refused by protocol.validate
+  assert.equal(events.length, 1);
 });
 
 test('a fatal worker rejects what was pending and is replaced', async () => {
@@ -78,7 +81,7 @@ test('restart race: a late error from the dead worker leaves its replacement alo
   const w1 = made[0];
   w1.emit(P.fatal({ code: 'internal', message: 'first crash' }));
   const w2 = made[1];
-  w2.emit(P.ready({ evalsieve: '1' }));
+  w2.emit(P.ready({ evalsieve: '1' }, CONSTANTS));
   const r = c.request('inspect', { name: 'x' });
   // The dead worker's error event (and a stray message) arrive after it was replaced.
   w1.fail('late script error');
