@@ -1,3 +1,4 @@
+// @ts-check
 // Reading dropped files in the worker: File.stream() only (never file.text() or
 // arrayBuffer() of the whole file), gzip by magic bytes, strict UTF-8, line-aligned
 // text chunks, and a streaming sha256 + byte count of the raw bytes as they were given.

@@ -1,3 +1,4 @@
+// @ts-check
 // A module worker that runs worker/prefilter.js on the chunks the main worker reads, so that
 // reading (File.stream, sha256, UTF-8) and filtering run on two cores at once. One
 // instance per training pass; chunks are scanned in the order they arrive.

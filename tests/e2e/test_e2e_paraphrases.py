@@ -117,7 +117,7 @@ def number(text: str) -> float:
 
 
 def set_threshold(page, value: float) -> float:
-    """Move the slider; returns the page's round trip in ms (para_group)."""
+    """Move the slider; returns the page's round trip in ms (para.group)."""
     v = f"{value:.2f}"
     page.evaluate("""(v) => {
         const s = document.querySelector('#para-threshold');
@@ -392,7 +392,7 @@ def test_refuses_up_front_when_the_estimate_is_too_long(para_page):
         const file = new File([rows + '\\n'], 'many.jsonl');
         const args = { eval: { name: 'many.jsonl', format: 'jsonl', field: 'text' }, threshold: 0.9, max_seconds: 0.001 };
         try {
-            await window.evalsieve.client.request('paraphrases', args, { eval: file }).promise;
+            await window.evalsieve.client.request('para.run', args, { eval: file }).promise;
             return null;
         } catch (e) { return e; }
     }""")

@@ -55,8 +55,12 @@ def test_bridge_run_equals_cli_exports(fixtures, tmp_path, capsys):
 
 
 def test_bridge_errors_are_plain_objects():
+    # a malformed line ending with its line end is an error, named by file and line (this
+    # used to accept either outcome)
     r = call("inspect", {"name": "a.jsonl"}, '{"a": 1}\n{"a": \n')
-    assert r["ok"] is False or r["value"]["rows_sampled"] == 1
+    assert r["ok"] is False
+    assert (r["error"]["code"], r["error"]["file"], r["error"]["line"]) == ("bad_input", "a.jsonl", 2)
+    assert r["error"]["expected"] == "one JSON object per line"
     r = call("cont.start", {"eval": {"name": "e", "format": "jsonl", "fields": []},
                             "train": {"name": "t", "format": "jsonl", "fields": ["x"]}})
     assert r["ok"] is False and r["error"]["code"] == "bad_input" and r["error"]["file"] == "e"

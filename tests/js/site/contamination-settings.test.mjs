@@ -3,7 +3,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSettings } from '../../../site/sections/contamination-settings.js';
 import { ruleConstants } from '../../../site/lib/constants.js';
-import { CONSTANTS } from './python-constants.mjs';
+import { CONSTANTS } from '../constants.mjs';
 
 const C = ruleConstants(CONSTANTS);
 const read = (n, threshold = '') => parseSettings({ n, threshold, boilerplate: true }, C);

@@ -3,6 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { Regrouper, exportsAt } from '../../../site/sections/paraphrases-state.js';
+import { OP } from '../../../worker/protocol.js';
 
 function fakeClient() {
   const calls = [];
@@ -24,7 +25,7 @@ test('exports are asked for at an explicit threshold, and cached per threshold',
   const client = fakeClient();
   const shown = held('h1', 0.9);
   const first = exportsAt(client, shown, 0.9);
-  assert.deepEqual(client.calls.map((c) => [c.op, c.args]), [['para_exports', { handle: 'h1', threshold: 0.9 }]]);
+  assert.deepEqual(client.calls.map((c) => [c.op, c.args]), [[OP.PARA_EXPORTS, { handle: 'h1', threshold: 0.9 }]]);
   client.calls[0].resolve({ exports: [{ name: 'paraphrase-pairs.csv', text: 'at 0.90' }] });
   assert.equal((await first).exports[0].text, 'at 0.90');
   await exportsAt(client, shown, 0.9); // cached: no second request
@@ -42,8 +43,8 @@ test('a download while a regroup runs gets the exports of the threshold shown, n
   r.want(0.85); // para_group to 0.85 is in flight; the page still shows 0.90
   const dl = exportsAt(client, shown, shown.figures.threshold);
   assert.deepEqual(client.calls.map((c) => [c.op, c.args]), [
-    ['para_group', { handle: 'h1', threshold: 0.85 }],
-    ['para_exports', { handle: 'h1', threshold: 0.9 }],
+    [OP.PARA_GROUP, { handle: 'h1', threshold: 0.85 }],
+    [OP.PARA_EXPORTS, { handle: 'h1', threshold: 0.9 }],
   ]);
   client.calls[0].resolve({ figures: { threshold: 0.85, groups: 2 }, ms: 1 });
   client.calls[1].resolve({ exports: [] });

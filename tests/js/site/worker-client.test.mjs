@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkerClient } from '../../../site/lib/worker-client.js';
 import * as P from '../../../worker/protocol.js';
-import { CONSTANTS } from './python-constants.mjs';
+import { CONSTANTS } from '../constants.mjs';
 
 function fakeWorkers() {
   const made = [];
@@ -45,9 +45,9 @@ test('starts one module worker, sends init, and matches replies by id, not by or
   made[0].emit(P.ready({ pyodide: '0.29' }, CONSTANTS));
   assert.deepEqual(events, [['ready', { pyodide: '0.29' }, CONSTANTS]]);
   const progress = [];
-  const a = c.request('inspect', { name: 'a' }, null, { onProgress: (m) => progress.push(m.done) });
-  const b = c.request('inspect', { name: 'b' });
-  assert.deepEqual(made[0].sent.slice(1).map((m) => [m.type, m.id, m.op]), [['run', a.id, 'inspect'], ['run', b.id, 'inspect']]);
+  const a = c.request(P.OP.INSPECT, { name: 'a' }, null, { onProgress: (m) => progress.push(m.done) });
+  const b = c.request(P.OP.INSPECT, { name: 'b' });
+  assert.deepEqual(made[0].sent.slice(1).map((m) => [m.type, m.id, m.op]), [['run', a.id, P.OP.INSPECT], ['run', b.id, P.OP.INSPECT]]);
   made[0].emit(P.progress(a.id, 'read', 5, 10, 'bytes'));
   made[0].emit(P.result(b.id, 'B'));
   made[0].emit(P.error(a.id, { code: 'bad_input', message: 'not JSON' }));
@@ -67,7 +67,7 @@ test('ready hands over the rule constants the worker publishes', () => {
 
 test('a fatal worker rejects what was pending and is replaced', async () => {
   const { c, made, events } = client();
-  const r = c.request('contamination', {});
+  const r = c.request(P.OP.CONTAMINATION, {});
   made[0].emit(P.fatal({ code: 'internal', message: 'out of memory' }));
   assert.equal((await settle(r.promise)).err.message, 'out of memory');
   assert.equal(made[0].terminated, true);
@@ -82,7 +82,7 @@ test('restart race: a late error from the dead worker leaves its replacement alo
   w1.emit(P.fatal({ code: 'internal', message: 'first crash' }));
   const w2 = made[1];
   w2.emit(P.ready({ evalsieve: '1' }, CONSTANTS));
-  const r = c.request('inspect', { name: 'x' });
+  const r = c.request(P.OP.INSPECT, { name: 'x' });
   // The dead worker's error event (and a stray message) arrive after it was replaced.
   w1.fail('late script error');
   w1.emit(P.fatal({ code: 'internal', message: 'late fatal' }));
@@ -103,13 +103,13 @@ test('a missing asset is retried once, then the client gives up and says why', a
   made[1].emit(P.fatal({ code: 'asset_load_failed', message: 'wheel: HTTP 404' }));
   assert.equal(made.length, 2, 'no third try');
   assert.deepEqual(events, [['fatal', 'wheel: HTTP 404', true], ['fatal', 'wheel: HTTP 404', false]]);
-  const r = await settle(c.request('inspect', {}).promise);
+  const r = await settle(c.request(P.OP.INSPECT, {}).promise);
   assert.equal(r.err.code, 'asset_load_failed');
 });
 
 test('cancel is sent only for a pending request', () => {
   const { c, made } = client();
-  const r = c.request('contamination', {});
+  const r = c.request(P.OP.CONTAMINATION, {});
   c.cancel(r.id);
   c.cancel('r999');
   assert.deepEqual(made[0].sent.filter((m) => m.type === 'cancel'), [P.cancel(r.id)]);

@@ -6,8 +6,9 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { File } from 'node:buffer';
 
-import { binaryKind, firstInvalidUtf8, readHead, readTextChunks, setBinaryMagic, setSha256Factory, forEachChunk } from '../../../worker/files.js';
-import * as P from '../../../worker/protocol.js';
+import { binaryKind, firstInvalidUtf8, readHead, readTextChunks, setBinaryMagic, setSha256Factory, forEachChunk } from '../../worker/files.js';
+import * as P from '../../worker/protocol.js';
+import { ProgressGate, TerminalLedger } from '../../worker/dispatch.js';
 import { CONSTANTS } from './constants.mjs';
 
 setBinaryMagic(CONSTANTS.binary_magic);
@@ -118,7 +119,7 @@ test('protocol: errors become plain cloneable objects with a known code', () => 
 
 test('protocol: progress gate never lets progress go backwards; one terminal per id', () => {
   let now = 0;
-  const gate = new P.ProgressGate(100, () => now);
+  const gate = new ProgressGate(100, () => now);
   assert.ok(gate.admit('r', 's', 0, 10));
   now = 50;
   assert.ok(!gate.admit('r', 's', 3, 10)); // throttled
@@ -129,7 +130,7 @@ test('protocol: progress gate never lets progress go backwards; one terminal per
   assert.ok(gate.admit('r', 's', 10, 10)); // the final report always passes
   assert.ok(!gate.admit('r', 's', 10, 10));
   assert.ok(gate.admit('r', 'other', 1, 10));
-  const ledger = new P.TerminalLedger();
+  const ledger = new TerminalLedger();
   assert.ok(ledger.close('r'));
   assert.ok(!ledger.close('r'));
 });
