@@ -96,6 +96,14 @@ def test_pyodide_test_lock_lists_exactly_the_wheels_beside_it():
         assert (out / name).is_file(), name
 
 
+def test_every_page_file_is_in_dist_at_its_path():
+    """site/ with its module folders (lib/, ui/, sections/) is copied byte for byte."""
+    site = ROOT / "site"
+    files = [p.relative_to(site) for p in site.rglob("*") if p.is_file()]
+    assert any(len(f.parts) > 1 for f in files), "site/ has no module folders"
+    assert [str(f) for f in files if (DIST / f).read_bytes() != (site / f).read_bytes()] == []
+
+
 def test_example_has_three_planted_eval_questions():
     train = [json.loads(line) for line in (DIST / "example" / "train.jsonl").open()]
     evals = [json.loads(line) for line in (DIST / "example" / "eval.jsonl").open()]
@@ -141,6 +149,8 @@ EXPECTED_CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
     ("assets/ort/ort-wasm-simd-threaded.wasm", "application/wasm"),
     ("assets/pyodide/pyodide.mjs", "text/javascript"),
     ("worker/worker.js", "text/javascript"),
+    ("lib/worker-client.js", "text/javascript"),
+    ("sections/job-section.js", "text/javascript"),
 ])
 def test_server_sends_isolation_headers_csp_and_mime(server_url, path, mime):
     headers = fetch_headers(server_url + path)

@@ -177,6 +177,10 @@ def test_example_runs_at_load(page):
         assert step in log, step
     assert re.search(r"auto: N=\d+", page.text_content("#n-auto"))
     check_protocol(worker_messages(page))
+    # The N input takes Python's range from ready.constants (it said max="64" before).
+    from evalsieve import constants
+    assert page.eval_on_selector("#setting-n", "e => [e.min, e.max]") == [
+        str(constants.N_MIN), str(constants.N_MAX)]
 
 
 @pytest.mark.parametrize("which", ["committed", "gsm8k-shared"])

@@ -222,6 +222,11 @@ def test_worked_example_at_load(para_page):
         assert p.text_content(f'#para-settings dd[data-setting="{label}"]').strip()
     assert "256" in p.text_content('#para-settings dd[data-setting="window"]')
     check_protocol(worker_messages(p))
+    # The slider spans Python's floor..maximum and started at its default (ready.constants).
+    from evalsieve import constants
+    assert [float(v) for v in p.eval_on_selector("#para-threshold", "e => [e.min, e.max]")] == [
+        constants.PARA_FLOOR, constants.PARA_THRESHOLD_MAX]
+    assert p.get_attribute("#para-results", "data-threshold") == f"{constants.PARA_THRESHOLD_DEFAULT:.2f}"
 
 
 def test_slider_on_the_example_and_invalid_paste_keeps_the_result(para_page):
