@@ -18,6 +18,7 @@ import traceback
 
 from array import array
 
+from . import constants
 from .contamination import ContaminationConfig, ContaminationJob
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from .errors import EvalsieveError, bad_input
@@ -105,12 +106,6 @@ def _op_cont_finish(args, text):
                       args.get("utc", ""), args.get("assets") or {}, _runtime())
 
 
-def _op_cont_export(args, text):
-    job = _job(args)
-    mime, body = job.export(args["name"])
-    return {"name": args["name"], "mime": mime, "text": body}
-
-
 def _exports(job) -> list[dict]:
     """Every export of a finished job as ``{name, mime, text}`` (each built once)."""
     out = []
@@ -125,11 +120,20 @@ def _op_cont_exports(args, text):
     return _exports(job)
 
 
+def _op_cont_view(args, text):
+    return _job(args).view()
+
+
+def _op_constants(args, text):
+    return constants.as_json()
+
+
 def _op_para_start(args, text):
     ev = args["eval"]
     cfg = ParaphraseConfig(ev["field"], ev.get("label_field") or None,
-                           float(args.get("threshold", 0.90)), float(args.get("floor", 0.75)),
-                           int(args.get("window", 256)))
+                           float(args.get("threshold", constants.PARA_THRESHOLD_DEFAULT)),
+                           float(args.get("floor", constants.PARA_FLOOR)),
+                           int(args.get("window", constants.PARA_WINDOW)))
     job = ParaphraseJob(cfg, ev["name"], ev["format"])
     h = _next[0]
     _next[0] += 1
@@ -221,6 +225,7 @@ def _op_close(args, text):
 
 
 OPS = {
+    "constants": _op_constants,
     "inspect": _op_inspect,
     "cont.start": _op_cont_start,
     "cont.background": _op_cont_background,
@@ -230,8 +235,8 @@ OPS = {
     "cont.prefilter_spec": _op_cont_prefilter_spec,
     "cont.feed_candidates": _op_cont_feed_candidates,
     "cont.finish": _op_cont_finish,
-    "cont.export": _op_cont_export,
     "cont.exports": _op_cont_exports,
+    "cont.view": _op_cont_view,
     "para.start": _op_para_start,
     "para.example": _op_para_example,
     "para.feed_eval": _op_para_feed_eval,
