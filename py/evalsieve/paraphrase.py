@@ -19,7 +19,7 @@ from array import array
 from dataclasses import dataclass
 
 from .errors import bad_input
-from .exports import write_csv
+from .exports import score_impact_csv, unmatched_csv, write_csv
 from .fields import FieldExtractor
 from .grouping import Grouping, group_paraphrases
 from .records import RecordReader
@@ -116,6 +116,22 @@ class ParaphraseJob:
         self.model: dict = {}
         self.grouping: Grouping | None = None
         self.stamp: RunStamp | None = None
+        self.score_run = None   # a scores.ScoreRun (set_scores), for the score impact
+        self._raw: list[str] = []
+
+    def set_scores(self, run) -> None:
+        """Attach per-row scores (a :class:`evalsieve.scores.ScoreRun`) before the eval pass:
+        :meth:`finish` then records them in the stamp and computes the naive and clustered
+        standard errors (``score_impact``); the exports gain ``score-impact.csv`` and
+        ``scores-unmatched.csv``.
+
+        Raises:
+            EvalsieveError(bad_input): called after :meth:`feed_eval`.
+        """
+        if self._reader.records_read:
+            raise bad_input("scores must be set before the eval pass",
+                            expected="set_scores before feed_eval")
+        self.score_run = run
 
     # -- eval pass --------------------------------------------------------------------------
     def feed_eval(self, text: str) -> int:
@@ -125,6 +141,8 @@ class ParaphraseJob:
 
     def _take(self, records) -> None:
         for r in records:
+            if self.score_run is not None:
+                self._raw.append(r.raw)
             segs = self._text.segments(r.value)
             t = "\n".join(segs)
             if not t.strip():
@@ -287,13 +305,39 @@ class ParaphraseJob:
                     "model": MODEL_ID, "model_sha256": self.model.get("model_sha256", ""),
                     "pooling": POOLING, "normalisation": NORMALISATION,
                     "token_window": c.window, "rows_truncated": self.truncated}
-        self.stamp = RunStamp("paraphrases", settings, (eval_file,), utc, dict(assets or {}),
-                              runtime)
+        inputs = (eval_file,)
+        if self.score_run is not None:
+            settings.update(self.score_run.settings())
+            inputs += (self.score_run.file,)
+            self._score_impact()
+        self.stamp = RunStamp("paraphrases", settings, inputs, utc, dict(assets or {}), runtime)
         return self.stamp.to_dict()
+
+    def _score_impact(self) -> None:
+        from .scores import paraphrase_impact
+        run = self.score_run
+        head = self._reader.header_raw or ""
+        run.join_eval(self.eval_format, self.eval_name,
+                      lambda: head + ("" if not head or head.endswith("\n") else "\n")
+                      + "".join(self._raw), self._reader.records_read)
+        group_of, reps = {}, set()
+        for k, grp in enumerate(self.grouping.groups):
+            reps.add(self.rows[grp.representative])
+            for m in grp.members:
+                group_of[self.rows[m]] = k + 1
+        run.figures = paraphrase_impact(run.table, run.join, group_of, reps)
+
+    def score_impact(self) -> dict | None:
+        """The ``score_impact`` summary (first metric) after :meth:`finish`, or None."""
+        from .scores import paraphrase_summary
+        if self.score_run is None or not self.score_run.figures:
+            return None
+        return paraphrase_summary(self.score_run.figures[0])
 
     def export_names(self) -> list[str]:
         """The names :meth:`export` accepts."""
-        return ["paraphrase-pairs.csv", "paraphrase-groups.csv"]
+        extra = ["score-impact.csv", "scores-unmatched.csv"] if self.score_run else []
+        return ["paraphrase-pairs.csv", "paraphrase-groups.csv"] + extra
 
     def export(self, name: str) -> tuple[str, str]:
         """One export's ``(mime, text)``; every pair, every group, full cell texts.
@@ -317,4 +361,8 @@ class ParaphraseJob:
                      "yes" if x.chained else "no", self.rows[x.representative],
                      self.texts[x.representative]] for k, x in enumerate(g.groups))
             return "text/csv", write_csv(self.stamp, GROUP_COLUMNS, rows)
+        if name == "score-impact.csv" and self.score_run:
+            return "text/csv", score_impact_csv(self.stamp, self.score_run.figures)
+        if name == "scores-unmatched.csv" and self.score_run:
+            return "text/csv", unmatched_csv(self.stamp, self.score_run.join)
         raise bad_input(f"no export named {name!r}", expected=", ".join(self.export_names()))
