@@ -117,8 +117,9 @@ _SUBSETS = (("all", "all joined rows"), ("clean", "clean rows"),
 _INTERVAL = {"wilson": "Wilson score", "t": "t, n-1 df", "": ""}
 
 
-def _f6(x) -> str:
-    return fmt_float(x, 6)
+def _f6(x) -> float | None:
+    # a number cell (rounded to 6 places), so a negative value is not taken for a formula
+    return None if x is None else round(x, 6)
 
 
 def impact_rows(figures: list[dict]) -> list[list]:
@@ -229,7 +230,8 @@ def score_impact_section(figures: list[dict], scores_name: str, settings: dict) 
                 continue
             rows.append((label, s["n"], "" if s["mean"] is None else f"{s['mean']:.4f}",
                          _ci(*s["ci95"]), _INTERVAL[s["method"]]))
-            pts.append((f"{label.split(' (')[0]} (n={s['n']})", s["mean"], *s["ci95"]))
+            if s["n"]:
+                pts.append((f"{label.split(' (')[0]} (n={s['n']})", s["mean"], *s["ci95"]))
         for key, label in (("difference_contaminated_minus_clean", "contaminated − clean"),
                            ("difference_clean_minus_all", "clean − all")):
             d = f.get(key)

@@ -72,6 +72,15 @@ def betainc(a: float, b: float, x: float) -> float:
     return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
 
 
+def _t_tail(t: float, df: float) -> float:
+    """P(T > t) for t ≥ 0: ½·I_{df/(df+t²)}(df/2, ½) (Abramowitz & Stegun 26.7.1, 26.5.27),
+    evaluated on whichever side of the beta function keeps the small tail exact."""
+    a, b = df / 2.0, 0.5
+    x, y = df / (df + t * t), t * t / (df + t * t)   # y = 1 − x without cancellation
+    return 0.5 * (betainc(a, b, x) if x < (a + 1.0) / (a + b + 2.0)
+                  else 1.0 - betainc(b, a, y))
+
+
 def t_cdf(t: float, df: float) -> float:
     """Student t distribution function P(T ≤ t) with ``df`` > 0 degrees of freedom.
 
@@ -81,16 +90,18 @@ def t_cdf(t: float, df: float) -> float:
         raise ValueError(f"degrees of freedom must be > 0, got {df}")
     if t == 0:
         return 0.5
-    tail = 0.5 * betainc(df / 2.0, 0.5, df / (df + t * t))
+    tail = _t_tail(abs(t), df)
     return 1.0 - tail if t > 0 else tail
 
 
 def t_quantile(p: float, df: float) -> float:
     """The p-quantile of Student's t with ``df`` > 0 degrees of freedom.
 
-    Bisection on :func:`t_cdf` to double precision (the CDF is monotone; 200 halvings of a
-    bracket found by doubling). df = 1 and 2 have closed forms and are returned exactly:
-    tan(π(p − ½)) and (2p − 1)·√(2 / (4p(1 − p))).
+    Solves P(T > x) = min(p, 1 − p) by safeguarded Newton iteration inside a bracket found
+    by doubling (a step that leaves the bracket is replaced by bisection), to double
+    precision of the tail; agrees with scipy.stats.t.ppf to ~1e-12 relative for df ≤ 1000
+    and ~1e-9 at df = 10⁶ (where lgamma's cancellation limits the tail). df = 1 and 2 have
+    closed forms: cot(π·q) and (1 − 2q)·√(2 / (4q(1 − q))) for the tail q.
 
     Raises:
         ValueError: p outside (0, 1), or df ≤ 0.
@@ -101,24 +112,34 @@ def t_quantile(p: float, df: float) -> float:
         raise ValueError(f"degrees of freedom must be > 0, got {df}")
     if p == 0.5:
         return 0.0
+    sign, q = (1.0, 1.0 - p) if p > 0.5 else (-1.0, p)   # q = the smaller tail, exact
     if df == 1:
-        return math.tan(math.pi * (p - 0.5))
+        return sign / math.tan(math.pi * q)
     if df == 2:
-        return (2 * p - 1) * math.sqrt(2.0 / (4 * p * (1 - p)))
-    if p < 0.5:
-        return -t_quantile(1.0 - p, df)
+        return sign * (1.0 - 2.0 * q) * math.sqrt(2.0 / (4.0 * q * (1.0 - q)))
     lo, hi = 0.0, 1.0
-    while t_cdf(hi, df) < p:
+    while _t_tail(hi, df) > q:
         lo, hi = hi, hi * 2.0
+    x = min(max(-NormalDist().inv_cdf(q), lo), hi)
+    log_c = (math.lgamma((df + 1) / 2.0) - math.lgamma(df / 2.0)
+             - 0.5 * math.log(df * math.pi))
     for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
+        f = q - _t_tail(x, df)          # increasing in x
+        if f == 0:
             break
-        if t_cdf(mid, df) < p:
-            lo = mid
+        if f < 0:
+            lo = x
         else:
-            hi = mid
-    return 0.5 * (lo + hi)
+            hi = x
+        dens = math.exp(log_c - (df + 1) / 2.0 * math.log1p(x * x / df))
+        nx = x - f / dens if dens > 0 else 0.5 * (lo + hi)
+        if not lo < nx < hi:
+            nx = 0.5 * (lo + hi)
+        done = abs(nx - x) <= 4e-16 * max(1.0, abs(x)) or nx in (lo, hi)
+        x = nx
+        if done:
+            break
+    return sign * x
 
 
 # -- one mean ------------------------------------------------------------------------------
