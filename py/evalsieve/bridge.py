@@ -198,7 +198,33 @@ def _op_para_finish(args, text):
                        InputFile("eval", job.eval_name, ev.get("sha256", ""),
                                  int(ev.get("bytes", 0)), job.eval_format),
                        args.get("utc", ""), args.get("assets") or {}, _runtime())
-    return {"stamp": stamp, "exports": _exports(job)}
+    out = {"stamp": stamp, "exports": _exports(job)}
+    if job.score_run is not None:
+        out["score_impact"] = job.score_impact()
+    return out
+
+
+def _score_run(args, text):
+    """A scores.ScoreRun from ``{name, format, sha256, bytes, metrics, key, eval_key,
+    filter}`` and the scores file's whole text (see docs/SCORE_IMPACT.md)."""
+    from .scores import ScoreReader, ScoreRun, ScoreSpec
+    spec = ScoreSpec(tuple(args.get("metrics") or ()), args.get("key") or None,
+                     args.get("eval_key") or None, args.get("filter") or None)
+    reader = ScoreReader(args["name"], args["format"], spec)
+    reader.feed(text or "")
+    table = reader.finish()
+    return ScoreRun(spec, table, InputFile("scores", args["name"], args.get("sha256", ""),
+                                           int(args.get("bytes", 0)), args["format"]))
+
+
+def _op_scores(args, text):
+    """cont.scores / para.scores: attach a scores file to a job (contamination: before
+    finish; paraphrases: before feed_eval). Returns what was read."""
+    run = _score_run(args, text)
+    _job(args).set_scores(run)
+    t = run.table
+    return {"source": t.source, "rows": len(t.keys), "metrics": t.metrics, "filter": t.filter,
+            "filters_seen": t.filters_seen, "rows_other_filter": t.rows_other_filter}
 
 
 def _op_close(args, text):
@@ -218,6 +244,7 @@ OPS = {
     "cont.finish": _op_cont_finish,
     "cont.export": _op_cont_export,
     "cont.exports": _op_cont_exports,
+    "cont.scores": _op_scores,
     "para.start": _op_para_start,
     "para.example": _op_para_example,
     "para.feed_eval": _op_para_feed_eval,
@@ -225,6 +252,7 @@ OPS = {
     "para.similarity": _op_para_similarity,
     "para.group": _op_para_group,
     "para.finish": _op_para_finish,
+    "para.scores": _op_scores,
     "close": _op_close,
 }
 

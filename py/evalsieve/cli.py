@@ -264,6 +264,17 @@ def _log_join(run, log) -> None:
     if j.unscored:
         shown = ", ".join(str(r) for r in j.unscored[:10])
         log(f"  eval rows without a score: {shown}{' ...' if len(j.unscored) > 10 else ''}")
+    for f in run.figures:   # the figures the JSON summary leaves to score-impact.csv
+        if "difference_clean_minus_all" in f:
+            d, ts = f["difference_clean_minus_all"], f["too_short"]
+            if d["estimate"] is not None:
+                log(f"{f['metric']}: clean - all {d['estimate']:+.4f} {_ci_text(d['ci95'])} "
+                    f"(MOVER); {ts['n']} joined rows too short to score")
+        if "one_per_group" in f:
+            g, c = f["one_per_group"], f["clustered"]
+            log(f"{f['metric']}: one row per paraphrase group: n {g['n']}, mean "
+                f"{g['mean']:.4f} {_ci_text(g['ci95'])}; all rows, clustered 95% interval "
+                f"{_ci_text(c['ci95'])} ({c['clusters']} clusters)")
 
 
 def find_model_dir(given: str | None) -> str:

@@ -423,7 +423,7 @@ def paraphrase_impact(table: ScoreTable, join: Join, group_of: dict, representat
     Returns:
         Per metric: ``{metric, kind, rows_joined, rows_unmatched, rows_unscored, all,
         clustered: {n, clusters, mean, se_naive, se_clustered, design_effect, effective_n,
-        ci95}, one_per_group}``. ``one_per_group`` is the mean over the singletons plus, per
+        ci95}, one_per_group}``; a 0/1 metric's clustered interval is clipped to [0, 1]. ``one_per_group`` is the mean over the singletons plus, per
         group, its representative when scored, else its first scored member.
     """
     out = []
@@ -446,6 +446,8 @@ def paraphrase_impact(table: ScoreTable, join: Join, group_of: dict, representat
               {"n": len(allv), "clusters": len(set(clusters)), "mean": allv[0] if allv else None,
                "se_naive": None, "se_clustered": None, "design_effect": None,
                "effective_n": None, "ci95": [None, None]})
+        if binary and cl["ci95"][0] is not None:   # a proportion's interval stays in [0, 1]
+            cl["ci95"] = [max(0.0, cl["ci95"][0]), min(1.0, cl["ci95"][1])]
         out.append({"metric": m, "kind": "binary" if binary else "continuous",
                     "rows_joined": len(allv), "rows_unmatched": len(join.unmatched),
                     "rows_unscored": len(join.unscored), "all": _fig(allv, binary),
