@@ -268,7 +268,7 @@ def _log_join(run, log) -> None:
         if "difference_clean_minus_all" in f:
             d, ts = f["difference_clean_minus_all"], f["too_short"]
             if d["estimate"] is not None:
-                log(f"{f['metric']}: clean - all {d['estimate']:+.4f} {_ci_text(d['ci95'])} "
+                log(f"{f['metric']}: clean - all {d['estimate']:+.5f} {_ci_text(d['ci95'], 5)} "
                     f"(MOVER); {ts['n']} joined rows too short to score")
         if "one_per_group" in f:
             g, c = f["one_per_group"], f["clustered"]
@@ -498,8 +498,8 @@ def _print_summary(s: dict, out: str) -> None:
     print(f"  exports in {out}")
 
 
-def _ci_text(ci) -> str:
-    return "[-, -]" if ci[0] is None else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+def _ci_text(ci, digits: int = 4) -> str:
+    return "[-, -]" if ci[0] is None else f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
 
 
 def _print_impact(si: dict) -> None:
@@ -523,7 +523,8 @@ def _print_paraphrases(s: dict, out: str) -> None:
         print(f"  closest pair: rows {cp['row_a']} and {cp['row_b']}, cosine {cp['cosine']:.3f}")
     print(f"  threshold {s['threshold']:.2f}; {s['rows_truncated']} rows truncated to 256 word "
           f"pieces; model all-MiniLM-L6-v2 int8")
-    for si in ([s["score_impact"]] + s.get("score_impact_more", [])) if s.get("score_impact") else []:
+    impacts = [s["score_impact"]] + s.get("score_impact_more", []) if s.get("score_impact") else []
+    for si in impacts:
         fmt = lambda x, d=4: "-" if x is None else f"{x:.{d}f}"
         print(f"score impact, {si['metric']}: n {si['n']}, mean {fmt(si['mean'])}, SE naive "
               f"{fmt(si['se_naive'])}, SE clustered (CR1, paraphrase groups) "

@@ -423,8 +423,9 @@ def paraphrase_impact(table: ScoreTable, join: Join, group_of: dict, representat
     Returns:
         Per metric: ``{metric, kind, rows_joined, rows_unmatched, rows_unscored, all,
         clustered: {n, clusters, mean, se_naive, se_clustered, design_effect, effective_n,
-        ci95}, one_per_group}``; a 0/1 metric's clustered interval is clipped to [0, 1]. ``one_per_group`` is the mean over the singletons plus, per
-        group, its representative when scored, else its first scored member.
+        ci95}, one_per_group}``; a 0/1 metric's clustered interval is clipped to [0, 1].
+        ``one_per_group`` is the mean over the singletons plus, per group, its
+        representative when scored, else its first scored member.
     """
     out = []
     joined = sorted(join.rows)

@@ -45,12 +45,13 @@ def test_t_quantile_rejects_bad_arguments():
 
 # -- Wilson ----------------------------------------------------------------------------------
 # Newcombe 1998, "Two-sided confidence intervals for the single proportion: comparison of
-# seven methods", Stat Med 17:857, Table II, method 3 (Wilson score, no continuity correction).
-NEWCOMBE_1998_TABLE_II = [((81, 263), (0.2553, 0.3662)), ((15, 148), (0.0624, 0.1605)),
+# seven methods", Stat Med 17:857, worked examples, method 3 (Wilson score, no continuity
+# correction).
+NEWCOMBE_1998_EXAMPLES = [((81, 263), (0.2553, 0.3662)), ((15, 148), (0.0624, 0.1605)),
                           ((0, 20), (0.0, 0.1611)), ((1, 29), (0.0061, 0.1718))]
 
 
-@pytest.mark.parametrize("counts,want", NEWCOMBE_1998_TABLE_II)
+@pytest.mark.parametrize("counts,want", NEWCOMBE_1998_EXAMPLES)
 def test_wilson_matches_newcombe_table(counts, want):
     lo, hi = wilson_interval(*counts)
     assert (round(lo, 4), round(hi, 4)) == want
@@ -102,7 +103,7 @@ def test_mean_interval_of_one_continuous_row_has_no_interval():
 
 # -- MOVER / Newcombe --------------------------------------------------------------------------
 # Newcombe 1998, "Interval estimation for the difference between independent proportions:
-# comparison of eleven methods", Stat Med 17:873, Table II, method 10 (score, no CC).
+# comparison of eleven methods", Stat Med 17:873, worked examples, method 10 (score, no CC).
 @pytest.mark.parametrize("a,b,want", [((56, 70), (48, 80), (0.0524, 0.3339)),
                                       ((9, 10), (3, 10), (0.1705, 0.8090))])
 def test_difference_of_proportions_matches_newcombe_method_10(a, b, want):

@@ -133,7 +133,8 @@ def test_contamination_figures_by_hand():
     st = ["clean"] * 6 + ["contaminated"] * 3 + ["too_short"]
     (f,) = contamination_impact(t, j, st)
     assert f["kind"] == "binary" and f["rows_joined"] == 10
-    assert f["all"]["mean"] == 0.6 and f["all"]["ci95"] == pytest.approx(list(wilson_interval(6, 10)))
+    assert f["all"]["mean"] == 0.6
+    assert f["all"]["ci95"] == pytest.approx(list(wilson_interval(6, 10)))
     assert f["clean"]["n"] == 6 and f["clean"]["mean"] == 0.5
     assert f["contaminated"]["n"] == 3 and f["contaminated"]["mean"] == 1.0
     assert f["too_short"]["n"] == 1
