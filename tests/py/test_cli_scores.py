@@ -220,3 +220,42 @@ def test_paraphrases_with_scores_clustered_se_matches_statsmodels(tmp_path, mode
     # one row per group: representatives 2 (group 1, middle of the chain), 4 or 5, and 6
     assert by["one_per_group"]["n"] == "3"
     assert float(by["all_clustered"]["clusters"]) == 3
+
+
+def test_csv_eval_csv_scores_key_join_and_a_continuous_metric(files, tmp_path, capsys):
+    stats = pytest.importorskip("scipy.stats")
+    ev_jsonl, tr, _ = files
+    docs = [json.loads(x) for x in open(ev_jsonl, encoding="utf-8")]
+    ev = tmp_path / "eval.csv"
+    with open(ev, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "question", "answer"])
+        for i, d in enumerate(docs):
+            w.writerow([f"q{i}", d["question"], d["answer"]])
+    sc = tmp_path / "scores.csv"          # reversed order, a bool and a continuous column
+    logprob = {f"q{i}": -((i * 7) % 11) / 4 for i in range(40)}
+    with open(sc, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["qid", "correct", "logprob"])
+        for i in reversed(range(40)):
+            w.writerow([f"q{i}", "TRUE" if i % 3 == 0 else "false", logprob[f"q{i}"]])
+    out = tmp_path / "o"
+    code, stdout, err = run(["contamination", str(ev), tr, "--eval-field", "question", "--out",
+                             str(out), "--json", "--scores", str(sc), "--score-key", "qid=id",
+                             "--score-field", "correct", "--score-field", "logprob"], capsys)
+    assert code == 0, err
+    s = json.loads(stdout)
+    assert s["score_impact"]["metric"] == "correct"
+    (lp,) = s["score_impact_more"]
+    assert lp["metric"] == "logprob" and lp["rows_joined"] == 40
+    _, rows = rows_of(out / "contamination-report.csv")
+    status = {int(r["eval_row"]): r["status"] for r in rows}
+    for name in ("clean", "contaminated"):
+        ys = [logprob[f"q{r - 1}"] for r in range(1, 41) if status[r] == name]
+        m = sum(ys) / len(ys)
+        want = stats.t.interval(0.95, len(ys) - 1, loc=m, scale=stats.sem(ys))
+        assert lp[name]["n"] == len(ys) and lp[name]["mean"] == pytest.approx(m)
+        assert lp[name]["ci95"] == pytest.approx(list(want), rel=1e-10)
+    _, impact = rows_of(out / "score-impact.csv")
+    assert {(r["metric"], r["kind"]) for r in impact} == {("correct", "binary"),
+                                                          ("logprob", "continuous")}
