@@ -254,24 +254,16 @@ def ensure_venv(requirements: list[str], stamp_name: str) -> Path:
 
 # --------------------------------------------------------------------------- derived files
 
-def graph_tool() -> Path | None:
-    tool = ROOT / "tools" / "encoder_graph.py"
-    return tool if tool.is_file() else None
-
-
-def derive_models(model_onnx: bytes, cache: Path) -> tuple[dict[str, bytes], str | None]:
-    """Return {"encoder.onnx": ..., "tile.onnx": ...} and a note when they are placeholders.
+def derive_models(model_onnx: bytes, cache: Path) -> dict[str, bytes]:
+    """Return {"encoder.onnx": ..., "tile.onnx": ...}.
 
     The graph surgery (mean pooling + L2 norm appended to the int8 MiniLM; the cosine
     tile graph) lives in tools/encoder_graph.py and needs the `onnx` package, so it runs
     in .venv. Outputs are cached by the sha256 of the tool and of model.onnx.
     """
-    tool = graph_tool()
-    if tool is None:
-        # TODO(encoder helper): remove this branch once tools/encoder_graph.py lands.
-        log("WARNING: tools/encoder_graph.py not found; dist/assets/model/encoder.onnx is "
-            "model.onnx verbatim (no pooling, no L2 norm) and tile.onnx is missing")
-        return {"encoder.onnx": model_onnx}, "placeholder: tools/encoder_graph.py missing"
+    tool = ROOT / "tools" / "encoder_graph.py"
+    if not tool.is_file():
+        raise BuildError(f"{tool} is missing; it derives encoder.onnx and tile.onnx")
     digest = hashlib.sha256(tool.read_bytes() + model_onnx).hexdigest()[:24]
     out_dir = cache / "derived" / digest
     outputs = {name: out_dir / name for name in ("encoder.onnx", "tile.onnx")}
@@ -295,7 +287,7 @@ def derive_models(model_onnx: bytes, cache: Path) -> tuple[dict[str, bytes], str
                 if not path.is_file():
                     raise BuildError(f"tools/encoder_graph.py did not write {name}")
                 os.replace(path, outputs[name])
-    return {name: p.read_bytes() for name, p in outputs.items()}, None
+    return {name: p.read_bytes() for name, p in outputs.items()}
 
 
 def build_own_wheel(cache: Path) -> Path:
@@ -479,7 +471,7 @@ def build(dist: Path = DEFAULT_DIST, cache: Path = DEFAULT_CACHE) -> dict:
     lock = load_lock()
     cache.mkdir(parents=True, exist_ok=True)
     data = fetch_all(lock, cache)
-    model_outputs, model_note = derive_models(data.pop("encoder.onnx"), cache)
+    model_outputs = derive_models(data.pop("encoder.onnx"), cache)
     wheel = build_own_wheel(cache)
 
     partial = dist.with_name(dist.name + ".partial")
@@ -493,7 +485,7 @@ def build(dist: Path = DEFAULT_DIST, cache: Path = DEFAULT_CACHE) -> dict:
         name = asset["name"]
         content = data[name] if name in data else model_outputs.get(name)
         if content is None:
-            continue  # tile.onnx while tools/encoder_graph.py is missing (warned above)
+            continue  # a lock entry that is neither fetched nor derived for dist/
         target = partial / asset["dist"]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
@@ -501,8 +493,6 @@ def build(dist: Path = DEFAULT_DIST, cache: Path = DEFAULT_CACHE) -> dict:
             manifest[name] = {"version": asset["version"],
                               "sha256": hashlib.sha256(content).hexdigest(),
                               "path": asset["dist"]}
-            if asset.get("derive") == "encoder" and model_note:
-                manifest[name]["note"] = model_note
     wheels_dir = partial / "assets" / "wheels"
     shutil.copyfile(wheel, wheels_dir / wheel.name)
     manifest["evalsieve"] = {"version": wheel.name.split("-")[1], "sha256": sha256_file(wheel),
@@ -598,9 +588,28 @@ def test_env(dist: Path) -> dict[str, str]:
             "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
 
 
+def ensure_js_test_deps() -> None:
+    """`npm ci` in tests/js (TypeScript, pinned by its package-lock.json) unless installed."""
+    js = ROOT / "tests" / "js"
+    lock = js / "package-lock.json"
+    if not lock.is_file():
+        return
+    want = json.loads(lock.read_text())["packages"]["node_modules/typescript"]["version"]
+    have = js / "node_modules" / "typescript" / "package.json"
+    if have.is_file() and json.loads(have.read_text()).get("version") == want:
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        log("WARNING: npm is not installed; the TypeScript check (tests/js) will be skipped")
+        return
+    log(f"installing tests/js dependencies with npm ci (typescript {want})")
+    run([npm, "ci", "--no-audit", "--no-fund", "--prefer-offline"], cwd=js)
+
+
 def run_tests(dist: Path, cache: Path, pytest_args: list[str]) -> int:
     ensure_chromium()
     python = ensure_venv(["-e", ".[test,encoder]"], "project")
+    ensure_js_test_deps()
     build(dist, cache)
     # --dist-dir: pytest-pyodide's Pyodide (see docs/pytest-pyodide.md); later args win.
     code = subprocess.run([str(python), "-m", "pytest", "tests", "--dist-dir",

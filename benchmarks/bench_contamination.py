@@ -159,7 +159,7 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
         page.set_input_files("#bench-train", str(tr))
         size = tr.stat().st_size
         for _ in range(repeat):
-            r = page.evaluate(PAGE_JS, ["read", {"role": "train"}])
+            r = page.evaluate(PAGE_JS, ["bench.read", {"role": "train"}])
             assert r["m"]["type"] == "result", r["m"]
             raw.append(size / 1e6 / r["m"]["data"]["seconds"])
             print(f"  raw  {raw[-1]:6.1f} MB/s", flush=True)
@@ -168,7 +168,7 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
                 "boilerplate": True, "threshold": None}
         for _ in range(repeat):
             with RssSampler(prof) as rss:
-                r = page.evaluate(PAGE_JS, ["contamination", args])
+                r = page.evaluate(PAGE_JS, ["cont.run", args])
             assert r["m"]["type"] == "result", r["m"]
             d = r["m"]["data"]
             page_speed.append(d["timing"]["train_mbps"])

@@ -55,7 +55,7 @@ async () => {
   w.postMessage({type: 'init'});
   await new Promise((r) => { const h = (e) => { if (e.data.type === 'ready') { w.removeEventListener('message', h); r(); } }; w.addEventListener('message', h); });
   const t = performance.now();
-  w.postMessage({type: 'run', id: 1, op: 'paraphrases', files: {eval: file},
+  w.postMessage({type: 'run', id: 1, op: 'para.run', files: {eval: file},
                  args: {eval: {format: 'jsonl', field: 'text', label_field: null}, threshold: 0.9}});
   const m = await done;
   const secs = (performance.now() - t) / 1000;

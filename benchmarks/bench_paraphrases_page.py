@@ -58,7 +58,7 @@ def page_cells(browser, url, sets, threads, runs):
         # Let the contamination example (runs at load) finish so it does not share the CPU.
         page.wait_for_function("() => Number(document.querySelector('#status').dataset.runs || 0) >= 1",
                                timeout=180_000)
-        embed = ("([texts, batch, sort, threads]) => window.evalsieve.client.request('embed', "
+        embed = ("([texts, batch, sort, threads]) => window.evalsieve.client.request('bench.embed', "
                  "{texts, batch_size: batch, sort, threads}).promise")
         info = page.evaluate(embed, [["warm up"], 1, True, threads])
         got = {}

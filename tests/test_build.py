@@ -96,6 +96,14 @@ def test_pyodide_test_lock_lists_exactly_the_wheels_beside_it():
         assert (out / name).is_file(), name
 
 
+def test_every_page_file_is_in_dist_at_its_path():
+    """site/ with its module folders (lib/, ui/, sections/) is copied byte for byte."""
+    site = ROOT / "site"
+    files = [p.relative_to(site) for p in site.rglob("*") if p.is_file()]
+    assert any(len(f.parts) > 1 for f in files), "site/ has no module folders"
+    assert [str(f) for f in files if (DIST / f).read_bytes() != (site / f).read_bytes()] == []
+
+
 def test_example_has_three_planted_eval_questions():
     train = [json.loads(line) for line in (DIST / "example" / "train.jsonl").open()]
     evals = [json.loads(line) for line in (DIST / "example" / "eval.jsonl").open()]
@@ -141,6 +149,8 @@ EXPECTED_CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
     ("assets/ort/ort-wasm-simd-threaded.wasm", "application/wasm"),
     ("assets/pyodide/pyodide.mjs", "text/javascript"),
     ("worker/worker.js", "text/javascript"),
+    ("lib/worker-client.js", "text/javascript"),
+    ("sections/job-section.js", "text/javascript"),
 ])
 def test_server_sends_isolation_headers_csp_and_mime(server_url, path, mime):
     headers = fetch_headers(server_url + path)
@@ -244,3 +254,19 @@ def test_pyodide_test_dir_runs_our_wheel_under_pytest_pyodide(tmp_path):
         cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "1 passed" in proc.stdout
+
+
+def test_missing_graph_tool_is_an_error_not_a_placeholder_model(tmp_path, monkeypatch):
+    """build.py once shipped model.onnx verbatim (no pooling, no tile graph) when
+    tools/encoder_graph.py was absent; now the build names the missing tool."""
+    monkeypatch.setattr(build, "ROOT", tmp_path)
+    with pytest.raises(build.BuildError, match=r"tools/encoder_graph\.py is missing"):
+        build.derive_models(b"not a model", tmp_path / "cache")
+    assert not hasattr(build, "graph_tool")
+
+
+def test_every_worker_module_is_in_dist_subfolders_included():
+    src = sorted(p.relative_to(ROOT / "worker").as_posix() for p in (ROOT / "worker").rglob("*.js"))
+    assert "jobs/contamination.js" in src and "embed/encoder.js" in src
+    for rel in src:
+        assert (DIST / "worker" / rel).read_bytes() == (ROOT / "worker" / rel).read_bytes(), rel

@@ -28,7 +28,7 @@ measured with onnxruntime 1.31.1 (CPU) and onnxruntime-web 1.30.0 (WASM, under N
 * onnxruntime-web's WASM kernels also change the *transformer's* hidden states in the last
   bits when a row is padded (~1e-7), whatever the graph options. So callers batch only rows
   of the same word-piece count (``NativeEncoder.batches``, ``equalLengthBatches`` in
-  worker/encoder.js): then every row is bit-identical to itself alone on both engines.
+  worker/embed/encoder.js): then every row is bit-identical to itself alone on both engines.
   Native and WASM results are not bit-equal to each other (cosine >= 0.999999 on the golden
   rows): the kernels round differently.
 

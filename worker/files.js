@@ -1,3 +1,4 @@
+// @ts-check
 // Reading dropped files in the worker: File.stream() only (never file.text() or
 // arrayBuffer() of the whole file), gzip by magic bytes, strict UTF-8, line-aligned
 // text chunks, and a streaming sha256 + byte count of the raw bytes as they were given.
@@ -7,30 +8,30 @@ import { ERR, ProtocolError } from './protocol.js';
 const GZIP_MAGIC = [0x1f, 0x8b];
 let sha256Factory = null;
 
-// Files that are not text, by their first bytes after gunzip (the same table as
-// py/evalsieve/records.py BINARY_MAGIC): [magic, what it is, what to do].
-const enc = (s) => Array.from(s, (c) => c.charCodeAt(0));
-const BINARY_MAGIC = [
-  [enc('PK\x03\x04'), 'a ZIP archive (or .xlsx/.docx)', 'unzip it, or export the sheet as CSV'],
-  [enc('PK\x05\x06'), 'a ZIP archive (empty)', 'unzip it, or export the sheet as CSV'],
-  [enc('PAR1'), 'a Parquet file', "convert it to JSON Lines, e.g. pandas.read_parquet(F).to_json(OUT, orient='records', lines=True)"],
-  [[0xff, 0xfe], 'UTF-16 text (little-endian byte-order mark)', 're-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE'],
-  [[0xfe, 0xff], 'UTF-16 text (big-endian byte-order mark)', 're-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE'],
-  [enc('BZh'), 'a bzip2 file', 'decompress it (bunzip2) or recompress it with gzip'],
-  [[0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], 'an xz file', 'decompress it (unxz) or recompress it with gzip'],
-  [[0x28, 0xb5, 0x2f, 0xfd], 'a Zstandard file', 'decompress it (unzstd) or recompress it with gzip'],
-  [[0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], 'a 7-Zip archive', 'extract it first'],
-  [enc('ARROW1'), 'an Arrow/Feather file', 'convert it to JSON Lines'],
-  [enc('SQLite format 3\x00'), 'an SQLite database', 'export a table as CSV or JSON Lines'],
-  [enc('%PDF-'), 'a PDF document', 'extract its text first'],
-];
-const BZIP2_BLOCK = enc('1AY&SY');
+// Files that are not text, by their first bytes after gunzip. The table is Python's
+// (py/evalsieve/constants.py BINARY_MAGIC), received in the worker's `ready` constants and
+// handed here by setBinaryMagic before any file is read.
+/** @type {import('./protocol.js').BinaryMagic[] | null} */
+let binaryMagic = null;
 
-/** [what, todo] when the first bytes say the file is not text (ZIP, Parquet, UTF-16...), else null. */
+/**
+ * Give this module the binary-magic table (constants.binary_magic of `ready`).
+ * @param {import('./protocol.js').BinaryMagic[]} table
+ */
+export function setBinaryMagic(table) {
+  binaryMagic = table;
+}
+
+/**
+ * [what, todo] when the first bytes say the file is not text (ZIP, Parquet, UTF-16...), else null.
+ * @param {Uint8Array} bytes
+ * @returns {[string, string] | null}
+ */
 export function binaryKind(bytes) {
-  const starts = (magic, at = 0) => bytes.length >= at + magic.length && magic.every((b, i) => bytes[at + i] === b);
-  for (const [magic, what, todo] of BINARY_MAGIC) {
-    if (starts(magic) && (what !== 'a bzip2 file' || starts(BZIP2_BLOCK, 4))) return [what, todo];
+  if (!binaryMagic) throw new ProtocolError(ERR.INTERNAL, 'the binary-magic table is not loaded (setBinaryMagic)');
+  const starts = (/** @type {number[]} */ magic, at = 0) => bytes.length >= at + magic.length && magic.every((b, i) => bytes[at + i] === b);
+  for (const { magic, what, todo, also } of binaryMagic) {
+    if (starts(magic) && (!also || starts(also.magic, also.at))) return [what, todo];
   }
   return null;
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // A conservative candidate filter for the training pass, in front of the Python rule.
 //
 // Python (evalsieve.contamination) owns the rule: it alone decides what matches. This
@@ -83,16 +84,6 @@ export function createPrefilter(spec) {
     while (table[k] !== 0 && table[k] !== h) k = (k + 1) & mask;
     table[k] = h;
   }
-  const has = (h) => {
-    h = fix(h);
-    let k = (Math.imul(h, 0x27d4eb2d) >>> 0) & mask;
-    for (;;) {
-      const v = table[k];
-      if (v === h) return true;
-      if (v === 0) return false;
-      k = (k + 1) & mask;
-    }
-  };
   const ring = new Int32Array(Math.max(n, 1));
   // Non-ASCII characters Python says can be normalised one by one (text.char_table):
   // code -> their normalised text; any other non-ASCII character defers the record.

@@ -1,20 +1,140 @@
-// The worker protocol: every message type that crosses postMessage, in one place.
+// @ts-check
+// The worker protocol: every message that crosses postMessage, every op name, every log
+// `kind` and progress stage the page depends on, and the result shapes, in one place.
 //
 // main -> worker   init                      boot the runtime (idempotent)
 //                  run {id, op, args, files}  one request; files are File objects
-//                  cancel {id}                ask a running request to stop
+//                  cancel {id}                ask a request to stop (or not to start)
 // worker -> main   boot {stage, done, total}  startup stage `done` of `total`
-//                  ready {versions}           runtime booted; versions of the assets in use
-//                  progress {id, stage, done, total, unit}
-//                                             never goes backwards within a stage
-//                  log {id, message, data?}   a step worth showing in the event log
+//                  ready {versions, constants} runtime booted; asset versions, Python's rule constants
+//                  progress {id, stage, done, total, unit, eta_s?}
+//                                             never goes backwards within a stage; ends at done == total
+//                  log {id, message, data?}   a step worth showing in the event log (data.kind: LOG_KIND)
 //                  result {id, data}          terminal: success
 //                  error {id, error}          terminal: failure (error is a plain object)
 //                  fatal {error}              the worker cannot go on; recreate it
+// worker <-> prefilter-worker.js              PF_MSG (PrefilterIn / PrefilterOut below)
 //
 // Every request id gets exactly one terminal message (result or error). Errors are
 // plain objects {code, message, file, line, expected, detail}: an Error object does
 // not survive structured cloning (DataCloneError, caller hangs).
+//
+// Op names: one scheme for the page's requests and the Python bridge (py/evalsieve/bridge.py
+// OPS): `inspect`, `constants`, `close`, and `<job>.<step>` with job `cont` (contamination),
+// `para` (paraphrases) or `bench` (benchmarks). RUN_OPS are what a `run` may ask for;
+// BRIDGE_OPS are what the worker asks Python (tests/js/test_contract.py holds both to the code).
+
+import { ERR, ERROR_CODES, ProtocolError, toErrorObject } from './errors.js';
+
+export { ERR, ProtocolError, toErrorObject };
+
+/** @typedef {string | number} Id  a request id: a non-empty string or an integer */
+/** @typedef {import('./errors.js').ErrCode} ErrCode */
+
+/** @typedef {import('./errors.js').ErrorObject} ErrorObject */
+
+/**
+ * Python's rule constants (py/evalsieve/constants.py as_json), posted in `ready`.
+ * @typedef {object} Constants
+ * @property {number} n_min  least N a user may set (1)
+ * @property {number} n_max  most N a user may set (1000)
+ * @property {number} n_auto_min  the rule's own N is clamped to n_auto_min..n_auto_max (8..13)
+ * @property {number} n_auto_max
+ * @property {number} threshold_min_exclusive  contamination threshold in (this, threshold_max]
+ * @property {number} threshold_max
+ * @property {number} para_floor  the slider's lowest cosine; every pair >= it is kept
+ * @property {number} para_threshold_max
+ * @property {number} para_threshold_default
+ * @property {number} para_window  word pieces per row incl. [CLS] and [SEP]
+ * @property {number} embedding_dims  floats per sentence embedding
+ * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[]}} export_names
+ * @property {BinaryMagic[]} binary_magic
+ */
+
+/**
+ * One refused binary format: the file starts with `magic` (and has `also.magic` at `also.at`).
+ * @typedef {{magic: number[], what: string, todo: string, also: {at: number, magic: number[]} | null}} BinaryMagic
+ */
+
+// --- main -> worker ---------------------------------------------------------------------
+/**
+ * @typedef {{type: 'init'}} InitMsg
+ * @typedef {{type: 'run', id: Id, op: RunOp, args: Record<string, any>, files?: Record<string, File> | null}} RunMsg
+ * @typedef {{type: 'cancel', id: Id}} CancelMsg
+ * @typedef {InitMsg | RunMsg | CancelMsg} InMessage
+ */
+
+// --- worker -> main ---------------------------------------------------------------------
+/**
+ * @typedef {{type: 'boot', stage: BootStage, done: number, total: number}} BootMsg
+ * @typedef {{type: 'ready', versions: Record<string, string | null>, constants: Constants}} ReadyMsg
+ * @typedef {{type: 'progress', id: Id, stage: ProgressStage, done: number, total: number | null, unit: ProgressUnit, eta_s?: number | null}} ProgressMsg
+ * @typedef {{type: 'log', id: Id | null, message: string, data: LogData | null}} LogMsg
+ * @typedef {{type: 'result', id: Id, data: any}} ResultMsg
+ * @typedef {{type: 'error', id: Id, error: ErrorObject}} ErrorMsg
+ * @typedef {{type: 'fatal', error: ErrorObject}} FatalMsg
+ * @typedef {BootMsg | ReadyMsg | ProgressMsg | LogMsg | ResultMsg | ErrorMsg | FatalMsg} OutMessage
+ */
+
+/**
+ * Progress stages: `eval`, `train` (contamination, bytes), `read` (paraphrases, bytes),
+ * `embed` (rows, with eta_s: seconds left, null before the first batch), `tiles` (cosine tiles).
+ * @typedef {'eval' | 'train' | 'read' | 'embed' | 'tiles'} ProgressStage
+ * @typedef {'bytes' | 'rows' | 'tiles'} ProgressUnit
+ */
+export const STAGE = Object.freeze({ EVAL: 'eval', TRAIN: 'train', READ: 'read', EMBED: 'embed', TILES: 'tiles' });
+
+/**
+ * `log.data` by kind (the page reads these; a log without data is text only).
+ * @typedef {{kind: 'inspected', role: string, format: string, gzip: boolean}} InspectedLog
+ * @typedef {{kind: 'queued', behind: string}} QueuedLog  a long job waits for another to end
+ * @typedef {{kind: 'n_chosen', n: number, n_how: string, rows: number, rows_scorable: number, rows_too_short: number, eval_ngrams: number}} NChosenLog
+ * @typedef {{kind: 'prefilter', candidates: number, records: number, threaded: boolean, python_ms: number, waiting_for_filter_ms: number}} PrefilterLog
+ * @typedef {{kind: 'train_done', records: number, bytes: number, mbps: number | null}} TrainDoneLog
+ * @typedef {{kind: 'para_rows', rows: number, rows_empty: number}} ParaRowsLog
+ * @typedef {{kind: 'estimate', seconds: number, rows_per_s_first_batch: number}} EstimateLog
+ * @typedef {InspectedLog | QueuedLog | NChosenLog | PrefilterLog | TrainDoneLog | ParaRowsLog | EstimateLog} LogData
+ */
+export const LOG_KIND = Object.freeze({
+  INSPECTED: 'inspected',
+  QUEUED: 'queued',
+  N_CHOSEN: 'n_chosen',
+  PREFILTER: 'prefilter',
+  TRAIN_DONE: 'train_done',
+  PARA_ROWS: 'para_rows',
+  ESTIMATE: 'estimate',
+});
+
+// --- results (ResultMsg.data by op) -----------------------------------------------------
+/**
+ * @typedef {{name: string, mime: string, text: string}} Export
+ * @typedef {{name: string, sha256: string | null, bytes: number, gzip: boolean, format?: string}} InputInfo
+ * @typedef {{eval_row: number, status: 'contaminated', containment: number, containment_text: string, ngrams_matched: number, ngrams_total: number, training_record: number, shared_passage: string, training_excerpt: string, eval_text: string}} ContaminatedRow
+ * @typedef {{rows: ContaminatedRow[], rows_total: number, histogram: {bin_width: number, counts: number[]}}} ContaminationView
+ *   rows: the contaminated rows in report order, at most 2000; histogram: containment of the
+ *   scored rows in tenths (the overlap report's bins)
+ * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo}, timing: {seconds: number, train_mbps: number | null}}} ContaminationResult
+ * @typedef {Record<string, any> & {format: string, gzip: boolean, head_complete: boolean, size: number, name: string}} InspectResult
+ * @typedef {{handle: number, figures: Record<string, any>, eval_info: {rows: number, rows_empty: number}, input: InputInfo, encoder: {threads: number, isolated: boolean, model_sha256: string}, timing: Record<string, any>}} ParaphrasesResult
+ * @typedef {{figures: Record<string, any>, ms: number}} ParaGroupResult
+ * @typedef {{stamp: Record<string, any>, exports: Export[]}} ParaExportsResult
+ * @typedef {{name: string, text: string}} ParaExampleResult
+ * @typedef {{sha256: string | null, bytes: number, gzip: boolean, chars: number, lines: number, seconds: number}} ReadResult
+ * @typedef {{rows: number, seconds: number, rows_per_s: number, truncated: number, threads: number, isolated: boolean}} EmbedResult
+ */
+
+// --- the prefilter sub-worker (prefilter-worker.js) ------------------------------------
+/**
+ * @typedef {{n: number, ngrams: string[], format: string, paths: any[][], chars: Record<string, string>}} PrefilterSpec
+ * @typedef {{type: 'spec', spec: PrefilterSpec}} PrefilterSpecMsg
+ * @typedef {{type: 'chunk', seq: number, text: string}} PrefilterChunkMsg
+ * @typedef {PrefilterSpecMsg | PrefilterChunkMsg} PrefilterIn
+ * @typedef {{records: number[], lines: number[], text: string, records_total: number, chars: number}} Scanned
+ * @typedef {Scanned & {type: 'scanned', seq: number}} PrefilterScannedMsg
+ * @typedef {{type: 'failed', seq: number, message: string}} PrefilterFailedMsg
+ * @typedef {PrefilterScannedMsg | PrefilterFailedMsg} PrefilterOut
+ */
+export const PF_MSG = Object.freeze({ SPEC: 'spec', CHUNK: 'chunk', SCANNED: 'scanned', FAILED: 'failed' });
 
 export const MSG = Object.freeze({
   INIT: 'init',
@@ -29,109 +149,113 @@ export const MSG = Object.freeze({
   FATAL: 'fatal',
 });
 
+/** Every op name, the page's requests and the Python bridge's, in one vocabulary. */
 export const OP = Object.freeze({
-  INSPECT: 'inspect',
-  CONTAMINATION: 'contamination',
-  READ: 'read', // stream a file through File.stream/gunzip/decode only (the benchmark's ceiling)
-  // Paraphrases: `paraphrases` embeds an eval file and groups it; the job stays alive in the
-  // worker (its `handle` is in the result) for `para_group` (the slider: regroup, no
-  // re-embedding) and `para_exports` (stamp + CSVs at the current threshold) until the next
-  // successful run or `para_close`. `para_example` gives the worked example's JSONL.
-  // `embed` times the encoder alone (the benchmark).
-  PARAPHRASES: 'paraphrases',
-  PARA_GROUP: 'para_group',
-  PARA_EXPORTS: 'para_exports',
-  PARA_EXAMPLE: 'para_example',
-  PARA_CLOSE: 'para_close',
-  EMBED: 'embed',
+  // run ops (the page -> the worker)
+  INSPECT: 'inspect', // sample a file's head: format, fields (also a bridge op)
+  CONTAMINATION: 'cont.run', // the whole contamination job
+  PARAPHRASES: 'para.run', // embed an eval file and group it; its handle stays alive for:
+  PARA_GROUP: 'para.group', // the slider: regroup, no re-embedding (also a bridge op)
+  PARA_EXPORTS: 'para.exports', // stamp + CSVs at the current threshold
+  PARA_EXAMPLE: 'para.example', // the worked example's JSONL (also a bridge op)
+  PARA_CLOSE: 'para.close', // release a handle
+  READ: 'bench.read', // stream a file through File.stream/gunzip/decode only (the benchmark's ceiling)
+  EMBED: 'bench.embed', // time the encoder alone (the benchmark)
+  // bridge ops (the worker -> py/evalsieve/bridge.py)
+  CONSTANTS: 'constants',
+  CLOSE: 'close',
+  CONT_START: 'cont.start',
+  CONT_BACKGROUND: 'cont.background',
+  CONT_FEED_EVAL: 'cont.feed_eval',
+  CONT_END_EVAL: 'cont.end_eval',
+  CONT_FEED_TRAIN: 'cont.feed_train',
+  CONT_PREFILTER_SPEC: 'cont.prefilter_spec',
+  CONT_FEED_CANDIDATES: 'cont.feed_candidates',
+  CONT_FINISH: 'cont.finish',
+  CONT_EXPORTS: 'cont.exports',
+  CONT_VIEW: 'cont.view',
+  PARA_START: 'para.start',
+  PARA_FEED_EVAL: 'para.feed_eval',
+  PARA_END_EVAL: 'para.end_eval',
+  PARA_SIMILARITY: 'para.similarity',
+  PARA_FINISH: 'para.finish',
 });
 
-export const ERR = Object.freeze({
-  BAD_INPUT: 'bad_input',
-  CANCELLED: 'cancelled',
-  ASSET_LOAD_FAILED: 'asset_load_failed',
-  INTERNAL: 'internal',
-});
+/** @typedef {typeof OP[keyof typeof OP]} OpName */
 
-const ERROR_CODES = new Set(Object.values(ERR));
-const TERMINAL = new Set([MSG.RESULT, MSG.ERROR]);
+/** What a `run` message may ask the worker for. */
+export const RUN_OPS = Object.freeze([
+  OP.INSPECT, OP.CONTAMINATION, OP.PARAPHRASES, OP.PARA_GROUP, OP.PARA_EXPORTS, OP.PARA_EXAMPLE,
+  OP.PARA_CLOSE, OP.READ, OP.EMBED,
+]);
+/** @typedef {typeof RUN_OPS[number]} RunOp */
+
+/** What the worker asks Python (py/evalsieve/bridge.py OPS, exactly). */
+export const BRIDGE_OPS = Object.freeze([
+  OP.CONSTANTS, OP.INSPECT, OP.CLOSE,
+  OP.CONT_START, OP.CONT_BACKGROUND, OP.CONT_FEED_EVAL, OP.CONT_END_EVAL, OP.CONT_FEED_TRAIN,
+  OP.CONT_PREFILTER_SPEC, OP.CONT_FEED_CANDIDATES, OP.CONT_FINISH, OP.CONT_EXPORTS, OP.CONT_VIEW,
+  OP.PARA_START, OP.PARA_EXAMPLE, OP.PARA_FEED_EVAL, OP.PARA_END_EVAL, OP.PARA_SIMILARITY,
+  OP.PARA_GROUP, OP.PARA_FINISH,
+]);
+/** @typedef {typeof BRIDGE_OPS[number]} BridgeOp */
+
+/** The long jobs: they run one at a time, in the order asked (worker/dispatch.js). */
+export const QUEUED_OPS = Object.freeze([OP.CONTAMINATION, OP.PARAPHRASES, OP.EMBED, OP.READ]);
 
 /** Boot stages in order; `boot.done` is the index of the stage being entered. */
-export const BOOT_STAGES = Object.freeze(['manifest', 'pyodide', 'packages', 'evalsieve', 'ready']);
+export const BOOT_STAGES = Object.freeze(/** @type {const} */ (['manifest', 'pyodide', 'packages', 'evalsieve', 'ready']));
+/** @typedef {typeof BOOT_STAGES[number]} BootStage */
 
 // --- constructors: main -> worker ---------------------------------------------------
 
+/** @returns {InitMsg} */
 export const init = () => ({ type: MSG.INIT });
+/** @param {Id} id @param {RunOp} op @param {Record<string, any>} args @param {Record<string, File> | null} files @returns {RunMsg} */
 export const run = (id, op, args = {}, files = null) => ({ type: MSG.RUN, id, op, args, files });
+/** @param {Id} id @returns {CancelMsg} */
 export const cancel = (id) => ({ type: MSG.CANCEL, id });
 
 // --- constructors: worker -> main ---------------------------------------------------
 
+/** @param {BootStage} stage @param {number} done @param {number} total @returns {BootMsg} */
 export const boot = (stage, done, total = BOOT_STAGES.length - 1) => ({ type: MSG.BOOT, stage, done, total });
-export const ready = (versions) => ({ type: MSG.READY, versions });
-export const progress = (id, stage, done, total, unit) => ({ type: MSG.PROGRESS, id, stage, done, total, unit });
-export const log = (id, message, data = null) => ({ type: MSG.LOG, id, message, data });
-export const result = (id, data) => ({ type: MSG.RESULT, id, data });
-export const error = (id, err) => ({ type: MSG.ERROR, id, error: toErrorObject(err) });
-export const fatal = (err) => ({ type: MSG.FATAL, error: toErrorObject(err) });
-
+/** @param {Record<string, string | null>} versions @param {Constants} constants @returns {ReadyMsg} */
+export const ready = (versions, constants) => ({ type: MSG.READY, versions, constants });
 /**
- * Make a plain, cloneable error object out of anything thrown or returned.
- *
- * Args: err: an object with some of {code, message, file, line, expected, detail}
- *   (a bridge error dict, a ProtocolError, an Error, a string).
- * Returns: {code, message, file, line, expected, detail}; code is one of ERR
- *   (unknown codes become 'internal'), file/expected are strings or null, line is an
- *   integer (1-based) or null, detail is a string or null.
+ * @param {Id} id @param {ProgressStage} stage @param {number} done @param {number | null} total
+ * @param {ProgressUnit} unit @param {number | null} [etaS]  seconds left (stage `embed`)
+ * @returns {ProgressMsg}
  */
-export function toErrorObject(err, fallbackCode = ERR.INTERNAL) {
-  if (err === null || err === undefined) err = {};
-  if (typeof err === 'string') err = { message: err };
-  const code = ERROR_CODES.has(err.code) ? err.code : fallbackCode;
-  let message = err.message !== undefined && err.message !== null ? String(err.message) : '';
-  if (!message) message = code === ERR.INTERNAL ? 'unexpected error' : code;
-  // A plain Error gives its name ('TypeError: ...') so the page can show what broke.
-  if (err instanceof Error && err.name && err.name !== 'Error' && !('code' in err && ERROR_CODES.has(err.code))) {
-    message = `${err.name}: ${message}`;
-  }
-  const line = Number.isInteger(err.line) ? err.line : null;
-  let detail = err.detail ?? null;
-  if (detail !== null && typeof detail !== 'string') {
-    try { detail = JSON.stringify(detail); } catch { detail = String(detail); }
-  }
-  if (detail === null && err instanceof Error && code === ERR.INTERNAL && err.stack) detail = String(err.stack);
-  return {
-    code,
-    message,
-    file: err.file !== undefined && err.file !== null ? String(err.file) : null,
-    line,
-    expected: err.expected !== undefined && err.expected !== null ? String(err.expected) : null,
-    detail,
-  };
-}
-
-/** An Error that carries a protocol error code (thrown inside the worker, converted before posting). */
-export class ProtocolError extends Error {
-  constructor(code, message, { file = null, line = null, expected = null, detail = null } = {}) {
-    super(message);
-    this.name = 'ProtocolError';
-    this.code = code;
-    this.file = file;
-    this.line = line;
-    this.expected = expected;
-    this.detail = detail;
-  }
-}
+export const progress = (id, stage, done, total, unit, etaS) => (etaS === undefined
+  ? { type: MSG.PROGRESS, id, stage, done, total, unit }
+  : { type: MSG.PROGRESS, id, stage, done, total, unit, eta_s: etaS });
+/** @param {Id | null} id @param {string} message @param {LogData | null} [data] @returns {LogMsg} */
+export const log = (id, message, data = null) => ({ type: MSG.LOG, id, message, data });
+/** @param {Id} id @param {any} data @returns {ResultMsg} */
+export const result = (id, data) => ({ type: MSG.RESULT, id, data });
+/** @param {Id} id @param {any} err @returns {ErrorMsg} */
+export const error = (id, err) => ({ type: MSG.ERROR, id, error: toErrorObject(err) });
+/** @param {any} err @returns {FatalMsg} */
+export const fatal = (err) => ({ type: MSG.FATAL, error: toErrorObject(err) });
 
 // --- validators -----------------------------------------------------------------------
 
+/** @type {readonly string[]} */
+const STAGES = Object.values(STAGE);
+/** @type {readonly string[]} */
+const LOG_KINDS = Object.values(LOG_KIND);
+
+/** @param {any} v */
 const isId = (v) => (typeof v === 'string' && v.length > 0) || Number.isInteger(v);
+/** @param {any} v */
 const isCount = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
 /**
  * Check a message's shape. Returns null when valid, otherwise a string naming the problem.
  * Used by both ends: the worker rejects malformed requests, tests check every reply.
  */
+/** @param {any} msg @returns {string | null} */
 export function validate(msg) {
   if (!msg || typeof msg !== 'object') return 'message is not an object';
   switch (msg.type) {
@@ -139,7 +263,7 @@ export function validate(msg) {
       return null;
     case MSG.RUN:
       if (!isId(msg.id)) return 'run: id must be a non-empty string or integer';
-      if (!Object.values(OP).includes(msg.op)) return `run: unknown op ${JSON.stringify(msg.op)}`;
+      if (!RUN_OPS.includes(msg.op)) return `run: unknown op ${JSON.stringify(msg.op)}`;
       if (msg.args === null || typeof msg.args !== 'object') return 'run: args must be an object';
       return null;
     case MSG.CANCEL:
@@ -148,15 +272,19 @@ export function validate(msg) {
       if (typeof msg.stage !== 'string') return 'boot: stage missing';
       return isCount(msg.done) && isCount(msg.total) ? null : 'boot: done/total must be counts';
     case MSG.READY:
-      return msg.versions && typeof msg.versions === 'object' ? null : 'ready: versions missing';
+      if (!msg.versions || typeof msg.versions !== 'object') return 'ready: versions missing';
+      return msg.constants && typeof msg.constants === 'object' ? null : 'ready: constants missing';
     case MSG.PROGRESS:
       if (!isId(msg.id)) return 'progress: id missing';
-      if (typeof msg.stage !== 'string') return 'progress: stage missing';
+      if (!STAGES.includes(msg.stage)) return `progress: unknown stage ${JSON.stringify(msg.stage)}`;
       if (!isCount(msg.done)) return 'progress: done must be a count';
       if (msg.total !== null && !isCount(msg.total)) return 'progress: total must be a count or null';
+      if (msg.eta_s !== undefined && msg.eta_s !== null && !isCount(msg.eta_s)) return 'progress: eta_s must be seconds or null';
       return typeof msg.unit === 'string' ? null : 'progress: unit missing';
     case MSG.LOG:
-      return typeof msg.message === 'string' ? null : 'log: message missing';
+      if (typeof msg.message !== 'string') return 'log: message missing';
+      if (msg.data && !LOG_KINDS.includes(msg.data.kind)) return `log: unknown kind ${JSON.stringify(msg.data.kind)}`;
+      return null;
     case MSG.RESULT:
       return isId(msg.id) ? null : 'result: id missing';
     case MSG.ERROR:
@@ -169,60 +297,9 @@ export function validate(msg) {
   }
 }
 
+/** @param {any} e */
 function validateError(e) {
   if (!e || typeof e !== 'object' || e instanceof Error) return 'error must be a plain object';
   if (!ERROR_CODES.has(e.code)) return `unknown error code ${JSON.stringify(e.code)}`;
   return typeof e.message === 'string' ? null : 'error.message must be a string';
-}
-
-export const isTerminal = (msg) => TERMINAL.has(msg.type);
-
-// --- invariants, enforced at the sending end ----------------------------------------
-
-/**
- * Keeps progress monotone per (id, stage): a report that would go backwards (or repeats the
- * last value) is dropped, and reports are throttled to one every `minIntervalMs` except the final one of a stage.
- */
-export class ProgressGate {
-  constructor(minIntervalMs = 100, now = () => Date.now()) {
-    this.minIntervalMs = minIntervalMs;
-    this.now = now;
-    this.last = new Map(); // `${id}\u0000${stage}` -> {done, at}
-  }
-
-  /** Returns true when a progress message with these values may be sent. */
-  admit(id, stage, done, total) {
-    const key = `${id}\u0000${stage}`;
-    const prev = this.last.get(key);
-    const t = this.now();
-    const final = total !== null && done >= total;
-    if (prev) {
-      if (done <= prev.done) return false; // backwards or a repeat
-      if (!final && t - prev.at < this.minIntervalMs) return false;
-    }
-    this.last.set(key, { done, at: t });
-    return true;
-  }
-
-  forget(id) {
-    for (const key of this.last.keys()) if (key.startsWith(`${id}\u0000`)) this.last.delete(key);
-  }
-}
-
-/** Remembers which ids got their terminal reply; a second terminal reply is refused. */
-export class TerminalLedger {
-  constructor() {
-    this.done = new Set();
-  }
-
-  /** Returns true the first time for an id, false afterwards. */
-  close(id) {
-    if (this.done.has(id)) return false;
-    this.done.add(id);
-    return true;
-  }
-
-  isClosed(id) {
-    return this.done.has(id);
-  }
 }

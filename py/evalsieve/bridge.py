@@ -18,6 +18,7 @@ import traceback
 
 from array import array
 
+from . import constants
 from .contamination import ContaminationConfig, ContaminationJob
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from .errors import EvalsieveError, bad_input
@@ -105,12 +106,6 @@ def _op_cont_finish(args, text):
                       args.get("utc", ""), args.get("assets") or {}, _runtime())
 
 
-def _op_cont_export(args, text):
-    job = _job(args)
-    mime, body = job.export(args["name"])
-    return {"name": args["name"], "mime": mime, "text": body}
-
-
 def _exports(job) -> list[dict]:
     """Every export of a finished job as ``{name, mime, text}`` (each built once)."""
     out = []
@@ -125,11 +120,20 @@ def _op_cont_exports(args, text):
     return _exports(job)
 
 
+def _op_cont_view(args, text):
+    return _job(args).view()
+
+
+def _op_constants(args, text):
+    return constants.as_json()
+
+
 def _op_para_start(args, text):
     ev = args["eval"]
     cfg = ParaphraseConfig(ev["field"], ev.get("label_field") or None,
-                           float(args.get("threshold", 0.90)), float(args.get("floor", 0.75)),
-                           int(args.get("window", 256)))
+                           float(args.get("threshold", constants.PARA_THRESHOLD_DEFAULT)),
+                           float(args.get("floor", constants.PARA_FLOOR)),
+                           int(args.get("window", constants.PARA_WINDOW)))
     job = ParaphraseJob(cfg, ev["name"], ev["format"])
     h = _next[0]
     _next[0] += 1
@@ -198,33 +202,7 @@ def _op_para_finish(args, text):
                        InputFile("eval", job.eval_name, ev.get("sha256", ""),
                                  int(ev.get("bytes", 0)), job.eval_format),
                        args.get("utc", ""), args.get("assets") or {}, _runtime())
-    out = {"stamp": stamp, "exports": _exports(job)}
-    if job.score_run is not None:
-        out["score_impact"] = job.score_impact()
-    return out
-
-
-def _score_run(args, text):
-    """A scores.ScoreRun from ``{name, format, sha256, bytes, metrics, key, eval_key,
-    filter}`` and the scores file's whole text (see docs/SCORE_IMPACT.md)."""
-    from .scores import ScoreReader, ScoreRun, ScoreSpec
-    spec = ScoreSpec(tuple(args.get("metrics") or ()), args.get("key") or None,
-                     args.get("eval_key") or None, args.get("filter") or None)
-    reader = ScoreReader(args["name"], args["format"], spec)
-    reader.feed(text or "")
-    table = reader.finish()
-    return ScoreRun(spec, table, InputFile("scores", args["name"], args.get("sha256", ""),
-                                           int(args.get("bytes", 0)), args["format"]))
-
-
-def _op_scores(args, text):
-    """cont.scores / para.scores: attach a scores file to a job (contamination: before
-    finish; paraphrases: before feed_eval). Returns what was read."""
-    run = _score_run(args, text)
-    _job(args).set_scores(run)
-    t = run.table
-    return {"source": t.source, "rows": len(t.keys), "metrics": t.metrics, "filter": t.filter,
-            "filters_seen": t.filters_seen, "rows_other_filter": t.rows_other_filter}
+    return {"stamp": stamp, "exports": _exports(job)}
 
 
 def _op_close(args, text):
@@ -233,6 +211,7 @@ def _op_close(args, text):
 
 
 OPS = {
+    "constants": _op_constants,
     "inspect": _op_inspect,
     "cont.start": _op_cont_start,
     "cont.background": _op_cont_background,
@@ -242,9 +221,8 @@ OPS = {
     "cont.prefilter_spec": _op_cont_prefilter_spec,
     "cont.feed_candidates": _op_cont_feed_candidates,
     "cont.finish": _op_cont_finish,
-    "cont.export": _op_cont_export,
     "cont.exports": _op_cont_exports,
-    "cont.scores": _op_scores,
+    "cont.view": _op_cont_view,
     "para.start": _op_para_start,
     "para.example": _op_para_example,
     "para.feed_eval": _op_para_feed_eval,
@@ -252,7 +230,6 @@ OPS = {
     "para.similarity": _op_para_similarity,
     "para.group": _op_para_group,
     "para.finish": _op_para_finish,
-    "para.scores": _op_scores,
     "close": _op_close,
 }
 

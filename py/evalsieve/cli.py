@@ -30,7 +30,7 @@ import tempfile
 import time
 import zlib
 
-from . import __version__
+from . import __version__, constants
 from .contamination import ContaminationConfig, ContaminationJob
 from .errors import EvalsieveError, bad_input
 from .records import refuse_binary
@@ -382,9 +382,12 @@ def _bounded(cast, lo: float, hi: float, what: str, above_lo: bool = False, any_
     return parse
 
 
-_threshold = _bounded(float, 0, 1, "a number in (0, 1] or 'any'", above_lo=True, any_ok=True)
-_cosine = _bounded(float, 0.75, 1, "a cosine from 0.75 (the candidate floor) to 1")
-_n = _bounded(int, 1, 1000, "a whole number from 1 to 1000")
+_threshold = _bounded(float, constants.THRESHOLD_MIN_EXCLUSIVE, constants.THRESHOLD_MAX,
+                      "a number in (0, 1] or 'any'", above_lo=True, any_ok=True)
+_cosine = _bounded(float, constants.PARA_FLOOR, constants.PARA_THRESHOLD_MAX,
+                   f"a cosine from {constants.PARA_FLOOR} (the candidate floor) to 1")
+_n = _bounded(int, constants.N_MIN, constants.N_MAX,
+              f"a whole number from {constants.N_MIN} to {constants.N_MAX}")
 
 
 def _add_score_options(p) -> None:
@@ -437,7 +440,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("eval", help="eval file: JSONL, CSV, TSV or text, optionally gzip")
     q.add_argument("--field", metavar="F", help="text field to embed (default: longest text field)")
     q.add_argument("--label-field", metavar="F", help="a field naming each row (an id)")
-    q.add_argument("--threshold", type=_cosine, default=0.90, metavar="X",
+    q.add_argument("--threshold", type=_cosine, default=constants.PARA_THRESHOLD_DEFAULT, metavar="X",
                    help="cosine threshold for an edge, 0.75..1 (default 0.90)")
     q.add_argument("--model-dir", metavar="DIR",
                    help="folder with encoder.onnx and tokenizer.json (default: dist/assets/model)")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
+from . import constants
 from .errors import EvalsieveError, bad_input
 from .exports import (fmt_float, html_page, html_table, score_impact_csv, score_impact_section,
                       stamp_section, unmatched_csv, write_csv)
@@ -36,6 +37,8 @@ REPORT_COLUMNS = ["eval_row", "status", "containment", "ngrams_matched", "ngrams
                   "ngrams_boilerplate", "words", "training_record", "shared_passage",
                   "training_excerpt"]
 TOO_SHORT_COLUMNS = ["eval_row", "words", "n", "reason"]
+#: Most contaminated rows the page's view lists (the report CSV has them all).
+VIEW_ROWS = 2000
 
 _REASONS = {
     "empty": "empty: no words in the chosen fields",
@@ -64,6 +67,30 @@ class ContaminationConfig:
     n: int | None = None
     boilerplate: bool = True
     threshold: float | None = None
+
+    def __post_init__(self):
+        """Refuse bad settings at construction, so a run fails at its start (the page's
+        ``cont.start``), not after the training pass.
+
+        Raises:
+            EvalsieveError(bad_input): ``n`` not an integer in constants.N_MIN..N_MAX (1..1000),
+            ``threshold`` not a number in (0, 1] (0 would call every row contaminated), or
+            ``boilerplate`` not a bool.
+        """
+        n, t = self.n, self.threshold
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int)
+                              or not constants.N_MIN <= n <= constants.N_MAX):
+            raise bad_input(f"N = {n!r} is out of range",
+                            expected=f"an integer from {constants.N_MIN} to {constants.N_MAX}, "
+                                     "or none for the rule's choice")
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float))
+                              or not constants.THRESHOLD_MIN_EXCLUSIVE < t
+                              <= constants.THRESHOLD_MAX):
+            raise bad_input(f"containment threshold {t!r} is out of range",
+                            expected="a number above 0 and at most 1, or 'any overlap'")
+        if not isinstance(self.boilerplate, bool):
+            raise bad_input(f"boilerplate = {self.boilerplate!r} is not on or off",
+                            expected="true or false")
 
     def settings(self) -> dict:
         """The settings as plain JSON values, for the run stamp."""
@@ -309,14 +336,12 @@ class ContaminationJob:
     @property
     def clean_name(self) -> str:
         """``eval.clean.jsonl``, or ``.csv``/``.tsv``/``.txt`` after the eval file's format."""
-        ext = {"jsonl": "jsonl", "csv": "csv", "tsv": "tsv", "text": "txt"}[self.eval_format]
-        return f"eval.clean.{ext}"
+        return constants.CLEAN_NAME_BY_FORMAT[self.eval_format]
 
     def export_names(self) -> list[str]:
         """The names :meth:`export` accepts, in the order the page lists them."""
-        extra = ["score-impact.csv", "scores-unmatched.csv"] if self.score_run else []
-        return [self.clean_name, "contamination-report.csv", "too-short-to-score.csv",
-                "overlap-report.html"] + extra
+        extra = list(constants.SCORE_EXPORTS) if self.score_run else []
+        return [self.clean_name, *constants.CONTAMINATION_REPORTS, *extra]
 
     def export(self, name: str) -> tuple[str, str]:
         """One export's ``(mime type, text)``.
@@ -339,6 +364,47 @@ class ContaminationJob:
         if name == "scores-unmatched.csv" and self.score_run:
             return "text/csv", unmatched_csv(self.stamp, self.score_run.join)
         raise bad_input(f"no export named {name!r}", expected=", ".join(self.export_names()))
+
+    def histogram(self) -> dict:
+        """Containment of the scored rows in ten bins of 0.1, the last one closed ([0.9, 1.0]):
+        ``{bin_width: 0.1, counts: [10 ints]}`` (the overlap report's histogram)."""
+        counts = [0] * 10
+        for r in self.scores:
+            if r.scored:
+                counts[min(9, int(r.containment * 10))] += 1
+        return {"bin_width": 0.1, "counts": counts}
+
+    def view(self, limit: int = VIEW_ROWS) -> dict:
+        """What the page shows of a finished run, so it does not parse the CSV it downloads.
+
+        Args:
+            limit: most rows listed (the report CSV has them all).
+        Returns:
+            ``{rows, rows_total, histogram}``: ``rows`` are the contaminated rows in report
+            order (eval-file order), at most ``limit``, each ``{eval_row, status,
+            containment (float), containment_text (as the CSV prints it), ngrams_matched,
+            ngrams_total, training_record, shared_passage, training_excerpt, eval_text (the
+            chosen fields' values joined with a newline)}``; ``rows_total`` counts them all;
+            ``histogram`` is :meth:`histogram`.
+        Raises:
+            EvalsieveError(bad_input): called before :meth:`finish`.
+        """
+        if self.scores is None:
+            raise bad_input("the run has not finished", expected="finish before view")
+        rows, total = [], 0
+        for i, r in enumerate(self.scores):
+            if r.status != "contaminated":
+                continue
+            total += 1
+            if len(rows) < limit:
+                rows.append({"eval_row": r.eval_row, "status": r.status,
+                             "containment": r.containment,
+                             "containment_text": fmt_float(r.containment),
+                             "ngrams_matched": r.ngrams_matched, "ngrams_total": r.ngrams_total,
+                             "training_record": r.training_record,
+                             "shared_passage": r.shared_passage, "training_excerpt": r.excerpt,
+                             "eval_text": "\n".join(self._eval_segments[i])})
+        return {"rows": rows, "rows_total": total, "histogram": self.histogram()}
 
     def clean_text(self) -> str:
         """The kept rows' exact text (header line first for CSV/TSV); UTF-8 = input bytes."""
@@ -380,9 +446,7 @@ class ContaminationJob:
                 ("threshold", "any overlap (≥ 1 matched n-gram)" if s["threshold"] is None
                  else f"containment ≥ {s['threshold']}")]
         scored = [r for r in self.scores if r.scored]
-        bins = [0] * 10
-        for r in scored:
-            bins[min(9, int(r.containment * 10))] += 1
+        bins = self.histogram()["counts"]
         zero = sum(1 for r in scored if r.ngrams_matched == 0)
         big = max(bins) or 1
         hist_rows = []

@@ -6,7 +6,7 @@ works in Pyodide and in a bare CPython (it fails only when you build an encoder)
 
 The model is ``encoder.onnx`` from ``tools/encoder_graph.py``: all-MiniLM-L6-v2 with int8
 weights, mean pooling over the attention mask and L2 normalisation, so cosine = dot product.
-The page runs the same graph with onnxruntime-web (``worker/encoder.js``) and the same
+The page runs the same graph with onnxruntime-web (``worker/embed/encoder.js``) and the same
 tokenisation rule:
 
 * word pieces from ``tokenizer.json`` (BERT uncased WordPiece), no special tokens;
@@ -25,10 +25,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import constants
+
 #: Word pieces per row including [CLS] and [SEP] (sentence-transformers max_seq_length).
-WINDOW = 256
+WINDOW = constants.PARA_WINDOW
 #: Embedding width of all-MiniLM-L6-v2.
-DIM = 384
+DIM = constants.EMBEDDING_DIMS
 
 
 def _require(module: str):

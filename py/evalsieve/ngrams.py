@@ -26,10 +26,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from . import constants
 from .errors import bad_input
 from .text import normalize_many
 
-N_MIN, N_MAX = 8, 13
+#: The clamp of the rule's own N (constants.N_AUTO_MIN..N_AUTO_MAX = 8..13).
+N_MIN, N_MAX = constants.N_AUTO_MIN, constants.N_AUTO_MAX
 EXCERPT_WORDS = 12
 
 
@@ -114,8 +116,9 @@ class EvalIndex:
         if n is None:
             self.n, self.n_how = ngram_size(totals)
         else:
-            if not 1 <= int(n) <= 1000:
-                raise bad_input(f"N = {n} is out of range", expected="an integer from 1 to 1000")
+            if not constants.N_MIN <= int(n) <= constants.N_MAX:
+                raise bad_input(f"N = {n} is out of range", expected=f"an integer from "
+                                f"{constants.N_MIN} to {constants.N_MAX}")
             self.n, self.n_how = int(n), "set by the user"
         ids: dict[str, int] = {}
         self.ngrams: list[str] = []

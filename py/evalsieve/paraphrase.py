@@ -18,6 +18,7 @@ import operator
 from array import array
 from dataclasses import dataclass
 
+from . import constants
 from .errors import bad_input
 from .exports import score_impact_csv, unmatched_csv, write_csv
 from .fields import FieldExtractor
@@ -28,7 +29,7 @@ from .stamps import InputFile, RunStamp
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (int8 weights, ONNX)"
 POOLING = "mean over the attention mask"
 NORMALISATION = "L2 (unit vectors; cosine = dot product)"
-DIM = 384
+DIM = constants.EMBEDDING_DIMS
 
 PAIR_COLUMNS = ["group", "row_a", "row_b", "label_a", "label_b", "cosine", "text_a", "text_b"]
 GROUP_COLUMNS = ["group", "size", "member_rows", "member_labels", "lowest_internal_cosine",
@@ -74,9 +75,9 @@ class ParaphraseConfig:
     """
     field: str
     label_field: str | None = None
-    threshold: float = 0.90
-    floor: float = 0.75
-    window: int = 256
+    threshold: float = constants.PARA_THRESHOLD_DEFAULT
+    floor: float = constants.PARA_FLOOR
+    window: int = constants.PARA_WINDOW
 
 
 def _cos3(x: float) -> str:
@@ -336,8 +337,8 @@ class ParaphraseJob:
 
     def export_names(self) -> list[str]:
         """The names :meth:`export` accepts."""
-        extra = ["score-impact.csv", "scores-unmatched.csv"] if self.score_run else []
-        return ["paraphrase-pairs.csv", "paraphrase-groups.csv"] + extra
+        extra = list(constants.SCORE_EXPORTS) if self.score_run else []
+        return [*constants.PARAPHRASE_EXPORTS, *extra]
 
     def export(self, name: str) -> tuple[str, str]:
         """One export's ``(mime, text)``; every pair, every group, full cell texts.

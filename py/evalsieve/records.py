@@ -17,6 +17,8 @@ import json
 import re
 from typing import NamedTuple
 
+from . import constants
+from .constants import binary_kind
 from .errors import bad_input
 
 FORMATS = ("jsonl", "csv", "tsv", "text")
@@ -60,24 +62,9 @@ def format_hint(name: str) -> str | None:
 
 
 #: Magic bytes of files that are not text (checked on the first bytes after gunzip, before
-#: decoding): (prefix, what it is, what to do). worker/files.js holds the same table.
-BINARY_MAGIC = (
-    (b"PK\x03\x04", "a ZIP archive (or .xlsx/.docx)", "unzip it, or export the sheet as CSV"),
-    (b"PK\x05\x06", "a ZIP archive (empty)", "unzip it, or export the sheet as CSV"),
-    (b"PAR1", "a Parquet file", "convert it to JSON Lines, e.g. pandas.read_parquet(F)"
-     ".to_json(OUT, orient='records', lines=True)"),
-    (b"\xff\xfe", "UTF-16 text (little-endian byte-order mark)",
-     "re-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE"),
-    (b"\xfe\xff", "UTF-16 text (big-endian byte-order mark)",
-     "re-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE"),
-    (b"BZh", "a bzip2 file", "decompress it (bunzip2) or recompress it with gzip"),
-    (b"\xfd7zXZ\x00", "an xz file", "decompress it (unxz) or recompress it with gzip"),
-    (b"\x28\xb5\x2f\xfd", "a Zstandard file", "decompress it (unzstd) or recompress it with gzip"),
-    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "extract it first"),
-    (b"ARROW1", "an Arrow/Feather file", "convert it to JSON Lines"),
-    (b"SQLite format 3\x00", "an SQLite database", "export a table as CSV or JSON Lines"),
-    (b"%PDF-", "a PDF document", "extract its text first"),
-)
+#: decoding): the table is constants.BINARY_MAGIC, which the page's worker/files.js receives
+#: in the worker's ``ready`` message.
+BINARY_MAGIC = constants.BINARY_MAGIC
 
 
 def refuse_binary(name: str, head: bytes) -> None:
@@ -89,10 +76,11 @@ def refuse_binary(name: str, head: bytes) -> None:
     Raises:
         EvalsieveError(bad_input): "unsupported format: this looks like a ZIP archive; ...".
     """
-    for magic, what, todo in BINARY_MAGIC:
-        if head.startswith(magic) and (magic != b"BZh" or head[4:10] == b"1AY&SY"):
-            raise bad_input(f"unsupported format: this looks like {what}", file=name,
-                            expected=f"JSONL, CSV, TSV or plain text in UTF-8 ({todo})")
+    kind = binary_kind(head)
+    if kind is not None:
+        what, todo = kind
+        raise bad_input(f"unsupported format: this looks like {what}", file=name,
+                        expected=f"JSONL, CSV, TSV or plain text in UTF-8 ({todo})")
 
 
 def sniff_format(name: str, head: str) -> str:

@@ -505,3 +505,24 @@ class ScoreRun:
                             f"values of {self.spec.key!r} equal to the eval field "
                             f"{self.spec.eval_field()!r}")
         return self.join
+
+
+def score_run_from_json(args: dict, text: str) -> ScoreRun:
+    """A :class:`ScoreRun` from plain JSON and the scores file's whole text: what a bridge op
+    for the page will call (then ``job.set_scores(run)``).
+
+    Args:
+        args: ``{name, format, sha256, bytes, metrics: [..], key, eval_key, filter}``
+            (only ``name`` and ``format`` are required).
+        text: the scores file, decoded.
+    Raises:
+        EvalsieveError(bad_input): as :class:`ScoreReader`.
+    """
+    from .stamps import InputFile
+    spec = ScoreSpec(tuple(args.get("metrics") or ()), args.get("key") or None,
+                     args.get("eval_key") or None, args.get("filter") or None)
+    reader = ScoreReader(args["name"], args["format"], spec)
+    reader.feed(text or "")
+    table = reader.finish()
+    return ScoreRun(spec, table, InputFile("scores", args["name"], args.get("sha256", ""),
+                                           int(args.get("bytes", 0)), args["format"]))

@@ -131,20 +131,28 @@ def worker_messages(page) -> list[dict]:
 
 
 def check_protocol(messages: list[dict]) -> None:
-    """Exactly one terminal reply per id; progress never goes backwards within a stage."""
+    """Exactly one terminal reply per id; progress never goes backwards within a stage, and
+    every stage of a request that succeeded ends at done == total."""
     terminals: dict[str, int] = {}
-    last: dict[tuple, int] = {}
+    succeeded: set = set()
+    last: dict[tuple, dict] = {}
     for m in messages:
         if m["type"] in ("result", "error"):
             terminals[m["id"]] = terminals.get(m["id"], 0) + 1
             if m["type"] == "error":
                 assert set(m["error"]) >= {"code", "message", "file", "line", "expected", "detail"}
+            else:
+                succeeded.add(m["id"])
         if m["type"] == "progress":
             key = (m["id"], m["stage"])
-            assert m["done"] >= last.get(key, 0), f"progress went backwards: {m}"
+            assert m["id"] not in terminals, f"progress after the terminal reply: {m}"
+            assert m["done"] >= last.get(key, {"done": 0})["done"], f"progress went backwards: {m}"
             assert m["total"] is None or m["done"] <= m["total"]
-            last[key] = m["done"]
+            last[key] = m
     assert all(v == 1 for v in terminals.values()), terminals
+    for (rid, stage), m in last.items():
+        if rid in succeeded and m["total"] is not None:
+            assert m["done"] == m["total"], f"stage {stage} of {rid} ended at {m['done']} of {m['total']}"
 
 
 def run_and_wait(page, timeout_ms: int = 180_000) -> str:
@@ -169,6 +177,10 @@ def test_example_runs_at_load(page):
         assert step in log, step
     assert re.search(r"auto: N=\d+", page.text_content("#n-auto"))
     check_protocol(worker_messages(page))
+    # The N input takes Python's range from ready.constants (it said max="64" before).
+    from evalsieve import constants
+    assert page.eval_on_selector("#setting-n", "e => [e.min, e.max]") == [
+        str(constants.N_MIN), str(constants.N_MAX)]
 
 
 @pytest.mark.parametrize("which", ["committed", "gsm8k-shared"])

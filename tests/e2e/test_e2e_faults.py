@@ -30,9 +30,9 @@ async () => {
   w.postMessage({type: 'init'});
   const cont = {eval: {format: 'jsonl', fields: ['question']}, train: {format: 'jsonl', fields: ['text']},
                 n: null, boilerplate: true, threshold: null};
-  w.postMessage({type: 'run', id: 'a', op: 'contamination', args: cont, files});
-  w.postMessage({type: 'run', id: 'b', op: 'contamination', args: cont, files});
-  w.postMessage({type: 'run', id: 'c', op: 'contamination', args: cont, files});
+  w.postMessage({type: 'run', id: 'a', op: 'cont.run', args: cont, files});
+  w.postMessage({type: 'run', id: 'b', op: 'cont.run', args: cont, files});
+  w.postMessage({type: 'run', id: 'c', op: 'cont.run', args: cont, files});
   w.postMessage({type: 'cancel', id: 'c'});
   await done;
   w.terminate();

@@ -117,7 +117,7 @@ def number(text: str) -> float:
 
 
 def set_threshold(page, value: float) -> float:
-    """Move the slider; returns the page's round trip in ms (para_group)."""
+    """Move the slider; returns the page's round trip in ms (para.group)."""
     v = f"{value:.2f}"
     page.evaluate("""(v) => {
         const s = document.querySelector('#para-threshold');
@@ -222,6 +222,11 @@ def test_worked_example_at_load(para_page):
         assert p.text_content(f'#para-settings dd[data-setting="{label}"]').strip()
     assert "256" in p.text_content('#para-settings dd[data-setting="window"]')
     check_protocol(worker_messages(p))
+    # The slider spans Python's floor..maximum and started at its default (ready.constants).
+    from evalsieve import constants
+    assert [float(v) for v in p.eval_on_selector("#para-threshold", "e => [e.min, e.max]")] == [
+        constants.PARA_FLOOR, constants.PARA_THRESHOLD_MAX]
+    assert p.get_attribute("#para-results", "data-threshold") == f"{constants.PARA_THRESHOLD_DEFAULT:.2f}"
 
 
 def test_slider_on_the_example_and_invalid_paste_keeps_the_result(para_page):
@@ -387,7 +392,7 @@ def test_refuses_up_front_when_the_estimate_is_too_long(para_page):
         const file = new File([rows + '\\n'], 'many.jsonl');
         const args = { eval: { name: 'many.jsonl', format: 'jsonl', field: 'text' }, threshold: 0.9, max_seconds: 0.001 };
         try {
-            await window.evalsieve.client.request('paraphrases', args, { eval: file }).promise;
+            await window.evalsieve.client.request('para.run', args, { eval: file }).promise;
             return null;
         } catch (e) { return e; }
     }""")

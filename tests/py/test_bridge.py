@@ -55,8 +55,12 @@ def test_bridge_run_equals_cli_exports(fixtures, tmp_path, capsys):
 
 
 def test_bridge_errors_are_plain_objects():
+    # a malformed line ending with its line end is an error, named by file and line (this
+    # used to accept either outcome)
     r = call("inspect", {"name": "a.jsonl"}, '{"a": 1}\n{"a": \n')
-    assert r["ok"] is False or r["value"]["rows_sampled"] == 1
+    assert r["ok"] is False
+    assert (r["error"]["code"], r["error"]["file"], r["error"]["line"]) == ("bad_input", "a.jsonl", 2)
+    assert r["error"]["expected"] == "one JSON object per line"
     r = call("cont.start", {"eval": {"name": "e", "format": "jsonl", "fields": []},
                             "train": {"name": "t", "format": "jsonl", "fields": ["x"]}})
     assert r["ok"] is False and r["error"]["code"] == "bad_input" and r["error"]["file"] == "e"
@@ -90,3 +94,49 @@ def test_bridge_paraphrase_ops_with_binary_block():
     bad = json.loads(bridge.call("para.similarity", json.dumps(
         {"handle": h, "rows": 4, "pairs": 3}), None, blob[:-4]))
     assert bad["ok"] is False and "expected" in bad["error"]["message"]
+
+
+def _start_args(**kw):
+    return {"eval": {"name": "e.jsonl", "format": "jsonl", "fields": ["q"]},
+            "train": {"name": "t.jsonl", "format": "jsonl", "fields": ["x"]}, **kw}
+
+
+def test_cont_start_refuses_bad_settings_before_any_pass():
+    # threshold 0 used to be accepted here and refused only after the whole training pass
+    for kw, what in (({"threshold": 0}, "threshold"), ({"threshold": 1.5}, "threshold"),
+                     ({"n": 0}, "N"), ({"n": 1001}, "N")):
+        r = call("cont.start", _start_args(**kw))
+        assert r["ok"] is False, kw
+        assert r["error"]["code"] == "bad_input" and what in r["error"]["message"], r
+    assert call("cont.start", _start_args(threshold=1, n=1000))["ok"] is True
+    assert call("cont.start", _start_args(threshold="any"))["ok"] is True
+
+
+def test_constants_op_is_constants_as_json():
+    from evalsieve import constants
+    v = call("constants")["value"]
+    assert v == json.loads(json.dumps(constants.as_json()))
+    assert (v["n_min"], v["n_max"], v["n_auto_min"], v["n_auto_max"]) == (1, 1000, 8, 13)
+    assert (v["para_floor"], v["para_threshold_default"], v["para_threshold_max"]) == (0.75, 0.9, 1.0)
+    assert (v["para_window"], v["embedding_dims"], v["threshold_min_exclusive"]) == (256, 384, 0.0)
+    assert v["export_names"]["clean_by_format"]["text"] == "eval.clean.txt"
+
+
+def test_cont_view_and_exports_after_finish(fixtures):
+    ev = open(os.path.join(fixtures, "gsm8k_test_sample.jsonl"), encoding="utf-8", newline="").read()
+    tr = open(os.path.join(fixtures, "train_mix.jsonl"), encoding="utf-8", newline="").read()
+    h = call("cont.start", {"eval": {"name": "e.jsonl", "format": "jsonl", "fields": ["question"]},
+                            "train": {"name": "t.jsonl", "format": "jsonl", "fields": ["text"]}}
+             )["value"]["handle"]
+    assert call("cont.view", {"handle": h})["error"]["code"] == "bad_input"  # not finished
+    call("cont.feed_eval", {"handle": h}, ev)
+    call("cont.end_eval", {"handle": h})
+    call("cont.feed_train", {"handle": h}, tr)
+    s = call("cont.finish", {"handle": h, "utc": "2026-01-01T00:00:00+00:00"})["value"]
+    view = call("cont.view", {"handle": h})["value"]
+    names = [x["name"] for x in call("cont.exports", {"handle": h})["value"]]
+    call("close", {"handle": h})
+    assert names == ["eval.clean.jsonl", "contamination-report.csv", "too-short-to-score.csv",
+                     "overlap-report.html"]
+    assert view["rows_total"] == s["rows_contaminated"] == 7 == len(view["rows"])
+    assert sum(view["histogram"]["counts"]) == s["rows_scored"]

@@ -136,3 +136,65 @@ def test_gsm_hard_near_copies_are_found(shared):
     got = {sc.eval_row - 1: (sc.ngrams_matched, sc.ngrams_total) for sc in job.scores if sc.scored}
     assert got == ref
     assert s["rows_contaminated"] == sum(1 for m, _ in ref.values() if m) > 1000
+
+
+@pytest.mark.parametrize("kw, what", [
+    ({"threshold": 0}, "threshold"), ({"threshold": -0.5}, "threshold"),
+    ({"threshold": 1.01}, "threshold"), ({"threshold": float("nan")}, "threshold"),
+    ({"threshold": "0.5"}, "threshold"), ({"threshold": True}, "threshold"),
+    ({"n": 0}, "N"), ({"n": 1001}, "N"), ({"n": 2.5}, "N"), ({"n": True}, "N"),
+    ({"boilerplate": "yes"}, "boilerplate"),
+])
+def test_config_refuses_bad_settings_on_construction(kw, what):
+    from evalsieve.errors import EvalsieveError
+    with pytest.raises(EvalsieveError) as e:
+        ContaminationConfig(("question",), ("text",), **kw)
+    assert e.value.code == "bad_input" and what in e.value.message
+    assert e.value.expected
+
+
+def test_config_accepts_the_range_ends():
+    assert ContaminationConfig(("q",), ("t",), n=1, threshold=1.0).threshold == 1.0
+    assert ContaminationConfig(("q",), ("t",), n=1000, threshold=1e-9).n == 1000
+    assert ContaminationConfig(("q",), ("t",)).threshold is None
+
+
+def test_view_lists_contaminated_rows_in_report_order_with_histogram(fixture_run):
+    ev, tr = fixture_run
+    job, s = run_job(ev, tr)
+    view = job.view()
+    _, report = read_csv_export(job.export("contamination-report.csv")[1])
+    dirty = [r for r in report if r["status"] == "contaminated"]
+    assert view["rows_total"] == len(dirty) == s["rows_contaminated"] == 7
+    assert [r["eval_row"] for r in view["rows"]] == [int(r["eval_row"]) for r in dirty]
+    questions = [json.loads(l)["question"] for l in ev.splitlines()]
+    for v, r in zip(view["rows"], dirty):
+        assert v["status"] == "contaminated"
+        assert v["containment_text"] == r["containment"]
+        assert v["containment"] == pytest.approx(float(r["containment"]), abs=5e-5)
+        assert (v["ngrams_matched"], v["ngrams_total"]) == (int(r["ngrams_matched"]),
+                                                           int(r["ngrams_total"]))
+        assert v["training_record"] == int(r["training_record"])
+        assert (v["shared_passage"], v["training_excerpt"]) == (r["shared_passage"],
+                                                                r["training_excerpt"])
+        assert v["eval_text"] == questions[v["eval_row"] - 1]
+    # the histogram counts every scored row in tenths, the last bin closed: [0.9, 1.0]
+    h = view["histogram"]
+    assert h["bin_width"] == 0.1 and len(h["counts"]) == 10
+    assert sum(h["counts"]) == s["rows_scored"] == len(report)
+    want = [0] * 10
+    for r in report:
+        want[min(9, int(float(r["containment"]) * 10))] += 1
+    assert h["counts"] == want and h["counts"][9] >= 2  # rows 5 and 12 at 1.0
+
+
+def test_view_keeps_at_most_limit_rows_and_counts_them_all():
+    ev = "".join('{"question": "row %d alpha beta gamma delta epsilon zeta eta"}\n' % i
+                 for i in range(5))
+    tr = "".join('{"text": "row %d alpha beta gamma delta epsilon zeta eta"}\n' % i
+                 for i in range(5))
+    job, s = run_job(ev, tr, n=8)
+    assert s["rows_contaminated"] == 5
+    view = job.view(limit=2)
+    assert view["rows_total"] == 5 and [r["eval_row"] for r in view["rows"]] == [1, 2]
+    assert job.view()["rows_total"] == 5 and len(job.view()["rows"]) == 5

@@ -308,7 +308,7 @@ def test_graph_builders_are_deterministic(tmp_path, tmp_path_factory):
 
 # --------------------------------------------------------------------------- JS side under Node
 
-# Loads worker/encoder.js in Node with file:// URLs (fetch is wrapped to read files), then
+# Loads worker/embed/encoder.js in Node with file:// URLs (fetch is wrapped to read files), then
 # prints the tokenizer ids and, in "embed" mode, the onnxruntime-web embeddings and a tile.
 NODE_HARNESS = r"""
 import { readFile } from "node:fs/promises";
@@ -378,7 +378,7 @@ def js_assets() -> Path:
 def _run_node(js_assets: Path, tmp_path: Path, mode: str) -> dict:
     script = tmp_path / "harness.mjs"
     script.write_text(NODE_HARNESS, encoding="utf-8")
-    proc = subprocess.run(["node", str(script), str(ROOT / "worker" / "encoder.js"), str(js_assets),
+    proc = subprocess.run(["node", str(script), str(ROOT / "worker" / "embed" / "encoder.js"), str(js_assets),
                            str(GOLDEN), mode], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout)

@@ -1,3 +1,4 @@
+// @ts-check
 // encoder.js: sentence embeddings and cosine tiles in the browser worker.
 //
 // onnxruntime-web 1.30.0 (WASM backend) runs dist/assets/model/encoder.onnx, the same graph
@@ -22,22 +23,25 @@ const WINDOW = 256;
 
 const here = (rel) => new URL(rel, import.meta.url).href;
 
-/** Default same-origin locations, relative to dist/worker/encoder.js. */
+/** Default same-origin locations, relative to dist/worker/embed/encoder.js. */
+/** @type {Readonly<Required<EncoderOptions>>} */
 export const DEFAULTS = Object.freeze({
-  ortUrl: here("../assets/ort/ort.wasm.min.mjs"),
-  wasmPaths: here("../assets/ort/"),
-  tokenizersUrl: here("../assets/tokenizers/tokenizers.min.mjs"),
-  modelUrl: here("../assets/model/encoder.onnx"),
-  tileUrl: here("../assets/model/tile.onnx"),
-  tokenizerJsonUrl: here("../assets/model/tokenizer.json"),
-  tokenizerConfigUrl: null,
+  ortUrl: here("../../assets/ort/ort.wasm.min.mjs"),
+  wasmPaths: here("../../assets/ort/"),
+  tokenizersUrl: here("../../assets/tokenizers/tokenizers.min.mjs"),
+  modelUrl: here("../../assets/model/encoder.onnx"),
+  tileUrl: here("../../assets/model/tile.onnx"),
+  tokenizerJsonUrl: here("../../assets/model/tokenizer.json"),
+  verify: null,
   numThreads: 1,
   window: WINDOW,
   batchSize: 32,
 });
 
+/** @param {string} url @param {any} cause @returns {Error & {code: string, detail: string}} */
 function assetError(url, cause) {
-  const err = new Error(`could not load ${url}: ${cause && cause.message ? cause.message : cause}`);
+  const err = /** @type {Error & {code: string, detail: string}} */ (
+    new Error(`could not load ${url}: ${cause && cause.message ? cause.message : cause}`));
   err.code = "asset_load_failed";
   err.detail = String(url);
   return err;
@@ -124,25 +128,28 @@ export function equalLengthBatches(ids, batchSize) {
 }
 
 /**
+ * Options of createEncoder; every field optional, defaults in DEFAULTS (same-origin dist/assets/).
+ * @typedef {object} EncoderOptions
+ * @property {string} [ortUrl]  onnxruntime-web ESM build (ort.wasm.min.mjs)
+ * @property {string} [wasmPaths]  folder (trailing slash) holding ort-wasm-simd-threaded.{mjs,wasm}
+ * @property {string} [tokenizersUrl]  the ESM build of the npm tokenizers package (Hugging Face)
+ * @property {string} [modelUrl]  encoder.onnx: input_ids, attention_mask int64 [b, s] ->
+ *   sentence_embedding float32 [b, 384]
+ * @property {string|null} [tileUrl]  tile.onnx: A [m,384], B [k,384] -> C [m,k]; null: no tile()
+ * @property {string} [tokenizerJsonUrl]  tokenizer.json
+ * @property {((url: string, bytes: Uint8Array) => Promise<void>) | null} [verify]  called on
+ *   every fetched model/tokenizer file before use; throws to refuse it (the worker checks the
+ *   sha256 in assets/manifest.json)
+ * @property {number} [numThreads]  WASM threads (needs cross-origin isolation to exceed 1)
+ * @property {number} [window]  word pieces per row incl. [CLS], [SEP]; 3..512
+ * @property {number} [batchSize]  most rows per session.run (rows of one length per batch)
+ */
+
+/**
  * Load the tokenizer, the encoder graph and (if tileUrl is set) the tile graph.
  *
- * @param {object} opts  every field optional; defaults in DEFAULTS (same-origin dist/assets/)
- * @param {string} opts.ortUrl  onnxruntime-web ESM build (ort.wasm.min.mjs)
- * @param {string} opts.wasmPaths  folder (trailing slash) holding ort-wasm-simd-threaded.{mjs,wasm}
- * @param {string} opts.tokenizersUrl  @huggingface/tokenizers ESM build
- * @param {string} opts.modelUrl  encoder.onnx: input_ids, attention_mask int64 [b, s] ->
- *   sentence_embedding float32 [b, 384]
- * @param {string|null} opts.tileUrl  tile.onnx: A [m,384], B [k,384] -> C [m,k]; null: no tile()
- * @param {string} opts.tokenizerJsonUrl  tokenizer.json
- * @param {function|null} opts.verify  async (url, bytes) => void, called on every fetched
- *   model/tokenizer file before use; throws to refuse it (the worker checks the sha256 in
- *   assets/manifest.json)
- * @param {string|null} opts.tokenizerConfigUrl  tokenizer_config.json; null uses {} (BERT's
- *   lowercasing is in tokenizer.json's normalizer, so ids are the same)
- * @param {number} opts.numThreads  WASM threads (needs cross-origin isolation to exceed 1)
- * @param {number} opts.window  word pieces per row incl. [CLS], [SEP]; 3..512
- * @param {number} opts.batchSize  most rows per session.run (rows of one length per batch)
- * @returns {Promise<{encode, tokenize, tile, dispose, info}>}
+ * @param {EncoderOptions} opts
+ * @returns {Promise<{encode, encodeIds, tokenize, tile, dispose, info}>}
  * @throws Error with .code = "asset_load_failed" when a file or module cannot be loaded.
  */
 export async function createEncoder(opts = {}) {
@@ -156,11 +163,8 @@ export async function createEncoder(opts = {}) {
   ort.env.wasm.proxy = false; // we already are in a worker
 
   const { Tokenizer } = await importModule(o.tokenizersUrl);
-  const [tokJson, tokConfig] = await Promise.all([
-    fetchJson(o.tokenizerJsonUrl, o.verify),
-    o.tokenizerConfigUrl ? fetchJson(o.tokenizerConfigUrl) : Promise.resolve({}),
-  ]);
-  const tokenizer = new Tokenizer(tokJson, tokConfig);
+  // No tokenizer_config.json: BERT's lowercasing is in tokenizer.json's normalizer.
+  const tokenizer = new Tokenizer(await fetchJson(o.tokenizerJsonUrl, o.verify), {});
   const clsId = tokenizer.token_to_id("[CLS]");
   const sepId = tokenizer.token_to_id("[SEP]");
   if (clsId === undefined || sepId === undefined) {
@@ -188,18 +192,29 @@ export async function createEncoder(opts = {}) {
   }
 
   /**
-   * Embed texts.
+   * Embed texts (tokenize, then encodeIds).
    * @param {string[]} texts
-   * @param {{onBatch?: (done: number, total: number) => void}} [options]  onBatch is called
-   *   after each session.run with rows done so far. Rows are always run in equal-length
-   *   batches (equalLengthBatches); a `sort` option is accepted and ignored, so a caller that
-   *   slices its own batches still gets unpadded, batch-independent vectors.
+   * @param {{onBatch?: (done: number, total: number) => void}} [options]
    * @returns {Promise<{embeddings: Float32Array, truncated: number}>} row-major n x 384,
    *   unit L2 norm, input order; truncated = rows cut to window - 2 pieces.
    */
   async function encode(texts, options = {}) {
-    const { onBatch = null } = options;
     const { ids, truncated } = tokenize(texts);
+    const { embeddings } = await encodeIds(ids, options);
+    return { embeddings, truncated };
+  }
+
+  /**
+   * Embed rows already tokenised by tokenize() (so a scheduler tokenises each row once).
+   * Rows always run in equal-length batches (equalLengthBatches), so a caller that slices its
+   * own batches still gets unpadded, batch-independent vectors.
+   * @param {number[][]} ids  word-piece ids per row, [CLS] ... [SEP]
+   * @param {{onBatch?: (done: number, total: number) => void}} [options]  onBatch is called
+   *   after each session.run with rows done so far
+   * @returns {Promise<{embeddings: Float32Array}>} row-major n x 384, unit L2 norm, input order
+   */
+  async function encodeIds(ids, options = {}) {
+    const { onBatch = null } = options;
     const n = ids.length;
     const embeddings = new Float32Array(n * DIM);
     let done = 0;
@@ -222,7 +237,7 @@ export async function createEncoder(opts = {}) {
       done += rows.length;
       if (onBatch) onBatch(done, n);
     }
-    return { embeddings, truncated };
+    return { embeddings };
   }
 
   /**
@@ -251,5 +266,5 @@ export async function createEncoder(opts = {}) {
   }
 
   const info = { dim: DIM, window: o.window, ortVersion: ort.env.versions ? ort.env.versions.web : undefined };
-  return { encode, tokenize, tile, dispose, info };
+  return { encode, encodeIds, tokenize, tile, dispose, info };
 }

@@ -1,9 +1,10 @@
-// worker/similarity.js under Node: tiled pairs and nearest neighbours against a naive n x n
+// worker/embed/similarity.js (and schedule.js's batch order) under Node: tiled pairs and nearest neighbours against a naive n x n
 // scan, block sizes that do and do not divide n, and the packed layout the bridge reads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { DIM, batchCosts, dotTile, embeddingOrder, packSimilarity, similarity } from '../../../worker/similarity.js';
+import { DIM, dotTile, packSimilarity, similarity } from '../../worker/embed/similarity.js';
+import { batchCosts, embeddingOrder } from '../../worker/embed/schedule.js';
 
 /** n unit vectors from a fixed LCG, with some near-copies so pairs above the floor exist. */
 function vectors(n, seed = 7) {

@@ -1,3 +1,4 @@
+// @ts-check
 // similarity.js: from unit vectors to what the paraphrase job needs, without ever holding
 // n x n: every pair i < j with cosine >= floor, each row's nearest neighbour, packed as the
 // bridge's binary similarity block (py/evalsieve/bridge.py unpack_similarity).
@@ -6,41 +7,6 @@
 // encoder.tile, i.e. model/tile.onnx under onnxruntime-web; tests use a plain JS dot).
 
 export const DIM = 384;
-
-/**
- * Row order for embedding: longest first (by word pieces), ties by row, so a batch pads to
- * rows of similar length. The vectors do not depend on the order (encoder.js); rows are put
- * back in input order.
- *
- * @param {number[]} lengths  word pieces per row
- * @param {boolean} sort  false keeps input order
- * @returns {number[]} row indices
- */
-export function embeddingOrder(lengths, sort = true) {
-  const order = lengths.map((_, i) => i);
-  if (sort) order.sort((a, b) => lengths[b] - lengths[a] || a - b);
-  return order;
-}
-
-/**
- * The padded work of embedding rows in `order` in batches of `batchSize`:
- * sum over batches of rows x widest row. Used to turn the speed of the first batch into an
- * estimate for the rest (cost grows with padded pieces, not with rows).
- *
- * @returns {number[]} cumulative padded pieces after each batch
- */
-export function batchCosts(lengths, order, batchSize) {
-  const out = [];
-  let total = 0;
-  for (let s = 0; s < order.length; s += batchSize) {
-    const rows = order.slice(s, s + batchSize);
-    let w = 0;
-    for (const i of rows) w = Math.max(w, lengths[i]);
-    total += rows.length * w;
-    out.push(total);
-  }
-  return out;
-}
 
 /** A growable typed array (pairs are not known in advance). */
 class Grow {

@@ -6,8 +6,12 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { File } from 'node:buffer';
 
-import { firstInvalidUtf8, readHead, readTextChunks, setSha256Factory, forEachChunk } from '../../../worker/files.js';
-import * as P from '../../../worker/protocol.js';
+import { binaryKind, firstInvalidUtf8, readHead, readTextChunks, setBinaryMagic, setSha256Factory, forEachChunk } from '../../worker/files.js';
+import * as P from '../../worker/protocol.js';
+import { ProgressGate, TerminalLedger } from '../../worker/dispatch.js';
+import { CONSTANTS } from './constants.mjs';
+
+setBinaryMagic(CONSTANTS.binary_magic);
 
 // hash-wasm's createSHA256 shape, backed by node:crypto.
 setSha256Factory(async () => {
@@ -111,11 +115,16 @@ test('protocol: errors become plain cloneable objects with a known code', () => 
   assert.match(P.validate({ type: 'error', id: 'r1', error: new Error('x') }), /plain object/);
   assert.match(P.validate({ type: 'nope' }), /unknown message type/);
   assert.equal(P.validate(P.progress('r1', 'train', 5, 10, 'bytes')), null);
+  assert.equal(P.validate(P.progress('r1', 'embed', 5, 10, 'rows', 1.5)), null);
+  assert.match(P.validate({ ...P.progress('r1', 'train', 5, 10, 'bytes'), stage: 'nope' }), /unknown stage/);
+  assert.match(P.validate(P.progress('r1', 'embed', 5, 10, 'rows', -1)), /eta_s/);
+  assert.equal(P.validate(P.log('r1', 'N = 8', { kind: 'n_chosen', n: 8 })), null);
+  assert.match(P.validate(P.log('r1', 'x', { kind: 'made_up' })), /unknown kind/);
 });
 
 test('protocol: progress gate never lets progress go backwards; one terminal per id', () => {
   let now = 0;
-  const gate = new P.ProgressGate(100, () => now);
+  const gate = new ProgressGate(100, () => now);
   assert.ok(gate.admit('r', 's', 0, 10));
   now = 50;
   assert.ok(!gate.admit('r', 's', 3, 10)); // throttled
@@ -126,7 +135,21 @@ test('protocol: progress gate never lets progress go backwards; one terminal per
   assert.ok(gate.admit('r', 's', 10, 10)); // the final report always passes
   assert.ok(!gate.admit('r', 's', 10, 10));
   assert.ok(gate.admit('r', 'other', 1, 10));
-  const ledger = new P.TerminalLedger();
+  const ledger = new TerminalLedger();
   assert.ok(ledger.close('r'));
   assert.ok(!ledger.close('r'));
+});
+
+test('binary inputs are refused by the magic table Python publishes (bzip2 needs its block magic)', async () => {
+  assert.ok(CONSTANTS.binary_magic.length >= 12);
+  for (const { magic, what, todo, also } of CONSTANTS.binary_magic) {
+    const head = new Uint8Array(16);
+    head.set(magic);
+    if (also) head.set(also.magic, also.at);
+    assert.deepEqual(binaryKind(head), [what, todo]);
+    await assert.rejects(collect(new File([head, Buffer.from('more text\n')], 'x.jsonl')),
+      (e) => e.code === 'bad_input' && e.message.includes(what) && e.expected.includes(todo));
+  }
+  assert.equal(binaryKind(Buffer.from('BZh is a word here\n')), null);
+  assert.equal(binaryKind(Buffer.from('{"a": 1}\n')), null);
 });

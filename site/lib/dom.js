@@ -1,0 +1,48 @@
+// DOM helpers for the page. All data text goes through textContent, never innerHTML.
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** document.querySelector with an optional root. */
+export const $ = (sel, root = document) => root.querySelector(sel);
+
+/**
+ * Make an HTML element. attrs: `class`, `text` (textContent), `dataset` (object), DOM
+ * properties for non-string values (e.g. `hidden: true`), attributes otherwise; null,
+ * undefined and false are left out. Children: nodes or strings; null/undefined skipped.
+ */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'class') node.className = v;
+    else if (k === 'text') node.textContent = v;
+    else if (k === 'dataset') Object.assign(node.dataset, v);
+    else if (k in node && typeof v !== 'string') node[k] = v;
+    else node.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+/** Make an SVG element with string attributes and an optional text child. */
+export function svg(tag, attrs = {}, text = null) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== null) node.textContent = text;
+  return node;
+}
+
+/** Offer `text` as a download named `name` (a blob: URL, revoked a minute later). */
+export function downloadText(name, mime, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: mime || 'text/plain' }));
+  const a = el('a', { href: url, download: name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** [dt, dd] pairs for a <dl>: rows are [label, value, dataset?]. */
+export function definitionRows(rows) {
+  return rows.flatMap(([k, v, dataset]) => [el('dt', { text: k }), el('dd', { text: v, dataset })]);
+}

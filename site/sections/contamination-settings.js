@@ -1,0 +1,25 @@
+// The contamination settings a person typed, checked before anything runs. No DOM:
+// Node-tested in tests/js/site/contamination-settings.test.mjs.
+
+import { ERR } from '../worker/protocol.js';
+
+/**
+ * Read N and the threshold as typed ('' = auto / any overlap) and the boilerplate box.
+ *
+ * Args: raw {n, threshold: strings, boilerplate: bool}; constants: the rule constants from
+ *   `ready` (n_min..n_max for N; the threshold in (threshold_min_exclusive, threshold_max]).
+ * Returns {n: int or null, boilerplate: bool, threshold: number or null}.
+ * Throws a bad_input error object naming the setting and the range it takes, so a bad value
+ * fails here, before the training pass (ContaminationConfig refuses it too).
+ */
+export function parseSettings({ n: nRaw, threshold: tRaw, boilerplate }, c) {
+  const n = nRaw.trim() === '' ? null : Number(nRaw);
+  const threshold = tRaw.trim() === '' ? null : Number(tRaw);
+  if (n !== null && !(Number.isInteger(n) && n >= c.n_min && n <= c.n_max)) {
+    throw { code: ERR.BAD_INPUT, message: `N must be a whole number from ${c.n_min} to ${c.n_max}, or empty for auto`, expected: `an integer from ${c.n_min} to ${c.n_max}` };
+  }
+  if (threshold !== null && !(threshold > c.threshold_min_exclusive && threshold <= c.threshold_max)) {
+    throw { code: ERR.BAD_INPUT, message: `the threshold must be above ${c.threshold_min_exclusive} and at most ${c.threshold_max}, or empty for any overlap`, expected: `a number in (${c.threshold_min_exclusive}, ${c.threshold_max}]` };
+  }
+  return { n, boilerplate, threshold };
+}

@@ -1,0 +1,153 @@
+// The Contamination tab: a training file and an eval file, the fields to scan and score,
+// N / boilerplate / threshold, Run; then counts, settings, exports and the contaminated rows.
+// The worked example (example/train.jsonl + example/eval.jsonl) runs on its own at load.
+
+import * as P from '../worker/protocol.js';
+import { $ } from '../lib/dom.js';
+import { fmtInt } from '../lib/format.js';
+import { InputSlot } from '../ui/input-slot.js';
+import { JobSection } from './job-section.js';
+import { renderContaminationResults } from './contamination-results.js';
+import { parseSettings } from './contamination-settings.js';
+
+const { OP } = P;
+const SETTINGS_KEY = 'evalsieve.settings.v1'; // localStorage holds only the settings checkboxes
+const SIDES = ['train', 'eval'];
+const SIDE_TITLE = { train: 'training', eval: 'eval' };
+const LEGEND = { train: 'Fields to scan', eval: 'Fields to score' };
+
+export class ContaminationSection extends JobSection {
+  constructor() {
+    super({ key: 'contamination', title: 'Contamination', panel: $('#job-contamination'), status: $('#status') });
+    this.autoRunExample = true;
+  }
+
+  mount(services) {
+    super.mount(services, {
+      run: $('#run'),
+      cancel: $('#cancel'),
+      error: $('#error'),
+      progress: { root: $('#progress'), bar: $('#progress-bar'), text: $('#progress-text') },
+      progressOptions: { stages: { train: 'Training pass', eval: 'Eval pass' }, speedUnit: 'bytes' },
+    });
+    this.ui = {
+      results: $('#results'),
+      nAuto: $('#n-auto'),
+      n: $('#setting-n'),
+      boilerplate: $('#setting-boilerplate'),
+      threshold: $('#setting-threshold'),
+    };
+    this.slots = Object.fromEntries(SIDES.map((role) => [role, new InputSlot({
+      drop: { zone: $(`#${role}-drop`), input: $(`#${role}-file`), name: $(`#${role}-name`) },
+      fields: $(`#${role}-fields`),
+      picker: { type: 'checkbox', idPrefix: `${role}-field`, legend: LEGEND[role], failure: { legend: 'Fields', text: 'could not read this file' }, onChange: () => this.updateRunButton() },
+    }, (file) => this.selectFile(role, file, null))]));
+    this.#loadSettings();
+    this.ui.boilerplate.addEventListener('change', () => this.#saveSettings());
+    this.#loadExample();
+  }
+
+  /** The N and threshold inputs take the ranges Python publishes. */
+  workerReady(constants) {
+    super.workerReady(constants);
+    Object.assign(this.ui.n, { min: constants.n_min, max: constants.n_max });
+    Object.assign(this.ui.threshold, { min: constants.threshold_min_exclusive, max: constants.threshold_max });
+  }
+
+  #loadSettings() {
+    try {
+      const s = JSON.parse(localStorage.getItem(SETTINGS_KEY) || '{}');
+      if (typeof s.boilerplate === 'boolean') this.ui.boilerplate.checked = s.boilerplate;
+    } catch { /* storage unavailable or corrupt: defaults */ }
+  }
+
+  #saveSettings() {
+    try {
+      localStorage.setItem(SETTINGS_KEY, JSON.stringify({ boilerplate: this.ui.boilerplate.checked }));
+    } catch { /* storage unavailable */ }
+  }
+
+  async #loadExample() {
+    try {
+      const files = await Promise.all(SIDES.map(async (role) => {
+        const res = await fetch(`example/${role}.jsonl`);
+        if (!res.ok) throw new Error(`example/${role}.jsonl: HTTP ${res.status}`);
+        return new File([await res.blob()], `${role}.jsonl`, { type: 'application/jsonl' });
+      }));
+      // The user may have chosen files while the example was loading.
+      SIDES.forEach((role, i) => { if (!this.slots[role].current) this.selectFile(role, files[i], 'example'); });
+      this.log.add('example loaded: example/train.jsonl + example/eval.jsonl');
+    } catch (e) {
+      this.autoRunExample = false;
+      this.log.add(`no example: ${e.message}`, 'warn');
+    }
+  }
+
+  /** Take a file for one side and list its fields (inspect in the worker). */
+  async selectFile(role, file, label) {
+    if (label === null) this.autoRunExample = false; // the user took over
+    const slot = this.slots[role];
+    const got = await this.inspectInto(slot, file, label, role);
+    if (got) {
+      const { info } = got;
+      this.log.add(`${SIDE_TITLE[role]} file ${label ? `(${label}) ` : ''}${file.name}: sniffed ${info.format}${info.gzip ? ' (gzip)' : ''}, ${fmtInt(info.rows_sampled)} rows sampled, ${info.fields.length} fields`);
+      slot.picker.render(info, { legend: `${LEGEND[role]} (${info.format})`, checked: (path) => info.default_fields.includes(path) });
+      this.errors.hide();
+      this.updateRunButton();
+    }
+    if (this.autoRunExample && SIDES.every((r) => this.slots[r].current?.label === 'example' && this.slots[r].current.info)) {
+      this.autoRunExample = false;
+      this.run();
+    }
+  }
+
+  canRun() {
+    return SIDES.every((r) => this.slots[r].ready);
+  }
+
+  run() {
+    if (this.runId !== null) return;
+    let settings;
+    try {
+      settings = parseSettings({ n: this.ui.n.value, threshold: this.ui.threshold.value, boilerplate: this.ui.boilerplate.checked }, this.constants);
+    } catch (e) {
+      this.errors.show(e);
+      return;
+    }
+    const train = this.slots.train.current;
+    const ev = this.slots.eval.current;
+    const args = {
+      eval: { name: ev.file.name, format: ev.info.format, fields: this.slots.eval.picker.chosen() },
+      train: { name: train.file.name, format: train.info.format, fields: this.slots.train.picker.chosen() },
+      ...settings,
+    };
+    const label = train.label === 'example' && ev.label === 'example' ? 'example' : (train.label || ev.label ? 'example + your file' : 'your files');
+    this.ui.results.hidden = true;
+    return this.runJob({
+      op: OP.CONTAMINATION,
+      args,
+      files: { eval: ev.file, train: train.file },
+      label,
+      summary: `eval ${ev.file.name} [${args.eval.fields.join(', ')}], training ${train.file.name} [${args.train.fields.join(', ')}]; N ${settings.n ?? 'auto'}, boilerplate ${settings.boilerplate ? 'on' : 'off'}, threshold ${settings.threshold ?? 'any overlap'}`,
+      onLog: (m) => {
+        this.log.add(m.message);
+        if (m.data && m.data.kind === 'n_chosen') this.#showAutoN(m.data, settings.n);
+      },
+      onResult: (data) => {
+        renderContaminationResults(data, args, label);
+        this.ui.results.hidden = false;
+        const s = data.summary || {};
+        this.log.add(`done (${label}): ${fmtInt(s.rows_contaminated)} contaminated of ${fmtInt(s.rows_scanned)} eval rows`, 'done');
+        this.setStatus('done', `Done (${label}).`);
+      },
+    });
+  }
+
+  #showAutoN(info, nSet) {
+    const how = info.n_how ? String(info.n_how) : '';
+    this.ui.nAuto.textContent = nSet === null
+      ? `auto: N=${info.n}${how ? `, ${how}` : ''}`
+      : `set: N=${info.n}`;
+    this.ui.nAuto.dataset.n = String(info.n);
+  }
+}

@@ -1,0 +1,135 @@
+// A tab of the page: one job. The run lifecycle (progress, cancel, status, error box, event
+// log) and file inspection live here once; a job section adds its inputs, its request
+// arguments and its results. A new job is one new file in sections/ and one line in app.js.
+
+import * as P from '../worker/protocol.js';
+import { describeError, fmtBytes } from '../lib/format.js';
+import { ErrorBox } from '../ui/error-box.js';
+import { ProgressView } from '../ui/progress-view.js';
+
+const { OP, ERR } = P;
+
+export class JobSection {
+  /**
+   * key: the tab's key (#key opens it); title: the tab's text; panel: the tabpanel element;
+   * logPrefix: what this section's event-log lines start with; status: the element whose
+   * data-state / text say idle | running | done | cancelled | error, and whose data-runs
+   * counts finished runs.
+   */
+  constructor({ key, title, panel, logPrefix = '', status }) {
+    Object.assign(this, { key, title, panel, logPrefix, status });
+    this.runId = null;
+    this.constants = null; // the rule constants (lib/constants.js), from the worker's ready
+  }
+
+  /**
+   * Called once with the shared services {client, log}; `parts` are this section's controls:
+   * run and cancel buttons, the error box element and the progress view's elements and options.
+   */
+  mount(services, { run, cancel, error, progress, progressOptions }) {
+    this.services = services;
+    this.log = services.log;
+    this.runButton = run;
+    this.cancelButton = cancel;
+    this.errors = new ErrorBox(error);
+    this.progress = new ProgressView(progress, progressOptions);
+    run.addEventListener('click', () => this.run());
+    cancel.addEventListener('click', () => this.cancel());
+  }
+
+  /** Called when the worker becomes ready (again), with the rule constants it published. */
+  workerReady(constants) {
+    this.constants = constants;
+  }
+
+  /** Called when the worker died; pending requests have already been rejected. */
+  workerDied() {
+    this.progress.hide();
+  }
+
+  show(visible) {
+    this.panel.hidden = !visible;
+  }
+
+  setStatus(state, text) {
+    this.status.dataset.state = state;
+    this.status.textContent = text;
+  }
+
+  /** Whether Run may be pressed (inputs chosen); the section's own rule. */
+  canRun() {
+    return false;
+  }
+
+  updateRunButton() {
+    this.runButton.disabled = !this.canRun() || this.runId !== null;
+  }
+
+  /** Start this section's job (subclasses build the request and call runJob). */
+  run() {}
+
+  /** Ask the worker to stop this section's running request (the reply ends the run). */
+  cancel() {
+    if (this.runId === null || this.runId === undefined) return;
+    this.log.add(`${this.logPrefix}cancel requested`);
+    this.services.client.cancel(this.runId);
+    this.cancelButton.disabled = true;
+  }
+
+  /**
+   * Take `file` into `slot` (ui/input-slot.js) and inspect it in the worker as `role`.
+   * Returns the choice {file, label, info}, or null when it was superseded or could not be
+   * read (the error is then shown, and onFailed(err) called). `shownAs` is the drop zone's text.
+   */
+  async inspectInto(slot, file, label, role, { shownAs = null, onFailed = null } = {}) {
+    const text = shownAs ?? `${label ? `${label}: ` : ''}${file.name} (${fmtBytes(file.size)})`;
+    const request = () => this.services.client.request(OP.INSPECT, { name: file.name, role }, { [role]: file }).promise;
+    const pending = slot.take(file, label, text, request);
+    this.updateRunButton();
+    try {
+      return await pending;
+    } catch (err) {
+      this.errors.show(err);
+      onFailed?.(err);
+      return null;
+    } finally {
+      this.updateRunButton();
+    }
+  }
+
+  /**
+   * One run, start to end: show progress, send the request, keep the status, the log and the
+   * cancel button true, and end with exactly one of onResult(data) / onCancelled() /
+   * onFailed(err). `summary` is the log line's text after "run <label>: ".
+   */
+  async runJob({ op, args, files, label, summary, onLog, onResult, onCancelled = null, onFailed = null }) {
+    this.errors.hide();
+    this.progress.begin();
+    const req = this.services.client.request(op, args, files, { onProgress: (m) => this.progress.update(m), onLog });
+    this.runId = req.id;
+    this.cancelButton.disabled = false;
+    this.updateRunButton();
+    this.setStatus('running', `Running (${label})…`);
+    this.log.add(`${this.logPrefix}run ${label}: ${summary}`);
+    try {
+      onResult(await req.promise);
+    } catch (err) {
+      if (err && err.code === ERR.CANCELLED) {
+        this.log.add(`${this.logPrefix}cancelled`, 'warn');
+        this.setStatus('cancelled', 'Cancelled.');
+        onCancelled?.();
+      } else {
+        this.errors.show(err);
+        this.log.add(`${this.logPrefix}error: ${describeError(P.toErrorObject(err)).text}`, 'error');
+        this.setStatus('error', 'Stopped with an error (see above).');
+        onFailed?.(err);
+      }
+    } finally {
+      this.status.dataset.runs = String(Number(this.status.dataset.runs || 0) + 1);
+      this.runId = null;
+      this.cancelButton.disabled = true;
+      this.progress.hide();
+      this.updateRunButton();
+    }
+  }
+}

@@ -1,0 +1,235 @@
+// The Paraphrases tab: one eval set (file, or pasted text), one text field, Run; then the
+// figures, a threshold slider that regroups the job the worker holds (no re-embedding), the
+// pair and group tables, a histogram of nearest-neighbour cosines and the two CSV exports.
+// Until the user runs their own input it shows the worked example, computed live.
+
+import * as P from '../worker/protocol.js';
+import { $, el, downloadText } from '../lib/dom.js';
+import { describeError, fmtBytes, fmtInt } from '../lib/format.js';
+import { InputSlot } from '../ui/input-slot.js';
+import { drawHistogram } from '../ui/histogram.js';
+import { JobSection } from './job-section.js';
+import { renderParaphraseResults } from './paraphrases-results.js';
+import { Regrouper, exportsAt } from './paraphrases-state.js';
+
+const { OP } = P;
+const LABEL_GUESSES = ['id', 'idx', 'uid', 'qid', 'task_id', 'question_id', 'key'];
+
+export class ParaphraseSection extends JobSection {
+  constructor() {
+    super({ key: 'paraphrases', title: 'Paraphrases', panel: $('#job-paraphrases'), logPrefix: 'paraphrases: ', status: $('#para-status') });
+    this.autoRun = false;
+    this.exampleStarted = false;
+    this.shown = null; // {handle, figures, data, args, label, exports: Map threshold -> exports}
+  }
+
+  mount(services) {
+    super.mount(services, {
+      run: $('#para-run'),
+      cancel: $('#para-cancel'),
+      error: $('#para-error'),
+      progress: { root: $('#para-progress'), bar: $('#para-progress-bar'), text: $('#para-progress-text') },
+      // The worker's ETA counts padded word pieces left (rows are embedded longest first, so
+      // rows/s rises as it goes); rows left / rows per second is the fallback.
+      progressOptions: { stages: { read: 'Reading', embed: 'Embedding', tiles: 'Comparing' }, speedUnit: 'rows', useWorkerEta: true },
+    });
+    this.ui = {
+      paste: $('#para-paste'),
+      slider: $('#para-threshold'),
+      sliderValue: $('#para-threshold-value'),
+      results: $('#para-results'),
+      stale: $('#para-stale'),
+    };
+    this.slot = new InputSlot({
+      drop: { zone: $('#para-drop'), input: $('#para-file'), name: $('#para-name') },
+      fields: $('#para-fields'),
+      picker: { type: 'radio', idPrefix: 'para-field', legend: 'Text field', failure: { legend: 'Text field', text: 'could not read this input' }, onChange: () => this.updateRunButton() },
+    }, (file) => this.selectFile(file, null));
+    this.regrouper = new Regrouper({
+      client: services.client,
+      current: () => this.shown,
+      onBusy: (busy) => { if (busy) this.ui.results.dataset.busy = '1'; else delete this.ui.results.dataset.busy; },
+      onGrouped: (shown, v, t, ms) => {
+        this.ui.results.dataset.groupMs = ms.toFixed(1);
+        this.ui.results.dataset.workerMs = v.ms.toFixed(1);
+        this.#render();
+        this.log.add(`paraphrases: threshold ${t.toFixed(2)}: ${fmtInt(v.figures.groups)} groups, effective rows ${fmtInt(v.figures.effective_rows)} (regrouped in ${ms.toFixed(0)} ms)`);
+      },
+      onFailed: (err) => {
+        this.errors.show(err);
+        this.#markStale('Could not regroup at the new threshold; the figures below are for the threshold they name.');
+      },
+    });
+    let pasteTimer = null;
+    this.ui.paste.addEventListener('input', () => {
+      clearTimeout(pasteTimer);
+      pasteTimer = setTimeout(() => this.#takePaste(), 400);
+    });
+    this.ui.slider.addEventListener('input', () => this.#sliderMoved());
+    this.ui.slider.addEventListener('change', () => this.#sliderMoved());
+  }
+
+  /** The slider spans Python's floor..maximum and starts at its default (set once). */
+  workerReady(constants) {
+    super.workerReady(constants);
+    const s = this.ui.slider;
+    const first = s.disabled;
+    Object.assign(s, { min: constants.para_floor, max: constants.para_threshold_max, disabled: false });
+    if (first) {
+      s.value = String(constants.para_threshold_default);
+      this.ui.sliderValue.textContent = this.threshold.toFixed(2);
+    }
+  }
+
+  show(visible) {
+    super.show(visible);
+    if (visible && !this.exampleStarted) {
+      this.exampleStarted = true;
+      this.#loadExample();
+    }
+  }
+
+  get threshold() {
+    return Number(this.ui.slider.value);
+  }
+
+  async #loadExample() {
+    try {
+      const ex = await this.services.client.request(OP.PARA_EXAMPLE, {}).promise;
+      if (this.slot.current) return; // the user chose something meanwhile
+      this.autoRun = true;
+      this.log.add(`paraphrases: worked example loaded (${ex.name})`);
+      await this.selectFile(new File([ex.text], ex.name, { type: 'application/jsonl' }), 'example');
+    } catch (e) {
+      this.log.add(`paraphrases: no worked example: ${describeError(P.toErrorObject(e)).text}`, 'warn');
+    }
+  }
+
+  #takePaste() {
+    const text = this.ui.paste.value;
+    if (!text.trim()) return;
+    const name = /^\s*[{[]/.test(text) ? 'pasted.jsonl' : 'pasted.txt';
+    this.selectFile(new File([text.endsWith('\n') ? text : `${text}\n`], name, { type: 'text/plain' }), 'pasted');
+  }
+
+  /** Take an eval file (or the example, or pasted text) and list its fields. */
+  async selectFile(file, label) {
+    if (label !== 'example') this.autoRun = false; // the user took over
+    const shownAs = label === 'pasted' ? `pasted text (${fmtBytes(file.size)})` : null;
+    const got = await this.inspectInto(this.slot, file, label, 'eval', {
+      shownAs,
+      onFailed: () => this.#markStale('The input is not valid (see the message above).'),
+    });
+    if (!got) return;
+    const { info } = got;
+    this.log.add(`paraphrases: ${label === 'pasted' ? 'pasted text' : file.name}: ${info.format}, ${fmtInt(info.rows_sampled)} rows sampled, ${info.fields.length} fields`);
+    this.#renderFields(info, label === 'example' ? { field: 'text', label: 'id' } : null);
+    this.errors.hide();
+    this.#markStale(null);
+    this.updateRunButton();
+    if (this.autoRun && label === 'example' && this.slot.current === got) {
+      this.autoRun = false;
+      this.run();
+    }
+  }
+
+  #renderFields(info, pick) {
+    const has = (path) => info.fields.some((f) => f.path === path);
+    const texts = info.fields.filter((f) => !f.constant);
+    const fallback = (info.default_fields && info.default_fields[0]) || (texts[0] && texts[0].path) || (info.fields[0] && info.fields[0].path);
+    const chosen = pick && has(pick.field) ? pick.field : fallback;
+    const guess = pick && has(pick.label) ? pick.label : (LABEL_GUESSES.find(has) || '');
+    const select = el('select', { id: 'para-label' }, el('option', { value: '', text: '(none: rows are numbered)' }),
+      ...info.fields.map((f) => el('option', { value: f.path, text: f.path })));
+    select.value = guess;
+    this.slot.picker.render(info, {
+      legend: `Text field to compare (${info.format})`,
+      checked: (path) => path === chosen,
+      extra: [el('label', { class: 'label-field', for: 'para-label' }, 'Label field (names rows in the tables)', select)],
+    });
+  }
+
+  #chosen() {
+    const l = this.slot.picker.box.querySelector('#para-label');
+    return { field: this.slot.picker.chosen()[0] ?? null, label_field: l && l.value ? l.value : null };
+  }
+
+  canRun() {
+    return this.slot.ready;
+  }
+
+  run() {
+    if (this.runId !== null || !this.slot.current || !this.slot.current.info) return;
+    const { file, label, info } = this.slot.current;
+    const chosen = this.#chosen();
+    const args = {
+      eval: { name: file.name, format: info.format, field: chosen.field, label_field: chosen.label_field },
+      threshold: this.threshold,
+    };
+    const runLabel = label === 'example' ? 'example' : label === 'pasted' ? 'pasted text' : 'your file';
+    return this.runJob({
+      op: OP.PARAPHRASES,
+      args,
+      files: { eval: file },
+      label: runLabel,
+      summary: `${file.name} [${chosen.field}${chosen.label_field ? `, label ${chosen.label_field}` : ''}], threshold ${args.threshold.toFixed(2)}`,
+      onLog: (m) => this.log.add(`paraphrases: ${m.message}`),
+      onResult: (data) => {
+        this.shown = { handle: data.handle, figures: data.figures, data, args, label: runLabel, exports: new Map() };
+        this.#markStale(null);
+        this.#render();
+        const f = data.figures;
+        this.log.add(`paraphrases: done (${runLabel}): ${fmtInt(f.groups)} groups (${fmtInt(f.groups_chained)} chained), ${fmtInt(f.rows_in_groups)} of ${fmtInt(f.rows_scanned)} rows in groups, effective rows ${fmtInt(f.effective_rows)}`, 'done');
+        this.setStatus('done', `Done (${runLabel}).`);
+        // A threshold moved while the run was going: apply it now.
+        if (Math.abs(this.threshold - f.threshold) > 1e-9) this.#sliderMoved();
+      },
+      onCancelled: () => this.#markStale(this.shown ? 'The run was cancelled.' : null),
+      onFailed: () => this.#markStale('The last run failed (see the message above).'),
+    });
+  }
+
+  #sliderMoved() {
+    const t = this.threshold;
+    this.ui.sliderValue.textContent = t.toFixed(2);
+    if (!this.shown) return;
+    drawHistogram($('#para-histogram'), this.shown.figures.nn_histogram, t);
+    this.regrouper.want(t);
+  }
+
+  #markStale(reason) {
+    const s = this.ui.stale;
+    if (!reason || !this.shown) {
+      s.hidden = true;
+      delete this.ui.results.dataset.stale;
+      return;
+    }
+    s.textContent = `${reason} Still showing the last valid result (${this.shown.label}, ${this.shown.args.eval.name}).`;
+    s.hidden = false;
+    this.ui.results.dataset.stale = '1';
+  }
+
+  #render() {
+    renderParaphraseResults(this.shown, this.threshold, this.constants, (name, button) => this.#download(name, button));
+  }
+
+  /** Exports are built on demand for the threshold shown (the worker stamps them). */
+  async #download(name, button) {
+    button.disabled = true;
+    try {
+      const shown = this.shown;
+      const v = await exportsAt(this.services.client, shown, shown.figures.threshold);
+      const x = v.exports.find((e) => e.name === name);
+      downloadText(x.name, x.mime, x.text);
+    } catch (err) {
+      this.errors.show(err);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  workerDied() {
+    super.workerDied();
+    if (this.shown) this.#markStale('The worker restarted, so the slider cannot regroup this result; run again.');
+  }
+}

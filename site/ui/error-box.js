@@ -1,0 +1,38 @@
+// The error box of a job section: what went wrong, where (file, line), what was expected.
+
+import * as P from '../worker/protocol.js';
+import { el } from '../lib/dom.js';
+import { describeError } from '../lib/format.js';
+
+const { ERR } = P;
+
+const HEADLINE = {
+  [ERR.BAD_INPUT]: 'Problem with the input',
+  [ERR.ASSET_LOAD_FAILED]: 'Could not load a part of the page',
+};
+
+export class ErrorBox {
+  /** box: the role="alert" element; data-code is set to the error code. */
+  constructor(box) {
+    this.box = box;
+  }
+
+  /** Show any thrown value as a protocol error object (worker/protocol.js toErrorObject). */
+  show(err) {
+    const e = P.toErrorObject(err);
+    const { where } = describeError(e);
+    this.box.replaceChildren(
+      el('strong', { text: HEADLINE[e.code] || 'Something went wrong' }),
+      el('p', { class: 'error-message', text: e.message }),
+      where ? el('p', { class: 'error-where' }, 'Where: ', el('span', { dataset: { file: e.file ?? '', line: e.line ?? '' }, text: where })) : null,
+      e.expected ? el('p', { class: 'error-expected', text: `Expected: ${e.expected}` }) : null,
+      e.detail && e.code !== ERR.INTERNAL ? el('p', { class: 'error-detail muted', text: e.detail }) : null,
+    );
+    this.box.dataset.code = e.code;
+    this.box.hidden = false;
+  }
+
+  hide() {
+    this.box.hidden = true;
+  }
+}

@@ -1,0 +1,103 @@
+"""The worker's modules under Node, its JSDoc types under tsc, and the contract between the
+worker (worker/protocol.js), the Python bridge (py/evalsieve/bridge.py) and the docs.
+
+Node 20 has File.stream(), DecompressionStream and TextDecoder, so the modules the worker
+imports run here as they do in the browser; tests/js/*.test.mjs hold the cases (node's
+built-in test runner). TypeScript is pinned in tests/js/package-lock.json and installed with
+`npm ci` (build.py test does it; this test does it too when it is missing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evalsieve import bridge
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed; worker module tests skipped")
+    out = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
+    major = int(out.strip().lstrip("v").split(".")[0])
+    if major < 20:
+        pytest.skip(f"node {major} lacks File.stream/DecompressionStream (need 20+)")
+    return node
+
+
+def _contract() -> dict:
+    proc = subprocess.run([_node(), str(HERE / "print_contract.mjs")], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+def test_worker_modules_under_node():
+    node = _node()
+    tests = sorted(str(p) for p in HERE.glob("*.test.mjs"))
+    assert len(tests) >= 6
+    env = {**os.environ, "EVALSIEVE_PYTHON": sys.executable}
+    proc = subprocess.run([node, "--test", *tests], capture_output=True, text=True, timeout=180,
+                          env=env)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    assert re.search(r"^# fail 0$", proc.stdout, re.M), proc.stdout[-2000:]
+
+
+def test_worker_types_check_with_tsc():
+    """`tsc --noEmit --allowJs --checkJs` over worker/ (tests/js/tsconfig.json): no error."""
+    _node()
+    tsc = HERE / "node_modules" / "typescript" / "bin" / "tsc"
+    if not tsc.is_file():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.skip("npm is not installed; cannot install the pinned TypeScript")
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--prefer-offline"], cwd=HERE,
+                       check=True, capture_output=True, timeout=600)
+    proc = subprocess.run([_node(), str(tsc), "-p", str(HERE / "tsconfig.json")],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    assert proc.stdout.strip() == ""
+
+
+def test_bridge_ops_are_the_protocol_bridge_ops():
+    c = _contract()
+    assert sorted(bridge.OPS) == sorted(c["bridge_ops"])
+    assert sorted(c["worker_ops"]) == sorted(c["run_ops"])
+    assert set(c["op"].values()) == set(c["run_ops"]) | set(c["bridge_ops"])
+
+
+def _doc_ops(section: str) -> set[str]:
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    m = re.search(rf"<!-- {section} -->(.*?)<!-- /{section} -->", text, re.S)
+    assert m, f"docs/ARCHITECTURE.md has no <!-- {section} --> table"
+    return set(re.findall(r"^\| `([a-z_.]+)` \|", m.group(1), re.M))
+
+
+def test_architecture_doc_lists_exactly_the_ops():
+    """docs/ARCHITECTURE.md's two op tables list exactly bridge.OPS and protocol.js RUN_OPS."""
+    c = _contract()
+    assert _doc_ops("bridge-ops") == set(bridge.OPS) == set(c["bridge_ops"])
+    assert _doc_ops("run-ops") == set(c["run_ops"])
+
+
+def test_architecture_doc_lists_every_worker_module_and_log_kind():
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    for p in sorted((ROOT / "worker").rglob("*.js")):
+        rel = p.relative_to(ROOT / "worker").as_posix()
+        assert f"`{rel}`" in text, f"docs/ARCHITECTURE.md does not describe worker/{rel}"
+    for kind in _contract()["log_kinds"]:
+        assert f"`{kind}`" in text, f"docs/ARCHITECTURE.md does not describe log kind {kind}"
+    for p in sorted((ROOT / "py" / "evalsieve").glob("*.py")):
+        if p.name != "__init__.py":
+            assert f"{p.name}" in text, f"docs/ARCHITECTURE.md does not mention py/evalsieve/{p.name}"

@@ -1,0 +1,121 @@
+// @ts-check
+// The contamination job (op cont.run): the eval pass, then one training pass, through the
+// Python bridge (cont.*), with the prefilter in front of Python for JSONL/text training files.
+
+import { OP } from '../protocol.js';
+import { readHead } from '../files.js';
+import { bridge, getRuntime } from '../runtime.js';
+import { SETTINGS } from '../settings.js';
+import { createScanQueue, startPrefilter } from '../prefilter-client.js';
+import { readWithProgress, requireFile, utcNow } from './common.js';
+
+/**
+ * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
+ * threshold?}; files: {eval, train}. Bad settings are refused by cont.start, before any pass.
+ * @type {import('../dispatch.js').Op}
+ * @returns {Promise<import('../protocol.js').ContaminationResult>}
+ */
+export async function contamination(ctx, args, files) {
+  const evalFile = requireFile(files, 'eval');
+  const trainFile = requireFile(files, 'train');
+  const startArgs = {
+    eval: { ...args.eval, name: (args.eval && args.eval.name) || evalFile.name },
+    train: { ...args.train, name: (args.train && args.train.name) || trainFile.name },
+    n: args.n ?? null,
+    boilerplate: args.boilerplate ?? true,
+    threshold: args.threshold ?? null,
+  };
+  const { handle } = bridge(OP.CONT_START, startArgs);
+  const t0 = performance.now();
+  try {
+    ctx.log(`eval pass: reading ${evalFile.name}`);
+    const evalInput = await readWithProgress(ctx, 'eval', evalFile, (text) => bridge(OP.CONT_FEED_EVAL, { handle }, text));
+    // A sample of the training file picks rare filter words for the Python scan (speed only).
+    const trainHead = await readHead(trainFile, { maxChars: SETTINGS.headChars });
+    bridge(OP.CONT_BACKGROUND, { handle }, trainHead.text);
+    const evalInfo = bridge(OP.CONT_END_EVAL, { handle });
+    ctx.log(`eval pass done: ${evalInfo.rows} rows, ${evalInfo.rows_scorable} scorable, ${evalInfo.rows_too_short} too short; N = ${evalInfo.n} (${evalInfo.n_how})`, {
+      kind: 'n_chosen', ...evalInfo,
+    });
+    ctx.throwIfCancelled();
+
+    ctx.log(`training pass: reading ${trainFile.name}${trainFile.size ? ` (${(trainFile.size / 1e6).toFixed(1)} MB)` : ''}`);
+    const { input: trainInput, records } = await trainingPass(ctx, handle, trainFile);
+    const mbps = trainInput.seconds > 0 ? trainInput.bytes / 1e6 / trainInput.seconds : null;
+    ctx.log(`training pass done: ${records} records, ${trainInput.bytes} bytes${trainInput.gzip ? ' (gzip)' : ''}${mbps ? `, ${mbps.toFixed(1)} MB/s` : ''}`, {
+      kind: 'train_done', records, bytes: trainInput.bytes, mbps,
+    });
+    ctx.throwIfCancelled();
+
+    const summary = bridge(OP.CONT_FINISH, {
+      handle,
+      inputs: {
+        eval: { sha256: evalInput.sha256, bytes: evalInput.bytes },
+        train: { sha256: trainInput.sha256, bytes: trainInput.bytes },
+      },
+      utc: utcNow(),
+      assets: getRuntime().assets,
+    });
+    const exports = bridge(OP.CONT_EXPORTS, { handle }); // every export, each built once
+    const view = bridge(OP.CONT_VIEW, { handle }); // what the page shows; no CSV parsing there
+    ctx.log(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    return {
+      summary,
+      eval_info: evalInfo,
+      exports,
+      view,
+      inputs: {
+        eval: { name: evalFile.name, sha256: evalInput.sha256, bytes: evalInput.bytes, gzip: evalInput.gzip },
+        train: { name: trainFile.name, sha256: trainInput.sha256, bytes: trainInput.bytes, gzip: trainInput.gzip },
+      },
+      timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps },
+    };
+  } finally {
+    try { bridge(OP.CLOSE, { handle }); } catch (e) { console.warn('close failed', e); }
+  }
+}
+
+/**
+ * The training pass. JSONL/text training files go through the prefilter: only records that
+ * may hold an eval n-gram (or that it cannot read exactly) cross into Python, which keeps the
+ * rule. Reading (this thread) and filtering (prefilter-worker.js, another core) overlap; at
+ * most SETTINGS.prefilterInflight chunks wait between them.
+ * @param {import('../dispatch.js').JobContext} ctx @param {number} handle @param {File} trainFile
+ */
+async function trainingPass(ctx, handle, trainFile) {
+  let records = 0;
+  const spec = bridge(OP.CONT_PREFILTER_SPEC, { handle });
+  if (!spec) {
+    const input = await readWithProgress(ctx, 'train', trainFile, (text) => {
+      records = bridge(OP.CONT_FEED_TRAIN, { handle }, text).records ?? records;
+    });
+    return { input, records };
+  }
+  const filter = startPrefilter(spec);
+  let candidates = 0;
+  let total = 0;
+  const spent = { waitedMs: 0, python: 0 };
+  const queue = createScanQueue(filter.scan, (r) => {
+    const t1 = performance.now();
+    candidates += r.records.length;
+    total = r.records_total;
+    const v = bridge(OP.CONT_FEED_CANDIDATES, {
+      handle, records: r.records, lines: r.lines, records_total: r.records_total, chars: r.chars,
+    }, r.text);
+    spent.python += performance.now() - t1;
+    records = v.records ?? records;
+  }, SETTINGS.prefilterInflight, spent);
+  let input;
+  try {
+    input = await readWithProgress(ctx, 'train', trainFile, queue.push);
+    await queue.drain();
+  } finally {
+    queue.abandon(); // a cancelled or failed pass leaves these unread (their rejections are handled)
+    filter.close();
+  }
+  ctx.log(`prefilter${filter.threaded ? ' (own thread)' : ''}: ${candidates} of ${total} training records passed to Python for the exact check`, {
+    kind: 'prefilter', candidates, records: total, threaded: filter.threaded,
+    python_ms: Math.round(spent.python), waiting_for_filter_ms: Math.round(spent.waitedMs),
+  });
+  return { input, records };
+}

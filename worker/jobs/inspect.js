@@ -1,0 +1,26 @@
+// @ts-check
+// The inspect op: read a file's head (at most SETTINGS.headChars) and let Python sniff its
+// format and fields.
+
+import { OP } from '../protocol.js';
+import { readHead } from '../files.js';
+import { bridge } from '../runtime.js';
+import { SETTINGS } from '../settings.js';
+import { requireFile } from './common.js';
+
+/**
+ * args: {role?: 'eval' | 'train', name?}; files: {[role]: File}.
+ * @type {import('../dispatch.js').Op}
+ * @returns {Promise<import('../protocol.js').InspectResult>}
+ */
+export async function inspect(ctx, args, files) {
+  const role = args.role || 'eval';
+  const file = requireFile(files, role);
+  const head = await readHead(file, { maxChars: SETTINGS.headChars });
+  ctx.throwIfCancelled();
+  const value = bridge(OP.INSPECT, { name: args.name || file.name, role, complete: head.complete }, head.text);
+  ctx.log(`${file.name}: ${value.format}, ${value.rows_sampled} rows sampled${head.gzip ? ' (gzip)' : ''}`, {
+    kind: 'inspected', role, format: value.format, gzip: head.gzip,
+  });
+  return { ...value, gzip: head.gzip, head_complete: head.complete, size: file.size, name: file.name };
+}

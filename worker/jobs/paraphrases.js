@@ -1,0 +1,143 @@
+// @ts-check
+// The paraphrase job (op para.run) and the ops on its held result: para.group (the slider),
+// para.exports, para.example, para.close. Python (para.*) reads, groups and exports; this
+// module embeds (embed/) and tiles the cosines (embed/similarity.js).
+
+import { ERR, OP, ProtocolError } from '../protocol.js';
+import { yieldToEventLoop } from '../files.js';
+import { bridge, getRuntime } from '../runtime.js';
+import { SETTINGS } from '../settings.js';
+import { ensureEncoder } from '../embed/load.js';
+import { embedRows } from '../embed/schedule.js';
+import { packSimilarity, similarity } from '../embed/similarity.js';
+import { readWithProgress, requireFile, utcNow } from './common.js';
+
+/** @type {Map<number, {input: import('../protocol.js').InputInfo, assets: Record<string, any>}>} bridge handle -> a finished run */
+const held = new Map();
+
+/** @param {number} handle */
+function closeHeld(handle) {
+  if (!held.has(handle)) return;
+  held.delete(handle);
+  try { bridge(OP.CLOSE, { handle }); } catch (e) { console.warn('close failed', e); }
+}
+
+/** @param {number} handle */
+function requireHeld(handle) {
+  const job = held.get(handle);
+  if (!job) {
+    throw new ProtocolError(ERR.BAD_INPUT, 'this paraphrase result is no longer held by the worker; run again', { expected: 'the handle of the last successful run' });
+  }
+  return job;
+}
+
+/**
+ * Read the eval file, embed its rows, tile the cosines, group.
+ *
+ * args: {eval: {name, format, field, label_field}, threshold?, batch_size?, sort?,
+ *   max_seconds?, threads? (first encoder use only)}; files: {eval: File}.
+ * The job stays alive for para.group / para.exports until the next successful run (older
+ * jobs are closed then) or para.close.
+ * @type {import('../dispatch.js').Op}
+ * @returns {Promise<import('../protocol.js').ParaphrasesResult>}
+ */
+export async function paraphrases(ctx, args, files) {
+  const file = requireFile(files, 'eval');
+  const ev = args.eval || {};
+  const K = getRuntime().constants;
+  const threshold = args.threshold ?? K.para_threshold_default;
+  const { handle } = bridge(OP.PARA_START, {
+    eval: { name: ev.name || file.name, format: ev.format, field: ev.field, label_field: ev.label_field || null },
+    threshold, floor: K.para_floor, window: K.para_window,
+  });
+  let kept = false;
+  const t0 = performance.now();
+  try {
+    const encP = ensureEncoder(ctx, args.threads); // loads while the file is read
+    encP.catch(() => {});
+    const input = await readWithProgress(ctx, 'read', file, (text) => bridge(OP.PARA_FEED_EVAL, { handle }, text));
+    const info = bridge(OP.PARA_END_EVAL, { handle });
+    const texts = info.texts;
+    ctx.log(`${file.name}: ${texts.length} rows to embed${info.rows_empty ? `, ${info.rows_empty} with an empty field` : ''}`, { kind: 'para_rows', rows: texts.length, rows_empty: info.rows_empty });
+    const enc = await encP;
+    ctx.throwIfCancelled();
+    ctx.log(`encoder ready (${enc.threads} thread${enc.threads === 1 ? '' : 's'}${enc.isolated ? '' : ', not cross-origin isolated'}, loaded in ${enc.seconds.toFixed(1)} s)`);
+    const embedded = await embedRows(enc.encoder, texts, {
+      dim: K.embedding_dims,
+      batchSize: args.batch_size ?? SETTINGS.embedBatch,
+      sort: args.sort ?? true,
+      maxSeconds: args.max_seconds ?? SETTINGS.embedMaxSeconds,
+      isCancelled: ctx.isCancelled,
+      onProgress: (done, total, eta) => ctx.progress('embed', done, total, 'rows', eta),
+      onEstimate: (e) => ctx.log(`estimate: about ${Math.max(1, Math.round(e.seconds))} s to embed ${texts.length} rows (first batch ${e.rows_per_s_first_batch.toFixed(0)} rows/s)`, { kind: 'estimate', ...e }),
+    });
+    const nBlocks = Math.ceil(texts.length / SETTINGS.tileRows);
+    const tiles = (nBlocks * (nBlocks + 1)) / 2;
+    const tSim = performance.now();
+    const sim = await similarity(embedded.embeddings, texts.length, enc.encoder.tile, K.para_floor, {
+      block: SETTINGS.tileRows,
+      onBlock: async (/** @type {number} */ done) => {
+        ctx.progress('tiles', done, tiles, 'tiles');
+        ctx.throwIfCancelled();
+        await yieldToEventLoop();
+      },
+    });
+    const simSeconds = (performance.now() - tSim) / 1000;
+    const figures = bridge(OP.PARA_SIMILARITY, {
+      handle, rows: texts.length, pairs: sim.I.length, truncated: embedded.truncated,
+      embeddings: true, model: { model_sha256: enc.modelSha256 }, threshold,
+    }, null, packSimilarity(sim, embedded.embeddings));
+    const inputInfo = { name: file.name, sha256: input.sha256, bytes: input.bytes, format: ev.format, gzip: input.gzip };
+    ctx.throwIfCancelled();
+    held.set(handle, { input: inputInfo, assets: { ...getRuntime().assets, ...enc.assets } });
+    kept = true;
+    for (const h of [...held.keys()]) if (h !== handle) closeHeld(h);
+    const seconds = (performance.now() - t0) / 1000;
+    ctx.log(`embedded ${texts.length} rows in ${embedded.seconds.toFixed(1)} s (${(texts.length / embedded.seconds).toFixed(0)} rows/s), ${sim.I.length} pairs ≥ ${K.para_floor} in ${simSeconds.toFixed(2)} s; done in ${seconds.toFixed(1)} s`);
+    return {
+      handle,
+      figures,
+      eval_info: { rows: info.rows, rows_empty: info.rows_empty },
+      input: inputInfo,
+      encoder: { threads: enc.threads, isolated: enc.isolated, model_sha256: enc.modelSha256 },
+      timing: { seconds, embed_seconds: embedded.seconds, rows_per_s: texts.length / embedded.seconds, similarity_seconds: simSeconds, estimate: embedded.estimate },
+    };
+  } finally {
+    if (!kept) {
+      try { bridge(OP.CLOSE, { handle }); } catch (e) { console.warn('close failed', e); }
+    }
+  }
+}
+
+/**
+ * The slider: regroup the held job at args.threshold (no re-embedding).
+ * @type {import('../dispatch.js').Op}
+ * @returns {Promise<import('../protocol.js').ParaGroupResult>}
+ */
+export async function paraGroup(ctx, args) {
+  requireHeld(args.handle);
+  const t = performance.now();
+  const figures = bridge(OP.PARA_GROUP, { handle: args.handle, threshold: args.threshold });
+  return { figures, ms: performance.now() - t };
+}
+
+/**
+ * Stamp + exports of the held job at its current threshold.
+ * @type {import('../dispatch.js').Op}
+ * @returns {Promise<import('../protocol.js').ParaExportsResult>}
+ */
+export async function paraExports(ctx, args) {
+  const job = requireHeld(args.handle);
+  return bridge(OP.PARA_FINISH, { handle: args.handle, input: job.input, utc: utcNow(), assets: job.assets });
+}
+
+/** @type {import('../dispatch.js').Op} @returns {Promise<import('../protocol.js').ParaExampleResult>} */
+export async function paraExample() {
+  return bridge(OP.PARA_EXAMPLE, {});
+}
+
+/** @type {import('../dispatch.js').Op} */
+export async function paraClose(ctx, args) {
+  closeHeld(args.handle);
+  return {};
+}

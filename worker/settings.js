@@ -1,0 +1,22 @@
+// @ts-check
+// Engineering settings of the worker: sizes and limits that change speed, memory and how
+// soon a cancel is seen, never a result. The rule constants (thresholds, window, dimensions,
+// export names) are Python's: py/evalsieve/constants.py, received in `ready.constants`.
+
+export const SETTINGS = Object.freeze({
+  /** inspect reads at most this much decoded text (1 Mi characters) */
+  headChars: 1 << 20,
+  /** one bridge call per ~1 Mi characters of text (tens to hundreds of ms) */
+  chunkChars: 1 << 20,
+  /** training chunks waiting between the reader and the prefilter worker */
+  prefilterInflight: 2,
+  /** rows per session.run: on a quiet machine 32 beat 8 by 2-2.4x with 2 threads
+   * (benchmarks/bench_paraphrases_page.py); a cancel waits for one batch (~2 s of long rows) */
+  embedBatch: 32,
+  /** rows per side of a cosine tile (512 x 512 float32 = 1 MiB) */
+  tileRows: 512,
+  /** refuse an embedding run whose first-batch estimate is longer (use the CLI) */
+  embedMaxSeconds: 30 * 60,
+  /** at most one progress message per stage per this many ms (the last one always goes) */
+  progressIntervalMs: 100,
+});
