@@ -3,9 +3,11 @@
     evalsieve contamination EVAL TRAIN --out DIR [--eval-field F ...] [--train-field F ...]
                             [--n N] [--no-boilerplate] [--threshold X] [--json]
                             [--fail-on-contamination]
+                            [--scores FILE [--score-field F ...] [--score-key F[=EVAL_F]]
+                             [--score-filter NAME]]
 
     evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
-                          [--model-dir DIR] [--json]
+                          [--model-dir DIR] [--json] [--scores FILE ...]
 
 Exit status: 0 done; 1 done and ``--fail-on-contamination`` saw a contaminated row;
 2 bad input or usage (a message names the file, the line and what was expected; no export
@@ -202,6 +204,9 @@ def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
                               not args.no_boilerplate, args.threshold)
     job = ContaminationJob(cfg, ev.name, ev_fmt, tr.name, tr_fmt)
+    scores = _load_scores(args, log)
+    if scores is not None:
+        job.set_scores(scores)
     job.set_background(tr_head)
     for text in ev.chunks():
         job.feed_eval(text)
@@ -217,7 +222,59 @@ def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
     log(f"train: {summary['training_records']} records, {tr.bytes / 1e6:.1f} MB in {dt:.1f} s "
         f"({summary['training_chars'] / 1e6 / max(dt, 1e-9):.1f} M chars/s)")
     exports = {name: job.export(name)[1] for name in job.export_names()}
+    _log_join(scores, log)
     return summary, exports
+
+
+def _load_scores(args, log):
+    """Read ``--scores`` (if given) into a :class:`evalsieve.scores.ScoreRun`."""
+    from .records import sniff_format
+    from .scores import ScoreReader, ScoreRun, ScoreSpec
+    if not getattr(args, "scores", None):
+        for opt in ("score_field", "score_key", "score_filter"):
+            if getattr(args, opt, None):
+                raise bad_input(f"--{opt.replace('_', '-')} needs --scores FILE")
+        return None
+    key = eval_key = None
+    if args.score_key:
+        key, _, eval_key = args.score_key.partition("=")
+        key, eval_key = key.strip(), eval_key.strip() or None
+    spec = ScoreSpec(tuple(args.score_field or ()), key or None, eval_key, args.score_filter)
+    src = FileSource(args.scores)
+    fmt = sniff_format(src.name, src.head())
+    reader = ScoreReader(src.name, fmt, spec)
+    for text in src.chunks():
+        reader.feed(text)
+    table = reader.finish()
+    log(f"scores: {src.name}: {table.source}, {len(table.keys)} rows, metric(s) "
+        f"{', '.join(table.metrics)}" + (f", filter {table.filter}" if table.filter else "")
+        + (f" ({table.rows_other_filter} rows of other filters skipped)"
+           if table.rows_other_filter else ""))
+    return ScoreRun(spec, table, src.info("scores", fmt))
+
+
+def _log_join(run, log) -> None:
+    if run is None or run.join is None:
+        return
+    j = run.join
+    log(f"scores: {len(j.rows)} eval rows joined, {len(j.unmatched)} score rows unmatched, "
+        f"{len(j.unscored)} eval rows without a score (listed in scores-unmatched.csv)")
+    for line, key, reason in j.unmatched[:5]:
+        log(f"  unmatched score line {line}: {str(key)[:60]!r}: {reason}")
+    if j.unscored:
+        shown = ", ".join(str(r) for r in j.unscored[:10])
+        log(f"  eval rows without a score: {shown}{' ...' if len(j.unscored) > 10 else ''}")
+    for f in run.figures:   # the figures the JSON summary leaves to score-impact.csv
+        if "difference_clean_minus_all" in f:
+            d, ts = f["difference_clean_minus_all"], f["too_short"]
+            if d["estimate"] is not None:
+                log(f"{f['metric']}: clean - all {d['estimate']:+.5f} {_ci_text(d['ci95'], 5)} "
+                    f"(MOVER); {ts['n']} joined rows too short to score")
+        if "one_per_group" in f:
+            g, c = f["one_per_group"], f["clustered"]
+            log(f"{f['metric']}: one row per paraphrase group: n {g['n']}, mean "
+                f"{g['mean']:.4f} {_ci_text(g['ci95'])}; all rows, clustered 95% interval "
+                f"{_ci_text(c['ci95'])} ({c['clusters']} clusters)")
 
 
 def find_model_dir(given: str | None) -> str:
@@ -258,6 +315,9 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
         check_fields(ev.name, fmt, [args.label_field], ev.head())
     cfg = ParaphraseConfig(fields[0], args.label_field, args.threshold)
     job = ParaphraseJob(cfg, ev.name, fmt)
+    scores = _load_scores(args, log)
+    if scores is not None:
+        job.set_scores(scores)
     for text in ev.chunks():
         job.feed_eval(text)
     texts = job.end_eval()["texts"]
@@ -284,7 +344,14 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
                                        "effective_rows", "closest_pair", "rows_truncated",
                                        "threshold")}
     summary["stamp"] = stamp.to_dict()
+    if scores is not None:
+        figs = job.score_figures(args.threshold)
+        from .scores import paraphrase_summary
+        summary["score_impact"] = paraphrase_summary(figs[0])
+        if len(figs) > 1:
+            summary["score_impact_more"] = [paraphrase_summary(f) for f in figs[1:]]
     exports = {name: job.export(name, stamp)[1] for name in job.export_names()}
+    _log_join(scores, log)
     return summary, exports
 
 
@@ -329,6 +396,22 @@ _n = _bounded(int, constants.N_MIN, constants.N_MAX,
               f"a whole number from {constants.N_MIN} to {constants.N_MAX}")
 
 
+def _add_score_options(p) -> None:
+    g = p.add_argument_group("score impact (docs/SCORE_IMPACT.md)")
+    g.add_argument("--scores", metavar="FILE",
+                   help="per-row scores: lm-evaluation-harness --log_samples JSONL, or a "
+                        "JSONL/CSV/TSV with a key and numeric or true/false score columns")
+    g.add_argument("--score-field", action="append", metavar="F",
+                   help="score column(s) to sum up (repeatable; default: the harness row's "
+                        "'metrics', or the table's only numeric column)")
+    g.add_argument("--score-key", metavar="F[=EVAL_F]",
+                   help="join on the scores field F equal to the eval field EVAL_F (default "
+                        "F); default: doc_id = 0-based eval row")
+    g.add_argument("--score-filter", metavar="NAME",
+                   help="the harness filter to use when the file has several "
+                        "(e.g. strict-match)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``evalsieve`` argument parser (subcommands ``contamination`` and ``paraphrases``)."""
     p = argparse.ArgumentParser(prog="evalsieve", description="Is your eval set clean? "
@@ -355,6 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--fail-on-contamination", action="store_true",
                    help="exit 1 when any eval row is contaminated (for CI gating)")
     c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    _add_score_options(c)
     q = sub.add_parser("paraphrases", help="groups of eval rows that ask the same thing",
                        description="Sentence embeddings (all-MiniLM-L6-v2, int8 ONNX, mean "
                        "pooling, L2-normalised, 256 word pieces); a pair is an edge when "
@@ -369,6 +453,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", required=True, metavar="DIR", help="folder for the exports")
     q.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
     q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    _add_score_options(q)
     return p
 
 
@@ -416,7 +501,26 @@ def _print_summary(s: dict, out: str) -> None:
     print(f"  N = {s['n']} ({s['n_how']}); threshold: {thr}; boilerplate cut-off: "
           f"{'> ' + str(s['boilerplate_cutoff']) + ' records' if s['boilerplate_cutoff'] else 'off'}")
     print(f"  training: {s['training_records']} records, {s['training_bytes']} bytes")
+    if "score_impact" in s:
+        for si in [s["score_impact"]] + s.get("score_impact_more", []):
+            _print_impact(si)
     print(f"  exports in {out}")
+
+
+def _ci_text(ci, digits: int = 4) -> str:
+    return "[-, -]" if ci[0] is None else f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+
+
+def _print_impact(si: dict) -> None:
+    print(f"score impact, {si['metric']}: {si['rows_joined']} rows joined, "
+          f"{si['rows_unmatched']} score rows unmatched (95% intervals)")
+    for k in ("all", "clean", "contaminated"):
+        f = si[k]
+        mean = "-" if f["mean"] is None else f"{f['mean']:.4f}"
+        print(f"  {k:<13} n {f['n']:>6}  mean {mean}  {_ci_text(f['ci95'])}")
+    d = si["difference_contaminated_minus_clean"]
+    est = "-" if d["estimate"] is None else f"{d['estimate']:+.4f}"
+    print(f"  contaminated - clean: {est}  {_ci_text(d['ci95'])}")
 
 
 def _print_paraphrases(s: dict, out: str) -> None:
@@ -428,6 +532,13 @@ def _print_paraphrases(s: dict, out: str) -> None:
         print(f"  closest pair: rows {cp['row_a']} and {cp['row_b']}, cosine {cp['cosine']:.3f}")
     print(f"  threshold {s['threshold']:.2f}; {s['rows_truncated']} rows truncated to 256 word "
           f"pieces; model all-MiniLM-L6-v2 int8")
+    impacts = [s["score_impact"]] + s.get("score_impact_more", []) if s.get("score_impact") else []
+    for si in impacts:
+        fmt = lambda x, d=4: "-" if x is None else f"{x:.{d}f}"
+        print(f"score impact, {si['metric']}: n {si['n']}, mean {fmt(si['mean'])}, SE naive "
+              f"{fmt(si['se_naive'])}, SE clustered (CR1, paraphrase groups) "
+              f"{fmt(si['se_clustered'])}, design effect {fmt(si['design_effect'], 3)}, "
+              f"effective n {fmt(si['effective_n'], 1)}")
     print(f"  exports in {out}")
 
 

@@ -39,6 +39,8 @@ CONTAMINATION_REPORTS = ("contamination-report.csv", "too-short-to-score.csv",
                          "overlap-report.html")
 #: The paraphrase job's exports.
 PARAPHRASE_EXPORTS = ("paraphrase-pairs.csv", "paraphrase-groups.csv")
+#: Added to either job's exports when per-row scores are given (docs/SCORE_IMPACT.md).
+SCORE_EXPORTS = ("score-impact.csv", "scores-unmatched.csv")
 
 # -- inputs ------------------------------------------------------------------------------------
 #: Files refused by their first bytes (after gunzip): (magic, what it is, what to do, and an

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from . import constants
 from .errors import EvalsieveError, bad_input
-from .exports import fmt_float, html_page, html_table, stamp_section, write_csv
+from .exports import (fmt_float, html_page, html_table, score_impact_csv, score_impact_section,
+                      stamp_section, unmatched_csv, write_csv)
 from .fields import FieldExtractor
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
 from .records import RecordReader, parse_record_line
@@ -132,6 +133,13 @@ class ContaminationJob:
         self.summary: dict | None = None
         self._background: dict[str, int] = {}
         self._records_external = 0
+        self.score_run = None  # a scores.ScoreRun (set_scores), for the score impact
+
+    def set_scores(self, run) -> None:
+        """Attach per-row scores (a :class:`evalsieve.scores.ScoreRun`) before :meth:`finish`:
+        the stamp records the file and its settings, the summary gains ``score_impact``, the
+        exports gain ``score-impact.csv`` and ``scores-unmatched.csv``."""
+        self.score_run = run
 
     def set_background(self, head: str) -> int:
         """Give the start of the training file (about 1 MB) to pick fast filter words.
@@ -282,8 +290,11 @@ class ContaminationJob:
         settings.update({"n": self.index.n, "n_how": self.index.n_how,
                          "boilerplate_cutoff": (f"> {self.cutoff} training records"
                                                 if c.boilerplate else "off")})
-        self.stamp = RunStamp("contamination", settings, (eval_file, train_file), utc,
-                              dict(assets or {}), runtime)
+        inputs = (eval_file, train_file)
+        if self.score_run is not None:
+            settings.update(self.score_run.settings())
+            inputs += (self.score_run.file,)
+        self.stamp = RunStamp("contamination", settings, inputs, utc, dict(assets or {}), runtime)
         s = self.scores
         scored = [r for r in s if r.scored]
         dirty = [r for r in scored if r.status == "contaminated"]
@@ -302,7 +313,24 @@ class ContaminationJob:
             "threshold": c.threshold, "clean_file": self.clean_name,
             "stamp": self.stamp.to_dict(),
         }
+        if self.score_run is not None:
+            self._score_impact()
         return self.summary
+
+    def _score_impact(self) -> None:
+        from .scores import contamination_impact, contamination_summary
+        run = self.score_run
+        head = self._eval_reader.header_raw or ""
+        run.join_eval(self.eval_format, self.eval_name,
+                      lambda: head + ("" if not head or head.endswith("\n") else "\n")
+                      + "".join(self._eval_raw), len(self._eval_raw))
+        status = {r.eval_row: r.status for r in self.scores}
+        run.figures = contamination_impact(run.table, run.join,
+                                           [status[i] for i in range(1, len(self._eval_raw) + 1)])
+        self.summary["score_impact"] = contamination_summary(run.figures[0])
+        if len(run.figures) > 1:
+            self.summary["score_impact_more"] = [contamination_summary(f)
+                                                 for f in run.figures[1:]]
 
     # -- exports ----------------------------------------------------------------------------
     @property
@@ -312,7 +340,8 @@ class ContaminationJob:
 
     def export_names(self) -> list[str]:
         """The names :meth:`export` accepts, in the order the page lists them."""
-        return [self.clean_name, *constants.CONTAMINATION_REPORTS]
+        extra = list(constants.SCORE_EXPORTS) if self.score_run else []
+        return [self.clean_name, *constants.CONTAMINATION_REPORTS, *extra]
 
     def export(self, name: str) -> tuple[str, str]:
         """One export's ``(mime type, text)``.
@@ -330,6 +359,10 @@ class ContaminationJob:
             return "text/csv", self.too_short_csv()
         if name == "overlap-report.html":
             return "text/html", self.report_html()
+        if name == "score-impact.csv" and self.score_run:
+            return "text/csv", score_impact_csv(self.stamp, self.score_run.figures)
+        if name == "scores-unmatched.csv" and self.score_run:
+            return "text/csv", unmatched_csv(self.stamp, self.score_run.join)
         raise bad_input(f"no export named {name!r}", expected=", ".join(self.export_names()))
 
     def histogram(self) -> dict:
@@ -442,8 +475,12 @@ class ContaminationJob:
             html_table(["eval_row", "containment", "matched/total", "training_record",
                         "shared passage (normalised words)", "training excerpt (normalised)"],
                        rows, frozenset({0, 1, 2, 3})),
-            stamp_section(self.stamp),
         ]
+        if self.score_run is not None:
+            sections.append(score_impact_section(self.score_run.figures,
+                                                 self.score_run.file.name,
+                                                 self.score_run.settings()))
+        sections.append(stamp_section(self.stamp))
         return html_page("evalsieve overlap report", sections)
 
 

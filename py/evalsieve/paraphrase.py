@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from . import constants
 from .errors import bad_input
-from .exports import write_csv
+from .exports import score_impact_csv, unmatched_csv, write_csv
 from .fields import FieldExtractor
 from .grouping import Grouping, PairGraph, group_paraphrases
 from .records import RecordReader
@@ -122,6 +122,23 @@ class ParaphraseJob:
         self.truncated = 0
         self.model: dict = {}
         self._groupings: dict[float, Grouping] = {}   # by threshold, most recent last
+        self.score_run = None   # a scores.ScoreRun (set_scores), for the score impact
+        self._raw: list[str] = []
+        self._impact: dict[float, list] = {}   # score-impact figures by threshold
+
+    def set_scores(self, run) -> None:
+        """Attach per-row scores (a :class:`evalsieve.scores.ScoreRun`) before the eval pass:
+        :meth:`stamp` then records them and :meth:`score_impact` gives the naive and
+        clustered standard errors at a threshold; the exports gain ``score-impact.csv`` and
+        ``scores-unmatched.csv``.
+
+        Raises:
+            EvalsieveError(bad_input): called after :meth:`feed_eval`.
+        """
+        if self._reader.records_read:
+            raise bad_input("scores must be set before the eval pass",
+                            expected="set_scores before feed_eval")
+        self.score_run = run
 
     # -- eval pass --------------------------------------------------------------------------
     def feed_eval(self, text: str) -> int:
@@ -131,6 +148,8 @@ class ParaphraseJob:
 
     def _take(self, records) -> None:
         for r in records:
+            if self.score_run is not None:
+                self._raw.append(r.raw)
             segs = self._text.segments(r.value)
             t = "\n".join(segs)
             if not t.strip():
@@ -309,7 +328,11 @@ class ParaphraseJob:
                     "model": MODEL_ID, "model_sha256": self.model.get("model_sha256", ""),
                     "pooling": POOLING, "normalisation": NORMALISATION,
                     "token_window": c.window, "rows_truncated": self.truncated}
-        return RunStamp("paraphrases", settings, (eval_file,), utc, dict(assets or {}), runtime)
+        inputs = (eval_file,)
+        if self.score_run is not None:
+            settings.update(self.score_run.settings())
+            inputs += (self.score_run.file,)
+        return RunStamp("paraphrases", settings, inputs, utc, dict(assets or {}), runtime)
 
     def export_steps(self, threshold: float):
         """Compute what the exports at ``threshold`` need (every group's lowest pair and
@@ -318,9 +341,46 @@ class ParaphraseJob:
         generator) to cancel; :meth:`export` finishes whatever is left. Reads no clock."""
         return self.grouping(threshold).details()
 
+    def score_figures(self, threshold: float) -> list:
+        """Per-metric score-impact figures at ``threshold`` (:func:`evalsieve.scores.
+        paraphrase_impact`: naive and CR1 clustered SE over the paraphrase groups, one row
+        per group), computed once per threshold; [] without scores.
+
+        Raises:
+            EvalsieveError(bad_input): threshold outside [floor, 1]; a join error from the
+                scores (see :meth:`evalsieve.scores.ScoreRun.join_eval`).
+        """
+        if self.score_run is None:
+            return []
+        t = _check_threshold(threshold, self.config.floor)
+        if t not in self._impact:
+            from .scores import paraphrase_impact
+            run = self.score_run
+            if run.join is None:
+                head = self._reader.header_raw or ""
+                run.join_eval(self.eval_format, self.eval_name,
+                              lambda: head + ("" if not head or head.endswith("\n") else "\n")
+                              + "".join(self._raw), self._reader.records_read)
+            group_of, reps = {}, set()
+            for k, grp in enumerate(self.grouping(t).groups):
+                reps.add(self.rows[grp.detail().representative])
+                for m in grp.members:
+                    group_of[self.rows[m]] = k + 1
+            self._impact[t] = paraphrase_impact(run.table, run.join, group_of, reps)
+            run.figures = self._impact[t]
+        return self._impact[t]
+
+    def score_impact(self, threshold: float) -> dict | None:
+        """The ``score_impact`` summary of the first metric at ``threshold``, or None
+        without scores."""
+        from .scores import paraphrase_summary
+        figs = self.score_figures(threshold)
+        return paraphrase_summary(figs[0]) if figs else None
+
     def export_names(self) -> list[str]:
         """The names :meth:`export` accepts."""
-        return list(constants.PARAPHRASE_EXPORTS)
+        extra = list(constants.SCORE_EXPORTS) if self.score_run else []
+        return [*constants.PARAPHRASE_EXPORTS, *extra]
 
     def export(self, name: str, stamp: RunStamp) -> tuple[str, str]:
         """One export's ``(mime, text)`` at the stamp's threshold (``stamp.settings
@@ -348,6 +408,11 @@ class ParaphraseJob:
                            "yes" if x.chained else "no", self.rows[d.representative],
                            self.texts[d.representative]]
             return "text/csv", write_csv(stamp, GROUP_COLUMNS, rows())
+        if name == "score-impact.csv" and self.score_run:
+            return "text/csv", score_impact_csv(stamp, self.score_figures(stamp.settings["threshold"]))
+        if name == "scores-unmatched.csv" and self.score_run:
+            self.score_figures(stamp.settings["threshold"])   # the join
+            return "text/csv", unmatched_csv(stamp, self.score_run.join)
         raise bad_input(f"no export named {name!r}", expected=", ".join(self.export_names()))
 
 

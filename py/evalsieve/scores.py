@@ -1,0 +1,528 @@
+"""Per-row scores: read a scores file, join it to the eval rows, and sum up the impact.
+
+Two forms of scores file are read (JSONL, CSV or TSV, as :mod:`evalsieve.records` reads them):
+
+* **lm-evaluation-harness ``--log_samples``** (``samples_<task>_<date>.jsonl``): one JSON
+  object per (doc, filter) with ``doc_id`` (the 0-based position of the doc in the task's
+  eval split), ``doc``, ``target``, ``arguments``, ``resps``, ``filtered_resps``,
+  ``filter`` (e.g. ``strict-match``), ``metrics`` (the names of the metric keys, e.g.
+  ``["exact_match"]``), ``doc_hash``, ``prompt_hash``, ``target_hash`` and one key per
+  metric (``acc``, ``acc_norm``, ``exact_match`` ...). Source: lm-evaluation-harness
+  ``lm_eval/evaluator.py`` (the ``example`` dict built when ``log_samples`` is on) and
+  ``lm_eval/loggers/evaluation_tracker.py`` (``save_results_samples``). A row is read as one
+  when it has ``doc_id``, ``filter`` and a ``metrics`` list.
+* **any table** with a key column and numeric or boolean score columns.
+
+Joining (:func:`join_scores`): by order (``doc_id`` = 0-based eval row, the default when the
+file has ``doc_id``), or by a key (the score file's field ``key`` equals the eval file's
+field ``eval_key``, compared as text). Score rows that match no eval row and eval rows
+without a score are counted and listed, never dropped silently. A key used twice (in either
+file), or several filters in a harness file without a choice, is an error naming the file
+and the line.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .errors import bad_input
+from .fields import FieldExtractor
+from .impact import clustered_mean, empty_figure, is_binary, mean_interval, mover
+from .records import RecordReader
+
+HARNESS = "lm-evaluation-harness samples"
+TABLE = "table"
+ORDER_KEY = "doc_id"
+
+
+@dataclass(frozen=True)
+class ScoreSpec:
+    """How to read and join a scores file.
+
+    Attributes:
+        metrics: metric fields to sum up (``--score-field``, repeatable); () = the harness
+            row's ``metrics`` list, or the table's only numeric column.
+        key: the scores file's join field (a field path); None = ``doc_id`` (by order).
+        eval_key: the eval file's field the key matches; None = the same path as ``key``.
+        filter: the harness filter to keep (``--score-filter``); None = the file's only one.
+
+    Example: ``ScoreSpec(("exact_match",), filter="strict-match")`` joins a GSM8K samples
+    file by ``doc_id``; ``ScoreSpec(key="doc.question", eval_key="question")`` by question.
+    """
+    metrics: tuple = ()
+    key: str | None = None
+    eval_key: str | None = None
+    filter: str | None = None
+
+    @property
+    def by_order(self) -> bool:
+        """True when joining by ``doc_id`` (0-based eval row)."""
+        return self.key in (None, ORDER_KEY)
+
+    def eval_field(self) -> str | None:
+        """The eval field a key join reads (None when joining by order)."""
+        return None if self.by_order else (self.eval_key or self.key)
+
+
+@dataclass
+class ScoreTable:
+    """The rows of a scores file that count, as :class:`ScoreReader` read them.
+
+    Attributes:
+        name: the file's name.
+        source: ``HARNESS`` or ``TABLE``.
+        metrics: the chosen metric names, in order.
+        keys: per kept row, the join key (``int`` doc_id by order, else text).
+        lines: per kept row, its 1-based line in the file.
+        values: per kept row, ``{metric: float}``.
+        filter: the harness filter kept (None for a table).
+        filters_seen: every filter name met, in order.
+        rows_other_filter: harness rows of other filters (skipped by choice, counted).
+    """
+    name: str
+    source: str
+    metrics: list
+    keys: list = field(default_factory=list)
+    lines: list = field(default_factory=list)
+    values: list = field(default_factory=list)
+    filter: str | None = None
+    filters_seen: list = field(default_factory=list)
+    rows_other_filter: int = 0
+
+
+def _lookup(value: dict, path: str):
+    """The value at a dotted path (no ``[]``), or a KeyError."""
+    if path in value:
+        return value[path]
+    v = value
+    for part in path.split("."):
+        if not isinstance(v, dict) or part not in v:
+            raise KeyError(path)
+        v = v[part]
+    return v
+
+
+def to_score(v, name: str, line: int, metric: str) -> float:
+    """A score cell as a float: booleans are 1/0; numbers as they are; CSV text
+    ``true``/``false`` or a number. Raises EvalsieveError(bad_input) naming file and line."""
+    if isinstance(v, bool):
+        return 1.0 if v else 0.0
+    if isinstance(v, (int, float)):
+        x = float(v)
+    elif isinstance(v, str) and v.strip().lower() in ("true", "false"):
+        return 1.0 if v.strip().lower() == "true" else 0.0
+    else:
+        try:
+            x = float(v) if isinstance(v, str) and v.strip() else None
+        except ValueError:
+            x = None
+        if x is None:
+            shown = repr(v)[:60]
+            raise bad_input(f"the score {metric!r} is {shown}, not a number", file=name,
+                            line=line, expected="a number or true/false in every scored row")
+    if not math.isfinite(x):
+        raise bad_input(f"the score {metric!r} is {x}", file=name, line=line,
+                        expected="a finite number")
+    return x
+
+
+def _is_number_like(v) -> bool:
+    if isinstance(v, (bool, int, float)):
+        return True
+    if isinstance(v, str):
+        s = v.strip().lower()
+        if s in ("true", "false"):
+            return True
+        try:
+            float(s)
+            return bool(s)
+        except ValueError:
+            return False
+    return False
+
+
+class ScoreReader:
+    """Push reader for a scores file: ``feed`` text chunks, then ``finish`` for the table.
+
+    Args:
+        name: the file's name (for errors).
+        fmt: ``jsonl``, ``csv`` or ``tsv``.
+        spec: the :class:`ScoreSpec`.
+    Raises (from feed/finish):
+        EvalsieveError(bad_input): a malformed line; a harness file with several filters
+        and no ``spec.filter``, or without that filter; a metric missing or not a number;
+        a key missing or used twice; a table with several numeric columns and no metric
+        chosen.
+    """
+
+    def __init__(self, name: str, fmt: str, spec: ScoreSpec):
+        if fmt not in ("jsonl", "csv", "tsv"):
+            raise bad_input(f"a scores file cannot be {fmt}", file=name,
+                            expected="JSONL (e.g. lm-evaluation-harness samples_*.jsonl), "
+                                     "CSV or TSV")
+        self.name, self.fmt, self.spec = name, fmt, spec
+        self._reader = RecordReader(fmt, name)
+        self._key = (None if spec.by_order else FieldExtractor(fmt, [spec.key], name))
+        self.table: ScoreTable | None = None
+        self._first_line: dict = {}     # key -> line where it was first seen
+        self._filter_line: dict = {}    # filter -> first line
+
+    def feed(self, text: str) -> None:
+        """Read the next chunk of the file."""
+        for r in self._reader.feed(text):
+            self._take(r)
+
+    def finish(self) -> ScoreTable:
+        """Close the file. Returns the :class:`ScoreTable` (at least one row)."""
+        for r in self._reader.finish():
+            self._take(r)
+        t = self.table
+        if t is None:
+            raise bad_input("the scores file has no rows", file=self.name,
+                            expected="one row per scored eval row")
+        if not t.keys:
+            raise bad_input(f"no row has the filter {self.spec.filter!r}", file=self.name,
+                            expected="--score-filter one of " + ", ".join(t.filters_seen))
+        return t
+
+    def _start(self, value: dict, line: int) -> ScoreTable:
+        spec = self.spec
+        harness = (isinstance(value.get("metrics"), list) and "filter" in value
+                   and ORDER_KEY in value)
+        if spec.by_order and ORDER_KEY not in value:
+            raise bad_input("no join key: the scores file has no doc_id", file=self.name,
+                            line=line, expected="--score-key F (a field of both files) or a "
+                                                "doc_id column (0-based eval row)")
+        if spec.metrics:
+            metrics = list(spec.metrics)
+        elif harness:
+            metrics = [str(m) for m in value["metrics"]]
+        else:
+            skip = {ORDER_KEY, spec.key}
+            metrics = [k for k, v in value.items() if k not in skip and _is_number_like(v)]
+            if len(metrics) != 1:
+                raise bad_input(f"{len(metrics)} numeric columns could be the score"
+                                + (f" ({', '.join(metrics)})" if metrics else ""),
+                                file=self.name, line=line,
+                                expected="--score-field F naming the score column(s)")
+        return ScoreTable(self.name, HARNESS if harness else TABLE, metrics)
+
+    def _take(self, r) -> None:
+        value, line = r.value, r.line
+        if self.table is None:
+            self.table = self._start(value, line)
+        t = self.table
+        if t.source == HARNESS:
+            f = value.get("filter")
+            if f not in self._filter_line:
+                self._filter_line[f] = line
+                t.filters_seen.append(f)
+            if self.spec.filter is None:
+                if len(t.filters_seen) > 1:
+                    a, b = t.filters_seen[0], f
+                    raise bad_input(f"more than one filter: {a!r} (line {self._filter_line[a]})"
+                                    f" and {b!r} (this line)", file=self.name, line=line,
+                                    expected=f"--score-filter NAME (e.g. {a!r})")
+                t.filter = f
+            elif f != self.spec.filter:
+                t.rows_other_filter += 1
+                return
+            else:
+                t.filter = f
+        key = self._key_of(value, line)
+        if key in self._first_line:
+            raise bad_input(f"the key {key!r} is used twice (lines {self._first_line[key]} "
+                            f"and {line})" + (f", filter {t.filter!r}" if t.filter else ""),
+                            file=self.name, line=line, expected="one score row per eval row")
+        self._first_line[key] = line
+        vals = {}
+        for m in t.metrics:
+            try:
+                v = _lookup(value, m)
+            except KeyError:
+                raise bad_input(f"no score {m!r} in this row", file=self.name, line=line,
+                                expected=f"the field {m!r} in every row (--score-field)")
+            vals[m] = to_score(v, self.name, line, m)
+        t.keys.append(key)
+        t.lines.append(line)
+        t.values.append(vals)
+
+    def _key_of(self, value: dict, line: int):
+        if self._key is None:
+            v = value.get(ORDER_KEY)
+            if isinstance(v, str) and v.strip().isdigit():
+                v = int(v.strip())
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise bad_input(f"doc_id is {v!r}", file=self.name, line=line,
+                                expected="a whole number ≥ 0 (the 0-based eval row)")
+            return v
+        segs = self._key.segments(value)
+        if not segs:
+            raise bad_input(f"no value at the key {self.spec.key!r}", file=self.name,
+                            line=line, expected="a key value in every row")
+        return "\n".join(segs)
+
+
+def read_scores(name: str, fmt: str, spec: ScoreSpec, text: str) -> ScoreTable:
+    """Read a whole scores file from its text (see :class:`ScoreReader`)."""
+    r = ScoreReader(name, fmt, spec)
+    r.feed(text)
+    return r.finish()
+
+
+def eval_keys(fmt: str, name: str, text: str, path: str) -> list[str | None]:
+    """Per eval row (in order), the text of the key field ``path``, or None when empty.
+
+    ``text`` is the eval file's text (for CSV/TSV with its header line).
+    """
+    reader = RecordReader(fmt, name)
+    ext = FieldExtractor(fmt, [path], name)
+    out: list[str | None] = []
+    for r in reader.feed(text) + reader.finish():
+        segs = ext.segments(r.value)
+        out.append("\n".join(segs) if segs else None)
+    return out
+
+
+@dataclass
+class Join:
+    """Scores joined to eval rows.
+
+    Attributes:
+        rows: eval row (1-based) -> ``{metric: float}``, for every joined row.
+        unmatched: score rows that match no eval row: ``(line, key, reason)``.
+        unscored: eval rows (1-based) with no score row.
+    """
+    rows: dict
+    unmatched: list
+    unscored: list
+
+
+def join_scores(table: ScoreTable, eval_rows: int, keys: list | None = None,
+                eval_name: str = "eval") -> Join:
+    """Join a score table to the eval rows.
+
+    Args:
+        table: from :class:`ScoreReader`.
+        eval_rows: the eval file's row count (rows are numbered 1..eval_rows).
+        keys: for a key join, :func:`eval_keys` of the eval file; None joins by order
+            (score ``doc_id`` d is eval row d + 1).
+        eval_name: the eval file's name, for errors.
+    Returns:
+        A :class:`Join`.
+    Raises:
+        EvalsieveError(bad_input): an eval key used by two rows (naming both rows).
+    """
+    rows: dict = {}
+    unmatched = []
+    if keys is None:
+        for k, line, v in zip(table.keys, table.lines, table.values):
+            if k + 1 <= eval_rows:
+                rows[k + 1] = v
+            else:
+                unmatched.append((line, k, f"doc_id {k} is past the last eval row "
+                                           f"(doc_id {eval_rows - 1})"))
+    else:
+        if len(keys) != eval_rows:
+            raise bad_input(f"{len(keys)} eval keys for {eval_rows} rows", file=eval_name)
+        where: dict = {}
+        for i, k in enumerate(keys):
+            if k is None:
+                continue
+            if k in where:
+                raise bad_input(f"the key {k[:60]!r} is used by eval rows {where[k]} and "
+                                f"{i + 1}", file=eval_name,
+                                expected="a key field with one value per eval row")
+            where[k] = i + 1
+        for k, line, v in zip(table.keys, table.lines, table.values):
+            row = where.get(k)
+            if row is None:
+                unmatched.append((line, k, "no eval row has this key"))
+            else:
+                rows[row] = v
+    unscored = [i for i in range(1, eval_rows + 1) if i not in rows]
+    return Join(rows, unmatched, unscored)
+
+
+# -- figures -------------------------------------------------------------------------------
+def _fig(values: list[float], binary: bool) -> dict:
+    return mean_interval(values, binary) if values else empty_figure()
+
+
+def _public(f: dict) -> dict:
+    return {"n": f["n"], "mean": f["mean"], "ci95": list(f["ci95"])}
+
+
+def contamination_impact(table: ScoreTable, join: Join, statuses: list[str]) -> list[dict]:
+    """Score figures of a contamination run, one dict per metric.
+
+    Args:
+        table, join: the scores and their join.
+        statuses: per eval row (index = row − 1), ``clean``, ``contaminated``, or another
+            status (too short / empty / boilerplate only: neither clean nor contaminated).
+    Returns:
+        Per metric: ``{metric, kind, rows_joined, rows_unmatched, rows_unscored,
+        all, clean, contaminated, too_short, difference_contaminated_minus_clean,
+        difference_clean_minus_all}``; each subset ``{n, mean, ci95, se, method}``.
+
+    clean − all over overlapping sets: all = clean ∪ contaminated ∪ too short, so with the
+    shares w (of the joined rows) mean_all = w_c·m_c + w_d·m_d + w_s·m_s and
+    clean − all = (w_d + w_s)·m_c − w_d·m_d − w_s·m_s, a linear combination of three
+    independent subset means; its interval is MOVER (:func:`evalsieve.impact.mover`). With
+    no too-short row it is −w_d × (contaminated − clean).
+    """
+    out = []
+    joined = sorted(join.rows)
+    for m in table.metrics:
+        allv = [join.rows[r][m] for r in joined]
+        binary = is_binary(allv)
+        parts = {"clean": [], "contaminated": [], "too_short": []}
+        for r in joined:
+            st = statuses[r - 1]
+            parts[st if st in ("clean", "contaminated") else "too_short"].append(join.rows[r][m])
+        f_all = _fig(allv, binary)
+        f = {k: _fig(v, binary) for k, v in parts.items()}
+        n = len(allv)
+        w_d, w_s = len(parts["contaminated"]) / n, len(parts["too_short"]) / n
+        diff = (mover([(1, f["contaminated"]), (-1, f["clean"])])
+                if f["clean"]["n"] and f["contaminated"]["n"] else
+                {"estimate": None, "ci95": [None, None]})
+        cma = (mover([(w_d + w_s, f["clean"]), (-w_d, f["contaminated"]),
+                      (-w_s, f["too_short"])])
+               if f["clean"]["n"] else {"estimate": None, "ci95": [None, None]})
+        out.append({"metric": m, "kind": "binary" if binary else "continuous",
+                    "rows_joined": n, "rows_unmatched": len(join.unmatched),
+                    "rows_unscored": len(join.unscored), "all": f_all, **f,
+                    "difference_contaminated_minus_clean": diff,
+                    "difference_clean_minus_all": cma})
+    return out
+
+
+def contamination_summary(fig: dict) -> dict:
+    """The ``score_impact`` object of the contamination JSON summary (issue 8's shape):
+    ``{metric, rows_joined, rows_unmatched, all, clean, contaminated,
+    difference_contaminated_minus_clean}``, each subset ``{n, mean, ci95}``."""
+    return {"metric": fig["metric"], "rows_joined": fig["rows_joined"],
+            "rows_unmatched": fig["rows_unmatched"], "all": _public(fig["all"]),
+            "clean": _public(fig["clean"]), "contaminated": _public(fig["contaminated"]),
+            "difference_contaminated_minus_clean": {
+                "estimate": fig["difference_contaminated_minus_clean"]["estimate"],
+                "ci95": list(fig["difference_contaminated_minus_clean"]["ci95"])}}
+
+
+def paraphrase_impact(table: ScoreTable, join: Join, group_of: dict, representatives: set
+                      ) -> list[dict]:
+    """Score figures of a paraphrase run, one dict per metric.
+
+    Args:
+        table, join: the scores and their join.
+        group_of: eval row (1-based) -> paraphrase group number, for rows in a group; every
+            other joined row is a singleton (its own cluster).
+        representatives: the eval rows that stand for their group (one per group).
+    Returns:
+        Per metric: ``{metric, kind, rows_joined, rows_unmatched, rows_unscored, all,
+        clustered: {n, clusters, mean, se_naive, se_clustered, design_effect, effective_n,
+        ci95}, one_per_group}``; a 0/1 metric's clustered interval is clipped to [0, 1].
+        ``one_per_group`` is the mean over the singletons plus, per group, its
+        representative when scored, else its first scored member.
+    """
+    out = []
+    joined = sorted(join.rows)
+    clusters = [("g", group_of[r]) if r in group_of else ("row", r) for r in joined]
+    keep = []
+    seen_groups: set = set()
+    for r in sorted(joined, key=lambda r: (r not in representatives, r)):
+        g = group_of.get(r)
+        if g is None:
+            keep.append(r)
+        elif g not in seen_groups:
+            seen_groups.add(g)
+            keep.append(r)
+    keep.sort()
+    for m in table.metrics:
+        allv = [join.rows[r][m] for r in joined]
+        binary = is_binary(allv)
+        cl = (clustered_mean(allv, clusters) if len(allv) >= 2 else
+              {"n": len(allv), "clusters": len(set(clusters)), "mean": allv[0] if allv else None,
+               "se_naive": None, "se_clustered": None, "design_effect": None,
+               "effective_n": None, "ci95": [None, None]})
+        if binary and cl["ci95"][0] is not None:   # a proportion's interval stays in [0, 1]
+            cl["ci95"] = [max(0.0, cl["ci95"][0]), min(1.0, cl["ci95"][1])]
+        out.append({"metric": m, "kind": "binary" if binary else "continuous",
+                    "rows_joined": len(allv), "rows_unmatched": len(join.unmatched),
+                    "rows_unscored": len(join.unscored), "all": _fig(allv, binary),
+                    "clustered": cl,
+                    "one_per_group": _fig([join.rows[r][m] for r in keep], binary)})
+    return out
+
+
+def paraphrase_summary(fig: dict) -> dict:
+    """The ``score_impact`` object of the paraphrase JSON summary (issue 8's shape):
+    ``{metric, n, mean, se_naive, se_clustered, design_effect, effective_n}``."""
+    c = fig["clustered"]
+    return {"metric": fig["metric"], "n": c["n"], "mean": c["mean"], "se_naive": c["se_naive"],
+            "se_clustered": c["se_clustered"], "design_effect": c["design_effect"],
+            "effective_n": c["effective_n"]}
+
+
+def spec_settings(spec: ScoreSpec, table: ScoreTable) -> dict:
+    """The scores part of a run stamp's settings: metric(s), key, eval key, filter, join."""
+    return {"score_metrics": list(table.metrics), "score_source": table.source,
+            "score_join": "order (doc_id = 0-based eval row)" if spec.by_order else "key",
+            "score_key": ORDER_KEY if spec.by_order else spec.key,
+            "score_eval_key": None if spec.by_order else spec.eval_field(),
+            "score_filter": table.filter}
+
+
+class ScoreRun:
+    """A scores file attached to a job: what the stamp records and what the exports need.
+
+    Args:
+        spec: how the file was read and is joined.
+        table: the rows read (:class:`ScoreReader`).
+        file: the scores file as the stamp names it (role ``"scores"``, sha256, bytes).
+    """
+
+    def __init__(self, spec: ScoreSpec, table: ScoreTable, file):
+        self.spec, self.table, self.file = spec, table, file
+        self.join: Join | None = None
+        self.figures: list[dict] = []
+
+    def settings(self) -> dict:
+        """The stamp settings of the scores (see :func:`spec_settings`)."""
+        return spec_settings(self.spec, self.table)
+
+    def join_eval(self, eval_fmt: str, eval_name: str, eval_text, eval_rows: int) -> Join:
+        """Join to the eval rows. ``eval_text`` is a callable returning the eval file's text
+        (called only for a key join). Sets and returns ``self.join``."""
+        keys = (None if self.spec.by_order else
+                eval_keys(eval_fmt, eval_name, eval_text(), self.spec.eval_field()))
+        self.join = join_scores(self.table, eval_rows, keys, eval_name)
+        if not self.join.rows:
+            raise bad_input("no score row matches an eval row", file=self.table.name,
+                            expected="doc_id = 0-based eval row" if self.spec.by_order else
+                            f"values of {self.spec.key!r} equal to the eval field "
+                            f"{self.spec.eval_field()!r}")
+        return self.join
+
+
+def score_run_from_json(args: dict, text: str) -> ScoreRun:
+    """A :class:`ScoreRun` from plain JSON and the scores file's whole text: what a bridge op
+    for the page will call (then ``job.set_scores(run)``).
+
+    Args:
+        args: ``{name, format, sha256, bytes, metrics: [..], key, eval_key, filter}``
+            (only ``name`` and ``format`` are required).
+        text: the scores file, decoded.
+    Raises:
+        EvalsieveError(bad_input): as :class:`ScoreReader`.
+    """
+    from .stamps import InputFile
+    spec = ScoreSpec(tuple(args.get("metrics") or ()), args.get("key") or None,
+                     args.get("eval_key") or None, args.get("filter") or None)
+    reader = ScoreReader(args["name"], args["format"], spec)
+    reader.feed(text or "")
+    table = reader.finish()
+    return ScoreRun(spec, table, InputFile("scores", args["name"], args.get("sha256", ""),
+                                           int(args.get("bytes", 0)), args["format"]))
