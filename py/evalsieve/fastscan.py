@@ -9,22 +9,24 @@ same exports (tests/py/test_corpus_scan.py runs both on the same inputs).
 
 How one block of whole lines (bytes) is read, all in numpy:
 
-1. Every byte gets a 16-bit *unit*: ASCII letters lower-cased, ASCII punctuation deleted,
-   Python's ``str.split()`` white space -> 0, the line end -> 10; a UTF-8 lead byte -> the
-   normalised code point from the character table (deleted, white space, or one BMP code
-   point), its continuation bytes deleted. In JSONL a JSON escape is decoded the same way
-   (``\\uXXXX`` through the table, ``\\n`` -> white space, ``\\"`` deleted) and an
-   unescaped ``"`` (the edge of a JSON string) is white space, so every string value's
-   words are a run of words of the line.
+1. Every non-ASCII character is rewritten in place as one *unit* byte, from the character
+   table: the ASCII byte of a one-character ASCII normal form (full-width ``Ａ`` -> ``a``),
+   WORD (0x80) for a one-character non-ASCII normal form, a space, or DEL (deleted: the
+   punctuation ``“ ” —``, and every continuation byte). In JSONL every JSON escape is
+   rewritten the same way (``\\uXXXX`` through the table, ``\\n`` -> a space, ``\\"``
+   deleted), and an unescaped ``"`` (the edge of a JSON string) becomes a space, so every
+   string value's words are a run of words of the line. Eval words get the same units
+   (ASCII as is, any other character WORD).
 2. Anything the table cannot map alone (a character outside it, one whose normal form is
    several characters, a surrogate escape, ``\\\\``, a control character) is the unit
-   CAND, and its line is a candidate.
-3. Deleted units are dropped; words are runs of units > 10. A word's hash mixes its first
-   4 and last 4 units and its length (equal words -> equal hashes; long words that differ
-   only in the middle collide, which only adds candidates).
-4. The hash of every window of N consecutive words (a polynomial over word hashes, via
-   prefix sums mod 2**64) is looked up in the eval n-grams' hashes (a 2**22-bit table,
-   then an exact search of the sorted hashes).
+   CAND (0x81), and its line is a candidate.
+3. ``bytes.translate`` lower-cases and deletes punctuation and DEL units in one C call;
+   words are runs of bytes > 0x20. A word's hash is its first 8 bytes (and, for longer
+   words, its last 8 and its length) times odd constants: equal words give equal hashes;
+   long words that differ only in the middle collide, which only adds candidates.
+4. The hash of every window of N consecutive words (the sum of its word hashes mod 2**64,
+   from one prefix sum) is looked up in the eval n-grams' hashes (a 2**20-entry table of
+   the top bits, then an exact search of the sorted hashes).
 
 A line holding an eval n-gram in a chosen field always has a window whose hash is in the
 table (the field's words are consecutive words of the line), so the filter can cost time,
@@ -45,7 +47,9 @@ import re
 
 from .text import char_table
 
-WORD, CAND, DEL = 0x01, 0x02, 0x03     # unit bytes: a non-ASCII word character, unknown, deleted
+# unit bytes: a non-ASCII word character, unknown, deleted (above ASCII: after the rewrite no
+# other byte >= 0x80 is left, and they count as word bytes, > 0x20)
+WORD, CAND, DEL = 0x80, 0x81, 0x82
 _K1, _K2, _K3 = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
 _TABLE_BITS = 20
 _ASCII_PUNCT = b'!"#%&\'()*,-./:;?@[\\]_{}'
@@ -66,7 +70,18 @@ def numpy_or_none():
     return _np or None
 
 
+_bmp_cache = None
+
+
 def _bmp_units(np):
+    """code point (BMP) -> unit byte (built once per process; see :func:`_build_bmp_units`)."""
+    global _bmp_cache
+    if _bmp_cache is None:
+        _bmp_cache = _build_bmp_units(np)
+    return _bmp_cache
+
+
+def _build_bmp_units(np):
     """code point (BMP) -> unit byte: the ASCII byte of a one-character ASCII normal form,
     WORD for a one-character non-ASCII one, space, DEL (deleted), or CAND."""
     out = np.full(0x10000, CAND, dtype=np.uint8)
@@ -121,7 +136,7 @@ class LineFilter:
             table[c] = u if u not in (DEL, CAND) else c
         table[0x0A] = 0x0A
         delete = bytes([c for c in _ASCII_PUNCT if not (fmt == "jsonl" and c == 0x22)]) + \
-            bytes([DEL]) + bytes(range(0x80, 0x100))
+            bytes([DEL])
         if fmt == "jsonl":
             table[0x22] = 0x20
         table[WORD], table[CAND] = WORD, CAND
@@ -136,10 +151,11 @@ class LineFilter:
         > 0x20; a window's hash is the sum of its N word hashes (mod 2**64)."""
         np = self.np
         a = np.frombuffer(t + b"\x00" * 8, dtype=np.uint8)
-        isword = (a > 0x20).view(np.int8)
-        d = np.diff(isword, prepend=np.int8(0))
-        starts = np.flatnonzero(d == 1)
-        ends = np.flatnonzero(d == -1)
+        isword = a > 0x20
+        edge = np.flatnonzero(isword[1:] != isword[:-1]) + 1
+        if isword[0]:
+            edge = np.concatenate((np.zeros(1, dtype=edge.dtype), edge))
+        starts, ends = edge[0::2], edge[1::2]     # a[-8:] is padding: every word ends
         v = np.ndarray((len(a) - 7,), dtype="<u8", buffer=a, strides=(1,))
         length = ends - starts
         mask = _masks(np)[np.minimum(length, 8)]
@@ -149,8 +165,6 @@ class LineFilter:
             if len(longw):
                 h[longw] ^= v[ends[longw] - 8] * np.uint64(_K2) ^ \
                     length[longw].astype(np.uint64) * np.uint64(_K3)
-            h ^= h >> np.uint64(31)
-            h *= np.uint64(_K2)
             w = len(h)
             if w < self.n:
                 return starts, np.zeros(0, dtype=np.uint64)
@@ -165,7 +179,7 @@ class LineFilter:
         if not ngrams:
             return np.zeros(0, dtype=np.uint64)
         # the eval words are normal already: ASCII stays, any other character is WORD
-        text = _NON_ASCII.sub("\x01", "\n".join(ngrams) + "\n").encode("ascii")
+        text = _NON_ASCII.sub(chr(WORD), "\n".join(ngrams) + "\n").encode("latin-1")
         _, g = self._window_hashes(text)
         return g[np.arange(len(ngrams)) * self.n]
 

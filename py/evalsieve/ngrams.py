@@ -258,7 +258,7 @@ class TrainingScan:
             for _ in segs:
                 words = normed[k].split()
                 k += 1
-                if len(words) < n:
+                if len(words) < n or anchor_set.isdisjoint(words):
                     continue
                 ws = set(words)
                 joined = None

@@ -348,3 +348,58 @@ def test_ray_engine_matches_one_process_and_survives_a_failed_task(eval_file, co
     # every task failed once (a marker per task) and was retried
     markers = [f for f in os.listdir(tmp_path) if f.startswith("task-")]
     assert len(markers) == 5
+
+
+def _exact_hits(index, fmt, lines):
+    """0-based indexes of the lines the exact rule finds an eval n-gram in."""
+    from evalsieve.fields import FieldExtractor
+    from evalsieve.ngrams import TrainingScan
+    from evalsieve.records import parse_record_line
+    seg = FieldExtractor(fmt, ["text"]).segments
+    hits = []
+    for i, raw in enumerate(lines):
+        if not raw.strip():
+            continue
+        scan = TrainingScan(index)
+        scan.scan([(1, seg(parse_record_line(fmt, raw, "t", i + 1)))])
+        if any(scan.counts):
+            hits.append(i)
+    return hits
+
+
+WORDS = ["alpha", "beta", "Gamma", "déjà", "vu", "naïve", "café", "ｆｕｌｌ", "x1", "$5",
+         "don't", "state-of-the-art", "ΣΟΦΙΑ", "日本", "ﬁle", "e\u0301", "łódź", "a\u00a0b",
+         "“quoted”", "tab\there", "new\nline", "back\\slash", "emoji😀", "ß", "İstanbul"]
+SEPS = [" ", "  ", "\t", "\u00a0", "\u3000", ", ", " — ", "\u2028", "\n", "\u0085"]
+
+
+def test_filter_never_drops_a_line_the_rule_matches():
+    """Property: every line holding an eval n-gram (by the exact rule) is a candidate,
+    for JSONL (escaped and raw UTF-8) and text, on random mixes of tricky words."""
+    np = pytest.importorskip("numpy")
+    from hypothesis import given, settings, strategies as st
+    from evalsieve.fastscan import LineFilter
+    from evalsieve.ngrams import EvalIndex
+
+    evals = [" ".join(WORDS[i % len(WORDS)] for i in range(k, k + 6)) for k in range(0, 25, 3)]
+    index = EvalIndex([[e] for e in evals], n=3)
+    filters = {f: LineFilter(index.ngrams, 3, f) for f in ("jsonl", "text")}
+    # runs of consecutive WORDS (the eval rows are such runs, so matches are frequent)
+    run = st.tuples(st.integers(0, len(WORDS) - 1), st.integers(1, 7),
+                    st.lists(st.sampled_from(SEPS), min_size=7, max_size=7))
+    text = st.lists(run, min_size=0, max_size=3).map(lambda rs: " ".join(
+        "".join(WORDS[(a + j) % len(WORDS)] + seps[j] for j in range(k)) for a, k, seps in rs))
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(text, min_size=1, max_size=8), st.booleans())
+    def check(texts, ascii_only):
+        jl = [json.dumps({"id": i, "text": t}, ensure_ascii=ascii_only)
+              for i, t in enumerate(texts)]
+        tl = [t.replace("\n", " ").replace("\r", " ") for t in texts]
+        for fmt, lines in (("jsonl", jl), ("text", tl)):
+            block = ("\n".join(lines) + "\n").encode("utf-8")
+            count, cands = filters[fmt].candidates(block)
+            assert count == len(lines)
+            missing = set(_exact_hits(index, fmt, lines)) - set(cands.tolist())
+            assert not missing, (fmt, [lines[i] for i in missing])
+    check()
