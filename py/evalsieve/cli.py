@@ -102,8 +102,10 @@ def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
     log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct n-grams")
     t0 = time.perf_counter()
     workers = args.workers or os.cpu_count() or 1
-    payload = make_payload(job.index, fast=args.filter != "off")
-    if args.filter == "numpy" and not payload["filters"]:
+    payload = make_payload(job.index, fast=args.filter != "off",
+                           formats={f["fmt"] for f in files})
+    if args.filter == "numpy" and not payload["filters"] and \
+            {f["fmt"] for f in files} & {"jsonl", "text"}:
         raise bad_input("--filter numpy needs numpy (and N >= 2)",
                         expected="pip install 'evalsieve[fast]', or --filter off")
     tasks = plan_tasks(files, workers if args.engine == "local" else max(workers, 2))

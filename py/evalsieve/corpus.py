@@ -401,14 +401,15 @@ def plan_tasks(files: list[dict], workers: int, split_min: int | None = None) ->
 _FILTERS: dict = {}
 
 
-def make_payload(index, fast: bool = True) -> dict:
+def make_payload(index, fast: bool = True, formats=("jsonl", "text")) -> dict:
     """What every task needs, built once (and shipped once to each worker or into Ray's
-    object store): the eval index and, with numpy, one candidate filter per format."""
+    object store): the eval index and, with numpy, a candidate filter per format (of
+    ``formats``, those the filter reads: jsonl and text)."""
     filters = {}
     if fast:
         from .fastscan import LineFilter, numpy_or_none
         if numpy_or_none() is not None and index.n >= 2:
-            for fmt in ("jsonl", "text"):
+            for fmt in sorted(set(formats) & {"jsonl", "text"}):
                 filters[fmt] = LineFilter(index.ngrams, index.n, fmt)
     return {"index": index, "filters": filters}
 

@@ -125,7 +125,7 @@ class LineFilter:
             raise ImportError("numpy is not installed (pip install 'evalsieve[fast]')")
         if n < 2 or fmt not in ("jsonl", "text"):
             raise ValueError("the filter reads JSONL or text with N >= 2")
-        self.np, self.n, self.fmt = np, n, fmt
+        self.n, self.fmt = n, fmt
         self.bmp = _bmp_units(np)
         # byte -> byte for bytes.translate: lower-case, white space -> " " (the line end
         # stays), unit bytes kept, punctuation deleted (JSONL: an unescaped quote is the
@@ -149,7 +149,7 @@ class LineFilter:
     def _window_hashes(self, t: bytes):
         """(word starts, window hashes) of a unit byte string: words are runs of bytes
         > 0x20; a window's hash is the sum of its N word hashes (mod 2**64)."""
-        np = self.np
+        np = numpy_or_none()
         a = np.frombuffer(t + b"\x00" * 8, dtype=np.uint8)
         isword = a > 0x20
         edge = np.flatnonzero(isword[1:] != isword[:-1]) + 1
@@ -175,7 +175,7 @@ class LineFilter:
         return starts, g
 
     def _eval_hashes(self, ngrams: list[str]):
-        np = self.np
+        np = numpy_or_none()
         if not ngrams:
             return np.zeros(0, dtype=np.uint64)
         # the eval words are normal already: ASCII stays, any other character is WORD
@@ -194,7 +194,7 @@ class LineFilter:
             0-based indexes of the lines the exact check must read (every line that may
             hold an eval n-gram, or that the byte test could not classify).
         """
-        np = self.np
+        np = numpy_or_none()
         if not block:
             return 0, np.zeros(0, dtype=np.int64)
         jsonl = self.fmt == "jsonl"
@@ -243,7 +243,7 @@ class LineFilter:
     def _units(self, b, jsonl: bool) -> None:
         """Rewrite, in place, every non-ASCII character and (JSONL) JSON escape of ``b`` as
         unit bytes: the first byte gets the character's unit, the others DEL."""
-        np = self.np
+        np = numpy_or_none()
         ctrl = np.flatnonzero(((b < 0x20) & (b != 0x09) & (b != 0x0A) & (b != 0x0B)
                                & (b != 0x0C) & (b != 0x0D) & ((b < 0x1C))) | (b == 0x7F))
         high = np.flatnonzero(b >= 0x80)
