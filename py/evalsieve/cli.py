@@ -75,14 +75,14 @@ def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
     ev_fmt, ev_fields, _ = _pick_fields(ev, args.eval_field, "eval", log)
     paths = expand_inputs(args.train)
     files = []
-    for k, p in enumerate(paths):
-        src = FileSource(p, name=p)
+    for k, (p, name) in enumerate(paths):
+        src = FileSource(p, name=name)
         quiet = k >= 3 and len(paths) > 4
         fmt, fields, head = _pick_fields(src, args.train_field, "train",
                                          (lambda m: None) if quiet else log)
         if k == 0:
             first_head = head
-        files.append({"path": p, "name": p, "fmt": fmt, "fields": fields, "gzip": src.gzip,
+        files.append({"path": p, "name": name, "fmt": fmt, "fields": fields, "gzip": src.gzip,
                       "size": size_of(p)})
     if len(paths) > 4:
         log(f"train: {len(paths)} files in all")

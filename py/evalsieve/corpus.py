@@ -88,8 +88,8 @@ def supported(name: str) -> bool:
     return low.endswith(SUPPORTED)
 
 
-def expand_inputs(args: list[str]) -> list[str]:
-    """The training files named by TRAIN arguments, in a fixed order.
+def expand_inputs(args: list[str]) -> list[tuple[str, str]]:
+    """The training files named by TRAIN arguments, in a fixed order, with their names.
 
     Each argument is a file (taken whatever its extension), a directory (every file below
     it with a supported extension: ``.jsonl .ndjson .json .csv .tsv .tab .txt``, each
@@ -97,25 +97,46 @@ def expand_inputs(args: list[str]) -> list[str]:
     recursive; sorted). URLs (``s3://``, ``gs://``, ``hf://``, ``https://``) go through
     fsspec the same way. A file named twice is read once, at its first place.
 
+    Names (what the report's ``training_file`` and the stamp show): a file argument's base
+    name (as the page names a dropped file); under a directory ``D``, ``basename(D)/relative
+    path`` (as the page names the files of a dropped folder); for a glob, the path below its
+    fixed leading directories; a URL as given. Names that would collide are replaced by the
+    full paths.
+
     Returns:
-        Paths/URLs in corpus order (the order of the arguments, then sorted within one).
+        ``[(path or URL, name)]`` in corpus order (arguments in order, sorted within one).
     Raises:
         EvalsieveError(bad_input): an argument names nothing, or a directory holds no
         supported file.
     """
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     seen: set[str] = set()
     for arg in args:
         found = _expand_url(arg) if is_url(arg) else _expand_local(arg)
-        for f in found:
-            key = f if is_url(f) else os.path.normpath(f)
+        for f, name in found:
+            key = f if is_url(f) else os.path.normpath(os.path.abspath(f))
             if key not in seen:
                 seen.add(key)
-                out.append(f)
+                out.append((f, name))
+    names = [n for _, n in out]
+    if len(set(names)) < len(names):
+        dup = {n for n in names if names.count(n) > 1}
+        out = [(f, f if n in dup else n) for f, n in out]
     return out
 
 
-def _expand_local(arg: str) -> list[str]:
+def _glob_root(pattern: str) -> str:
+    """The leading directories of a glob that hold no wildcard."""
+    parts = pattern.replace(os.sep, "/").split("/")
+    keep = []
+    for p in parts[:-1]:
+        if _GLOB & set(p):
+            break
+        keep.append(p)
+    return "/".join(keep)
+
+
+def _expand_local(arg: str) -> list[tuple[str, str]]:
     if os.path.isdir(arg):
         found = []
         for root, dirs, files in os.walk(arg):
@@ -124,19 +145,22 @@ def _expand_local(arg: str) -> list[str]:
         if not found:
             raise bad_input("the directory holds no training file", file=arg,
                             expected="files ending " + " ".join(SUPPORTED) + " (or .gz)")
-        return sorted(found)
+        top = os.path.basename(os.path.normpath(arg))
+        return [(p, "/".join([top] + os.path.relpath(p, arg).split(os.sep)))
+                for p in sorted(found)]
     if _GLOB & set(arg):
         found = sorted(p for p in globmod.glob(arg, recursive=True) if os.path.isfile(p))
         if not found:
             raise bad_input("the pattern matches no file", file=arg, expected="a glob "
                             "such as data/train-*.jsonl.gz")
-        return found
+        root = _glob_root(arg) or "."
+        return [(p, "/".join(os.path.relpath(p, root).split(os.sep))) for p in found]
     if not os.path.isfile(arg):
         raise bad_input("no such file", file=arg, expected="a readable file")
-    return [arg]
+    return [(arg, os.path.basename(arg))]
 
 
-def _expand_url(arg: str) -> list[str]:
+def _expand_url(arg: str) -> list[tuple[str, str]]:
     fsspec = _fsspec(arg)
     fs, path = fsspec.core.url_to_fs(arg)
     proto = arg.split("://", 1)[0]
@@ -156,12 +180,7 @@ def _expand_url(arg: str) -> list[str]:
     if not found:
         raise bad_input("the URL names no training file", file=arg,
                         expected="a file, a folder holding supported files, or a glob")
-    return found
-
-
-def display_name(path: str) -> str:
-    """How reports name a training file: the path or URL as expanded from the argument."""
-    return path
+    return [(u, u) for u in found]
 
 
 # -- reading one file --------------------------------------------------------------------------

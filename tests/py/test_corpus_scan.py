@@ -130,13 +130,23 @@ def corpus_dir(tmp_path):
 def test_expand_inputs_directories_globs_order(corpus_dir):
     d = str(corpus_dir)
     got = corpus.expand_inputs([d])
-    rel = [os.path.relpath(p, d) for p in got]
-    assert rel == ["a-00.jsonl", "a-01.jsonl", os.path.join("sub", "b-00.jsonl.gz"),
-                   os.path.join("sub", "c.csv"), os.path.join("sub", "t.txt")]
-    # a glob, then a file named again: kept at its first place only
-    got = corpus.expand_inputs([os.path.join(d, "a-*.jsonl"), os.path.join(d, "a-00.jsonl"),
+    assert [os.path.relpath(p, d) for p, _ in got] == [
+        "a-00.jsonl", "a-01.jsonl", os.path.join("sub", "b-00.jsonl.gz"),
+        os.path.join("sub", "c.csv"), os.path.join("sub", "t.txt")]
+    # names: the folder's name, then the path below it (as the page names a dropped folder)
+    assert [n for _, n in got] == ["corpus/a-00.jsonl", "corpus/a-01.jsonl",
+                                   "corpus/sub/b-00.jsonl.gz", "corpus/sub/c.csv",
+                                   "corpus/sub/t.txt"]
+    # a glob, then a file named again: kept at its first place only; a file: its base name
+    got = corpus.expand_inputs([os.path.join(d, "**", "*-0*.jsonl*"),
+                                os.path.join(d, "a-00.jsonl"),
                                 os.path.join(d, "sub", "notes.md")])
-    assert [os.path.basename(p) for p in got] == ["a-00.jsonl", "a-01.jsonl", "notes.md"]
+    assert [n for _, n in got] == ["a-00.jsonl", "a-01.jsonl", "sub/b-00.jsonl.gz", "notes.md"]
+    # two files that would share a name are named by their paths
+    (corpus_dir / "sub" / "a-00.jsonl").write_text("{}\n")
+    got = corpus.expand_inputs([os.path.join(d, "a-00.jsonl"),
+                                os.path.join(d, "sub", "a-00.jsonl")])
+    assert [n for _, n in got] == [p for p, _ in got]
     with pytest.raises(EvalsieveError, match="matches no file"):
         corpus.expand_inputs([os.path.join(d, "zz-*.jsonl")])
     with pytest.raises(EvalsieveError, match="no such file"):
@@ -174,12 +184,12 @@ def test_filter_and_pure_path_give_identical_exports(eval_file, corpus_dir, tmp_
     assert pure == fast
     rows = {int(r["eval_row"]): r for r in report_rows(tmp_path / "pure")}
     # the hand-planted records: question k of the eval sample is inside these records
-    a00 = os.path.join(str(corpus_dir), "a-00.jsonl")
+    a00 = "corpus/a-00.jsonl"
     assert rows[1]["training_file"] == a00 and rows[1]["training_record"] == "6"
     assert rows[1]["status"] == "contaminated"
     for k in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 31):  # read exactly whatever the bytes
         assert rows[k]["status"] == "contaminated", (k, rows[k])
-    a01 = os.path.join(str(corpus_dir), "a-01.jsonl")
+    a01 = "corpus/a-01.jsonl"
     assert rows[16]["training_file"] == a01 and rows[16]["training_record"] == "19"
     assert rows[17]["training_file"].endswith("b-00.jsonl.gz")
     assert rows[18]["training_file"].endswith("c.csv") and rows[18]["training_record"] == "2"
@@ -205,13 +215,13 @@ def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_pa
     assert one == two
     s = json.loads(open(tmp_path / "two" / "contamination-report.csv").read().split("\n")[0]
                    [len("# run_stamp "):])
-    big_in = [i for i in s["inputs"] if i["name"] == str(big)][0]
+    big_in = [i for i in s["inputs"] if i["name"] == "big.jsonl"][0]
     import hashlib
     assert big_in["sha256"] == hashlib.sha256(big.read_bytes()).hexdigest()
     assert big_in["bytes"] == big.stat().st_size
     assert len(s["inputs"]) == 1 + 1 + 5                     # eval, big, the five shards
     rows = {int(r["eval_row"]): r for r in report_rows(tmp_path / "two")}
-    assert rows[21]["training_file"] == str(big) and rows[21]["training_record"] == "151"
+    assert rows[21]["training_file"] == "big.jsonl" and rows[21]["training_record"] == "151"
 
 
 def test_merge_is_independent_of_finish_order(eval_file, corpus_dir, tmp_path):
@@ -221,7 +231,7 @@ def test_merge_is_independent_of_finish_order(eval_file, corpus_dir, tmp_path):
 
     files = corpus.expand_inputs([str(corpus_dir)])
     infos = []
-    for p in files:
+    for p, _ in files:
         src = corpus.FileSource(p, name=p)
         fmt = "csv" if p.endswith(".csv") else "text" if p.endswith(".txt") else "jsonl"
         infos.append({"path": p, "name": p, "fmt": fmt, "fields": ["text"], "gzip": src.gzip,
@@ -276,7 +286,7 @@ def test_invalid_utf8_in_a_byte_range_names_the_file_line(eval_file, tmp_path, c
                                 "question", "--train-field", "text", "--out", str(out),
                                 "--workers", "2", "--filter", filt], capsys)
         assert code == 2
-        assert f"{big}, line 1500: invalid UTF-8 at byte {at}" in err, err
+        assert f"big.jsonl, line 1500: invalid UTF-8 at byte {at}" in err, err
         assert not out.exists() or os.listdir(out) == []
 
 
@@ -289,7 +299,7 @@ def test_malformed_json_line_in_a_range_names_its_line(eval_file, tmp_path, caps
     code, _, err = run_cli(["contamination", eval_file, str(big), "--eval-field", "question",
                             "--train-field", "text", "--out", str(tmp_path / "o"),
                             "--workers", "2"], capsys)
-    assert code == 2 and f"{big}, line 1001: not valid JSON" in err, err
+    assert code == 2 and "big.jsonl, line 1001: not valid JSON" in err, err
 
 
 def test_ctrl_c_leaves_no_partial_exports(eval_file, tmp_path):
@@ -323,7 +333,7 @@ def test_stamp_lists_every_input(eval_file, corpus_dir, tmp_path, capsys):
     ins = s["stamp"]["inputs"]
     assert [i["role"] for i in ins] == ["eval"] + ["train"] * 5
     for i in ins[1:]:
-        raw = open(i["name"], "rb").read()
+        raw = (corpus_dir.parent / i["name"]).read_bytes()
         assert i["bytes"] == len(raw) and i["sha256"] == hashlib.sha256(raw).hexdigest()
     assert ins[3]["format"] == "jsonl+gzip" and ins[4]["format"] == "csv"
     assert s["training_files"] == 5
