@@ -46,11 +46,18 @@ def _runtime() -> str:
     return f"{platform.python_implementation()} {platform.python_version()}"
 
 
-def _pick_fields(src: FileSource, requested: list[str] | None, role: str, log
-                 ) -> tuple[str, list[str], str]:
+def _pick_fields(src: FileSource, requested: list[str] | None, role: str, log,
+                 any_of: bool = False) -> tuple[str, list[str], str]:
+    """(format, fields, head) of a file. With ``any_of`` (a file of a corpus of several),
+    the requested fields the file has are used, and at least one must be there."""
     head = src.head()
     info = inspect_head(src.name, head)
-    if requested:
+    if requested and any_of:
+        known = {f["path"] for f in inspect_head(src.name, head, fmt=info["format"])["fields"]}
+        fields = [f for f in requested if f in known]
+        if not fields:
+            check_fields(src.name, info["format"], requested, head)   # raises, naming them
+    elif requested:
         check_fields(src.name, info["format"], requested, head)
         fields = requested
     else:
@@ -79,7 +86,8 @@ def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
         src = FileSource(p, name=name)
         quiet = k >= 3 and len(paths) > 4
         fmt, fields, head = _pick_fields(src, args.train_field, "train",
-                                         (lambda m: None) if quiet else log)
+                                         (lambda m: None) if quiet else log,
+                                         any_of=len(paths) > 1)
         if k == 0:
             first_head = head
         files.append({"path": p, "name": name, "fmt": fmt, "fields": fields, "gzip": src.gzip,
@@ -332,7 +340,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--eval-field", action="append", metavar="F",
                    help="eval field path to score (repeatable; default: the longest text field)")
     c.add_argument("--train-field", action="append", metavar="F",
-                   help="training field path to search (repeatable; default: longest text field)")
+                   help="training field path to search (repeatable; default: longest text "
+                   "field; with several training files each must have at least one of them)")
     c.add_argument("--n", type=_n, default=None,
                    help="n-gram size in words (default: 5th-percentile eval row length, 8..13)")
     c.add_argument("--no-boilerplate", action="store_true",

@@ -413,3 +413,21 @@ def test_filter_never_drops_a_line_the_rule_matches():
             missing = set(_exact_hits(index, fmt, lines)) - set(cands.tolist())
             assert not missing, (fmt, [lines[i] for i in missing])
     check()
+
+
+def test_several_files_use_the_requested_fields_each_has(eval_file, tmp_path, capsys):
+    write_jsonl(tmp_path / "a.jsonl", [FILLER, Q[0]])
+    (tmp_path / "b.csv").write_text(f"id,content\n1,{Q[1]}\n", encoding="utf-8")
+    (tmp_path / "c.csv").write_text(f"id,other\n1,{Q[2]}\n", encoding="utf-8")
+    base = ["contamination", eval_file, "--eval-field", "question", "--train-field", "text",
+            "--train-field", "content", "--out"]
+    code, out, _ = run_cli(base + [str(tmp_path / "o"), "--json", str(tmp_path / "a.jsonl"),
+                                   str(tmp_path / "b.csv")], capsys)
+    assert code == 0
+    rows = {int(r["eval_row"]): r for r in report_rows(tmp_path / "o")}
+    assert (rows[1]["training_file"], rows[1]["training_record"]) == ("a.jsonl", "2")
+    assert (rows[2]["training_file"], rows[2]["training_record"]) == ("b.csv", "1")
+    assert rows[3]["status"] == "clean"
+    code, _, err = run_cli(base + [str(tmp_path / "o2"), str(tmp_path / "a.jsonl"),
+                                   str(tmp_path / "c.csv")], capsys)
+    assert code == 2 and "c.csv: no field 'text'" in err
