@@ -45,7 +45,6 @@ class Merger:
         self.waiting: dict[tuple[int, int], dict] = {}
         self.next_part: dict[int, int] = {f: 0 for f in self.parts}
         self.offset: dict[int, int] = {f: 0 for f in self.parts}
-        self.records: dict[int, int] = {}
         self.sha256: dict[int, str] = {}
         self.candidates = 0
         self.filtered = True
@@ -65,7 +64,6 @@ class Merger:
                 self.filtered = False
             else:
                 self.candidates += r["candidates"]
-        self.records[f] = self.offset[f]
 
     def done(self) -> bool:
         """True when every task has merged."""
