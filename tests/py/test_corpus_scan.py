@@ -431,3 +431,42 @@ def test_several_files_use_the_requested_fields_each_has(eval_file, tmp_path, ca
     code, _, err = run_cli(base + [str(tmp_path / "o2"), str(tmp_path / "a.jsonl"),
                                    str(tmp_path / "c.csv")], capsys)
     assert code == 2 and "c.csv: no field 'text'" in err
+
+
+def test_cli_modules_import_without_optional_packages():
+    """cli, corpus, engines and fastscan import numpy, ray, fsspec and tqdm only when used."""
+    code = ("import sys; import evalsieve.cli, evalsieve.corpus, evalsieve.engines, "
+            "evalsieve.fastscan; "
+            "bad = [k for k in ('numpy', 'ray', 'fsspec', 'tqdm') if k in sys.modules]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT,
+                   env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "py")})
+
+
+def test_url_without_fsspec_is_a_clear_error(monkeypatch):
+    import builtins
+    real = builtins.__import__
+
+    def no_fsspec(name, *a, **k):
+        if name == "fsspec":
+            raise ImportError("no fsspec")
+        return real(name, *a, **k)
+    monkeypatch.setattr(builtins, "__import__", no_fsspec)
+    with pytest.raises(EvalsieveError, match="reading a URL needs fsspec") as e:
+        corpus.expand_inputs(["s3://bucket/data/"])
+    assert "evalsieve[remote]" in str(e.value)
+
+
+def test_file_urls_go_through_fsspec(eval_file, corpus_dir, tmp_path):
+    """A URL corpus (file:// through fsspec, as s3:// or hf:// would be) gives the same
+    per-row results as the local paths."""
+    pytest.importorskip("fsspec")
+    local = _cli(eval_file, [str(corpus_dir)], tmp_path / "local", "--workers", "1")
+    url = "file://" + str(corpus_dir)
+    remote = _cli(eval_file, [url], tmp_path / "url", "--workers", "2")
+    a, b = report_rows(tmp_path / "local"), report_rows(tmp_path / "url")
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "training_file"} for r in rows]
+    assert strip(a) == strip(b)
+    assert [r["training_file"] for r in b if r["training_file"]] == [
+        url + "/" + r["training_file"].split("/", 1)[1] for r in a if r["training_file"]]
+    assert local["eval.clean.jsonl"] == remote["eval.clean.jsonl"]
