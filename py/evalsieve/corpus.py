@@ -33,7 +33,7 @@ from .stamps import InputFile
 CHUNK_BYTES = 4 << 20
 HEAD_BYTES = 1 << 20
 HEAD_MAX_BYTES = 64 << 20   # the head goes on to the first line end, up to this much
-SPLIT_MIN_BYTES = 64 << 20  # files larger than this may be cut into byte ranges
+SPLIT_MIN_BYTES = 16 << 20  # files larger than this may be cut into byte ranges
 SUPPORTED = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".tab", ".txt")
 _GLOB = set("*?[")
 
@@ -391,16 +391,16 @@ def plan_tasks(files: list[dict], workers: int, split_min: int | None = None) ->
     Args:
         files: per file ``{path, name, fmt, fields, gzip, size}``, in corpus order.
         workers: processes that will run the tasks.
-        split_min: uncompressed JSONL/text files larger than this, and larger than an even
-            share of the corpus per worker, are cut at line ends into ranges of about that
-            share (CSV/TSV records may span lines and gzip cannot be entered mid-stream:
+        split_min: uncompressed JSONL/text files larger than this, and larger than a
+            quarter of an even share of the corpus per worker, are cut at line ends into
+            ranges of about that size (four tasks per worker even out unequal speeds) (CSV/TSV records may span lines and gzip cannot be entered mid-stream:
             those are read whole).
     Returns:
         Tasks in corpus order (file, then range).
     """
     total = sum(f["size"] for f in files)
     split_min = SPLIT_MIN_BYTES if split_min is None else split_min
-    share = max(split_min, -(-total // max(1, workers * 2)))
+    share = max(split_min, -(-total // max(1, workers * 4)))
     tasks = []
     for i, f in enumerate(files):
         splittable = not f["gzip"] and f["fmt"] in ("jsonl", "text") and not is_url(f["path"])

@@ -210,7 +210,7 @@ def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_pa
     tasks = corpus.plan_tasks([{"path": str(big), "name": "big", "fmt": "jsonl",
                                 "fields": ["text"], "gzip": False,
                                 "size": big.stat().st_size}], 2, 20_000)
-    assert len(tasks) == 4 and tasks[-1].end == -1   # ⌈575,777 / (575,777 / 4)⌉ ranges
+    assert len(tasks) == 8 and tasks[-1].end == -1   # ⌈575,777 / ⌈575,777 / (2 × 4)⌉⌉
     two = _cli(eval_file, train, tmp_path / "two", "--workers", "2")
     assert one == two
     s = json.loads(open(tmp_path / "two" / "contamination-report.csv").read().split("\n")[0]
