@@ -101,8 +101,12 @@ def _op_cont_finish(args, text):
     ev = inputs.get("eval", {})
     tr = inputs.get("train", {})
     ev.setdefault("name", job.eval_name)
-    tr.setdefault("name", job.train_name)
-    return job.finish(_input(ev, "eval", job.eval_format), _input(tr, "train", job.train_format),
+    if isinstance(tr, list):   # a corpus of several training files, in scan order
+        train = [_input(t, "train", t.get("format", job.train_format)) for t in tr]
+    else:
+        tr.setdefault("name", job.train_name)
+        train = _input(tr, "train", job.train_format)
+    return job.finish(_input(ev, "eval", job.eval_format), train,
                       args.get("utc", ""), args.get("assets") or {}, _runtime())
 
 

@@ -1,8 +1,9 @@
 """The command line: the same jobs as the page, under CPython, for files of any size.
 
-    evalsieve contamination EVAL TRAIN --out DIR [--eval-field F ...] [--train-field F ...]
-                            [--n N] [--no-boilerplate] [--threshold X] [--json]
-                            [--fail-on-contamination]
+    evalsieve contamination EVAL TRAIN [TRAIN ...] --out DIR [--eval-field F ...]
+                            [--train-field F ...] [--n N] [--no-boilerplate] [--threshold X]
+                            [--workers N] [--engine local|ray] [--ray-address ADDR]
+                            [--filter auto|numpy|off] [--json] [--fail-on-contamination]
                             [--scores FILE [--score-field F ...] [--score-key F[=EVAL_F]]
                              [--score-filter NAME]]
 
@@ -19,7 +20,6 @@ This is the only module that touches argv, paths and the clock.
 from __future__ import annotations
 
 import argparse
-import codecs
 import datetime
 import hashlib
 import json
@@ -27,148 +27,17 @@ import os
 import platform
 import sys
 import tempfile
+import threading
 import time
-import zlib
 
 from . import __version__, constants
 from .contamination import ContaminationConfig, ContaminationJob
+from .engines import ENGINES
 from .errors import EvalsieveError, bad_input
-from .records import refuse_binary
+from .corpus import CHUNK_BYTES, HEAD_BYTES, FileSource, expand_inputs, plan_tasks, size_of  # noqa: F401
 from .sample import check_fields, inspect_head
 from .stamps import InputFile
 
-CHUNK_BYTES = 4 << 20
-HEAD_BYTES = 1 << 20
-HEAD_MAX_BYTES = 64 << 20   # the head goes on to the first line end, up to this much
-
-
-class _Gunzip:
-    """Inflate gzip incrementally, member after member (RFC 1952 allows concatenation)."""
-
-    def __init__(self, name: str):
-        self.name = name
-        self.d = zlib.decompressobj(31)
-
-    def feed(self, raw: bytes) -> bytes:
-        """Inflate the next raw bytes; returns the decompressed bytes (possibly empty).
-
-        Raises:
-            EvalsieveError(bad_input): corrupt gzip data.
-        """
-        try:
-            out = [self.d.decompress(raw)]
-            while self.d.eof and self.d.unused_data:
-                rest = self.d.unused_data
-                self.d = zlib.decompressobj(31)
-                out.append(self.d.decompress(rest))
-        except zlib.error as e:
-            raise bad_input(f"corrupt gzip data ({e})", file=self.name,
-                            expected="a gzip file (or plain text)")
-        return b"".join(out)
-
-    def close(self) -> bytes:
-        """Flush at the end of the file. Raises EvalsieveError(bad_input) if truncated."""
-        tail = self.d.flush()
-        if not self.d.eof:
-            raise bad_input("the gzip stream is truncated (it ends mid-member)",
-                            file=self.name, expected="a complete gzip file")
-        return tail
-
-
-class FileSource:
-    """Streams one input file as UTF-8 text, whatever its size.
-
-    gzip is detected by its magic bytes (1f 8b), not the name, and inflated member by member
-    (concatenated gzip works); ZIP, Parquet, UTF-16 and other binary formats are refused by
-    their magic bytes (``records.refuse_binary``); the UTF-8 BOM is removed; invalid UTF-8 is
-    an error naming the byte offset and the line. After a full read, ``sha256`` and ``bytes``
-    describe the file as given.
-
-    Args:
-        path: the file's path.
-    Raises:
-        EvalsieveError(bad_input): missing file, truncated gzip, binary format, invalid UTF-8.
-    """
-
-    def __init__(self, path: str):
-        self.path = path
-        self.name = os.path.basename(path)
-        if not os.path.isfile(path):
-            raise bad_input("no such file", file=path, expected="a readable file")
-        with open(path, "rb") as f:
-            self.gzip = f.read(2) == b"\x1f\x8b"
-        self.sha256 = ""
-        self.bytes = 0
-
-    def chunks(self, limit: int | None = None):
-        """Yield decoded text chunks; with ``limit``, stop after about that many bytes
-        (cut at the last line end), without hashing."""
-        h = hashlib.sha256()
-        dec = codecs.getincrementaldecoder("utf-8")("strict")
-        inflater = _Gunzip(self.name) if self.gzip else None
-        first = True
-        offset = 0   # decoded-stream byte offset, for error messages
-        self._lines = 0  # line ends decoded so far, for error messages
-        total = 0
-        with open(self.path, "rb") as f:
-            while True:
-                raw = f.read(CHUNK_BYTES if limit is None else min(CHUNK_BYTES, limit))
-                if not raw:
-                    break
-                total += len(raw)
-                h.update(raw)
-                data = inflater.feed(raw) if inflater else raw
-                if offset == 0 and data:
-                    refuse_binary(self.name, data[:16])
-                text = self._decode(dec, data, offset)
-                offset += len(data)
-                self._lines += data.count(b"\n")
-                if first and text:
-                    if text.startswith("\ufeff"):
-                        text = text[1:]
-                    first = False
-                # the head ends at a line end: past `limit`, read on to the first one
-                if limit is not None and total >= limit and ("\n" in text
-                                                             or total >= HEAD_MAX_BYTES):
-                    cut = text.rfind("\n")
-                    yield text[:cut + 1] if cut >= 0 else text
-                    return
-                if text:
-                    yield text
-            if inflater is not None and limit is None:
-                tail = inflater.close()
-                if tail:
-                    if offset == 0:
-                        refuse_binary(self.name, tail[:16])
-                    yield self._decode(dec, tail, offset)
-            try:
-                rest = dec.decode(b"", final=True)
-            except UnicodeDecodeError:
-                raise bad_input("the file ends inside a UTF-8 character", file=self.name,
-                                expected="UTF-8 text")
-            if rest:
-                yield rest
-        if limit is None:
-            self.sha256 = h.hexdigest()
-            self.bytes = total
-
-    def _decode(self, dec, data: bytes, offset: int) -> str:
-        try:
-            return dec.decode(data)
-        except UnicodeDecodeError as e:
-            line = self._lines + data.count(b"\n", 0, e.start) + 1
-            raise bad_input(f"invalid UTF-8 at byte {offset + e.start}", file=self.name,
-                            line=line,
-                            expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)")
-
-    def head(self) -> str:
-        """About the first MB of text, cut at a line end (for sniffing and field lists)."""
-        return "".join(self.chunks(limit=HEAD_BYTES))
-
-    def info(self, role: str, fmt: str) -> InputFile:
-        """The file as the run stamp names it (after a full read: sha256 and size set)."""
-        return InputFile(role, self.name, self.sha256, self.bytes,
-                         fmt + ("+gzip" if self.gzip else ""))
 
 
 def _utc_now() -> str:
@@ -179,11 +48,18 @@ def _runtime() -> str:
     return f"{platform.python_implementation()} {platform.python_version()}"
 
 
-def _pick_fields(src: FileSource, requested: list[str] | None, role: str, log
-                 ) -> tuple[str, list[str], str]:
+def _pick_fields(src: FileSource, requested: list[str] | None, role: str, log,
+                 any_of: bool = False) -> tuple[str, list[str], str]:
+    """(format, fields, head) of a file. With ``any_of`` (a file of a corpus of several),
+    the requested fields the file has are used, and at least one must be there."""
     head = src.head()
     info = inspect_head(src.name, head)
-    if requested:
+    if requested and any_of:
+        known = {f["path"] for f in inspect_head(src.name, head, fmt=info["format"])["fields"]}
+        fields = [f for f in requested if f in known]
+        if not fields:
+            check_fields(src.name, info["format"], requested, head)   # raises, naming them
+    elif requested:
         check_fields(src.name, info["format"], requested, head)
         fields = requested
     else:
@@ -197,29 +73,96 @@ def _pick_fields(src: FileSource, requested: list[str] | None, role: str, log
 
 
 def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
-    """Run the contamination job for parsed CLI args. Returns (summary, exports)."""
-    ev, tr = FileSource(args.eval), FileSource(args.train)
+    """Run the contamination job for parsed CLI args. Returns (summary, exports).
+
+    TRAIN arguments are expanded into a corpus (:func:`corpus.expand_inputs`); the training
+    pass runs as tasks (:func:`corpus.plan_tasks`) on the chosen engine and merges exactly.
+    """
+    from .corpus import make_payload
+    from .engines import Merger, hash_file, run_local, run_ray
+    ev = FileSource(args.eval)
     ev_fmt, ev_fields, _ = _pick_fields(ev, args.eval_field, "eval", log)
-    tr_fmt, tr_fields, tr_head = _pick_fields(tr, args.train_field, "train", log)
+    paths = expand_inputs(args.train)
+    files = []
+    for k, (p, name) in enumerate(paths):
+        src = FileSource(p, name=name)
+        quiet = k >= 3 and len(paths) > 4
+        fmt, fields, head = _pick_fields(src, args.train_field, "train",
+                                         (lambda m: None) if quiet else log,
+                                         any_of=len(paths) > 1)
+        if k == 0:
+            first_head = head
+        files.append({"path": p, "name": name, "fmt": fmt, "fields": fields, "gzip": src.gzip,
+                      "size": size_of(p)})
+    if len(paths) > 4:
+        log(f"train: {len(paths)} files in all")
+    field_lists = []
+    for f in files:
+        if f["fields"] not in field_lists:
+            field_lists.append(f["fields"])
+    tr_fields = [x for fl in field_lists for x in fl]
+    tr_fields = list(dict.fromkeys(tr_fields))
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
                               not args.no_boilerplate, args.threshold)
-    job = ContaminationJob(cfg, ev.name, ev_fmt, tr.name, tr_fmt)
+    job = ContaminationJob(cfg, ev.name, ev_fmt, files[0]["name"], files[0]["fmt"])
     scores = _load_scores(args, log)
     if scores is not None:
         job.set_scores(scores)
-    job.set_background(tr_head)
+    job.set_background(first_head)
     for text in ev.chunks():
         job.feed_eval(text)
     e = job.end_eval()
     log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct n-grams")
     t0 = time.perf_counter()
-    for text in tr.chunks():
-        job.feed_train(text)
-    summary = job.finish(ev.info("eval", ev_fmt), tr.info("train", tr_fmt), _utc_now(),
+    workers = args.workers or os.cpu_count() or 1
+    payload = make_payload(job.index, fast=args.filter != "off",
+                           formats={f["fmt"] for f in files})
+    if args.filter == "numpy" and not payload["filters"] and \
+            {f["fmt"] for f in files} & {"jsonl", "text"}:
+        raise bad_input("--filter numpy needs numpy (and N >= 2)",
+                        expected="pip install 'evalsieve[fast]', or --filter off")
+    tasks = plan_tasks(files, workers if args.engine == "local" else max(workers, 2))
+    merger = Merger(job, tasks)
+    total = sum(f["size"] for f in files)
+    prog = Progress(total, len(tasks), log, show_tasks=args.engine != "local" or workers > 1)
+    # files read in ranges are hashed whole here, while the tasks run
+    split = sorted({t.file for t in tasks if not t.whole})
+    hashes: dict[int, str] = {}
+    stop = threading.Event()
+    hasher = threading.Thread(target=lambda: hashes.update(
+        {i: hash_file(files[i]["path"], stop) for i in split}), daemon=True)
+    hasher.start()
+
+    def on_result(res):
+        merger.add(res)
+        prog.task_done()
+    try:
+        if args.engine == "ray":
+            run_ray(payload, tasks, args.ray_address, workers, on_result, prog.add)
+        else:
+            run_local(payload, tasks, workers, on_result, prog.add)
+        hasher.join()
+    finally:
+        stop.set()
+        prog.close()
+    if not merger.done():  # pragma: no cover - every engine returns every task or raises
+        raise EvalsieveError("internal", "the training pass ended with tasks missing")
+    sha = {**merger.sha256, **hashes}
+    train_inputs = [InputFile("train", f["name"], sha.get(i, ""), f["size"],
+                              f["fmt"] + ("+gzip" if f["gzip"] else ""))
+                    for i, f in enumerate(files)]
+    summary = job.finish(ev.info("eval", ev_fmt), train_inputs, _utc_now(),
                          runtime=_runtime())
     dt = time.perf_counter() - t0
     summary["seconds_training_pass"] = round(dt, 3)
-    log(f"train: {summary['training_records']} records, {tr.bytes / 1e6:.1f} MB in {dt:.1f} s "
+    summary["training_engine"] = {"engine": args.engine, "workers": workers,
+                                  "tasks": len(tasks),
+                                  "filter": "numpy" if payload["filters"] else "off",
+                                  "candidate_lines": merger.candidates
+                                  if merger.filtered and payload["filters"] else None}
+    log(f"train: {summary['training_records']} records in {len(files)} file(s); read "
+        f"{total / 1e6:.1f} MB from disk in {dt:.1f} s ({total / 1e6 / max(dt, 1e-9):.1f} MB/s "
+        f"read), decoded {summary['training_chars'] / 1e6:.1f} M characters of text "
         f"({summary['training_chars'] / 1e6 / max(dt, 1e-9):.1f} M chars/s)")
     exports = {name: job.export(name)[1] for name in job.export_names()}
     _log_join(scores, log)
@@ -275,6 +218,64 @@ def _log_join(run, log) -> None:
             log(f"{f['metric']}: one row per paraphrase group: n {g['n']}, mean "
                 f"{g['mean']:.4f} {_ci_text(g['ci95'])}; all rows, clustered 95% interval "
                 f"{_ci_text(c['ci95'])} ({c['clusters']} clusters)")
+
+
+class Progress:
+    """Progress of the training pass on stderr.
+
+    On a terminal with tqdm installed (the ``[progress]`` extra): a bar of bytes read from
+    disk (compressed bytes for gzip), with MB/s and ETA, and tasks done / total when the pass
+    runs as several tasks. Elsewhere: a plain line at most every 10 s.
+    """
+
+    def __init__(self, total: int, tasks: int, log, show_tasks: bool):
+        self.total, self.tasks, self.log, self.show_tasks = total, tasks, log, show_tasks
+        self.read = 0
+        self.done = 0
+        self.bar = None
+        self.t0 = self.last = time.perf_counter()
+        if log is not _silent and sys.stderr.isatty():
+            try:
+                from tqdm import tqdm
+                self.bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000,
+                                desc="training bytes read", file=sys.stderr, leave=False,
+                                dynamic_ncols=True)
+            except ImportError:
+                self.bar = None
+
+    def add(self, nbytes: int) -> None:
+        """Count bytes read from disk."""
+        self.read += nbytes
+        if self.bar is not None:
+            self.bar.update(nbytes)
+        self._maybe_line()
+
+    def task_done(self) -> None:
+        """Count one finished task (a file or a byte range)."""
+        self.done += 1
+        if self.bar is not None and self.show_tasks:
+            self.bar.set_postfix_str(f"tasks {self.done}/{self.tasks}")
+        self._maybe_line()
+
+    def _maybe_line(self) -> None:
+        now = time.perf_counter()
+        if self.bar is not None or now - self.last < 10:
+            return
+        self.last = now
+        dt = now - self.t0
+        rate = self.read / 1e6 / max(dt, 1e-9)
+        eta = (self.total - self.read) / 1e6 / rate if rate else float("nan")
+        tasks = f", tasks {self.done}/{self.tasks}" if self.show_tasks else ""
+        self.log(f"train: read {self.read / 1e6:.0f} of {self.total / 1e6:.0f} MB from disk, "
+                 f"{rate:.1f} MB/s, ETA {eta:.0f} s{tasks}")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _silent(msg: str) -> None:
+    pass
 
 
 def find_model_dir(given: str | None) -> str:
@@ -395,6 +396,8 @@ _cosine = _bounded(float, constants.PARA_FLOOR, constants.PARA_THRESHOLD_MAX,
 _n = _bounded(int, constants.N_MIN, constants.N_MAX,
               f"a whole number from {constants.N_MIN} to {constants.N_MAX}")
 
+_workers = _bounded(int, 1, 4096, "a whole number of processes from 1")
+
 
 def _add_score_options(p) -> None:
     g = p.add_argument_group("score impact (docs/SCORE_IMPACT.md)")
@@ -422,11 +425,15 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Word n-gram containment of each eval row in the training "
                        "file (GPT-3, Brown et al. 2020, App. C).")
     c.add_argument("eval", help="eval file: JSONL, CSV, TSV or text, optionally gzip")
-    c.add_argument("train", help="training file: JSONL, CSV, TSV or text, optionally gzip")
+    c.add_argument("train", nargs="+", metavar="TRAIN",
+                   help="training files, directories (read recursively: .jsonl .ndjson .json "
+                   ".csv .tsv .tab .txt, each optionally .gz) or globs; URLs (s3://, gs://, "
+                   "hf://, https://) with the [remote] extra; one corpus, in this order")
     c.add_argument("--eval-field", action="append", metavar="F",
                    help="eval field path to score (repeatable; default: the longest text field)")
     c.add_argument("--train-field", action="append", metavar="F",
-                   help="training field path to search (repeatable; default: longest text field)")
+                   help="training field path to search (repeatable; default: longest text "
+                   "field; with several training files each must have at least one of them)")
     c.add_argument("--n", type=_n, default=None,
                    help="n-gram size in words (default: 5th-percentile eval row length, 8..13)")
     c.add_argument("--no-boilerplate", action="store_true",
@@ -438,6 +445,18 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--fail-on-contamination", action="store_true",
                    help="exit 1 when any eval row is contaminated (for CI gating)")
     c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    c.add_argument("--workers", type=_workers, default=None, metavar="N",
+                   help="processes for the training pass (default: all cores); files and "
+                   "byte ranges of large uncompressed files run in parallel")
+    c.add_argument("--engine", choices=ENGINES, default="local",
+                   help="local processes (default) or a Ray cluster (pip install "
+                   "'evalsieve[ray]')")
+    c.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="Ray cluster to join (e.g. auto after `ray start --head`); default: "
+                   "start a local Ray with --workers CPUs")
+    c.add_argument("--filter", choices=("auto", "numpy", "off"), default="auto",
+                   help="candidate filter in front of the exact check: numpy when installed "
+                   "(auto), required (numpy), or none (off: pure Python); exports are the same")
     _add_score_options(c)
     q = sub.add_parser("paraphrases", help="groups of eval rows that ask the same thing",
                        description="Sentence embeddings (all-MiniLM-L6-v2, int8 ONNX, mean "
@@ -465,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
     def log(msg: str) -> None:
         if not quiet:
             print(f"evalsieve: {msg}", file=sys.stderr)
+    if quiet:
+        log = _silent  # noqa: F811 (Progress draws no bar for a silent log)
 
     try:
         if args.command == "contamination":
@@ -500,7 +521,8 @@ def _print_summary(s: dict, out: str) -> None:
           f"{s['rows_too_short']}, contaminated {s['rows_contaminated']}, kept {s['rows_kept']}")
     print(f"  N = {s['n']} ({s['n_how']}); threshold: {thr}; boilerplate cut-off: "
           f"{'> ' + str(s['boilerplate_cutoff']) + ' records' if s['boilerplate_cutoff'] else 'off'}")
-    print(f"  training: {s['training_records']} records, {s['training_bytes']} bytes")
+    print(f"  training: {s['training_records']} records in {s['training_files']} file(s), "
+          f"{s['training_bytes']} bytes")
     if "score_impact" in s:
         for si in [s["score_impact"]] + s.get("score_impact_more", []):
             _print_impact(si)

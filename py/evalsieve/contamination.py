@@ -34,7 +34,8 @@ RULE = ("Words: Unicode NFKC, lowercase, every character of Unicode category pun
         "distinct scorable n-grams. Source: GPT-3, Brown et al. 2020, App. C.")
 
 REPORT_COLUMNS = ["eval_row", "status", "containment", "ngrams_matched", "ngrams_total",
-                  "ngrams_boilerplate", "words", "training_record", "shared_passage",
+                  "ngrams_boilerplate", "words", "training_file", "training_record",
+                  "shared_passage",
                   "training_excerpt"]
 TOO_SHORT_COLUMNS = ["eval_row", "words", "n", "reason"]
 #: Most contaminated rows the page's view lists (the report CSV has them all).
@@ -140,6 +141,8 @@ class ContaminationJob:
         the stamp records the file and its settings, the summary gains ``score_impact``, the
         exports gain ``score-impact.csv`` and ``scores-unmatched.csv``."""
         self.score_run = run
+        self._records_merged = 0
+        self.train_files: list[InputFile] = []
 
     def set_background(self, head: str) -> int:
         """Give the start of the training file (about 1 MB) to pick fast filter words.
@@ -263,12 +266,30 @@ class ContaminationJob:
         self._records_external = records_total
         return records_total
 
-    def finish(self, eval_file: InputFile, train_file: InputFile, utc: str,
-               assets: dict | None = None, runtime: str = "") -> dict:
-        """Close the training file, score every eval row, build the stamp.
+    def merge_partial(self, part: dict, file: int, record_offset: int = 0,
+                      chars: int = 0) -> None:
+        """Merge the result of a scan of one training file or byte range (done elsewhere:
+        another process or a Ray task; see :meth:`TrainingScan.merge`), in any order.
 
         Args:
-            eval_file, train_file: the inputs' names, sha256 and byte counts.
+            part: a :meth:`TrainingScan.partial`; its ``records`` are added to the total.
+            file: the part's 0-based training file; record_offset: records of that file
+                before the part; chars: characters of text the part decoded.
+        """
+        if self.scan is None:
+            raise bad_input("the eval pass has not ended", expected="end_eval before merge")
+        self.scan.merge(part, file, record_offset)
+        self._records_merged += part["records"]
+        self.training_chars += chars
+
+    def finish(self, eval_file: InputFile, train_file, utc: str,
+               assets: dict | None = None, runtime: str = "") -> dict:
+        """Close the training pass, score every eval row, build the stamp.
+
+        Args:
+            eval_file: the eval file's name, sha256 and byte count.
+            train_file: the training file's, or a list of them (a corpus: file indexes as in
+                :meth:`merge_partial`); the stamp lists every one.
             utc: ISO-8601 UTC time of the run (the driver reads the clock).
             assets: runtime asset versions for the stamp.
             runtime: e.g. "CPython 3.11.7" or "Pyodide 314.0.7".
@@ -281,7 +302,11 @@ class ContaminationJob:
         if self._batch:
             self.scan.scan(self._batch)
             self._batch.clear()
-        self.scan.records = max(self._train_reader.records_read, self._records_external)
+        self.scan.records = max(self._train_reader.records_read, self._records_external) \
+            + self._records_merged
+        train_files = list(train_file) if isinstance(train_file, (list, tuple)) else [train_file]
+        self.scan.file_names = [f.name for f in train_files]
+        self.train_files = train_files
         c = self.config
         self.scores, self.cutoff = containment_scores(
             self.index, self.scan, boilerplate=c.boilerplate, threshold=c.threshold,
@@ -290,7 +315,7 @@ class ContaminationJob:
         settings.update({"n": self.index.n, "n_how": self.index.n_how,
                          "boilerplate_cutoff": (f"> {self.cutoff} training records"
                                                 if c.boilerplate else "off")})
-        inputs = (eval_file, train_file)
+        inputs = (eval_file, *train_files)
         if self.score_run is not None:
             settings.update(self.score_run.settings())
             inputs += (self.score_run.file,)
@@ -304,7 +329,8 @@ class ContaminationJob:
             "rows_too_short": len(s) - len(scored),
             "rows_boilerplate_only": sum(1 for r in s if r.status == "boilerplate_only"),
             "rows_contaminated": len(dirty), "rows_kept": len(scored) - len(dirty),
-            "training_records": self.scan.records, "training_bytes": train_file.bytes,
+            "training_records": self.scan.records, "training_bytes": sum(f.bytes for f in train_files),
+            "training_files": len(train_files),
             "training_chars": self.training_chars,
             "eval_ngrams": len(self.index.ngrams),
             "ngrams_boilerplate": (sum(1 for x in self.scan.counts if x > self.cutoff)
@@ -417,7 +443,8 @@ class ContaminationJob:
     def report_csv(self) -> str:
         """``contamination-report.csv``: one row per scored eval row (columns REPORT_COLUMNS)."""
         rows = ([r.eval_row, r.status, fmt_float(r.containment), r.ngrams_matched,
-                 r.ngrams_total, r.ngrams_boilerplate, r.words, r.training_record or "",
+                 r.ngrams_total, r.ngrams_boilerplate, r.words, r.training_file,
+                 r.training_record or "",
                  r.shared_passage, r.excerpt] for r in self.scores if r.scored)
         return write_csv(self.stamp, REPORT_COLUMNS, rows)
 
@@ -437,6 +464,7 @@ class ContaminationJob:
                 ("  of which boilerplate only", s["rows_boilerplate_only"]),
                 ("rows contaminated", s["rows_contaminated"]),
                 ("rows kept (eval.clean)", s["rows_kept"]),
+                ("training files", s["training_files"]),
                 ("training records", s["training_records"]),
                 ("training bytes", s["training_bytes"]),
                 ("N (words per n-gram)", f"{s['n']} — {s['n_how']}"),
@@ -461,20 +489,25 @@ class ContaminationJob:
         dirty = sorted((r for r in scored if r.status == "contaminated"),
                        key=lambda r: (-r.containment, r.eval_row))
         rows = [(r.eval_row, fmt_float(r.containment), f"{r.ngrams_matched}/{r.ngrams_total}",
-                 r.training_record, r.shared_passage, r.excerpt) for r in dirty]
+                 r.training_file, r.training_record, r.shared_passage, r.excerpt)
+                for r in dirty]
+        names = [f.name for f in self.train_files] or [self.train_name]
+        against = (f"training file <b>{_esc(names[0])}</b>" if len(names) == 1 else
+                   f"{len(names)} training files (<b>{_esc(names[0])}</b> … "
+                   f"<b>{_esc(names[-1])}</b>; every one is listed in the run stamp)")
         sections = [
             "<h1>evalsieve — eval/training overlap report</h1>",
-            f"<p>Eval file <b>{_esc(self.eval_name)}</b> against training file "
-            f"<b>{_esc(self.train_name)}</b>.</p>",
+            f"<p>Eval file <b>{_esc(self.eval_name)}</b> against {against}.</p>",
             f"<p class=\"rule\">{_esc(RULE)}</p>",
             "<h2>Figures, with the settings that produced them</h2>",
             html_table(["figure", "value"], head, frozenset({1}), cls="settings"),
             f"<h2>Containment of the scored rows</h2><p>{zero} of {len(scored)} scored rows "
             "have no matched n-gram.</p>" + "".join(hist),
             f"<h2>Contaminated rows ({len(dirty)})</h2>",
-            html_table(["eval_row", "containment", "matched/total", "training_record",
+            html_table(["eval_row", "containment", "matched/total", "training_file",
+                        "training_record",
                         "shared passage (normalised words)", "training excerpt (normalised)"],
-                       rows, frozenset({0, 1, 2, 3})),
+                       rows, frozenset({0, 1, 2, 4})),
         ]
         if self.score_run is not None:
             sections.append(score_impact_section(self.score_run.figures,

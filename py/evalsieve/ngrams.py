@@ -169,15 +169,23 @@ class EvalIndex:
 class TrainingScan:
     """Counts, for every eval n-gram, the distinct training records that contain it.
 
-    Feed records in file order with :meth:`scan`. Memory is O(eval n-grams), whatever the
-    size of the training file.
+    Feed records in corpus order with :meth:`scan` (set :attr:`file` before each training
+    file), or merge the partial results of scans of parts of the corpus with :meth:`merge`
+    (in any order: the result is the same). Memory is O(eval n-grams), whatever the size of
+    the training corpus.
+
+    A training record's identity is (file, record number in that file): ``first_file`` and
+    ``first_record`` together name the first record holding an n-gram, "first" in corpus
+    order (files in the order given, records in file order).
 
     Attributes:
-        records: training records in the file, set by the driver when the pass ends (the
-            boilerplate cut-off depends on it; records the filter skipped count too).
+        records: training records in the corpus (all files), set by the driver when the pass
+            ends (the boilerplate cut-off depends on it; records the filter skipped count too).
         counts: per n-gram id, distinct training records containing it.
-        first_record: per n-gram id, the 1-based training record where it was first found
-            (0 = never).
+        file: 0-based index of the training file :meth:`scan` is reading.
+        file_names: the training files' names, by index (for the report).
+        first_file: per n-gram id, the 0-based training file of its first record.
+        first_record: per n-gram id, the 1-based record number in that file (0 = never).
         excerpt: per n-gram id, normalised training words around its first occurrence.
     """
     index: EvalIndex
@@ -185,11 +193,51 @@ class TrainingScan:
     counts: list[int] = field(default_factory=list)
     first_record: list[int] = field(default_factory=list)
     excerpt: dict[int, str] = field(default_factory=dict)
+    file: int = 0
+    file_names: list[str] = field(default_factory=list)
+    first_file: list[int] = field(default_factory=list)
 
     def __post_init__(self):
         g = len(self.index.ngrams)
         self.counts = [0] * g
         self.first_record = [0] * g
+        self.first_file = [0] * g
+
+    def partial(self) -> dict:
+        """This scan's result in a mergeable form (plain JSON-able values).
+
+        Returns:
+            ``{"records": int, "counts": {id: records holding it}, "first": {id: [record,
+            excerpt]}}`` with only the n-grams found; record numbers as this scan saw them.
+        """
+        counts = self.counts
+        return {"records": self.records,
+                "counts": {g: c for g, c in enumerate(counts) if c},
+                "first": {g: [self.first_record[g], self.excerpt.get(g, "")]
+                          for g, c in enumerate(counts) if c}}
+
+    def merge(self, part: dict, file: int, record_offset: int = 0) -> None:
+        """Add the :meth:`partial` of a scan of one training file, or of one byte range of
+        it, to this scan.
+
+        Exact because a record never spans two parts: per n-gram the counts of distinct
+        records add up, and the first occurrence is the least (file, record) over the parts,
+        whatever order the parts arrive in.
+
+        Args:
+            part: a :meth:`partial` (keys may be ints or decimal strings).
+            file: the part's 0-based training file.
+            record_offset: records of that file before the part's first record.
+        """
+        counts, ff, fr, ex = self.counts, self.first_file, self.first_record, self.excerpt
+        for g, c in part["counts"].items():
+            counts[int(g)] += c
+        for g, (rec, text) in part["first"].items():
+            g = int(g)
+            key = (file, rec + record_offset)
+            if not fr[g] or key < (ff[g], fr[g]):
+                ff[g], fr[g] = key
+                ex[g] = text
 
     def scan(self, batch: list[tuple[int, list[str]]]) -> None:
         """Scan a batch of training records.
@@ -213,7 +261,7 @@ class TrainingScan:
             for _ in segs:
                 words = normed[k].split()
                 k += 1
-                if len(words) < n:
+                if len(words) < n or anchor_set.isdisjoint(words):
                     continue
                 ws = set(words)
                 joined = None
@@ -230,6 +278,7 @@ class TrainingScan:
                                     found.add(gid)
                                     if not first[gid]:
                                         first[gid] = rec
+                                        self.first_file[gid] = self.file
                                         self.excerpt[gid] = _excerpt(joined, padded[gid])
             if found:
                 for gid in found:
@@ -283,7 +332,9 @@ class RowScore:
         ngrams_matched: of those, how many were found in training.
         ngrams_boilerplate: distinct n-grams dropped as boilerplate.
         containment: ngrams_matched / ngrams_total in [0, 1] (None when not scored).
-        training_record: 1-based first training record holding a matched n-gram (0 = none).
+        training_file: the training file of that record ("" = none).
+        training_record: 1-based number, in that file, of the first training record holding a
+            matched n-gram (0 = none); first in corpus order (files as given, then records).
         shared_passage: the longest run of the row's words covered by matched n-grams.
         excerpt: normalised training words around the first match ([brackets] = the n-gram).
     """
@@ -297,6 +348,7 @@ class RowScore:
     training_record: int = 0
     shared_passage: str = ""
     excerpt: str = ""
+    training_file: str = ""
 
     @property
     def scored(self) -> bool:
@@ -352,8 +404,11 @@ def containment_scores(index: EvalIndex, scan: TrainingScan, *, boilerplate: boo
         s = RowScore(num, row.words, "contaminated" if dirty else "clean", len(scorable),
                      len(matched), len(bp), c)
         if matched:
-            g0 = min(matched, key=lambda g: (first[g], g))
+            ff = scan.first_file
+            g0 = min(matched, key=lambda g: (ff[g], first[g], g))
             s.training_record = first[g0]
+            names = scan.file_names
+            s.training_file = names[ff[g0]] if ff[g0] < len(names) else ""
             s.excerpt = scan.excerpt.get(g0, "")
             s.shared_passage = _longest_covered(row, index, set(matched), n)
         out.append(s)

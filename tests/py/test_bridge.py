@@ -158,3 +158,32 @@ def test_cont_view_and_exports_after_finish(fixtures):
                      "overlap-report.html"]
     assert view["rows_total"] == s["rows_contaminated"] == 7 == len(view["rows"])
     assert sum(view["histogram"]["counts"]) == s["rows_scored"]
+
+
+def test_bridge_finish_takes_a_list_of_training_inputs(fixtures):
+    """cont.finish accepts {eval, train: {...}} (one file) and {eval, train: [{...}, ...]}."""
+    ev = open(os.path.join(fixtures, "gsm8k_test_sample.jsonl"), encoding="utf-8").read()
+    tr = open(os.path.join(fixtures, "train_mix.jsonl"), encoding="utf-8").read()
+    stamps = []
+    for train in ({"sha256": "ab" * 32, "bytes": 7},
+                  [{"name": "t1.jsonl", "sha256": "ab" * 32, "bytes": 7},
+                   {"name": "t2.jsonl.gz", "sha256": "cd" * 32, "bytes": 5,
+                    "format": "jsonl+gzip"}]):
+        h = call("cont.start", {"eval": {"name": "e.jsonl", "format": "jsonl",
+                                         "fields": ["question"]},
+                                "train": {"name": "train_mix.jsonl", "format": "jsonl",
+                                          "fields": ["text"]}})["value"]["handle"]
+        call("cont.feed_eval", {"handle": h}, ev)
+        call("cont.end_eval", {"handle": h})
+        call("cont.feed_train", {"handle": h}, tr)
+        s = call("cont.finish", {"handle": h, "inputs": {"eval": {}, "train": train},
+                                 "utc": "2026-01-01T00:00:00+00:00"})["value"]
+        call("close", {"handle": h})
+        stamps.append(s)
+    one, two = stamps
+    assert [(i["name"], i["bytes"]) for i in one["stamp"]["inputs"]] == [
+        ("e.jsonl", 0), ("train_mix.jsonl", 7)]
+    assert [(i["name"], i["bytes"], i["format"]) for i in two["stamp"]["inputs"][1:]] == [
+        ("t1.jsonl", 7, "jsonl"), ("t2.jsonl.gz", 5, "jsonl+gzip")]
+    assert two["training_files"] == 2 and two["training_bytes"] == 12
+    assert one["rows_contaminated"] == two["rows_contaminated"] == 7

@@ -1,0 +1,612 @@
+"""A training corpus for the CLI: many files, read in parts, scanned anywhere.
+
+CLI side only (it reads files; the page has its own reader). Standard library only, except
+two optional extras imported lazily: fsspec (``[remote]``) for ``s3://``, ``gs://``,
+``hf://``, ``https://`` ... inputs, and numpy (``[fast]``) for the candidate filter of
+:mod:`evalsieve.fastscan`.
+
+* :func:`expand_inputs` turns TRAIN arguments (files, directories read recursively for the
+  supported extensions only, globs, URLs) into an ordered list of files;
+* :class:`FileSource` streams one file as UTF-8 text (gzip by magic bytes);
+* :func:`plan_tasks` cuts the corpus into tasks: one per file, and large uncompressed
+  JSONL/text files into byte ranges that start and end at line ends;
+* :func:`scan_task` scans one task against the eval index and returns a
+  :meth:`TrainingScan.partial` plus counts. It is a pure function of its inputs (idempotent:
+  safe to retry), so the same code runs in this process, in a process pool or as a Ray task.
+"""
+
+from __future__ import annotations
+
+import codecs
+import glob as globmod
+import hashlib
+import os
+import zlib
+from dataclasses import dataclass
+
+from .errors import EvalsieveError, bad_input
+from .fields import FieldExtractor
+from .ngrams import TrainingScan
+from .records import RecordReader, parse_record_line, refuse_binary
+from .stamps import InputFile
+
+CHUNK_BYTES = 4 << 20
+HEAD_BYTES = 1 << 20
+HEAD_MAX_BYTES = 64 << 20   # the head goes on to the first line end, up to this much
+SPLIT_MIN_BYTES = 16 << 20  # files larger than this may be cut into byte ranges
+SUPPORTED = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".tab", ".txt")
+_GLOB = set("*?[")
+
+
+# -- where the bytes come from ---------------------------------------------------------------
+def is_url(path: str) -> bool:
+    """True for ``scheme://...`` (read through fsspec), False for a local path."""
+    head, sep, _ = path.partition("://")
+    return bool(sep) and head.isalnum() and len(head) > 1
+
+
+def _fsspec(path: str):
+    try:
+        import fsspec
+    except ImportError:
+        raise bad_input("reading a URL needs fsspec", file=path,
+                        expected="pip install 'evalsieve[remote]' (plus s3fs / gcsfs / "
+                                 "huggingface_hub for s3://, gs://, hf://)")
+    return fsspec
+
+
+def open_binary(path: str):
+    """A binary file object for a local path or an fsspec URL."""
+    try:
+        if is_url(path):
+            return _fsspec(path).open(path, "rb").open()
+        return open(path, "rb")
+    except EvalsieveError:
+        raise
+    except OSError as e:
+        raise bad_input(f"cannot read the file ({e.strerror or e})", file=path,
+                        expected="a readable file")
+
+
+def size_of(path: str) -> int:
+    """The file's size in bytes (local stat or the fsspec listing)."""
+    try:
+        if is_url(path):
+            fs, p = _fsspec(path).core.url_to_fs(path)
+            return int(fs.size(p))
+        return os.path.getsize(path)
+    except OSError as e:
+        raise bad_input(f"cannot read the file ({e.strerror or e})", file=path,
+                        expected="a readable file")
+
+
+def supported(name: str) -> bool:
+    """True for the extensions a directory walk takes (``.gz`` of them too)."""
+    low = name.lower()
+    if low.endswith(".gz"):
+        low = low[:-3]
+    return low.endswith(SUPPORTED)
+
+
+def expand_inputs(args: list[str]) -> list[tuple[str, str]]:
+    """The training files named by TRAIN arguments, in a fixed order, with their names.
+
+    Each argument is a file (taken whatever its extension), a directory (every file below
+    it with a supported extension: ``.jsonl .ndjson .json .csv .tsv .tab .txt``, each
+    optionally ``.gz``; sorted by path), or a glob (``data/train-*.jsonl.gz``, ``**``
+    recursive; sorted). URLs (``s3://``, ``gs://``, ``hf://``, ``https://``) go through
+    fsspec the same way. A file named twice is read once, at its first place.
+
+    Names (what the report's ``training_file`` and the stamp show): a file argument's base
+    name (as the page names a dropped file); under a directory ``D``, ``basename(D)/relative
+    path`` (as the page names the files of a dropped folder); for a glob, the path below its
+    fixed leading directories; a URL as given. Names that would collide are replaced by the
+    full paths.
+
+    Returns:
+        ``[(path or URL, name)]`` in corpus order (arguments in order, sorted within one).
+    Raises:
+        EvalsieveError(bad_input): an argument names nothing, or a directory holds no
+        supported file.
+    """
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for arg in args:
+        found = _expand_url(arg) if is_url(arg) else _expand_local(arg)
+        for f, name in found:
+            key = f if is_url(f) else os.path.normpath(os.path.abspath(f))
+            if key not in seen:
+                seen.add(key)
+                out.append((f, name))
+    names = [n for _, n in out]
+    if len(set(names)) < len(names):
+        dup = {n for n in names if names.count(n) > 1}
+        out = [(f, f if n in dup else n) for f, n in out]
+    return out
+
+
+def _glob_root(pattern: str) -> str:
+    """The leading directories of a glob that hold no wildcard."""
+    parts = pattern.replace(os.sep, "/").split("/")
+    keep = []
+    for p in parts[:-1]:
+        if _GLOB & set(p):
+            break
+        keep.append(p)
+    return "/".join(keep)
+
+
+def _expand_local(arg: str) -> list[tuple[str, str]]:
+    if os.path.isdir(arg):
+        found = []
+        for root, dirs, files in os.walk(arg):
+            dirs.sort()
+            found += [os.path.join(root, f) for f in files if supported(f)]
+        if not found:
+            raise bad_input("the directory holds no training file", file=arg,
+                            expected="files ending " + " ".join(SUPPORTED) + " (or .gz)")
+        top = os.path.basename(os.path.normpath(arg))
+        return [(p, "/".join([top] + os.path.relpath(p, arg).split(os.sep)))
+                for p in sorted(found)]
+    if _GLOB & set(arg):
+        found = sorted(p for p in globmod.glob(arg, recursive=True) if os.path.isfile(p))
+        if not found:
+            raise bad_input("the pattern matches no file", file=arg, expected="a glob "
+                            "such as data/train-*.jsonl.gz")
+        root = _glob_root(arg) or "."
+        return [(p, "/".join(os.path.relpath(p, root).split(os.sep))) for p in found]
+    if not os.path.isfile(arg):
+        raise bad_input("no such file", file=arg, expected="a readable file")
+    return [(arg, os.path.basename(arg))]
+
+
+def _expand_url(arg: str) -> list[tuple[str, str]]:
+    fsspec = _fsspec(arg)
+    fs, path = fsspec.core.url_to_fs(arg)
+    proto = arg.split("://", 1)[0]
+
+    def url(p: str) -> str:
+        return p if is_url(p) else f"{proto}://{p}"
+    try:
+        if _GLOB & set(path):
+            found = sorted(url(p) for p in fs.glob(path) if not fs.isdir(p))
+        elif fs.isdir(path):
+            found = sorted(url(p) for p in fs.find(path) if supported(p))
+        else:
+            fs.size(path)
+            found = [arg]
+    except (OSError, ValueError) as e:
+        raise bad_input(f"cannot list the URL ({e})", file=arg, expected="a readable URL")
+    if not found:
+        raise bad_input("the URL names no training file", file=arg,
+                        expected="a file, a folder holding supported files, or a glob")
+    return [(u, u) for u in found]
+
+
+# -- reading one file --------------------------------------------------------------------------
+class _Gunzip:
+    """Inflate gzip incrementally, member after member (RFC 1952 allows concatenation)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.d = zlib.decompressobj(31)
+        self.read = 0   # compressed bytes fed so far, for error messages
+
+    def feed(self, raw: bytes) -> bytes:
+        """Inflate the next raw bytes; returns the decompressed bytes (possibly empty).
+
+        Raises:
+            EvalsieveError(bad_input): corrupt gzip data (naming the compressed byte offset
+            of the block it was found in).
+        """
+        at = self.read
+        self.read += len(raw)
+        try:
+            out = [self.d.decompress(raw)]
+            while self.d.eof and self.d.unused_data:
+                rest = self.d.unused_data
+                self.d = zlib.decompressobj(31)
+                out.append(self.d.decompress(rest))
+        except zlib.error as e:
+            raise bad_input(f"corrupt gzip data ({e}) in the block at compressed byte {at}",
+                            file=self.name, expected="a gzip file (or plain text)")
+        return b"".join(out)
+
+    def close(self) -> bytes:
+        """Flush at the end of the file. Raises EvalsieveError(bad_input) if truncated."""
+        tail = self.d.flush()
+        if not self.d.eof:
+            raise bad_input("the gzip stream is truncated (it ends mid-member)",
+                            file=self.name, expected="a complete gzip file")
+        return tail
+
+
+class FileSource:
+    """Streams one input file as UTF-8 text, whatever its size.
+
+    gzip is detected by its magic bytes (1f 8b), not the name, and inflated member by member
+    (concatenated gzip works); ZIP, Parquet, UTF-16 and other binary formats are refused by
+    their magic bytes (``records.refuse_binary``); the UTF-8 BOM is removed; invalid UTF-8 is
+    an error naming the byte offset and the line. After a full read, ``sha256`` and ``bytes``
+    describe the file as given.
+
+    Args:
+        path: the file's path (or an fsspec URL).
+        name: how messages and the stamp name it (default: the path's last part).
+    Raises:
+        EvalsieveError(bad_input): missing file, truncated gzip, binary format, invalid UTF-8.
+    """
+
+    def __init__(self, path: str, name: str | None = None):
+        self.path = path
+        self.name = name or os.path.basename(path.rstrip("/"))
+        if not is_url(path) and not os.path.isfile(path):
+            raise bad_input("no such file", file=path, expected="a readable file")
+        with open_binary(path) as f:
+            self.gzip = f.read(2) == b"\x1f\x8b"
+        self.sha256 = ""
+        self.bytes = 0
+
+    def chunks(self, limit: int | None = None):
+        """Yield decoded text chunks; with ``limit``, stop after about that many bytes
+        (cut at the last line end), without hashing."""
+        h = hashlib.sha256()
+        dec = codecs.getincrementaldecoder("utf-8")("strict")
+        inflater = _Gunzip(self.name) if self.gzip else None
+        first = True
+        offset = 0   # decoded-stream byte offset, for error messages
+        self._lines = 0  # line ends decoded so far, for error messages
+        total = 0
+        with open_binary(self.path) as f:
+            while True:
+                try:
+                    raw = f.read(CHUNK_BYTES if limit is None else min(CHUNK_BYTES, limit))
+                except OSError as e:
+                    raise bad_input(f"read error at byte {total} ({e.strerror or e})",
+                                    file=self.name, expected="a readable file")
+                if not raw:
+                    break
+                total += len(raw)
+                h.update(raw)
+                data = inflater.feed(raw) if inflater else raw
+                if offset == 0 and data:
+                    refuse_binary(self.name, data[:16])
+                text = self._decode(dec, data, offset)
+                offset += len(data)
+                self._lines += data.count(b"\n")
+                if first and text:
+                    if text.startswith("\ufeff"):
+                        text = text[1:]
+                    first = False
+                # the head ends at a line end: past `limit`, read on to the first one
+                if limit is not None and total >= limit and ("\n" in text
+                                                             or total >= HEAD_MAX_BYTES):
+                    cut = text.rfind("\n")
+                    yield text[:cut + 1] if cut >= 0 else text
+                    return
+                if text:
+                    yield text
+            if inflater is not None and limit is None:
+                tail = inflater.close()
+                if tail:
+                    if offset == 0:
+                        refuse_binary(self.name, tail[:16])
+                    yield self._decode(dec, tail, offset)
+            try:
+                rest = dec.decode(b"", final=True)
+            except UnicodeDecodeError:
+                raise bad_input("the file ends inside a UTF-8 character", file=self.name,
+                                expected="UTF-8 text")
+            if rest:
+                yield rest
+        if limit is None:
+            self.sha256 = h.hexdigest()
+            self.bytes = total
+
+    def _decode(self, dec, data: bytes, offset: int) -> str:
+        try:
+            return dec.decode(data)
+        except UnicodeDecodeError as e:
+            line = self._lines + data.count(b"\n", 0, e.start) + 1
+            raise bad_input(f"invalid UTF-8 at byte {offset + e.start}", file=self.name,
+                            line=line,
+                            expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)")
+
+    def head(self) -> str:
+        """About the first MB of text, cut at a line end (for sniffing and field lists)."""
+        return "".join(self.chunks(limit=HEAD_BYTES))
+
+    def info(self, role: str, fmt: str) -> InputFile:
+        """The file as the run stamp names it (after a full read: sha256 and size set)."""
+        return InputFile(role, self.name, self.sha256, self.bytes,
+                         fmt + ("+gzip" if self.gzip else ""))
+
+
+# -- tasks ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Task:
+    """One unit of the training pass: a whole file, or a byte range of one.
+
+    Attributes:
+        file: 0-based index of the file in the corpus.
+        part: 0-based index of the range within the file (0 for a whole file).
+        path: local path or URL; name: how errors and the report name it.
+        fmt: the file's format; fields: the training field paths.
+        start, end: byte range [start, end) of the file; end = -1 means to its end. Ranges
+            start right after a line end, so every record is inside exactly one range.
+        gzip: the file is gzip (never split).
+        size: the file's size in bytes (for progress).
+    """
+    file: int
+    part: int
+    path: str
+    name: str
+    fmt: str
+    fields: tuple
+    start: int
+    end: int
+    gzip: bool
+    size: int
+
+    @property
+    def whole(self) -> bool:
+        """True when the task reads the whole file (and so can hash it)."""
+        return self.start == 0 and self.end < 0
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the file this task reads."""
+        return (self.size if self.end < 0 else self.end) - self.start
+
+
+def line_cuts(path: str, size: int, parts: int) -> list[int]:
+    """Offsets that cut a file into ``parts`` byte ranges at line ends: each cut is the
+    byte after the first ``\\n`` at or after ``k * size / parts``. Returns [0, c1, ..., size]
+    (fewer ranges when lines are longer than a range)."""
+    cuts = [0]
+    with open_binary(path) as f:
+        for k in range(1, parts):
+            at = max(cuts[-1], k * size // parts)
+            f.seek(at)
+            pos = at
+            while True:
+                block = f.read(1 << 16)
+                if not block:
+                    pos = size
+                    break
+                i = block.find(b"\n")
+                if i >= 0:
+                    pos += i + 1
+                    break
+                pos += len(block)
+            if cuts[-1] < pos < size:
+                cuts.append(pos)
+    cuts.append(size)
+    return cuts
+
+
+def plan_tasks(files: list[dict], workers: int, split_min: int | None = None) -> list[Task]:
+    """Cut the corpus into tasks.
+
+    Args:
+        files: per file ``{path, name, fmt, fields, gzip, size}``, in corpus order.
+        workers: processes that will run the tasks.
+        split_min: uncompressed JSONL/text files larger than this, and larger than a
+            quarter of an even share of the corpus per worker, are cut at line ends into
+            ranges of about that size (four tasks per worker even out unequal speeds) (CSV/TSV records may span lines and gzip cannot be entered mid-stream:
+            those are read whole).
+    Returns:
+        Tasks in corpus order (file, then range).
+    """
+    total = sum(f["size"] for f in files)
+    split_min = SPLIT_MIN_BYTES if split_min is None else split_min
+    share = max(split_min, -(-total // max(1, workers * 4)))
+    tasks = []
+    for i, f in enumerate(files):
+        splittable = not f["gzip"] and f["fmt"] in ("jsonl", "text") and not is_url(f["path"])
+        if workers > 1 and splittable and f["size"] > share:
+            cuts = line_cuts(f["path"], f["size"], -(-f["size"] // share))
+            for k in range(len(cuts) - 1):
+                tasks.append(Task(i, k, f["path"], f["name"], f["fmt"], tuple(f["fields"]),
+                                  cuts[k], cuts[k + 1] if k + 2 < len(cuts) else -1,
+                                  False, f["size"]))
+        else:
+            tasks.append(Task(i, 0, f["path"], f["name"], f["fmt"], tuple(f["fields"]), 0, -1,
+                              f["gzip"], f["size"]))
+    return tasks
+
+
+# -- scanning one task -------------------------------------------------------------------------
+_FILTERS: dict = {}
+
+
+def make_payload(index, fast: bool = True, formats=("jsonl", "text")) -> dict:
+    """What every task needs, built once (and shipped once to each worker or into Ray's
+    object store): the eval index and, with numpy, a candidate filter per format (of
+    ``formats``, those the filter reads: jsonl and text)."""
+    filters = {}
+    if fast:
+        from .fastscan import LineFilter, numpy_or_none
+        if numpy_or_none() is not None and index.n >= 2:
+            for fmt in sorted(set(formats) & {"jsonl", "text"}):
+                filters[fmt] = LineFilter(index.ngrams, index.n, fmt)
+    return {"index": index, "filters": filters}
+
+
+def _lines_before(task: Task) -> int:
+    """Line ends in the file before the task's range (only to name a line in an error)."""
+    if task.start == 0:
+        return 0
+    n = 0
+    left = task.start
+    with open_binary(task.path) as f:
+        while left:
+            block = f.read(min(left, 1 << 20))
+            if not block:
+                break
+            n += block.count(b"\n")
+            left -= len(block)
+    return n
+
+
+def scan_task(payload: dict, task: Task, progress=None) -> dict:
+    """Scan one task. A pure function of its arguments and the file: safe to retry.
+
+    Args:
+        payload: from :func:`make_payload`.
+        task: the file or byte range.
+        progress: optional ``callback(bytes_read)`` called after each block.
+    Returns:
+        ``{file, part, records, chars, bytes, sha256, candidates, partial}``: records in the
+        range; decoded characters; bytes read from disk (compressed, for gzip); sha256 of
+        the file when the task read it whole, else ""; lines the exact check read (None
+        without the filter); the :meth:`TrainingScan.partial` with record numbers counted
+        from the range's start.
+    Raises:
+        EvalsieveError(bad_input): an unreadable, corrupt or malformed file, naming the file
+        and the byte or line (line numbers count from the file's start).
+    """
+    _fault_hook(task)
+    try:
+        return _scan(payload, task, progress)
+    except EvalsieveError as e:
+        if e.line is not None and task.start:
+            e.line += _lines_before(task)
+        raise
+
+
+def _raw_blocks(task: Task, h, progress):
+    """(bytes read so far, decoded data) blocks of the task's range."""
+    inflater = _Gunzip(task.name) if task.gzip else None
+    left = task.nbytes if task.end >= 0 else None
+    read = 0
+    with open_binary(task.path) as f:
+        if task.start:
+            f.seek(task.start)
+        while True:
+            want = CHUNK_BYTES if left is None else min(CHUNK_BYTES, left - read)
+            if want <= 0:
+                break
+            try:
+                raw = f.read(want)
+            except OSError as e:
+                raise bad_input(f"read error at byte {task.start + read} "
+                                f"({e.strerror or e})", file=task.name,
+                                expected="a readable file")
+            if not raw:
+                break
+            read += len(raw)
+            if h is not None:
+                h.update(raw)
+            data = inflater.feed(raw) if inflater else raw
+            if progress:
+                progress(len(raw))
+            yield data
+        if inflater is not None:
+            tail = inflater.close()
+            if tail:
+                yield tail
+    if left is not None and read != left:
+        raise bad_input(f"the file ended at byte {task.start + read}, before byte "
+                        f"{task.end} (it changed while being read?)", file=task.name,
+                        expected="a file that stays the same during the run")
+
+
+def _scan(payload: dict, task: Task, progress) -> dict:
+    index = payload["index"]
+    filt = payload["filters"].get(task.fmt)
+    scan = TrainingScan(index)
+    h = hashlib.sha256() if task.whole else None
+    fields = FieldExtractor(task.fmt, list(task.fields), task.name)
+    seg = fields.segments
+    state = {"offset": 0, "lines": 0, "chars": 0, "records": 0, "cand": 0, "first": True}
+    batch: list = []
+    reader = None if filt else RecordReader(task.fmt, task.name)
+    carry = b""
+    for data in _raw_blocks(task, h, progress):
+        if state["first"] and data:
+            if task.start == 0:
+                refuse_binary(task.name, data[:16])
+                if data.startswith(b"\xef\xbb\xbf"):
+                    data = data[3:]
+                    state["offset"] += 3
+            state["first"] = False
+        data = carry + data
+        cut = data.rfind(b"\n") + 1
+        carry = data[cut:]
+        if cut:
+            _block(data[:cut], task, state, filt, reader, seg, scan, batch)
+    if carry:
+        _block(carry, task, state, filt, reader, seg, scan, batch)
+    if reader is not None:
+        for r in reader.finish():
+            batch.append((r.index, seg(r.value)))
+        state["records"] = reader.records_read
+    if batch:
+        scan.scan(batch)
+    scan.records = state["records"]
+    return {"file": task.file, "part": task.part, "records": state["records"],
+            "chars": state["chars"], "bytes": task.nbytes if task.end >= 0 else task.size,
+            "sha256": h.hexdigest() if h is not None else "",
+            "candidates": state["cand"] if filt else None, "partial": scan.partial()}
+
+
+def _decode(block: bytes, task: Task, state: dict) -> str:
+    try:
+        return block.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = state["lines"] + block.count(b"\n", 0, e.start) + 1
+        where = "byte" if not task.gzip else "byte of the decompressed stream"
+        raise bad_input(f"invalid UTF-8 at {where} {task.start + state['offset'] + e.start}",
+                        file=task.name, line=line,
+                        expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)")
+
+
+def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch) -> None:
+    """Scan whole lines (the exact reader; or the filter, then the exact check of the
+    candidate lines). Updates ``state`` (offset, lines, chars, records)."""
+    text = _decode(block, task, state)
+    state["chars"] += len(text)
+    if reader is not None:
+        for r in reader.feed(text):
+            batch.append((r.index, seg(r.value)))
+            if len(batch) >= 2000:
+                scan.scan(batch)
+                batch.clear()
+    else:
+        line_count, cands = filt.candidates(block)
+        lines = block.split(b"\n")
+        rec_base = state["records"]
+        ln_base = state["lines"]
+        blanks = 0
+        for i in cands.tolist():
+            raw = lines[i].decode("utf-8")
+            if not raw.strip():
+                blanks += 1
+                continue
+            value = parse_record_line(task.fmt, raw, task.name, ln_base + i + 1)
+            batch.append((rec_base + i + 1 - blanks, seg(value)))
+        state["cand"] += len(cands)
+        state["records"] += line_count - blanks
+        if batch:
+            scan.scan(batch)
+            batch.clear()
+    state["offset"] += len(block)
+    state["lines"] += block.count(b"\n")
+
+
+def _fault_hook(task: Task) -> None:
+    """Fault injection for the retry test: with ``EVALSIEVE_FAIL_ONCE=DIR`` every task
+    fails on its first attempt (a marker file in DIR records the attempt)."""
+    d = os.environ.get("EVALSIEVE_FAIL_ONCE")
+    if not d:
+        return
+    marker = os.path.join(d, f"task-{task.file}-{task.part}")
+    if not os.path.exists(marker):
+        with open(marker, "w") as f:
+            f.write("failed once\n")
+        raise TaskFault(f"injected fault in task {task.file}.{task.part} (first attempt)")
+
+
+class TaskFault(RuntimeError):
+    """A transient task failure (injected by the retry test); Ray retries it."""

@@ -1,0 +1,202 @@
+"""Where the training pass's tasks run: this process, a process pool, or a Ray cluster.
+
+CLI side only. Every engine runs :func:`corpus.scan_task` over the same tasks and hands each
+result to one merge (:meth:`ContaminationJob.merge_partial`), so the exports do not depend
+on the engine, the number of workers or the order in which tasks finish:
+
+* per eval n-gram, the counts of distinct training records add up (a record is inside
+  exactly one task);
+* per eval n-gram, the first (file, record) is the least over the tasks, a task's record
+  numbers being shifted by the records of the earlier ranges of its file (known once those
+  ranges are done: the merge of a range waits for its predecessors' counts, see
+  :class:`Merger`).
+
+Ray (``pip install 'evalsieve[ray]'``): the eval index and filters go into the object store
+once (``ray.put``); one task per file or byte range; tasks are pure functions of their
+inputs, so Ray's retries (worker lost, or :class:`corpus.TaskFault`) are safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import threading
+
+from .corpus import Task, TaskFault, open_binary, scan_task
+from .errors import EvalsieveError
+
+ENGINES = ("local", "ray")
+
+
+class Merger:
+    """Merges task results into a job, exactly, in whatever order they arrive.
+
+    A byte range's record numbers start at 1; its offset is the records of the earlier
+    ranges of the same file. Results wait until their offset is known (in practice: until
+    the earlier ranges are done), then merge.
+    """
+
+    def __init__(self, job, tasks: list[Task]):
+        self.job = job
+        self.parts: dict[int, int] = {}
+        for t in tasks:
+            self.parts[t.file] = max(self.parts.get(t.file, 0), t.part + 1)
+        self.waiting: dict[tuple[int, int], dict] = {}
+        self.next_part: dict[int, int] = {f: 0 for f in self.parts}
+        self.offset: dict[int, int] = {f: 0 for f in self.parts}
+        self.sha256: dict[int, str] = {}
+        self.candidates = 0
+        self.filtered = True
+
+    def add(self, res: dict) -> None:
+        """Take one :func:`scan_task` result."""
+        f = res["file"]
+        self.waiting[(f, res["part"])] = res
+        while (f, self.next_part[f]) in self.waiting:
+            r = self.waiting.pop((f, self.next_part[f]))
+            self.job.merge_partial(r["partial"], f, self.offset[f], r["chars"])
+            self.offset[f] += r["records"]
+            self.next_part[f] += 1
+            if r["sha256"]:
+                self.sha256[f] = r["sha256"]
+            if r["candidates"] is None:
+                self.filtered = False
+            else:
+                self.candidates += r["candidates"]
+
+    def done(self) -> bool:
+        """True when every task has merged."""
+        return not self.waiting and all(self.next_part[f] == n for f, n in self.parts.items())
+
+
+def hash_file(path: str, stop: threading.Event | None = None) -> str:
+    """sha256 of a whole file, streamed (for files the tasks read in ranges)."""
+    h = hashlib.sha256()
+    with open_binary(path) as f:
+        while True:
+            if stop is not None and stop.is_set():
+                return ""
+            block = f.read(1 << 20)
+            if not block:
+                break
+            h.update(block)
+    return h.hexdigest()
+
+
+# -- engines -------------------------------------------------------------------------------------
+def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_bytes) -> None:
+    """Run the tasks here (workers = 1) or in a pool of ``workers`` processes.
+
+    Args:
+        on_result: called with each task's result, in the driver, as tasks finish.
+        on_bytes: called with bytes read (per block with one worker, per task otherwise).
+    Raises:
+        EvalsieveError: the first task error (the pool is stopped; nothing is merged after).
+        KeyboardInterrupt: Ctrl-C (the pool is terminated).
+    """
+    if workers <= 1 or len(tasks) <= 1:
+        for t in tasks:
+            on_result(scan_task(payload, t, on_bytes))
+        return
+    import multiprocessing as mp
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    pool = ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(payload,))
+    ok = False
+    try:
+        for res in pool.imap_unordered(_run_in_worker, tasks):
+            if "error" in res:
+                raise _error_from(res["error"])
+            on_bytes(res["bytes"])
+            on_result(res)
+        ok = True
+    finally:
+        if ok:
+            pool.close()
+        else:
+            pool.terminate()
+        pool.join()
+
+
+_PAYLOAD: dict | None = None
+
+
+def _init_worker(payload: dict) -> None:
+    global _PAYLOAD
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the driver handles Ctrl-C
+    _PAYLOAD = payload
+
+
+def _run_in_worker(task: Task) -> dict:
+    try:
+        return scan_task(_PAYLOAD, task)
+    except EvalsieveError as e:
+        return {"error": e.to_dict()}
+
+
+def _error_from(d: dict) -> EvalsieveError:
+    return EvalsieveError(d["code"], d["message"], file=d["file"], line=d["line"],
+                          expected=d["expected"], detail=d["detail"])
+
+
+def run_ray(payload: dict, tasks: list[Task], address: str | None, cpus: int | None,
+            on_result, on_bytes, max_retries: int = 3) -> None:
+    """Run the tasks as Ray tasks.
+
+    Args:
+        address: ``ray.init`` address (``"auto"``, ``"ray://host:10001"``...), or None to
+            start a local Ray with ``cpus`` CPUs.
+        max_retries: retries of a task whose worker died or that raised
+            :class:`corpus.TaskFault` or OSError (tasks are idempotent).
+    Raises:
+        EvalsieveError: ray missing, or the first task error (other tasks are cancelled).
+    """
+    try:
+        import ray
+    except ImportError:
+        raise EvalsieveError("bad_input", "--engine ray needs Ray",
+                             expected="pip install 'evalsieve[ray]'")
+    started = False
+    if not ray.is_initialized():
+        kw = {"address": address} if address else {"num_cpus": cpus}
+        ray.init(**kw, include_dashboard=False, log_to_driver=False,
+                 runtime_env=_runtime_env())
+        started = True
+    try:
+        ref = ray.put(payload)
+        remote = ray.remote(_ray_task).options(max_retries=max_retries,
+                                              retry_exceptions=[TaskFault, OSError])
+        pending = {remote.remote(ref, t): t for t in tasks}
+        try:
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1)
+                for obj in done:
+                    pending.pop(obj)
+                    res = ray.get(obj)
+                    if "error" in res:
+                        raise _error_from(res["error"])
+                    on_bytes(res["bytes"])
+                    on_result(res)
+        finally:
+            for obj in pending:
+                ray.cancel(obj, force=True)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _ray_task(payload: dict, task: Task) -> dict:
+    try:
+        return scan_task(payload, task)
+    except EvalsieveError as e:
+        return {"error": e.to_dict()}
+
+
+def _runtime_env() -> dict:
+    """Workers of a local Ray import evalsieve from the same place as the driver."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.environ.get("PYTHONPATH", "")
+    env = {"PYTHONPATH": here + (os.pathsep + path if path else "")}
+    if os.environ.get("EVALSIEVE_FAIL_ONCE"):
+        env["EVALSIEVE_FAIL_ONCE"] = os.environ["EVALSIEVE_FAIL_ONCE"]
+    return {"env_vars": env}

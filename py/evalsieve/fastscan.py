@@ -1,0 +1,299 @@
+"""A vectorised candidate filter for the CLI's training scan (numpy; the ``[fast]`` extra).
+
+Python (:mod:`evalsieve.ngrams`) owns the rule and alone decides what matches. This filter
+only decides which training *lines* can be skipped because they provably hold no eval
+n-gram; every other line goes to the exact Python check. It is the CPython twin of the
+page's ``worker/prefilter.js`` and uses the same character table (:func:`text.char_table`).
+numpy is imported lazily by the CLI; without it the pure-Python scan runs and gives the
+same exports (tests/py/test_corpus_scan.py runs both on the same inputs).
+
+How one block of whole lines (bytes) is read, all in numpy:
+
+1. Every non-ASCII character is rewritten in place as one *unit* byte, from the character
+   table: the ASCII byte of a one-character ASCII normal form (full-width ``Ａ`` -> ``a``),
+   WORD (0x80) for a one-character non-ASCII normal form, a space, or DEL (deleted: the
+   punctuation ``“ ” —``, and every continuation byte). In JSONL every JSON escape is
+   rewritten the same way (``\\uXXXX`` through the table, ``\\n`` -> a space, ``\\"``
+   deleted), and an unescaped ``"`` (the edge of a JSON string) becomes a space, so every
+   string value's words are a run of words of the line. Eval words get the same units
+   (ASCII as is, any other character WORD).
+2. Anything the table cannot map alone (a character outside it, one whose normal form is
+   several characters, a surrogate escape, ``\\\\``, a control character) is the unit
+   CAND (0x81), and its line is a candidate.
+3. ``bytes.translate`` lower-cases and deletes punctuation and DEL units in one C call;
+   words are runs of bytes > 0x20. A word's hash is its first 8 bytes (and, for longer
+   words, its last 8 and its length) times odd constants: equal words give equal hashes;
+   long words that differ only in the middle collide, which only adds candidates.
+4. The hash of every window of N consecutive words (the sum of its word hashes mod 2**64,
+   from one prefix sum) is looked up in the eval n-grams' hashes (a 2**20-entry table of
+   the top bits, then an exact search of the sorted hashes).
+
+A line holding an eval n-gram in a chosen field always has a window whose hash is in the
+table (the field's words are consecutive words of the line), so the filter can cost time,
+never results. Windows across fields or lines only add candidates. Lines that the byte
+test cannot classify (a JSONL line not shaped ``{...}``, a text line starting with white
+space) are candidates too, so the exact reader decides whether they are records and
+reports malformed ones.
+
+Limits: with N = 1 (set by the user) the filter is off (a number leaf can be one word that
+differs from its JSON spelling). Validation of JSON beyond the ``{...}`` shape happens only
+for candidate lines: a non-candidate line such as ``{"text": "a" x}`` is counted as a record
+without being parsed (the UTF-8 of every byte is checked).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .text import char_table
+
+# unit bytes: a non-ASCII word character, unknown, deleted (above ASCII: after the rewrite no
+# other byte >= 0x80 is left, and they count as word bytes, > 0x20)
+WORD, CAND, DEL = 0x80, 0x81, 0x82
+_K1, _K2, _K3 = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
+_TABLE_BITS = 20
+_ASCII_PUNCT = b'!"#%&\'()*,-./:;?@[\\]_{}'
+_CONTROLS = re.compile(rb"[\x00-\x08\x0e-\x1b\x7f]")
+
+_np = None
+
+
+def numpy_or_none():
+    """numpy if installed (the ``[fast]`` extra), else None."""
+    global _np
+    if _np is None:
+        try:
+            import numpy
+            _np = numpy
+        except ImportError:
+            _np = False
+    return _np or None
+
+
+_bmp_cache = None
+
+
+def _bmp_units(np):
+    """code point (BMP) -> unit byte (built once per process; see :func:`_build_bmp_units`)."""
+    global _bmp_cache
+    if _bmp_cache is None:
+        _bmp_cache = _build_bmp_units(np)
+    return _bmp_cache
+
+
+def _build_bmp_units(np):
+    """code point (BMP) -> unit byte: the ASCII byte of a one-character ASCII normal form,
+    WORD for a one-character non-ASCII one, space, DEL (deleted), or CAND."""
+    out = np.full(0x10000, CAND, dtype=np.uint8)
+    for c in range(0x80):
+        ch = chr(c)
+        if ch.isspace():
+            out[c] = 0x20
+        elif ch.encode() in [bytes([x]) for x in _ASCII_PUNCT]:
+            out[c] = DEL
+        elif 0x20 < c < 0x7F:
+            out[c] = ord(ch.lower())
+    for c, rep in char_table().items():
+        if c >= 0x10000:
+            continue
+        if rep == "":
+            out[c] = DEL
+        elif len(rep) == 1 and rep.isspace():
+            out[c] = 0x20
+        elif len(rep) == 1 and 0x20 < ord(rep) < 0x7F:
+            out[c] = ord(rep)
+        elif len(rep) == 1 and ord(rep) >= 0x80:
+            out[c] = WORD
+    return out
+
+
+class LineFilter:
+    """Candidate lines of blocks of training text, for one eval index.
+
+    Args:
+        ngrams: the eval n-grams (normalised words joined by one space).
+        n: words per n-gram (>= 2).
+        fmt: ``"jsonl"`` or ``"text"``.
+    Raises:
+        ImportError: numpy is missing. ValueError: n < 2 or another format (the caller then
+        uses the exact scan alone).
+    """
+
+    def __init__(self, ngrams: list[str], n: int, fmt: str):
+        np = numpy_or_none()
+        if np is None:
+            raise ImportError("numpy is not installed (pip install 'evalsieve[fast]')")
+        if n < 2 or fmt not in ("jsonl", "text"):
+            raise ValueError("the filter reads JSONL or text with N >= 2")
+        self.n, self.fmt = n, fmt
+        self.bmp = _bmp_units(np)
+        # byte -> byte for bytes.translate: lower-case, white space -> " " (the line end
+        # stays), unit bytes kept, punctuation deleted (JSONL: an unescaped quote is the
+        # edge of a string, so white space; its backslashes were rewritten already)
+        table = bytearray(range(256))
+        for c in range(0x80):
+            u = int(self.bmp[c])
+            table[c] = u if u not in (DEL, CAND) else c
+        table[0x0A] = 0x0A
+        delete = bytes([c for c in _ASCII_PUNCT if not (fmt == "jsonl" and c == 0x22)]) + \
+            bytes([DEL])
+        if fmt == "jsonl":
+            table[0x22] = 0x20
+        table[WORD], table[CAND] = WORD, CAND
+        self._table, self._delete = bytes(table), delete
+        self.hashes = np.unique(self._eval_hashes(ngrams))
+        self.table = np.zeros(1 << _TABLE_BITS, dtype=bool)
+        self.table[self.hashes >> np.uint64(64 - _TABLE_BITS)] = True
+
+    # -- hashing ----------------------------------------------------------------------------
+    def _window_hashes(self, t: bytes):
+        """(word starts, window hashes) of a unit byte string: words are runs of bytes
+        > 0x20; a window's hash is the sum of its N word hashes (mod 2**64)."""
+        np = numpy_or_none()
+        a = np.frombuffer(t + b"\x00" * 8, dtype=np.uint8)
+        isword = a > 0x20
+        edge = np.flatnonzero(isword[1:] != isword[:-1]) + 1
+        if isword[0]:
+            edge = np.concatenate((np.zeros(1, dtype=edge.dtype), edge))
+        starts, ends = edge[0::2], edge[1::2]     # a[-8:] is padding: every word ends
+        v = np.ndarray((len(a) - 7,), dtype="<u8", buffer=a, strides=(1,))
+        length = ends - starts
+        mask = _masks(np)[np.minimum(length, 8)]
+        with np.errstate(over="ignore"):
+            h = (v[starts] & mask) * np.uint64(_K1)
+            longw = np.flatnonzero(length > 8)
+            if len(longw):
+                h[longw] ^= v[ends[longw] - 8] * np.uint64(_K2) ^ \
+                    length[longw].astype(np.uint64) * np.uint64(_K3)
+            w = len(h)
+            if w < self.n:
+                return starts, np.zeros(0, dtype=np.uint64)
+            p = np.empty(w + 1, dtype=np.uint64)
+            p[0] = 0
+            np.cumsum(h, out=p[1:])
+            g = p[self.n:] - p[:w - self.n + 1]
+        return starts, g
+
+    def _eval_hashes(self, ngrams: list[str]):
+        np = numpy_or_none()
+        if not ngrams:
+            return np.zeros(0, dtype=np.uint64)
+        # the eval words are normal already: ASCII stays, any other character is WORD
+        text = _NON_ASCII.sub(chr(WORD), "\n".join(ngrams) + "\n").encode("latin-1")
+        _, g = self._window_hashes(text)
+        return g[np.arange(len(ngrams)) * self.n]
+
+    # -- one block -------------------------------------------------------------------------
+    def candidates(self, block: bytes):
+        """Candidate lines of ``block`` (whole lines, ``\\n``-terminated but maybe the last).
+
+        Args:
+            block: valid UTF-8 (the caller checks it).
+        Returns:
+            ``(line_count, candidate_line_indexes)``: the lines in ``block``, and the sorted
+            0-based indexes of the lines the exact check must read (every line that may
+            hold an eval n-gram, or that the byte test could not classify).
+        """
+        np = numpy_or_none()
+        if not block:
+            return 0, np.zeros(0, dtype=np.int64)
+        jsonl = self.fmt == "jsonl"
+        need = not block.isascii() or (jsonl and b"\\" in block) or _CONTROLS.search(block)
+        if need:
+            ba = bytearray(block)
+            self._units(np.frombuffer(ba, dtype=np.uint8), jsonl)
+            block_u = bytes(ba)
+        else:
+            block_u = block
+        t = block_u.translate(self._table, self._delete)
+        ta = np.frombuffer(t, dtype=np.uint8)
+        nl = np.flatnonzero(ta == 0x0A)
+        line_count = len(nl) + (0 if t.endswith(b"\n") else 1)
+        starts, g = self._window_hashes(t)
+        lines = []
+        if len(g):
+            hit = np.flatnonzero(self.table[g >> np.uint64(64 - _TABLE_BITS)])
+            if len(hit):
+                gh = g[hit]
+                at = np.minimum(np.searchsorted(self.hashes, gh), len(self.hashes) - 1)
+                hit = hit[self.hashes[at] == gh]
+                lines.append(np.searchsorted(nl, starts[hit]))
+        if need:
+            odd = np.flatnonzero(ta == CAND)
+            if len(odd):
+                lines.append(np.searchsorted(nl, odd))
+        # lines the byte test cannot classify as records: JSONL not shaped {...}; text
+        # starting with white space (or empty)
+        b = np.frombuffer(block, dtype=np.uint8)
+        bnl = np.flatnonzero(b == 0x0A)
+        line_starts = np.concatenate((np.zeros(1, dtype=bnl.dtype), bnl + 1))[:line_count]
+        first = b[np.minimum(line_starts, len(b) - 1)]
+        if jsonl:
+            last_at = np.append(bnl, len(b))[:line_count] - 1
+            last_at = np.maximum(last_at, line_starts)
+            last = b[last_at]
+            cr = np.flatnonzero(last == 0x0D)
+            if len(cr):
+                last[cr] = b[np.maximum(last_at[cr] - 1, line_starts[cr])]
+            lines.append(np.flatnonzero((first != 0x7B) | (last != 0x7D)))
+        else:
+            lines.append(np.flatnonzero((first <= 0x20) | (first >= 0x80)))
+        return line_count, np.unique(np.concatenate(lines))
+
+    def _units(self, b, jsonl: bool) -> None:
+        """Rewrite, in place, every non-ASCII character and (JSONL) JSON escape of ``b`` as
+        unit bytes: the first byte gets the character's unit, the others DEL."""
+        np = numpy_or_none()
+        ctrl = np.flatnonzero(((b < 0x20) & (b != 0x09) & (b != 0x0A) & (b != 0x0B)
+                               & (b != 0x0C) & (b != 0x0D) & ((b < 0x1C))) | (b == 0x7F))
+        high = np.flatnonzero(b >= 0x80)
+        if len(high):
+            bp = np.concatenate((b, np.zeros(4, dtype=np.uint8))).astype(np.uint32)
+            lead = high[b[high] >= 0xC0]
+            b0, b1, b2 = bp[lead], bp[lead + 1] & 0x3F, bp[lead + 2] & 0x3F
+            two, three = b0 < 0xE0, (b0 >= 0xE0) & (b0 < 0xF0)
+            cp = np.where(two, ((b0 & 0x1F) << 6) | b1, ((b0 & 0x0F) << 12) | (b1 << 6) | b2)
+            units = np.where(two | three, self.bmp[cp & 0xFFFF], CAND)
+            b[high] = DEL
+            b[lead] = units
+        if jsonl:
+            q = np.flatnonzero(b == 0x5C)
+            if len(q):
+                bp = np.concatenate((b, np.zeros(6, dtype=np.uint8)))
+                e = bp[q + 1]
+                simple = np.full(256, CAND, dtype=np.uint8)
+                for ch, val in ((b'"', DEL), (b"/", DEL), (b"n", 0x20), (b"t", 0x20),
+                                (b"r", 0x20), (b"f", 0x20), (b"u", DEL)):
+                    simple[ch[0]] = val
+                esc = simple[e]
+                esc[e == 0x5C] = CAND      # an escaped backslash: pairing is left to Python
+                b[q] = DEL
+                b[np.minimum(q + 1, len(b) - 1)] = esc
+                isu = q[e == 0x75]
+                if len(isu):
+                    hexv = np.full(256, 255, dtype=np.uint32)
+                    for i, ch in enumerate(b"0123456789abcdef"):
+                        hexv[ch] = i
+                    for i, ch in enumerate(b"ABCDEF"):
+                        hexv[ch] = 10 + i
+                    d = [hexv[bp[isu + k]] for k in (2, 3, 4, 5)]
+                    bad = (d[0] > 15) | (d[1] > 15) | (d[2] > 15) | (d[3] > 15)
+                    cp = ((d[0] << 12) | (d[1] << 8) | (d[2] << 4) | d[3]) & 0xFFFF
+                    val = self.bmp[cp]
+                    val[((cp >= 0xD800) & (cp < 0xE000)) | bad] = CAND
+                    for k in (2, 3, 4, 5):
+                        b[np.minimum(isu + k, len(b) - 1)] = DEL
+                    b[isu] = val
+        if len(ctrl):
+            b[ctrl] = CAND
+
+
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+_mask_cache = None
+
+
+def _masks(np):
+    global _mask_cache
+    if _mask_cache is None:
+        _mask_cache = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+    return _mask_cache
