@@ -255,7 +255,7 @@ def ensure_venv(requirements: list[str], stamp_name: str) -> Path:
 # --------------------------------------------------------------------------- derived files
 
 def graph_tool() -> Path | None:
-    tool = ROOT / "tools" / "encoder_graph.py"
+    tool = ROOT / "py" / "evalsieve" / "encoder_graph.py"  # tools/encoder_graph.py is a shim
     return tool if tool.is_file() else None
 
 

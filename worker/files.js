@@ -13,7 +13,7 @@ const enc = (s) => Array.from(s, (c) => c.charCodeAt(0));
 const BINARY_MAGIC = [
   [enc('PK\x03\x04'), 'a ZIP archive (or .xlsx/.docx)', 'unzip it, or export the sheet as CSV'],
   [enc('PK\x05\x06'), 'a ZIP archive (empty)', 'unzip it, or export the sheet as CSV'],
-  [enc('PAR1'), 'a Parquet file', "convert it to JSON Lines, e.g. pandas.read_parquet(F).to_json(OUT, orient='records', lines=True)"],
+  [enc('PAR1'), 'a Parquet file', "the page does not read Parquet yet: use the CLI, which reads it with pyarrow (pip install 'evalsieve[parquet]'), or convert it to JSON Lines, e.g. pandas.read_parquet(F).to_json(OUT, orient='records', lines=True)"],
   [[0xff, 0xfe], 'UTF-16 text (little-endian byte-order mark)', 're-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE'],
   [[0xfe, 0xff], 'UTF-16 text (big-endian byte-order mark)', 're-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE'],
   [enc('BZh'), 'a bzip2 file', 'decompress it (bunzip2) or recompress it with gzip'],

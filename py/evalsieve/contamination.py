@@ -20,7 +20,7 @@ from .errors import EvalsieveError, bad_input
 from .exports import fmt_float, html_page, html_table, stamp_section, write_csv
 from .fields import FieldExtractor
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
-from .records import RecordReader, parse_record_line
+from .records import Record, RecordReader, parse_record_line, split_format
 from .stamps import InputFile, RunStamp
 from .text import char_table, normalize_many
 
@@ -44,6 +44,13 @@ _REASONS = {
 }
 
 
+#: What ``eval.clean.*`` keeps, by the ``clean`` setting (stamped with these words).
+CLEAN_RULES = {
+    "scored": "scored and not contaminated (rows too short to score are left out)",
+    "not-contaminated": "every row not contaminated (rows too short to score are kept)",
+}
+
+
 @dataclass(frozen=True)
 class ContaminationConfig:
     """Settings of a contamination run.
@@ -54,6 +61,9 @@ class ContaminationConfig:
         n: n-gram size in words, or None for the rule's choice (5th percentile, 8..13).
         boilerplate: run the boilerplate pass (default on).
         threshold: contaminated when containment ≥ threshold, in (0, 1]; None = any overlap.
+        clean: which rows ``eval.clean.*`` keeps (``CLEAN_RULES``): ``"scored"`` (default:
+            scored and not contaminated; rows too short to score are left out) or
+            ``"not-contaminated"`` (every row not contaminated, too-short rows kept).
 
     Example: ``ContaminationConfig(["question"], ["question", "answer"])`` scores GSM8K test
     questions against train questions and answers, N chosen by the rule, any overlap dirty.
@@ -63,12 +73,19 @@ class ContaminationConfig:
     n: int | None = None
     boilerplate: bool = True
     threshold: float | None = None
+    clean: str = "scored"
+
+    def __post_init__(self):
+        if self.clean not in CLEAN_RULES:
+            raise bad_input(f"unknown clean rule {self.clean!r}",
+                            expected=" or ".join(CLEAN_RULES))
 
     def settings(self) -> dict:
         """The settings as plain JSON values, for the run stamp."""
         return {"eval_fields": list(self.eval_fields), "train_fields": list(self.train_fields),
                 "n_requested": self.n, "boilerplate": self.boilerplate,
-                "threshold": self.threshold if self.threshold is not None else "any overlap"}
+                "threshold": self.threshold if self.threshold is not None else "any overlap",
+                "clean": CLEAN_RULES[self.clean]}
 
 
 class ContaminationJob:
@@ -134,6 +151,27 @@ class ContaminationJob:
         self._take_eval(self._eval_reader.feed(text))
         return self._eval_reader.records_read
 
+    def feed_eval_values(self, values: list[dict]) -> int:
+        """Take eval records given as parsed values (a Parquet row group, read by the
+        driver): numbered on from the rows before, with no raw text (the driver writes the
+        clean export). Returns eval rows read so far."""
+        if self.index is not None:
+            raise bad_input("the eval pass has ended", expected="feed_eval before end_eval")
+        start = len(self._eval_raw)
+        self._take_eval(Record(start + i + 1, start + i + 1, "", v) for i, v in enumerate(values))
+        return len(self._eval_raw)
+
+    def feed_train_values(self, values: list[dict]) -> int:
+        """Scan training records given as parsed values (a Parquet row group). Returns
+        training records read so far."""
+        if self.scan is None:
+            raise bad_input("the eval pass has not ended", expected="end_eval before feed_train")
+        start = self._records_external
+        self._records_external += len(values)
+        self._scan_records(Record(start + i + 1, start + i + 1, "", v)
+                           for i, v in enumerate(values))
+        return self._records_external
+
     def _take_eval(self, records) -> None:
         for r in records:
             self._eval_raw.append(r.raw)
@@ -193,7 +231,7 @@ class ContaminationJob:
         if self.index is None:
             raise bad_input("the eval pass has not ended", expected="end_eval first")
         if self.train_format not in ("jsonl", "text"):
-            return None
+            return None  # also -cr files: the prefilter splits lines at LF only
         return {"n": self.index.n, "ngrams": self.index.ngrams, "format": self.train_format,
                 "paths": [list(s) for s in self._train_fields._steps],
                 "chars": {str(c): r for c, r in char_table().items()}}
@@ -260,12 +298,20 @@ class ContaminationJob:
         s = self.scores
         scored = [r for r in s if r.scored]
         dirty = [r for r in scored if r.status == "contaminated"]
+        warnings = []
+        worded = [r for r in s if r.status != "empty"]
+        short = [r for r in worded if not r.scored and r.status != "boilerplate_only"]
+        if len(short) * 2 > len(worded):
+            warnings.append(f"{len(short)} of {len(worded)} eval rows with words are too short "
+                            f"to score at N = {self.index.n}: choose a longer field or a "
+                            "smaller N (--n)")
         self.summary = {
             "n": self.index.n, "n_how": self.index.n_how,
             "rows_scanned": len(s), "rows_scored": len(scored),
             "rows_too_short": len(s) - len(scored),
             "rows_boilerplate_only": sum(1 for r in s if r.status == "boilerplate_only"),
-            "rows_contaminated": len(dirty), "rows_kept": len(scored) - len(dirty),
+            "rows_contaminated": len(dirty),
+            "rows_kept": sum(1 for r in s if self._keeps(r.status)),
             "training_records": self.scan.records, "training_bytes": train_file.bytes,
             "training_chars": self.training_chars,
             "eval_ngrams": len(self.index.ngrams),
@@ -273,6 +319,7 @@ class ContaminationJob:
                                    if self.cutoff else 0),
             "boilerplate_cutoff": self.cutoff,
             "threshold": c.threshold, "clean_file": self.clean_name,
+            "clean_rule": CLEAN_RULES[c.clean], "warnings": warnings,
             "stamp": self.stamp.to_dict(),
         }
         return self.summary
@@ -280,8 +327,11 @@ class ContaminationJob:
     # -- exports ----------------------------------------------------------------------------
     @property
     def clean_name(self) -> str:
-        """``eval.clean.jsonl``, or ``.csv``/``.tsv``/``.txt`` after the eval file's format."""
-        ext = {"jsonl": "jsonl", "csv": "csv", "tsv": "tsv", "text": "txt"}[self.eval_format]
+        """``eval.clean.jsonl``, or ``.csv``/``.tsv``/``.txt``/``.parquet`` after the eval
+        file's format (``csv-semicolon`` is ``.csv``)."""
+        base = "parquet" if self.eval_format == "parquet" else split_format(self.eval_format)[0]
+        ext = {"jsonl": "jsonl", "csv": "csv", "tsv": "tsv", "text": "txt",
+               "parquet": "parquet"}[base]
         return f"eval.clean.{ext}"
 
     def export_names(self) -> list[str]:
@@ -307,12 +357,28 @@ class ContaminationJob:
             return "text/html", self.report_html()
         raise bad_input(f"no export named {name!r}", expected=", ".join(self.export_names()))
 
+    def _keeps(self, status: str) -> bool:
+        """Does eval.clean keep a row of this status, under the clean setting?"""
+        if self.config.clean == "not-contaminated":
+            return status != "contaminated"
+        return status == "clean"
+
+    def kept_rows(self) -> list[int]:
+        """0-based positions of the eval rows ``eval.clean.*`` keeps, in file order (the
+        driver uses them to write a Parquet clean file)."""
+        if self.scores is None:
+            raise bad_input("the run has not finished", expected="finish before export")
+        return [i for i, r in enumerate(self.scores) if self._keeps(r.status)]
+
     def clean_text(self) -> str:
         """The kept rows' exact text (header line first for CSV/TSV); UTF-8 = input bytes."""
+        if self.eval_format == "parquet":
+            raise bad_input("a Parquet clean file is written by the driver",
+                            expected="kept_rows() and pyarrow")
         head = self._eval_reader.header_raw or ""
-        kept = [self._eval_raw[i] for i, r in enumerate(self.scores) if r.status == "clean"]
-        if kept and head and not head.endswith("\n"):
-            head += "\n"
+        kept = [self._eval_raw[i] for i in self.kept_rows()]
+        if kept and head and not head.endswith(("\n", "\r")):
+            head += "\r" if self._eval_reader.cr else "\n"  # a header line without its end
         return head + "".join(kept)
 
     def report_csv(self) -> str:
@@ -338,6 +404,7 @@ class ContaminationJob:
                 ("  of which boilerplate only", s["rows_boilerplate_only"]),
                 ("rows contaminated", s["rows_contaminated"]),
                 ("rows kept (eval.clean)", s["rows_kept"]),
+                ("eval.clean keeps", s["clean_rule"]),
                 ("training records", s["training_records"]),
                 ("training bytes", s["training_bytes"]),
                 ("N (words per n-gram)", f"{s['n']} — {s['n_how']}"),
