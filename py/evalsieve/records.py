@@ -503,6 +503,8 @@ class RecordReader:
         return out
 
     def _parse(self, rec_raw: str, line: int) -> list[str]:
+        if '"' not in rec_raw:  # no quoting: the csv module would split at the separator
+            return _strip_end(rec_raw).split(self.delimiter)
         try:
             return next(csv.reader([_strip_end(rec_raw)], delimiter=self.delimiter,
                                    strict=True))
