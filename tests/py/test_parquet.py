@@ -135,3 +135,14 @@ def test_broken_parquet_is_a_clear_error(tmp_path, capsys):
     bad.write_bytes(b"PAR1" + bytes(range(64)) + b"PAR1")
     code, _, err = run(["fields", str(bad)], capsys)
     assert code == 2 and "b.parquet: not a readable Parquet file" in err
+
+
+def test_gzipped_parquet_says_gunzip_first(tmp_path, capsys):
+    import gzip
+    path = tmp_path / "t.parquet"
+    pq.write_table(table(), path)
+    gz = tmp_path / "t.parquet.gz"
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    code, _, err = run(["fields", str(gz)], capsys)
+    assert code == 2 and "t.parquet.gz: a gzip-compressed Parquet file" in err
+    assert "gunzip it first" in err
