@@ -305,3 +305,27 @@ def test_paraphrase_threshold_goes_down_to_half():
     assert p.parse_args(["paraphrases", "e", "--out", "o", "--threshold", "0.5"]).threshold == 0.5
     with pytest.raises(SystemExit):
         p.parse_args(["paraphrases", "e", "--out", "o", "--threshold", "0.49"])
+
+
+def test_paraphrases_run_at_half(fixtures, tmp_path, capsys):
+    pytest.importorskip("onnxruntime", reason="needs the encoder extra")
+    pytest.importorskip("tokenizers", reason="needs the encoder extra")
+    from evalsieve.cli import find_model_dir
+    try:
+        model = find_model_dir(None)
+    except Exception as e:  # pragma: no cover - depends on the checkout
+        pytest.skip(f"no model: {e}")
+    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    got = {}
+    for thr in ("0.5", "0.75"):
+        code, out, err = run(["paraphrases", ev, "--field", "question", "--threshold", thr,
+                              "--model-dir", model, "--out", str(tmp_path / thr), "--json",
+                              "--quiet"], capsys)
+        assert code == 0, err
+        got[thr] = json.loads(out)
+    lo, hi = got["0.5"], got["0.75"]
+    assert lo["threshold"] == 0.5 and lo["stamp"]["settings"]["slider_floor"] == 0.5
+    assert hi["stamp"]["settings"]["slider_floor"] == 0.75
+    # every pair at 0.75 is a pair at 0.5; the lower threshold finds more
+    assert lo["pairs"] > hi["pairs"] and lo["groups"] >= 1
+    assert lo["effective_rows"] <= hi["effective_rows"]
