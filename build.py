@@ -258,10 +258,11 @@ def derive_models(model_onnx: bytes, cache: Path) -> dict[str, bytes]:
     """Return {"encoder.onnx": ..., "tile.onnx": ...}.
 
     The graph surgery (mean pooling + L2 norm appended to the int8 MiniLM; the cosine
-    tile graph) lives in tools/encoder_graph.py and needs the `onnx` package, so it runs
-    in .venv. Outputs are cached by the sha256 of the tool and of model.onnx.
+    tile graph) lives in py/evalsieve/encoder_graph.py (the CLI derives the same graphs on
+    first use) and needs the `onnx` package, so it runs in .venv. Outputs are cached by the
+    sha256 of the tool and of model.onnx.
     """
-    tool = ROOT / "tools" / "encoder_graph.py"
+    tool = ROOT / "py" / "evalsieve" / "encoder_graph.py"
     if not tool.is_file():
         raise BuildError(f"{tool} is missing; it derives encoder.onnx and tile.onnx")
     digest = hashlib.sha256(tool.read_bytes() + model_onnx).hexdigest()[:24]
@@ -275,7 +276,7 @@ def derive_models(model_onnx: bytes, cache: Path) -> dict[str, bytes]:
             src = Path(tmp) / "model.onnx"
             src.write_bytes(model_onnx)
             staged = {name: Path(tmp) / name for name in outputs}
-            log("deriving encoder.onnx and tile.onnx with tools/encoder_graph.py")
+            log("deriving encoder.onnx and tile.onnx with py/evalsieve/encoder_graph.py")
             run([str(python), "-c",
                  "import sys; sys.path.insert(0, sys.argv[1]);"
                  "from encoder_graph import build_encoder_graph, build_tile_graph;"
@@ -285,7 +286,7 @@ def derive_models(model_onnx: bytes, cache: Path) -> dict[str, bytes]:
             out_dir.mkdir(parents=True, exist_ok=True)
             for name, path in staged.items():
                 if not path.is_file():
-                    raise BuildError(f"tools/encoder_graph.py did not write {name}")
+                    raise BuildError(f"py/evalsieve/encoder_graph.py did not write {name}")
                 os.replace(path, outputs[name])
     return {name: p.read_bytes() for name, p in outputs.items()}
 

@@ -56,7 +56,8 @@ def _op_cont_start(args, text):
     thr = args.get("threshold")
     cfg = ContaminationConfig(tuple(ev["fields"]), tuple(tr["fields"]), args.get("n"),
                               bool(args.get("boilerplate", True)),
-                              None if thr in (None, "", "any") else float(thr))
+                              None if thr in (None, "", "any") else float(thr),
+                              args.get("clean") or "scored")
     job = ContaminationJob(cfg, ev["name"], ev["format"], tr["name"], tr["format"])
     h = _next[0]
     _next[0] += 1

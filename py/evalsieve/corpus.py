@@ -27,14 +27,14 @@ from dataclasses import dataclass
 from .errors import EvalsieveError, bad_input
 from .fields import FieldExtractor
 from .ngrams import TrainingScan
-from .records import RecordReader, parse_record_line, refuse_binary
+from .records import RecordReader, is_parquet, parse_record_line, refuse_binary
 from .stamps import InputFile
 
 CHUNK_BYTES = 4 << 20
 HEAD_BYTES = 1 << 20
 HEAD_MAX_BYTES = 64 << 20   # the head goes on to the first line end, up to this much
 SPLIT_MIN_BYTES = 16 << 20  # files larger than this may be cut into byte ranges
-SUPPORTED = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".tab", ".txt")
+SUPPORTED = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".tab", ".txt", ".parquet")
 _GLOB = set("*?[")
 
 
@@ -93,7 +93,7 @@ def expand_inputs(args: list[str]) -> list[tuple[str, str]]:
 
     Each argument is a file (taken whatever its extension), a directory (every file below
     it with a supported extension: ``.jsonl .ndjson .json .csv .tsv .tab .txt``, each
-    optionally ``.gz``; sorted by path), or a glob (``data/train-*.jsonl.gz``, ``**``
+    optionally ``.gz``, or ``.parquet``; sorted by path), or a glob (``data/train-*.jsonl.gz``, ``**``
     recursive; sorted). URLs (``s3://``, ``gs://``, ``hf://``, ``https://``) go through
     fsspec the same way. A file named twice is read once, at its first place.
 
@@ -243,7 +243,9 @@ class FileSource:
         if not is_url(path) and not os.path.isfile(path):
             raise bad_input("no such file", file=path, expected="a readable file")
         with open_binary(path) as f:
-            self.gzip = f.read(2) == b"\x1f\x8b"
+            first = f.read(4)
+        self.gzip = first[:2] == b"\x1f\x8b"
+        self.parquet = is_parquet(first)
         self.sha256 = ""
         self.bytes = 0
 
@@ -270,6 +272,10 @@ class FileSource:
                 h.update(raw)
                 data = inflater.feed(raw) if inflater else raw
                 if offset == 0 and data:
+                    if is_parquet(data):  # only after gunzip: a plain Parquet file never gets here
+                        raise bad_input("a gzip-compressed Parquet file", file=self.name,
+                                        expected="gunzip it first: the CLI reads Parquet "
+                                                 "files directly")
                     refuse_binary(self.name, data[:16])
                 text = self._decode(dec, data, offset)
                 offset += len(data)
@@ -512,7 +518,34 @@ def _raw_blocks(task: Task, h, progress):
                         expected="a file that stays the same during the run")
 
 
+def _scan_parquet(payload: dict, task: Task, progress) -> dict:
+    """A Parquet training file, whole: record batches of the needed columns (pyarrow)."""
+    from .parquet_io import ParquetSource
+    src = ParquetSource(task.path)
+    src.name = task.name
+    scan = TrainingScan(payload["index"])
+    seg = FieldExtractor("parquet", list(task.fields), task.name).segments
+    records = chars = 0
+    for values in src.values(src.columns_for(list(task.fields))):
+        batch = [(records + i + 1, seg(v)) for i, v in enumerate(values)]
+        chars += sum(len(x) for _, segs in batch for x in segs)
+        scan.scan(batch)
+        records += len(values)
+    scan.records = records
+    h = hashlib.sha256()
+    with open(task.path, "rb") as f:
+        for block in iter(lambda: f.read(CHUNK_BYTES), b""):
+            h.update(block)
+            if progress:
+                progress(len(block))
+    return {"file": task.file, "part": task.part, "records": records, "chars": chars,
+            "bytes": task.size, "sha256": h.hexdigest(), "candidates": None,
+            "partial": scan.partial()}
+
+
 def _scan(payload: dict, task: Task, progress) -> dict:
+    if task.fmt == "parquet":
+        return _scan_parquet(payload, task, progress)
     index = payload["index"]
     filt = payload["filters"].get(task.fmt)
     scan = TrainingScan(index)

@@ -24,7 +24,7 @@ from .errors import bad_input
 from .exports import score_impact_csv, unmatched_csv, write_csv
 from .fields import FieldExtractor
 from .grouping import Grouping, PairGraph, group_paraphrases
-from .records import RecordReader
+from .records import Record, RecordReader
 from .stamps import InputFile, RunStamp
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (int8 weights, ONNX)"
@@ -109,6 +109,7 @@ class ParaphraseJob:
         self.config = config
         self.eval_name, self.eval_format = eval_name, eval_format
         self._reader = RecordReader(eval_format, eval_name)
+        self._values = 0
         self._text = FieldExtractor(eval_format, [config.field], eval_name)
         self._label = (FieldExtractor(eval_format, [config.label_field], eval_name)
                        if config.label_field else None)
@@ -145,6 +146,14 @@ class ParaphraseJob:
         """Parse a chunk of the eval file. Returns rows read so far."""
         self._take(self._reader.feed(text))
         return self._reader.records_read
+
+    def feed_eval_values(self, values: list[dict]) -> int:
+        """Take eval rows given as parsed values (a Parquet row group read by the driver),
+        numbered on from the rows before. Returns rows read so far."""
+        start = self._values
+        self._values += len(values)
+        self._take(Record(start + i + 1, start + i + 1, "", v) for i, v in enumerate(values))
+        return self._values
 
     def _take(self, records) -> None:
         for r in records:

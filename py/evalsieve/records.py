@@ -1,4 +1,4 @@
-"""Records: push parsers for JSON Lines, CSV, TSV and plain text.
+"""Records: push parsers for JSON Lines, delimited text (CSV, TSV, ``;``/``|``) and plain text.
 
 A driver (the CLI or the page's worker) reads a file in chunks, decodes UTF-8 (BOM removed)
 and hands the text to :class:`RecordReader` with ``feed``; the reader returns every record
@@ -8,11 +8,20 @@ quoted field holds a newline) over to the next chunk. ``finish`` flushes the las
 Each :class:`Record` keeps ``raw``, the exact text of the record including its line ending
 (so ``"".join(r.raw for r in kept).encode("utf-8")`` is byte-for-byte those rows of a
 UTF-8 input), and ``value``, the parsed record (a dict).
+
+A *format* is a base (``jsonl``, ``csv``, ``tsv``, ``text``) with its dialect spelled out in
+the name, so the page and the CLI pass one string around: ``csv-semicolon`` and
+``csv-pipe`` are delimited files separated by ``;`` and ``|``; a ``-cr`` suffix
+(``text-cr``, ``csv-cr`` ...) means the lines end with a lone carriage return (classic Mac).
+Delimited files are read as Python's csv module and pandas write them (RFC 4180 quoting:
+a field that starts with ``"`` ends with ``"``, inner quotes doubled), TSV included; every
+row must have as many fields as the header, or the reader stops at that line.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 from typing import NamedTuple
@@ -22,6 +31,30 @@ from .constants import binary_kind
 from .errors import bad_input
 
 FORMATS = ("jsonl", "csv", "tsv", "text")
+#: Field separator of each delimited format (the csv module's ``delimiter``).
+DELIMITERS = {"csv": ",", "tsv": "\t", "csv-semicolon": ";", "csv-pipe": "|"}
+_DELIM_NAME = {v: k for k, v in DELIMITERS.items()}
+_DELIM_WORD = {",": "comma", "\t": "tab", ";": "';'", "|": "'|'"}
+#: Bytes of the head the delimiter is sniffed from.
+SNIFF_CHARS = 64 << 10
+
+
+def split_format(fmt: str) -> tuple[str, str | None, bool]:
+    """``(base, delimiter, lone_cr)`` of a format name.
+
+    Example: ``split_format("csv-semicolon-cr") == ("csv", ";", True)``;
+    ``split_format("jsonl") == ("jsonl", None, False)``.
+    Raises:
+        EvalsieveError(bad_input): an unknown format name.
+    """
+    name = fmt[:-3] if fmt.endswith("-cr") else fmt
+    cr = name != fmt
+    if name in DELIMITERS:
+        return ("tsv" if name == "tsv" else "csv"), DELIMITERS[name], cr
+    if name in ("jsonl", "text") or fmt == "parquet":
+        return name, None, cr
+    raise bad_input(f"unknown format {fmt!r}", expected="jsonl, csv, tsv, csv-semicolon, "
+                    "csv-pipe or text, optionally with -cr (lone CR line ends)")
 
 _EXT_HINTS = {
     ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
@@ -67,40 +100,68 @@ def format_hint(name: str) -> str | None:
 BINARY_MAGIC = constants.BINARY_MAGIC
 
 
-def refuse_binary(name: str, head: bytes) -> None:
+
+
+PARQUET_MAGIC = b"PAR1"
+
+
+def is_parquet(head: bytes) -> bool:
+    """True when a file's first bytes are the Parquet magic ``PAR1``."""
+    return head.startswith(PARQUET_MAGIC)
+
+
+def refuse_binary(name: str, head: bytes, parquet_ok: bool = False) -> None:
     """Refuse a file whose first bytes say it is not text (ZIP, Parquet, UTF-16, ...).
 
     Args:
         name: the file's name, for the message.
         head: its first bytes (after gunzip); 16 are enough.
+        parquet_ok: let Parquet through (the CLI reads it with pyarrow).
     Raises:
         EvalsieveError(bad_input): "unsupported format: this looks like a ZIP archive; ...".
     """
     kind = binary_kind(head)
-    if kind is not None:
+    if kind is not None and not (parquet_ok and head.startswith(PARQUET_MAGIC)):
         what, todo = kind
         raise bad_input(f"unsupported format: this looks like {what}", file=name,
                         expected=f"JSONL, CSV, TSV or plain text in UTF-8 ({todo})")
 
 
-def sniff_format(name: str, head: str) -> str:
-    """Guess a file's format from its first lines, with its name as a hint.
+def line_ends_cr(head: str) -> bool:
+    """True when the text's lines end with a lone CR (classic Mac): more lone CRs than LFs.
+
+    A lone CR inside a line of an LF or CRLF file (a quoted CSV cell) does not count.
+    """
+    lone_cr = head.count("\r") - head.count("\r\n")
+    return bool(lone_cr) and lone_cr > head.count("\n")
+
+
+def _lines_of(head: str, cr: bool) -> list[str]:
+    return head.replace("\r\n", "\n").split("\r") if cr else head.split("\n")
+
+
+def sniff_format(name: str, head: str, complete: bool = False) -> str:
+    """Guess a file's format and dialect from its first lines, with its name as a hint.
 
     Args:
         name: the file's name (only its extension is used, as a hint).
-        head: the decoded start of the file (a few KB is plenty).
+        head: the decoded start of the file (a few KB is plenty), cut at a line end.
+        complete: True when ``head`` is the whole file (its last record is whole).
     Returns:
-        One of ``FORMATS``.
+        A format name (see :func:`split_format`): ``jsonl``, ``csv``, ``tsv``,
+        ``csv-semicolon``, ``csv-pipe`` or ``text``, with ``-cr`` for lone-CR line ends.
     Raises:
-        EvalsieveError(bad_input): the content is a JSON array (not JSON Lines), empty, holds
-        NUL bytes (binary, or UTF-16 without a byte-order mark), ends its lines with a lone
-        CR (classic Mac), or is a ``;``-separated file named .csv.
+        EvalsieveError(bad_input): the content is a JSON array (not JSON Lines), empty, or
+        holds NUL bytes (binary, or UTF-16 without a byte-order mark).
 
-    Rule: a first non-blank line starting with ``{`` is JSONL, whatever the name; one
-    starting with ``[`` is a JSON array and refused; otherwise the extension decides
-    (.csv, .tsv, .txt, .jsonl); with no useful extension, a tab in the first line means TSV,
-    a comma means CSV, else plain text (one record per line). Lines end with LF or CRLF;
-    a lone CR inside a line is a character of that line.
+    Rule: lines end with LF or CRLF, or with a lone CR when lone CRs outnumber LFs. A first
+    non-blank line starting with ``{`` is JSONL, whatever the name; one starting with ``[``
+    is a JSON array and refused. A ``.txt`` or ``.jsonl`` name decides next. Otherwise the
+    separator is sniffed from content (:func:`sniff_delimiter`: the csv module's
+    ``Sniffer``, restricted to ``, ; tab |``, checked by parsing); a ``.csv``/``.tsv`` name
+    only breaks ties. A file with no consistent separator is CSV when named ``.csv``, TSV
+    when named ``.tsv``; unnamed, a tab in the first line means TSV, a comma CSV, else
+    plain text (one record per line).
     """
     nul = head.find("\x00")
     if nul >= 0:
@@ -108,13 +169,10 @@ def sniff_format(name: str, head: str) -> str:
                         "without a byte-order mark", file=name, line=head.count("\n", 0, nul) + 1,
                         expected="JSONL, CSV, TSV or plain text in UTF-8 (re-encode UTF-16 with "
                                  "iconv -f UTF-16LE -t UTF-8 FILE)")
-    lone_cr = head.count("\r") - head.count("\r\n")
-    if lone_cr and lone_cr > head.count("\n"):
-        raise bad_input("the lines end with a lone carriage return (CR, classic Mac style)",
-                        file=name, expected="lines ending with LF or CRLF (convert with: "
-                                            "tr '\\r' '\\n' < FILE > NEW)")
+    cr = line_ends_cr(head)
+    suffix = "-cr" if cr else ""
     first = ""
-    for ln in head.split("\n"):
+    for ln in _lines_of(head, cr):
         if ln.strip():
             first = ln.strip()
             break
@@ -122,22 +180,90 @@ def sniff_format(name: str, head: str) -> str:
         raise bad_input("the file is empty (no non-blank line)", file=name,
                         expected="JSON Lines, CSV, TSV or plain text with at least one row")
     if first.startswith("{"):
-        return "jsonl"
+        return "jsonl" + suffix
     if first.startswith("["):
         raise bad_input("this is a JSON array, not JSON Lines", file=name, line=1,
                         expected="one JSON object per line (convert with: jq -c '.[]' FILE)")
     hint = format_hint(name)
-    if hint == "csv" and ";" in first and "," not in first and "\t" not in first:
-        raise bad_input("this CSV separates its fields with ';'", file=name, line=1,
-                        expected="comma-separated fields (re-export with ',' as the separator, "
-                                 "or save as TSV)", detail=_clip(first))
-    if hint is not None:
+    if hint in ("text", "jsonl"):
+        return hint + suffix
+    if hint is None and not any(d in first for d in DELIMITERS.values()):
+        return "text" + suffix
+    delim = sniff_delimiter(head, cr, complete, DELIMITERS.get(hint or ""))
+    if delim is None:
+        if hint is not None:
+            return hint + suffix
+        delim = "\t" if "\t" in first else "," if "," in first else None
+        if delim is None:
+            return "text" + suffix
+    return _DELIM_NAME[delim] + suffix
+
+
+def _widths(sample: str, delim: str, truncated: bool) -> list[int] | None:
+    """Field count of each record of ``sample`` read with ``delim`` (blank lines skipped),
+    or None when it does not parse. A truncated sample loses its last record (cut short)."""
+    if truncated:
+        sample = sample[:sample.rfind("\n") + 1]
+    for _ in range(20):
+        try:
+            rows = list(csv.reader(io.StringIO(sample, newline=""), delimiter=delim,
+                                   strict=True))
+            break
+        except csv.Error:
+            if not truncated:
+                return None
+            # the cut fell inside a quoted field: drop one more line
+            sample = sample[:sample.rfind("\n", 0, len(sample) - 1) + 1]
+            if not sample:
+                return None
+    else:
+        return None
+    return [len(r) for r in rows if r and any(c.strip() for c in r)]
+
+
+def sniff_delimiter(head: str, cr: bool = False, complete: bool = False,
+                    hint: str | None = None) -> str | None:
+    """The field separator of a delimited file, one of ``, ; tab |``, or None.
+
+    Args:
+        head: the start of the file, cut at a line end.
+        cr: lines end with a lone CR.
+        complete: ``head`` is the whole file.
+        hint: the separator the file's name suggests (``,`` for .csv, tab for .tsv).
+    Returns:
+        A separator under which the first records (up to ``SNIFF_CHARS``) parse with RFC 4180
+        quoting and all have the header's field count, which is at least 2: the hint if it
+        qualifies, else ``csv.Sniffer``'s choice if it qualifies, else the only one that
+        qualifies. None when none qualifies (a one-column file, or rows whose field counts
+        disagree: the reader then names the first such line).
+    Raises:
+        EvalsieveError(bad_input): several separators qualify and neither the name nor the
+        Sniffer tells them apart (the file is ambiguous: name it .csv or .tsv).
+    """
+    sample = head[:SNIFF_CHARS]
+    if cr:
+        sample = sample.replace("\r\n", "\n").replace("\r", "\n")
+    truncated = len(head) > SNIFF_CHARS or not complete
+    ok = []
+    for d in (",", "\t", ";", "|"):
+        w = _widths(sample, d, truncated)
+        if w and w[0] >= 2 and all(x == w[0] for x in w):
+            ok.append(d)
+    if not ok:
+        return None
+    if hint in ok:
         return hint
-    if "\t" in first:
-        return "tsv"
-    if "," in first:
-        return "csv"
-    return "text"
+    try:
+        sniffed = csv.Sniffer().sniff(sample[:16 << 10], delimiters=",;\t|").delimiter
+    except csv.Error:
+        sniffed = None
+    if sniffed in ok:
+        return sniffed
+    if len(ok) == 1:
+        return ok[0]
+    raise bad_input("cannot tell the field separator: the first rows split evenly on "
+                    + " and on ".join(_DELIM_WORD[d] for d in ok), expected="a file named "
+                    ".csv (comma) or .tsv (tab), or one separator per file")
 
 
 def _clip(s: str, n: int = 80) -> str:
@@ -207,9 +333,10 @@ def _no_lone_surrogates(v):
 
 def parse_record_line(fmt: str, raw: str, name: str, line: int) -> dict:
     """The value of one line-based record (``jsonl`` or ``text``), as the reader parses it."""
-    if fmt == "jsonl":
+    base = split_format(fmt)[0]
+    if base == "jsonl":
         return parse_jsonl_line(raw, name, line)
-    if fmt == "text":
+    if base == "text":
         return {"text": raw.rstrip("\r\n")}
     raise bad_input(f"format {fmt!r} has no one-line records", expected="jsonl or text")
 
@@ -218,16 +345,16 @@ class RecordReader:
     """Push parser for one input file.
 
     Args:
-        fmt: one of ``FORMATS``.
+        fmt: a format name (see :func:`split_format`: ``jsonl``, ``csv``, ``tsv``,
+            ``csv-semicolon``, ``csv-pipe``, ``text``, each optionally ``-cr``).
         name: the file's name, used in error messages.
     Raises (from ``feed``/``finish``):
-        EvalsieveError(bad_input): a malformed line (which file, which line, what was
-        expected).
+        EvalsieveError(bad_input): a malformed line, or a row whose field count differs
+        from the header's (which file, which line, what was expected).
     """
 
     def __init__(self, fmt: str, name: str):
-        if fmt not in FORMATS:
-            raise bad_input(f"unknown format {fmt!r}", file=name, expected=" / ".join(FORMATS))
+        self.base, self.delimiter, self.cr = split_format(fmt)
         self.fmt = fmt
         self.name = name
         self.header: list[str] | None = None
@@ -244,9 +371,18 @@ class RecordReader:
         """Parse ``text`` (the next piece of the file) and return the records it completes."""
         if not text:
             return []
-        parts = (self._carry + text).split("\n")
-        self._carry = parts.pop()
-        return self._lines([p + "\n" for p in parts])
+        buf = self._carry + text
+        if not self.cr:
+            parts = buf.split("\n")
+            self._carry = parts.pop()
+            return self._lines([p + "\n" for p in parts])
+        # lone-CR lines; a CR at the very end may be the first half of a CRLF
+        pieces = _CR_SPLIT.split(buf)
+        lines = [pieces[i] + pieces[i + 1] for i in range(0, len(pieces) - 1, 2)]
+        self._carry = pieces[-1]
+        if lines and not self._carry and lines[-1].endswith("\r"):
+            self._carry = lines.pop()
+        return self._lines(lines)
 
     def finish(self) -> list[Record]:
         """Flush the last record (a final line without a newline) and check for open quotes."""
@@ -265,12 +401,13 @@ class RecordReader:
 
     # -- internals --------------------------------------------------------------------------
     def _lines(self, lines: list[str]) -> list[Record]:
-        if self.fmt == "jsonl":
+        if self.base == "parquet":
+            raise bad_input("a Parquet file is not text", file=self.name,
+                            expected="its rows as values (the CLI reads Parquet with pyarrow)")
+        if self.base == "jsonl":
             return self._line_records(lines, lambda raw, ln: parse_jsonl_line(raw, self.name, ln))
-        if self.fmt == "text":
+        if self.base == "text":
             return self._line_records(lines, lambda raw, ln: {"text": raw.rstrip("\r\n")})
-        if self.fmt == "tsv":
-            return self._line_records(lines, self._tsv_value)
         return self._csv(lines)
 
     def _line_records(self, lines: list[str], parse) -> list[Record]:
@@ -292,14 +429,6 @@ class RecordReader:
         self._count = n
         return out
 
-    def _tsv_value(self, raw: str, ln: int) -> dict | None:
-        # TSV (IANA text/tab-separated-values): one record per line, no quoting.
-        cells = raw.rstrip("\r\n").split("\t")
-        if self.header is None:
-            self._set_header(cells, raw)
-            return None
-        return self._row(cells)
-
     def _set_header(self, cells: list[str], raw: str) -> None:
         seen: dict[str, int] = {}
         header = []
@@ -314,15 +443,21 @@ class RecordReader:
         self.header = header
         self.header_raw = raw
 
-    def _row(self, cells: list[str]) -> dict:
+    def _expected(self) -> str:
+        what = _DELIM_WORD[self.delimiter]
+        return (f"{what}-separated fields, quoted with \" when they hold the separator, "
+                "quotes or line ends")
+
+    def _row(self, cells: list[str], line: int, raw: str) -> dict:
         h = self.header
         assert h is not None
-        if len(cells) <= len(h):
-            return dict(zip(h, cells))
-        d = dict(zip(h, cells))
-        for i in range(len(h), len(cells)):
-            d[f"column {i + 1}"] = cells[i]
-        return d
+        if len(cells) != len(h):
+            raise bad_input(f"this row has {len(cells)} field{'s' * (len(cells) != 1)} but the "
+                            f"header has {len(h)}", file=self.name, line=line,
+                            expected=f"{len(h)} {_DELIM_WORD[self.delimiter]}-separated fields "
+                            "on every row, as in the header (quote a field that holds the "
+                            "separator; name a file of plain lines .txt)", detail=_clip(raw))
+        return dict(zip(h, cells))
 
     def _csv(self, lines: list[str]) -> list[Record]:
         # RFC 4180: a record is complete when its count of double quotes is even.
@@ -344,31 +479,49 @@ class RecordReader:
             rec_raw = "".join(self._pending)
             start = self._pending_line
             self._pending = []
-            try:
-                cells = next(csv.reader([rec_raw.rstrip("\r\n")], strict=True))
-            except (csv.Error, StopIteration) as e:
-                raise bad_input(f"malformed CSV record: {e}", file=self.name, line=start,
-                                expected="comma-separated fields, quoted with \" when they "
-                                         "hold commas, quotes or newlines",
-                                detail=_clip(rec_raw))
+            cells = self._parse(rec_raw, start)
             if self.header is None:
                 self._set_header(cells, rec_raw)
                 continue
             n += 1
-            out.append(Record(n, start, rec_raw, self._row(cells)))
+            out.append(Record(n, start, rec_raw, self._row(cells, start, rec_raw)))
         self._line = ln
         self._count = n
         return out
+
+    def _parse(self, rec_raw: str, line: int) -> list[str]:
+        if '"' not in rec_raw:  # no quoting: the csv module would split at the separator
+            return _strip_end(rec_raw).split(self.delimiter)
+        try:
+            return next(csv.reader([_strip_end(rec_raw)], delimiter=self.delimiter,
+                                   strict=True))
+        except (csv.Error, StopIteration) as e:
+            raise bad_input(f"malformed {self._kind()} record: {e}", file=self.name, line=line,
+                            expected=self._expected(), detail=_clip(rec_raw))
+
+    def _kind(self) -> str:
+        return "TSV" if self.delimiter == "\t" else "CSV"
 
     def _stray_quote(self, raw: str, ln: int) -> bool:
         """True when a one-line record with an odd count of quotes is complete: its quotes
         are characters of unquoted fields (``5" screen``), not an open quoted field."""
         try:
-            next(csv.reader([raw.rstrip("\r\n")], strict=True))
+            next(csv.reader([_strip_end(raw)], delimiter=self.delimiter, strict=True))
         except csv.Error as e:
             if "unexpected end of data" in str(e):
                 return False  # a quoted field goes on to the next line
-            raise bad_input(f"malformed CSV record: {e}", file=self.name, line=ln,
-                            expected="comma-separated fields, quoted with \" when they "
-                                     "hold commas, quotes or newlines", detail=_clip(raw))
+            raise bad_input(f"malformed {self._kind()} record: {e}", file=self.name, line=ln,
+                            expected=self._expected(), detail=_clip(raw))
         return True
+
+
+_CR_SPLIT = re.compile(r"(\r\n?)")
+
+
+def _strip_end(raw: str) -> str:
+    """The record without its line end (one LF, CRLF or CR)."""
+    if raw.endswith("\r\n"):
+        return raw[:-2]
+    if raw.endswith(("\n", "\r")):
+        return raw[:-1]
+    return raw

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from .errors import EvalsieveError, bad_input
-from .fields import FieldExtractor, default_fields, discover_fields
-from .records import RecordReader, sniff_format
+from .fields import FieldExtractor, default_choice, discover_fields, unfiltered
+from .records import RecordReader, sniff_format, split_format
 
 SAMPLE_ROWS = 1000
 
 
 def inspect_head(name: str, head: str, complete: bool = False, fmt: str | None = None) -> dict:
+    """The description of a file's head (see :func:`inspect_records`), as plain JSON values."""
+    return inspect_records(name, head, complete, fmt)[0]
+
+
+def inspect_records(name: str, head: str, complete: bool = False, fmt: str | None = None
+                    ) -> tuple[dict, list]:
     """Sniff the format of a file and describe its fields from a sample of its head.
 
     Args:
@@ -19,12 +25,16 @@ def inspect_head(name: str, head: str, complete: bool = False, fmt: str | None =
             without a final newline).
         fmt: force a format instead of sniffing.
     Returns:
-        ``{"format", "fields": [{path, fill, avg_chars, kind, constant, reason}],
-        "default_fields": [...], "rows_sampled"}``.
+        ``{"format", "fields": [{path, fill, avg_chars, avg_words, text_share, kind,
+        constant, reason, filter}], "filter_fields": [same, for element-filter paths such
+        as messages[role=user].content], "default_fields": [...], "default_reason",
+        "rows_sampled", "separator"}`` (``separator``: the delimited format's field
+        separator, else None).
     Raises:
         EvalsieveError(bad_input): empty file, JSON array, malformed first rows (with line).
+        The sampled records come second.
     """
-    fmt = fmt or sniff_format(name, head)
+    fmt = fmt or sniff_format(name, head, complete)
     reader = RecordReader(fmt, name)
     records = reader.feed(head)
     if complete:
@@ -40,10 +50,14 @@ def inspect_head(name: str, head: str, complete: bool = False, fmt: str | None =
         raise bad_input("no record found in the start of the file", file=name,
                         expected=f"{fmt} records")
     infos = discover_fields(r.value for r in records)
+    chosen, why = default_choice(infos)
     return {"format": fmt,
-            "fields": [i._asdict() for i in infos],
-            "default_fields": default_fields(infos),
-            "rows_sampled": len(records)}
+            "fields": [i._asdict() for i in infos if not i.filter],
+            "filter_fields": [i._asdict() for i in infos if i.filter],
+            "default_fields": chosen,
+            "default_reason": why,
+            "rows_sampled": len(records),
+            "separator": split_format(fmt)[1]}, records
 
 
 def check_fields(name: str, fmt: str, paths: list[str], head: str) -> None:
@@ -52,10 +66,22 @@ def check_fields(name: str, fmt: str, paths: list[str], head: str) -> None:
     Raises:
         EvalsieveError(bad_input): naming the missing field and the fields that exist.
     """
-    info = inspect_head(name, head, fmt=fmt)
+    info, records = inspect_records(name, head, fmt=fmt)
     known = {f["path"] for f in info["fields"]}
     FieldExtractor(fmt, paths, name)
     for p in paths:
-        if p not in known:
-            raise bad_input(f"no field {p!r} in the first {info['rows_sampled']} rows",
-                            file=name, expected="one of: " + ", ".join(sorted(known)))
+        if p in known:
+            continue
+        if p != unfiltered(p) and unfiltered(p) in known:
+            # an element filter: it must select something in the sampled rows
+            ex = FieldExtractor(fmt, [p], name)
+            if any(ex.segments(r.value) for r in records):
+                continue
+            raise bad_input(f"the filter {p!r} selects nothing in the first "
+                            f"{info['rows_sampled']} rows", file=name,
+                            expected=("one of: " + ", ".join(
+                                f["path"] for f in info["filter_fields"]))
+                            if info["filter_fields"] else "a key=value that occurs in the "
+                            "list's objects")
+        raise bad_input(f"no field {p!r} in the first {info['rows_sampled']} rows",
+                        file=name, expected="one of: " + ", ".join(sorted(known)))

@@ -174,11 +174,12 @@ def cases(big: bool = False) -> list[Case]:
     add(ok("mixed-endings.txt", [(S[0] + "\n").encode(), (S[1] + "\r\n").encode(),
                                  (S[2] + "\n").encode(), (S[3] + "\r\n").encode()],
            "plain text, LF and CRLF mixed"))
-    add(bad("lone-cr.txt", "\r".join(S[:4]).encode() + b"\r", "plain text, lines end with a lone CR "
-            "(classic Mac)", "error: lone CR line ends are refused (convert to LF)", ["carriage return"]))
-    add(bad("lone-cr.csv", b"id,question\r" + b"".join(f"{i},{s}\r".encode() for i, s in enumerate(S[:3])),
-            "CSV with lone CR line ends", "error: lone CR line ends are refused",
-            ["carriage return"]))
+    add(ok("lone-cr.txt", [f"{t}\r".encode() for t in S[:4]], "plain text, lines end with a lone "
+           "CR (classic Mac)", outcome="a result; lines split at CR, kept rows keep their CR"))
+    add(ok("lone-cr.csv", [f"{i},{t}\r".encode() for i, t in enumerate(S[:3])]
+           + [f'3,"two\rlines {S[3]}"\r'.encode()], "CSV with lone CR line ends (and a CR "
+           "inside a quoted field)", header=b"id,question\r",
+           outcome="a result; records split at CR outside quotes, kept rows keep their CR"))
     add(ok("no-final-newline.jsonl", base[:-1] + [base[-1].rstrip(b"\n")],
            "the last line has no newline", outcome="a result; the last row is read whole"))
     add(ok("no-final-newline.csv",
@@ -246,16 +247,25 @@ def cases(big: bool = False) -> list[Case]:
     add(ok("csv-doubled-quotes.csv",
            csv_rows([["1", 'She said ""' + S[0] + '"" loudly'], ["2", '"' + S[1] + '"'], ["3", S[3]]]),
            "CSV with doubled quotes inside quoted fields", header=b"id,question\n"))
-    add(ok("csv-ragged.csv", [b"1," + S[0].encode() + b"\n", b"2\n",
-                              b"3," + S[1].encode() + b",extra,cells\n", b"4," + S[3].encode() + b"\n"],
-           "CSV rows with fewer and more cells than the header", header=b"id,question\n",
-           outcome="a result; short rows miss fields, extra cells become `column 3`, ..."))
+    add(bad("csv-ragged.csv", b"id,question\n1," + S[0].encode() + b"\n2\n3," + S[1].encode()
+            + b",extra,cells\n4," + S[3].encode() + b"\n",
+            "CSV rows with fewer and more cells than the header",
+            "error naming line 3 (1 field where the header has 2): never a guess",
+            ["1 field but the header has 2"], line=3))
     add(ok("csv-duplicate-headers.csv", csv_rows([["1", S[0], "x"], ["2", S[1], "y"], ["3", S[3], "z"]]),
            "CSV header with the same name twice", header=b"id,question,question\n",
            outcome="a result; the second one is `question (2)`"))
-    add(bad("csv-semicolon.csv", b"id;question\n" + b"".join(f"{i};{s}\n".encode() for i, s in enumerate(S[:3])),
-            "a `;`-separated file named .csv", "error: `;` separator is not supported, "
-            "re-export with commas", ["';'"], line=1))
+    add(ok("csv-semicolon.csv", [f"{i};{t}\n".encode() for i, t in enumerate(S[:3])],
+           "a `;`-separated file named .csv (an Excel export)", header=b"id;question\n",
+           outcome="a result; the separator `;` is sniffed from content"))
+    add(ok("semicolon-named.tsv", [f'{i};"{t}; with a semicolon"\n'.encode()
+                                   for i, t in enumerate([S[10], S[1], S[2]])],
+           "a `;`-separated file named .tsv, commas and a quoted `;` in its text",
+           header=b"id;question\n",
+           outcome="a result; read as `;`-separated (not one tab column), clean file byte-exact"))
+    add(ok("pipe-separated.psv", [f"{i}|{t}\n".encode() for i, t in enumerate(S[:3])],
+           "a `|`-separated file with no known extension", header=b"id|question\n",
+           outcome="a result; the separator `|` is sniffed from content"))
     add(bad("csv-unclosed-quote.csv", b"id,question\n1,fine row here\n2,\"never closed " + S[0].encode() + b"\n3,last\n",
             "a quoted field that is never closed", "error naming line 3", ["never closed"], line=3))
     add(ok("csv-stray-quote.csv", [b'1,a 5" screen and ' + S[0].encode() + b"\n",
@@ -263,10 +273,21 @@ def cases(big: bool = False) -> list[Case]:
                                    b'3,the 7" record player ' + S[2].encode() + b"\n"],
            'CSV with a bare `"` inside unquoted fields (5" screen)', header=b"id,question\n",
            outcome="a result; the quote is a character of the field, rows are not merged"))
-    add(ok("tsv-stray-quotes.tsv", [f'1\t"{S[0]}\n'.encode(), f'2\t{S[1]} "quoted" \n'.encode(),
-                                    f'3\t{S[2]}"\n'.encode()],
-           "TSV with quotes that CSV would treat as quoting", header=b"id\tquestion\n",
-           outcome="a result; TSV has no quoting, quotes are characters"))
+    add(bad("tsv-stray-quotes.tsv", f'id\tquestion\n1\t"{S[0]}\n2\t{S[1]} "quoted" \n3\t{S[2]}"\n'
+            .encode(), "TSV whose fields start with a quote that is never closed the csv way",
+            "error naming line 2: TSV is read with quoting, as the csv module and pandas "
+            "write it, and this is not valid quoting", ["malformed tsv record"], line=2))
+    add(ok("tsv-quoted.tsv", [
+        b'"What did Nixon mean by ""I am not a crook""?"\t"He was answering a question about '
+        b'his personal finances\nduring a press conference in Orlando in 1973"\n',
+        f'"{S[1]}\twith a quoted tab"\tplain\n'.encode(),
+        f'{S[2]}\t"{S[3]}"\r\n'.encode()],
+        "TSV written by the csv module / pandas: quoted newline, quoted tab, doubled quotes",
+        header=b"question\tanswer\n",
+        outcome="a result; three records (the quoted newline and tab stay in their fields)"))
+    add(bad("tsv-ragged.tsv", f"id\tquestion\n1\t{S[0]}\n2\t{S[1]}\textra\n".encode(),
+            "TSV with a row of three fields under a two-field header",
+            "error naming line 3", ["3 fields but the header has 2"], line=3))
 
     # -- gzip and other containers --------------------------------------------------------------
     add(bad("truncated.jsonl.gz", gz(b"".join(base))[:-12], "a gzip file cut short",
@@ -286,10 +307,12 @@ def cases(big: bool = False) -> list[Case]:
     add(bad("zipped.jsonl", zbuf.getvalue(), "a ZIP archive named .jsonl",
             "error: unsupported format, a ZIP archive (unzip it first)", ["zip"]))
     add(bad("table.parquet", b"PAR1\x15\x04\x15\x10\x15\x14L\x15\x02\x15\x00\x12\x00\x00" + b"\x00" * 8
-            + b"question" + b"\x1c\x15\x0c" + b"PAR1", "a Parquet file (PAR1 magic)",
-            "error: unsupported format, Parquet (convert to JSON Lines)", ["parquet"]))
+            + b"question" + b"\x1c\x15\x0c" + b"PAR1", "a broken Parquet file (PAR1 magic, no valid "
+            "footer)", "CLI: error, not a readable Parquet file (pyarrow's reason); page: error, "
+            "Parquet is not read in the page yet (use the CLI)", ["parquet"]))
     add(bad("parquet-named.csv", b"PAR1" + bytes(range(256)) + b"PAR1", "Parquet bytes named .csv",
-            "error: unsupported format, Parquet", ["parquet"]))
+            "error: Parquet is detected by content (CLI: not a readable Parquet file; page: not "
+            "read yet)", ["parquet"]))
 
     # -- Unicode ---------------------------------------------------------------------------
     add(ok("rtl-zero-width.jsonl", jsonl_rows([

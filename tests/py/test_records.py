@@ -70,10 +70,14 @@ def test_csv_quoted_newlines_across_chunks_and_raw_bytes():
         assert [x.line for x in recs] == [2, 4]
 
 
-def test_csv_duplicate_and_ragged():
-    _, recs = read_all("csv", "a,a,b\n1,2\n3,4,5,6\n")
-    assert recs[0].value == {"a": "1", "a (2)": "2"}
-    assert recs[1].value == {"a": "3", "a (2)": "4", "b": "5", "column 4": "6"}
+def test_csv_duplicate_headers_and_ragged_rows_stop_at_the_line():
+    _, recs = read_all("csv", "a,a,b\n1,2,3\n")
+    assert recs[0].value == {"a": "1", "a (2)": "2", "b": "3"}
+    for text, line, got in (("a,a,b\n1,2,3\n1,2\n", 3, 2), ("a,b\n1,2\n\n3,4,5,6\n", 4, 4)):
+        with pytest.raises(EvalsieveError) as e:
+            read_all("csv", text, name="r.csv")
+        assert e.value.file == "r.csv" and e.value.line == line
+        assert f"this row has {got} fields but the header has" in e.value.message
 
 
 def test_csv_unclosed_quote_names_the_line():
@@ -82,9 +86,35 @@ def test_csv_unclosed_quote_names_the_line():
     assert e.value.line == 2 and "never closed" in e.value.message
 
 
-def test_tsv_has_no_quoting():
-    _, recs = read_all("tsv", 'q\tlabel\n"hi\tthere\n')
-    assert recs[0].value == {"q": '"hi', "label": "there"}
+#: The issue's minimal case: a TSV as Python's csv module and pandas write it.
+NIXON_TSV = ('question\tanswer\n"What did Nixon mean by ""I am not a crook""?"\t"He was answering '
+             'a question about his personal finances\nduring a press conference in Orlando in '
+             '1973"\n')
+
+
+def test_tsv_is_quoted_as_the_csv_module_writes_it():
+    assert sniff_format("quoted.tsv", NIXON_TSV, complete=True) == "tsv"
+    for cut in range(1, len(NIXON_TSV), 7):
+        r, recs = read_all("tsv", NIXON_TSV, pieces=[cut])
+        assert len(recs) == 1 and recs[0].line == 2
+        assert recs[0].value == {
+            "question": 'What did Nixon mean by "I am not a crook"?',
+            "answer": "He was answering a question about his personal finances\nduring a press "
+                      "conference in Orlando in 1973"}
+        assert r.header_raw + recs[0].raw == NIXON_TSV
+    # a quoted tab stays in its field; the reference is the csv module itself
+    import csv
+    import io
+    text = 'q\tlabel\n"hi\tthere"\tx\nplain "mid" quote\ty\n'
+    want = list(csv.reader(io.StringIO(text), delimiter="\t"))
+    _, recs = read_all("tsv", text)
+    assert [list(r.value.values()) for r in recs] == want[1:]
+
+
+def test_tsv_unclosed_quote_names_the_line():
+    with pytest.raises(EvalsieveError) as e:
+        read_all("tsv", 'q\tlabel\n"hi\tthere\n', name="t.tsv")
+    assert e.value.line == 2 and "never closed" in e.value.message
 
 
 def test_text_format_one_record_per_line():
@@ -129,15 +159,37 @@ def test_refuse_binary_leaves_text_alone():
         refuse_binary("f.txt", head)
 
 
-def test_sniff_refuses_nul_lone_cr_and_semicolon_csv():
+def test_sniff_refuses_nul_and_reads_lone_cr_and_semicolons():
     with pytest.raises(EvalsieveError, match="NUL") as e:
         sniff_format("a.txt", "one\ntw\x00o\n")
     assert e.value.line == 2
-    with pytest.raises(EvalsieveError, match="lone carriage return"):
-        sniff_format("a.txt", "one\rtwo\rthree\n")
+    assert sniff_format("a.txt", "one\rtwo\rthree\n") == "text-cr"
     assert sniff_format("a.csv", 'id,q\n1,"\rstarts with CR"\n') == "csv"  # a CR inside a cell
-    with pytest.raises(EvalsieveError, match="';'"):
-        sniff_format("a.csv", "id;q\n1;x\n")
+    semi = "id;q\n1;x, y and z\n2;\"a;b\"\n"
+    for name in ("a.csv", "a.tsv", "a"):   # content decides, whatever the name
+        assert sniff_format(name, semi, complete=True) == "csv-semicolon"
+    _, recs = read_all("csv-semicolon", semi)
+    assert [r.value for r in recs] == [{"id": "1", "q": "x, y and z"}, {"id": "2", "q": "a;b"}]
+    assert sniff_format("p", "a|b\n1|2\n", complete=True) == "csv-pipe"
+    assert sniff_format("a.csv", "id,q\n1,x\n", complete=True) == "csv"
+    # a tab file whose rows also hold exactly one comma: the name breaks the tie
+    both = "a\tb,c\n1\t2,3\n"
+    assert sniff_format("x.tsv", both, complete=True) == "tsv"
+    assert sniff_format("x.csv", both, complete=True) == "csv"
+
+
+def test_lone_cr_lines_across_every_chunk_cut():
+    text = 'id,q\r1,"two\rlines"\r2,plain\r\n3,last'
+    assert sniff_format("x.csv", text, complete=True) == "csv-cr"
+    _, whole = read_all("csv-cr", text)
+    assert [r.value for r in whole] == [{"id": "1", "q": "two\rlines"}, {"id": "2", "q": "plain"},
+                                        {"id": "3", "q": "last"}]
+    assert [r.line for r in whole] == [2, 4, 5]
+    assert "id,q\r" + "".join(r.raw for r in whole) == text
+    for cut in range(1, len(text)):
+        assert read_all("csv-cr", text, pieces=[cut])[1] == whole
+    _, lines = read_all("text-cr", "a\rb\r\rc")
+    assert [(r.line, r.raw) for r in lines] == [(1, "a\r"), (2, "b\r"), (4, "c")]
 
 
 def test_jsonl_nested_too_deeply_names_the_line():

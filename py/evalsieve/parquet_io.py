@@ -1,0 +1,172 @@
+"""Parquet for the CLI: read with pyarrow in record batches (never the whole file), field
+paths from the schema, and the clean export with the input's schema.
+
+pyarrow is an optional extra (``pip install 'evalsieve[parquet]'``), imported lazily: the
+core package stays standard library only, and the page does not read Parquet yet.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import decimal
+import os
+
+from .errors import bad_input
+
+#: Rows per record batch read from the file (a row group is read in slices of this size).
+BATCH_ROWS = 8192
+
+
+def _pa(name: str):
+    """``(pyarrow, pyarrow.parquet)``, or a clear error naming how to install them."""
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError:
+        raise bad_input("this is a Parquet file, and reading Parquet needs pyarrow, which is "
+                        "not installed", file=name,
+                        expected="pip install 'evalsieve[parquet]' (or convert the file to "
+                                 "JSON Lines)") from None
+    return pyarrow, pyarrow.parquet
+
+
+def schema_paths(schema) -> list[str]:
+    """Every leaf field path of an Arrow schema, in schema order.
+
+    Structs become dotted paths, lists ``[]`` (a list of structs ``messages[].content``),
+    maps ``[].key`` and ``[].value`` (their entries are read as ``{"key", "value"}``).
+
+    Example: ``id: int64, messages: list<struct<role: string, content: string>>`` gives
+    ``["id", "messages[].role", "messages[].content"]``.
+    """
+    import pyarrow.types as t
+
+    def walk(typ, prefix):
+        if t.is_struct(typ):
+            for i in range(typ.num_fields):
+                f = typ.field(i)
+                yield from walk(f.type, f"{prefix}.{f.name}" if prefix else f.name)
+        elif t.is_map(typ):
+            yield from walk(typ.key_type, prefix + "[].key")
+            yield from walk(typ.item_type, prefix + "[].value")
+        elif t.is_list(typ) or t.is_large_list(typ) or t.is_fixed_size_list(typ) or (
+                hasattr(t, "is_list_view") and (t.is_list_view(typ) or t.is_large_list_view(typ))):
+            yield from walk(typ.value_type, prefix + "[]")
+        else:
+            yield prefix
+
+    out = []
+    for f in schema:
+        out.extend(walk(f.type, f.name))
+    return out
+
+
+def plain(v):
+    """A pyarrow Python value as a JSON value: strings, numbers, booleans and None as they
+    are; structs as dicts; lists as lists; map entries ``(k, v)`` as ``{"key", "value"}``;
+    dates, times and decimals as their ISO/decimal text; bytes as UTF-8 text when they are
+    valid UTF-8, else ``base64:...`` (not words)."""
+    if v is None or isinstance(v, (str, bool, int)):
+        return v
+    if isinstance(v, float):
+        return v if v == v and v not in (float("inf"), float("-inf")) else None
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, tuple) and len(v) == 2:
+        return {"key": plain(v[0]), "value": plain(v[1])}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        b = bytes(v)
+        try:
+            return b.decode("utf-8")
+        except UnicodeDecodeError:
+            return "base64:" + base64.b64encode(b).decode("ascii")
+    if isinstance(v, (datetime.date, datetime.time, datetime.datetime)):
+        return v.isoformat()
+    if isinstance(v, (decimal.Decimal, datetime.timedelta)):
+        return str(v)
+    return str(v)
+
+
+class ParquetSource:
+    """One Parquet input file, read in record batches.
+
+    Args:
+        path: the file's path.
+    Raises:
+        EvalsieveError(bad_input): pyarrow missing, or not a readable Parquet file (the
+        file and pyarrow's reason named).
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        self.name = os.path.basename(path)
+        pa, pq = _pa(self.name)
+        try:
+            self.file = pq.ParquetFile(path)
+            self.schema = self.file.schema_arrow
+        except Exception as e:  # pyarrow.ArrowInvalid, OSError, ...
+            raise bad_input(f"not a readable Parquet file ({type(e).__name__}: {e})",
+                            file=self.name, expected="a valid Parquet file (written by pyarrow, "
+                            "pandas, Spark, DuckDB, Hugging Face datasets ...)") from None
+        self.rows = self.file.metadata.num_rows
+        self.row_groups = self.file.num_row_groups
+        self.paths = schema_paths(self.schema)
+
+    def columns_for(self, paths: list[str]) -> list[str]:
+        """The top-level columns that hold ``paths`` (only these are read)."""
+        tops = {f.name for f in self.schema}
+        out = []
+        for p in paths:
+            top = p.split(".")[0].split("[")[0]
+            if top in tops and top not in out:
+                out.append(top)
+        return out
+
+    def values(self, columns: list[str] | None = None, limit: int | None = None):
+        """Yield lists of row values (JSON-like dicts), one list per record batch, in file
+        order; at most ``limit`` rows in all.
+
+        Raises:
+            EvalsieveError(bad_input): a corrupt row group (the file and reason named).
+        """
+        seen = 0
+        try:
+            for batch in self.file.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+                rows = [plain(r) for r in batch.to_pylist()]
+                if limit is not None and seen + len(rows) > limit:
+                    rows = rows[:limit - seen]
+                seen += len(rows)
+                yield rows
+                if limit is not None and seen >= limit:
+                    return
+        except Exception as e:
+            if getattr(e, "code", None):
+                raise
+            raise bad_input(f"cannot read a row group ({type(e).__name__}: {e})",
+                            file=self.name, expected="a valid Parquet file") from None
+
+    def write_rows(self, out_path: str, keep: list[int]) -> int:
+        """Write the rows at 0-based positions ``keep`` (ascending) to a new Parquet file
+        with this file's schema (and its metadata), batch by batch. Returns rows written."""
+        pa, pq = _pa(self.name)
+        want = iter(keep)
+        nxt = next(want, None)
+        written = 0
+        start = 0
+        with pq.ParquetWriter(out_path, self.schema) as w:
+            for batch in self.file.iter_batches(batch_size=BATCH_ROWS):
+                take = []
+                while nxt is not None and nxt < start + batch.num_rows:
+                    take.append(nxt - start)
+                    nxt = next(want, None)
+                if take:
+                    w.write_table(pa.Table.from_batches([batch.take(pa.array(take, pa.int64()))],
+                                                        schema=self.schema))
+                    written += len(take)
+                start += batch.num_rows
+            if written == 0:
+                w.write_table(self.schema.empty_table())
+        return written
