@@ -2,7 +2,9 @@
 
     evalsieve contamination EVAL TRAIN --out DIR [--eval-field F ...] [--train-field F ...]
                             [--n N] [--no-boilerplate] [--threshold X] [--json]
-                            [--fail-on-contamination]
+                            [--fail-on-contamination] [--exclude-rungs LIST]
+                            [--semantic [--semantic-threshold X] [--semantic-window W]
+                             [--semantic-candidates K] [--model-dir DIR] [--threads T]]
 
     evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
                           [--model-dir DIR] [--json]
@@ -199,8 +201,15 @@ def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
     ev, tr = FileSource(args.eval), FileSource(args.train)
     ev_fmt, ev_fields, _ = _pick_fields(ev, args.eval_field, "eval", log)
     tr_fmt, tr_fields, tr_head = _pick_fields(tr, args.train_field, "train", log)
+    sem = None
+    if args.semantic:
+        from .semantic import SemanticConfig
+        sem = SemanticConfig(**{k: v for k, v in (
+            ("window_words", args.semantic_window), ("candidates", args.semantic_candidates),
+            ("threshold", args.semantic_threshold)) if v is not None})
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
-                              not args.no_boilerplate, args.threshold)
+                              not args.no_boilerplate, args.threshold, sem,
+                              tuple(args.exclude_rungs) if args.exclude_rungs else None)
     job = ContaminationJob(cfg, ev.name, ev_fmt, tr.name, tr_fmt)
     job.set_background(tr_head)
     for text in ev.chunks():
@@ -210,14 +219,55 @@ def run_contamination(args, log) -> tuple[dict, dict[str, str]]:
     t0 = time.perf_counter()
     for text in tr.chunks():
         job.feed_train(text)
+    assets = _semantic_rung(job, args, log) if sem is not None else {}
     summary = job.finish(ev.info("eval", ev_fmt), tr.info("train", tr_fmt), _utc_now(),
-                         runtime=_runtime())
+                         assets=assets, runtime=_runtime())
     dt = time.perf_counter() - t0
     summary["seconds_training_pass"] = round(dt, 3)
     log(f"train: {summary['training_records']} records, {tr.bytes / 1e6:.1f} MB in {dt:.1f} s "
         f"({summary['training_chars'] / 1e6 / max(dt, 1e-9):.1f} M chars/s)")
     exports = {name: job.export(name)[1] for name in job.export_names()}
     return summary, exports
+
+
+def _semantic_rung(job: ContaminationJob, args, log) -> dict:
+    """Embed the semantic rung's eval rows and candidate windows; give the job the cosines.
+
+    onnxruntime uses every core (``--threads 0``) and the CUDA execution provider when
+    onnxruntime-gpu sees a GPU. Returns the encoder's asset versions for the stamp.
+    """
+    from .native_encoder import NativeEncoder, _require
+
+    model_dir = find_model_dir(args.model_dir)
+    req = job.semantic_request()
+    f = job.semantic.figures()
+    log(f"semantic: {f['windows']} windows of {f['window_words']} words; the candidate stage "
+        f"lets {f['windows_embedded']} through "
+        f"({f['windows_embedded'] / max(1, f['windows']):.1%}); embedding them and "
+        f"{len(req['eval_texts'])} eval rows")
+    ort = _require("onnxruntime")
+    providers = (["CUDAExecutionProvider", "CPUExecutionProvider"]
+                 if "CUDAExecutionProvider" in ort.get_available_providers()
+                 else ["CPUExecutionProvider"])
+    enc = NativeEncoder(os.path.join(model_dir, "encoder.onnx"),
+                        os.path.join(model_dir, "tokenizer.json"), threads=args.threads,
+                        providers=providers)
+    np = enc.np
+    t0 = time.perf_counter()
+    ev_vecs, _ = enc.encode(req["eval_texts"])
+    win_vecs, truncated = (enc.encode(req["window_texts"]) if req["window_texts"]
+                           else (ev_vecs[:0], 0))
+    dt = time.perf_counter() - t0
+    n = len(req["eval_texts"]) + len(req["window_texts"])
+    log(f"semantic: embedded {n} texts in {dt:.1f} s ({n / max(dt, 1e-9):.0f} texts/s, "
+        f"{enc.session.get_providers()[0]}); {truncated} windows cut to 256 word pieces")
+    pairs = np.asarray(req["pairs"], dtype=np.int64).reshape(-1, 2)
+    cos = np.einsum("ij,ij->i", ev_vecs[pairs[:, 0]], win_vecs[pairs[:, 1]])
+    job.set_semantic_cosines(cos.tolist())
+    return {"encoder": "all-MiniLM-L6-v2 int8 (encoder.onnx)",
+            "encoder_sha256": _sha256_file(os.path.join(model_dir, "encoder.onnx")),
+            "encoder_provider": enc.session.get_providers()[0],
+            "semantic_windows_truncated": truncated}
 
 
 def find_model_dir(given: str | None) -> str:
@@ -319,6 +369,17 @@ def _bounded(cast, lo: float, hi: float, what: str, above_lo: bool = False, any_
 _threshold = _bounded(float, 0, 1, "a number in (0, 1] or 'any'", above_lo=True, any_ok=True)
 _cosine = _bounded(float, 0.75, 1, "a cosine from 0.75 (the candidate floor) to 1")
 _n = _bounded(int, 1, 1000, "a whole number from 1 to 1000")
+_threshold_score = _bounded(float, 0, 1, "a number in (0, 1]", above_lo=True)
+_threads = _bounded(int, 0, 1024, "a whole number of threads (0 = every core)")
+
+
+def _rungs(s: str) -> list[str]:
+    """An argparse type: comma-separated rung names."""
+    names = [x.strip() for x in s.split(",") if x.strip()]
+    bad = [x for x in names if x not in ("exact", "ngram", "semantic")]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"{s!r}: rungs are exact, ngram, semantic")
+    return names
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -347,6 +408,22 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--fail-on-contamination", action="store_true",
                    help="exit 1 when any eval row is contaminated (for CI gating)")
     c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    c.add_argument("--exclude-rungs", type=_rungs, metavar="LIST",
+                   help="rungs whose rows leave eval.clean, comma-separated from exact,ngram,"
+                   "semantic (default: every rung that ran)")
+    c.add_argument("--semantic", action="store_true",
+                   help="also run the semantic rung: reworded eval rows inside training windows "
+                   "(needs the encoder extra and the model)")
+    c.add_argument("--semantic-threshold", type=_threshold_score, default=None, metavar="X",
+                   help="verifier score for the semantic rung, in (0, 1] (default 0.70)")
+    c.add_argument("--semantic-window", type=_n, default=None, metavar="W",
+                   help="window size in words (default: median eval row length, 16..160)")
+    c.add_argument("--semantic-candidates", type=_n, default=None, metavar="K",
+                   help="candidate windows embedded per eval row (default 8)")
+    c.add_argument("--model-dir", metavar="DIR",
+                   help="folder with encoder.onnx and tokenizer.json (default: dist/assets/model)")
+    c.add_argument("--threads", type=_threads, default=0, metavar="T",
+                   help="onnxruntime threads for the semantic rung (default 0: every core)")
     q = sub.add_parser("paraphrases", help="groups of eval rows that ask the same thing",
                        description="Sentence embeddings (all-MiniLM-L6-v2, int8 ONNX, mean "
                        "pooling, L2-normalised, 256 word pieces); a pair is an edge when "

@@ -21,6 +21,7 @@ from .exports import fmt_float, html_page, html_table, stamp_section, write_csv
 from .fields import FieldExtractor
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
 from .records import RecordReader, parse_record_line
+from .semantic import RULE as SEMANTIC_RULE, SemanticConfig, SemanticScan
 from .stamps import InputFile, RunStamp
 from .text import char_table, normalize_many
 
@@ -35,6 +36,16 @@ REPORT_COLUMNS = ["eval_row", "status", "containment", "ngrams_matched", "ngrams
                   "ngrams_boilerplate", "words", "training_record", "shared_passage",
                   "training_excerpt"]
 TOO_SHORT_COLUMNS = ["eval_row", "words", "n", "reason"]
+#: The ladder, in order: a row's ``rung`` is the first of these that caught it.
+RUNGS = ("exact", "ngram", "semantic")
+#: Columns appended to both CSV reports (the ladder), and to the report with the semantic rung.
+RUNG_COLUMNS = ["rung"]
+SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "semantic_numbers",
+                    "semantic_training_record", "training_window"]
+
+#: Measured recall and false positives of the semantic rung at its defaults
+#: (benchmarks/bench_semantic.py; see the README), printed beside every semantic result.
+QUALITY_NOTE = "not measured yet"
 
 _REASONS = {
     "empty": "empty: no words in the chosen fields",
@@ -42,6 +53,31 @@ _REASONS = {
     "no_ngram": "no single field value has N words (n-grams never span two fields)",
     "boilerplate_only": "boilerplate only: every n-gram is in more training records than the cut-off",
 }
+
+
+def assign_rungs(exact_record: list[int], ngram_status: list[str],
+                 semantic_caught: list[bool] | None) -> list[str]:
+    """The first rung of the ladder (exact, ngram, semantic) that caught each eval row.
+
+    Args:
+        exact_record: per row, the 1-based training record equal to it after normalisation
+            (0 = none).
+        ngram_status: per row, the n-gram rung's status ("contaminated" = caught).
+        semantic_caught: per row, the semantic rung's verdict, or None when it did not run.
+    Returns:
+        Per row ``"exact"``, ``"ngram"``, ``"semantic"`` or ``""`` (no rung caught it).
+    """
+    out = []
+    for i, rec in enumerate(exact_record):
+        if rec:
+            out.append("exact")
+        elif ngram_status[i] == "contaminated":
+            out.append("ngram")
+        elif semantic_caught is not None and semantic_caught[i]:
+            out.append("semantic")
+        else:
+            out.append("")
+    return out
 
 
 @dataclass(frozen=True)
@@ -54,6 +90,10 @@ class ContaminationConfig:
         n: n-gram size in words, or None for the rule's choice (5th percentile, 8..13).
         boilerplate: run the boilerplate pass (default on).
         threshold: contaminated when containment ≥ threshold, in (0, 1]; None = any overlap.
+        semantic: settings of the semantic rung, or None to skip it (the exact and n-gram rungs
+            always run).
+        exclude_rungs: rungs whose rows leave ``eval.clean.*`` (a subset of :data:`RUNGS`);
+            None = every rung that ran.
 
     Example: ``ContaminationConfig(["question"], ["question", "answer"])`` scores GSM8K test
     questions against train questions and answers, N chosen by the rule, any overlap dirty.
@@ -63,12 +103,35 @@ class ContaminationConfig:
     n: int | None = None
     boilerplate: bool = True
     threshold: float | None = None
+    semantic: SemanticConfig | None = None
+    exclude_rungs: tuple | None = None
+
+    def __post_init__(self):
+        bad = [r for r in (self.exclude_rungs or ()) if r not in self.rungs]
+        if bad:
+            raise bad_input(f"cannot exclude rung(s) {', '.join(map(str, bad))}",
+                            expected="rungs that run: " + ", ".join(self.rungs))
+
+    @property
+    def rungs(self) -> tuple:
+        """The rungs that run, in ladder order."""
+        return RUNGS if self.semantic is not None else RUNGS[:2]
+
+    @property
+    def excluded(self) -> tuple:
+        """The rungs whose rows leave the clean file."""
+        return self.rungs if self.exclude_rungs is None else tuple(
+            r for r in self.rungs if r in self.exclude_rungs)
 
     def settings(self) -> dict:
         """The settings as plain JSON values, for the run stamp."""
-        return {"eval_fields": list(self.eval_fields), "train_fields": list(self.train_fields),
-                "n_requested": self.n, "boilerplate": self.boilerplate,
-                "threshold": self.threshold if self.threshold is not None else "any overlap"}
+        out = {"eval_fields": list(self.eval_fields), "train_fields": list(self.train_fields),
+               "n_requested": self.n, "boilerplate": self.boilerplate,
+               "threshold": self.threshold if self.threshold is not None else "any overlap",
+               "rungs": list(self.rungs), "clean_file_excludes": list(self.excluded)}
+        if self.semantic is not None:
+            out.update(self.semantic.settings())
+        return out
 
 
 class ContaminationJob:
@@ -105,6 +168,13 @@ class ContaminationJob:
         self.summary: dict | None = None
         self._background: dict[str, int] = {}
         self._records_external = 0
+        self._background_texts: list[str] = []
+        self._exact_keys: dict[str, list[int]] = {}
+        self.exact_record: list[int] = []
+        self.semantic: SemanticScan | None = None
+        self._cosines_set = False
+        self._train_closed = False
+        self.rung: list[str] = []
 
     def set_background(self, head: str) -> int:
         """Give the start of the training file (about 1 MB) to pick fast filter words.
@@ -116,7 +186,9 @@ class ContaminationJob:
             records = reader.feed(head)
         except EvalsieveError:
             return 0  # the real pass will report the malformed line with its number
-        segs = [s for r in records for s in self._train_fields.segments(r.value)]
+        per = [self._train_fields.segments(r.value) for r in records]
+        self._background_texts = [" ".join(p) for p in per]
+        segs = [s for p in per for s in p]
         counts: dict[str, int] = {}
         for text in normalize_many(segs):
             for w in text.split():
@@ -160,6 +232,14 @@ class ContaminationJob:
             raise
         self.scan = TrainingScan(self.index)
         self._batch: list[tuple[int, list[str]]] = []
+        self.exact_record = [0] * len(self._eval_segments)
+        for i, key in enumerate(normalize_many([" ".join(s) for s in self._eval_segments])):
+            key = " ".join(key.split())
+            if key:
+                self._exact_keys.setdefault(key, []).append(i)
+        if self.config.semantic is not None:
+            self.semantic = SemanticScan(self._eval_segments, self.config.semantic,
+                                         self._background_texts)
         scorable = sum(1 for r in self.index.rows if r.ngram_ids)
         return {"n": self.index.n, "n_how": self.index.n_how, "rows": len(self.index.rows),
                 "rows_scorable": scorable, "rows_too_short": len(self.index.rows) - scorable,
@@ -180,8 +260,22 @@ class ContaminationJob:
         for r in records:
             batch.append((r.index, seg(r.value)))
             if len(batch) >= self.TRAIN_BATCH:
-                self.scan.scan(batch)
+                self._scan_batch(batch)
                 batch.clear()
+
+    def _scan_batch(self, batch: list[tuple[int, list[str]]]) -> None:
+        """One batch of training records through every rung's scan."""
+        self.scan.scan(batch)
+        if self._exact_keys:
+            keys = normalize_many([" ".join(segs) for _, segs in batch])
+            for (rec, _), key in zip(batch, keys):
+                rows = self._exact_keys.get(" ".join(key.split()))
+                if rows:
+                    for i in rows:
+                        if not self.exact_record[i]:
+                            self.exact_record[i] = rec
+        if self.semantic is not None:
+            self.semantic.scan(batch)
 
     # -- training pass behind the page's prefilter (worker/prefilter.js) ---------------------
     def prefilter_spec(self) -> dict | None:
@@ -192,8 +286,8 @@ class ContaminationJob:
         """
         if self.index is None:
             raise bad_input("the eval pass has not ended", expected="end_eval first")
-        if self.train_format not in ("jsonl", "text"):
-            return None
+        if self.train_format not in ("jsonl", "text") or self.semantic is not None:
+            return None  # the semantic rung needs every record
         return {"n": self.index.n, "ngrams": self.index.ngrams, "format": self.train_format,
                 "paths": [list(s) for s in self._train_fields._steps],
                 "chars": {str(c): r for c, r in char_table().items()}}
@@ -222,7 +316,7 @@ class ContaminationJob:
         for rec, ln, raw in zip(records, lines, raws):
             batch.append((rec, seg(parse_record_line(self.train_format, raw, self.train_name, ln))))
             if len(batch) >= self.TRAIN_BATCH:
-                self.scan.scan(batch)
+                self._scan_batch(batch)
                 batch.clear()
         self.training_chars += chars
         self._records_external = records_total
@@ -240,26 +334,32 @@ class ContaminationJob:
         Returns:
             The summary dict (what the CLI prints with ``--json``).
         """
-        if self.scan is None:
-            raise bad_input("the eval pass has not ended", expected="end_eval before finish")
-        self._scan_records(self._train_reader.finish())
-        if self._batch:
-            self.scan.scan(self._batch)
-            self._batch.clear()
-        self.scan.records = max(self._train_reader.records_read, self._records_external)
+        self.end_train()
         c = self.config
+        if self.semantic is not None and not self._cosines_set:
+            raise bad_input("the semantic rung has no cosines",
+                            expected="semantic_request() and set_semantic_cosines() before finish")
         self.scores, self.cutoff = containment_scores(
             self.index, self.scan, boilerplate=c.boilerplate, threshold=c.threshold,
             row_numbers=self._eval_numbers)
+        self.rung = assign_rungs(self.exact_record, [r.status for r in self.scores],
+                                 [m.caught for m in self.semantic.matches]
+                                 if self.semantic is not None else None)
         settings = c.settings()
         settings.update({"n": self.index.n, "n_how": self.index.n_how,
                          "boilerplate_cutoff": (f"> {self.cutoff} training records"
                                                 if c.boilerplate else "off")})
+        if self.semantic is not None:
+            f = self.semantic.figures()
+            settings.update({"semantic_window_words": f["window_words"],
+                             "semantic_window_how": f["window_how"],
+                             "semantic_stride_words": (f["window_words"] + 1) // 2,
+                             "semantic_idf_background": f["idf_background"]})
         self.stamp = RunStamp("contamination", settings, (eval_file, train_file), utc,
                               dict(assets or {}), runtime)
         s = self.scores
         scored = [r for r in s if r.scored]
-        dirty = [r for r in scored if r.status == "contaminated"]
+        dirty = [r for i, r in enumerate(s) if r.scored and self._excluded(i)]
         self.summary = {
             "n": self.index.n, "n_how": self.index.n_how,
             "rows_scanned": len(s), "rows_scored": len(scored),
@@ -273,9 +373,64 @@ class ContaminationJob:
                                    if self.cutoff else 0),
             "boilerplate_cutoff": self.cutoff,
             "threshold": c.threshold, "clean_file": self.clean_name,
+            "rows_contaminated_by_rung": {
+                k: (sum(1 for x in self.rung if x == k) if k in c.rungs else None)
+                for k in RUNGS},
+            "rungs": list(c.rungs), "clean_file_excludes": list(c.excluded),
             "stamp": self.stamp.to_dict(),
         }
+        if self.semantic is not None:
+            self.summary["semantic"] = self.semantic.figures()
         return self.summary
+
+    def _excluded(self, i: int) -> bool:
+        """Row i (0-based) is caught by a rung whose rows leave the clean file."""
+        ex = self.config.excluded
+        return any(caught and r in ex for r, caught in zip(RUNGS, (
+            bool(self.exact_record[i]), self.scores[i].status == "contaminated",
+            self.semantic is not None and self.semantic.matches[i].caught)))
+
+    # -- the ladder: close the training pass, the semantic rung's encoder round trip --------
+    def end_train(self) -> None:
+        """Close the training file (idempotent): the last records go through every scan."""
+        if self.scan is None:
+            raise bad_input("the eval pass has not ended", expected="end_eval before finish")
+        if self._train_closed:
+            return
+        self._scan_records(self._train_reader.finish())
+        if self._batch:
+            self._scan_batch(self._batch)
+            self._batch.clear()
+        self.scan.records = max(self._train_reader.records_read, self._records_external)
+        self._train_closed = True
+
+    def semantic_request(self) -> dict:
+        """Close the training pass; the texts the encoder must embed for the semantic rung.
+
+        Returns:
+            ``{"eval_texts", "window_texts", "pairs"}`` (see :meth:`SemanticScan.request`).
+        Raises:
+            EvalsieveError(bad_input): the semantic rung is off, or the eval pass is open.
+        """
+        if self.semantic is None:
+            raise bad_input("the semantic rung is off", expected="ContaminationConfig(semantic=...)")
+        self.end_train()
+        return self.semantic.request()
+
+    def set_semantic_cosines(self, cosines: list[float], assets: dict | None = None) -> None:
+        """Give the cosine of every requested (row, window) pair; runs the verifier.
+
+        Args:
+            cosines: one per pair of :meth:`semantic_request`, in its order (unit vectors'
+                dot products from the same encoder for rows and windows).
+            assets: unused; the encoder's versions go to :meth:`finish`'s ``assets``.
+        Raises:
+            EvalsieveError(bad_input): wrong count, or no request was made.
+        """
+        if self.semantic is None:
+            raise bad_input("the semantic rung is off", expected="ContaminationConfig(semantic=...)")
+        self.semantic.verify(cosines)
+        self._cosines_set = True
 
     # -- exports ----------------------------------------------------------------------------
     @property
@@ -310,7 +465,8 @@ class ContaminationJob:
     def clean_text(self) -> str:
         """The kept rows' exact text (header line first for CSV/TSV); UTF-8 = input bytes."""
         head = self._eval_reader.header_raw or ""
-        kept = [self._eval_raw[i] for i, r in enumerate(self.scores) if r.status == "clean"]
+        kept = [self._eval_raw[i] for i, r in enumerate(self.scores)
+                if r.scored and not self._excluded(i)]
         if kept and head and not head.endswith("\n"):
             head += "\n"
         return head + "".join(kept)
@@ -319,15 +475,29 @@ class ContaminationJob:
         """``contamination-report.csv``: one row per scored eval row (columns REPORT_COLUMNS)."""
         rows = ([r.eval_row, r.status, fmt_float(r.containment), r.ngrams_matched,
                  r.ngrams_total, r.ngrams_boilerplate, r.words, r.training_record or "",
-                 r.shared_passage, r.excerpt] for r in self.scores if r.scored)
-        return write_csv(self.stamp, REPORT_COLUMNS, rows)
+                 r.shared_passage, r.excerpt] + self._rung_cells(i)
+                for i, r in enumerate(self.scores) if r.scored)
+        return write_csv(self.stamp, self.report_columns(), rows)
+
+    def report_columns(self) -> list[str]:
+        """``contamination-report.csv``'s header: REPORT_COLUMNS, ``rung``, and the semantic
+        rung's columns when it ran."""
+        return REPORT_COLUMNS + RUNG_COLUMNS + (SEMANTIC_COLUMNS if self.semantic else [])
+
+    def _rung_cells(self, i: int) -> list:
+        cells = [self.rung[i]]
+        if self.semantic is not None:
+            m = self.semantic.matches[i]
+            cells += [fmt_float(m.score), fmt_float(m.cosine), fmt_float(m.lexical),
+                      fmt_float(m.numbers), m.training_record or "", m.window]
+        return cells
 
     def too_short_csv(self) -> str:
         """``too-short-to-score.csv``: every row not scored, its word count and reason."""
         n = self.index.n
-        rows = ([r.eval_row, r.words, n, _REASONS[r.status]] for r in self.scores
-                if not r.scored)
-        return write_csv(self.stamp, TOO_SHORT_COLUMNS, rows)
+        rows = ([r.eval_row, r.words, n, _REASONS[r.status], self.rung[i]]
+                for i, r in enumerate(self.scores) if not r.scored)
+        return write_csv(self.stamp, TOO_SHORT_COLUMNS + RUNG_COLUMNS, rows)
 
     def report_html(self) -> str:
         """``overlap-report.html``: self-contained (no script, no external reference), the
@@ -378,9 +548,57 @@ class ContaminationJob:
             html_table(["eval_row", "containment", "matched/total", "training_record",
                         "shared passage (normalised words)", "training excerpt (normalised)"],
                        rows, frozenset({0, 1, 2, 3})),
-            stamp_section(self.stamp),
-        ]
+        ] + self._ladder_sections() + [stamp_section(self.stamp)]
         return html_page("evalsieve overlap report", sections)
+
+    def _ladder_sections(self) -> list[str]:
+        """overlap-report.html's ladder: rows per rung, the exact rung, the semantic rung."""
+        s, c = self.summary, self.config
+        by = s["rows_contaminated_by_rung"]
+        ladder = [(k, by[k] if by[k] is not None else "did not run",
+                   "yes" if k in c.excluded else ("no" if k in c.rungs else "")) for k in RUNGS]
+        ladder.append(("none (clean at these rungs)", sum(1 for x in self.rung if not x), ""))
+        out = ["<h2>The ladder: which rung caught each row first</h2>",
+               "<p>Rungs run in order exact → ngram → semantic; a row counts under the first "
+               "rung that caught it. A row no rung caught is <b>clean at these rungs</b>, not "
+               "clean: what the rungs cannot see is listed below.</p>",
+               html_table(["rung", "rows caught first here", "rows leave eval.clean"], ladder,
+                          frozenset({1})),
+               ]
+        exact = [(self._eval_numbers[i], rec) for i, rec in enumerate(self.exact_record) if rec]
+        out += [f"<h2>Rung exact ({len(exact)})</h2><p>The eval row's words, after the "
+                "normalisation above, equal a whole training record's words (the chosen fields "
+                "of both, joined).</p>",
+                html_table(["eval_row", "training_record"], exact, frozenset({0, 1}))]
+        if self.semantic is None:
+            out.append("<h2>Rung semantic</h2><p>Did not run (CLI: <code>--semantic</code>). "
+                       "Reworded copies of eval rows that share no n-gram with the training "
+                       "data are not looked for.</p>")
+            return out
+        f = s["semantic"]
+        m = self.semantic.matches
+        caught = sorted(((i, x) for i, x in enumerate(m) if x.caught),
+                        key=lambda t: (-t[1].score, t[0]))
+        fig = [("window", f"{f['window_words']} words ({f['window_how']}), stride "
+                          f"{(f['window_words'] + 1) // 2} words"),
+               ("windows scanned", f["windows"]),
+               ("windows sharing a key term with some row", f["windows_sharing_a_key_term"]),
+               ("windows embedded (candidates)", f["windows_embedded"]),
+               ("(row, window) pairs verified", f["pairs_verified"]),
+               ("candidates per row", c.semantic.candidates),
+               ("threshold", f"verifier score ≥ {c.semantic.threshold}"),
+               ("IDF background of key terms", f["idf_background"]),
+               ("measured quality at these defaults", QUALITY_NOTE)]
+        rows = [(self._eval_numbers[i], self.rung[i], fmt_float(x.score), fmt_float(x.cosine),
+                 fmt_float(x.lexical), fmt_float(x.numbers), x.training_record, x.window)
+                for i, x in caught]
+        out += [f"<h2>Rung semantic ({len(caught)} rows caught)</h2>",
+                f"<p class=\"rule\">{_esc(SEMANTIC_RULE)}</p>",
+                html_table(["figure", "value"], fig, frozenset({1}), cls="settings"),
+                html_table(["eval_row", "first rung", "score", "cosine", "lexical", "numbers",
+                            "training_record", "training window"], rows,
+                           frozenset({0, 2, 3, 4, 5, 6}))]
+        return out
 
 
 def _esc(s: str) -> str:
