@@ -20,38 +20,54 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
 3. **Embedding.** The driver embeds the eval rows and the kept windows with the same encoder
    and returns the cosine of every (row, candidate window) pair.
 4. **Verifier.** For each pair: the cosine c; the IDF-weighted overlap ``lex`` of the row's
-   distinct normalised words with the window's (IDF over all training windows, as allenai/decon
-   weighs its n-gram overlap); the share ``num`` of the row's distinct numbers the window holds.
+   distinct terms with the terms of the window and half a window either side (a rephrasing is
+   often longer than its source; IDF over all training windows, as allenai/decon weighs its
+   overlap); the share ``num`` of the row's distinct numbers found there.
    ``score = (c + lex) / 2`` when the row has no number, else ``(c + (lex + num) / 2) / 2``.
    The pair with the highest score is the row's semantic match; the row is caught when
    score ≥ ``threshold``. A rephrasing keeps the facts (names, quantities, rare terms) and the
    meaning; a different problem on the same topic keeps the meaning's topic but not the facts,
    so neither signal alone separates them (see the README's measured figures).
 
-Words are compared after the project's normalisation (:func:`evalsieve.text.normalize_text`:
-NFKC, lowercase, punctuation deleted), so "$1,200" and "1200" are the same number.
+Words are compared as *terms* (:func:`word_terms`): NFKC, lowercase, runs of letters and runs
+of digits ("$1,200" gives "1200"; ``has_close_elements`` gives has, close, element), English
+number words as digits ("four" = "4", "twice" = "2"), one plural/-ing/-ed/-ly suffix removed
+(:func:`term`).
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass, field
+import re
+import unicodedata
+from dataclasses import dataclass
+from itertools import chain
 
 from .errors import bad_input
-from .text import normalize_many
 
 #: Clamp of the window size in words (160 English words ≈ 210 word pieces < 256).
 WINDOW_MIN, WINDOW_MAX = 16, 160
 #: A word is a key term (rare) when it is in at most this share of the background records.
 RARE_SHARE = 0.05
+#: English number words read as their digits, so "four minutes" meets "4 minutes".
+NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+NUMBER_WORDS.update({"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50",
+                     "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
+                     "hundred": "100", "thousand": "1000", "million": "1000000",
+                     "dozen": "12", "twice": "2", "double": "2", "thrice": "3", "triple": "3"})
+#: Suffixes a term loses (light stemming, after Harman 1991's S-stemmer plus -ing/-ed/-ly),
+#: when at least 3 characters remain.
+SUFFIXES = ("ies", "es", "s", "ing", "ed", "ly")
 
 RULE = ("Semantic rung: training records cut into windows of W words (W = median eval row "
         "length in words, clamped to 16..160), stride ⌈W/2⌉; candidate windows = the k with the "
         "highest IDF-weighted share of the row's rare words and numbers; the eval row and its "
         "candidates embedded with all-MiniLM-L6-v2 (int8, 256 word pieces); score = mean of the "
-        "cosine and the lexical evidence (IDF-weighted word overlap, averaged with the share of "
-        "shared numbers when the row has numbers); caught when score ≥ threshold. It cannot see "
+        "cosine and the lexical evidence (IDF-weighted overlap of the row's terms with the window "
+        "and half a window either side, averaged with the share of the row's numbers found "
+        "there when it has numbers); caught when score ≥ threshold. It cannot see "
         "translations, heavy abstraction or a rewording that changes every name and number; "
         "a row it passes is clean at these rungs, not clean.")
 
@@ -142,8 +158,60 @@ def is_number(word: str) -> bool:
 
 
 def idf(df: int, n: int) -> float:
-    """Smoothed inverse document frequency ``ln((1 + n) / (1 + df)) + 1`` (> 0 always)."""
-    return math.log((1 + n) / (1 + df)) + 1.0
+    """Smoothed inverse document frequency ``ln((1 + n) / (1 + df))`` (≥ 0; a word in every
+    document weighs about 0)."""
+    return math.log((1 + n) / (1 + df))
+
+
+def term(word: str) -> str:
+    """The term a normalised word counts as: its digits for an English number word, else the
+    word without one plural/-ing/-ed/-ly suffix (when 3 characters remain).
+
+    Examples: ``term("four") == "4"``, ``term("eggs") == "egg"``, ``term("baking") == "bak"``,
+    ``term("bus") == "bus"``, ``term("12") == "12"``.
+    """
+    n = NUMBER_WORDS.get(word)
+    if n is not None:
+        return n
+    for suf in SUFFIXES:
+        if word.endswith(suf) and len(word) - len(suf) >= 3:
+            return word[:-len(suf)]
+    return word
+
+
+#: A token: a run of digits (with "," or "." between digits) or a run of letters.
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+_MEMO_MAX = 1 << 19
+
+
+def word_terms(word: str) -> tuple:
+    """The terms of one white-space word: NFKC, lowercase, then its runs of letters (each
+    through :func:`term`) and runs of digits (commas dropped: "80,000" = "80000").
+
+    Code identifiers split where a letter run ends: ``has_close_elements(numbers:`` gives
+    ``("has", "close", "element", "number")``.
+    """
+    out = []
+    for t in _TOKEN.findall(unicodedata.normalize("NFKC", word).lower()):
+        out.append(t.replace(",", "") if t[0].isdigit() else term(t))
+    return tuple(out)
+
+
+def terms_of(words: list[str], memo: dict) -> list[tuple]:
+    """``[word_terms(w) for w in words]`` with a memo dict (cleared past 2^19 words)."""
+    out = []
+    for w in words:
+        t = memo.get(w)
+        if t is None:
+            if len(memo) > _MEMO_MAX:
+                memo.clear()
+            t = memo[w] = word_terms(w)
+        out.append(t)
+    return out
+
+
+def _set(per_word: list[tuple]) -> frozenset:
+    return frozenset(chain.from_iterable(per_word))
 
 
 @dataclass
@@ -163,7 +231,7 @@ class Window:
     record: int               # 1-based training record
     start: int                # first word (0-based) in the record
     text: str                 # the window's words joined by one space
-    terms: frozenset          # distinct normalised words
+    terms: frozenset          # distinct terms of the window and half a window either side
 
 
 @dataclass
@@ -203,7 +271,6 @@ class SemanticScan:
                  background: list[str] = ()):
         self.config = config
         texts = [" ".join(" ".join(segs).split()) for segs in row_segments]
-        norm = normalize_many(texts)
         counts = [len(t.split()) for t in texts]
         if config.window_words is None:
             self.window, self.window_how = window_size(counts)
@@ -212,11 +279,12 @@ class SemanticScan:
                 raise bad_input("no eval row has a word", expected="a non-empty eval row")
             self.window, self.window_how = config.window_words, "as requested"
         self.rows: list[SemanticRow] = []
-        for t, nt, c in zip(texts, norm, counts):
-            terms = frozenset(nt.split())
+        self._memo: dict[str, str] = {}
+        for t, c in zip(texts, counts):
+            terms = _set(terms_of(t.split(), self._memo))
             self.rows.append(SemanticRow(t, c, terms, frozenset(w for w in terms if is_number(w))))
         self.vocab = set().union(*(r.terms for r in self.rows)) if self.rows else set()
-        bg = [frozenset(t.split()) for t in normalize_many(list(background))]
+        bg = [_set(terms_of(t.split(), self._memo)) for t in background]
         self.background_source = "training head" if bg else "eval rows"
         if not bg:
             bg = [r.terms for r in self.rows if r.terms]
@@ -257,10 +325,11 @@ class SemanticScan:
             words = " ".join(segs).split()
             if not words:
                 continue
-            nwords = normalize_many(words)
+            nwords = terms_of(words, self._memo)
+            half = (size + 1) // 2
             for s, e in window_spans(len(words), size):
                 self.windows_seen += 1
-                terms = frozenset(nwords[s:e]).intersection(vocab)
+                terms = _set(nwords[s:e]).intersection(vocab)
                 for w in terms:
                     df[w] = df.get(w, 0) + 1
                 acc: dict[int, float] = {}
@@ -287,7 +356,8 @@ class SemanticScan:
                     else:
                         continue
                     if window is None:
-                        window = Window(rec, s, " ".join(words[s:e]), terms)
+                        window = Window(rec, s, " ".join(words[s:e]), _set(
+                            nwords[max(0, s - half):e + half]).intersection(vocab))
                         self._kept[serial] = window
                     self._refs[serial] = self._refs.get(serial, 0) + 1
 

@@ -11,7 +11,7 @@ from evalsieve.contamination import (RUNGS, ContaminationConfig, ContaminationJo
                                      assign_rungs)
 from evalsieve.errors import EvalsieveError
 from evalsieve.semantic import (SemanticConfig, SemanticScan, idf, is_number, pair_cosines,
-                                verifier_score, window_size, window_spans)
+                                term, verifier_score, window_size, window_spans)
 from evalsieve.stamps import InputFile
 
 
@@ -48,8 +48,10 @@ def test_window_size_is_the_lower_median_clamped():
 
 def test_small_helpers():
     assert is_number("12") and is_number("3rd") and not is_number("twelve")
-    assert idf(0, 9) == pytest.approx(math.log(10) + 1)
-    assert idf(9, 9) == pytest.approx(1.0)
+    assert idf(0, 9) == pytest.approx(math.log(10))
+    assert idf(9, 9) == pytest.approx(0.0)
+    assert [term(w) for w in ("four", "twice", "eggs", "baking", "bus", "has", "12", "dozen")] \
+        == ["4", "2", "egg", "bak", "bus", "has", "12", "12"]
     assert verifier_score(0.8, 0.4, None) == pytest.approx(0.6)
     assert verifier_score(0.8, 0.4, 1.0) == pytest.approx((0.8 + 0.7) / 2)
     assert pair_cosines([[1.0, 0.0], [0.6, 0.8]], [[0.6, 0.8]], [(0, 0), (1, 0)]) == \
@@ -78,14 +80,15 @@ def scan_of(records, **cfg):
 
 def test_key_terms_are_rare_words_and_numbers():
     s = scan_of([])
-    # background: 10 records; cap = max(1, 0.1 × 10) = 1 record. "has", "and", "for", "sells"
-    # and "each" are in 1..2 of them: "has"/"and"/"for" in 2 (not key), "sells"/"each"/"dollars"
-    # in 1 (key, with idf ln(11/2)+1); words in none get ln(11)+1.
+    # terms: "ducks" -> duck, "sells" -> sell, "dollars" -> dollar ("has" keeps its s: only 2
+    # letters would remain). Background: 10 records; cap = max(1, 0.1 × 10) = 1 record.
+    # "has"/"and"/"for" are in 2 (not key); "sell"/"each"/"dollar" in 1 (key, idf ln(11/2));
+    # words in none get ln(11).
     keys = dict(s.rows[0].keys)
-    assert set(keys) == {"janet", "16", "ducks", "sells", "each", "egg", "2", "dollars"}
-    assert keys["janet"] == pytest.approx(math.log(11) + 1)
-    assert keys["sells"] == pytest.approx(math.log(11 / 2) + 1)
-    assert s.postings["paris"] == [1] and "has" not in s.postings
+    assert set(keys) == {"janet", "16", "duck", "sell", "each", "egg", "2", "dollar"}
+    assert keys["janet"] == pytest.approx(math.log(11))
+    assert keys["sell"] == pytest.approx(math.log(11 / 2))
+    assert s.postings["pari"] == [1] and "has" not in s.postings
 
 
 def test_candidate_stage_keeps_the_best_windows_and_skips_the_rest():
@@ -119,8 +122,8 @@ def test_evidence_and_verdict_by_hand():
     req = s.request()
     assert req["pairs"] == [[0, 0]]
     lex, num = s.evidence(0, s._windows[0])
-    # idf over the 2 windows scanned; row 0's distinct words: janet 16 ducks (df 1) and
-    # has and sells each egg for 2 dollars (df 0)
+    # idf over the 2 windows scanned; row 0's distinct terms: janet 16 duck (df 1) and
+    # has and sell each egg for 2 dollar (df 0)
     a, b = idf(1, 2), idf(0, 2)
     assert lex == pytest.approx(3 * a / (3 * a + 8 * b))
     assert num == pytest.approx(1 / 2)           # "16" shared, "2" not
