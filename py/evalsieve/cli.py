@@ -415,7 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also run the semantic rung: reworded eval rows inside training windows "
                    "(needs the encoder extra and the model)")
     c.add_argument("--semantic-threshold", type=_threshold_score, default=None, metavar="X",
-                   help="verifier score for the semantic rung, in (0, 1] (default 0.70)")
+                   help="verifier score for the semantic rung, in (0, 1] (default 0.65)")
     c.add_argument("--semantic-window", type=_n, default=None, metavar="W",
                    help="window size in words (default: median eval row length, 16..160)")
     c.add_argument("--semantic-candidates", type=_n, default=None, metavar="K",

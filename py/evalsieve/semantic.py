@@ -22,7 +22,8 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
 4. **Verifier.** For each pair: the cosine c; the IDF-weighted overlap ``lex`` of the row's
    distinct terms with the terms of the window and half a window either side (a rephrasing is
    often longer than its source; IDF over all training windows, as allenai/decon weighs its
-   overlap); the share ``num`` of the row's distinct numbers found there.
+   overlap); the share ``num`` of the row's distinct numbers found there, add-one smoothed
+   (shared ÷ (numbers + 1)).
    ``score = (c + lex) / 2`` when the row has no number, else ``(c + (lex + num) / 2) / 2``.
    The pair with the highest score is the row's semantic match; the row is caught when
    score ≥ ``threshold``. A rephrasing keeps the facts (names, quantities, rare terms) and the
@@ -67,7 +68,7 @@ RULE = ("Semantic rung: training records cut into windows of W words (W = median
         "candidates embedded with all-MiniLM-L6-v2 (int8, 256 word pieces); score = mean of the "
         "cosine and the lexical evidence (IDF-weighted overlap of the row's terms with the window "
         "and half a window either side, averaged with the share of the row's numbers found "
-        "there when it has numbers); caught when score ≥ threshold. It cannot see "
+        "there, shared ÷ (numbers + 1), when it has numbers); caught when score ≥ threshold. It cannot see "
         "translations, heavy abstraction or a rewording that changes every name and number; "
         "a row it passes is clean at these rungs, not clean.")
 
@@ -85,11 +86,11 @@ class SemanticConfig:
             records, in (0, 1].
 
     Example: ``SemanticConfig()`` sizes windows from the eval rows, embeds 8 candidate windows
-    per row and catches rows whose verifier score is ≥ 0.70.
+    per row and catches rows whose verifier score is ≥ 0.65.
     """
     window_words: int | None = None
     candidates: int = 8
-    threshold: float = 0.70
+    threshold: float = 0.65
     rare_share: float = RARE_SHARE
 
     def __post_init__(self):
@@ -392,9 +393,11 @@ class SemanticScan:
     def evidence(self, row: int, window: Window) -> tuple[float, float | None]:
         """Lexical evidence of a (row, window) pair: ``(lex, num)``.
 
-        ``lex`` = Σ idf(w) over the row's distinct words in the window ÷ Σ idf(w) over the
-        row's distinct words, idf over every training window scanned; ``num`` = shared
-        distinct numbers ÷ the row's distinct numbers (None when the row has none).
+        ``lex`` = Σ idf(t) over the row's distinct terms found in the window's context (the
+        window and half a window either side) ÷ Σ idf(t) over the row's distinct terms, idf
+        over every training window scanned; ``num`` = shared distinct numbers ÷ (the row's
+        distinct numbers + 1), add-one smoothing: 2 of 2 small numbers is weaker evidence than
+        8 of 8 (None when the row has no number).
         """
         r = self.rows[row]
         n = self.windows_seen
@@ -406,7 +409,7 @@ class SemanticScan:
             if w in window.terms:
                 hit += x
         lex = hit / tot if tot else 0.0
-        num = (len(r.numbers & window.terms) / len(r.numbers)) if r.numbers else None
+        num = (len(r.numbers & window.terms) / (len(r.numbers) + 1)) if r.numbers else None
         return lex, num
 
     def verify(self, cosines: list[float]) -> list[SemanticMatch]:

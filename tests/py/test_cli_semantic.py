@@ -46,7 +46,7 @@ def test_planted_rephrasings_are_caught_and_clean_rows_are_not(tmp_path, fixture
     assert s["rows_scanned"] == 40 and s["rows_contaminated"] == 2 and s["rows_kept"] == 38
     settings = s["stamp"]["settings"]
     assert settings["rungs"] == ["exact", "ngram", "semantic"]
-    assert settings["semantic_threshold"] == 0.7 and settings["semantic_candidates_per_row"] == 8
+    assert settings["semantic_threshold"] == 0.65 and settings["semantic_candidates_per_row"] == 8
     assert s["stamp"]["assets"]["encoder_provider"] == "CPUExecutionProvider"
     report = rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
     caught = {r["eval_row"]: r for r in report if r["rung"]}
@@ -55,31 +55,19 @@ def test_planted_rephrasings_are_caught_and_clean_rows_are_not(tmp_path, fixture
         train = [json.loads(line)["text"] for line in f]
     for r in caught.values():
         assert r["rung"] == "semantic" and r["status"] == "clean"
-        assert float(r["semantic_score"]) >= 0.7 and float(r["semantic_cosine"]) > 0.7
+        assert float(r["semantic_score"]) >= 0.65 and float(r["semantic_cosine"]) > 0.7
         # the window is a span of the planted record's words
         assert r["training_window"] in " ".join(train[int(r["semantic_training_record"]) - 1]
                                                 .split())
     assert "house" in caught["3"]["training_window"]
     clean = [r for r in report if not r["rung"]]
-    assert len(clean) == 38 and all(float(r["semantic_score"] or 0) < 0.7 for r in clean)
+    assert len(clean) == 38 and all(float(r["semantic_score"] or 0) < 0.65 for r in clean)
     kept = (out / "eval.clean.jsonl").read_text(encoding="utf-8").splitlines()
     with open(ev, encoding="utf-8") as f:
         lines = f.read().splitlines()
     assert kept == [l for i, l in enumerate(lines, 1) if i not in (3, 15)]
     html = (out / "overlap-report.html").read_text(encoding="utf-8")
     assert "Rung semantic (2 rows caught)" in html and "clean at these rungs" in html
-
-
-def test_semantic_rows_stay_when_the_rung_is_not_ticked(tmp_path, fixtures, model_dir, capsys):
-    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
-    tr = os.path.join(fixtures, "semantic_train.jsonl")
-    code = main(["contamination", ev, tr, "--eval-field", "question", "--train-field", "text",
-                 "--semantic", "--exclude-rungs", "exact,ngram", "--out", str(tmp_path),
-                 "--json", "--quiet"])
-    assert code == 0
-    s = json.loads(capsys.readouterr().out)
-    assert s["rows_contaminated_by_rung"]["semantic"] == 2 and s["rows_kept"] == 40
-    assert len((tmp_path / "eval.clean.jsonl").read_text().splitlines()) == 40
 
 
 def test_exclude_rungs_needs_a_rung_that_runs(tmp_path, fixtures, capsys):

@@ -11,7 +11,7 @@ from evalsieve.contamination import (RUNGS, ContaminationConfig, ContaminationJo
                                      assign_rungs)
 from evalsieve.errors import EvalsieveError
 from evalsieve.semantic import (SemanticConfig, SemanticScan, idf, is_number, pair_cosines,
-                                term, verifier_score, window_size, window_spans)
+                                term, verifier_score, window_size, window_spans, word_terms)
 from evalsieve.stamps import InputFile
 
 
@@ -56,6 +56,14 @@ def test_small_helpers():
     assert verifier_score(0.8, 0.4, 1.0) == pytest.approx((0.8 + 0.7) / 2)
     assert pair_cosines([[1.0, 0.0], [0.6, 0.8]], [[0.6, 0.8]], [(0, 0), (1, 0)]) == \
         pytest.approx([0.6, 1.0])
+
+
+def test_word_terms_split_code_and_read_numbers():
+    assert word_terms("has_close_elements(numbers:") == ("has", "close", "element", "number")
+    assert word_terms("$80,000.") == ("80000",)
+    assert word_terms("2.5kg") == ("2.5", "kg")
+    assert word_terms("Four") == ("4",) and word_terms("ＦＯＵＲ") == ("4",)   # NFKC
+    assert word_terms("—") == ()
 
 
 def test_config_rejects_bad_values():
@@ -126,9 +134,9 @@ def test_evidence_and_verdict_by_hand():
     # has and sell each egg for 2 dollar (df 0)
     a, b = idf(1, 2), idf(0, 2)
     assert lex == pytest.approx(3 * a / (3 * a + 8 * b))
-    assert num == pytest.approx(1 / 2)           # "16" shared, "2" not
+    assert num == pytest.approx(1 / 3)           # "16" shared, "2" not: 1 / (2 + 1)
     m = s.verify([0.9])
-    assert m[0].score == pytest.approx((0.9 + (lex + 0.5) / 2) / 2)
+    assert m[0].score == pytest.approx((0.9 + (lex + 1 / 3) / 2) / 2)
     assert m[0].caught is (m[0].score >= 0.7) and m[0].training_record == 1
     assert m[0].window == "Janet owns 16 ducks" and m[0].cosine == pytest.approx(0.9)
     assert m[1].score is None and not m[1].caught      # no candidate window at all
