@@ -485,6 +485,14 @@ def _print_summary(s: dict, out: str) -> None:
     print(f"  N = {s['n']} ({s['n_how']}); threshold: {thr}; boilerplate cut-off: "
           f"{'> ' + str(s['boilerplate_cutoff']) + ' records' if s['boilerplate_cutoff'] else 'off'}")
     print(f"  training: {s['training_records']} records, {s['training_bytes']} bytes")
+    by = s["rows_contaminated_by_rung"]
+    print("  caught first by rung: " + ", ".join(
+        f"{k} {'did not run' if v is None else v}" for k, v in by.items())
+        + f"; eval.clean leaves out {', '.join(s['clean_file_excludes'])}")
+    if s.get("semantic"):
+        f = s["semantic"]
+        print(f"  semantic: windows of {f['window_words']} words, {f['windows_embedded']} of "
+              f"{f['windows']} embedded; rows it passes are clean at these rungs, not clean")
     print(f"  exports in {out}")
 
 
