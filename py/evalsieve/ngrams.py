@@ -139,6 +139,13 @@ class EvalIndex:
         self._ids = ids
         self._freq = freq
         self.padded = [f" {g} " for g in self.ngrams]
+        # the exact rung: a scorable row's normalised words, all segments joined by one space
+        self.exact_keys: dict[str, list[int]] = {}
+        for i, row in enumerate(self.rows):
+            if row.ngram_ids:
+                key = " ".join(w for words in row.segments for w in words)
+                self.exact_keys.setdefault(key, []).append(i)
+        self.exact_lengths = frozenset(len(k.split()) for k in self.exact_keys)
         self.set_background(background or {})
 
     def set_background(self, background: dict[str, int]) -> None:
@@ -178,6 +185,11 @@ class TrainingScan:
     ``first_record`` together name the first record holding an n-gram, "first" in corpus
     order (files in the order given, records in file order).
 
+    The exact rung rides along: a training record whose normalised words (all its segments,
+    joined) equal a scorable eval row's is recorded in ``exact`` (row -> first (file,
+    record)). A scorable row's exact copy holds all of the row's n-grams, so every candidate
+    filter in front of :meth:`scan` passes it on.
+
     Attributes:
         records: training records in the corpus (all files), set by the driver when the pass
             ends (the boilerplate cut-off depends on it; records the filter skipped count too).
@@ -196,6 +208,7 @@ class TrainingScan:
     file: int = 0
     file_names: list[str] = field(default_factory=list)
     first_file: list[int] = field(default_factory=list)
+    exact: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def __post_init__(self):
         g = len(self.index.ngrams)
@@ -214,7 +227,8 @@ class TrainingScan:
         return {"records": self.records,
                 "counts": {g: c for g, c in enumerate(counts) if c},
                 "first": {g: [self.first_record[g], self.excerpt.get(g, "")]
-                          for g, c in enumerate(counts) if c}}
+                          for g, c in enumerate(counts) if c},
+                "exact": {i: rec for i, (_, rec) in self.exact.items()}}
 
     def merge(self, part: dict, file: int, record_offset: int = 0) -> None:
         """Add the :meth:`partial` of a scan of one training file, or of one byte range of
@@ -238,6 +252,11 @@ class TrainingScan:
             if not fr[g] or key < (ff[g], fr[g]):
                 ff[g], fr[g] = key
                 ex[g] = text
+        for i, rec in part.get("exact", {}).items():
+            i = int(i)
+            key = (file, rec + record_offset)
+            if i not in self.exact or key < self.exact[i]:
+                self.exact[i] = key
 
     def scan(self, batch: list[tuple[int, list[str]]]) -> None:
         """Scan a batch of training records.
@@ -255,12 +274,19 @@ class TrainingScan:
         first = self.first_record
         flat = [s for _, segs in batch for s in segs]
         normed = normalize_many(flat)
+        exact_keys, exact_lengths, exact = index.exact_keys, index.exact_lengths, self.exact
         k = 0
         for rec, segs in batch:
             found = None
-            for _ in segs:
-                words = normed[k].split()
-                k += 1
+            m = len(segs)
+            seg_words = [normed[j].split() for j in range(k, k + m)]
+            k += m
+            if exact_keys and sum(map(len, seg_words)) in exact_lengths:
+                rows = exact_keys.get(" ".join(w for ws in seg_words for w in ws))
+                for i in rows or ():
+                    if i not in exact:
+                        exact[i] = (self.file, rec)
+            for words in seg_words:
                 if len(words) < n or anchor_set.isdisjoint(words):
                     continue
                 ws = set(words)

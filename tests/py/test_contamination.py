@@ -101,7 +101,8 @@ def test_report_columns_stamp_and_formula_guard():
     tr = '{"text": "=cmd one two three four five six seven eight nine ten"}\n'
     job, s = run_job(ev, tr, n=8)
     stamp, rows = read_csv_export(job.export("contamination-report.csv")[1])
-    assert list(rows[0].keys()) == REPORT_COLUMNS
+    assert list(rows[0].keys()) == REPORT_COLUMNS + ["rung"]   # the ladder's column
+    assert rows[0]["rung"] == "exact"              # the row equals the training record
     # "=" is a symbol (kept by the rule); the cell must not start a formula
     assert rows[0]["shared_passage"].startswith("'=cmd")
     assert stamp["settings"]["n"] == 8 and stamp["settings"]["n_how"] == "set by the user"

@@ -1,0 +1,481 @@
+"""The semantic rung: reworded eval rows inside training windows (standard library only).
+
+An eval row rephrased into the training data shares no long run of words with it, so the
+n-gram rule cannot see it (llm-decontaminator, Yang et al. 2023). This rung looks for it in
+four steps; only step 3 needs an encoder, and it stays outside this module (the CLI uses
+``native_encoder.py``; the page will use onnxruntime-web through the bridge):
+
+1. **Windows.** Each training record's words (white-space split of its chosen fields) are
+   cut into windows of W words with a stride of ⌈W/2⌉ (50% overlap); a record of ≤ W words is
+   one window. W = the median word count of the non-empty eval rows, clamped to 16..160
+   (160 English words stay inside the encoder's 256 word pieces). With a 50% stride, any
+   passage of ≤ W/2 words lies whole inside one window, and one of W words shares at least
+   3/4 of its words with one window.
+2. **Candidate stage** (lexical, cheap). An inverted index maps each eval row's *key terms*
+   (numbers, and words in at most max(1, 5%) of the background records: rare words) to the rows.
+   A window's candidate score for a row = the IDF-weighted share of the row's key terms the
+   window holds. Each row keeps its ``candidates`` best windows (a heap; ties: earlier
+   window); windows in no row's heap are never embedded. The background is the first
+   training records (about 1 MB), or the eval rows when none is given.
+3. **Embedding.** The driver embeds the eval rows and the kept windows with the same encoder
+   and returns the cosine of every (row, candidate window) pair.
+4. **Verifier.** For each pair: the cosine c; the IDF-weighted overlap ``lex`` of the row's
+   distinct terms with the terms of the window and half a window either side (a rephrasing is
+   often longer than its source; IDF over all training windows, as allenai/decon weighs its
+   overlap); the share ``num`` of the row's distinct numbers found there, add-one smoothed
+   (shared ÷ (numbers + 1)).
+   ``score = (c + lex) / 2`` when the row has no number, else ``(c + (lex + num) / 2) / 2``.
+   The pair with the highest score is the row's semantic match; the row is caught when
+   score ≥ ``threshold``. A rephrasing keeps the facts (names, quantities, rare terms) and the
+   meaning; a different problem on the same topic keeps the meaning's topic but not the facts,
+   so neither signal alone separates them (see the README's measured figures).
+
+Words are compared as *terms* (:func:`word_terms`): NFKC, lowercase, runs of letters and runs
+of digits ("$1,200" gives "1200"; ``has_close_elements`` gives has, close, element), English
+number words as digits ("four" = "4", "twice" = "2"), one plural/-ing/-ed/-ly suffix removed
+(:func:`term`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from itertools import chain
+
+from .errors import bad_input
+
+#: Clamp of the window size in words (160 English words ≈ 210 word pieces < 256).
+WINDOW_MIN, WINDOW_MAX = 16, 160
+#: A word is a key term (rare) when it is in at most this share of the background records.
+RARE_SHARE = 0.05
+#: English number words read as their digits, so "four minutes" meets "4 minutes".
+NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+NUMBER_WORDS.update({"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50",
+                     "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
+                     "hundred": "100", "thousand": "1000", "million": "1000000",
+                     "dozen": "12", "twice": "2", "double": "2", "thrice": "3", "triple": "3"})
+#: Suffixes a term loses (light stemming, after Harman 1991's S-stemmer plus -ing/-ed/-ly),
+#: when at least 3 characters remain.
+SUFFIXES = ("ies", "es", "s", "ing", "ed", "ly")
+
+RULE = ("Semantic rung: training records cut into windows of W words (W = median eval row "
+        "length in words, clamped to 16..160), stride ⌈W/2⌉; candidate windows = the k with the "
+        "highest IDF-weighted share of the row's rare words and numbers; the eval row and its "
+        "candidates embedded with all-MiniLM-L6-v2 (int8, 256 word pieces); score = mean of the "
+        "cosine and the lexical evidence (IDF-weighted overlap of the row's terms with the window "
+        "and half a window either side, averaged with the share of the row's numbers found "
+        "there, shared ÷ (numbers + 1), when it has numbers); caught when score ≥ threshold. It cannot see "
+        "translations, heavy abstraction or a rewording that changes every name and number; "
+        "a row it passes is clean at these rungs, not clean.")
+
+
+@dataclass(frozen=True)
+class SemanticConfig:
+    """Settings of the semantic rung.
+
+    Attributes:
+        window_words: window size W in words, or None for the rule's choice (median eval row
+            word count, clamped to 16..160).
+        candidates: k, windows kept per eval row by the candidate stage and embedded (≥ 1).
+        threshold: verifier score in (0, 1]; a row is caught when its best score ≥ threshold.
+        rare_share: a word is a key term when it is in at most this share of background
+            records, in (0, 1].
+
+    Example: ``SemanticConfig()`` sizes windows from the eval rows, embeds 8 candidate windows
+    per row and catches rows whose verifier score is ≥ 0.65.
+    """
+    window_words: int | None = None
+    candidates: int = 8
+    threshold: float = 0.65
+    rare_share: float = RARE_SHARE
+
+    def __post_init__(self):
+        if self.window_words is not None and not 4 <= self.window_words <= 400:
+            raise bad_input(f"semantic window of {self.window_words} words",
+                            expected="a window of 4..400 words")
+        if self.candidates < 1:
+            raise bad_input(f"{self.candidates} candidates per row", expected="at least 1")
+        if not 0 < self.threshold <= 1:
+            raise bad_input(f"semantic threshold {self.threshold}", expected="a score in (0, 1]")
+        if not 0 < self.rare_share <= 1:
+            raise bad_input(f"rare share {self.rare_share}", expected="a share in (0, 1]")
+
+    def settings(self) -> dict:
+        """The settings as plain JSON values, for the run stamp."""
+        return {"semantic_window_words_requested": self.window_words,
+                "semantic_candidates_per_row": self.candidates,
+                "semantic_threshold": self.threshold,
+                "semantic_rare_share": self.rare_share}
+
+
+def window_size(word_counts: list[int]) -> tuple[int, str]:
+    """The rule's window size: median of the non-empty rows' word counts, clamped to 16..160.
+
+    Args:
+        word_counts: words per eval row (0 for empty rows).
+    Returns:
+        ``(W, how)``; ``how`` says how W was chosen.
+    Raises:
+        EvalsieveError(bad_input): no row has a word.
+    """
+    xs = sorted(c for c in word_counts if c > 0)
+    if not xs:
+        raise bad_input("no eval row has a word", expected="at least one non-empty eval row")
+    m = xs[(len(xs) - 1) // 2]  # lower median (a real row's length)
+    w = min(WINDOW_MAX, max(WINDOW_MIN, m))
+    how = f"median eval row length {m} words" + ("" if w == m else f", clamped to {w}")
+    return w, how
+
+
+def window_spans(n_words: int, size: int) -> list[tuple[int, int]]:
+    """Word spans ``[start, end)`` of the windows of a record of ``n_words`` words.
+
+    Stride ⌈size/2⌉; the last window ends at the record's end (it may overlap its neighbour
+    by more than half). A record of ≤ size words is one window; an empty record has none.
+
+    Example: ``window_spans(10, 4) == [(0, 4), (2, 6), (4, 8), (6, 10)]``.
+    """
+    if n_words <= 0:
+        return []
+    if n_words <= size:
+        return [(0, n_words)]
+    stride = (size + 1) // 2
+    out = []
+    s = 0
+    while s + size < n_words:
+        out.append((s, s + size))
+        s += stride
+    out.append((n_words - size, n_words))
+    return out
+
+
+def is_number(word: str) -> bool:
+    """True when a normalised word holds a decimal digit ("12", "3rd", "250")."""
+    return any(ch.isdigit() for ch in word)
+
+
+def idf(df: int, n: int) -> float:
+    """Smoothed inverse document frequency ``ln((1 + n) / (1 + df))`` (≥ 0; a word in every
+    document weighs about 0)."""
+    return math.log((1 + n) / (1 + df))
+
+
+def term(word: str) -> str:
+    """The term a normalised word counts as: its digits for an English number word, else the
+    word without one plural/-ing/-ed/-ly suffix (when 3 characters remain).
+
+    Examples: ``term("four") == "4"``, ``term("eggs") == "egg"``, ``term("baking") == "bak"``,
+    ``term("bus") == "bus"``, ``term("12") == "12"``.
+    """
+    n = NUMBER_WORDS.get(word)
+    if n is not None:
+        return n
+    for suf in SUFFIXES:
+        if word.endswith(suf) and len(word) - len(suf) >= 3:
+            return word[:-len(suf)]
+    return word
+
+
+#: A token: a run of digits (with "," or "." between digits) or a run of letters.
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+_MEMO_MAX = 1 << 19
+
+
+def word_terms(word: str) -> tuple:
+    """The terms of one white-space word: NFKC, lowercase, then its runs of letters (each
+    through :func:`term`) and runs of digits (commas dropped: "80,000" = "80000").
+
+    Code identifiers split where a letter run ends: ``has_close_elements(numbers:`` gives
+    ``("has", "close", "element", "number")``.
+    """
+    out = []
+    for t in _TOKEN.findall(unicodedata.normalize("NFKC", word).lower()):
+        out.append(t.replace(",", "") if t[0].isdigit() else term(t))
+    return tuple(out)
+
+
+def terms_of(words: list[str], memo: dict) -> list[tuple]:
+    """``[word_terms(w) for w in words]`` with a memo dict (cleared past 2^19 words)."""
+    out = []
+    for w in words:
+        t = memo.get(w)
+        if t is None:
+            if len(memo) > _MEMO_MAX:
+                memo.clear()
+            t = memo[w] = word_terms(w)
+        out.append(t)
+    return out
+
+
+def _set(per_word: list[tuple]) -> frozenset:
+    return frozenset(chain.from_iterable(per_word))
+
+
+@dataclass
+class SemanticRow:
+    """The eval side of one row: its text for the encoder and its normalised terms."""
+    text: str
+    words: int
+    terms: frozenset
+    numbers: frozenset
+    keys: tuple = ()          # (term, weight) of its key terms
+    key_weight: float = 0.0
+
+
+@dataclass
+class Window:
+    """One training window kept as a candidate."""
+    record: int               # 1-based training record
+    start: int                # first word (0-based) in the record
+    text: str                 # the window's words joined by one space
+    terms: frozenset          # distinct terms of the window and half a window either side
+    file: str = ""            # the training file (set_file; "" = the only one)
+
+
+@dataclass
+class SemanticMatch:
+    """The semantic rung's verdict on one eval row.
+
+    Attributes:
+        score: the verifier score of the best pair in [0, 1] (None: no candidate window).
+        cosine: that pair's cosine; lexical, numbers: its lexical evidence in [0, 1]
+            (numbers None when the row has no number).
+        training_record: 1-based record of that window (0 = none), in ``training_file`` ("" =
+            the only training file); window_start: its first word.
+        window: the window's text.
+        caught: score ≥ threshold.
+    """
+    score: float | None = None
+    cosine: float | None = None
+    lexical: float | None = None
+    numbers: float | None = None
+    training_record: int = 0
+    window_start: int = 0
+    window: str = ""
+    caught: bool = False
+    training_file: str = ""
+
+
+class SemanticScan:
+    """Eval index, streaming window scan and verifier of the semantic rung.
+
+    Args:
+        row_segments: per eval row, its field values (raw text), as the n-gram rung gets them.
+        config: the settings.
+        background: training records' raw texts used for the key-term IDF (may be empty).
+    Raises:
+        EvalsieveError(bad_input): no eval row has a word.
+    """
+
+    def __init__(self, row_segments: list[list[str]], config: SemanticConfig,
+                 background: list[str] = ()):
+        self.config = config
+        texts = [" ".join(" ".join(segs).split()) for segs in row_segments]
+        counts = [len(t.split()) for t in texts]
+        if config.window_words is None:
+            self.window, self.window_how = window_size(counts)
+        else:
+            if not any(counts):
+                raise bad_input("no eval row has a word", expected="a non-empty eval row")
+            self.window, self.window_how = config.window_words, "as requested"
+        self.rows: list[SemanticRow] = []
+        self._memo: dict[str, str] = {}
+        for t, c in zip(texts, counts):
+            terms = _set(terms_of(t.split(), self._memo))
+            self.rows.append(SemanticRow(t, c, terms, frozenset(w for w in terms if is_number(w))))
+        self.vocab = set().union(*(r.terms for r in self.rows)) if self.rows else set()
+        bg = [_set(terms_of(t.split(), self._memo)) for t in background]
+        self.background_source = "training head" if bg else "eval rows"
+        if not bg:
+            bg = [r.terms for r in self.rows if r.terms]
+        self.background_records = len(bg)
+        df: dict[str, int] = {}
+        for terms in bg:
+            for w in terms & self.vocab:
+                df[w] = df.get(w, 0) + 1
+        cap = max(1.0, config.rare_share * len(bg))
+        self.postings: dict[str, list[int]] = {}
+        for i, r in enumerate(self.rows):
+            keys = tuple((w, idf(df.get(w, 0), len(bg))) for w in sorted(r.terms)
+                         if df.get(w, 0) <= cap)
+            r.keys, r.key_weight = keys, sum(x for _, x in keys)
+            for w, _ in keys:
+                self.postings.setdefault(w, []).append(i)
+        self.key_weight = {w: x for r in self.rows for w, x in r.keys}
+        self.windows_seen = 0
+        self.windows_with_key = 0
+        self.window_df: dict[str, int] = {}
+        self._heaps: list[list] = [[] for _ in self.rows]   # (score, -serial, serial) min-heaps
+        self._kept: dict[int, Window] = {}
+        self._refs: dict[int, int] = {}
+        self.pairs: list[tuple[int, int]] | None = None
+        self.matches: list[SemanticMatch] | None = None
+        self.file_name = ""
+
+    def set_file(self, index: int, name: str) -> None:
+        """The training file the next :meth:`scan` calls read (record numbers count from 1 in
+        each file; windows remember the file's name)."""
+        self.file_name = name
+
+    # -- step 1 and 2: the streaming scan ------------------------------------------------------
+    def scan(self, records: list[tuple[int, list[str]]]) -> None:
+        """Cut records into windows and offer each to the candidate stage.
+
+        Args:
+            records: ``(1-based record number, field values)`` per training record.
+        """
+        size = self.window
+        postings, kw, vocab, df = self.postings, self.key_weight, self.vocab, self.window_df
+        k = self.config.candidates
+        for rec, segs in records:
+            words = " ".join(segs).split()
+            if not words:
+                continue
+            nwords = terms_of(words, self._memo)
+            half = (size + 1) // 2
+            for s, e in window_spans(len(words), size):
+                self.windows_seen += 1
+                terms = _set(nwords[s:e]).intersection(vocab)
+                for w in terms:
+                    df[w] = df.get(w, 0) + 1
+                acc: dict[int, float] = {}
+                for w in terms:
+                    p = postings.get(w)
+                    if p:
+                        x = kw[w]
+                        for i in p:
+                            acc[i] = acc.get(i, 0.0) + x
+                if not acc:
+                    continue
+                self.windows_with_key += 1
+                serial = self.windows_seen
+                window = None
+                for i, x in acc.items():
+                    sc = x / self.rows[i].key_weight
+                    h = self._heaps[i]
+                    item = (sc, -serial, serial)
+                    if len(h) < k:
+                        heapq.heappush(h, item)
+                    elif item > h[0]:
+                        old = heapq.heapreplace(h, item)[2]
+                        self._release(old)
+                    else:
+                        continue
+                    if window is None:
+                        window = Window(rec, s, " ".join(words[s:e]), _set(
+                            nwords[max(0, s - half):e + half]).intersection(vocab),
+                            self.file_name)
+                        self._kept[serial] = window
+                    self._refs[serial] = self._refs.get(serial, 0) + 1
+
+    def _release(self, serial: int) -> None:
+        n = self._refs[serial] - 1
+        if n:
+            self._refs[serial] = n
+        else:
+            del self._refs[serial]
+            del self._kept[serial]
+
+    # -- step 3: what the encoder must embed ---------------------------------------------------
+    def request(self) -> dict:
+        """Close the scan; what the driver must embed.
+
+        Returns:
+            ``{"eval_texts": [str] (one per eval row, "" for empty rows),
+            "window_texts": [str], "pairs": [[row, window], ...]}`` with 0-based indices into
+            the two lists; the driver returns one cosine per pair (same order) to
+            :meth:`verify`.
+        """
+        serials = sorted(self._kept)
+        pos = {s: j for j, s in enumerate(serials)}
+        self._windows = [self._kept[s] for s in serials]
+        self.pairs = [(i, pos[it[2]]) for i, h in enumerate(self._heaps)
+                      for it in sorted(h, reverse=True)]
+        return {"eval_texts": [r.text for r in self.rows],
+                "window_texts": [w.text for w in self._windows],
+                "pairs": [list(p) for p in self.pairs]}
+
+    # -- step 4: the verifier ------------------------------------------------------------------
+    def evidence(self, row: int, window: Window) -> tuple[float, float | None]:
+        """Lexical evidence of a (row, window) pair: ``(lex, num)``.
+
+        ``lex`` = Σ idf(t) over the row's distinct terms found in the window's context (the
+        window and half a window either side) ÷ Σ idf(t) over the row's distinct terms, idf
+        over every training window scanned; ``num`` = shared distinct numbers ÷ (the row's
+        distinct numbers + 1), add-one smoothing: 2 of 2 small numbers is weaker evidence than
+        8 of 8 (None when the row has no number).
+        """
+        r = self.rows[row]
+        n = self.windows_seen
+        df = self.window_df
+        tot = hit = 0.0
+        for w in r.terms:
+            x = idf(df.get(w, 0), n)
+            tot += x
+            if w in window.terms:
+                hit += x
+        lex = hit / tot if tot else 0.0
+        num = (len(r.numbers & window.terms) / (len(r.numbers) + 1)) if r.numbers else None
+        return lex, num
+
+    def verify(self, cosines: list[float]) -> list[SemanticMatch]:
+        """Score every embedded pair and pick each row's best.
+
+        Args:
+            cosines: one cosine per pair of :meth:`request`, in its order.
+        Returns:
+            One :class:`SemanticMatch` per eval row.
+        Raises:
+            EvalsieveError(bad_input): wrong number of cosines, or request() not called.
+        """
+        if self.pairs is None:
+            raise bad_input("the semantic scan has not been closed", expected="request() first")
+        if len(cosines) != len(self.pairs):
+            raise bad_input(f"{len(cosines)} cosines for {len(self.pairs)} pairs",
+                            expected="one cosine per requested pair")
+        out = [SemanticMatch() for _ in self.rows]
+        thr = self.config.threshold
+        for (i, j), c in zip(self.pairs, cosines):
+            win = self._windows[j]
+            lex, num = self.evidence(i, win)
+            s = verifier_score(float(c), lex, num)
+            m = out[i]
+            if m.score is None or s > m.score:
+                out[i] = SemanticMatch(s, float(c), lex, num, win.record, win.start, win.text,
+                                       s >= thr, win.file)
+        self.matches = out
+        return out
+
+    def figures(self) -> dict:
+        """Counts for the summary and the stamp (after :meth:`request`)."""
+        return {"window_words": self.window, "window_how": self.window_how,
+                "windows": self.windows_seen, "windows_sharing_a_key_term": self.windows_with_key,
+                "windows_embedded": len(self._windows) if self.pairs is not None else None,
+                "pairs_verified": len(self.pairs) if self.pairs is not None else None,
+                "idf_background": f"{self.background_source}, {self.background_records} records"}
+
+
+def verifier_score(cosine: float, lexical: float, numbers: float | None) -> float:
+    """The verifier's score of one pair, in [-0.5, 1].
+
+    ``(cosine + evidence) / 2`` with ``evidence = lexical`` when the row has no number and
+    ``(lexical + numbers) / 2`` when it has: equal weight to meaning and to facts.
+    """
+    ev = lexical if numbers is None else (lexical + numbers) / 2
+    return (cosine + ev) / 2
+
+
+def pair_cosines(eval_vectors, window_vectors, pairs) -> list[float]:
+    """Dot products of unit vectors for each ``(row, window)`` pair, in pure Python.
+
+    Args:
+        eval_vectors, window_vectors: sequences of equal-length float sequences (unit L2 norm).
+        pairs: ``(row, window)`` index pairs.
+    Returns:
+        One cosine per pair. (The CLI does the same with numpy.)
+    """
+    return [sum(a * b for a, b in zip(eval_vectors[i], window_vectors[j])) for i, j in pairs]

@@ -1,0 +1,77 @@
+"""The CLI's semantic rung end to end (needs the encoder extra and dist/assets/model).
+
+Fixture (tests/fixtures/make_semantic_fixture.py): the 40 GSM8K test rows of
+gsm8k_test_sample.jsonl against WikiText paragraphs, 60 GSM8K train questions (same topic,
+other problems) and the GPT-4 rephrasings of eval rows 3 and 15 planted inside paragraphs.
+No eval row shares an n-gram with this training file, so only the semantic rung can catch them.
+"""
+
+import csv
+import io
+import json
+import os
+
+import pytest
+
+from evalsieve.cli import find_model_dir, main
+
+pytest.importorskip("onnxruntime", reason="the semantic rung needs the encoder extra "
+                    "(pip install -e .[encoder]); python3 build.py test installs it")
+pytest.importorskip("tokenizers", reason="needs the encoder extra")
+
+
+@pytest.fixture(scope="module")
+def model_dir():
+    try:
+        return find_model_dir(None)
+    except Exception as e:
+        pytest.skip(f"no model: {e} (python3 build.py build writes dist/assets/model)")
+
+
+def rows_of(text):
+    assert text.startswith("# run_stamp {")
+    return list(csv.DictReader(io.StringIO(text.split("\n", 1)[1])))
+
+
+def test_planted_rephrasings_are_caught_and_clean_rows_are_not(tmp_path, fixtures, model_dir,
+                                                              capsys):
+    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    tr = os.path.join(fixtures, "semantic_train.jsonl")
+    out = tmp_path / "o"
+    code = main(["contamination", ev, tr, "--eval-field", "question", "--train-field", "text",
+                 "--semantic", "--threads", "1", "--out", str(out), "--json", "--quiet"])
+    assert code == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["rows_contaminated_by_rung"] == {"exact": 0, "ngram": 0, "semantic": 2}
+    assert s["rows_scanned"] == 40 and s["rows_contaminated"] == 2 and s["rows_kept"] == 38
+    settings = s["stamp"]["settings"]
+    assert settings["rungs"] == ["exact", "ngram", "semantic"]
+    assert settings["semantic_threshold"] == 0.65 and settings["semantic_candidates_per_row"] == 8
+    assert s["stamp"]["assets"]["encoder_provider"] == "CPUExecutionProvider"
+    report = rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
+    caught = {r["eval_row"]: r for r in report if r["rung"]}
+    assert sorted(caught, key=int) == ["3", "15"]
+    with open(tr, encoding="utf-8") as f:
+        train = [json.loads(line)["text"] for line in f]
+    for r in caught.values():
+        assert r["rung"] == "semantic" and r["status"] == "clean"
+        assert float(r["semantic_score"]) >= 0.65 and float(r["semantic_cosine"]) > 0.7
+        # the window is a span of the planted record's words
+        assert r["training_window"] in " ".join(train[int(r["semantic_training_record"]) - 1]
+                                                .split())
+    assert "house" in caught["3"]["training_window"]
+    clean = [r for r in report if not r["rung"]]
+    assert len(clean) == 38 and all(float(r["semantic_score"] or 0) < 0.65 for r in clean)
+    kept = (out / "eval.clean.jsonl").read_text(encoding="utf-8").splitlines()
+    with open(ev, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    assert kept == [l for i, l in enumerate(lines, 1) if i not in (3, 15)]
+    html = (out / "overlap-report.html").read_text(encoding="utf-8")
+    assert "Rung semantic (2 rows caught)" in html and "clean at these rungs" in html
+
+
+def test_exclude_rungs_needs_a_rung_that_runs(tmp_path, fixtures, capsys):
+    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    code = main(["contamination", ev, ev, "--exclude-rungs", "semantic", "--out",
+                 str(tmp_path), "--quiet"])
+    assert code == 2 and "cannot exclude rung(s) semantic" in capsys.readouterr().err

@@ -1,0 +1,238 @@
+"""The semantic rung's standard-library parts: windows, candidate stage, verifier; and the
+ladder in the contamination job (rung assignment, the clean-file rule). No encoder here: the
+cosines are given by hand, as the driver would."""
+
+import json
+import math
+
+import pytest
+
+from evalsieve.contamination import (RUNGS, ContaminationConfig, ContaminationJob,
+                                     assign_rungs)
+from evalsieve.errors import EvalsieveError
+from evalsieve.semantic import (SemanticConfig, SemanticScan, idf, is_number, pair_cosines,
+                                term, verifier_score, window_size, window_spans, word_terms)
+from evalsieve.stamps import InputFile
+
+
+# -- windows ------------------------------------------------------------------------------
+def test_window_spans_worked_examples():
+    assert window_spans(10, 4) == [(0, 4), (2, 6), (4, 8), (6, 10)]
+    assert window_spans(12, 5) == [(0, 5), (3, 8), (6, 11), (7, 12)]   # stride ⌈5/2⌉ = 3
+    assert window_spans(4, 4) == [(0, 4)]
+    assert window_spans(3, 4) == [(0, 3)]
+    assert window_spans(0, 4) == []
+
+
+@pytest.mark.parametrize("size", [4, 5, 16, 17])
+def test_every_short_passage_lies_inside_one_window(size):
+    """Property of the 50% stride: a passage of ≤ ⌊size/2⌋ words is whole in some window,
+    and every word is in some window."""
+    half = size // 2
+    for n in range(1, 4 * size):
+        spans = window_spans(n, size)
+        assert all(0 <= s < e <= n and e - s == min(n, size) for s, e in spans)
+        for a in range(n):
+            for length in range(1, min(half, n - a) + 1):
+                assert any(s <= a and a + length <= e for s, e in spans), (n, a, length)
+
+
+def test_window_size_is_the_lower_median_clamped():
+    assert window_size([10, 20, 30, 0]) == (20, "median eval row length 20 words")
+    assert window_size([40, 30, 20, 50]) == (30, "median eval row length 30 words")
+    assert window_size([3, 5])[0] == 16 and "clamped to 16" in window_size([3, 5])[1]
+    assert window_size([500, 400, 900])[0] == 160
+    with pytest.raises(EvalsieveError):
+        window_size([0, 0])
+
+
+def test_small_helpers():
+    assert is_number("12") and is_number("3rd") and not is_number("twelve")
+    assert idf(0, 9) == pytest.approx(math.log(10))
+    assert idf(9, 9) == pytest.approx(0.0)
+    assert [term(w) for w in ("four", "twice", "eggs", "baking", "bus", "has", "12", "dozen")] \
+        == ["4", "2", "egg", "bak", "bus", "has", "12", "12"]
+    assert verifier_score(0.8, 0.4, None) == pytest.approx(0.6)
+    assert verifier_score(0.8, 0.4, 1.0) == pytest.approx((0.8 + 0.7) / 2)
+    assert pair_cosines([[1.0, 0.0], [0.6, 0.8]], [[0.6, 0.8]], [(0, 0), (1, 0)]) == \
+        pytest.approx([0.6, 1.0])
+
+
+def test_word_terms_split_code_and_read_numbers():
+    assert word_terms("has_close_elements(numbers:") == ("has", "close", "element", "number")
+    assert word_terms("$80,000.") == ("80000",)
+    assert word_terms("2.5kg") == ("2.5", "kg")
+    assert word_terms("Four") == ("4",) and word_terms("ＦＯＵＲ") == ("4",)   # NFKC
+    assert word_terms("—") == ()
+
+
+def test_config_rejects_bad_values():
+    for kw in ({"threshold": 0}, {"threshold": 1.5}, {"candidates": 0}, {"window_words": 2},
+               {"rare_share": 0}):
+        with pytest.raises(EvalsieveError):
+            SemanticConfig(**kw)
+
+
+# -- candidate stage ----------------------------------------------------------------------
+EVAL = [["Janet has 16 ducks and sells each egg for 2 dollars"],      # row 0
+        ["Paris weather tomorrow"]]                                     # row 1
+BACKGROUND = ["the cat and the dog", "has a dollars for each", "sells and has for",
+              "a b c", "d e f", "g h i", "j k l", "m n o", "p q r", "s t u"]
+
+
+def scan_of(records, **cfg):
+    s = SemanticScan(EVAL, SemanticConfig(window_words=4, rare_share=0.1, **cfg), BACKGROUND)
+    s.scan(records)
+    return s
+
+
+def test_key_terms_are_rare_words_and_numbers():
+    s = scan_of([])
+    # terms: "ducks" -> duck, "sells" -> sell, "dollars" -> dollar ("has" keeps its s: only 2
+    # letters would remain). Background: 10 records; cap = max(1, 0.1 × 10) = 1 record.
+    # "has"/"and"/"for" are in 2 (not key); "sell"/"each"/"dollar" in 1 (key, idf ln(11/2));
+    # words in none get ln(11).
+    keys = dict(s.rows[0].keys)
+    assert set(keys) == {"janet", "16", "duck", "sell", "each", "egg", "2", "dollar"}
+    assert keys["janet"] == pytest.approx(math.log(11))
+    assert keys["sell"] == pytest.approx(math.log(11 / 2))
+    assert s.postings["pari"] == [1] and "has" not in s.postings
+
+
+def test_candidate_stage_keeps_the_best_windows_and_skips_the_rest():
+    recs = [(1, ["a b c d e f"]),                      # windows (0,4) (2,6): no key term
+            (2, ["Janet owns 16 ducks"]),              # one window: janet 16 ducks
+            (3, ["ducks quack loudly"]),               # one window: ducks
+            (4, ["the Paris weather is mild"])]        # windows (0,4), (1,5)
+    s = scan_of(recs, candidates=1)
+    req = s.request()
+    f = s.figures()
+    assert f["windows"] == 2 + 1 + 1 + 2 and f["windows_sharing_a_key_term"] == 1 + 1 + 2
+    # row 0 keeps record 2 (3 key terms beat 1); row 1 keeps record 4's first window
+    # (both hold "paris weather"; the tie goes to the earlier window)
+    assert req["window_texts"] == ["Janet owns 16 ducks", "the Paris weather is"]
+    assert req["pairs"] == [[0, 0], [1, 1]]
+    assert req["eval_texts"] == ["Janet has 16 ducks and sells each egg for 2 dollars",
+                                 "Paris weather tomorrow"]
+    assert f["windows_embedded"] == 2
+
+
+def test_candidates_are_released_when_pushed_out():
+    s = scan_of([(1, ["ducks ducks ducks"]), (2, ["Janet 16 ducks"])], candidates=1)
+    s.request()
+    assert [w.record for w in s._windows] == [2]
+
+
+# -- verifier -----------------------------------------------------------------------------
+def test_evidence_and_verdict_by_hand():
+    recs = [(1, ["Janet owns 16 ducks"]), (2, ["zebra"])]
+    s = scan_of(recs, candidates=2, threshold=0.7)
+    req = s.request()
+    assert req["pairs"] == [[0, 0]]
+    lex, num = s.evidence(0, s._windows[0])
+    # idf over the 2 windows scanned; row 0's distinct terms: janet 16 duck (df 1) and
+    # has and sell each egg for 2 dollar (df 0)
+    a, b = idf(1, 2), idf(0, 2)
+    assert lex == pytest.approx(3 * a / (3 * a + 8 * b))
+    assert num == pytest.approx(1 / 3)           # "16" shared, "2" not: 1 / (2 + 1)
+    m = s.verify([0.9])
+    assert m[0].score == pytest.approx((0.9 + (lex + 1 / 3) / 2) / 2)
+    assert m[0].caught is (m[0].score >= 0.7) and m[0].training_record == 1
+    assert m[0].window == "Janet owns 16 ducks" and m[0].cosine == pytest.approx(0.9)
+    assert m[1].score is None and not m[1].caught      # no candidate window at all
+    with pytest.raises(EvalsieveError):
+        s.verify([0.9, 0.1])
+
+
+# -- the ladder in the job ----------------------------------------------------------------
+def test_assign_rungs_takes_the_first_rung():
+    assert assign_rungs([3, 0, 0, 0, 0], ["contaminated", "contaminated", "clean", "clean",
+                                          "too_short"],
+                        [True, True, True, False, True]) == ["exact", "ngram", "semantic", "",
+                                                             "semantic"]
+    assert assign_rungs([0, 2], ["clean", "too_short"], None) == ["", "exact"]
+
+
+def _jsonl(key, texts):
+    return "".join(json.dumps({key: t}) + "\n" for t in texts)
+
+
+EVAL_ROWS = [
+    "the quick brown fox jumps over the lazy dog near the river bank today",   # exact
+    "a farmer sells seventeen apples at the market every single sunday morning",  # n-gram
+    "Janet has 16 ducks that lay eggs and she sells each egg for 2 dollars",  # reworded
+    "what is the capital city of the country north of spain and south of belgium",  # clean
+    "hi",                                                                     # too short
+]
+TRAIN = [
+    "The quick brown fox jumps over the lazy dog near the river bank today!",
+    "every week a farmer sells seventeen apples at the market every single sunday morning too",
+    "wiki text before. Sixteen? No: Janet owns 16 ducks; each egg she sells costs 2 dollars. after",
+    "hi",
+]
+
+
+def ladder_job(exclude=None, cosine=0.95, semantic=True):
+    cfg = ContaminationConfig(("q",), ("t",), n=8, exclude_rungs=exclude,
+                              semantic=SemanticConfig(window_words=16) if semantic else None)
+    job = ContaminationJob(cfg, "e.jsonl", "jsonl", "t.jsonl", "jsonl")
+    job.feed_eval(_jsonl("q", EVAL_ROWS))
+    job.end_eval()
+    job.feed_train(_jsonl("t", TRAIN))
+    if semantic:
+        req = job.semantic_request()
+        job.set_semantic_cosines([cosine if job.semantic.rows[i].text.startswith("Janet")
+                                  else 0.1 for i, _ in req["pairs"]])
+    f = InputFile("eval", "e", "0" * 64, 1)
+    return job, job.finish(f, InputFile("train", "t", "0" * 64, 1), "2026-01-01T00:00:00+00:00")
+
+
+def test_ladder_rungs_summary_and_columns():
+    job, s = ladder_job()
+    assert job.rung == ["exact", "ngram", "semantic", "", "exact"]
+    assert s["rows_contaminated_by_rung"] == {"exact": 2, "ngram": 1, "semantic": 1}
+    assert s["rows_scored"] == 4 and s["rows_contaminated"] == 3 and s["rows_kept"] == 1
+    header = job.report_csv().split("\r\n")[1].split(",")
+    assert header[-7:] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
+                           "semantic_numbers", "semantic_training_file", "semantic_training_record",
+                           "training_window"]
+    assert job.too_short_csv().split("\r\n")[2].endswith(",exact")   # "hi" equals record 4
+    html = job.report_html()
+    for title in ("Rung exact (2)", "Contaminated rows (2)", "Rung semantic (1 rows caught)",
+                  "clean at these rungs"):
+        assert title in html
+
+
+def test_clean_file_excludes_the_ticked_rungs():
+    assert ladder_job()[0].clean_text() == _jsonl("q", EVAL_ROWS[3:4])
+    job, s = ladder_job(exclude=("exact", "ngram"))
+    assert job.clean_text() == _jsonl("q", EVAL_ROWS[2:4])            # the reworded row stays
+    assert s["rows_kept"] == 2 and s["clean_file_excludes"] == ["exact", "ngram"]
+    job, _ = ladder_job(exclude=("semantic",))
+    assert job.clean_text() == _jsonl("q", EVAL_ROWS[0:2] + EVAL_ROWS[3:4])
+
+
+def test_low_cosine_leaves_the_reworded_row_clean():
+    job, s = ladder_job(cosine=0.1)
+    assert job.rung[2] == "" and s["rows_contaminated_by_rung"]["semantic"] == 0
+
+
+def test_semantic_off_adds_only_the_rung_column():
+    job, s = ladder_job(semantic=False)
+    assert s["rows_contaminated_by_rung"] == {"exact": 2, "ngram": 1, "semantic": None}
+    assert job.report_csv().split("\r\n")[1].endswith("training_excerpt,rung")
+    assert job.clean_text() == _jsonl("q", EVAL_ROWS[2:4])
+    with pytest.raises(EvalsieveError):
+        ContaminationConfig(("q",), ("t",), exclude_rungs=("semantic",))
+    assert RUNGS == ("exact", "ngram", "semantic")
+
+
+def test_finish_needs_the_cosines():
+    cfg = ContaminationConfig(("q",), ("t",), n=8, semantic=SemanticConfig())
+    job = ContaminationJob(cfg, "e.jsonl", "jsonl", "t.jsonl", "jsonl")
+    job.feed_eval(_jsonl("q", EVAL_ROWS))
+    job.end_eval()
+    job.feed_train(_jsonl("t", TRAIN))
+    f = InputFile("eval", "e", "0" * 64, 1)
+    with pytest.raises(EvalsieveError, match="cosines"):
+        job.finish(f, f, "2026-01-01T00:00:00+00:00")
