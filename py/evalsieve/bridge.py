@@ -103,7 +103,8 @@ def _op_cont_finish(args, text):
     ev.setdefault("name", job.eval_name)
     tr.setdefault("name", job.train_name)
     return job.finish(_input(ev, "eval", job.eval_format), _input(tr, "train", job.train_format),
-                      args.get("utc", ""), args.get("assets") or {}, _runtime())
+                      args.get("utc", ""), args.get("assets") or {}, _runtime(),
+                      args.get("environment") or {})
 
 
 def _exports(job) -> list[dict]:
@@ -201,7 +202,8 @@ def _op_para_finish(args, text):
     stamp = job.finish(_input(ev, "eval", job.eval_format) if ev.get("name") else
                        InputFile("eval", job.eval_name, ev.get("sha256", ""),
                                  int(ev.get("bytes", 0)), job.eval_format),
-                       args.get("utc", ""), args.get("assets") or {}, _runtime())
+                       args.get("utc", ""), args.get("assets") or {}, _runtime(),
+                      args.get("environment") or {})
     return {"stamp": stamp, "exports": _exports(job)}
 
 

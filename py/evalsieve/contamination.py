@@ -256,7 +256,8 @@ class ContaminationJob:
         return records_total
 
     def finish(self, eval_file: InputFile, train_file: InputFile, utc: str,
-               assets: dict | None = None, runtime: str = "") -> dict:
+               assets: dict | None = None, runtime: str = "",
+               environment: dict | None = None) -> dict:
         """Close the training file, score every eval row, build the stamp.
 
         Args:
@@ -264,6 +265,7 @@ class ContaminationJob:
             utc: ISO-8601 UTC time of the run (the driver reads the clock).
             assets: runtime asset versions for the stamp.
             runtime: e.g. "CPython 3.11.7" or "Pyodide 314.0.7".
+            environment: how the page ran (RunStamp.environment); None in the CLI.
         Returns:
             The summary dict (what the CLI prints with ``--json``).
         """
@@ -283,7 +285,7 @@ class ContaminationJob:
                          "boilerplate_cutoff": (f"> {self.cutoff} training records"
                                                 if c.boilerplate else "off")})
         self.stamp = RunStamp("contamination", settings, (eval_file, train_file), utc,
-                              dict(assets or {}), runtime)
+                              dict(assets or {}), runtime, dict(environment or {}))
         s = self.scores
         scored = [r for r in s if r.scored]
         dirty = [r for r in scored if r.status == "contaminated"]

@@ -278,8 +278,12 @@ class ParaphraseJob:
 
     # -- stamp and exports ------------------------------------------------------------------
     def finish(self, eval_file: InputFile, utc: str, assets: dict | None = None,
-               runtime: str = "") -> dict:
-        """Build the run stamp for the current threshold. Returns its dict."""
+               runtime: str = "", environment: dict | None = None) -> dict:
+        """Build the run stamp for the current threshold. Returns its dict.
+
+        ``environment``: how the page ran (RunStamp.environment: assets_from, threads,
+        cross_origin_isolated, execution_provider); None in the CLI.
+        """
         if self.grouping is None:
             self.group()
         c = self.config
@@ -289,7 +293,7 @@ class ParaphraseJob:
                     "pooling": POOLING, "normalisation": NORMALISATION,
                     "token_window": c.window, "rows_truncated": self.truncated}
         self.stamp = RunStamp("paraphrases", settings, (eval_file,), utc, dict(assets or {}),
-                              runtime)
+                              runtime, dict(environment or {}))
         return self.stamp.to_dict()
 
     def export_names(self) -> list[str]:
