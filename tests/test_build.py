@@ -254,3 +254,19 @@ def test_pyodide_test_dir_runs_our_wheel_under_pytest_pyodide(tmp_path):
         cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "1 passed" in proc.stdout
+
+
+def test_missing_graph_tool_is_an_error_not_a_placeholder_model(tmp_path, monkeypatch):
+    """build.py once shipped model.onnx verbatim (no pooling, no tile graph) when
+    tools/encoder_graph.py was absent; now the build names the missing tool."""
+    monkeypatch.setattr(build, "ROOT", tmp_path)
+    with pytest.raises(build.BuildError, match=r"tools/encoder_graph\.py is missing"):
+        build.derive_models(b"not a model", tmp_path / "cache")
+    assert not hasattr(build, "graph_tool")
+
+
+def test_every_worker_module_is_in_dist_subfolders_included():
+    src = sorted(p.relative_to(ROOT / "worker").as_posix() for p in (ROOT / "worker").rglob("*.js"))
+    assert "jobs/contamination.js" in src and "embed/encoder.js" in src
+    for rel in src:
+        assert (DIST / "worker" / rel).read_bytes() == (ROOT / "worker" / rel).read_bytes(), rel

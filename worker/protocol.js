@@ -245,6 +245,11 @@ export const fatal = (err) => ({ type: MSG.FATAL, error: toErrorObject(err) });
 
 // --- validators -----------------------------------------------------------------------
 
+/** @type {readonly string[]} */
+const STAGES = Object.values(STAGE);
+/** @type {readonly string[]} */
+const LOG_KINDS = Object.values(LOG_KIND);
+
 /** @param {any} v */
 const isId = (v) => (typeof v === 'string' && v.length > 0) || Number.isInteger(v);
 /** @param {any} v */
@@ -275,12 +280,15 @@ export function validate(msg) {
       return msg.constants && typeof msg.constants === 'object' ? null : 'ready: constants missing';
     case MSG.PROGRESS:
       if (!isId(msg.id)) return 'progress: id missing';
-      if (typeof msg.stage !== 'string') return 'progress: stage missing';
+      if (!STAGES.includes(msg.stage)) return `progress: unknown stage ${JSON.stringify(msg.stage)}`;
       if (!isCount(msg.done)) return 'progress: done must be a count';
       if (msg.total !== null && !isCount(msg.total)) return 'progress: total must be a count or null';
+      if (msg.eta_s !== undefined && msg.eta_s !== null && !isCount(msg.eta_s)) return 'progress: eta_s must be seconds or null';
       return typeof msg.unit === 'string' ? null : 'progress: unit missing';
     case MSG.LOG:
-      return typeof msg.message === 'string' ? null : 'log: message missing';
+      if (typeof msg.message !== 'string') return 'log: message missing';
+      if (msg.data && !LOG_KINDS.includes(msg.data.kind)) return `log: unknown kind ${JSON.stringify(msg.data.kind)}`;
+      return null;
     case MSG.RESULT:
       return isId(msg.id) ? null : 'result: id missing';
     case MSG.ERROR:

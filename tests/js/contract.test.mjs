@@ -66,3 +66,11 @@ test('constants the JS modules keep for themselves agree with Python (parity)', 
     if (!rel.startsWith('embed')) assert.doesNotMatch(src, /\b(256|384)\b/, rel);
   }
 });
+
+test('dead code stays gone: isTerminal, tokenizerConfigUrl, prefilter.js has, the bridge`s cont.export', () => {
+  assert.equal('isTerminal' in P, false);
+  assert.equal('tokenizerConfigUrl' in ENCODER_DEFAULTS, false);
+  const prefilter = readFileSync(path.join(WORKER, 'prefilter.js'), 'utf-8');
+  assert.doesNotMatch(prefilter, /const has = /);
+  assert.equal(Object.values(P.OP).includes('cont.export'), false);
+});

@@ -115,6 +115,11 @@ test('protocol: errors become plain cloneable objects with a known code', () => 
   assert.match(P.validate({ type: 'error', id: 'r1', error: new Error('x') }), /plain object/);
   assert.match(P.validate({ type: 'nope' }), /unknown message type/);
   assert.equal(P.validate(P.progress('r1', 'train', 5, 10, 'bytes')), null);
+  assert.equal(P.validate(P.progress('r1', 'embed', 5, 10, 'rows', 1.5)), null);
+  assert.match(P.validate({ ...P.progress('r1', 'train', 5, 10, 'bytes'), stage: 'nope' }), /unknown stage/);
+  assert.match(P.validate(P.progress('r1', 'embed', 5, 10, 'rows', -1)), /eta_s/);
+  assert.equal(P.validate(P.log('r1', 'N = 8', { kind: 'n_chosen', n: 8 })), null);
+  assert.match(P.validate(P.log('r1', 'x', { kind: 'made_up' })), /unknown kind/);
 });
 
 test('protocol: progress gate never lets progress go backwards; one terminal per id', () => {
