@@ -53,7 +53,7 @@ def wait_for_offline_cache(page) -> list[str]:
     """Wait until the service worker is activated and controls the page (its install has
     filled the cache); return the names of the origin's caches."""
     page.wait_for_function(
-        "navigator.serviceWorker.controller !== null"
+        "() => navigator.serviceWorker.controller !== null"
         " && navigator.serviceWorker.controller.state === 'activated'", timeout=CACHE_TIMEOUT_MS)
     return page.evaluate("caches.keys()")
 

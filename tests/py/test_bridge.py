@@ -87,10 +87,16 @@ def test_bridge_paraphrase_ops_with_binary_block():
     assert f["closest_pair"] == {"row_a": 1, "row_b": 2, "cosine": 0.95}   # float32, rounded to 6 places
     f = call("para.group", {"handle": h, "threshold": 0.93})["value"]
     assert f["groups"] == 1 and f["groups_chained"] == 0 and f["rows_in_groups"] == 2
+    env = {"assets_from": "cache", "threads": 2, "cross_origin_isolated": True,
+           "hardware_concurrency": 2, "execution_provider": "wasm", "provider_reason": "no adapter"}
     out = call("para.finish", {"handle": h, "input": {"name": "e.jsonl", "sha256": "0" * 64,
-                                                      "bytes": len(text)}, "utc": "t"})["value"]
+                                                      "bytes": len(text)}, "utc": "t",
+                               "environment": env})["value"]
     assert [x["name"] for x in out["exports"]] == ["paraphrase-pairs.csv", "paraphrase-groups.csv"]
     assert out["stamp"]["settings"]["threshold"] == 0.93
+    assert out["stamp"]["environment"] == env
+    first_line = out["exports"][0]["text"].split("\r\n", 1)[0]
+    assert json.loads(first_line[len("# run_stamp "):])["environment"] == env
     bad = json.loads(bridge.call("para.similarity", json.dumps(
         {"handle": h, "rows": 4, "pairs": 3}), None, blob[:-4]))
     assert bad["ok"] is False and "expected" in bad["error"]["message"]
@@ -132,9 +138,14 @@ def test_cont_view_and_exports_after_finish(fixtures):
     call("cont.feed_eval", {"handle": h}, ev)
     call("cont.end_eval", {"handle": h})
     call("cont.feed_train", {"handle": h}, tr)
-    s = call("cont.finish", {"handle": h, "utc": "2026-01-01T00:00:00+00:00"})["value"]
+    s = call("cont.finish", {"handle": h, "utc": "2026-01-01T00:00:00+00:00",
+                             "environment": {"assets_from": "network"}})["value"]
+    assert s["stamp"]["environment"] == {"assets_from": "network"}
     view = call("cont.view", {"handle": h})["value"]
-    names = [x["name"] for x in call("cont.exports", {"handle": h})["value"]]
+    exports = call("cont.exports", {"handle": h})["value"]
+    html = next(x["text"] for x in exports if x["name"] == "overlap-report.html")
+    assert '<td class="clip">page: assets_from</td><td class="clip">network</td>' in html
+    names = [x["name"] for x in exports]
     call("close", {"handle": h})
     assert names == ["eval.clean.jsonl", "contamination-report.csv", "too-short-to-score.csv",
                      "overlap-report.html"]
