@@ -44,6 +44,8 @@ GRAPH_TOOL_REQUIREMENTS = ["onnx==1.20.1", "numpy"]
 PYODIDE_TEST_CORE = ["pyodide.js", "pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm",
                      "python_stdlib.zip"]
 
+# dist/ files the service worker does not cache: itself and its list.
+PRECACHE_SKIP = {"sw.js", "sw-precache.js"}
 SECURITY_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Embedder-Policy": "require-corp",
@@ -467,6 +469,41 @@ def write_pyodide_test_dir(dist: Path, wheels: list[Path]) -> None:
     (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
 
 
+def precache_list(dist: Path, manifest: dict) -> dict:
+    """What the service worker (site/sw.js) caches: {"cache": name, "files": [{url, sha256}]}.
+
+    Every file of dist/ but the service worker's own two files and dist/pyodide-test/ (the
+    test suite's), by path relative to dist/; assets listed in manifest.json carry the
+    manifest's sha256 (the lock's, checked again here). The cache name is "evalsieve-" + the
+    first 16 hex digits of the sha256 of the list's canonical JSON, so any changed file gives
+    a new cache and the service worker replaces the old one.
+
+    Raises:
+        BuildError: a manifest asset whose file in dist/ has another sha256.
+    """
+    by_path = {entry["path"]: entry["sha256"] for entry in manifest.values()}
+    files = []
+    for path in sorted(p for p in dist.rglob("*") if p.is_file()):
+        rel = path.relative_to(dist).as_posix()
+        if rel in PRECACHE_SKIP or rel.startswith("pyodide-test/"):
+            continue
+        digest = sha256_file(path)
+        if by_path.get(rel, digest) != digest:
+            raise BuildError(f"dist/{rel} does not match its sha256 in assets/manifest.json")
+        files.append({"url": rel, "sha256": digest})
+    canonical = json.dumps(files, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    return {"cache": "evalsieve-" + hashlib.sha256(canonical).hexdigest()[:16], "files": files}
+
+
+def write_precache(dist: Path, manifest: dict) -> dict:
+    """Write dist/sw-precache.js (read by dist/sw.js with importScripts); return the list."""
+    listing = precache_list(dist, manifest)
+    (dist / "sw-precache.js").write_text(
+        "// Written by build.py: what sw.js caches (see build.precache_list).\n"
+        f"self.EVALSIEVE_PRECACHE = {json.dumps(listing, indent=1)};\n", encoding="utf-8")
+    return listing
+
+
 def build(dist: Path = DEFAULT_DIST, cache: Path = DEFAULT_CACHE) -> dict:
     """Fetch and verify every asset and write dist/ atomically; return the manifest."""
     lock = load_lock()
@@ -505,6 +542,7 @@ def build(dist: Path = DEFAULT_DIST, cache: Path = DEFAULT_CACHE) -> dict:
         (partial / "example").mkdir(exist_ok=True)
         (partial / "example" / name).write_text(text, encoding="utf-8")
     write_pyodide_test_dir(partial, sorted(wheels_dir.glob("*.whl")))
+    write_precache(partial, manifest)
 
     old = dist.with_name(dist.name + ".old")
     shutil.rmtree(old, ignore_errors=True)

@@ -7,6 +7,7 @@ import { describeError } from './lib/format.js';
 import { EventLog } from './lib/event-log.js';
 import { fillConstantText, ruleConstants } from './lib/constants.js';
 import { WorkerClient } from './lib/worker-client.js';
+import { registerOffline } from './lib/offline.js';
 import { ContaminationSection } from './sections/contamination.js';
 import { ParaphraseSection } from './sections/paraphrases.js';
 
@@ -24,6 +25,7 @@ function main() {
     new ParaphraseSection(),
   ];
 
+  let offlineAsked = false; // sw.js is registered after the first ready only
   const client = new WorkerClient({
     url: new URL('worker/worker.js', document.baseURI),
     onBoot: (m) => {
@@ -43,6 +45,10 @@ function main() {
       fillConstantText(document, constants);
       if (status.dataset.state === 'booting' || status.dataset.state === 'restarting') setStatus('ready', 'Ready.');
       for (const s of SECTIONS) s.workerReady(constants);
+      if (!offlineAsked) {
+        offlineAsked = true;
+        registerOffline(log);
+      }
     },
     onFatal: (err, restarting) => {
       log.add(`worker stopped: ${describeError(err).text}${restarting ? '; starting a new one' : ''}`, 'error');

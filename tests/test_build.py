@@ -151,6 +151,8 @@ EXPECTED_CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
     ("worker/worker.js", "text/javascript"),
     ("lib/worker-client.js", "text/javascript"),
     ("sections/job-section.js", "text/javascript"),
+    ("sw.js", "text/javascript"),
+    ("sw-precache.js", "text/javascript"),
 ])
 def test_server_sends_isolation_headers_csp_and_mime(server_url, path, mime):
     headers = fetch_headers(server_url + path)
@@ -270,3 +272,42 @@ def test_every_worker_module_is_in_dist_subfolders_included():
     assert "jobs/contamination.js" in src and "embed/encoder.js" in src
     for rel in src:
         assert (DIST / "worker" / rel).read_bytes() == (ROOT / "worker" / rel).read_bytes(), rel
+
+
+def read_precache(dist: Path) -> dict:
+    text = (dist / "sw-precache.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("{"):text.rindex("}") + 1])
+
+
+def test_service_worker_list_is_every_dist_file_with_its_sha256(manifest):
+    """dist/sw-precache.js: every file but sw.js, the list itself and pyodide-test/; the
+    manifest's assets with the manifest's sha256; the cache named after the list."""
+    listing = read_precache(DIST)
+    files = {f["url"]: f["sha256"] for f in listing["files"]}
+    on_disk = {p.relative_to(DIST).as_posix() for p in DIST.rglob("*") if p.is_file()}
+    assert set(files) == {p for p in on_disk if p not in ("sw.js", "sw-precache.js")
+                          and not p.startswith("pyodide-test/")}
+    assert {"index.html", "app.js", "worker/worker.js", "example/eval.jsonl"} <= set(files)
+    assert {url: sha256(DIST / url) for url in files} == files
+    assert {e["path"]: files[e["path"]] for e in manifest.values()} == {
+        e["path"]: e["sha256"] for e in manifest.values()}
+    canonical = json.dumps(listing["files"], sort_keys=True, separators=(",", ":")).encode()
+    assert listing["cache"] == "evalsieve-" + hashlib.sha256(canonical).hexdigest()[:16]
+    assert (DIST / "sw.js").read_bytes() == (ROOT / "site" / "sw.js").read_bytes()
+
+
+def test_service_worker_cache_name_follows_any_change_and_a_mismatch_is_refused(tmp_path):
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "index.html").write_text("<p>one</p>")
+    (tmp_path / "assets" / "m.onnx").write_bytes(b"model")
+    manifest = {"m": {"path": "assets/m.onnx", "sha256": hashlib.sha256(b"model").hexdigest()}}
+    one = build.write_precache(tmp_path, manifest)
+    assert read_precache(tmp_path) == one
+    assert build.precache_list(tmp_path, manifest) == one  # sw-precache.js is not listed
+    (tmp_path / "index.html").write_text("<p>two</p>")
+    two = build.precache_list(tmp_path, manifest)
+    assert two["cache"] != one["cache"]
+    assert [f["url"] for f in two["files"]] == ["assets/m.onnx", "index.html"]
+    manifest["m"]["sha256"] = "0" * 64
+    with pytest.raises(build.BuildError, match=r"dist/assets/m\.onnx does not match its sha256"):
+        build.precache_list(tmp_path, manifest)

@@ -71,11 +71,35 @@ export function requireAsset(manifest, what, spec) {
   return found;
 }
 
+/** The header the service worker (site/sw.js) adds to every response it serves from its cache. */
+export const FROM_CACHE_HEADER = 'X-Evalsieve-From';
+/** @type {Set<'cache' | 'network'>} where the fetches noted by noteSource were answered from */
+const sources = new Set();
+
+/**
+ * Note whether a response came from the service worker's cache (for the run stamp).
+ * @param {Response} res
+ */
+export function noteSource(res) {
+  sources.add(res.headers.get(FROM_CACHE_HEADER) === 'cache' ? 'cache' : 'network');
+}
+
+/**
+ * Where this worker's checked assets came from: "cache" (the service worker's offline cache),
+ * "network", or "cache+network" (the service worker took over during this page's life).
+ * @returns {import('./protocol.js').AssetsFrom}
+ */
+export function assetsFrom() {
+  if (sources.size === 1) return sources.has('cache') ? 'cache' : 'network';
+  return sources.size ? 'cache+network' : 'network';
+}
+
 /** @returns {Promise<Manifest>} */
 export async function fetchManifest() {
   const url = new URL('manifest.json', ASSETS).href;
   const res = await fetch(url, { cache: 'no-cache' });
   if (!res.ok) throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not load ${url}: HTTP ${res.status}`);
+  noteSource(res);
   return res.json();
 }
 
@@ -113,6 +137,7 @@ export async function verifyAsset(entry, sha256Factory) {
     throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not fetch ${entry.path}: ${e && /** @type {Error} */ (e).message}`, { file: entry.path });
   }
   if (!res.ok) throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not fetch ${entry.path}: HTTP ${res.status}`, { file: entry.path });
+  noteSource(res);
   const bytes = new Uint8Array(await res.arrayBuffer());
   await checkSha256(entry, bytes, sha256Factory);
   return bytes;

@@ -93,7 +93,8 @@ export const STAGE = Object.freeze({ EVAL: 'eval', TRAIN: 'train', READ: 'read',
  * @typedef {{kind: 'train_done', records: number, bytes: number, mbps: number | null}} TrainDoneLog
  * @typedef {{kind: 'para_rows', rows: number, rows_empty: number}} ParaRowsLog
  * @typedef {{kind: 'estimate', seconds: number, rows_per_s_first_batch: number}} EstimateLog
- * @typedef {InspectedLog | QueuedLog | NChosenLog | PrefilterLog | TrainDoneLog | ParaRowsLog | EstimateLog} LogData
+ * @typedef {{kind: 'provider', provider: 'wasm' | 'webgpu', reason: string, adapter: string | null, sample_rows: number, min_cosine: number | null}} ProviderLog  embed/provider.js's choice
+ * @typedef {InspectedLog | QueuedLog | NChosenLog | PrefilterLog | TrainDoneLog | ParaRowsLog | EstimateLog | ProviderLog} LogData
  */
 export const LOG_KIND = Object.freeze({
   INSPECTED: 'inspected',
@@ -103,6 +104,7 @@ export const LOG_KIND = Object.freeze({
   TRAIN_DONE: 'train_done',
   PARA_ROWS: 'para_rows',
   ESTIMATE: 'estimate',
+  PROVIDER: 'provider',
 });
 
 // --- results (ResultMsg.data by op) -----------------------------------------------------
@@ -113,9 +115,11 @@ export const LOG_KIND = Object.freeze({
  * @typedef {{rows: ContaminatedRow[], rows_total: number, histogram: {bin_width: number, counts: number[]}}} ContaminationView
  *   rows: the contaminated rows in report order, at most 2000; histogram: containment of the
  *   scored rows in tenths (the overlap report's bins)
- * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo}, timing: {seconds: number, train_mbps: number | null}}} ContaminationResult
+ * @typedef {'cache' | 'network' | 'cache+network'} AssetsFrom  where the worker's checked assets came from (assets.js assetsFrom)
+ * @typedef {{assets_from: AssetsFrom, threads?: number, cross_origin_isolated?: boolean, hardware_concurrency?: number, execution_provider?: 'wasm' | 'webgpu', provider_reason?: string}} Environment  how the page ran; the run stamp's `environment`
+ * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo}, timing: {seconds: number, train_mbps: number | null}, environment: Environment}} ContaminationResult
  * @typedef {Record<string, any> & {format: string, gzip: boolean, head_complete: boolean, size: number, name: string}} InspectResult
- * @typedef {{handle: number, figures: Record<string, any>, eval_info: {rows: number, rows_empty: number}, input: InputInfo, encoder: {threads: number, isolated: boolean, model_sha256: string}, timing: Record<string, any>}} ParaphrasesResult
+ * @typedef {{handle: number, figures: Record<string, any>, eval_info: {rows: number, rows_empty: number}, input: InputInfo, encoder: {threads: number, isolated: boolean, model_sha256: string}, environment: Environment, timing: Record<string, any>}} ParaphrasesResult
  * @typedef {{figures: Record<string, any>, ms: number}} ParaGroupResult
  * @typedef {{stamp: Record<string, any>, exports: Export[]}} ParaExportsResult
  * @typedef {{name: string, text: string}} ParaExampleResult

@@ -108,7 +108,8 @@ def _op_cont_finish(args, text):
         tr.setdefault("name", job.train_name)
         train = _input(tr, "train", job.train_format)
     return job.finish(_input(ev, "eval", job.eval_format), train,
-                      args.get("utc", ""), args.get("assets") or {}, _runtime())
+                      args.get("utc", ""), args.get("assets") or {}, _runtime(),
+                      args.get("environment") or {})
 
 
 def _exports(job) -> list[dict]:
@@ -216,7 +217,7 @@ def _op_para_finish(args, text):
                  InputFile("eval", job.eval_name, ev.get("sha256", ""), int(ev.get("bytes", 0)),
                            job.eval_format))
     stamp = job.stamp(_threshold(args), eval_file, args.get("utc", ""),
-                      args.get("assets") or {}, _runtime())
+                      args.get("assets") or {}, _runtime(), args.get("environment") or {})
     exports = []
     for name in job.export_names():
         mime, body = job.export(name, stamp)

@@ -417,7 +417,8 @@ class ContaminationJob:
         self.training_chars += chars
 
     def finish(self, eval_file: InputFile, train_file, utc: str,
-               assets: dict | None = None, runtime: str = "") -> dict:
+               assets: dict | None = None, runtime: str = "",
+               environment: dict | None = None) -> dict:
         """Close the training pass, score every eval row, build the stamp.
 
         Args:
@@ -427,6 +428,7 @@ class ContaminationJob:
             utc: ISO-8601 UTC time of the run (the driver reads the clock).
             assets: runtime asset versions for the stamp.
             runtime: e.g. "CPython 3.11.7" or "Pyodide 314.0.7".
+            environment: how the page ran (RunStamp.environment); None in the CLI.
         Returns:
             The summary dict (what the CLI prints with ``--json``).
         """
@@ -458,7 +460,8 @@ class ContaminationJob:
         if self.score_run is not None:
             settings.update(self.score_run.settings())
             inputs += (self.score_run.file,)
-        self.stamp = RunStamp("contamination", settings, inputs, utc, dict(assets or {}), runtime)
+        self.stamp = RunStamp("contamination", settings, inputs, utc, dict(assets or {}), runtime,
+                              dict(environment or {}))
         s = self.scores
         scored = [r for r in s if r.scored]
         dirty = [r for i, r in enumerate(s) if r.scored and self._excluded(i)]

@@ -101,6 +101,7 @@ def stamp_section(stamp: RunStamp) -> str:
     rows += [(f"input: {i['role']}", f"{i['name']} · {i['bytes']} bytes · {i['format']} · "
               f"sha256 {i['sha256']}") for i in d["inputs"]]
     rows += [(f"asset: {k}", str(v)) for k, v in sorted(d["assets"].items())]
+    rows += [(f"page: {k}", str(v)) for k, v in sorted(d["environment"].items())]
     return ("<h2>Run stamp</h2>" + html_table(["what", "value"], rows, cls="settings")
             + "<pre class=\"clip\">" + html.escape(canonical_json(d)) + "</pre>")
 

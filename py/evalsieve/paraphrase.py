@@ -325,8 +325,12 @@ class ParaphraseJob:
 
     # -- stamp and exports ------------------------------------------------------------------
     def stamp(self, threshold: float, eval_file: InputFile, utc: str,
-              assets: dict | None = None, runtime: str = "") -> RunStamp:
+              assets: dict | None = None, runtime: str = "",
+              environment: dict | None = None) -> RunStamp:
         """The run stamp of the exports at ``threshold``.
+
+        ``environment``: how the page ran (RunStamp.environment: assets_from, threads,
+        cross_origin_isolated, execution_provider); None in the CLI.
 
         Raises:
             EvalsieveError(bad_input): threshold outside [floor, 1].
@@ -341,7 +345,8 @@ class ParaphraseJob:
         if self.score_run is not None:
             settings.update(self.score_run.settings())
             inputs += (self.score_run.file,)
-        return RunStamp("paraphrases", settings, inputs, utc, dict(assets or {}), runtime)
+        return RunStamp("paraphrases", settings, inputs, utc, dict(assets or {}), runtime,
+                        dict(environment or {}))
 
     def export_steps(self, threshold: float):
         """Compute what the exports at ``threshold`` need (every group's lowest pair and

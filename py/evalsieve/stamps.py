@@ -44,6 +44,10 @@ class RunStamp:
         utc: ISO-8601 UTC time of the run, passed in by the driver (core code reads no clock).
         assets: ``{name: version or sha256}`` of the runtime assets (Pyodide, models...).
         runtime: where the Python ran (e.g. ``"CPython 3.11.7"``, ``"Pyodide 314.0.7"``).
+        environment: how the page ran, passed in by its worker (``{}`` in the CLI):
+            ``assets_from`` (``"cache"``: the service worker's offline cache, or
+            ``"network"``), and for the encoder ``threads``, ``cross_origin_isolated`` and
+            ``execution_provider`` (``"wasm"`` or ``"webgpu"``).
     """
     job: str
     settings: dict
@@ -51,6 +55,7 @@ class RunStamp:
     utc: str
     assets: dict = field(default_factory=dict)
     runtime: str = ""
+    environment: dict = field(default_factory=dict)
     tool: str = "evalsieve"
     version: str = __version__
     unicode_version: str = UNICODE_VERSION

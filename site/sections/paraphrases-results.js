@@ -35,9 +35,12 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload)
     ['window', `${constants.para_window} word pieces incl. [CLS] and [SEP]`],
     ['field', args.eval.field + (args.eval.label_field ? ` (labels: ${args.eval.label_field})` : '')],
     ['input', `${label === 'pasted text' ? 'pasted text' : input.name} · ${fmtBytes(input.bytes)} · sha256 ${String(input.sha256).slice(0, 12)}…${input.gzip ? ' · gzip' : ''}`],
-    ['encoder', `onnxruntime-web, ${data.encoder?.threads ?? 1} thread${data.encoder?.threads === 1 ? '' : 's'} · ${data.timing ? `${data.timing.rows_per_s.toFixed(1)} rows/s` : ''}`],
+    ['encoder', `onnxruntime-web (${data.environment?.execution_provider ?? 'wasm'}), ${data.encoder?.threads ?? 1} thread${data.encoder?.threads === 1 ? '' : 's'} · ${data.timing ? `${data.timing.rows_per_s.toFixed(1)} rows/s` : ''}`],
+    ['provider', `${data.environment?.execution_provider ?? 'wasm'}: ${data.environment?.provider_reason ?? ''}`],
+    ['assets', ASSETS_FROM[data.environment?.assets_from] ?? 'from the network'],
   ];
   $('#para-settings').replaceChildren(...definitionRows(settings.map(([k, v]) => [k, v, { setting: k }])));
+  renderThreadsNotice($('#para-threads-notice'), data.environment);
   results.dataset.threshold = f.threshold.toFixed(2);
   drawHistogram($('#para-histogram'), f.nn_histogram, threshold);
   $('#para-downloads').replaceChildren(...constants.export_names.paraphrases.map((name) => {
@@ -48,6 +51,29 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload)
   renderPairs($('#para-pairs'), f.view);
   renderGroups($('#para-groups'), f.view);
   results.hidden = false;
+}
+
+const ASSETS_FROM = {
+  cache: 'from the offline cache (service worker)',
+  network: 'from the network',
+  'cache+network': 'partly from the offline cache, partly from the network',
+};
+
+/** Say beside the result when the encoder could not use threads (no cross-origin isolation). */
+function renderThreadsNotice(box, env) {
+  const isolated = env?.cross_origin_isolated !== false;
+  box.hidden = isolated;
+  box.dataset.isolated = String(isolated);
+  if (isolated) {
+    box.textContent = '';
+    return;
+  }
+  const cores = env.hardware_concurrency ?? 1;
+  box.textContent = `Not cross-origin isolated: the encoder ran on ${env.threads ?? 1} thread, not ${cores} `
+    + `(this computer's cores). The server sent no COOP/COEP headers, so the browser gives the page no `
+    + `SharedArrayBuffer and onnxruntime-web cannot start threads. Serve the page with `
+    + `"Cross-Origin-Opener-Policy: same-origin" and "Cross-Origin-Embedder-Policy: require-corp" `
+    + `(python3 build.py serve does) to embed faster.`;
 }
 
 function caption(total, shownCount, { none, some, word }) {

@@ -9,6 +9,7 @@ Environment:
 
 from __future__ import annotations
 
+import http.server
 import os
 import subprocess
 import sys
@@ -48,22 +49,48 @@ def dist_dir() -> Path:
     return dist
 
 
-@pytest.fixture(scope="session")
-def base_url(dist_dir: Path):
-    """Serve dist/ with build.py's server (same COOP/COEP/CSP headers as `build.py serve`)."""
+def build_module():
+    """The repository's build.py as a module."""
     sys.path.insert(0, str(ROOT))
     try:
         import build  # noqa: PLC0415  (the repository's build.py)
     finally:
         sys.path.remove(str(ROOT))
     build.DistHandler.log_message = lambda *a, **k: None  # keep pytest output readable
-    server = build.make_server(dist_dir, 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    host, port = server.server_address[:2]
-    yield f"http://{host}:{port}/"
-    server.shutdown()
-    server.server_close()
+    return build
+
+
+class DistServer:
+    """build.py's server on a free port in a thread: `url`, `stop()`. With isolated=False
+    it sends every header but COOP/COEP/CORP (a host without cross-origin isolation)."""
+
+    def __init__(self, dist: Path, isolated: bool = True):
+        build = build_module()
+        server = build.make_server(dist, 0)
+        if not isolated:
+            class NotIsolated(build.DistHandler):
+                def end_headers(self):
+                    for name, value in build.SECURITY_HEADERS.items():
+                        if not name.startswith("Cross-Origin-"):
+                            self.send_header(name, value)
+                    http.server.SimpleHTTPRequestHandler.end_headers(self)
+            server.RequestHandlerClass = lambda *a, **kw: NotIsolated(*a, directory=str(dist), **kw)
+        self.server = server
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        host, port = server.server_address[:2]
+        self.url = f"http://{host}:{port}/"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="session")
+def base_url(dist_dir: Path):
+    """Serve dist/ with build.py's server (same COOP/COEP/CSP headers as `build.py serve`)."""
+    server = DistServer(dist_dir)
+    yield server.url
+    server.stop()
 
 
 def chromium_path() -> Path:
@@ -82,7 +109,12 @@ def playwright_sync():
 
 
 def launch(pw, profile: str, **kwargs):
-    """A persistent context on Debian's chromium with the project's flags."""
+    """A persistent context on Debian's chromium with the project's flags.
+
+    Service workers are blocked unless `service_workers="allow"` is passed: a page served
+    from the offline cache would hide what the other tests check on the network (routes that
+    tamper with an asset, missing files); tests/e2e/test_e2e_offline.py allows them."""
+    kwargs.setdefault("service_workers", "block")
     return pw.chromium.launch_persistent_context(
         profile, executable_path=str(chromium_path()), headless=True, args=CHROMIUM_FLAGS,
         accept_downloads=True, **kwargs)

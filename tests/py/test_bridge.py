@@ -111,6 +111,13 @@ def test_bridge_paraphrase_ops_with_binary_block():
     assert r["ok"] is False and r["error"]["code"] == "bad_input" and "threshold" in r["error"]["message"]
     r = call("para.group", {"handle": h})
     assert r["ok"] is False and r["error"]["code"] == "bad_input"
+    env = {"assets_from": "cache", "threads": 2, "cross_origin_isolated": True,
+           "hardware_concurrency": 2, "execution_provider": "wasm", "provider_reason": "no adapter"}
+    out = call("para.finish", {"handle": h, "threshold": 0.93, "input": ev, "utc": "t",
+                               "environment": env})["value"]
+    assert out["stamp"]["environment"] == env
+    first_line = out["exports"][0]["text"].split("\r\n", 1)[0]
+    assert json.loads(first_line[len("# run_stamp "):])["environment"] == env
     bad = json.loads(bridge.call("para.similarity", json.dumps(
         {"handle": h, "rows": 4, "pairs": 3}), None, blob[:-4]))
     assert bad["ok"] is False and "expected" in bad["error"]["message"]
@@ -152,9 +159,14 @@ def test_cont_view_and_exports_after_finish(fixtures):
     call("cont.feed_eval", {"handle": h}, ev)
     call("cont.end_eval", {"handle": h})
     call("cont.feed_train", {"handle": h}, tr)
-    s = call("cont.finish", {"handle": h, "utc": "2026-01-01T00:00:00+00:00"})["value"]
+    s = call("cont.finish", {"handle": h, "utc": "2026-01-01T00:00:00+00:00",
+                             "environment": {"assets_from": "network"}})["value"]
+    assert s["stamp"]["environment"] == {"assets_from": "network"}
     view = call("cont.view", {"handle": h})["value"]
-    names = [x["name"] for x in call("cont.exports", {"handle": h})["value"]]
+    exports = call("cont.exports", {"handle": h})["value"]
+    html = next(x["text"] for x in exports if x["name"] == "overlap-report.html")
+    assert '<td class="clip">page: assets_from</td><td class="clip">network</td>' in html
+    names = [x["name"] for x in exports]
     call("close", {"handle": h})
     assert names == ["eval.clean.jsonl", "contamination-report.csv", "too-short-to-score.csv",
                      "overlap-report.html"]

@@ -56,7 +56,7 @@ async function fetchBytes(url, verify = null) {
   }
   if (!res.ok) throw assetError(url, `HTTP ${res.status}`);
   const bytes = new Uint8Array(await res.arrayBuffer());
-  if (verify) await verify(url, bytes); // e.g. the sha256 in assets/manifest.json
+  if (verify) await verify(url, bytes, res); // e.g. the sha256 in assets/manifest.json
   return bytes;
 }
 
@@ -137,7 +137,7 @@ export function equalLengthBatches(ids, batchSize) {
  *   sentence_embedding float32 [b, 384]
  * @property {string|null} [tileUrl]  tile.onnx: A [m,384], B [k,384] -> C [m,k]; null: no tile()
  * @property {string} [tokenizerJsonUrl]  tokenizer.json
- * @property {((url: string, bytes: Uint8Array) => Promise<void>) | null} [verify]  called on
+ * @property {((url: string, bytes: Uint8Array, res: Response) => Promise<void>) | null} [verify]  called on
  *   every fetched model/tokenizer file before use; throws to refuse it (the worker checks the
  *   sha256 in assets/manifest.json)
  * @property {number} [numThreads]  WASM threads (needs cross-origin isolation to exceed 1)

@@ -3,7 +3,7 @@
 // same-origin files in assets/manifest.json (each checked against its sha256).
 
 import { ERR, ProtocolError } from '../protocol.js';
-import { ENCODER_ASSETS, assetURL, checkSha256, lastLine, requireAsset } from '../assets.js';
+import { ENCODER_ASSETS, assetURL, checkSha256, lastLine, noteSource, requireAsset } from '../assets.js';
 import { getRuntime } from '../runtime.js';
 import { SETTINGS } from '../settings.js';
 
@@ -61,7 +61,8 @@ async function loadEncoder(threads) {
       tileUrl: assetURL(a.tile.path),
       tokenizerJsonUrl: assetURL(a.tokenizer.path),
       numThreads,
-      verify: async (/** @type {string} */ url, /** @type {Uint8Array} */ bytes) => {
+      verify: async (/** @type {string} */ url, /** @type {Uint8Array} */ bytes, /** @type {Response} */ res) => {
+        noteSource(res);
         const entry = Object.values(a).find((e) => assetURL(e.path) === url);
         if (entry) await checkSha256(entry, bytes, rt.sha256Factory);
       },

@@ -5,6 +5,7 @@
 import { OP } from '../protocol.js';
 import { readHead } from '../files.js';
 import { bridge, getRuntime } from '../runtime.js';
+import { assetsFrom } from '../assets.js';
 import { SETTINGS } from '../settings.js';
 import { createScanQueue, startPrefilter } from '../prefilter-client.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
@@ -47,6 +48,8 @@ export async function contamination(ctx, args, files) {
     });
     ctx.throwIfCancelled();
 
+    /** @type {import('../protocol.js').Environment} */
+    const environment = { assets_from: assetsFrom() };
     const summary = bridge(OP.CONT_FINISH, {
       handle,
       inputs: {
@@ -55,6 +58,7 @@ export async function contamination(ctx, args, files) {
       },
       utc: utcNow(),
       assets: getRuntime().assets,
+      environment,
     });
     const exports = bridge(OP.CONT_EXPORTS, { handle }); // every export, each built once
     const view = bridge(OP.CONT_VIEW, { handle }); // what the page shows; no CSV parsing there
@@ -69,6 +73,7 @@ export async function contamination(ctx, args, files) {
         train: { name: trainFile.name, sha256: trainInput.sha256, bytes: trainInput.bytes, gzip: trainInput.gzip },
       },
       timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps },
+      environment,
     };
   } finally {
     try { bridge(OP.CLOSE, { handle }); } catch (e) { console.warn('close failed', e); }

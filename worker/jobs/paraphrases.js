@@ -6,13 +6,15 @@
 import { ERR, OP, ProtocolError } from '../protocol.js';
 import { yieldToEventLoop } from '../files.js';
 import { bridge, getRuntime } from '../runtime.js';
+import { assetsFrom } from '../assets.js';
 import { SETTINGS } from '../settings.js';
 import { ensureEncoder } from '../embed/load.js';
+import { chooseProvider } from '../embed/provider.js';
 import { embedRows } from '../embed/schedule.js';
 import { packSimilarity, similarity } from '../embed/similarity.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
 
-/** @type {Map<number, {input: import('../protocol.js').InputInfo, assets: Record<string, any>}>} bridge handle -> a finished run */
+/** @type {Map<number, {input: import('../protocol.js').InputInfo, assets: Record<string, any>, environment: import('../protocol.js').Environment}>} bridge handle -> a finished run */
 const held = new Map();
 
 /** @param {number} handle */
@@ -62,6 +64,17 @@ export async function paraphrases(ctx, args, files) {
     const enc = await encP;
     ctx.throwIfCancelled();
     ctx.log(`encoder ready (${enc.threads} thread${enc.threads === 1 ? '' : 's'}${enc.isolated ? '' : ', not cross-origin isolated'}, loaded in ${enc.seconds.toFixed(1)} s)`);
+    // WebGPU only after a sample of these rows agrees with WASM; this build ships no graph for
+    // it yet (createWebgpu: null), so an adapter is named and WASM is used, saying so.
+    const choice = await chooseProvider({
+      gpu: /** @type {any} */ (navigator).gpu, texts, dim: K.embedding_dims,
+      embedWasm: (sample) => enc.encoder.encode(sample), createWebgpu: null,
+    });
+    ctx.log(`execution provider: ${choice.provider} (${choice.reason})`, {
+      kind: 'provider', provider: choice.provider, reason: choice.reason, adapter: choice.adapter,
+      sample_rows: choice.sample_rows, min_cosine: choice.min_cosine,
+    });
+    ctx.throwIfCancelled();
     const embedded = await embedRows(enc.encoder, texts, {
       dim: K.embedding_dims,
       batchSize: args.batch_size ?? SETTINGS.embedBatch,
@@ -89,7 +102,13 @@ export async function paraphrases(ctx, args, files) {
     }, null, packSimilarity(sim, embedded.embeddings));
     const inputInfo = { name: file.name, sha256: input.sha256, bytes: input.bytes, format: ev.format, gzip: input.gzip };
     ctx.throwIfCancelled();
-    held.set(handle, { input: inputInfo, assets: { ...getRuntime().assets, ...enc.assets } });
+    /** @type {import('../protocol.js').Environment} */
+    const environment = {
+      assets_from: assetsFrom(), threads: enc.threads, cross_origin_isolated: enc.isolated,
+      hardware_concurrency: navigator.hardwareConcurrency || 1,
+      execution_provider: choice.provider, provider_reason: choice.reason,
+    };
+    held.set(handle, { input: inputInfo, assets: { ...getRuntime().assets, ...enc.assets }, environment });
     kept = true;
     for (const h of [...held.keys()]) if (h !== handle) closeHeld(h);
     const seconds = (performance.now() - t0) / 1000;
@@ -100,6 +119,7 @@ export async function paraphrases(ctx, args, files) {
       eval_info: { rows: info.rows, rows_empty: info.rows_empty },
       input: inputInfo,
       encoder: { threads: enc.threads, isolated: enc.isolated, model_sha256: enc.modelSha256 },
+      environment,
       timing: { seconds, embed_seconds: embedded.seconds, rows_per_s: texts.length / embedded.seconds, similarity_seconds: simSeconds, estimate: embedded.estimate },
     };
   } finally {
@@ -129,7 +149,7 @@ export async function paraGroup(ctx, args) {
  */
 export async function paraExports(ctx, args) {
   const job = requireHeld(args.handle);
-  return bridge(OP.PARA_FINISH, { handle: args.handle, threshold: args.threshold, input: job.input, utc: utcNow(), assets: job.assets });
+  return bridge(OP.PARA_FINISH, { handle: args.handle, threshold: args.threshold, input: job.input, utc: utcNow(), assets: job.assets, environment: job.environment });
 }
 
 /** @type {import('../dispatch.js').Op} @returns {Promise<import('../protocol.js').ParaExampleResult>} */
