@@ -260,9 +260,9 @@ def test_pyodide_test_dir_runs_our_wheel_under_pytest_pyodide(tmp_path):
 
 def test_missing_graph_tool_is_an_error_not_a_placeholder_model(tmp_path, monkeypatch):
     """build.py once shipped model.onnx verbatim (no pooling, no tile graph) when
-    tools/encoder_graph.py was absent; now the build names the missing tool."""
+    the graph tool was absent; now the build names the missing tool (py/evalsieve/encoder_graph.py)."""
     monkeypatch.setattr(build, "ROOT", tmp_path)
-    with pytest.raises(build.BuildError, match=r"tools/encoder_graph\.py is missing"):
+    with pytest.raises(build.BuildError, match=r"py/evalsieve/encoder_graph\.py is missing"):
         build.derive_models(b"not a model", tmp_path / "cache")
     assert not hasattr(build, "graph_tool")
 

@@ -592,7 +592,7 @@ _threshold = _bounded(float, constants.THRESHOLD_MIN_EXCLUSIVE, constants.THRESH
 #: The page's slider stops at constants.PARA_FLOOR (a lower threshold keeps many more
 #: candidate pairs, slow in the browser); the CLI goes down to CLI_COSINE_FLOOR.
 PAGE_COSINE_FLOOR = constants.PARA_FLOOR
-CLI_COSINE_FLOOR = 0.5
+CLI_COSINE_FLOOR = constants.PARA_CLI_FLOOR
 _cosine = _bounded(float, CLI_COSINE_FLOOR, constants.PARA_THRESHOLD_MAX,
                    f"a cosine from {CLI_COSINE_FLOOR} to 1")
 _n = _bounded(int, constants.N_MIN, constants.N_MAX,

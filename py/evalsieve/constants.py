@@ -19,10 +19,12 @@ N_AUTO_MIN, N_AUTO_MAX = 8, 13
 THRESHOLD_MIN_EXCLUSIVE, THRESHOLD_MAX = 0.0, 1.0
 
 # -- paraphrases (sentence-transformers all-MiniLM-L6-v2) -----------------------------------
-#: The lowest cosine threshold the page's slider (and the CLI) allows; the encoder side keeps
-#: every pair with cosine ≥ this floor, so any threshold above it regroups without
-#: re-embedding.
+#: The lowest cosine threshold the page's slider allows; the encoder side keeps every pair
+#: with cosine ≥ this floor, so any threshold above it regroups without re-embedding. A
+#: speed choice: a lower floor keeps many more candidate pairs, slow in the browser.
 PARA_FLOOR = 0.75
+#: The lowest threshold the CLI allows (its candidate floor follows the threshold below 0.75).
+PARA_CLI_FLOOR = 0.5
 #: The default and the highest cosine threshold.
 PARA_THRESHOLD_DEFAULT, PARA_THRESHOLD_MAX = 0.90, 1.0
 #: Word pieces per row including [CLS] and [SEP] (sentence-transformers' max_seq_length).

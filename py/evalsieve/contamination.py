@@ -215,12 +215,6 @@ class ContaminationJob:
         self._background: dict[str, int] = {}
         self._records_external = 0
         self.score_run = None  # a scores.ScoreRun (set_scores), for the score impact
-
-    def set_scores(self, run) -> None:
-        """Attach per-row scores (a :class:`evalsieve.scores.ScoreRun`) before :meth:`finish`:
-        the stamp records the file and its settings, the summary gains ``score_impact``, the
-        exports gain ``score-impact.csv`` and ``scores-unmatched.csv``."""
-        self.score_run = run
         self._records_merged = 0
         self.train_files: list[InputFile] = []
         self._background_texts: list[str] = []
@@ -228,6 +222,12 @@ class ContaminationJob:
         self._cosines_set = False
         self._train_closed = False
         self.rung: list[str] = []
+
+    def set_scores(self, run) -> None:
+        """Attach per-row scores (a :class:`evalsieve.scores.ScoreRun`) before :meth:`finish`:
+        the stamp records the file and its settings, the summary gains ``score_impact``, the
+        exports gain ``score-impact.csv`` and ``scores-unmatched.csv``."""
+        self.score_run = run
 
     def set_background(self, head: str) -> int:
         """Give the start of the training file (about 1 MB) to pick fast filter words.

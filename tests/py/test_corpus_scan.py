@@ -417,8 +417,9 @@ def test_filter_never_drops_a_line_the_rule_matches():
 
 def test_several_files_use_the_requested_fields_each_has(eval_file, tmp_path, capsys):
     write_jsonl(tmp_path / "a.jsonl", [FILLER, Q[0]])
-    (tmp_path / "b.csv").write_text(f"id,content\n1,{Q[1]}\n", encoding="utf-8")
-    (tmp_path / "c.csv").write_text(f"id,other\n1,{Q[2]}\n", encoding="utf-8")
+    # cells quoted: the questions hold commas ("$80,000")
+    (tmp_path / "b.csv").write_text(f'id,content\n1,"{Q[1]}"\n', encoding="utf-8")
+    (tmp_path / "c.csv").write_text(f'id,other\n1,"{Q[2]}"\n', encoding="utf-8")
     base = ["contamination", eval_file, "--eval-field", "question", "--train-field", "text",
             "--train-field", "content", "--out"]
     code, out, _ = run_cli(base + [str(tmp_path / "o"), "--json", str(tmp_path / "a.jsonl"),

@@ -290,8 +290,8 @@ def test_bridge_cont_start_accepts_the_clean_setting():
         bridge.call("cont.end_eval", json.dumps({"handle": h}))
         bridge.call("cont.feed_train", json.dumps({"handle": h}), '{"q": "nothing alike"}\n')
         s = json.loads(bridge.call("cont.finish", json.dumps({"handle": h})))["value"]
-        clean = json.loads(bridge.call("cont.export", json.dumps(
-            {"handle": h, "name": "eval.clean.jsonl"})))["value"]["text"]
+        exports = json.loads(bridge.call("cont.exports", json.dumps({"handle": h})))["value"]
+        clean = next(x["text"] for x in exports if x["name"] == "eval.clean.jsonl")
         bridge.call("close", json.dumps({"handle": h}))
         assert clean == want + '{"q": "one two three four five six seven eight nine ten"}\n'
         assert s["stamp"]["settings"]["clean"].startswith(

@@ -22,7 +22,7 @@ def stamp(utc="2026-01-01T00:00:00+00:00", n=13):
 def test_fingerprint_is_sha256_of_canonical_json_without_the_time():
     d = stamp().to_dict()
     # written out by hand: every field but utc (and the fingerprint), keys sorted, no spaces
-    body = ('{"assets":{"model":"v1"},"inputs":[{"bytes":10,"format":"jsonl","name":"e.jsonl",'
+    body = ('{"assets":{"model":"v1"},"environment":{},"inputs":[{"bytes":10,"format":"jsonl","name":"e.jsonl",'
             '"role":"eval","sha256":"' + "ab" * 32 + '"}],"job":"contamination",'
             '"runtime":"CPython 3.11.7","settings":{"field":"question","n":13},'
             '"tool":"evalsieve","unicode_version":"' + UNICODE_VERSION + '","version":"'
