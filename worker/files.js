@@ -45,6 +45,9 @@ export function setSha256Factory(factory) {
   sha256Factory = factory;
 }
 
+/** The hasher factory given to setSha256Factory (null before); worker/parquet.js hashes with it. */
+export const getSha256Factory = () => sha256Factory;
+
 /** True when the first bytes are the gzip magic 1f 8b (the name is not consulted). */
 export async function isGzip(file) {
   if (file.size < 2) return false;

@@ -22,7 +22,8 @@ from . import constants
 from .contamination import ContaminationConfig, ContaminationJob
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from .errors import EvalsieveError, bad_input
-from .sample import inspect_head
+from .exports import write_csv
+from .sample import describe_values, inspect_head
 from .stamps import InputFile
 
 _jobs: dict[int, object] = {}
@@ -51,6 +52,20 @@ def _op_inspect(args, text):
                         fmt=args.get("format"))
 
 
+def _values(text) -> list:
+    """A JSON array of parsed records (a Parquet row group read by the worker)."""
+    values = json.loads(text or "[]")
+    if not isinstance(values, list):
+        raise bad_input("parsed values must be a JSON array", expected="[{...}, ...]")
+    return values
+
+
+def _op_inspect_values(args, text):
+    """A Parquet file's first rows (JSON text) and schema paths -> as ``inspect``."""
+    return {**describe_values(_values(text), list(args.get("paths") or [])),
+            "rows": args.get("rows"), "row_groups": args.get("row_groups")}
+
+
 def _op_cont_start(args, text):
     ev, tr = args["eval"], args["train"]
     thr = args.get("threshold")
@@ -71,6 +86,14 @@ def _op_cont_background(args, text):
 
 def _op_cont_feed_eval(args, text):
     return {"rows": _job(args).feed_eval(text or "")}
+
+
+def _op_cont_feed_eval_values(args, text):
+    return {"rows": _job(args).feed_eval_values(_values(text))}
+
+
+def _op_cont_feed_train_values(args, text):
+    return {"records": _job(args).feed_train_values(_values(text))}
 
 
 def _op_cont_end_eval(args, text):
@@ -112,10 +135,22 @@ def _op_cont_finish(args, text):
                       args.get("environment") or {})
 
 
+def kept_rows_csv(job) -> str:
+    """The page's ``eval.clean.rows.csv`` for a Parquet eval file: the stamp line, then
+    ``eval_row`` (1-based row of the Parquet file) of every row ``eval.clean.parquet`` keeps,
+    in file order (the page does not write Parquet; the CLI writes the file itself)."""
+    return write_csv(job.stamp, ["eval_row"], ([i + 1] for i in job.kept_rows()))
+
+
 def _exports(job) -> list[dict]:
-    """Every export of a finished job as ``{name, mime, text}`` (each built once)."""
+    """Every export of a finished job as ``{name, mime, text}`` (each built once); for a
+    Parquet eval file the clean file is replaced by :func:`kept_rows_csv`."""
     out = []
     for name in job.export_names():
+        if name == job.clean_name and job.eval_format == "parquet":
+            out.append({"name": constants.PARQUET_KEPT_ROWS_NAME, "mime": "text/csv",
+                        "text": kept_rows_csv(job)})
+            continue
         mime, body = job.export(name)
         out.append({"name": name, "mime": mime, "text": body})
     return out
@@ -233,9 +268,12 @@ def _op_close(args, text):
 OPS = {
     "constants": _op_constants,
     "inspect": _op_inspect,
+    "inspect.values": _op_inspect_values,
     "cont.start": _op_cont_start,
     "cont.background": _op_cont_background,
     "cont.feed_eval": _op_cont_feed_eval,
+    "cont.feed_eval_values": _op_cont_feed_eval_values,
+    "cont.feed_train_values": _op_cont_feed_train_values,
     "cont.end_eval": _op_cont_end_eval,
     "cont.feed_train": _op_cont_feed_train,
     "cont.prefilter_spec": _op_cont_prefilter_spec,

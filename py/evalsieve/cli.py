@@ -85,21 +85,10 @@ def describe(src) -> tuple[dict, str]:
 
 
 def _describe_parquet(src) -> dict:
-    from .fields import FieldInfo, default_choice, discover_fields
-    from .sample import SAMPLE_ROWS
+    from .sample import SAMPLE_ROWS, describe_values
     values = [v for batch in src.values(limit=SAMPLE_ROWS) for v in batch]
-    infos = discover_fields(values)
-    seen = {i.path for i in infos}
-    for p in src.paths:  # schema fields with no value in the sample
-        if p not in seen:
-            infos.append(FieldInfo(p, 0.0, 0.0, "text", False, "empty on every sampled row"))
-    order = {p: k for k, p in enumerate(src.paths)}
-    infos.sort(key=lambda i: (i.filter, order.get(i.path, len(order))))
-    chosen, why = default_choice(infos)
-    return {"format": "parquet", "fields": [i._asdict() for i in infos if not i.filter],
-            "filter_fields": [i._asdict() for i in infos if i.filter],
-            "default_fields": chosen, "default_reason": why, "rows_sampled": len(values),
-            "separator": None, "rows": src.rows, "row_groups": src.row_groups}
+    return {**describe_values(values, src.paths), "rows": src.rows,
+            "row_groups": src.row_groups}
 
 
 def _check_parquet_fields(src, info: dict, paths: list[str]) -> None:

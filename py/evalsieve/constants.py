@@ -38,6 +38,9 @@ CLEAN_NAME_BY_FORMAT = {"jsonl": "eval.clean.jsonl", "csv": "eval.clean.csv",
                         "tsv": "eval.clean.tsv", "text": "eval.clean.txt",
                         "parquet": "eval.clean.parquet"}
 #: The contamination job's reports, after the clean file, in the order the page lists them.
+#: The page's stand-in for eval.clean.parquet: the kept rows' numbers (the page reads
+#: Parquet but does not write it; the CLI writes the clean Parquet file).
+PARQUET_KEPT_ROWS_NAME = "eval.clean.rows.csv"
 CONTAMINATION_REPORTS = ("contamination-report.csv", "too-short-to-score.csv",
                          "overlap-report.html")
 #: The paraphrase job's exports.
@@ -52,8 +55,9 @@ SCORE_EXPORTS = ("score-impact.csv", "scores-unmatched.csv")
 BINARY_MAGIC = (
     (b"PK\x03\x04", "a ZIP archive (or .xlsx/.docx)", "unzip it, or export the sheet as CSV", None),
     (b"PK\x05\x06", "a ZIP archive (empty)", "unzip it, or export the sheet as CSV", None),
-    (b"PAR1", "a Parquet file", "the page does not read Parquet yet: use the CLI, which "
-     "reads it with pyarrow (pip install 'evalsieve[parquet]'), or convert it to JSON Lines, "
+    (b"PAR1", "a Parquet file", "here it is read as text: the page reads a Parquet file "
+     "as it is in the Contamination tab, not gzipped and not in the Paraphrases tab; gunzip "
+     "it, or use the CLI (pip install 'evalsieve[parquet]'), or convert it to JSON Lines, "
      "e.g. pandas.read_parquet(F).to_json(OUT, orient='records', lines=True)", None),
     (b"\xff\xfe", "UTF-16 text (little-endian byte-order mark)",
      "re-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE", None),

@@ -2,7 +2,8 @@
 paths from the schema, and the clean export with the input's schema.
 
 pyarrow is an optional extra (``pip install 'evalsieve[parquet]'``), imported lazily: the
-core package stays standard library only, and the page does not read Parquet yet.
+core package stays standard library only. The page reads Parquet with hyparquet in the
+worker (worker/parquet.js) and feeds the values through bridge.py.
 """
 
 from __future__ import annotations

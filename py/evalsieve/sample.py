@@ -60,6 +60,39 @@ def inspect_records(name: str, head: str, complete: bool = False, fmt: str | Non
             "separator": split_format(fmt)[1]}, records
 
 
+def describe_values(values: list, paths: list[str], fmt: str = "parquet") -> dict:
+    """Describe a sample of parsed records (a Parquet file's first rows) like
+    :func:`inspect_records`, with the schema's leaf ``paths`` (schema order) listed even
+    when no sampled row fills them.
+
+    Args:
+        values: the sampled records as plain JSON values (dicts).
+        paths: every leaf field path of the schema (structs dotted, lists ``[]``).
+        fmt: the format named in the answer.
+    Returns:
+        ``{"format", "fields", "filter_fields", "default_fields", "default_reason",
+        "rows_sampled", "separator": None}`` as :func:`inspect_records`.
+    Raises:
+        EvalsieveError(bad_input): a sampled record is not an object.
+    """
+    from .fields import FieldInfo
+    for i, v in enumerate(values):
+        if not isinstance(v, dict):
+            raise bad_input(f"row {i + 1} is not a record", expected="an object per row")
+    infos = discover_fields(values)
+    seen = {i.path for i in infos}
+    for p in paths:  # schema fields with no value in the sample
+        if p not in seen:
+            infos.append(FieldInfo(p, 0.0, 0.0, "text", False, "empty on every sampled row"))
+    order = {p: k for k, p in enumerate(paths)}
+    infos.sort(key=lambda i: (i.filter, order.get(i.path, len(order))))
+    chosen, why = default_choice(infos)
+    return {"format": fmt, "fields": [i._asdict() for i in infos if not i.filter],
+            "filter_fields": [i._asdict() for i in infos if i.filter],
+            "default_fields": chosen, "default_reason": why, "rows_sampled": len(values),
+            "separator": None}
+
+
 def check_fields(name: str, fmt: str, paths: list[str], head: str) -> None:
     """Raise a clear error when a chosen field is absent from the sampled head.
 

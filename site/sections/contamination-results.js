@@ -5,6 +5,7 @@
 
 import { $, el, definitionRows, downloadText } from '../lib/dom.js';
 import { fmtBytes, fmtInt } from '../lib/format.js';
+import { renderContaminationNotes } from './contamination-notes.js';
 
 // The columns a person reads (fields of view.rows; containment as the CSV prints it); the CSV
 // download has every column.
@@ -32,6 +33,7 @@ export function renderContaminationResults(data, args, label) {
     ['N', `${s.n}${args.n === null ? ` (auto${s.n_how ? `: ${s.n_how}` : ''})` : ' (set)'}`],
     ['boilerplate n-grams', args.boilerplate ? `dropped${s.boilerplate_cutoff ? ` (in more than ${fmtInt(s.boilerplate_cutoff)} training records: ${fmtInt(s.ngrams_boilerplate)} n-grams)` : ''}` : 'kept'],
     ['threshold', args.threshold === null ? 'any overlap' : `containment ≥ ${args.threshold}`],
+    ['eval.clean keeps', s.clean_rule],
     ['eval fields', args.eval.fields.join(', ')],
     ['training fields', args.train.fields.join(', ')],
     ['eval file', `${data.inputs?.eval?.name} · sha256 ${String(data.inputs?.eval?.sha256).slice(0, 12)}…`],
@@ -47,6 +49,7 @@ export function renderContaminationResults(data, args, label) {
     return b;
   }));
 
+  renderContaminationNotes(data, args);
   renderTable($('#contaminated'), data.view);
 }
 

@@ -3,16 +3,21 @@
 
 import { ERR } from '../worker/protocol.js';
 
+/** The clean rules a person can pick (ContaminationConfig.clean, CLEAN_RULES in Python). */
+const CLEAN_CHOICES = Object.freeze(['scored', 'not-contaminated']);
+
 /**
- * Read N and the threshold as typed ('' = auto / any overlap) and the boilerplate box.
+ * Read N and the threshold as typed ('' = auto / any overlap), the boilerplate box and the
+ * clean rule.
  *
- * Args: raw {n, threshold: strings, boilerplate: bool}; constants: the rule constants from
+ * Args: raw {n, threshold: strings, boilerplate: bool, clean?: one of CLEAN_CHOICES (default
+ *   'scored')}; constants: the rule constants from
  *   `ready` (n_min..n_max for N; the threshold in (threshold_min_exclusive, threshold_max]).
- * Returns {n: int or null, boilerplate: bool, threshold: number or null}.
+ * Returns {n: int or null, boilerplate: bool, threshold: number or null, clean: string}.
  * Throws a bad_input error object naming the setting and the range it takes, so a bad value
  * fails here, before the training pass (ContaminationConfig refuses it too).
  */
-export function parseSettings({ n: nRaw, threshold: tRaw, boilerplate }, c) {
+export function parseSettings({ n: nRaw, threshold: tRaw, boilerplate, clean = 'scored' }, c) {
   const n = nRaw.trim() === '' ? null : Number(nRaw);
   const threshold = tRaw.trim() === '' ? null : Number(tRaw);
   if (n !== null && !(Number.isInteger(n) && n >= c.n_min && n <= c.n_max)) {
@@ -21,5 +26,8 @@ export function parseSettings({ n: nRaw, threshold: tRaw, boilerplate }, c) {
   if (threshold !== null && !(threshold > c.threshold_min_exclusive && threshold <= c.threshold_max)) {
     throw { code: ERR.BAD_INPUT, message: `the threshold must be above ${c.threshold_min_exclusive} and at most ${c.threshold_max}, or empty for any overlap`, expected: `a number in (${c.threshold_min_exclusive}, ${c.threshold_max}]` };
   }
-  return { n, boilerplate, threshold };
+  if (!CLEAN_CHOICES.includes(clean)) {
+    throw { code: ERR.BAD_INPUT, message: `unknown clean rule ${JSON.stringify(clean)}`, expected: CLEAN_CHOICES.join(' or ') };
+  }
+  return { n, boilerplate, threshold, clean };
 }

@@ -36,6 +36,7 @@ export class ContaminationSection extends JobSection {
       n: $('#setting-n'),
       boilerplate: $('#setting-boilerplate'),
       threshold: $('#setting-threshold'),
+      clean: $('#setting-clean'),
     };
     this.slots = Object.fromEntries(SIDES.map((role) => [role, new InputSlot({
       drop: { zone: $(`#${role}-drop`), input: $(`#${role}-file`), name: $(`#${role}-name`) },
@@ -109,7 +110,7 @@ export class ContaminationSection extends JobSection {
     if (this.runId !== null) return;
     let settings;
     try {
-      settings = parseSettings({ n: this.ui.n.value, threshold: this.ui.threshold.value, boilerplate: this.ui.boilerplate.checked }, this.constants);
+      settings = parseSettings({ n: this.ui.n.value, threshold: this.ui.threshold.value, boilerplate: this.ui.boilerplate.checked, clean: this.ui.clean.value }, this.constants);
     } catch (e) {
       this.errors.show(e);
       return;
@@ -128,7 +129,7 @@ export class ContaminationSection extends JobSection {
       args,
       files: { eval: ev.file, train: train.file },
       label,
-      summary: `eval ${ev.file.name} [${args.eval.fields.join(', ')}], training ${train.file.name} [${args.train.fields.join(', ')}]; N ${settings.n ?? 'auto'}, boilerplate ${settings.boilerplate ? 'on' : 'off'}, threshold ${settings.threshold ?? 'any overlap'}`,
+      summary: `eval ${ev.file.name} [${args.eval.fields.join(', ')}], training ${train.file.name} [${args.train.fields.join(', ')}]; N ${settings.n ?? 'auto'}, boilerplate ${settings.boilerplate ? 'on' : 'off'}, threshold ${settings.threshold ?? 'any overlap'}, clean ${settings.clean}`,
       onLog: (m) => {
         this.log.add(m.message);
         if (m.data && m.data.kind === 'n_chosen') this.#showAutoN(m.data, settings.n);

@@ -308,11 +308,11 @@ def cases(big: bool = False) -> list[Case]:
             "error: unsupported format, a ZIP archive (unzip it first)", ["zip"]))
     add(bad("table.parquet", b"PAR1\x15\x04\x15\x10\x15\x14L\x15\x02\x15\x00\x12\x00\x00" + b"\x00" * 8
             + b"question" + b"\x1c\x15\x0c" + b"PAR1", "a broken Parquet file (PAR1 magic, no valid "
-            "footer)", "CLI: error, not a readable Parquet file (pyarrow's reason); page: error, "
-            "Parquet is not read in the page yet (use the CLI)", ["parquet"]))
+            "footer)", "error: not a readable Parquet file (CLI: pyarrow's reason; page: hyparquet's)",
+            ["parquet"]))
     add(bad("parquet-named.csv", b"PAR1" + bytes(range(256)) + b"PAR1", "Parquet bytes named .csv",
-            "error: Parquet is detected by content (CLI: not a readable Parquet file; page: not "
-            "read yet)", ["parquet"]))
+            "error: Parquet is detected by content, then not a readable Parquet file (CLI and page)",
+            ["parquet"]))
 
     # -- Unicode ---------------------------------------------------------------------------
     add(ok("rtl-zero-width.jsonl", jsonl_rows([

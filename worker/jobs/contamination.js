@@ -9,10 +9,12 @@ import { assetsFrom } from '../assets.js';
 import { SETTINGS } from '../settings.js';
 import { createScanQueue, startPrefilter } from '../prefilter-client.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
+import { isParquet } from '../parquet.js';
+import { feedParquet } from './parquet-input.js';
 
 /**
  * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
- * threshold?}; files: {eval, train}. Bad settings are refused by cont.start, before any pass.
+ * threshold?, clean?: 'scored' | 'not-contaminated'}; files: {eval, train}. Bad settings are refused by cont.start, before any pass.
  * @type {import('../dispatch.js').Op}
  * @returns {Promise<import('../protocol.js').ContaminationResult>}
  */
@@ -25,15 +27,22 @@ export async function contamination(ctx, args, files) {
     n: args.n ?? null,
     boilerplate: args.boilerplate ?? true,
     threshold: args.threshold ?? null,
+    clean: args.clean ?? 'scored',
   };
   const { handle } = bridge(OP.CONT_START, startArgs);
   const t0 = performance.now();
   try {
     ctx.log(`eval pass: reading ${evalFile.name}`);
-    const evalInput = await readWithProgress(ctx, 'eval', evalFile, (text) => bridge(OP.CONT_FEED_EVAL, { handle }, text));
-    // A sample of the training file picks rare filter words for the Python scan (speed only).
-    const trainHead = await readHead(trainFile, { maxChars: SETTINGS.headChars });
-    bridge(OP.CONT_BACKGROUND, { handle }, trainHead.text);
+    const evalParquet = await isParquet(evalFile);
+    const trainParquet = await isParquet(trainFile);
+    const evalInput = evalParquet
+      ? await feedParquet(ctx, 'eval', evalFile, startArgs.eval.fields, (json) => bridge(OP.CONT_FEED_EVAL_VALUES, { handle }, json))
+      : await readWithProgress(ctx, 'eval', evalFile, (text) => bridge(OP.CONT_FEED_EVAL, { handle }, text));
+    if (!trainParquet) {
+      // A sample of the training file picks rare filter words for the Python scan (speed only).
+      const trainHead = await readHead(trainFile, { maxChars: SETTINGS.headChars });
+      bridge(OP.CONT_BACKGROUND, { handle }, trainHead.text);
+    }
     const evalInfo = bridge(OP.CONT_END_EVAL, { handle });
     ctx.log(`eval pass done: ${evalInfo.rows} rows, ${evalInfo.rows_scorable} scorable, ${evalInfo.rows_too_short} too short; N = ${evalInfo.n} (${evalInfo.n_how})`, {
       kind: 'n_chosen', ...evalInfo,
@@ -41,7 +50,9 @@ export async function contamination(ctx, args, files) {
     ctx.throwIfCancelled();
 
     ctx.log(`training pass: reading ${trainFile.name}${trainFile.size ? ` (${(trainFile.size / 1e6).toFixed(1)} MB)` : ''}`);
-    const { input: trainInput, records } = await trainingPass(ctx, handle, trainFile);
+    const { input: trainInput, records } = trainParquet
+      ? await parquetTrainingPass(ctx, handle, trainFile, startArgs.train.fields)
+      : await trainingPass(ctx, handle, trainFile);
     const mbps = trainInput.seconds > 0 ? trainInput.bytes / 1e6 / trainInput.seconds : null;
     ctx.log(`training pass done: ${records} records, ${trainInput.bytes} bytes${trainInput.gzip ? ' (gzip)' : ''}${mbps ? `, ${mbps.toFixed(1)} MB/s` : ''}`, {
       kind: 'train_done', records, bytes: trainInput.bytes, mbps,
@@ -74,10 +85,25 @@ export async function contamination(ctx, args, files) {
       },
       timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps },
       environment,
+      // the page writes no Parquet: for a Parquet eval file it offers the kept row numbers
+      ...(evalParquet ? { parquet_kept: { name: exports.find((x) => x.name.startsWith('eval.clean.')).name, rows: summary.rows_kept } } : {}),
     };
   } finally {
     try { bridge(OP.CLOSE, { handle }); } catch (e) { console.warn('close failed', e); }
   }
+}
+
+/**
+ * The training pass over a Parquet file: row groups as JSON records, no prefilter.
+ * @param {import('../dispatch.js').JobContext} ctx @param {number} handle @param {File} trainFile
+ * @param {string[]} fields
+ */
+async function parquetTrainingPass(ctx, handle, trainFile, fields) {
+  let records = 0;
+  const input = await feedParquet(ctx, 'train', trainFile, fields, (json) => {
+    records = bridge(OP.CONT_FEED_TRAIN_VALUES, { handle }, json).records ?? records;
+  });
+  return { input, records };
 }
 
 /**

@@ -7,6 +7,8 @@ import { readHead } from '../files.js';
 import { bridge } from '../runtime.js';
 import { SETTINGS } from '../settings.js';
 import { requireFile } from './common.js';
+import { isParquet } from '../parquet.js';
+import { inspectParquet } from './parquet-input.js';
 
 /**
  * args: {role?: 'eval' | 'train', name?}; files: {[role]: File}.
@@ -16,6 +18,13 @@ import { requireFile } from './common.js';
 export async function inspect(ctx, args, files) {
   const role = args.role || 'eval';
   const file = requireFile(files, role);
+  if (await isParquet(file)) {
+    const value = await inspectParquet(file, args.name || file.name);
+    ctx.log(`${file.name}: parquet, ${value.rows} rows in ${value.row_groups} row groups, ${value.rows_sampled} sampled`, {
+      kind: 'inspected', role, format: 'parquet', gzip: false,
+    });
+    return { ...value, gzip: false, head_complete: value.rows_sampled === value.rows, size: file.size, name: file.name };
+  }
   const head = await readHead(file, { maxChars: SETTINGS.headChars });
   ctx.throwIfCancelled();
   const value = bridge(OP.INSPECT, { name: args.name || file.name, role, complete: head.complete }, head.text);

@@ -19,7 +19,16 @@ test('the page refuses constants that lack a name it reads', () => {
 });
 
 test('empty means auto N and any overlap', () => {
-  assert.deepEqual(read(''), { n: null, boilerplate: true, threshold: null });
+  assert.deepEqual(read(''), { n: null, boilerplate: true, threshold: null, clean: 'scored' });
+});
+
+test('the clean rule is one of Python\'s CLEAN_RULES keys; anything else is refused', () => {
+  const clean = (c) => parseSettings({ n: '', threshold: '', boilerplate: true, clean: c }, C).clean;
+  assert.equal(clean('scored'), 'scored');
+  assert.equal(clean('not-contaminated'), 'not-contaminated');
+  const e = refused(() => clean('everything'));
+  assert.equal(e.code, 'bad_input');
+  assert.match(e.message, /unknown clean rule "everything"/);
 });
 
 test('N takes every whole number Python accepts (n_min..n_max), nothing else', () => {

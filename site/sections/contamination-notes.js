@@ -1,0 +1,41 @@
+// What the contamination result says beside its numbers: the warnings of the summary (too
+// many rows too short to score at N), the containment histogram with axis titles, and the
+// rule of eval.clean stated beside the downloads (which rows it keeps; for a Parquet eval
+// file, that the page offers the kept row numbers and the CLI writes the clean Parquet file).
+
+import { $, el } from '../lib/dom.js';
+import { fmtInt } from '../lib/format.js';
+import { drawHistogram } from '../ui/histogram.js';
+
+const TICKS = [0, 0.2, 0.4, 0.6, 0.8, 1];
+
+/**
+ * Fill #warnings, #cont-histogram and #clean-rule for one run.
+ *
+ * Args: data: the worker's contamination result ({summary: {warnings: string[], clean_file,
+ *   clean_rule, rows_kept}, view: {histogram: {bin_width, counts}}, parquet_kept?: {name,
+ *   rows}}); args: the request's settings (threshold: number or null).
+ */
+export function renderContaminationNotes(data, args) {
+  const s = data.summary || {};
+  const warnings = s.warnings || [];
+  const box = $('#warnings');
+  box.replaceChildren(...warnings.map((w) => el('p', { class: 'warning', text: `Warning: ${w}` })));
+  box.hidden = warnings.length === 0;
+
+  const hist = data.view && data.view.histogram;
+  if (hist) {
+    drawHistogram($('#cont-histogram'), hist, args.threshold, {
+      ticks: TICKS, xTitle: 'containment (share of the row\'s n-grams found in training)', yTitle: 'eval rows',
+    });
+    $('#cont-histogram-caption').textContent = args.threshold === null
+      ? `Containment of each scored eval row (${hist.counts.length} bins of ${hist.bin_width}, the last one closed). Threshold: any overlap, so every row above 0 is contaminated.`
+      : `Containment of each scored eval row (${hist.counts.length} bins of ${hist.bin_width}, the last one closed); the red line is the threshold ${args.threshold}.`;
+  }
+
+  const rule = `${s.clean_file} keeps ${fmtInt(s.rows_kept)} row${s.rows_kept === 1 ? '' : 's'}: ${s.clean_rule}. Change it under Settings → “eval.clean keeps”.`;
+  const parquet = data.parquet_kept
+    ? ` The page does not write Parquet: ${data.parquet_kept.name} lists the ${fmtInt(data.parquet_kept.rows)} kept row numbers; the clean Parquet file itself (same schema, kept rows in order) is written by the CLI: evalsieve contamination … --clean ${args.clean || 'scored'}.`
+    : '';
+  $('#clean-rule').textContent = rule + parquet;
+}

@@ -1,0 +1,55 @@
+// @ts-check
+// Parquet inputs of the jobs: inspect (the schema's fields and the first rows, described by
+// Python's inspect.values) and a pass over the rows, one row group at a time, each crossing
+// into Python as JSON text (cont.feed_eval_values / cont.feed_train_values).
+
+import { OP } from '../protocol.js';
+import { bridge } from '../runtime.js';
+import { hashFile, openParquet, readRows, topColumns } from '../parquet.js';
+import { yieldToEventLoop } from '../files.js';
+
+/** Rows read from the file's start to describe its fields (Python's SAMPLE_ROWS). */
+const SAMPLE_ROWS = 1000;
+/** Most rows read at once: a large row group is read in slices of this many rows. */
+const SLICE_ROWS = 8192;
+
+/**
+ * The inspect answer for a Parquet file: fields from the schema (structs dotted, lists []),
+ * filled from the first rows; {format: 'parquet', fields, filter_fields, default_fields,
+ * default_reason, rows_sampled, rows, row_groups}.
+ * @param {File} file @param {string} name
+ */
+export async function inspectParquet(file, name) {
+  const pq = await openParquet(file);
+  const values = await readRows(file, pq.metadata, 0, Math.min(SAMPLE_ROWS, pq.rows), null);
+  return bridge(OP.INSPECT_VALUES, { name, paths: pq.paths, rows: pq.rows, row_groups: pq.rowGroups.length }, JSON.stringify(values));
+}
+
+/**
+ * Feed every row of a Parquet file to Python, row group by row group (slices of SLICE_ROWS),
+ * only the top-level columns `fields` need; progress on `stage` in rows; cancellation
+ * between slices. The sha256 of the raw bytes is streamed first (the stamp names the file).
+ * @param {import('../dispatch.js').JobContext} ctx
+ * @param {import('../protocol.js').ProgressStage} stage
+ * @param {File} file @param {string[]} fields
+ * @param {(json: string) => unknown} feed  one slice's records as a JSON array
+ * @returns {Promise<{sha256: string, bytes: number, gzip: boolean, seconds: number, rows: number}>}
+ */
+export async function feedParquet(ctx, stage, file, fields, feed) {
+  const t = performance.now();
+  const { sha256, bytes } = await hashFile(file);
+  const pq = await openParquet(file);
+  const columns = topColumns(fields);
+  ctx.progress(stage, 0, pq.rows, 'rows');
+  for (const g of pq.rowGroups) {
+    for (let s = g.start; s < g.end; s += SLICE_ROWS) {
+      ctx.throwIfCancelled();
+      const e = Math.min(g.end, s + SLICE_ROWS);
+      feed(JSON.stringify(await readRows(file, pq.metadata, s, e, columns)));
+      ctx.progress(stage, e, pq.rows, 'rows');
+      await yieldToEventLoop();
+    }
+  }
+  ctx.progress(stage, pq.rows, pq.rows, 'rows');
+  return { sha256, bytes, gzip: false, seconds: (performance.now() - t) / 1000, rows: pq.rows };
+}
