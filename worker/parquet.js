@@ -1,7 +1,8 @@
 // @ts-check
 // Parquet in the worker, with hyparquet (dist/assets/hyparquet/, pinned in assets.lock.json):
 // the footer first, then one row group at a time (File.slice reads only the byte ranges
-// hyparquet asks for), only the columns the chosen fields need. Values cross into Python as
+// hyparquet asks for), only the columns the chosen fields need; gzip, brotli, zstd and lz4
+// pages with hyparquet-compressors' decoders and fzstd (dist/assets/hyparquet-compressors/). Values cross into Python as
 // JSON text (plainValue), never as proxies. Field paths come from the schema (schemaPaths).
 
 import { ERR, ProtocolError } from './protocol.js';
@@ -9,13 +10,36 @@ import { assetURL } from './assets.js';
 import { getSha256Factory } from './files.js';
 
 const PAR1 = [0x50, 0x41, 0x52, 0x31];
+const CODECS = 'assets/hyparquet-compressors/';
 /** @type {any} */
 let hyparquet = null;
+/** @type {Record<string, (input: Uint8Array, length: number) => Uint8Array> | null} */
+let codecs = null;
 
 /** hyparquet's index module, imported once from our own dist (CSP: same origin only). */
 async function lib() {
   if (!hyparquet) hyparquet = await import(assetURL('assets/hyparquet/index.js'));
   return hyparquet;
+}
+
+/**
+ * The page codecs beyond hyparquet's own (uncompressed, snappy): gzip, brotli, lz4 and
+ * lz4_raw from hyparquet-compressors' decoders, zstd from fzstd; the table of
+ * hyparquet-compressors' compressors.js, whose bare imports a worker cannot resolve.
+ */
+async function compressors() {
+  if (!codecs) {
+    const [gz, br, lz, zs] = await Promise.all(['gzip.js', 'brotli.js', 'lz4.js', 'fzstd.mjs']
+      .map((f) => import(assetURL(CODECS + f))));
+    codecs = {
+      GZIP: (input, length) => gz.gunzip(input, new Uint8Array(length)),
+      BROTLI: br.decompressBrotli,
+      ZSTD: (input) => zs.decompress(input),
+      LZ4: lz.decompressLz4,
+      LZ4_RAW: lz.decompressLz4Raw,
+    };
+  }
+  return codecs;
 }
 
 /** True when the file starts with the Parquet magic PAR1 (the name is not consulted). */
@@ -127,20 +151,22 @@ export function topColumns(/** @type {string[]} */ fields) {
 /**
  * Read rows [rowStart, rowEnd) of the chosen top-level columns (all when null) as JSON-plain
  * objects; hyparquet reads only the row groups that hold them.
- * Raises: ProtocolError bad_input naming the file (an unsupported codec: hyparquet-compressors
- * is not served, so only uncompressed and snappy pages are read; recompress or use the CLI).
+ * Raises: ProtocolError bad_input naming the file (a corrupt page, or a codec none of
+ * hyparquet's and compressors()' reads).
  * @param {File} file @param {any} metadata @param {number} rowStart @param {number} rowEnd
  * @param {string[] | null} columns
  */
 export async function readRows(file, metadata, rowStart, rowEnd, columns) {
   const hp = await lib();
   try {
-    const rows = await hp.parquetReadObjects({ file: asyncBuffer(file), metadata, rowStart, rowEnd, columns: columns || undefined });
+    const rows = await hp.parquetReadObjects({
+      file: asyncBuffer(file), metadata, rowStart, rowEnd, columns: columns || undefined, compressors: await compressors(),
+    });
     return rows.map(plainValue);
   } catch (e) {
     throw new ProtocolError(ERR.BAD_INPUT, `cannot read rows ${rowStart + 1}–${rowEnd} of this Parquet file: ${e && e.message}`, {
       file: file.name,
-      expected: 'Parquet pages uncompressed or snappy-compressed (the page reads those; for gzip, zstd, brotli or lz4 use the CLI, or rewrite with compression="snappy")',
+      expected: 'a valid Parquet file with pages uncompressed or in snappy, gzip, brotli, zstd, lz4 or lz4_raw (else use the CLI, which reads it with pyarrow)',
       detail: String(e),
     });
   }

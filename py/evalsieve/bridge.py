@@ -48,6 +48,13 @@ def _job(args: dict):
 
 
 def _op_inspect(args, text):
+    """A file's head (text) -> its format and fields; with ``parquet: {paths, rows,
+    row_groups}`` the text is a JSON array of a Parquet file's first rows (read by the
+    worker) and the answer adds ``rows`` and ``row_groups``."""
+    pq = args.get("parquet")
+    if pq is not None:
+        return {**describe_values(_values(text), list(pq.get("paths") or [])),
+                "rows": pq.get("rows"), "row_groups": pq.get("row_groups")}
     return inspect_head(args["name"], text or "", complete=bool(args.get("complete")),
                         fmt=args.get("format"))
 
@@ -58,12 +65,6 @@ def _values(text) -> list:
     if not isinstance(values, list):
         raise bad_input("parsed values must be a JSON array", expected="[{...}, ...]")
     return values
-
-
-def _op_inspect_values(args, text):
-    """A Parquet file's first rows (JSON text) and schema paths -> as ``inspect``."""
-    return {**describe_values(_values(text), list(args.get("paths") or [])),
-            "rows": args.get("rows"), "row_groups": args.get("row_groups")}
 
 
 def _op_cont_start(args, text):
@@ -268,7 +269,6 @@ def _op_close(args, text):
 OPS = {
     "constants": _op_constants,
     "inspect": _op_inspect,
-    "inspect.values": _op_inspect_values,
     "cont.start": _op_cont_start,
     "cont.background": _op_cont_background,
     "cont.feed_eval": _op_cont_feed_eval,

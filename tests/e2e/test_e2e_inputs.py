@@ -233,16 +233,37 @@ def test_parquet_in_the_page(tab, tmp_path, capsys):
     assert [r["id"] for r in pq.read_table(out / "eval.clean.parquet").to_pylist()] == [1, 3, 4, 6]
 
 
-def test_gzip_compressed_parquet_is_refused_naming_the_cli(tab, tmp_path):
-    pa = pytest.importorskip("pyarrow", reason="the fixture is written with pyarrow")
-    import pyarrow.parquet as pq
-    path = tmp_path / "gzip-pages.parquet"
-    pq.write_table(pa.table({"q": ["one two three four five six seven eight nine ten"] * 3}),
-                   path, compression="gzip")
+def test_broken_parquet_names_the_file(tab, tmp_path):
+    path = tmp_path / "broken.parquet"
+    path.write_bytes(b"PAR1" + b"\x00" * 64 + b"PAR1")
     choose_file(tab, "eval", path)
-    assert tab.is_visible("#error")
+    assert tab.get_attribute("#eval-fields", "data-state") == "error"
     text = tab.text_content("#error")
-    assert "gzip-pages.parquet" in text and "CLI" in text
+    assert "broken.parquet" in text and "not a readable Parquet file" in text
+
+
+def test_compressed_parquet_pages_are_read(tab, tmp_path):
+    pa = pytest.importorskip("pyarrow", reason="the fixtures are written with pyarrow")
+    import pyarrow.parquet as pq
+    qs = ["The quiet harbour town kept seven lighthouses burning through every winter storm",
+          "A patient gardener measured rainfall in copper buckets along the northern wall",
+          "Nineteen students carried heavy telescopes up the hill to watch the comet cross"]
+    train = train_jsonl(tmp_path, ["Log: " + qs[2] + " at midnight.", "Bread ovens."])
+    choose_file(tab, "train", train, ["text"])
+    for codec in ("gzip", "zstd", "brotli", "lz4"):
+        path = tmp_path / f"{codec}-pages.parquet"
+        pq.write_table(pa.table({"id": [1, 2, 3], "question": qs}), path, compression=codec,
+                       row_group_size=2)
+        meta = pq.ParquetFile(path).metadata
+        assert meta.row_group(0).column(1).compression.lower().startswith(codec[:3])
+        choose_file(tab, "eval", path, ["question"])
+        settings(tab, n="8")
+        assert run(tab) == "done", f"{codec}: {tab.text_content('#error')}"
+        assert count(tab, "eval rows scanned") == 3, codec
+        _, got = report(next(x["text"] for x in last_result(tab)["exports"]
+                             if x["name"] == "contamination-report.csv"))
+        assert [(r["eval_row"], r["status"]) for r in got] == [
+            ("1", "clean"), ("2", "clean"), ("3", "contaminated")], codec
 
 
 def test_histogram_warning_and_clean_rule(tab, tmp_path):

@@ -1,5 +1,5 @@
 """The bridge ops the page uses for Parquet (values read in the worker, JSON into Python):
-inspect.values describes the file as the CLI's `fields --json` does, and a run fed with
+inspect (with `parquet`) describes the file as the CLI's `fields --json` does, and a run fed with
 cont.feed_eval_values / cont.feed_train_values scores as the CLI's pyarrow run; the page's
 clean export for a Parquet eval file lists the rows the CLI's eval.clean.parquet keeps."""
 
@@ -42,8 +42,9 @@ def test_inspect_values_is_the_cli_field_list(fixtures, capsys):
     assert src.paths == ["id", "meta.source", "meta.year", "messages[].role",
                          "messages[].content"]
     values = [v for b in src.values(limit=1000) for v in b]
-    got = call("inspect.values", {"name": "chat_eval.parquet", "paths": src.paths, "rows": 6,
-                                  "row_groups": 2}, json.dumps(values))
+    got = call("inspect", {"name": "chat_eval.parquet", "role": "eval",
+                           "parquet": {"paths": src.paths, "rows": 6, "row_groups": 2}},
+               json.dumps(values))
     assert main(["fields", path, "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
     for k in ("format", "fields", "filter_fields", "default_fields", "default_reason",

@@ -86,7 +86,8 @@ export async function contamination(ctx, args, files) {
       timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps },
       environment,
       // the page writes no Parquet: for a Parquet eval file it offers the kept row numbers
-      ...(evalParquet ? { parquet_kept: { name: exports.find((x) => x.name.startsWith('eval.clean.')).name, rows: summary.rows_kept } } : {}),
+      // (the first export: the clean file's place in Python's export_names)
+      ...(evalParquet ? { parquet_kept: { name: exports[0].name, rows: summary.rows_kept } } : {}),
     };
   } finally {
     try { bridge(OP.CLOSE, { handle }); } catch (e) { console.warn('close failed', e); }

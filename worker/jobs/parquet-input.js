@@ -1,6 +1,6 @@
 // @ts-check
 // Parquet inputs of the jobs: inspect (the schema's fields and the first rows, described by
-// Python's inspect.values) and a pass over the rows, one row group at a time, each crossing
+// Python's inspect with `parquet`) and a pass over the rows, one row group at a time, each crossing
 // into Python as JSON text (cont.feed_eval_values / cont.feed_train_values).
 
 import { OP } from '../protocol.js';
@@ -15,14 +15,15 @@ const SLICE_ROWS = 8192;
 
 /**
  * The inspect answer for a Parquet file: fields from the schema (structs dotted, lists []),
- * filled from the first rows; {format: 'parquet', fields, filter_fields, default_fields,
+ * filled from the first rows (bridge `inspect` with args.parquet and text = the rows as a
+ * JSON array); {format: 'parquet', fields, filter_fields, default_fields,
  * default_reason, rows_sampled, rows, row_groups}.
  * @param {File} file @param {string} name
  */
 export async function inspectParquet(file, name) {
   const pq = await openParquet(file);
   const values = await readRows(file, pq.metadata, 0, Math.min(SAMPLE_ROWS, pq.rows), null);
-  return bridge(OP.INSPECT_VALUES, { name, paths: pq.paths, rows: pq.rows, row_groups: pq.rowGroups.length }, JSON.stringify(values));
+  return bridge(OP.INSPECT, { name, parquet: { paths: pq.paths, rows: pq.rows, row_groups: pq.rowGroups.length } }, JSON.stringify(values));
 }
 
 /**
