@@ -75,7 +75,7 @@ def report(text: str) -> tuple[dict, list[dict]]:
     return json.loads(first.rstrip("\r")[len("# run_stamp "):]), list(csv.DictReader(io.StringIO(rest)))
 
 
-def field_paths(page, role: str, selector: str = ".field-list") -> list[str]:
+def field_paths(page, role: str, selector: str = ".field-list:not(.filter-list)") -> list[str]:
     return page.eval_on_selector_all(f"#{role}-fields {selector} input",
                                      "xs => xs.map(x => x.dataset.path)")
 
@@ -142,7 +142,7 @@ def test_semicolon_file_with_lone_cr_named_tsv(tab, tmp_path):
     assert count(tab, "eval rows scanned") == 3
     assert count(tab, "contaminated") == sum(r["status"] == "contaminated" for r in want["rows"]) == 1
     kept = [i for i, r in enumerate(want["rows"]) if r["status"] == "clean"]
-    clean = download(tab, "eval.clean.tsv", tmp_path)
+    clean = download(tab, "eval.clean.csv", tmp_path)  # named after the format read: CSV
     assert clean == (lines[0] + "".join(lines[1 + i] for i in kept)).encode()  # own bytes, CRs
 
 
@@ -178,8 +178,9 @@ def test_element_filter_in_the_picker_scores_user_turns(tab, tmp_path):
     assert marked == info["default_fields"] and marked
     assert tab.is_visible(f'#eval-fields li.default .default-mark')
     assert info["default_reason"] in tab.text_content("#eval-fields .default-reason")
-    sys_item = tab.text_content('#eval-fields li:has(input[data-path="messages[role=system].content"])')
-    assert "constant" in sys_item or "one value" in sys_item
+    sys_item = '#eval-fields li:has(input[data-path="messages[role=system].content"])'
+    assert "constant" in tab.get_attribute(sys_item, "class").split()
+    assert "the same value on 3 of 3 sampled rows" in tab.text_content(sys_item)
 
     tick(tab, "eval", [USER])
     settings(tab, n="8")
