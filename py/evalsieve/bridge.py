@@ -192,6 +192,10 @@ def _op_para_feed_eval(args, text):
     return {"rows": _job(args).feed_eval(text or "")}
 
 
+def _op_para_feed_eval_values(args, text):
+    return {"rows": _job(args).feed_eval_values(_values(text))}
+
+
 def _op_para_end_eval(args, text):
     return _job(args).end_eval()
 
@@ -284,6 +288,7 @@ OPS = {
     "para.start": _op_para_start,
     "para.example": _op_para_example,
     "para.feed_eval": _op_para_feed_eval,
+    "para.feed_eval_values": _op_para_feed_eval_values,
     "para.end_eval": _op_para_end_eval,
     "para.similarity": _op_para_similarity,
     "para.group": _op_para_group,

@@ -296,3 +296,33 @@ def test_histogram_warning_and_clean_rule(tab, tmp_path):
     assert tab.text_content("#cont-histogram text.y-title") == "eval rows"
     rule = tab.text_content("#clean-rule")
     assert rule.startswith("eval.clean.jsonl keeps 1 row: scored and not contaminated")
+
+
+def test_parquet_in_the_paraphrases_tab(browser_context, base_url, tmp_path):
+    """Parquet rows reach the paraphrase job as JSON values: a repeated row is the only pair."""
+    pa = pytest.importorskip("pyarrow", reason="the fixture is written with pyarrow")
+    import pyarrow.parquet as pq
+    from test_e2e_paraphrases import figures, number, open_paraphrases, para_runs, wait_para_runs
+    texts = ["The quiet harbour town kept seven lighthouses burning through every winter storm",
+             "Nineteen students carried heavy telescopes up the hill to watch the comet cross",
+             "Engineers tested the suspension bridge with forty loaded trucks across its span"]
+    path = tmp_path / "para.parquet"
+    pq.write_table(pa.table({"meta": [{"text": t} for t in texts + [texts[0]]]}), path,
+                   row_group_size=2, compression="zstd")
+    p = open_paraphrases(browser_context, base_url)
+    try:
+        before = para_runs(p)
+        p.set_input_files("#para-file", str(path))
+        p.wait_for_selector(f'#para-fields[data-file="{path.name}"][data-state="ready"]',
+                            timeout=60_000)
+        assert p.eval_on_selector_all('#para-fields input[name="para-field"]',
+                                      "xs => xs.map(x => x.value)") == ["meta.text"]
+        p.check('#para-fields input[name="para-field"][data-path="meta.text"]')
+        p.click("#para-run")
+        assert wait_para_runs(p, before + 1) == "done", p.text_content("#para-error")
+        f = figures(p)
+        assert number(f["rows_scanned"]) == 4
+        assert number(f["pairs"]) == 1 and number(f["groups"]) == 1  # rows 1 and 4 only
+        assert f["closest_pair"] == "rows 1 and 4, cosine 1.000"
+    finally:
+        p.close()

@@ -13,6 +13,8 @@ import { chooseProvider } from '../embed/provider.js';
 import { embedRows } from '../embed/schedule.js';
 import { packSimilarity, similarity } from '../embed/similarity.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
+import { isParquet } from '../parquet.js';
+import { feedParquet } from './parquet-input.js';
 
 /** @type {Map<number, {input: import('../protocol.js').InputInfo, assets: Record<string, any>, environment: import('../protocol.js').Environment}>} bridge handle -> a finished run */
 const held = new Map();
@@ -57,7 +59,9 @@ export async function paraphrases(ctx, args, files) {
   try {
     const encP = ensureEncoder(ctx, args.threads); // loads while the file is read
     encP.catch(() => {});
-    const input = await readWithProgress(ctx, 'read', file, (text) => bridge(OP.PARA_FEED_EVAL, { handle }, text));
+    const input = (await isParquet(file))
+      ? await feedParquet(ctx, 'read', file, [ev.field, ev.label_field].filter(Boolean), (json) => bridge(OP.PARA_FEED_EVAL_VALUES, { handle }, json))
+      : await readWithProgress(ctx, 'read', file, (text) => bridge(OP.PARA_FEED_EVAL, { handle }, text));
     const info = bridge(OP.PARA_END_EVAL, { handle });
     const texts = info.texts;
     ctx.log(`${file.name}: ${texts.length} rows to embed${info.rows_empty ? `, ${info.rows_empty} with an empty field` : ''}`, { kind: 'para_rows', rows: texts.length, rows_empty: info.rows_empty });
