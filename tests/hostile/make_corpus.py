@@ -310,6 +310,11 @@ def cases(big: bool = False) -> list[Case]:
             + b"question" + b"\x1c\x15\x0c" + b"PAR1", "a broken Parquet file (PAR1 magic, no valid "
             "footer)", "error: not a readable Parquet file (CLI: pyarrow's reason; page: hyparquet's)",
             ["parquet"]))
+    with open(os.path.join(HERE, "..", "fixtures", "chat_train.parquet"), "rb") as f:
+        valid_parquet = f.read()  # tests/fixtures/make_parquet_fixtures.py
+    add(bad("gzipped.parquet.gz", gz(valid_parquet), "a valid Parquet file inside gzip",
+            "error: a gzip-compressed Parquet file, gunzip it first (CLI and page)",
+            ["parquet", "gunzip"]))
     add(bad("parquet-named.csv", b"PAR1" + bytes(range(256)) + b"PAR1", "Parquet bytes named .csv",
             "error: Parquet is detected by content, then not a readable Parquet file (CLI and page)",
             ["parquet"]))
