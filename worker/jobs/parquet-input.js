@@ -10,7 +10,7 @@ import { yieldToEventLoop } from '../files.js';
 
 /** Rows read from the file's start to describe its fields (Python's SAMPLE_ROWS). */
 const SAMPLE_ROWS = 1000;
-/** Most rows read at once: a large row group is read in slices of this many rows. */
+/** Most rows per hand-over to Python (a row group's rows are sent in slices of this many). */
 const SLICE_ROWS = 8192;
 
 /**
@@ -27,9 +27,10 @@ export async function inspectParquet(file, name) {
 }
 
 /**
- * Feed every row of a Parquet file to Python, row group by row group (slices of SLICE_ROWS),
- * only the top-level columns `fields` need; progress on `stage` in rows; cancellation
- * between slices. The sha256 of the raw bytes is streamed first (the stamp names the file).
+ * Feed every row of a Parquet file to Python, one row group at a time (each read once, only
+ * the top-level columns `fields` need), handed over in slices of SLICE_ROWS rows; progress on
+ * `stage` in rows; cancellation between slices. The sha256 of the raw bytes is streamed first
+ * (the stamp names the file). At most one row group's values are held at once.
  * @param {import('../dispatch.js').JobContext} ctx
  * @param {import('../protocol.js').ProgressStage} stage
  * @param {File} file @param {string[]} fields
@@ -43,11 +44,12 @@ export async function feedParquet(ctx, stage, file, fields, feed) {
   const columns = topColumns(fields);
   ctx.progress(stage, 0, pq.rows, 'rows');
   for (const g of pq.rowGroups) {
-    for (let s = g.start; s < g.end; s += SLICE_ROWS) {
+    ctx.throwIfCancelled();
+    const rows = g.end > g.start ? await readRows(file, pq.metadata, g.start, g.end, columns) : [];
+    for (let s = 0; s < rows.length; s += SLICE_ROWS) {
       ctx.throwIfCancelled();
-      const e = Math.min(g.end, s + SLICE_ROWS);
-      feed(JSON.stringify(await readRows(file, pq.metadata, s, e, columns)));
-      ctx.progress(stage, e, pq.rows, 'rows');
+      feed(JSON.stringify(rows.slice(s, s + SLICE_ROWS)));
+      ctx.progress(stage, g.start + Math.min(rows.length, s + SLICE_ROWS), pq.rows, 'rows');
       await yieldToEventLoop();
     }
   }
