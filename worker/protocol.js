@@ -172,7 +172,6 @@ export const OP = Object.freeze({
   CONT_BACKGROUND: 'cont.background',
   CONT_FEED_EVAL: 'cont.feed_eval',
   CONT_FEED_EVAL_VALUES: 'cont.feed_eval_values', // a Parquet row group as JSON records
-  CONT_FEED_TRAIN_VALUES: 'cont.feed_train_values',
   CONT_END_EVAL: 'cont.end_eval',
   CONT_FEED_TRAIN: 'cont.feed_train',
   CONT_PREFILTER_SPEC: 'cont.prefilter_spec',
@@ -200,7 +199,7 @@ export const RUN_OPS = Object.freeze([
 /** What the worker asks Python (py/evalsieve/bridge.py OPS, exactly). */
 export const BRIDGE_OPS = Object.freeze([
   OP.CONSTANTS, OP.INSPECT, OP.CLOSE,
-  OP.CONT_START, OP.CONT_BACKGROUND, OP.CONT_FEED_EVAL, OP.CONT_FEED_EVAL_VALUES, OP.CONT_FEED_TRAIN_VALUES, OP.CONT_END_EVAL, OP.CONT_FEED_TRAIN,
+  OP.CONT_START, OP.CONT_BACKGROUND, OP.CONT_FEED_EVAL, OP.CONT_FEED_EVAL_VALUES, OP.CONT_END_EVAL, OP.CONT_FEED_TRAIN,
   OP.CONT_PREFILTER_SPEC, OP.CONT_FEED_CANDIDATES, OP.CONT_FINISH, OP.CONT_EXPORTS, OP.CONT_VIEW,
   OP.PARA_START, OP.PARA_EXAMPLE, OP.PARA_FEED_EVAL, OP.PARA_FEED_EVAL_VALUES, OP.PARA_END_EVAL, OP.PARA_SIMILARITY,
   OP.PARA_GROUP, OP.PARA_FINISH,

@@ -93,10 +93,6 @@ def _op_cont_feed_eval_values(args, text):
     return {"rows": _job(args).feed_eval_values(_values(text))}
 
 
-def _op_cont_feed_train_values(args, text):
-    return {"records": _job(args).feed_train_values(_values(text))}
-
-
 def _op_cont_end_eval(args, text):
     return _job(args).end_eval()
 
@@ -277,7 +273,6 @@ OPS = {
     "cont.background": _op_cont_background,
     "cont.feed_eval": _op_cont_feed_eval,
     "cont.feed_eval_values": _op_cont_feed_eval_values,
-    "cont.feed_train_values": _op_cont_feed_train_values,
     "cont.end_eval": _op_cont_end_eval,
     "cont.feed_train": _op_cont_feed_train,
     "cont.prefilter_spec": _op_cont_prefilter_spec,

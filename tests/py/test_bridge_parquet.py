@@ -1,6 +1,7 @@
 """The bridge ops the page uses for Parquet (values read in the worker, JSON into Python):
 inspect (with `parquet`) describes the file as the CLI's `fields --json` does, and a run fed with
-cont.feed_eval_values / cont.feed_train_values scores as the CLI's pyarrow run; the page's
+cont.feed_eval_values (training rows as JSON Lines, as the worker sends them through its
+prefilter) scores as the CLI's pyarrow run; the page's
 clean export for a Parquet eval file lists the rows the CLI's eval.clean.parquet keeps."""
 
 import csv
@@ -65,7 +66,7 @@ def test_values_run_equals_the_cli_parquet_run(fixtures, tmp_path, capsys, clean
     tr = os.path.join(fixtures, "chat_train.parquet")
     h = call("cont.start", {"eval": {"name": "chat_eval.parquet", "format": "parquet",
                                      "fields": [FIELD]},
-                            "train": {"name": "chat_train.parquet", "format": "parquet",
+                            "train": {"name": "chat_train.parquet", "format": "jsonl",
                                       "fields": ["text"]},
                             "n": 8, "boilerplate": True, "threshold": None,
                             "clean": clean})["handle"]
@@ -75,10 +76,12 @@ def test_values_run_equals_the_cli_parquet_run(fixtures, tmp_path, capsys, clean
     assert rows == 6
     assert call("cont.end_eval", {"handle": h})["n"] == 8
     for batch in rows_of(tr, ["text"]):
-        records = call("cont.feed_train_values", {"handle": h}, json.dumps(batch))["records"]
+        lines = "".join(json.dumps(r) + "\n" for r in batch)
+        records = call("cont.feed_train", {"handle": h}, lines)["records"]
     assert records == 4
     s = call("cont.finish", {"handle": h, "inputs": {"eval": {"sha256": "0" * 64, "bytes": 1},
-                                                     "train": {"sha256": "0" * 64, "bytes": 1}},
+                                                     "train": {"sha256": "0" * 64, "bytes": 1,
+                                                               "format": "parquet"}},
                              "utc": "2026-01-01T00:00:00Z"})
     exports = {x["name"]: x["text"] for x in call("cont.exports", {"handle": h})}
     call("close", {"handle": h})
@@ -88,6 +91,7 @@ def test_values_run_equals_the_cli_parquet_run(fixtures, tmp_path, capsys, clean
     assert s["rows_contaminated"] == 2 and s["rows_too_short"] == 1
     assert s["rows_kept"] == len(kept)
     assert s["clean_file"] == "eval.clean.parquet"
+    assert [i["format"] for i in s["stamp"]["inputs"]] == ["parquet", "parquet"]
     assert "eval.clean.parquet" not in exports
     assert [int(r["eval_row"]) for r in body(exports["eval.clean.rows.csv"])] == kept
     report = body(exports["contamination-report.csv"])

@@ -10,7 +10,7 @@ import { SETTINGS } from '../settings.js';
 import { createScanQueue, startPrefilter } from '../prefilter-client.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
 import { isParquet } from '../parquet.js';
-import { feedParquet } from './parquet-input.js';
+import { feedParquet, jsonLines, parquetHead } from './parquet-input.js';
 
 /**
  * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
@@ -21,9 +21,12 @@ import { feedParquet } from './parquet-input.js';
 export async function contamination(ctx, args, files) {
   const evalFile = requireFile(files, 'eval');
   const trainFile = requireFile(files, 'train');
+  const evalParquet = await isParquet(evalFile);
+  const trainParquet = await isParquet(trainFile);
   const startArgs = {
     eval: { ...args.eval, name: (args.eval && args.eval.name) || evalFile.name },
-    train: { ...args.train, name: (args.train && args.train.name) || trainFile.name },
+    // A Parquet training file's rows go to Python as JSON Lines, so the prefilter reads them.
+    train: { ...args.train, name: (args.train && args.train.name) || trainFile.name, ...(trainParquet ? { format: 'jsonl' } : {}) },
     n: args.n ?? null,
     boilerplate: args.boilerplate ?? true,
     threshold: args.threshold ?? null,
@@ -33,16 +36,14 @@ export async function contamination(ctx, args, files) {
   const t0 = performance.now();
   try {
     ctx.log(`eval pass: reading ${evalFile.name}`);
-    const evalParquet = await isParquet(evalFile);
-    const trainParquet = await isParquet(trainFile);
     const evalInput = evalParquet
-      ? await feedParquet(ctx, 'eval', evalFile, startArgs.eval.fields, (json) => bridge(OP.CONT_FEED_EVAL_VALUES, { handle }, json))
+      ? await feedParquet(ctx, 'eval', evalFile, startArgs.eval.fields, (rows) => bridge(OP.CONT_FEED_EVAL_VALUES, { handle }, JSON.stringify(rows)))
       : await readWithProgress(ctx, 'eval', evalFile, (text) => bridge(OP.CONT_FEED_EVAL, { handle }, text));
-    if (!trainParquet) {
-      // A sample of the training file picks rare filter words for the Python scan (speed only).
-      const trainHead = await readHead(trainFile, { maxChars: SETTINGS.headChars });
-      bridge(OP.CONT_BACKGROUND, { handle }, trainHead.text);
-    }
+    // A sample of the training file picks rare filter words for the Python scan (speed only).
+    const trainHead = trainParquet
+      ? { text: jsonLines(await parquetHead(trainFile)) }
+      : await readHead(trainFile, { maxChars: SETTINGS.headChars });
+    bridge(OP.CONT_BACKGROUND, { handle }, trainHead.text);
     const evalInfo = bridge(OP.CONT_END_EVAL, { handle });
     ctx.log(`eval pass done: ${evalInfo.rows} rows, ${evalInfo.rows_scorable} scorable, ${evalInfo.rows_too_short} too short; N = ${evalInfo.n} (${evalInfo.n_how})`, {
       kind: 'n_chosen', ...evalInfo,
@@ -50,9 +51,7 @@ export async function contamination(ctx, args, files) {
     ctx.throwIfCancelled();
 
     ctx.log(`training pass: reading ${trainFile.name}${trainFile.size ? ` (${(trainFile.size / 1e6).toFixed(1)} MB)` : ''}`);
-    const { input: trainInput, records } = trainParquet
-      ? await parquetTrainingPass(ctx, handle, trainFile, startArgs.train.fields)
-      : await trainingPass(ctx, handle, trainFile);
+    const { input: trainInput, records } = await trainingPass(ctx, handle, trainFile, trainParquet ? startArgs.train.fields : null);
     const mbps = trainInput.seconds > 0 ? trainInput.bytes / 1e6 / trainInput.seconds : null;
     ctx.log(`training pass done: ${records} records, ${trainInput.bytes} bytes${trainInput.gzip ? ' (gzip)' : ''}${mbps ? `, ${mbps.toFixed(1)} MB/s` : ''}`, {
       kind: 'train_done', records, bytes: trainInput.bytes, mbps,
@@ -65,7 +64,7 @@ export async function contamination(ctx, args, files) {
       handle,
       inputs: {
         eval: { sha256: evalInput.sha256, bytes: evalInput.bytes },
-        train: { sha256: trainInput.sha256, bytes: trainInput.bytes },
+        train: { sha256: trainInput.sha256, bytes: trainInput.bytes, ...(trainParquet ? { format: 'parquet' } : {}) },
       },
       utc: utcNow(),
       assets: getRuntime().assets,
@@ -95,30 +94,23 @@ export async function contamination(ctx, args, files) {
 }
 
 /**
- * The training pass over a Parquet file: row groups as JSON records, no prefilter.
- * @param {import('../dispatch.js').JobContext} ctx @param {number} handle @param {File} trainFile
- * @param {string[]} fields
- */
-async function parquetTrainingPass(ctx, handle, trainFile, fields) {
-  let records = 0;
-  const input = await feedParquet(ctx, 'train', trainFile, fields, (json) => {
-    records = bridge(OP.CONT_FEED_TRAIN_VALUES, { handle }, json).records ?? records;
-  });
-  return { input, records };
-}
-
-/**
  * The training pass. JSONL/text training files go through the prefilter: only records that
  * may hold an eval n-gram (or that it cannot read exactly) cross into Python, which keeps the
  * rule. Reading (this thread) and filtering (prefilter-worker.js, another core) overlap; at
- * most SETTINGS.prefilterInflight chunks wait between them.
+ * most SETTINGS.prefilterInflight chunks wait between them. A Parquet training file
+ * (`parquetFields`: the chosen fields) is read row group by row group and its rows handed on
+ * as JSON Lines (record i = row i), so the same prefilter and rule apply.
  * @param {import('../dispatch.js').JobContext} ctx @param {number} handle @param {File} trainFile
+ * @param {string[] | null} parquetFields
  */
-async function trainingPass(ctx, handle, trainFile) {
+async function trainingPass(ctx, handle, trainFile, parquetFields) {
+  const read = (/** @type {(text: string) => unknown} */ onText) => (parquetFields
+    ? feedParquet(ctx, 'train', trainFile, parquetFields, (rows) => onText(jsonLines(rows)))
+    : readWithProgress(ctx, 'train', trainFile, onText));
   let records = 0;
   const spec = bridge(OP.CONT_PREFILTER_SPEC, { handle });
   if (!spec) {
-    const input = await readWithProgress(ctx, 'train', trainFile, (text) => {
+    const input = await read((text) => {
       records = bridge(OP.CONT_FEED_TRAIN, { handle }, text).records ?? records;
     });
     return { input, records };
@@ -139,7 +131,7 @@ async function trainingPass(ctx, handle, trainFile) {
   }, SETTINGS.prefilterInflight, spent);
   let input;
   try {
-    input = await readWithProgress(ctx, 'train', trainFile, queue.push);
+    input = await read(queue.push);
     await queue.drain();
   } finally {
     queue.abandon(); // a cancelled or failed pass leaves these unread (their rejections are handled)

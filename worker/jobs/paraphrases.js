@@ -60,7 +60,7 @@ export async function paraphrases(ctx, args, files) {
     const encP = ensureEncoder(ctx, args.threads); // loads while the file is read
     encP.catch(() => {});
     const input = (await isParquet(file))
-      ? await feedParquet(ctx, 'read', file, [ev.field, ev.label_field].filter(Boolean), (json) => bridge(OP.PARA_FEED_EVAL_VALUES, { handle }, json))
+      ? await feedParquet(ctx, 'read', file, [ev.field, ev.label_field].filter(Boolean), (rows) => bridge(OP.PARA_FEED_EVAL_VALUES, { handle }, JSON.stringify(rows)))
       : await readWithProgress(ctx, 'read', file, (text) => bridge(OP.PARA_FEED_EVAL, { handle }, text));
     const info = bridge(OP.PARA_END_EVAL, { handle });
     const texts = info.texts;

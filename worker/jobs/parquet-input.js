@@ -1,7 +1,8 @@
 // @ts-check
 // Parquet inputs of the jobs: inspect (the schema's fields and the first rows, described by
 // Python's inspect with `parquet`) and a pass over the rows, one row group at a time, each crossing
-// into Python as JSON text (cont.feed_eval_values / cont.feed_train_values).
+// into Python as JSON text (cont.feed_eval_values, para.feed_eval_values; a training file's
+// rows as JSON Lines through the prefilter, worker/jobs/contamination.js).
 
 import { OP } from '../protocol.js';
 import { bridge } from '../runtime.js';
@@ -26,6 +27,17 @@ export async function inspectParquet(file, name) {
   return bridge(OP.INSPECT, { name, parquet: { paths: pq.paths, rows: pq.rows, row_groups: pq.rowGroups.length } }, JSON.stringify(values));
 }
 
+/** Rows as JSON Lines text (one JSON object a line, each ending with '\n'). */
+export function jsonLines(/** @type {any[]} */ rows) {
+  return rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+}
+
+/** The first rows of a Parquet file (at most SAMPLE_ROWS), JSON-plain. @param {File} file */
+export async function parquetHead(file) {
+  const pq = await openParquet(file);
+  return readRows(file, pq.metadata, 0, Math.min(SAMPLE_ROWS, pq.rows), null);
+}
+
 /**
  * Feed every row of a Parquet file to Python, one row group at a time (each read once, only
  * the top-level columns `fields` need), handed over in slices of SLICE_ROWS rows; progress on
@@ -34,7 +46,7 @@ export async function inspectParquet(file, name) {
  * @param {import('../dispatch.js').JobContext} ctx
  * @param {import('../protocol.js').ProgressStage} stage
  * @param {File} file @param {string[]} fields
- * @param {(json: string) => unknown} feed  one slice's records as a JSON array
+ * @param {(rows: any[]) => unknown} feed  one slice's records (JSON-plain values); awaited
  * @returns {Promise<{sha256: string, bytes: number, gzip: boolean, seconds: number, rows: number}>}
  */
 export async function feedParquet(ctx, stage, file, fields, feed) {
@@ -48,7 +60,7 @@ export async function feedParquet(ctx, stage, file, fields, feed) {
     const rows = g.end > g.start ? await readRows(file, pq.metadata, g.start, g.end, columns) : [];
     for (let s = 0; s < rows.length; s += SLICE_ROWS) {
       ctx.throwIfCancelled();
-      feed(JSON.stringify(rows.slice(s, s + SLICE_ROWS)));
+      await feed(rows.slice(s, s + SLICE_ROWS));
       ctx.progress(stage, g.start + Math.min(rows.length, s + SLICE_ROWS), pq.rows, 'rows');
       await yieldToEventLoop();
     }
