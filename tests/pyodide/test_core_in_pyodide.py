@@ -133,7 +133,7 @@ def describe(result: dict, wall: float) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.driver_timeout(300)
+@pytest.mark.driver_timeout(900)  # tests/py grew (scores, impact, semantic, corpus)
 def test_core_suite_passes_inside_pyodide(request, selenium_standalone):
     selenium = selenium_standalone
     dist_dir = Path.cwd() / request.config.getoption("--dist-dir")  # as pytest-pyodide does
