@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import time
 import zipfile
 from pathlib import Path
@@ -32,7 +33,8 @@ INNER_ROOT = "/evalsieve"
 MIN_PASSED = 45
 INNER_BUDGET_S = 60
 # Inner pytest: quiet, no .pytest_cache in MEMFS, skip reasons in the summary.
-INNER_ARGS = ["tests/py", "-q", "-p", "no:cacheprovider", "-rs", "--color=no"]
+INNER_ARGS = [*(os.environ.get("EVALSIEVE_PYODIDE_TESTS") or "tests/py").split(),
+              "-q", "-p", "no:cacheprovider", "-rs", "--color=no"]
 
 
 def suite_zip() -> bytes:
