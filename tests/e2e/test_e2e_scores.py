@@ -14,6 +14,9 @@ import contextlib
 import csv
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -185,3 +188,65 @@ def test_scores_keyed_by_question_with_an_unmatched_row(page, tmp_path):
     assert [(u["side"], u["score_line"]) for u in unmatched if u["side"] == "scores"] == [("scores", "32")]
     assert len([u for u in unmatched if u["side"] == "eval"]) == 10   # rows 31..40 unscored
     assert page.text_content('#score-impact dd[data-score-setting="eval rows without a score"]') == "10"
+
+
+# --------------------------------------------------------------------------- paraphrases
+
+def paired_rows(folder: Path) -> tuple[Path, Path]:
+    """20 GSM8K questions and the same 20 with " (again)" appended (rows i and 20 + i are
+    paraphrases), and a CSV of scores by id where both copies score alike (1 for even i)."""
+    qs = [json.loads(x)["question"] for x in EVAL.open(encoding="utf-8")][:20]
+    rows = [(f"a{i}", q) for i, q in enumerate(qs)] + [(f"b{i}", f"{q} (again)") for i, q in enumerate(qs)]
+    ev = folder / "paired.jsonl"
+    ev.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in rows), encoding="utf-8")
+    sc = folder / "paired_scores.csv"
+    sc.write_text("id,acc\n" + "".join(f"{i},{1 - int(i[1:]) % 2}\n" for i, _ in rows), encoding="utf-8")
+    return ev, sc
+
+
+def test_paraphrases_naive_and_clustered_se_in_the_page_equal_the_cli(browser_context, base_url,
+                                                                      dist_dir, tmp_path):
+    from test_e2e_paraphrases import open_paraphrases, para_runs, wait_para_runs
+    ev, sc = paired_rows(tmp_path)
+    p = open_paraphrases(browser_context, base_url)
+    try:
+        before = para_runs(p)
+        p.set_input_files("#para-file", str(ev))
+        p.wait_for_selector(f'#para-fields[data-file="{ev.name}"][data-state="ready"]', timeout=60_000)
+        p.check('#para-fields input[name="para-field"][data-path="text"]')
+        choose_scores(p, sc, prefix="para-")
+        p.select_option("#para-score-key", "id")
+        p.select_option("#para-score-eval-key", "id")
+        p.click("#para-run")
+        assert wait_para_runs(p, before + 1) == "done", p.text_content("#para-error")
+        threshold = p.get_attribute("#para-results", "data-threshold")
+        assert p.text_content('#para-figures dd[data-figure="groups"]') == "20"
+        # 20 clusters of two rows scoring alike: design effect = G/(G − 1) · 2 · (N − 1)/N
+        # = 20/19 · 2 · 39/40 (hand-worked: each cluster's residual sum is twice a row's).
+        deff = 20 / 19 * 2 * 39 / 40
+        assert p.text_content('#para-score-impact dd[data-figure="design_effect"]') == f"{deff:.4f}"
+        assert p.text_content('#para-score-impact dd[data-figure="effective_n"]') == f"{40 / deff:.1f}"
+        pts = plot_points(p, "#para-score-impact")
+        assert [q["key"] for q in pts] == ["naive", "clustered", "one_per_group"]
+        assert [q["label"] for q in pts] == ["naive (n=40)", "clustered (G=20)", "one per group (n=20)"]
+        naive, clustered, one = pts
+        assert naive["mean"] == clustered["mean"] == one["mean"] == 0.5
+        assert clustered["x2"] - clustered["x1"] > naive["x2"] - naive["x1"]   # wider whisker
+        with p.expect_download() as info:
+            p.click('#para-downloads button[data-export="score-impact.csv"]')
+        page_csv = (tmp_path / "page-score-impact.csv")
+        info.value.save_as(page_csv)
+    finally:
+        close_page(p)
+    out = tmp_path / "cli-para"
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalsieve.cli", "paraphrases", str(ev), "--out", str(out),
+         "--field", "text", "--threshold", threshold, "--model-dir", str(dist_dir / "assets" / "model"),
+         "--scores", str(sc), "--score-key", "id"],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "py")},
+        timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    page_rows = read_export(page_csv.read_text(encoding="utf-8"))[1]
+    assert page_rows == read_export((out / "score-impact.csv").read_text(encoding="utf-8"))[1]
+    clustered_row = next(r for r in page_rows if r["subset"] == "all_clustered")
+    assert float(clustered_row["design_effect"]) == pytest.approx(deff, abs=5e-6)
