@@ -106,7 +106,8 @@ def test_three_files_plot_table_and_csv_equal_the_cli(page, tmp_path):
         {k: v for k, v in cli_stamp["settings"].items() if k.startswith("score_")}
     assert read_export(got["scores-unmatched.csv"])[1] == read_export(cli["scores-unmatched.csv"])[1] == []
     by = {r["subset"]: r for r in page_rows}
-    # Hand check of the fixture: 7 contaminated rows, 1 of 40 right (row 633's baseline hit).
+    # Hand check of the fixture: 7 contaminated rows, 1 of 40 right (doc_id 4 = eval row 5,
+    # which train_mix.jsonl quotes: so 1/7 contaminated, 0/33 clean).
     assert (by["all"]["n"], by["clean"]["n"], by["contaminated"]["n"]) == ("40", "33", "7")
     assert float(by["all"]["mean"]) == 0.025
 

@@ -91,7 +91,8 @@ def test_cont_scores_op_gives_the_view_every_metric(fixtures):
     view = _call("cont.view", {"handle": h})["value"]
     (f,) = view["score_figures"]
     # 40 rows, 1 right (0.025); 7 contaminated with 1 right, 33 clean with 0 (hand count of
-    # the fixture: samples_gsm8k_sample.jsonl strict-match exact_match is 1 on doc_id 37 only)
+    # the fixture: strict-match exact_match is 1 on doc_id 4 only, test row 5, which
+    # train_mix.jsonl quotes inside a WikiText paragraph)
     assert (f["all"]["n"], f["clean"]["n"], f["contaminated"]["n"]) == (40, 33, 7)
     assert (f["all"]["mean"], f["clean"]["mean"], f["contaminated"]["mean"]) == (0.025, 0.0, 1 / 7)
     assert f["all"]["method"] == "wilson"
