@@ -112,12 +112,13 @@ export const LOG_KIND = Object.freeze({
  * @typedef {{name: string, mime: string, text: string}} Export
  * @typedef {{name: string, sha256: string | null, bytes: number, gzip: boolean, format?: string}} InputInfo
  * @typedef {{eval_row: number, status: 'contaminated', containment: number, containment_text: string, ngrams_matched: number, ngrams_total: number, training_record: number, shared_passage: string, training_excerpt: string, eval_text: string}} ContaminatedRow
- * @typedef {{rows: ContaminatedRow[], rows_total: number, histogram: {bin_width: number, counts: number[]}}} ContaminationView
+ * @typedef {{rows: ContaminatedRow[], rows_total: number, histogram: {bin_width: number, counts: number[]}, score_figures?: Record<string, any>[], score_settings?: Record<string, any>}} ContaminationView
  *   rows: the contaminated rows in report order, at most 2000; histogram: containment of the
- *   scored rows in tenths (the overlap report's bins)
+ *   scored rows in tenths (the overlap report's bins); with a scores file, score_figures (per
+ *   metric) and score_settings (bridge cont.scores / cont.view)
  * @typedef {'cache' | 'network' | 'cache+network'} AssetsFrom  where the worker's checked assets came from (assets.js assetsFrom)
  * @typedef {{assets_from: AssetsFrom, threads?: number, cross_origin_isolated?: boolean, hardware_concurrency?: number, execution_provider?: 'wasm' | 'webgpu', provider_reason?: string}} Environment  how the page ran; the run stamp's `environment`
- * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo}, timing: {seconds: number, train_mbps: number | null}, environment: Environment}} ContaminationResult
+ * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo, scores?: InputInfo}, timing: {seconds: number, train_mbps: number | null}, environment: Environment}} ContaminationResult
  * @typedef {Record<string, any> & {format: string, gzip: boolean, head_complete: boolean, size: number, name: string}} InspectResult
  * @typedef {{handle: number, figures: Record<string, any>, eval_info: {rows: number, rows_empty: number}, input: InputInfo, encoder: {threads: number, isolated: boolean, model_sha256: string}, environment: Environment, timing: Record<string, any>}} ParaphrasesResult
  * @typedef {{figures: Record<string, any>, ms: number}} ParaGroupResult
@@ -178,6 +179,8 @@ export const OP = Object.freeze({
   CONT_FINISH: 'cont.finish',
   CONT_EXPORTS: 'cont.exports',
   CONT_VIEW: 'cont.view',
+  CONT_SCORES: 'cont.scores', // attach a scores file (whole text) before the eval pass
+  PARA_SCORES: 'para.scores', // the same for a paraphrase job
   PARA_START: 'para.start',
   PARA_FEED_EVAL: 'para.feed_eval',
   PARA_END_EVAL: 'para.end_eval',
@@ -199,7 +202,7 @@ export const BRIDGE_OPS = Object.freeze([
   OP.CONSTANTS, OP.INSPECT, OP.CLOSE,
   OP.CONT_START, OP.CONT_BACKGROUND, OP.CONT_FEED_EVAL, OP.CONT_END_EVAL, OP.CONT_FEED_TRAIN,
   OP.CONT_PREFILTER_SPEC, OP.CONT_FEED_CANDIDATES, OP.CONT_FINISH, OP.CONT_EXPORTS, OP.CONT_VIEW,
-  OP.PARA_START, OP.PARA_EXAMPLE, OP.PARA_FEED_EVAL, OP.PARA_END_EVAL, OP.PARA_SIMILARITY,
+  OP.CONT_SCORES, OP.PARA_SCORES, OP.PARA_START, OP.PARA_EXAMPLE, OP.PARA_FEED_EVAL, OP.PARA_END_EVAL, OP.PARA_SIMILARITY,
   OP.PARA_GROUP, OP.PARA_FINISH,
 ]);
 /** @typedef {typeof BRIDGE_OPS[number]} BridgeOp */

@@ -127,7 +127,45 @@ def _op_cont_exports(args, text):
 
 
 def _op_cont_view(args, text):
-    return _job(args).view()
+    job = _job(args)
+    v = job.view()
+    if job.score_run is not None:      # the score impact, every metric (after cont.finish)
+        v["score_figures"] = job.score_run.figures
+        v["score_settings"] = _score_settings(job.score_run)
+    return v
+
+
+def _score_settings(run) -> dict:
+    """What the page prints beside the score figures: the stamp's score settings, the
+    scores file, the filters met, the rows of other filters, the score exports' names and,
+    once joined, the join's counts."""
+    t = run.table
+    f = run.file
+    out = {**run.settings(), "file": {"name": f.name, "sha256": f.sha256, "bytes": f.bytes,
+                                      "format": f.format},
+           "filters_seen": list(t.filters_seen), "rows_other_filter": t.rows_other_filter,
+           "rows_read": len(t.keys), "exports": list(constants.SCORE_EXPORTS)}
+    if run.join is not None:
+        out["rows_unmatched"] = len(run.join.unmatched)
+        out["rows_unscored"] = len(run.join.unscored)
+    return out
+
+
+def _set_scores(job, args, text) -> dict:
+    """Read a whole scores file (args: {handle, name, format, sha256, bytes, metrics?, key?,
+    eval_key?, filter?}; text: the file) and attach it to the job (set_scores)."""
+    from .scores import score_run_from_json
+    run = score_run_from_json(args, text or "")
+    job.set_scores(run)
+    return _score_settings(run)
+
+
+def _op_cont_scores(args, text):
+    return _set_scores(_job(args), args, text)
+
+
+def _op_para_scores(args, text):
+    return _set_scores(_job(args), args, text)
 
 
 def _op_constants(args, text):
@@ -201,11 +239,21 @@ def _op_para_similarity(args, text, data=None):
                                                int(args["pairs"]), bool(args.get("embeddings")))
     job.set_similarity((I, J, C), NN, NNI, int(args.get("truncated", 0)), emb,
                        args.get("model") or {})
-    return job.group(_threshold(args))
+    return _para_figures(job, _threshold(args))
+
+
+def _para_figures(job: ParaphraseJob, threshold: float) -> dict:
+    """The grouping's figures at ``threshold``; with scores also ``score_figures`` (per
+    metric, :meth:`ParaphraseJob.score_figures`) and ``score_settings``."""
+    fig = job.group(threshold)
+    if job.score_run is not None:
+        fig = {**fig, "score_figures": job.score_figures(threshold),
+               "score_settings": _score_settings(job.score_run)}
+    return fig
 
 
 def _op_para_group(args, text):
-    return _job(args).group(_threshold(args))
+    return _para_figures(_job(args), _threshold(args))
 
 
 def _op_para_finish(args, text):
@@ -243,8 +291,10 @@ OPS = {
     "cont.finish": _op_cont_finish,
     "cont.exports": _op_cont_exports,
     "cont.view": _op_cont_view,
+    "cont.scores": _op_cont_scores,
     "para.start": _op_para_start,
     "para.example": _op_para_example,
+    "para.scores": _op_para_scores,
     "para.feed_eval": _op_para_feed_eval,
     "para.end_eval": _op_para_end_eval,
     "para.similarity": _op_para_similarity,

@@ -9,10 +9,12 @@ import { assetsFrom } from '../assets.js';
 import { SETTINGS } from '../settings.js';
 import { createScanQueue, startPrefilter } from '../prefilter-client.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
+import { readScores, scoresLogText } from './scores.js';
 
 /**
  * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
- * threshold?}; files: {eval, train}. Bad settings are refused by cont.start, before any pass.
+ * threshold?, scores?}; files: {eval, train, scores?}. Bad settings are refused by cont.start,
+ * before any pass; a scores file (jobs/scores.js) is attached by cont.scores before the eval pass.
  * @type {import('../dispatch.js').Op}
  * @returns {Promise<import('../protocol.js').ContaminationResult>}
  */
@@ -29,6 +31,8 @@ export async function contamination(ctx, args, files) {
   const { handle } = bridge(OP.CONT_START, startArgs);
   const t0 = performance.now();
   try {
+    const scores = await readScores(ctx, args, files);
+    if (scores) ctx.log(scoresLogText(bridge(OP.CONT_SCORES, { handle, ...scores.args }, scores.text)));
     ctx.log(`eval pass: reading ${evalFile.name}`);
     const evalInput = await readWithProgress(ctx, 'eval', evalFile, (text) => bridge(OP.CONT_FEED_EVAL, { handle }, text));
     // A sample of the training file picks rare filter words for the Python scan (speed only).
@@ -71,6 +75,7 @@ export async function contamination(ctx, args, files) {
       inputs: {
         eval: { name: evalFile.name, sha256: evalInput.sha256, bytes: evalInput.bytes, gzip: evalInput.gzip },
         train: { name: trainFile.name, sha256: trainInput.sha256, bytes: trainInput.bytes, gzip: trainInput.gzip },
+        ...(scores ? { scores: scores.input } : {}),
       },
       timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps },
       environment,
