@@ -9,6 +9,7 @@ import { InputSlot } from '../ui/input-slot.js';
 import { JobSection } from './job-section.js';
 import { renderContaminationResults } from './contamination-results.js';
 import { parseSettings } from './contamination-settings.js';
+import { LadderSettings } from './ladder-settings.js';
 
 const { OP } = P;
 const SETTINGS_KEY = 'evalsieve.settings.v1'; // localStorage holds only the settings checkboxes
@@ -28,7 +29,7 @@ export class ContaminationSection extends JobSection {
       cancel: $('#cancel'),
       error: $('#error'),
       progress: { root: $('#progress'), bar: $('#progress-bar'), text: $('#progress-text') },
-      progressOptions: { stages: { train: 'Training pass', eval: 'Eval pass' }, speedUnit: 'bytes' },
+      progressOptions: { stages: { train: 'Training pass', eval: 'Eval pass', embed: 'Semantic rung, embedding' }, speedUnit: 'bytes', useWorkerEta: true },
     });
     this.ui = {
       results: $('#results'),
@@ -42,6 +43,7 @@ export class ContaminationSection extends JobSection {
       fields: $(`#${role}-fields`),
       picker: { type: 'checkbox', idPrefix: `${role}-field`, legend: LEGEND[role], failure: { legend: 'Fields', text: 'could not read this file' }, onChange: () => this.updateRunButton() },
     }, (file) => this.selectFile(role, file, null))]));
+    this.ladder = new LadderSettings($('#ladder-settings'));
     this.#loadSettings();
     this.ui.boilerplate.addEventListener('change', () => this.#saveSettings());
     this.#loadExample();
@@ -110,6 +112,7 @@ export class ContaminationSection extends JobSection {
     let settings;
     try {
       settings = parseSettings({ n: this.ui.n.value, threshold: this.ui.threshold.value, boilerplate: this.ui.boilerplate.checked }, this.constants);
+      settings = { ...settings, ...this.ladder.value() };
     } catch (e) {
       this.errors.show(e);
       return;
@@ -123,15 +126,17 @@ export class ContaminationSection extends JobSection {
     };
     const label = train.label === 'example' && ev.label === 'example' ? 'example' : (train.label || ev.label ? 'example + your file' : 'your files');
     this.ui.results.hidden = true;
+    this.ladder.begin();
     return this.runJob({
       op: OP.CONTAMINATION,
       args,
       files: { eval: ev.file, train: train.file },
       label,
-      summary: `eval ${ev.file.name} [${args.eval.fields.join(', ')}], training ${train.file.name} [${args.train.fields.join(', ')}]; N ${settings.n ?? 'auto'}, boilerplate ${settings.boilerplate ? 'on' : 'off'}, threshold ${settings.threshold ?? 'any overlap'}`,
+      summary: `eval ${ev.file.name} [${args.eval.fields.join(', ')}], training ${train.file.name} [${args.train.fields.join(', ')}]; N ${settings.n ?? 'auto'}, boilerplate ${settings.boilerplate ? 'on' : 'off'}, threshold ${settings.threshold ?? 'any overlap'}; ${this.ladder.describe(settings)}`,
       onLog: (m) => {
         this.log.add(m.message);
         if (m.data && m.data.kind === 'n_chosen') this.#showAutoN(m.data, settings.n);
+        this.ladder.onLog(m.data);
       },
       onResult: (data) => {
         renderContaminationResults(data, args, label);

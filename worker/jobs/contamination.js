@@ -9,10 +9,15 @@ import { assetsFrom } from '../assets.js';
 import { SETTINGS } from '../settings.js';
 import { createScanQueue, startPrefilter } from '../prefilter-client.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
+import { ensureEncoder } from '../embed/load.js';
+import { semanticRung } from './semantic.js';
 
 /**
  * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
- * threshold?}; files: {eval, train}. Bad settings are refused by cont.start, before any pass.
+ * threshold?, semantic? (null: the rung is off; {window_words?, candidates?, threshold?}),
+ * exclude_rungs? (null: every rung that ran)}; files: {eval, train}. Bad settings are refused
+ * by cont.start, before any pass. With the semantic rung on, the training pass reads every
+ * record (no prefilter: cont.prefilter_spec is null) and jobs/semantic.js runs before finish.
  * @type {import('../dispatch.js').Op}
  * @returns {Promise<import('../protocol.js').ContaminationResult>}
  */
@@ -25,9 +30,13 @@ export async function contamination(ctx, args, files) {
     n: args.n ?? null,
     boilerplate: args.boilerplate ?? true,
     threshold: args.threshold ?? null,
+    semantic: args.semantic ?? null,
+    exclude_rungs: args.exclude_rungs ?? null,
   };
   const { handle } = bridge(OP.CONT_START, startArgs);
   const t0 = performance.now();
+  const encoderP = startArgs.semantic ? ensureEncoder(ctx) : null; // loads during the passes
+  encoderP?.catch(() => {});
   try {
     ctx.log(`eval pass: reading ${evalFile.name}`);
     const evalInput = await readWithProgress(ctx, 'eval', evalFile, (text) => bridge(OP.CONT_FEED_EVAL, { handle }, text));
@@ -48,8 +57,9 @@ export async function contamination(ctx, args, files) {
     });
     ctx.throwIfCancelled();
 
+    const sem = encoderP ? await semanticRung(ctx, handle, encoderP) : null;
     /** @type {import('../protocol.js').Environment} */
-    const environment = { assets_from: assetsFrom() };
+    const environment = { ...sem?.environment, assets_from: assetsFrom() };
     const summary = bridge(OP.CONT_FINISH, {
       handle,
       inputs: {
@@ -57,7 +67,7 @@ export async function contamination(ctx, args, files) {
         train: { sha256: trainInput.sha256, bytes: trainInput.bytes },
       },
       utc: utcNow(),
-      assets: getRuntime().assets,
+      assets: { ...getRuntime().assets, ...sem?.assets },
       environment,
     });
     const exports = bridge(OP.CONT_EXPORTS, { handle }); // every export, each built once
@@ -72,7 +82,7 @@ export async function contamination(ctx, args, files) {
         eval: { name: evalFile.name, sha256: evalInput.sha256, bytes: evalInput.bytes, gzip: evalInput.gzip },
         train: { name: trainFile.name, sha256: trainInput.sha256, bytes: trainInput.bytes, gzip: trainInput.gzip },
       },
-      timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps },
+      timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps, ...(sem && { semantic_seconds: sem.seconds }) },
       environment,
     };
   } finally {
