@@ -94,7 +94,8 @@ export const STAGE = Object.freeze({ EVAL: 'eval', TRAIN: 'train', READ: 'read',
  * @typedef {{kind: 'para_rows', rows: number, rows_empty: number}} ParaRowsLog
  * @typedef {{kind: 'estimate', seconds: number, rows_per_s_first_batch: number}} EstimateLog
  * @typedef {{kind: 'provider', provider: 'wasm' | 'webgpu', reason: string, adapter: string | null, sample_rows: number, min_cosine: number | null}} ProviderLog  embed/provider.js's choice
- * @typedef {InspectedLog | QueuedLog | NChosenLog | PrefilterLog | TrainDoneLog | ParaRowsLog | EstimateLog | ProviderLog} LogData
+ * @typedef {{kind: 'semantic', windows: number, windows_embedded: number, window_words: number, eval_rows: number, texts: number, pairs: number}} SemanticLog  the semantic rung's candidate stage: what will be embedded (the `estimate` follows after the first batch)
+ * @typedef {InspectedLog | QueuedLog | NChosenLog | PrefilterLog | TrainDoneLog | ParaRowsLog | EstimateLog | ProviderLog | SemanticLog} LogData
  */
 export const LOG_KIND = Object.freeze({
   INSPECTED: 'inspected',
@@ -105,6 +106,7 @@ export const LOG_KIND = Object.freeze({
   PARA_ROWS: 'para_rows',
   ESTIMATE: 'estimate',
   PROVIDER: 'provider',
+  SEMANTIC: 'semantic',
 });
 
 // --- results (ResultMsg.data by op) -----------------------------------------------------
@@ -112,13 +114,17 @@ export const LOG_KIND = Object.freeze({
  * @typedef {{name: string, mime: string, text: string}} Export
  * @typedef {{name: string, sha256: string | null, bytes: number, gzip: boolean, format?: string}} InputInfo
  * @typedef {{eval_row: number, status: 'contaminated', containment: number, containment_text: string, ngrams_matched: number, ngrams_total: number, training_record: number, shared_passage: string, training_excerpt: string, eval_text: string}} ContaminatedRow
- * @typedef {{rows: ContaminatedRow[], rows_total: number, histogram: {bin_width: number, counts: number[]}, score_figures?: Record<string, any>[], score_settings?: Record<string, any>}} ContaminationView
+ * @typedef {{rows: ContaminatedRow[], rows_total: number, histogram: {bin_width: number, counts: number[]}, score_figures?: Record<string, any>[], score_settings?: Record<string, any>, ladder: LadderView}} ContaminationView
  *   rows: the contaminated rows in report order, at most 2000; histogram: containment of the
  *   scored rows in tenths (the overlap report's bins); with a scores file, score_figures (per
- *   metric) and score_settings (bridge cont.scores / cont.view)
+ *   metric) and score_settings (bridge cont.scores / cont.view); ladder: py/evalsieve/ladder.py
+ * @typedef {'exact' | 'ngram' | 'semantic'} Rung
+ * @typedef {{eval_row: number, rung: Rung, leaves_clean: boolean, containment_text: string, training_record: number | '', semantic_score: string, semantic_cosine: string, semantic_training_record: number | '', training_window: string}} LadderRow
+ * @typedef {{rungs: Rung[], excluded: Rung[], by_rung: Record<Rung, number | null>, clean_at_these_rungs: number, rows: LadderRow[], rows_total: number, semantic: {figures: Record<string, any>, threshold: number, candidates: number, rule: string, quality_note: string} | null}} LadderView
+ * @typedef {{eval_texts: string[], window_texts: string[], pairs: [number, number][], figures: {window_words: number, window_how: string, windows: number, windows_sharing_a_key_term: number, windows_embedded: number, pairs_verified: number, idf_background: string}}} SemanticRequest  bridge cont.semantic_request
  * @typedef {'cache' | 'network' | 'cache+network'} AssetsFrom  where the worker's checked assets came from (assets.js assetsFrom)
  * @typedef {{assets_from: AssetsFrom, threads?: number, cross_origin_isolated?: boolean, hardware_concurrency?: number, execution_provider?: 'wasm' | 'webgpu', provider_reason?: string}} Environment  how the page ran; the run stamp's `environment`
- * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo, scores?: InputInfo}, timing: {seconds: number, train_mbps: number | null}, environment: Environment}} ContaminationResult
+ * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo, scores?: InputInfo}, timing: {seconds: number, train_mbps: number | null, semantic_seconds?: number}, environment: Environment}} ContaminationResult
  * @typedef {Record<string, any> & {format: string, gzip: boolean, head_complete: boolean, size: number, name: string}} InspectResult
  * @typedef {{handle: number, figures: Record<string, any>, eval_info: {rows: number, rows_empty: number}, input: InputInfo, encoder: {threads: number, isolated: boolean, model_sha256: string}, environment: Environment, timing: Record<string, any>}} ParaphrasesResult
  * @typedef {{figures: Record<string, any>, ms: number}} ParaGroupResult
@@ -181,6 +187,8 @@ export const OP = Object.freeze({
   CONT_VIEW: 'cont.view',
   CONT_SCORES: 'cont.scores', // attach a scores file (whole text) before the eval pass
   PARA_SCORES: 'para.scores', // the same for a paraphrase job
+  CONT_SEMANTIC_REQUEST: 'cont.semantic_request', // the semantic rung: texts and pairs to embed
+  CONT_SEMANTIC_COSINES: 'cont.semantic_cosines', // ... and their cosines back (float32 block)
   PARA_START: 'para.start',
   PARA_FEED_EVAL: 'para.feed_eval',
   PARA_END_EVAL: 'para.end_eval',
@@ -202,7 +210,8 @@ export const BRIDGE_OPS = Object.freeze([
   OP.CONSTANTS, OP.INSPECT, OP.CLOSE,
   OP.CONT_START, OP.CONT_BACKGROUND, OP.CONT_FEED_EVAL, OP.CONT_END_EVAL, OP.CONT_FEED_TRAIN,
   OP.CONT_PREFILTER_SPEC, OP.CONT_FEED_CANDIDATES, OP.CONT_FINISH, OP.CONT_EXPORTS, OP.CONT_VIEW,
-  OP.CONT_SCORES, OP.PARA_SCORES, OP.PARA_START, OP.PARA_EXAMPLE, OP.PARA_FEED_EVAL, OP.PARA_END_EVAL, OP.PARA_SIMILARITY,
+  OP.CONT_SCORES, OP.PARA_SCORES, OP.CONT_SEMANTIC_REQUEST, OP.CONT_SEMANTIC_COSINES,
+  OP.PARA_START, OP.PARA_EXAMPLE, OP.PARA_FEED_EVAL, OP.PARA_END_EVAL, OP.PARA_SIMILARITY,
   OP.PARA_GROUP, OP.PARA_FINISH,
 ]);
 /** @typedef {typeof BRIDGE_OPS[number]} BridgeOp */

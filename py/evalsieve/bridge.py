@@ -22,6 +22,8 @@ from . import constants
 from .contamination import ContaminationConfig, ContaminationJob
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from .errors import EvalsieveError, bad_input
+from .ladder import ladder_view
+from .semantic import SemanticConfig
 from .sample import inspect_head
 from .stamps import InputFile
 
@@ -51,13 +53,37 @@ def _op_inspect(args, text):
                         fmt=args.get("format"))
 
 
+def _semantic_config(sem) -> SemanticConfig | None:
+    """``args.semantic`` of ``cont.start``: null (the rung is off) or ``{window_words?,
+    candidates?, threshold?}`` (missing keys take SemanticConfig's defaults)."""
+    if sem is None or sem is False:
+        return None
+    if not isinstance(sem, dict):
+        raise bad_input(f"semantic = {sem!r}", expected="null, or an object of rung settings")
+    known = ("window_words", "candidates", "threshold")
+    bad = [k for k in sem if k not in known]
+    if bad:
+        raise bad_input(f"unknown semantic setting(s) {', '.join(bad)}",
+                        expected=", ".join(known))
+    kw = {k: sem[k] for k in known if sem.get(k) is not None}
+    for k, v in kw.items():
+        ok = (isinstance(v, (int, float)) if k == "threshold" else isinstance(v, int))
+        if isinstance(v, bool) or not ok:
+            raise bad_input(f"semantic {k} = {v!r}",
+                            expected="a number" if k == "threshold" else "a whole number")
+    return SemanticConfig(**kw)
+
+
 def _op_cont_start(args, text):
     ev, tr = args["eval"], args["train"]
     thr = args.get("threshold")
+    ex = args.get("exclude_rungs")
     cfg = ContaminationConfig(tuple(ev["fields"]), tuple(tr["fields"]), args.get("n"),
                               bool(args.get("boilerplate", True)),
                               None if thr in (None, "", "any") else float(thr),
-                              args.get("clean") or "scored")
+                              args.get("clean") or "scored",
+                              _semantic_config(args.get("semantic")),
+                              None if ex is None else tuple(ex))
     job = ContaminationJob(cfg, ev["name"], ev["format"], tr["name"], tr["format"])
     h = _next[0]
     _next[0] += 1
@@ -128,7 +154,7 @@ def _op_cont_exports(args, text):
 
 def _op_cont_view(args, text):
     job = _job(args)
-    v = job.view()
+    v = {**job.view(), "ladder": ladder_view(job)}
     if job.score_run is not None:      # the score impact, every metric (after cont.finish)
         v["score_figures"] = job.score_run.figures
         v["score_settings"] = _score_settings(job.score_run)
@@ -166,6 +192,39 @@ def _op_cont_scores(args, text):
 
 def _op_para_scores(args, text):
     return _set_scores(_job(args), args, text)
+
+
+def _op_cont_semantic_request(args, text):
+    """Close the training pass; what the worker embeds: ``{eval_texts, window_texts, pairs,
+    figures}`` (ContaminationJob.semantic_request plus the candidate stage's figures)."""
+    job: ContaminationJob = _job(args)
+    req = job.semantic_request()
+    return {**req, "figures": job.semantic.figures()}
+
+
+def unpack_float32(data: bytes, count: int, what: str) -> list[float]:
+    """``count`` little-endian float32 values from the worker's block.
+
+    Raises:
+        EvalsieveError(internal): the block's size is not 4 × count bytes.
+    """
+    if len(data) != 4 * count:
+        raise EvalsieveError("internal", f"{what} block of {len(data)} bytes, "
+                             f"expected {4 * count}")
+    a = array("f")
+    a.frombytes(data)
+    if sys.byteorder != "little":  # pragma: no cover
+        a.byteswap()
+    return a.tolist()
+
+
+def _op_cont_semantic_cosines(args, text, data=None):
+    """The cosine of every requested pair (data: float32[pairs], little-endian, in the
+    request's order); runs the verifier. Returns ``{pairs, rows_caught}``."""
+    job: ContaminationJob = _job(args)
+    cos = unpack_float32(bytes(data or b""), int(args["pairs"]), "cosine")
+    job.set_semantic_cosines(cos)
+    return {"pairs": len(cos), "rows_caught": sum(1 for m in job.semantic.matches if m.caught)}
 
 
 def _op_constants(args, text):
@@ -292,6 +351,8 @@ OPS = {
     "cont.exports": _op_cont_exports,
     "cont.view": _op_cont_view,
     "cont.scores": _op_cont_scores,
+    "cont.semantic_request": _op_cont_semantic_request,
+    "cont.semantic_cosines": _op_cont_semantic_cosines,
     "para.start": _op_para_start,
     "para.example": _op_para_example,
     "para.scores": _op_para_scores,
@@ -303,7 +364,7 @@ OPS = {
     "close": _op_close,
 }
 
-_WITH_DATA = {"para.similarity"}
+_WITH_DATA = {"para.similarity", "cont.semantic_cosines"}
 
 
 def call(op: str, args_json: str = "{}", text: str | None = None, data=None) -> str:

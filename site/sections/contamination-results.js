@@ -5,6 +5,7 @@
 
 import { $, el, definitionRows, downloadText } from '../lib/dom.js';
 import { fmtBytes, fmtInt } from '../lib/format.js';
+import { renderLadder } from './ladder-results.js';
 
 // The columns a person reads (fields of view.rows; containment as the CSV prints it); the CSV
 // download has every column.
@@ -48,6 +49,7 @@ export function renderContaminationResults(data, args, label) {
   }));
 
   renderTable($('#contaminated'), data.view);
+  renderLadder($('#ladder'), data.view.ladder);
 }
 
 /** view: {rows: [{eval_row, containment_text, ...}] (at most Python's limit), rows_total}. */

@@ -11,6 +11,7 @@ import { renderContaminationResults } from './contamination-results.js';
 import { parseSettings } from './contamination-settings.js';
 import { ScoresInput } from './scores-input.js';
 import { renderScoreImpact } from './scores-results.js';
+import { LadderSettings } from './ladder-settings.js';
 
 const { OP } = P;
 const SETTINGS_KEY = 'evalsieve.settings.v1'; // localStorage holds only the settings checkboxes
@@ -30,7 +31,7 @@ export class ContaminationSection extends JobSection {
       cancel: $('#cancel'),
       error: $('#error'),
       progress: { root: $('#progress'), bar: $('#progress-bar'), text: $('#progress-text') },
-      progressOptions: { stages: { train: 'Training pass', eval: 'Eval pass' }, speedUnit: 'bytes' },
+      progressOptions: { stages: { train: 'Training pass', eval: 'Eval pass', embed: 'Semantic rung, embedding' }, speedUnit: 'bytes', useWorkerEta: true },
     });
     this.ui = {
       results: $('#results'),
@@ -45,6 +46,7 @@ export class ContaminationSection extends JobSection {
       picker: { type: 'checkbox', idPrefix: `${role}-field`, legend: LEGEND[role], failure: { legend: 'Fields', text: 'could not read this file' }, onChange: () => this.updateRunButton() },
     }, (file) => this.selectFile(role, file, null))]));
     this.scores = new ScoresInput({ host: $('#scores-side'), prefix: '', client: services.client, onError: (e) => this.errors.show(e), onLog: (t) => this.log.add(t) });
+    this.ladder = new LadderSettings($('#ladder-settings'));
     this.#loadSettings();
     this.ui.boilerplate.addEventListener('change', () => this.#saveSettings());
     this.#loadExample();
@@ -116,6 +118,7 @@ export class ContaminationSection extends JobSection {
     try {
       scores = this.scores.request(); // null without a scores file
       settings = parseSettings({ n: this.ui.n.value, threshold: this.ui.threshold.value, boilerplate: this.ui.boilerplate.checked }, this.constants);
+      settings = { ...settings, ...this.ladder.value() };
     } catch (e) {
       this.errors.show(e);
       return;
@@ -130,15 +133,17 @@ export class ContaminationSection extends JobSection {
     };
     const label = train.label === 'example' && ev.label === 'example' ? 'example' : (train.label || ev.label ? 'example + your file' : 'your files');
     this.ui.results.hidden = true;
+    this.ladder.begin();
     return this.runJob({
       op: OP.CONTAMINATION,
       args,
       files: { eval: ev.file, train: train.file, ...(scores ? { scores: scores.file } : {}) },
       label,
-      summary: `eval ${ev.file.name} [${args.eval.fields.join(', ')}], training ${train.file.name} [${args.train.fields.join(', ')}]; N ${settings.n ?? 'auto'}, boilerplate ${settings.boilerplate ? 'on' : 'off'}, threshold ${settings.threshold ?? 'any overlap'}${scores ? `; scores ${scores.file.name}` : ''}`,
+      summary: `eval ${ev.file.name} [${args.eval.fields.join(', ')}], training ${train.file.name} [${args.train.fields.join(', ')}]; N ${settings.n ?? 'auto'}, boilerplate ${settings.boilerplate ? 'on' : 'off'}, threshold ${settings.threshold ?? 'any overlap'}; ${this.ladder.describe(settings)}${scores ? `; scores ${scores.file.name}` : ''}`,
       onLog: (m) => {
         this.log.add(m.message);
         if (m.data && m.data.kind === 'n_chosen') this.#showAutoN(m.data, settings.n);
+        this.ladder.onLog(m.data);
       },
       onResult: (data) => {
         renderContaminationResults(data, args, label);

@@ -10,11 +10,16 @@ import { SETTINGS } from '../settings.js';
 import { createScanQueue, startPrefilter } from '../prefilter-client.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
 import { readScores, scoresLogText } from './scores.js';
+import { ensureEncoder } from '../embed/load.js';
+import { semanticRung } from './semantic.js';
 
 /**
  * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
- * threshold?, scores?}; files: {eval, train, scores?}. Bad settings are refused by cont.start,
- * before any pass; a scores file (jobs/scores.js) is attached by cont.scores before the eval pass.
+ * threshold?, scores?, semantic? (null: the rung is off; {window_words?, candidates?, threshold?}),
+ * exclude_rungs? (null: every rung that ran)}; files: {eval, train, scores?}. Bad settings are
+ * refused by cont.start, before any pass; a scores file (jobs/scores.js) is attached by
+ * cont.scores before the eval pass. With the semantic rung on, the training pass reads every
+ * record (no prefilter: cont.prefilter_spec is null) and jobs/semantic.js runs before finish.
  * @type {import('../dispatch.js').Op}
  * @returns {Promise<import('../protocol.js').ContaminationResult>}
  */
@@ -27,9 +32,13 @@ export async function contamination(ctx, args, files) {
     n: args.n ?? null,
     boilerplate: args.boilerplate ?? true,
     threshold: args.threshold ?? null,
+    semantic: args.semantic ?? null,
+    exclude_rungs: args.exclude_rungs ?? null,
   };
   const { handle } = bridge(OP.CONT_START, startArgs);
   const t0 = performance.now();
+  const encoderP = startArgs.semantic ? ensureEncoder(ctx) : null; // loads during the passes
+  encoderP?.catch(() => {});
   try {
     const scores = await readScores(ctx, args, files);
     if (scores) ctx.log(scoresLogText(bridge(OP.CONT_SCORES, { handle, ...scores.args }, scores.text)));
@@ -52,8 +61,9 @@ export async function contamination(ctx, args, files) {
     });
     ctx.throwIfCancelled();
 
+    const sem = encoderP ? await semanticRung(ctx, handle, encoderP) : null;
     /** @type {import('../protocol.js').Environment} */
-    const environment = { assets_from: assetsFrom() };
+    const environment = { ...sem?.environment, assets_from: assetsFrom() };
     const summary = bridge(OP.CONT_FINISH, {
       handle,
       inputs: {
@@ -61,7 +71,7 @@ export async function contamination(ctx, args, files) {
         train: { sha256: trainInput.sha256, bytes: trainInput.bytes },
       },
       utc: utcNow(),
-      assets: getRuntime().assets,
+      assets: { ...getRuntime().assets, ...sem?.assets },
       environment,
     });
     const exports = bridge(OP.CONT_EXPORTS, { handle }); // every export, each built once
@@ -77,7 +87,7 @@ export async function contamination(ctx, args, files) {
         train: { name: trainFile.name, sha256: trainInput.sha256, bytes: trainInput.bytes, gzip: trainInput.gzip },
         ...(scores ? { scores: scores.input } : {}),
       },
-      timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps },
+      timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps, ...(sem && { semantic_seconds: sem.seconds }) },
       environment,
     };
   } finally {
