@@ -9,6 +9,8 @@ import { InputSlot } from '../ui/input-slot.js';
 import { JobSection } from './job-section.js';
 import { renderContaminationResults } from './contamination-results.js';
 import { parseSettings } from './contamination-settings.js';
+import { wireCorpus } from './contamination-corpus.js';
+import { corpusRequest } from './corpus-files.js';
 
 const { OP } = P;
 const SETTINGS_KEY = 'evalsieve.settings.v1'; // localStorage holds only the settings checkboxes
@@ -42,6 +44,7 @@ export class ContaminationSection extends JobSection {
       fields: $(`#${role}-fields`),
       picker: { type: 'checkbox', idPrefix: `${role}-field`, legend: LEGEND[role], failure: { legend: 'Fields', text: 'could not read this file' }, onChange: () => this.updateRunButton() },
     }, (file) => this.selectFile(role, file, null))]));
+    wireCorpus(this, { input: $('#train-file'), folder: document.querySelector('#train-folder') });
     this.#loadSettings();
     this.ui.boilerplate.addEventListener('change', () => this.#saveSettings());
     this.#loadExample();
@@ -108,8 +111,10 @@ export class ContaminationSection extends JobSection {
   run() {
     if (this.runId !== null) return;
     let settings;
+    let corpus;
     try {
       settings = parseSettings({ n: this.ui.n.value, threshold: this.ui.threshold.value, boilerplate: this.ui.boilerplate.checked }, this.constants);
+      corpus = this.slots.train.current.corpus ? corpusRequest(this.slots.train.current.corpus, this.slots.train.picker.chosen()) : null;
     } catch (e) {
       this.errors.show(e);
       return;
@@ -118,7 +123,8 @@ export class ContaminationSection extends JobSection {
     const ev = this.slots.eval.current;
     const args = {
       eval: { name: ev.file.name, format: ev.info.format, fields: this.slots.eval.picker.chosen() },
-      train: { name: train.file.name, format: train.info.format, fields: this.slots.train.picker.chosen() },
+      train: corpus ? corpus.train_files[0] : { name: train.file.name, format: train.info.format, fields: this.slots.train.picker.chosen() },
+      ...(corpus ? { train_files: corpus.train_files } : {}),
       ...settings,
     };
     const label = train.label === 'example' && ev.label === 'example' ? 'example' : (train.label || ev.label ? 'example + your file' : 'your files');
@@ -126,7 +132,7 @@ export class ContaminationSection extends JobSection {
     return this.runJob({
       op: OP.CONTAMINATION,
       args,
-      files: { eval: ev.file, train: train.file },
+      files: { eval: ev.file, train: train.file, ...(corpus ? corpus.files : {}) },
       label,
       summary: `eval ${ev.file.name} [${args.eval.fields.join(', ')}], training ${train.file.name} [${args.train.fields.join(', ')}]; N ${settings.n ?? 'auto'}, boilerplate ${settings.boilerplate ? 'on' : 'off'}, threshold ${settings.threshold ?? 'any overlap'}`,
       onLog: (m) => {
