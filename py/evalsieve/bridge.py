@@ -107,6 +107,11 @@ def _op_cont_feed_train(args, text):
     return {"records": _job(args).feed_train(text or "")}
 
 
+def _op_cont_train_file(args, text):
+    return {"records": _job(args).begin_train_file(int(args["file"]), args["name"],
+                                                   args["format"], list(args["fields"]))}
+
+
 def _op_cont_prefilter_spec(args, text):
     return _job(args).prefilter_spec()
 
@@ -345,6 +350,7 @@ OPS = {
     "cont.feed_eval": _op_cont_feed_eval,
     "cont.end_eval": _op_cont_end_eval,
     "cont.feed_train": _op_cont_feed_train,
+    "cont.train_file": _op_cont_train_file,
     "cont.prefilter_spec": _op_cont_prefilter_spec,
     "cont.feed_candidates": _op_cont_feed_candidates,
     "cont.finish": _op_cont_finish,

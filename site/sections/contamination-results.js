@@ -36,7 +36,9 @@ export function renderContaminationResults(data, args, label) {
     ['eval fields', args.eval.fields.join(', ')],
     ['training fields', args.train.fields.join(', ')],
     ['eval file', `${data.inputs?.eval?.name} · sha256 ${String(data.inputs?.eval?.sha256).slice(0, 12)}…`],
-    ['training file', `${data.inputs?.train?.name} · sha256 ${String(data.inputs?.train?.sha256).slice(0, 12)}…${data.inputs?.train?.gzip ? ' · gzip' : ''}`],
+    data.inputs?.train_files
+      ? ['training files', data.inputs.train_files.map((f) => `${f.name} · sha256 ${String(f.sha256).slice(0, 12)}…${f.gzip ? ' · gzip' : ''}`).join('; ')]
+      : ['training file', `${data.inputs?.train?.name} · sha256 ${String(data.inputs?.train?.sha256).slice(0, 12)}…${data.inputs?.train?.gzip ? ' · gzip' : ''}`],
   ];
   if (data.timing?.train_mbps) settingRows.push(['training scan', `${data.timing.train_mbps.toFixed(1)} MB/s`]);
   $('#run-settings').replaceChildren(...definitionRows(settingRows.map(([k, v]) => [k, String(v)])));

@@ -12,6 +12,8 @@ import { parseSettings } from './contamination-settings.js';
 import { ScoresInput } from './scores-input.js';
 import { renderScoreImpact } from './scores-results.js';
 import { LadderSettings } from './ladder-settings.js';
+import { wireCorpus } from './contamination-corpus.js';
+import { corpusRequest } from './corpus-files.js';
 
 const { OP } = P;
 const SETTINGS_KEY = 'evalsieve.settings.v1'; // localStorage holds only the settings checkboxes
@@ -47,6 +49,7 @@ export class ContaminationSection extends JobSection {
     }, (file) => this.selectFile(role, file, null))]));
     this.scores = new ScoresInput({ host: $('#scores-side'), prefix: '', client: services.client, onError: (e) => this.errors.show(e), onLog: (t) => this.log.add(t) });
     this.ladder = new LadderSettings($('#ladder-settings'));
+    wireCorpus(this, { input: $('#train-file'), folder: document.querySelector('#train-folder') });
     this.#loadSettings();
     this.ui.boilerplate.addEventListener('change', () => this.#saveSettings());
     this.#loadExample();
@@ -115,10 +118,12 @@ export class ContaminationSection extends JobSection {
     if (this.runId !== null) return;
     let settings;
     let scores;
+    let corpus;
     try {
       scores = this.scores.request(); // null without a scores file
       settings = parseSettings({ n: this.ui.n.value, threshold: this.ui.threshold.value, boilerplate: this.ui.boilerplate.checked }, this.constants);
       settings = { ...settings, ...this.ladder.value() };
+      corpus = this.slots.train.current.corpus ? corpusRequest(this.slots.train.current.corpus, this.slots.train.picker.chosen()) : null;
     } catch (e) {
       this.errors.show(e);
       return;
@@ -127,7 +132,8 @@ export class ContaminationSection extends JobSection {
     const ev = this.slots.eval.current;
     const args = {
       eval: { name: ev.file.name, format: ev.info.format, fields: this.slots.eval.picker.chosen() },
-      train: { name: train.file.name, format: train.info.format, fields: this.slots.train.picker.chosen() },
+      train: corpus ? corpus.train_files[0] : { name: train.file.name, format: train.info.format, fields: this.slots.train.picker.chosen() },
+      ...(corpus ? { train_files: corpus.train_files } : {}),
       ...settings,
       ...(scores ? { scores: scores.args } : {}),
     };
@@ -137,7 +143,7 @@ export class ContaminationSection extends JobSection {
     return this.runJob({
       op: OP.CONTAMINATION,
       args,
-      files: { eval: ev.file, train: train.file, ...(scores ? { scores: scores.file } : {}) },
+      files: { eval: ev.file, train: train.file, ...(corpus ? corpus.files : {}), ...(scores ? { scores: scores.file } : {}) },
       label,
       summary: `eval ${ev.file.name} [${args.eval.fields.join(', ')}], training ${train.file.name} [${args.train.fields.join(', ')}]; N ${settings.n ?? 'auto'}, boilerplate ${settings.boilerplate ? 'on' : 'off'}, threshold ${settings.threshold ?? 'any overlap'}; ${this.ladder.describe(settings)}${scores ? `; scores ${scores.file.name}` : ''}`,
       onLog: (m) => {

@@ -12,20 +12,24 @@ import { readWithProgress, requireFile, utcNow } from './common.js';
 import { readScores, scoresLogText } from './scores.js';
 import { ensureEncoder } from '../embed/load.js';
 import { semanticRung } from './semantic.js';
+import { corpusEntries, corpusPass, finishTrainInputs } from './contamination-corpus.js';
 
 /**
  * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
- * threshold?, scores?, semantic? (null: the rung is off; {window_words?, candidates?, threshold?}),
- * exclude_rungs? (null: every rung that ran)}; files: {eval, train, scores?}. Bad settings are
- * refused by cont.start, before any pass; a scores file (jobs/scores.js) is attached by
- * cont.scores before the eval pass. With the semantic rung on, the training pass reads every
- * record (no prefilter: cont.prefilter_spec is null) and jobs/semantic.js runs before finish.
+ * threshold?, train_files?, scores?, semantic? (null: the rung is off; {window_words?,
+ * candidates?, threshold?}), exclude_rungs? (null: every rung that ran)}; files: {eval, train,
+ * 'train.1', ..., scores?}: a corpus of several training files when train_files is given
+ * (contamination-corpus.js). Bad settings are refused by cont.start, before any pass; a scores
+ * file (jobs/scores.js) is attached by cont.scores before the eval pass. With the semantic rung
+ * on, the training pass reads every record (no prefilter: cont.prefilter_spec is null) and
+ * jobs/semantic.js runs before finish.
  * @type {import('../dispatch.js').Op}
  * @returns {Promise<import('../protocol.js').ContaminationResult>}
  */
 export async function contamination(ctx, args, files) {
   const evalFile = requireFile(files, 'eval');
   const trainFile = requireFile(files, 'train');
+  const corpus = corpusEntries(args, files);
   const startArgs = {
     eval: { ...args.eval, name: (args.eval && args.eval.name) || evalFile.name },
     train: { ...args.train, name: (args.train && args.train.name) || trainFile.name },
@@ -54,7 +58,7 @@ export async function contamination(ctx, args, files) {
     ctx.throwIfCancelled();
 
     ctx.log(`training pass: reading ${trainFile.name}${trainFile.size ? ` (${(trainFile.size / 1e6).toFixed(1)} MB)` : ''}`);
-    const { input: trainInput, records } = await trainingPass(ctx, handle, trainFile);
+    const { input: trainInput, records, files: trainInputs } = await corpusPass(ctx, handle, corpus, trainingPass);
     const mbps = trainInput.seconds > 0 ? trainInput.bytes / 1e6 / trainInput.seconds : null;
     ctx.log(`training pass done: ${records} records, ${trainInput.bytes} bytes${trainInput.gzip ? ' (gzip)' : ''}${mbps ? `, ${mbps.toFixed(1)} MB/s` : ''}`, {
       kind: 'train_done', records, bytes: trainInput.bytes, mbps,
@@ -68,7 +72,7 @@ export async function contamination(ctx, args, files) {
       handle,
       inputs: {
         eval: { sha256: evalInput.sha256, bytes: evalInput.bytes },
-        train: { sha256: trainInput.sha256, bytes: trainInput.bytes },
+        train: finishTrainInputs(trainInputs),
       },
       utc: utcNow(),
       assets: { ...getRuntime().assets, ...sem?.assets },
@@ -84,7 +88,8 @@ export async function contamination(ctx, args, files) {
       view,
       inputs: {
         eval: { name: evalFile.name, sha256: evalInput.sha256, bytes: evalInput.bytes, gzip: evalInput.gzip },
-        train: { name: trainFile.name, sha256: trainInput.sha256, bytes: trainInput.bytes, gzip: trainInput.gzip },
+        train: { name: corpus.length > 1 ? `${corpus.length} files` : trainFile.name, sha256: trainInput.sha256, bytes: trainInput.bytes, gzip: trainInput.gzip },
+        ...(corpus.length > 1 ? { train_files: trainInputs.map((f) => ({ name: f.name, sha256: f.sha256, bytes: f.bytes, gzip: f.gzip, format: f.format })) } : {}),
         ...(scores ? { scores: scores.input } : {}),
       },
       timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps, ...(sem && { semantic_seconds: sem.seconds }) },
