@@ -21,8 +21,8 @@
 //
 // Op names: one scheme for the page's requests and the Python bridge (py/evalsieve/bridge.py
 // OPS): `inspect`, `constants`, `close`, and `<job>.<step>` with job `cont` (contamination),
-// `para` (paraphrases) or `bench` (benchmarks). RUN_OPS are what a `run` may ask for;
-// BRIDGE_OPS are what the worker asks Python (tests/js/test_contract.py holds both to the code).
+// `para` (paraphrases) or `bench` (benchmarks). RUN_OPS: what a `run` may ask for; BRIDGE_OPS:
+// what the worker asks Python (tests/js/test_node.py and contract.test.mjs hold both to the code).
 
 import { ERR, ERROR_CODES, ProtocolError, toErrorObject } from './errors.js';
 
@@ -30,7 +30,6 @@ export { ERR, ProtocolError, toErrorObject };
 
 /** @typedef {string | number} Id  a request id: a non-empty string or an integer */
 /** @typedef {import('./errors.js').ErrCode} ErrCode */
-
 /** @typedef {import('./errors.js').ErrorObject} ErrorObject */
 
 /**
@@ -196,7 +195,6 @@ export const OP = Object.freeze({
   PARA_SIMILARITY: 'para.similarity',
   PARA_FINISH: 'para.finish',
 });
-
 /** @typedef {typeof OP[keyof typeof OP]} OpName */
 
 /** What a `run` message may ask the worker for. */
@@ -216,7 +214,6 @@ export const BRIDGE_OPS = Object.freeze([
   OP.PARA_GROUP, OP.PARA_FINISH,
 ]);
 /** @typedef {typeof BRIDGE_OPS[number]} BridgeOp */
-
 /** The long jobs: they run one at a time, in the order asked (worker/dispatch.js). */
 export const QUEUED_OPS = Object.freeze([OP.CONTAMINATION, OP.PARAPHRASES, OP.EMBED, OP.READ]);
 
