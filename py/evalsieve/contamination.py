@@ -554,8 +554,10 @@ class ContaminationJob:
         status = {r.eval_row: ("contaminated" if self._excluded(i) else
                                "clean" if r.status == "contaminated" else r.status)
                   for i, r in enumerate(self.scores)}
-        run.figures = contamination_impact(run.table, run.join,
-                                           [status[i] for i in range(1, len(self._eval_raw) + 1)])
+        rung = {r.eval_row: self.rung[i] for i, r in enumerate(self.scores)}
+        rows = range(1, len(self._eval_raw) + 1)
+        run.figures = contamination_impact(run.table, run.join, [status[i] for i in rows],
+                                           [rung[i] for i in rows], self.config.rungs)
         self.summary["score_impact"] = contamination_summary(run.figures[0])
         if len(run.figures) > 1:
             self.summary["score_impact_more"] = [contamination_summary(f)

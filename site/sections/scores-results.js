@@ -70,6 +70,9 @@ function contaminationBlock(f) {
   const d = f.difference_contaminated_minus_clean;
   const c = f.difference_clean_minus_all;
   const rows = subsets.map(([k, label]) => [k, label, fmtInt(f[k].n), num(f[k].mean), ci(f[k].ci95), METHOD[f[k].method] ?? f[k].method]);
+  for (const [rung, s] of Object.entries(f.contaminated_by_rung ?? {})) {
+    rows.push([`contaminated_rung_${rung}`, `  of which caught first by rung ${rung}`, fmtInt(s.n), num(s.mean), ci(s.ci95), METHOD[s.method] ?? s.method]);
+  }
   rows.push(['difference_contaminated_minus_clean', 'contaminated − clean', '', num(d.estimate), ci(d.ci95), 'MOVER (disjoint sets)']);
   rows.push(['difference_clean_minus_all', 'clean − all', '', num(c.estimate), ci(c.ci95), 'MOVER on the subset means (all = their weighted mean)']);
   const points = subsets.map(([k, label]) => ({ key: k, label: `${label} (n=${f[k].n})`, mean: f[k].mean, ci: f[k].ci95 }));
