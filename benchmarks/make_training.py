@@ -16,7 +16,8 @@ import os
 import random
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = os.path.join(HERE, "..", "..", "shared", "data")
+SHARED = os.path.join(os.environ.get("EVALSIEVE_SHARED", os.path.join(HERE, "..", "..", "shared")),
+                      "data")  # EVALSIEVE_SHARED as in bench_contamination.py
 
 
 def sentences() -> list[str]:

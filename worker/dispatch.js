@@ -91,7 +91,7 @@ const JOB_LABEL = {
  * error {id} (never an unhandled rejection).
  *
  * @param {object} o
- * @param {Partial<Record<P.RunOp, Op>>} o.ops  the op table (tests/js/test_contract.py: every RUN_OPS, nothing else)
+ * @param {Partial<Record<P.RunOp, Op>>} o.ops  the op table (tests/js/test_node.py: every RUN_OPS, nothing else)
  * @param {() => Promise<unknown>} o.boot  boots the runtime; a failure is the boot's to report (fatal)
  * @param {(msg: P.OutMessage) => void} o.post
  * @param {number} [o.progressIntervalMs]

@@ -2,39 +2,14 @@
 // Reading dropped files in the worker: File.stream() only (never file.text() or
 // arrayBuffer() of the whole file), gzip by magic bytes, strict UTF-8, line-aligned
 // text chunks, and a streaming sha256 + byte count of the raw bytes as they were given.
+// The first-byte checks (gzip, Python's binary-magic table) are magic.js's.
 
 import { ERR, ProtocolError } from './protocol.js';
+import { binaryKind, isGzip } from './magic.js';
 
-const GZIP_MAGIC = [0x1f, 0x8b];
+export { binaryKind, isGzip, setBinaryMagic } from './magic.js';
+
 let sha256Factory = null;
-
-// Files that are not text, by their first bytes after gunzip. The table is Python's
-// (py/evalsieve/constants.py BINARY_MAGIC), received in the worker's `ready` constants and
-// handed here by setBinaryMagic before any file is read.
-/** @type {import('./protocol.js').BinaryMagic[] | null} */
-let binaryMagic = null;
-
-/**
- * Give this module the binary-magic table (constants.binary_magic of `ready`).
- * @param {import('./protocol.js').BinaryMagic[]} table
- */
-export function setBinaryMagic(table) {
-  binaryMagic = table;
-}
-
-/**
- * [what, todo] when the first bytes say the file is not text (ZIP, Parquet, UTF-16...), else null.
- * @param {Uint8Array} bytes
- * @returns {[string, string] | null}
- */
-export function binaryKind(bytes) {
-  if (!binaryMagic) throw new ProtocolError(ERR.INTERNAL, 'the binary-magic table is not loaded (setBinaryMagic)');
-  const starts = (/** @type {number[]} */ magic, at = 0) => bytes.length >= at + magic.length && magic.every((b, i) => bytes[at + i] === b);
-  for (const { magic, what, todo, also } of binaryMagic) {
-    if (starts(magic) && (!also || starts(also.magic, also.at))) return [what, todo];
-  }
-  return null;
-}
 
 /**
  * Tell this module how to make a streaming sha256 hasher (hash-wasm's createSHA256).
@@ -47,13 +22,6 @@ export function setSha256Factory(factory) {
 
 /** The hasher factory given to setSha256Factory (null before); worker/parquet.js hashes with it. */
 export const getSha256Factory = () => sha256Factory;
-
-/** True when the first bytes are the gzip magic 1f 8b (the name is not consulted). */
-export async function isGzip(file) {
-  if (file.size < 2) return false;
-  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
-  return head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
-}
 
 function badInput(file, message, extra = {}) {
   return new ProtocolError(ERR.BAD_INPUT, message, { file: file.name, ...extra });

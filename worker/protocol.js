@@ -21,8 +21,8 @@
 //
 // Op names: one scheme for the page's requests and the Python bridge (py/evalsieve/bridge.py
 // OPS): `inspect`, `constants`, `close`, and `<job>.<step>` with job `cont` (contamination),
-// `para` (paraphrases) or `bench` (benchmarks). RUN_OPS are what a `run` may ask for;
-// BRIDGE_OPS are what the worker asks Python (tests/js/test_contract.py holds both to the code).
+// `para` (paraphrases) or `bench` (benchmarks). RUN_OPS: what a `run` may ask for; BRIDGE_OPS:
+// what the worker asks Python (tests/js/test_node.py and contract.test.mjs hold both to the code).
 
 import { ERR, ERROR_CODES, ProtocolError, toErrorObject } from './errors.js';
 
@@ -30,7 +30,6 @@ export { ERR, ProtocolError, toErrorObject };
 
 /** @typedef {string | number} Id  a request id: a non-empty string or an integer */
 /** @typedef {import('./errors.js').ErrCode} ErrCode */
-
 /** @typedef {import('./errors.js').ErrorObject} ErrorObject */
 
 /**
@@ -94,7 +93,8 @@ export const STAGE = Object.freeze({ EVAL: 'eval', TRAIN: 'train', READ: 'read',
  * @typedef {{kind: 'para_rows', rows: number, rows_empty: number}} ParaRowsLog
  * @typedef {{kind: 'estimate', seconds: number, rows_per_s_first_batch: number}} EstimateLog
  * @typedef {{kind: 'provider', provider: 'wasm' | 'webgpu', reason: string, adapter: string | null, sample_rows: number, min_cosine: number | null}} ProviderLog  embed/provider.js's choice
- * @typedef {InspectedLog | QueuedLog | NChosenLog | PrefilterLog | TrainDoneLog | ParaRowsLog | EstimateLog | ProviderLog} LogData
+ * @typedef {{kind: 'semantic', windows: number, windows_embedded: number, window_words: number, eval_rows: number, texts: number, pairs: number}} SemanticLog  the semantic rung's candidate stage: what will be embedded (the `estimate` follows after the first batch)
+ * @typedef {InspectedLog | QueuedLog | NChosenLog | PrefilterLog | TrainDoneLog | ParaRowsLog | EstimateLog | ProviderLog | SemanticLog} LogData
  */
 export const LOG_KIND = Object.freeze({
   INSPECTED: 'inspected',
@@ -105,6 +105,7 @@ export const LOG_KIND = Object.freeze({
   PARA_ROWS: 'para_rows',
   ESTIMATE: 'estimate',
   PROVIDER: 'provider',
+  SEMANTIC: 'semantic',
 });
 
 // --- results (ResultMsg.data by op) -----------------------------------------------------
@@ -112,12 +113,17 @@ export const LOG_KIND = Object.freeze({
  * @typedef {{name: string, mime: string, text: string}} Export
  * @typedef {{name: string, sha256: string | null, bytes: number, gzip: boolean, format?: string}} InputInfo
  * @typedef {{eval_row: number, status: 'contaminated', containment: number, containment_text: string, ngrams_matched: number, ngrams_total: number, training_record: number, shared_passage: string, training_excerpt: string, eval_text: string}} ContaminatedRow
- * @typedef {{rows: ContaminatedRow[], rows_total: number, histogram: {bin_width: number, counts: number[]}}} ContaminationView
+ * @typedef {{rows: ContaminatedRow[], rows_total: number, histogram: {bin_width: number, counts: number[]}, score_figures?: Record<string, any>[], score_settings?: Record<string, any>, ladder: LadderView}} ContaminationView
  *   rows: the contaminated rows in report order, at most 2000; histogram: containment of the
- *   scored rows in tenths (the overlap report's bins)
+ *   scored rows in tenths (the overlap report's bins); with a scores file, score_figures (per
+ *   metric) and score_settings (bridge cont.scores / cont.view); ladder: py/evalsieve/ladder.py
+ * @typedef {'exact' | 'ngram' | 'semantic'} Rung
+ * @typedef {{eval_row: number, rung: Rung, leaves_clean: boolean, containment_text: string, training_record: number | '', semantic_score: string, semantic_cosine: string, semantic_training_record: number | '', training_window: string}} LadderRow
+ * @typedef {{rungs: Rung[], excluded: Rung[], by_rung: Record<Rung, number | null>, clean_at_these_rungs: number, rows: LadderRow[], rows_total: number, semantic: {figures: Record<string, any>, threshold: number, candidates: number, rule: string, quality_note: string} | null}} LadderView
+ * @typedef {{eval_texts: string[], window_texts: string[], pairs: [number, number][], figures: {window_words: number, window_how: string, windows: number, windows_sharing_a_key_term: number, windows_embedded: number, pairs_verified: number, idf_background: string}}} SemanticRequest  bridge cont.semantic_request
  * @typedef {'cache' | 'network' | 'cache+network'} AssetsFrom  where the worker's checked assets came from (assets.js assetsFrom)
  * @typedef {{assets_from: AssetsFrom, threads?: number, cross_origin_isolated?: boolean, hardware_concurrency?: number, execution_provider?: 'wasm' | 'webgpu', provider_reason?: string}} Environment  how the page ran; the run stamp's `environment`
- * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo}, timing: {seconds: number, train_mbps: number | null}, environment: Environment, parquet_kept?: {name: string, rows: number}}} ContaminationResult
+ * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo, train_files?: InputInfo[], scores?: InputInfo}, timing: {seconds: number, train_mbps: number | null, semantic_seconds?: number}, environment: Environment, parquet_kept?: {name: string, rows: number}}} ContaminationResult
  * @typedef {Record<string, any> & {format: string, gzip: boolean, head_complete: boolean, size: number, name: string}} InspectResult
  * @typedef {{handle: number, figures: Record<string, any>, eval_info: {rows: number, rows_empty: number}, input: InputInfo, encoder: {threads: number, isolated: boolean, model_sha256: string}, environment: Environment, timing: Record<string, any>}} ParaphrasesResult
  * @typedef {{figures: Record<string, any>, ms: number}} ParaGroupResult
@@ -174,11 +180,16 @@ export const OP = Object.freeze({
   CONT_FEED_EVAL_VALUES: 'cont.feed_eval_values', // a Parquet row group as JSON records
   CONT_END_EVAL: 'cont.end_eval',
   CONT_FEED_TRAIN: 'cont.feed_train',
+  CONT_TRAIN_FILE: 'cont.train_file',
   CONT_PREFILTER_SPEC: 'cont.prefilter_spec',
   CONT_FEED_CANDIDATES: 'cont.feed_candidates',
   CONT_FINISH: 'cont.finish',
   CONT_EXPORTS: 'cont.exports',
   CONT_VIEW: 'cont.view',
+  CONT_SCORES: 'cont.scores', // attach a scores file (whole text) before the eval pass
+  PARA_SCORES: 'para.scores', // the same for a paraphrase job
+  CONT_SEMANTIC_REQUEST: 'cont.semantic_request', // the semantic rung: texts and pairs to embed
+  CONT_SEMANTIC_COSINES: 'cont.semantic_cosines', // ... and their cosines back (float32 block)
   PARA_START: 'para.start',
   PARA_FEED_EVAL: 'para.feed_eval',
   PARA_FEED_EVAL_VALUES: 'para.feed_eval_values', // a Parquet row group as JSON records
@@ -186,7 +197,6 @@ export const OP = Object.freeze({
   PARA_SIMILARITY: 'para.similarity',
   PARA_FINISH: 'para.finish',
 });
-
 /** @typedef {typeof OP[keyof typeof OP]} OpName */
 
 /** What a `run` message may ask the worker for. */
@@ -200,12 +210,12 @@ export const RUN_OPS = Object.freeze([
 export const BRIDGE_OPS = Object.freeze([
   OP.CONSTANTS, OP.INSPECT, OP.CLOSE,
   OP.CONT_START, OP.CONT_BACKGROUND, OP.CONT_FEED_EVAL, OP.CONT_FEED_EVAL_VALUES, OP.CONT_END_EVAL, OP.CONT_FEED_TRAIN,
-  OP.CONT_PREFILTER_SPEC, OP.CONT_FEED_CANDIDATES, OP.CONT_FINISH, OP.CONT_EXPORTS, OP.CONT_VIEW,
+  OP.CONT_TRAIN_FILE, OP.CONT_PREFILTER_SPEC, OP.CONT_FEED_CANDIDATES, OP.CONT_FINISH, OP.CONT_EXPORTS, OP.CONT_VIEW,
+  OP.CONT_SCORES, OP.PARA_SCORES, OP.CONT_SEMANTIC_REQUEST, OP.CONT_SEMANTIC_COSINES,
   OP.PARA_START, OP.PARA_EXAMPLE, OP.PARA_FEED_EVAL, OP.PARA_FEED_EVAL_VALUES, OP.PARA_END_EVAL, OP.PARA_SIMILARITY,
   OP.PARA_GROUP, OP.PARA_FINISH,
 ]);
 /** @typedef {typeof BRIDGE_OPS[number]} BridgeOp */
-
 /** The long jobs: they run one at a time, in the order asked (worker/dispatch.js). */
 export const QUEUED_OPS = Object.freeze([OP.CONTAMINATION, OP.PARAPHRASES, OP.EMBED, OP.READ]);
 

@@ -23,6 +23,8 @@ from .contamination import ContaminationConfig, ContaminationJob
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from .errors import EvalsieveError, bad_input
 from .exports import write_csv
+from .ladder import ladder_view
+from .semantic import SemanticConfig
 from .sample import describe_values, inspect_head
 from .stamps import InputFile
 
@@ -67,13 +69,37 @@ def _values(text) -> list:
     return values
 
 
+def _semantic_config(sem) -> SemanticConfig | None:
+    """``args.semantic`` of ``cont.start``: null (the rung is off) or ``{window_words?,
+    candidates?, threshold?}`` (missing keys take SemanticConfig's defaults)."""
+    if sem is None or sem is False:
+        return None
+    if not isinstance(sem, dict):
+        raise bad_input(f"semantic = {sem!r}", expected="null, or an object of rung settings")
+    known = ("window_words", "candidates", "threshold")
+    bad = [k for k in sem if k not in known]
+    if bad:
+        raise bad_input(f"unknown semantic setting(s) {', '.join(bad)}",
+                        expected=", ".join(known))
+    kw = {k: sem[k] for k in known if sem.get(k) is not None}
+    for k, v in kw.items():
+        ok = (isinstance(v, (int, float)) if k == "threshold" else isinstance(v, int))
+        if isinstance(v, bool) or not ok:
+            raise bad_input(f"semantic {k} = {v!r}",
+                            expected="a number" if k == "threshold" else "a whole number")
+    return SemanticConfig(**kw)
+
+
 def _op_cont_start(args, text):
     ev, tr = args["eval"], args["train"]
     thr = args.get("threshold")
+    ex = args.get("exclude_rungs")
     cfg = ContaminationConfig(tuple(ev["fields"]), tuple(tr["fields"]), args.get("n"),
                               bool(args.get("boilerplate", True)),
                               None if thr in (None, "", "any") else float(thr),
-                              args.get("clean") or "scored")
+                              args.get("clean") or "scored",
+                              _semantic_config(args.get("semantic")),
+                              None if ex is None else tuple(ex))
     job = ContaminationJob(cfg, ev["name"], ev["format"], tr["name"], tr["format"])
     h = _next[0]
     _next[0] += 1
@@ -99,6 +125,11 @@ def _op_cont_end_eval(args, text):
 
 def _op_cont_feed_train(args, text):
     return {"records": _job(args).feed_train(text or "")}
+
+
+def _op_cont_train_file(args, text):
+    return {"records": _job(args).begin_train_file(int(args["file"]), args["name"],
+                                                   args["format"], list(args["fields"]))}
 
 
 def _op_cont_prefilter_spec(args, text):
@@ -159,7 +190,78 @@ def _op_cont_exports(args, text):
 
 
 def _op_cont_view(args, text):
-    return _job(args).view()
+    job = _job(args)
+    v = {**job.view(), "ladder": ladder_view(job)}
+    if job.score_run is not None:      # the score impact, every metric (after cont.finish)
+        v["score_figures"] = job.score_run.figures
+        v["score_settings"] = _score_settings(job.score_run)
+    return v
+
+
+def _score_settings(run) -> dict:
+    """What the page prints beside the score figures: the stamp's score settings, the
+    scores file, the filters met, the rows of other filters, the score exports' names and,
+    once joined, the join's counts."""
+    t = run.table
+    f = run.file
+    out = {**run.settings(), "file": {"name": f.name, "sha256": f.sha256, "bytes": f.bytes,
+                                      "format": f.format},
+           "filters_seen": list(t.filters_seen), "rows_other_filter": t.rows_other_filter,
+           "rows_read": len(t.keys), "exports": list(constants.SCORE_EXPORTS)}
+    if run.join is not None:
+        out["rows_unmatched"] = len(run.join.unmatched)
+        out["rows_unscored"] = len(run.join.unscored)
+    return out
+
+
+def _set_scores(job, args, text) -> dict:
+    """Read a whole scores file (args: {handle, name, format, sha256, bytes, metrics?, key?,
+    eval_key?, filter?}; text: the file) and attach it to the job (set_scores)."""
+    from .scores import score_run_from_json
+    run = score_run_from_json(args, text or "")
+    job.set_scores(run)
+    return _score_settings(run)
+
+
+def _op_cont_scores(args, text):
+    return _set_scores(_job(args), args, text)
+
+
+def _op_para_scores(args, text):
+    return _set_scores(_job(args), args, text)
+
+
+def _op_cont_semantic_request(args, text):
+    """Close the training pass; what the worker embeds: ``{eval_texts, window_texts, pairs,
+    figures}`` (ContaminationJob.semantic_request plus the candidate stage's figures)."""
+    job: ContaminationJob = _job(args)
+    req = job.semantic_request()
+    return {**req, "figures": job.semantic.figures()}
+
+
+def unpack_float32(data: bytes, count: int, what: str) -> list[float]:
+    """``count`` little-endian float32 values from the worker's block.
+
+    Raises:
+        EvalsieveError(internal): the block's size is not 4 × count bytes.
+    """
+    if len(data) != 4 * count:
+        raise EvalsieveError("internal", f"{what} block of {len(data)} bytes, "
+                             f"expected {4 * count}")
+    a = array("f")
+    a.frombytes(data)
+    if sys.byteorder != "little":  # pragma: no cover
+        a.byteswap()
+    return a.tolist()
+
+
+def _op_cont_semantic_cosines(args, text, data=None):
+    """The cosine of every requested pair (data: float32[pairs], little-endian, in the
+    request's order); runs the verifier. Returns ``{pairs, rows_caught}``."""
+    job: ContaminationJob = _job(args)
+    cos = unpack_float32(bytes(data or b""), int(args["pairs"]), "cosine")
+    job.set_semantic_cosines(cos)
+    return {"pairs": len(cos), "rows_caught": sum(1 for m in job.semantic.matches if m.caught)}
 
 
 def _op_constants(args, text):
@@ -237,11 +339,21 @@ def _op_para_similarity(args, text, data=None):
                                                int(args["pairs"]), bool(args.get("embeddings")))
     job.set_similarity((I, J, C), NN, NNI, int(args.get("truncated", 0)), emb,
                        args.get("model") or {})
-    return job.group(_threshold(args))
+    return _para_figures(job, _threshold(args))
+
+
+def _para_figures(job: ParaphraseJob, threshold: float) -> dict:
+    """The grouping's figures at ``threshold``; with scores also ``score_figures`` (per
+    metric, :meth:`ParaphraseJob.score_figures`) and ``score_settings``."""
+    fig = job.group(threshold)
+    if job.score_run is not None:
+        fig = {**fig, "score_figures": job.score_figures(threshold),
+               "score_settings": _score_settings(job.score_run)}
+    return fig
 
 
 def _op_para_group(args, text):
-    return _job(args).group(_threshold(args))
+    return _para_figures(_job(args), _threshold(args))
 
 
 def _op_para_finish(args, text):
@@ -275,13 +387,18 @@ OPS = {
     "cont.feed_eval_values": _op_cont_feed_eval_values,
     "cont.end_eval": _op_cont_end_eval,
     "cont.feed_train": _op_cont_feed_train,
+    "cont.train_file": _op_cont_train_file,
     "cont.prefilter_spec": _op_cont_prefilter_spec,
     "cont.feed_candidates": _op_cont_feed_candidates,
     "cont.finish": _op_cont_finish,
     "cont.exports": _op_cont_exports,
     "cont.view": _op_cont_view,
+    "cont.scores": _op_cont_scores,
+    "cont.semantic_request": _op_cont_semantic_request,
+    "cont.semantic_cosines": _op_cont_semantic_cosines,
     "para.start": _op_para_start,
     "para.example": _op_para_example,
+    "para.scores": _op_para_scores,
     "para.feed_eval": _op_para_feed_eval,
     "para.feed_eval_values": _op_para_feed_eval_values,
     "para.end_eval": _op_para_end_eval,
@@ -291,7 +408,7 @@ OPS = {
     "close": _op_close,
 }
 
-_WITH_DATA = {"para.similarity"}
+_WITH_DATA = {"para.similarity", "cont.semantic_cosines"}
 
 
 def call(op: str, args_json: str = "{}", text: str | None = None, data=None) -> str:

@@ -219,9 +219,11 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     split = sorted({t.file for t in tasks if not t.whole})
     hashes: dict[int, str] = {}
     stop = threading.Event()
-    hasher = threading.Thread(target=lambda: hashes.update(
-        {i: hash_file(files[i]["path"], stop) for i in split}), daemon=True)
-    hasher.start()
+    hasher = None
+    if split:   # (no thread otherwise: Pyodide, where the CLI's tests also run, has none)
+        hasher = threading.Thread(target=lambda: hashes.update(
+            {i: hash_file(files[i]["path"], stop) for i in split}), daemon=True)
+        hasher.start()
 
     def on_result(res):
         merger.add(res)
@@ -231,7 +233,8 @@ def run_contamination(args, log) -> tuple[dict, dict]:
             run_ray(payload, tasks, args.ray_address, workers, on_result, prog.add)
         else:
             run_local(payload, tasks, workers, on_result, prog.add)
-        hasher.join()
+        if hasher is not None:
+            hasher.join()
     finally:
         stop.set()
         prog.close()

@@ -216,6 +216,8 @@ class ContaminationJob:
         self._records_external = 0
         self.score_run = None  # a scores.ScoreRun (set_scores), for the score impact
         self._records_merged = 0
+        self._train_readers_done = 0  # records of the corpus's earlier files (begin_train_file)
+        self._train_next = 0          # the next begin_train_file index
         self.train_files: list[InputFile] = []
         self._background_texts: list[str] = []
         self.semantic: SemanticScan | None = None
@@ -353,6 +355,47 @@ class ContaminationJob:
         names = self.scan.file_names if self.scan is not None else []
         return [(names[ex[i][0]] if ex[i][0] < len(names) else self.train_name) if i in ex
                 else "" for i in range(len(self._eval_segments))]
+
+    def begin_train_file(self, index: int, name: str, fmt: str, fields: list[str]) -> int:
+        """Start the next training file of a corpus fed through :meth:`feed_train` or
+        :meth:`feed_train_candidates` (the page's several files or folder): the records
+        read so far are scanned as the earlier file's, then :attr:`TrainingScan.file` is
+        ``index`` and each record is numbered from 1 in its own file.
+
+        Args:
+            index: the file's 0-based place in the corpus (files in order, each once).
+            name: its name as the report shows it; fmt: its format (jsonl/csv/tsv/text);
+            fields: the training fields this file has (at least one).
+        Returns:
+            Training records read so far, all files before this one.
+        Raises:
+            EvalsieveError(bad_input): before end_eval, after finish, a file index out of
+            order, or no field.
+        """
+        if self.scan is None or self._train_closed:
+            raise bad_input("no training pass is open", expected="begin_train_file between "
+                            "end_eval and finish")
+        if index != self._train_next or (index == 0 and (
+                self._train_reader.records_read or self._records_external)):
+            raise bad_input(f"training file {index} out of order", file=name,
+                            expected=f"file {self._train_next}, before any record of it")
+        fields_of = FieldExtractor(fmt, list(fields), name)
+        if index:
+            self._scan_records(self._train_reader.finish())
+            if self._batch:   # these records belong to the earlier file
+                self._scan_batch(self._batch)
+                self._batch.clear()
+            self._train_readers_done += max(self._train_reader.records_read,
+                                            self._records_external)
+        self.train_name, self.train_format = name, fmt
+        self._train_reader = RecordReader(fmt, name)
+        self._train_fields = fields_of
+        self._records_external = 0
+        self.scan.file = index
+        if self.semantic is not None:   # its windows name their file too
+            self.semantic.set_file(index, name)
+        self._train_next = index + 1
+        return self._train_readers_done
 
     # -- training pass behind the page's prefilter (worker/prefilter.js) ---------------------
     def prefilter_spec(self) -> dict | None:
@@ -511,8 +554,10 @@ class ContaminationJob:
         status = {r.eval_row: ("contaminated" if self._excluded(i) else
                                "clean" if r.status == "contaminated" else r.status)
                   for i, r in enumerate(self.scores)}
-        run.figures = contamination_impact(run.table, run.join,
-                                           [status[i] for i in range(1, len(self._eval_raw) + 1)])
+        rung = {r.eval_row: self.rung[i] for i, r in enumerate(self.scores)}
+        rows = range(1, len(self._eval_raw) + 1)
+        run.figures = contamination_impact(run.table, run.join, [status[i] for i in rows],
+                                           [rung[i] for i in rows], self.config.rungs)
         self.summary["score_impact"] = contamination_summary(run.figures[0])
         if len(run.figures) > 1:
             self.summary["score_impact_more"] = [contamination_summary(f)
@@ -537,7 +582,7 @@ class ContaminationJob:
             self._scan_batch(self._batch)
             self._batch.clear()
         self.scan.records = max(self._train_reader.records_read, self._records_external) \
-            + self._records_merged
+            + self._records_merged + self._train_readers_done
         self._train_closed = True
 
     def semantic_request(self) -> dict:

@@ -135,6 +135,10 @@ def impact_rows(figures: list[dict]) -> list[list]:
                 continue
             out.append([m, kind, key, s["n"], "", _f6(s["mean"]), _f6(s["ci95"][0]),
                         _f6(s["ci95"][1]), _INTERVAL[s["method"]], _f6(s["se"]), "", "", ""])
+        for rung, s in (f.get("contaminated_by_rung") or {}).items():
+            out.append([m, kind, f"contaminated_rung_{rung}", s["n"], "", _f6(s["mean"]),
+                        _f6(s["ci95"][0]), _f6(s["ci95"][1]), _INTERVAL[s["method"]],
+                        _f6(s["se"]), "", "", ""])
         c = f.get("clustered")
         if c is not None:
             out.append([m, kind, "all_clustered", c["n"], c["clusters"], _f6(c["mean"]),
@@ -233,6 +237,12 @@ def score_impact_section(figures: list[dict], scores_name: str, settings: dict) 
                          _ci(*s["ci95"]), _INTERVAL[s["method"]]))
             if s["n"]:
                 pts.append((f"{label.split(' (')[0]} (n={s['n']})", s["mean"], *s["ci95"]))
+        for rung, s in (f.get("contaminated_by_rung") or {}).items():
+            label = f"contaminated, caught first by rung {rung}"
+            rows.append((label, s["n"], "" if s["mean"] is None else f"{s['mean']:.4f}",
+                         _ci(*s["ci95"]), _INTERVAL[s["method"]]))
+            if s["n"]:
+                pts.append((f"rung {rung} (n={s['n']})", s["mean"], *s["ci95"]))
         for key, label in (("difference_contaminated_minus_clean", "contaminated − clean"),
                            ("difference_clean_minus_all", "clean − all")):
             d = f.get(key)

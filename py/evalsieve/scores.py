@@ -354,17 +354,22 @@ def _public(f: dict) -> dict:
     return {"n": f["n"], "mean": f["mean"], "ci95": list(f["ci95"])}
 
 
-def contamination_impact(table: ScoreTable, join: Join, statuses: list[str]) -> list[dict]:
+def contamination_impact(table: ScoreTable, join: Join, statuses: list[str],
+                         rungs: list[str] | None = None, rungs_run=()) -> list[dict]:
     """Score figures of a contamination run, one dict per metric.
 
     Args:
         table, join: the scores and their join.
         statuses: per eval row (index = row − 1), ``clean``, ``contaminated``, or another
             status (too short / empty / boilerplate only: neither clean nor contaminated).
+        rungs: per eval row, the ladder's first rung that caught it (``exact``, ``ngram``,
+            ``semantic`` or ""), or None; rungs_run: the rungs that ran, in ladder order.
     Returns:
         Per metric: ``{metric, kind, rows_joined, rows_unmatched, rows_unscored,
         all, clean, contaminated, too_short, difference_contaminated_minus_clean,
-        difference_clean_minus_all}``; each subset ``{n, mean, ci95, se, method}``.
+        difference_clean_minus_all}``; each subset ``{n, mean, ci95, se, method}``. With
+        ``rungs``, also ``contaminated_by_rung``: ``{rung: subset}`` for each rung that ran,
+        over the contaminated rows that rung caught first (they partition ``contaminated``).
 
     clean − all over overlapping sets: all = clean ∪ contaminated ∪ too short, so with the
     shares w (of the joined rows) mean_all = w_c·m_c + w_d·m_d + w_s·m_s and
@@ -391,11 +396,17 @@ def contamination_impact(table: ScoreTable, join: Join, statuses: list[str]) -> 
         cma = (mover([(w_d + w_s, f["clean"]), (-w_d, f["contaminated"]),
                       (-w_s, f["too_short"])])
                if f["clean"]["n"] else {"estimate": None, "ci95": [None, None]})
-        out.append({"metric": m, "kind": "binary" if binary else "continuous",
-                    "rows_joined": n, "rows_unmatched": len(join.unmatched),
-                    "rows_unscored": len(join.unscored), "all": f_all, **f,
-                    "difference_contaminated_minus_clean": diff,
-                    "difference_clean_minus_all": cma})
+        fig = {"metric": m, "kind": "binary" if binary else "continuous",
+               "rows_joined": n, "rows_unmatched": len(join.unmatched),
+               "rows_unscored": len(join.unscored), "all": f_all, **f,
+               "difference_contaminated_minus_clean": diff,
+               "difference_clean_minus_all": cma}
+        if rungs is not None:
+            by = {r: [join.rows[x][m] for x in joined
+                      if statuses[x - 1] == "contaminated" and rungs[x - 1] == r]
+                  for r in rungs_run}
+            fig["contaminated_by_rung"] = {r: _fig(v, binary) for r, v in by.items()}
+        out.append(fig)
     return out
 
 

@@ -6,6 +6,7 @@
 import { $, el, definitionRows, downloadText } from '../lib/dom.js';
 import { fmtBytes, fmtInt } from '../lib/format.js';
 import { renderContaminationNotes } from './contamination-notes.js';
+import { renderLadder } from './ladder-results.js';
 
 // The columns a person reads (fields of view.rows; containment as the CSV prints it); the CSV
 // download has every column.
@@ -37,7 +38,9 @@ export function renderContaminationResults(data, args, label) {
     ['eval fields', args.eval.fields.join(', ')],
     ['training fields', args.train.fields.join(', ')],
     ['eval file', `${data.inputs?.eval?.name} · sha256 ${String(data.inputs?.eval?.sha256).slice(0, 12)}…`],
-    ['training file', `${data.inputs?.train?.name} · sha256 ${String(data.inputs?.train?.sha256).slice(0, 12)}…${data.inputs?.train?.gzip ? ' · gzip' : ''}`],
+    data.inputs?.train_files
+      ? ['training files', data.inputs.train_files.map((f) => `${f.name} · sha256 ${String(f.sha256).slice(0, 12)}…${f.gzip ? ' · gzip' : ''}`).join('; ')]
+      : ['training file', `${data.inputs?.train?.name} · sha256 ${String(data.inputs?.train?.sha256).slice(0, 12)}…${data.inputs?.train?.gzip ? ' · gzip' : ''}`],
   ];
   if (data.timing?.train_mbps) settingRows.push(['training scan', `${data.timing.train_mbps.toFixed(1)} MB/s`]);
   $('#run-settings').replaceChildren(...definitionRows(settingRows.map(([k, v]) => [k, String(v)])));
@@ -51,6 +54,7 @@ export function renderContaminationResults(data, args, label) {
 
   renderContaminationNotes(data, args);
   renderTable($('#contaminated'), data.view);
+  renderLadder($('#ladder'), data.view.ladder);
 }
 
 /** view: {rows: [{eval_row, containment_text, ...}] (at most Python's limit), rows_total}. */

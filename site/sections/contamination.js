@@ -9,6 +9,11 @@ import { InputSlot } from '../ui/input-slot.js';
 import { JobSection } from './job-section.js';
 import { renderContaminationResults } from './contamination-results.js';
 import { parseSettings } from './contamination-settings.js';
+import { ScoresInput } from './scores-input.js';
+import { renderScoreImpact } from './scores-results.js';
+import { LadderSettings } from './ladder-settings.js';
+import { wireCorpus } from './contamination-corpus.js';
+import { corpusRequest } from './corpus-files.js';
 
 const { OP } = P;
 const SETTINGS_KEY = 'evalsieve.settings.v1'; // localStorage holds only the settings checkboxes
@@ -28,7 +33,7 @@ export class ContaminationSection extends JobSection {
       cancel: $('#cancel'),
       error: $('#error'),
       progress: { root: $('#progress'), bar: $('#progress-bar'), text: $('#progress-text') },
-      progressOptions: { stages: { train: 'Training pass', eval: 'Eval pass' }, speedUnit: 'bytes' },
+      progressOptions: { stages: { train: 'Training pass', eval: 'Eval pass', embed: 'Semantic rung, embedding' }, speedUnit: 'bytes', useWorkerEta: true },
     });
     this.ui = {
       results: $('#results'),
@@ -43,6 +48,9 @@ export class ContaminationSection extends JobSection {
       fields: $(`#${role}-fields`),
       picker: { type: 'checkbox', idPrefix: `${role}-field`, legend: LEGEND[role], failure: { legend: 'Fields', text: 'could not read this file' }, onChange: () => this.updateRunButton() },
     }, (file) => this.selectFile(role, file, null))]));
+    this.scores = new ScoresInput({ host: $('#scores-side'), prefix: '', client: services.client, onError: (e) => this.errors.show(e), onLog: (t) => this.log.add(t) });
+    this.ladder = new LadderSettings($('#ladder-settings'));
+    wireCorpus(this, { input: $('#train-file'), folder: document.querySelector('#train-folder') });
     this.#loadSettings();
     this.ui.boilerplate.addEventListener('change', () => this.#saveSettings());
     this.#loadExample();
@@ -93,6 +101,7 @@ export class ContaminationSection extends JobSection {
       const { info } = got;
       this.log.add(`${SIDE_TITLE[role]} file ${label ? `(${label}) ` : ''}${file.name}: sniffed ${info.format}${info.gzip ? ' (gzip)' : ''}, ${fmtInt(info.rows_sampled)} rows sampled, ${info.fields.length} fields`);
       slot.picker.render(info, { legend: `${LEGEND[role]} (${info.format})`, checked: (path) => info.default_fields.includes(path) });
+      if (role === 'eval') this.scores.setEvalFields(info);
       this.errors.hide();
       this.updateRunButton();
     }
@@ -109,8 +118,13 @@ export class ContaminationSection extends JobSection {
   run() {
     if (this.runId !== null) return;
     let settings;
+    let scores;
+    let corpus;
     try {
+      scores = this.scores.request(); // null without a scores file
       settings = parseSettings({ n: this.ui.n.value, threshold: this.ui.threshold.value, boilerplate: this.ui.boilerplate.checked, clean: this.ui.clean.value }, this.constants);
+      settings = { ...settings, ...this.ladder.value() };
+      corpus = this.slots.train.current.corpus ? corpusRequest(this.slots.train.current.corpus, this.slots.train.picker.chosen()) : null;
     } catch (e) {
       this.errors.show(e);
       return;
@@ -119,23 +133,30 @@ export class ContaminationSection extends JobSection {
     const ev = this.slots.eval.current;
     const args = {
       eval: { name: ev.file.name, format: ev.info.format, fields: this.slots.eval.picker.chosen() },
-      train: { name: train.file.name, format: train.info.format, fields: this.slots.train.picker.chosen() },
+      train: corpus ? corpus.train_files[0] : { name: train.file.name, format: train.info.format, fields: this.slots.train.picker.chosen() },
+      ...(corpus ? { train_files: corpus.train_files } : {}),
       ...settings,
+      ...(scores ? { scores: scores.args } : {}),
     };
     const label = train.label === 'example' && ev.label === 'example' ? 'example' : (train.label || ev.label ? 'example + your file' : 'your files');
     this.ui.results.hidden = true;
+    this.ladder.begin();
     return this.runJob({
       op: OP.CONTAMINATION,
       args,
-      files: { eval: ev.file, train: train.file },
+      files: { eval: ev.file, train: train.file, ...(corpus ? corpus.files : {}), ...(scores ? { scores: scores.file } : {}) },
       label,
-      summary: `eval ${ev.file.name} [${args.eval.fields.join(', ')}], training ${train.file.name} [${args.train.fields.join(', ')}]; N ${settings.n ?? 'auto'}, boilerplate ${settings.boilerplate ? 'on' : 'off'}, threshold ${settings.threshold ?? 'any overlap'}, clean ${settings.clean}`,
+      summary: `eval ${ev.file.name} [${args.eval.fields.join(', ')}], training ${train.file.name} [${args.train.fields.join(', ')}]; N ${settings.n ?? 'auto'}, boilerplate ${settings.boilerplate ? 'on' : 'off'}, threshold ${settings.threshold ?? 'any overlap'}, clean ${settings.clean}; ${this.ladder.describe(settings)}${scores ? `; scores ${scores.file.name}` : ''}`,
       onLog: (m) => {
         this.log.add(m.message);
         if (m.data && m.data.kind === 'n_chosen') this.#showAutoN(m.data, settings.n);
+        this.ladder.onLog(m.data);
       },
       onResult: (data) => {
         renderContaminationResults(data, args, label);
+        renderScoreImpact($('#score-impact'), 'contamination', data.view.score_figures, data.view.score_settings, [
+          ['N', String(data.summary.n)], ['threshold', args.threshold === null ? 'any overlap' : `containment ≥ ${args.threshold}`],
+          ['contaminated', 'caught by a rung whose rows leave the clean file'], ['eval fields', args.eval.fields.join(', ')]]);
         this.ui.results.hidden = false;
         const s = data.summary || {};
         this.log.add(`done (${label}): ${fmtInt(s.rows_contaminated)} contaminated of ${fmtInt(s.rows_scanned)} eval rows`, 'done');

@@ -43,7 +43,8 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload)
   renderThreadsNotice($('#para-threads-notice'), data.environment);
   results.dataset.threshold = f.threshold.toFixed(2);
   drawHistogram($('#para-histogram'), f.nn_histogram, threshold);
-  $('#para-downloads').replaceChildren(...constants.export_names.paraphrases.map((name) => {
+  const exportNames = [...constants.export_names.paraphrases, ...(f.score_settings?.exports ?? [])]; // + score CSVs
+  $('#para-downloads').replaceChildren(...exportNames.map((name) => {
     const b = el('button', { type: 'button', class: 'download', dataset: { export: name } }, `Download ${name}`);
     b.addEventListener('click', () => onDownload(name, b));
     return b;

@@ -11,6 +11,8 @@ import { drawHistogram } from '../ui/histogram.js';
 import { JobSection } from './job-section.js';
 import { renderParaphraseResults } from './paraphrases-results.js';
 import { Regrouper, exportsAt } from './paraphrases-state.js';
+import { ScoresInput } from './scores-input.js';
+import { renderScoreImpact } from './scores-results.js';
 
 const { OP } = P;
 const LABEL_GUESSES = ['id', 'idx', 'uid', 'qid', 'task_id', 'question_id', 'key'];
@@ -45,6 +47,7 @@ export class ParaphraseSection extends JobSection {
       fields: $('#para-fields'),
       picker: { type: 'radio', idPrefix: 'para-field', legend: 'Text field', failure: { legend: 'Text field', text: 'could not read this input' }, onChange: () => this.updateRunButton() },
     }, (file) => this.selectFile(file, null));
+    this.scores = new ScoresInput({ host: $('#para-scores-side'), prefix: 'para-', client: services.client, onError: (e) => this.errors.show(e), onLog: (t) => this.log.add(`paraphrases: ${t}`) });
     this.regrouper = new Regrouper({
       client: services.client,
       current: () => this.shown,
@@ -124,6 +127,7 @@ export class ParaphraseSection extends JobSection {
     const { info } = got;
     this.log.add(`paraphrases: ${label === 'pasted' ? 'pasted text' : file.name}: ${info.format}, ${fmtInt(info.rows_sampled)} rows sampled, ${info.fields.length} fields`);
     this.#renderFields(info, label === 'example' ? { field: 'text', label: 'id' } : null);
+    this.scores.setEvalFields(info);
     this.errors.hide();
     this.#markStale(null);
     this.updateRunButton();
@@ -162,17 +166,25 @@ export class ParaphraseSection extends JobSection {
     if (this.runId !== null || !this.slot.current || !this.slot.current.info) return;
     const { file, label, info } = this.slot.current;
     const chosen = this.#chosen();
+    let scores;
+    try {
+      scores = this.scores.request(); // null without a scores file
+    } catch (e) {
+      this.errors.show(e);
+      return;
+    }
     const args = {
       eval: { name: file.name, format: info.format, field: chosen.field, label_field: chosen.label_field },
       threshold: this.threshold,
+      ...(scores ? { scores: scores.args } : {}),
     };
     const runLabel = label === 'example' ? 'example' : label === 'pasted' ? 'pasted text' : 'your file';
     return this.runJob({
       op: OP.PARAPHRASES,
       args,
-      files: { eval: file },
+      files: { eval: file, ...(scores ? { scores: scores.file } : {}) },
       label: runLabel,
-      summary: `${file.name} [${chosen.field}${chosen.label_field ? `, label ${chosen.label_field}` : ''}], threshold ${args.threshold.toFixed(2)}`,
+      summary: `${file.name} [${chosen.field}${chosen.label_field ? `, label ${chosen.label_field}` : ''}], threshold ${args.threshold.toFixed(2)}${scores ? `; scores ${scores.file.name}` : ''}`,
       onLog: (m) => this.log.add(`paraphrases: ${m.message}`),
       onResult: (data) => {
         this.shown = { handle: data.handle, figures: data.figures, data, args, label: runLabel, exports: new Map() };
@@ -211,6 +223,9 @@ export class ParaphraseSection extends JobSection {
 
   #render() {
     renderParaphraseResults(this.shown, this.threshold, this.constants, (name, button) => this.#download(name, button));
+    const f = this.shown.figures;
+    renderScoreImpact($('#para-score-impact'), 'paraphrases', f.score_figures, f.score_settings, [
+      ['threshold', `cosine ≥ ${f.threshold.toFixed(2)} (groups = clusters; every other row its own)`], ['text field', this.shown.args.eval.field]]);
   }
 
   /** Exports are built on demand for the threshold shown (the worker stamps them). */

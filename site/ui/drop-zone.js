@@ -8,8 +8,11 @@ export class DropZone {
   constructor({ zone, input, name }, onFile) {
     this.zone = zone;
     this.name = name;
+    this.onDrop = null; // (DataTransfer) => true when it takes the drop itself (a folder, several files)
+    this.onFiles = null; // (FileList) => void: several files chosen (an input with `multiple`)
     input.addEventListener('change', () => {
-      if (input.files && input.files[0]) onFile(input.files[0]);
+      if (input.files && input.files.length > 1 && this.onFiles) this.onFiles(input.files);
+      else if (input.files && input.files[0]) onFile(input.files[0]);
       input.value = '';
     });
     zone.addEventListener('dragover', (ev) => { ev.preventDefault(); zone.classList.add('dragging'); });
@@ -17,6 +20,7 @@ export class DropZone {
     zone.addEventListener('drop', (ev) => {
       ev.preventDefault();
       zone.classList.remove('dragging');
+      if (ev.dataTransfer && this.onDrop && this.onDrop(ev.dataTransfer)) return;
       const f = ev.dataTransfer && ev.dataTransfer.files && ev.dataTransfer.files[0];
       if (f) onFile(f);
     });

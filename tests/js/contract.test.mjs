@@ -74,3 +74,16 @@ test('dead code stays gone: isTerminal, tokenizerConfigUrl, prefilter.js has, th
   assert.doesNotMatch(prefilter, /const has = /);
   assert.equal(Object.values(P.OP).includes('cont.export'), false);
 });
+
+test('dead code stays gone: the encoder`s ignored `sort` option, the page`s COUNT_KEYS', () => {
+  // encode()/encodeIds() always run equal-length batches; the option they once accepted and
+  // ignored is gone, and no caller passes it (embed/schedule.js orders rows itself). tsc also
+  // refuses it: their options are typed {onBatch?}.
+  const strip = (f) => readFileSync(f, 'utf-8').replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+  for (const f of jsFiles(WORKER)) {
+    assert.doesNotMatch(strip(f), /\.encode(Ids)?\([^)]*\bsort\b/, path.relative(WORKER, f));
+  }
+  assert.doesNotMatch(strip(path.join(WORKER, 'embed', 'encoder.js')), /\bsort\s*[=,}]|options\.sort/);
+  // the page reads Python's summary keys and view directly (site/sections/contamination*.js)
+  for (const f of jsFiles(path.join(WORKER, '..', 'site'))) assert.doesNotMatch(strip(f), /COUNT_KEYS/, f);
+});

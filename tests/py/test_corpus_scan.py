@@ -19,6 +19,10 @@ from evalsieve import corpus
 from evalsieve.cli import main
 from evalsieve.errors import EvalsieveError
 
+#: Processes, threads and subprocesses: the CLI's engines, not the core (Pyodide has none).
+needs_processes = pytest.mark.skipif(sys.platform == "emscripten",
+                                     reason="Pyodide has no processes, threads or subprocesses")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 Q = [json.loads(line)["question"] for line in open(
@@ -197,6 +201,7 @@ def test_filter_and_pure_path_give_identical_exports(eval_file, corpus_dir, tmp_
     assert rows[20]["training_file"].endswith("t.txt") and rows[20]["training_record"] == "2"
 
 
+@needs_processes
 def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_path,
                                                    monkeypatch):
     big = corpus_dir / "big.jsonl"
@@ -302,6 +307,7 @@ def test_malformed_json_line_in_a_range_names_its_line(eval_file, tmp_path, caps
     assert code == 2 and "big.jsonl, line 1001: not valid JSON" in err, err
 
 
+@needs_processes
 def test_ctrl_c_leaves_no_partial_exports(eval_file, tmp_path):
     big = tmp_path / "big.jsonl"
     write_jsonl(big, [FILLER + " " + Q[i % 40] * 2 for i in range(30000)])
@@ -434,6 +440,7 @@ def test_several_files_use_the_requested_fields_each_has(eval_file, tmp_path, ca
     assert code == 2 and "c.csv: no field 'text'" in err
 
 
+@needs_processes
 def test_cli_modules_import_without_optional_packages():
     """cli, corpus, engines and fastscan import numpy, ray, fsspec and tqdm only when used."""
     code = ("import sys; import evalsieve.cli, evalsieve.corpus, evalsieve.engines, "

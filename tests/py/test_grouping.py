@@ -335,3 +335,55 @@ def test_view_budget_leaves_large_groups_to_the_exports(monkeypatch):
     assert f["view"]["groups"][-1]["lowest"] is not None      # small groups fit the budget
     want = json.load(open(os.path.join(GOLDEN, "paraphrase_golden.json"), encoding="utf-8"))
     assert bodies(job, eval_file, 0.35) == want["exports"]["0.35"]
+
+
+def arc_job(n, step, floor):
+    """``n`` unit vectors on an arc, row k at angle k·step (first two of the 384 dimensions):
+    cos(row i, row j) = cos((j − i)·step). The candidates are every pair with dot ≥ floor,
+    as the tile scan gives them (float32 values, products taken as doubles)."""
+    vec = array("f", bytes(4 * n * DIM))
+    for k in range(n):
+        vec[k * DIM], vec[k * DIM + 1] = math.cos(k * step), math.sin(k * step)
+    x = [vec[k * DIM] for k in range(n)]
+    y = [vec[k * DIM + 1] for k in range(n)]
+    reach = int(math.acos(floor) / step) + 2
+    cands = [(i, j, x[i] * x[j] + y[i] * y[j]) for i in range(n)
+             for j in range(i + 1, min(n, i + reach)) if x[i] * x[j] + y[i] * y[j] >= floor]
+    job = ParaphraseJob(ParaphraseConfig("q", threshold=floor, floor=floor), "e.jsonl", "jsonl")
+    job.feed_eval("".join('{"q": "r%d"}\n' % k for k in range(n)))
+    job.end_eval()
+    job.set_similarity(cands, [0.0] * n, [0] * n, 0, vec.tobytes())
+    return job, cands
+
+
+def test_regroup_of_one_1000_row_group_does_not_visit_its_member_pairs(monkeypatch):
+    """Issue 11: a regroup recomputed every member pair of every group (one group of 1,000
+    rows: 499,500 cosines, 8.7 s). Now the slider's regroup of such a group looks at its
+    edges and one member pair outside them; the lowest pair waits for the exports.
+
+    1,000 rows on an arc 0.002 rad apart, floor = threshold = 0.99: rows up to 70 apart are
+    candidates (cos 0.140 = 0.99022; cos 0.142 = 0.98994 is under the floor), so every
+    candidate is an edge and the rows form one chained group. With no candidate left outside
+    the edges, the chained test needs one exact dot: rows 0 and 71 (cos 0.142 < 0.99)."""
+    job, cands = arc_job(1000, 0.002, 0.99)
+    assert len(cands) == sum(1000 - d for d in range(1, 71))          # 67,515
+    calls = []
+    exact = grouping.PairGraph.exact
+    monkeypatch.setattr(grouping.PairGraph, "exact",
+                        lambda self, i, j: calls.append((i, j)) or exact(self, i, j))
+    f = job.group(0.99)
+    assert (f["groups"], f["groups_chained"], f["rows_in_groups"], f["pairs"]) == (1, 1, 1000, len(cands))
+    shown = f["view"]["groups"][0]
+    assert shown["size"] == 1000 and shown["chained"] is True
+    # 499,500 member pairs are past the view's budget: no lowest pair computed for the view
+    assert (shown["lowest"], shown["lowest_pair"], shown["representative"]) == (None, None, None)
+    (grp,) = job.grouping(0.99).groups
+    assert grp.pair_count == 499_500 and not grp.computed
+    assert calls == [(0, 71)]
+
+
+def test_dead_code_stays_gone():
+    """Issue 11 removed grouping.py's unused ``dot`` and ``Group.edges`` (a group keeps its
+    edge count; its edges are a prefix of the tile graph)."""
+    assert not hasattr(grouping, "dot")
+    assert "edges" not in grouping.Group.__slots__ and not hasattr(grouping.Group, "edges")

@@ -165,6 +165,24 @@ def test_clean_minus_all_without_short_rows_is_the_scaled_difference():
     assert cma["ci95"] == pytest.approx([-w * d["ci95"][1], -w * d["ci95"][0]])
 
 
+def test_contaminated_rows_per_rung_by_hand():
+    # rows 1-5 clean; rows 6-8 contaminated: row 6 caught first by exact (score 0), rows 7-8
+    # by ngram (1, 1); the semantic rung ran and caught none: its subset is empty
+    vals = [1, 0, 0, 1, 1, 0, 1, 1]
+    text = "".join(harness_row(i, "f", float(v)) for i, v in enumerate(vals))
+    t = read_scores("s.jsonl", "jsonl", ScoreSpec(), text)
+    st = ["clean"] * 5 + ["contaminated"] * 3
+    rungs = [""] * 5 + ["exact", "ngram", "ngram"]
+    (f,) = contamination_impact(t, join_scores(t, 8), st, rungs, ("exact", "ngram", "semantic"))
+    by = f["contaminated_by_rung"]
+    assert list(by) == ["exact", "ngram", "semantic"]
+    assert (by["exact"]["n"], by["exact"]["mean"]) == (1, 0.0)
+    assert (by["ngram"]["n"], by["ngram"]["mean"]) == (2, 1.0)
+    assert by["ngram"]["ci95"] == pytest.approx(list(wilson_interval(2, 2)))
+    assert by["semantic"]["n"] == 0 and by["semantic"]["mean"] is None
+    assert "contaminated_by_rung" not in contamination_impact(t, join_scores(t, 8), st)[0]
+
+
 def test_paraphrase_figures_by_hand():
     # rows 1-2 a group (scores 1, 1), row 3 with row 5 a group (0, 1), row 4 single (0)
     vals = [1, 1, 0, 0, 1]

@@ -45,6 +45,8 @@ export function batchCosts(lengths, order, batchSize) {
   return out;
 }
 
+const PARAPHRASE_REFUSAL = Object.freeze({ what: 'rows', cli: 'the command line: evalsieve paraphrases FILE --out DIR (same model, same exports, native speed)' });
+
 /**
  * Embed `texts`: tokenise each once, run batches of `batchSize` rows (longest first when
  * `sort`), put the vectors back in input order.
@@ -63,10 +65,12 @@ export function batchCosts(lengths, order, batchSize) {
  * @param {() => boolean} [o.isCancelled]
  * @param {(done: number, total: number, etaS: number | null) => void} [o.onProgress]  first (0, n, null), last (n, n, ...)
  * @param {(e: {seconds: number, rows_per_s_first_batch: number}) => void} [o.onEstimate]
+ * @param {{what: string, cli: string}} [o.refusal]  the refusal's words: what is embedded, and
+ *   the command that does it natively (default: rows, `evalsieve paraphrases`)
  * @returns {Promise<{embeddings: Float32Array, truncated: number, seconds: number,
  *   estimate: {seconds: number, rows_per_s_first_batch: number} | null}>}  embeddings: n x dim, row-major
  */
-export async function embedRows(encoder, texts, { dim, batchSize, sort = true, maxSeconds = Infinity, isCancelled = () => false, onProgress = () => {}, onEstimate = () => {} }) {
+export async function embedRows(encoder, texts, { dim, batchSize, sort = true, maxSeconds = Infinity, isCancelled = () => false, onProgress = () => {}, onEstimate = () => {}, refusal = PARAPHRASE_REFUSAL }) {
   const n = texts.length;
   const tok = encoder.tokenize(texts); // the only tokenisation of these rows
   const lengths = tok.ids.map((x) => x.length);
@@ -87,8 +91,8 @@ export async function embedRows(encoder, texts, { dim, batchSize, sort = true, m
       estimate = { seconds: secs + eta, rows_per_s_first_batch: rows.length / secs };
       onEstimate(estimate);
       if (estimate.seconds > maxSeconds) {
-        throw new ProtocolError(ERR.BAD_INPUT, `embedding ${n.toLocaleString('en-US')} rows would take about ${Math.round(estimate.seconds / 60)} minutes in this page (measured on the first batch); the limit here is ${Math.round(maxSeconds / 60)} minutes`, {
-          expected: 'a smaller eval set, or the command line: evalsieve paraphrases FILE --out DIR (same model, same exports, native speed)',
+        throw new ProtocolError(ERR.BAD_INPUT, `embedding ${n.toLocaleString('en-US')} ${refusal.what} would take about ${Math.round(estimate.seconds / 60)} minutes in this page (measured on the first batch); the limit here is ${Math.round(maxSeconds / 60)} minutes`, {
+          expected: `a smaller eval set, or ${refusal.cli}`,
         });
       }
     }

@@ -9,12 +9,22 @@ import { assetsFrom } from '../assets.js';
 import { SETTINGS } from '../settings.js';
 import { createScanQueue, startPrefilter } from '../prefilter-client.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
+import { readScores, scoresLogText } from './scores.js';
+import { ensureEncoder } from '../embed/load.js';
+import { semanticRung } from './semantic.js';
+import { corpusEntries, corpusPass, finishTrainInputs } from './contamination-corpus.js';
 import { isParquet } from '../parquet.js';
 import { feedParquet, jsonLines, parquetHead } from './parquet-input.js';
 
 /**
  * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
- * threshold?, clean?: 'scored' | 'not-contaminated'}; files: {eval, train}. Bad settings are refused by cont.start, before any pass.
+ * threshold?, clean?: 'scored' | 'not-contaminated', train_files?, scores?, semantic? (null: the rung is off; {window_words?,
+ * candidates?, threshold?}), exclude_rungs? (null: every rung that ran)}; files: {eval, train,
+ * 'train.1', ..., scores?}: a corpus of several training files when train_files is given
+ * (contamination-corpus.js). Bad settings are refused by cont.start, before any pass; a scores
+ * file (jobs/scores.js) is attached by cont.scores before the eval pass. With the semantic rung
+ * on, the training pass reads every record (no prefilter: cont.prefilter_spec is null) and
+ * jobs/semantic.js runs before finish.
  * @type {import('../dispatch.js').Op}
  * @returns {Promise<import('../protocol.js').ContaminationResult>}
  */
@@ -23,6 +33,7 @@ export async function contamination(ctx, args, files) {
   const trainFile = requireFile(files, 'train');
   const evalParquet = await isParquet(evalFile);
   const trainParquet = await isParquet(trainFile);
+  const corpus = corpusEntries(args, files);
   const startArgs = {
     eval: { ...args.eval, name: (args.eval && args.eval.name) || evalFile.name },
     // A Parquet training file's rows go to Python as JSON Lines, so the prefilter reads them.
@@ -31,10 +42,16 @@ export async function contamination(ctx, args, files) {
     boilerplate: args.boilerplate ?? true,
     threshold: args.threshold ?? null,
     clean: args.clean ?? 'scored',
+    semantic: args.semantic ?? null,
+    exclude_rungs: args.exclude_rungs ?? null,
   };
   const { handle } = bridge(OP.CONT_START, startArgs);
   const t0 = performance.now();
+  const encoderP = startArgs.semantic ? ensureEncoder(ctx) : null; // loads during the passes
+  encoderP?.catch(() => {});
   try {
+    const scores = await readScores(ctx, args, files);
+    if (scores) ctx.log(scoresLogText(bridge(OP.CONT_SCORES, { handle, ...scores.args }, scores.text)));
     ctx.log(`eval pass: reading ${evalFile.name}`);
     const evalInput = evalParquet
       ? await feedParquet(ctx, 'eval', evalFile, startArgs.eval.fields, (rows) => bridge(OP.CONT_FEED_EVAL_VALUES, { handle }, JSON.stringify(rows)))
@@ -51,23 +68,26 @@ export async function contamination(ctx, args, files) {
     ctx.throwIfCancelled();
 
     ctx.log(`training pass: reading ${trainFile.name}${trainFile.size ? ` (${(trainFile.size / 1e6).toFixed(1)} MB)` : ''}`);
-    const { input: trainInput, records } = await trainingPass(ctx, handle, trainFile, trainParquet ? startArgs.train.fields : null);
+    /** @type {import('./contamination-corpus.js').FilePass} */
+    const pass = async (c, h, file, entry) => trainingPass(c, h, file, (await isParquet(file)) ? ((entry && entry.fields) || startArgs.train.fields) : null);
+    const { input: trainInput, records, files: trainInputs } = await corpusPass(ctx, handle, corpus, pass);
     const mbps = trainInput.seconds > 0 ? trainInput.bytes / 1e6 / trainInput.seconds : null;
     ctx.log(`training pass done: ${records} records, ${trainInput.bytes} bytes${trainInput.gzip ? ' (gzip)' : ''}${mbps ? `, ${mbps.toFixed(1)} MB/s` : ''}`, {
       kind: 'train_done', records, bytes: trainInput.bytes, mbps,
     });
     ctx.throwIfCancelled();
 
+    const sem = encoderP ? await semanticRung(ctx, handle, encoderP) : null;
     /** @type {import('../protocol.js').Environment} */
-    const environment = { assets_from: assetsFrom() };
+    const environment = { ...sem?.environment, assets_from: assetsFrom() };
     const summary = bridge(OP.CONT_FINISH, {
       handle,
       inputs: {
         eval: { sha256: evalInput.sha256, bytes: evalInput.bytes },
-        train: { sha256: trainInput.sha256, bytes: trainInput.bytes, ...(trainParquet ? { format: 'parquet' } : {}) },
+        train: finishTrainInputs(trainInputs),
       },
       utc: utcNow(),
-      assets: getRuntime().assets,
+      assets: { ...getRuntime().assets, ...sem?.assets },
       environment,
     });
     const exports = bridge(OP.CONT_EXPORTS, { handle }); // every export, each built once
@@ -80,9 +100,11 @@ export async function contamination(ctx, args, files) {
       view,
       inputs: {
         eval: { name: evalFile.name, sha256: evalInput.sha256, bytes: evalInput.bytes, gzip: evalInput.gzip },
-        train: { name: trainFile.name, sha256: trainInput.sha256, bytes: trainInput.bytes, gzip: trainInput.gzip },
+        train: { name: corpus.length > 1 ? `${corpus.length} files` : trainFile.name, sha256: trainInput.sha256, bytes: trainInput.bytes, gzip: trainInput.gzip },
+        ...(corpus.length > 1 ? { train_files: trainInputs.map((f) => ({ name: f.name, sha256: f.sha256, bytes: f.bytes, gzip: f.gzip, format: f.format })) } : {}),
+        ...(scores ? { scores: scores.input } : {}),
       },
-      timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps },
+      timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps, ...(sem && { semantic_seconds: sem.seconds }) },
       environment,
       // the page writes no Parquet: for a Parquet eval file it offers the kept row numbers
       // (the first export: the clean file's place in Python's export_names)

@@ -15,6 +15,7 @@ import { packSimilarity, similarity } from '../embed/similarity.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
 import { isParquet } from '../parquet.js';
 import { feedParquet } from './parquet-input.js';
+import { readScores, scoresLogText } from './scores.js';
 
 /** @type {Map<number, {input: import('../protocol.js').InputInfo, assets: Record<string, any>, environment: import('../protocol.js').Environment}>} bridge handle -> a finished run */
 const held = new Map();
@@ -39,7 +40,8 @@ function requireHeld(handle) {
  * Read the eval file, embed its rows, tile the cosines, group.
  *
  * args: {eval: {name, format, field, label_field}, threshold?, batch_size?, sort?,
- *   max_seconds?, threads? (first encoder use only)}; files: {eval: File}.
+ *   max_seconds?, threads? (first encoder use only), scores?}; files: {eval: File, scores?: File}
+ *   (the scores go to para.scores before the eval pass, which keeps the raw rows for the join).
  * The job stays alive for para.group / para.exports until the next successful run (older
  * jobs are closed then) or para.close.
  * @type {import('../dispatch.js').Op}
@@ -59,6 +61,8 @@ export async function paraphrases(ctx, args, files) {
   try {
     const encP = ensureEncoder(ctx, args.threads); // loads while the file is read
     encP.catch(() => {});
+    const scores = await readScores(ctx, args, files);
+    if (scores) ctx.log(scoresLogText(bridge(OP.PARA_SCORES, { handle, ...scores.args }, scores.text)));
     const input = (await isParquet(file))
       ? await feedParquet(ctx, 'read', file, [ev.field, ev.label_field].filter(Boolean), (rows) => bridge(OP.PARA_FEED_EVAL_VALUES, { handle }, JSON.stringify(rows)))
       : await readWithProgress(ctx, 'read', file, (text) => bridge(OP.PARA_FEED_EVAL, { handle }, text));

@@ -1,0 +1,72 @@
+// The ladder of a contamination result: rows per rung (exact -> ngram -> semantic), which
+// rungs' rows left eval.clean, the semantic rung's figures and its measured quality, and each
+// caught row with the rung that caught it first. `ladder` is Python's view
+// (py/evalsieve/ladder.py via cont.view), so the page parses no CSV.
+
+import { el, definitionRows } from '../lib/dom.js';
+import { fmtInt } from '../lib/format.js';
+
+const COLUMNS = ['eval_row', 'rung', 'leaves eval.clean', 'containment', 'training_record', 'semantic_score',
+  'semantic_cosine', 'semantic_training_record', 'training_window'];
+const CELL = {
+  'leaves eval.clean': (r) => (r.leaves_clean ? 'yes' : 'no'),
+  containment: (r) => r.containment_text,
+};
+
+/** Fill `root` (#ladder) with the ladder of one run. */
+export function renderLadder(root, ladder) {
+  if (!ladder) {
+    root.replaceChildren();
+    return;
+  }
+  const by = ladder.by_rung;
+  const rungRows = ['exact', 'ngram', 'semantic'].map((k) => el('tr', { dataset: { rung: k } },
+    el('th', { scope: 'row', text: k }),
+    el('td', { class: 'num', text: by[k] === null ? 'did not run' : fmtInt(by[k]) }),
+    el('td', { text: ladder.rungs.includes(k) ? (ladder.excluded.includes(k) ? 'yes' : 'no') : '' })));
+  rungRows.push(el('tr', { dataset: { rung: 'none' } }, el('th', { scope: 'row', text: 'none (clean at these rungs)' }),
+    el('td', { class: 'num', text: fmtInt(ladder.clean_at_these_rungs) }), el('td', { text: '' })));
+  root.replaceChildren(
+    el('h3', { text: 'The ladder: which rung caught each row first' }),
+    el('p', { class: 'muted', text: 'Rungs run in order exact → ngram → semantic; a row counts under the first rung that caught it. A row no rung caught is clean at these rungs, not clean.' }),
+    el('table', { id: 'ladder-rungs' },
+      el('thead', {}, el('tr', {}, ...['rung', 'rows caught first here', 'rows leave eval.clean'].map((h) => el('th', { scope: 'col', text: h })))),
+      el('tbody', {}, ...rungRows)),
+    semanticPart(ladder.semantic),
+    el('h3', { text: 'Rows caught, by rung' }),
+    el('div', { class: 'table-wrap' }, caughtTable(ladder)),
+  );
+}
+
+/** The semantic rung's figures, rule and measured quality, or why it did not run. */
+function semanticPart(sem) {
+  if (!sem) {
+    return el('p', { id: 'ladder-semantic', class: 'muted', text: 'Semantic rung: did not run. Reworded copies of eval rows that share no n-gram with the training data are not looked for.' });
+  }
+  const f = sem.figures || {};
+  const share = f.windows ? ` (${(100 * f.windows_embedded / f.windows).toFixed(1)}%)` : '';
+  const rows = [
+    ['window', `${f.window_words} words (${f.window_how}), stride ${Math.ceil(f.window_words / 2)} words`],
+    ['windows scanned', fmtInt(f.windows)],
+    ['windows sharing a key term with some row', fmtInt(f.windows_sharing_a_key_term)],
+    ['windows embedded (candidates)', `${fmtInt(f.windows_embedded)}${share}`],
+    ['(row, window) pairs verified', fmtInt(f.pairs_verified)],
+    ['candidates per row', fmtInt(sem.candidates)],
+    ['threshold', `verifier score ≥ ${sem.threshold}`],
+    ['IDF background of key terms', String(f.idf_background)],
+  ];
+  return el('div', { id: 'ladder-semantic' },
+    el('h3', { text: 'Semantic rung' }),
+    el('dl', { class: 'run-settings' }, ...definitionRows(rows)),
+    el('p', { class: 'rule', id: 'semantic-quality', text: `Measured quality at these defaults: ${sem.quality_note}.` }),
+    el('p', { class: 'muted', id: 'semantic-rule', text: sem.rule }));
+}
+
+function caughtTable(ladder) {
+  const { rows, rows_total: total } = ladder;
+  return el('table', { id: 'ladder-rows' },
+    el('caption', { text: total === 0 ? 'No rung caught a row.' : total > rows.length ? `First ${rows.length} of ${total} rows; the CSV has them all.` : `${total} rows` }),
+    el('thead', {}, el('tr', {}, ...COLUMNS.map((h) => el('th', { scope: 'col', text: h })))),
+    el('tbody', {}, ...rows.map((r) => el('tr', { dataset: { row: r.eval_row, rung: r.rung } },
+      ...COLUMNS.map((c) => el('td', { text: String((CELL[c] ? CELL[c](r) : r[c]) ?? '') }))))));
+}

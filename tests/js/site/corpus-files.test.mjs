@@ -1,0 +1,73 @@
+// site/sections/corpus-files.js: a dropped folder's files, their names and order, and
+// the per-file fields a run sends — the same names and order as the CLI's TRAIN directory.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { CORPUS_EXTENSIONS, corpusOfDrop, corpusOfInput, corpusOrder, corpusRequest } from '../../../site/sections/corpus-files.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const python = process.env.EVALSIEVE_PYTHON || 'python3';
+
+test('a folder contributes the extensions the CLI takes from a directory', () => {
+  const py = JSON.parse(execFileSync(python, ['-c', 'import json; from evalsieve.corpus import SUPPORTED; print(json.dumps(list(SUPPORTED)))'], {
+    env: { ...process.env, PYTHONPATH: path.join(ROOT, 'py') }, encoding: 'utf-8',
+  }));
+  assert.deepEqual(CORPUS_EXTENSIONS, py);
+  const inFolder = (name) => Object.assign(new File(['x'], name), { webkitRelativePath: `d/${name}` });
+  const kept = corpusOfInput(['a.jsonl.gz', 'b.CSV', 'c.md', 'd.txt.gz', 'e.gz', 'f.parquet'].map(inFolder));
+  assert.deepEqual(kept.map((f) => f.name), ['d/a.jsonl.gz', 'd/b.CSV', 'd/d.txt.gz', 'd/f.parquet']);
+});
+
+// A fake FileSystemEntry tree, as DataTransferItem.webkitGetAsEntry gives for a dropped folder.
+function fileEntry(fullPath) {
+  return { isFile: true, isDirectory: false, fullPath, file: (ok) => ok(new File(['x'], fullPath.split('/').pop())) };
+}
+function dirEntry(fullPath, children, batch = 2) {
+  return {
+    isFile: false, isDirectory: true, fullPath,
+    createReader() { // readEntries answers in batches, then an empty one
+      let at = 0;
+      return { readEntries: (ok) => { const b = children.slice(at, at + batch); at += batch; setTimeout(() => ok(b), 0); } };
+    },
+  };
+}
+const item = (entry) => ({ kind: 'file', webkitGetAsEntry: () => entry });
+
+test('a dropped folder gives every supported file below it, named by its path, in the CLI order', async () => {
+  const tree = dirEntry('/shards', [
+    dirEntry('/shards/b', [fileEntry('/shards/b/part-2.csv'), fileEntry('/shards/b/notes.md')]),
+    fileEntry('/shards/z.jsonl'),
+    dirEntry('/shards/a', [fileEntry('/shards/a/part-1.jsonl.gz'), fileEntry('/shards/a/part-0.jsonl'), fileEntry('/shards/a/x.txt')]),
+  ]);
+  const files = corpusOrder(await corpusOfDrop({ items: [item(tree)], files: [] }));
+  // Python: sorted(os.walk paths) -> shards/a/..., shards/b/..., shards/z.jsonl
+  assert.deepEqual(files.map((f) => f.name), ['shards/a/part-0.jsonl', 'shards/a/part-1.jsonl.gz', 'shards/a/x.txt', 'shards/b/part-2.csv', 'shards/z.jsonl']);
+});
+
+test('one plain file dropped takes the ordinary path; several files are a corpus', async () => {
+  const one = new File(['x'], 'a.jsonl');
+  assert.equal(corpusOfDrop({ items: [item(fileEntry('/a.jsonl'))], files: [one] }), null);
+  const two = await corpusOfDrop({ items: [item(fileEntry('/b.csv')), item(fileEntry('/a.jsonl'))], files: [one, one] });
+  assert.deepEqual(corpusOrder(two).map((f) => f.name), ['a.jsonl', 'b.csv']);
+});
+
+test('files of a folder input are named by their relative path; unsupported ones left out', () => {
+  const f = (name, rel) => Object.assign(new File(['x'], name), { webkitRelativePath: rel });
+  const got = corpusOfInput([f('b.jsonl', 'd/b.jsonl'), f('r.md', 'd/r.md'), f('a.csv', 'd/s/a.csv')]);
+  assert.deepEqual(got.map((x) => x.name), ['d/b.jsonl', 'd/s/a.csv']);
+  assert.throws(() => corpusOrder([new File([''], 'a.jsonl'), new File([''], 'a.jsonl')]), /a\.jsonl: the same name twice/);
+});
+
+test('each file gets the chosen fields it has; a file with none is named', () => {
+  const parts = [
+    { file: new File([''], 'a.jsonl'), info: { format: 'jsonl', fields: [{ path: 'text' }, { path: 'id' }] } },
+    { file: new File([''], 'b.csv'), info: { format: 'csv', fields: [{ path: 'content' }] } },
+  ];
+  const r = corpusRequest(parts, ['text', 'content']);
+  assert.deepEqual(r.train_files, [{ name: 'a.jsonl', format: 'jsonl', fields: ['text'] }, { name: 'b.csv', format: 'csv', fields: ['content'] }]);
+  assert.deepEqual(Object.keys(r.files), ['train', 'train.1']);
+  assert.equal(r.files['train.1'], parts[1].file);
+  assert.throws(() => corpusRequest(parts, ['text']), /^Error: b\.csv: none of the chosen training fields \(text\) is in this file; its fields: content$/);
+});
