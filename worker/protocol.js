@@ -15,9 +15,8 @@
 //                  fatal {error}              the worker cannot go on; recreate it
 // worker <-> prefilter-worker.js              PF_MSG (PrefilterIn / PrefilterOut below)
 //
-// Every request id gets exactly one terminal message (result or error). Errors are
-// plain objects {code, message, file, line, expected, detail}: an Error object does
-// not survive structured cloning (DataCloneError, caller hangs).
+// Every request id gets exactly one terminal message (result or error). Errors are plain objects
+// {code, message, file, line, expected, detail}: an Error does not survive structured cloning.
 //
 // Op names: one scheme for the page's requests and the Python bridge (py/evalsieve/bridge.py
 // OPS): `inspect`, `constants`, `close`, and `<job>.<step>` with job `cont` (contamination),
@@ -28,8 +27,7 @@ import { ERR, ERROR_CODES, ProtocolError, toErrorObject } from './errors.js';
 
 export { ERR, ProtocolError, toErrorObject };
 
-/** @typedef {string | number} Id  a request id: a non-empty string or an integer */
-/** @typedef {import('./errors.js').ErrCode} ErrCode */
+/** @typedef {string | number} Id  a request id: a non-empty string or an integer */ /** @typedef {import('./errors.js').ErrCode} ErrCode */
 /** @typedef {import('./errors.js').ErrorObject} ErrorObject */
 
 /**
