@@ -326,3 +326,14 @@ def test_parquet_in_the_paraphrases_tab(browser_context, base_url, tmp_path):
         assert f["closest_pair"] == "rows 1 and 4, cosine 1.000"
     finally:
         p.close()
+
+
+def test_slider_floor_is_explained_beside_the_slider(tab):
+    """Issue 10 item 8: the page keeps its 0.75 floor for speed and says so beside the
+    slider; the number is Python's (constants.PARA_FLOOR), the CLI goes lower."""
+    from evalsieve import constants
+    note = tab.text_content("#para-floor-note")
+    assert f"stops at {constants.PARA_FLOOR}" in " ".join(note.split())
+    assert "evalsieve paraphrases --threshold" in note and "goes lower" in note
+    assert float(tab.get_attribute("#para-threshold", "min")) == constants.PARA_FLOOR
+    assert constants.PARA_CLI_FLOOR < constants.PARA_FLOOR
