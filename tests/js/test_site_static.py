@@ -57,5 +57,5 @@ def test_rule_text_in_index_html_matches_python():
     published = constants.as_json()
     html = (SITE / "index.html").read_text(encoding="utf-8")
     spans = re.findall(r'<span data-constant="([a-z_]+)">([^<]*)</span>', html)
-    assert {name for name, _ in spans} == {"n_auto_min", "n_auto_max", "para_window"}
+    assert {name for name, _ in spans} == {"n_auto_min", "n_auto_max", "para_window", "para_floor"}
     assert [(name, text) for name, text in spans if str(published[name]) != text] == []
