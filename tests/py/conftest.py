@@ -23,3 +23,16 @@ def shared():
         pytest.skip(f"../shared/data is absent ({SHARED}); these tests read the real public "
                     "sets that sit beside the checkout in CI")
     return SHARED
+
+
+@pytest.fixture(scope="module")
+def model_dir():
+    """The encoder folder (dist/assets/model after a build, or the user cache); the test is
+    skipped, with the reason, when there is none or the encoder extra is missing."""
+    pytest.importorskip("onnxruntime", reason="the encoder extra (pip install -e .[encoder])")
+    pytest.importorskip("tokenizers", reason="the encoder extra (pip install -e .[encoder])")
+    from evalsieve.cli import find_model_dir
+    try:
+        return find_model_dir(None)
+    except Exception as e:
+        pytest.skip(f"no model: {e} (python3 build.py build writes dist/assets/model)")

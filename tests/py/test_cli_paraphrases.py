@@ -7,19 +7,11 @@ import os
 
 import pytest
 
-from evalsieve.cli import find_model_dir, main
+from evalsieve.cli import main
 
 pytest.importorskip("onnxruntime", reason="the paraphrase CLI needs the encoder extra "
                     "(pip install -e .[encoder]); python3 build.py test installs it")
 pytest.importorskip("tokenizers", reason="needs the encoder extra")
-
-
-@pytest.fixture(scope="module")
-def model_dir():
-    try:
-        return find_model_dir(None)
-    except Exception as e:
-        pytest.skip(f"no model: {e} (python3 build.py build writes dist/assets/model)")
 
 
 def rows_of(text):

@@ -181,17 +181,6 @@ def test_gsm8k_test_against_train_with_a_log_samples_file(shared, tmp_path, caps
     assert sum(em.values()) == 28     # the rule baseline's exact matches (strict-match)
 
 
-@pytest.fixture(scope="module")
-def model_dir():
-    pytest.importorskip("onnxruntime", reason="the paraphrase CLI needs the encoder extra")
-    pytest.importorskip("tokenizers", reason="the paraphrase CLI needs the encoder extra")
-    from evalsieve.cli import find_model_dir
-    try:
-        return find_model_dir(None)
-    except Exception as e:
-        pytest.skip(f"no model: {e} (python3 build.py build writes dist/assets/model)")
-
-
 def test_paraphrases_with_scores_clustered_se_matches_statsmodels(tmp_path, model_dir, capsys):
     sm = pytest.importorskip("statsmodels.api")
     np = pytest.importorskip("numpy")
