@@ -76,7 +76,7 @@ export async function paraphrases(ctx, args, files) {
     // it yet (createWebgpu: null), so an adapter is named and WASM is used, saying so.
     const choice = await chooseProvider({
       gpu: /** @type {any} */ (navigator).gpu, texts, dim: K.embedding_dims,
-      embedWasm: (sample) => enc.encoder.encode(sample), createWebgpu: null,
+      embedWasm: async (sample) => (await enc.encoder.encode(sample)).embeddings, createWebgpu: null,
     });
     ctx.log(`execution provider: ${choice.provider} (${choice.reason})`, {
       kind: 'provider', provider: choice.provider, reason: choice.reason, adapter: choice.adapter,
