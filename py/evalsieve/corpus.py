@@ -629,8 +629,14 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
 
 
 def _fault_hook(task: Task) -> None:
-    """Fault injection for the retry test: with ``EVALSIEVE_FAIL_ONCE=DIR`` every task
-    fails on its first attempt (a marker file in DIR records the attempt)."""
+    """Fault injection for the tests: with ``EVALSIEVE_FAIL_ONCE=DIR`` every task fails on
+    its first attempt (a marker file in DIR records the attempt); with
+    ``EVALSIEVE_TASK_DELAY_S=S`` every task first waits S seconds (so a test can interrupt
+    a training pass that is surely running, whatever the machine's speed)."""
+    delay = os.environ.get("EVALSIEVE_TASK_DELAY_S")
+    if delay:
+        import time
+        time.sleep(float(delay))
     d = os.environ.get("EVALSIEVE_FAIL_ONCE")
     if not d:
         return

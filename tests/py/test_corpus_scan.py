@@ -312,7 +312,9 @@ def test_ctrl_c_leaves_no_partial_exports(eval_file, tmp_path):
     big = tmp_path / "big.jsonl"
     write_jsonl(big, [FILLER + " " + Q[i % 40] * 2 for i in range(30000)])
     out = tmp_path / "out"
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "py"))
+    # every task waits 60 s before it reads (corpus._fault_hook), so the interrupt surely
+    # lands inside the training pass, on a fast machine as on a loaded one
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "py"), EVALSIEVE_TASK_DELAY_S="60")
     p = subprocess.Popen([sys.executable, "-m", "evalsieve.cli", "contamination", eval_file,
                           str(big), "--eval-field", "question", "--train-field", "text",
                           "--out", str(out), "--workers", "2", "--filter", "off"],
@@ -323,10 +325,12 @@ def test_ctrl_c_leaves_no_partial_exports(eval_file, tmp_path):
         if "eval:" in line and "rows" in line or not line:
             break
     time.sleep(1.0)
+    started = time.time()
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=120)
     assert p.returncode == 130, err
     assert "cancelled" in err.decode()
+    assert time.time() - started < 50   # the workers were stopped, not waited for
     assert not out.exists() or os.listdir(out) == []
 
 
