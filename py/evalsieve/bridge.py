@@ -271,9 +271,9 @@ def _op_constants(args, text):
 def _op_para_start(args, text):
     ev = args["eval"]
     cfg = ParaphraseConfig(ev["field"], ev.get("label_field") or None,
-                           float(args.get("threshold", constants.PARA_THRESHOLD_DEFAULT)),
-                           float(args.get("floor", constants.PARA_FLOOR)),
-                           int(args.get("window", constants.PARA_WINDOW)))
+                           args.get("threshold", constants.PARA_THRESHOLD_DEFAULT),
+                           args.get("floor", constants.PARA_FLOOR),
+                           args.get("window", constants.PARA_WINDOW))
     job = ParaphraseJob(cfg, ev["name"], ev["format"])
     h = _next[0]
     _next[0] += 1

@@ -89,6 +89,29 @@ class ParaphraseConfig:
     floor: float = constants.PARA_FLOOR
     window: int = constants.PARA_WINDOW
 
+    def __post_init__(self):
+        """Refuse bad settings at construction (the page's ``para.start``), before any pass.
+
+        Raises:
+            EvalsieveError(bad_input): ``field`` not a non-empty path; ``floor`` not a cosine
+            in [0, 1] (the drivers set their own: the page constants.PARA_FLOOR, the CLI down
+            to constants.PARA_CLI_FLOOR); ``threshold`` not in [floor, 1]; ``window`` not a
+            whole number of word pieces in 3..constants.PARA_WINDOW.
+        """
+        if not isinstance(self.field, str) or not self.field:
+            raise bad_input(f"field {self.field!r} is not a field path",
+                            expected="a text field path, e.g. question")
+        f = self.floor
+        if isinstance(f, bool) or not isinstance(f, (int, float)) \
+                or not 0 <= f <= 1:
+            raise bad_input(f"cosine floor {f!r} is out of range", expected="a cosine from 0 to 1")
+        _check_threshold(self.threshold, f)
+        w = self.window
+        if isinstance(w, bool) or not isinstance(w, int) or not 3 <= w <= constants.PARA_WINDOW:
+            raise bad_input(f"token window {w!r} is out of range",
+                            expected=f"a whole number of word pieces from 3 to "
+                                     f"{constants.PARA_WINDOW}")
+
 
 def _cos3(x: float) -> str:
     return f"{x:.3f}"

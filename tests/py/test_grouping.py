@@ -387,3 +387,22 @@ def test_dead_code_stays_gone():
     edge count; its edges are a prefix of the tile graph)."""
     assert not hasattr(grouping, "dot")
     assert "edges" not in grouping.Group.__slots__ and not hasattr(grouping.Group, "edges")
+
+
+def test_paraphrase_config_refuses_bad_settings_on_construction():
+    """Issue 11: configs validate on construction, so para.start fails before any pass."""
+    from evalsieve.errors import EvalsieveError
+    for kw in ({"threshold": 5}, {"threshold": None}, {"threshold": "x"},
+               {"threshold": 0.7},                      # under the default floor 0.75
+               {"floor": -3, "threshold": 0.9}, {"floor": 1.5, "threshold": 0.9},
+               {"window": 0}, {"window": 257}, {"window": 2.5}, {"field": ""}):
+        args = {"field": "q", **kw}
+        with pytest.raises(EvalsieveError) as e:
+            ParaphraseConfig(**args)
+        assert e.value.code == "bad_input", kw
+    assert ParaphraseConfig("q", threshold=0.5, floor=0.5).floor == 0.5   # the CLI's floor
+    assert ParaphraseConfig("q", threshold=1, window=256).window == 256
+    from evalsieve.bridge import call
+    r = json.loads(call("para.start", json.dumps({"eval": {"name": "e", "format": "jsonl",
+                                                           "field": "q"}, "threshold": None})))
+    assert r["ok"] is False and r["error"]["code"] == "bad_input"
