@@ -21,6 +21,7 @@ import http.server
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -255,6 +256,26 @@ def ensure_venv(requirements: list[str], stamp_name: str) -> Path:
 
 
 # --------------------------------------------------------------------------- derived files
+
+def rewrite_imports(name: str, content: bytes) -> bytes:
+    """hyparquet-writer's bare imports of hyparquet as relative ones to our served copy.
+
+    A module worker cannot resolve a bare name (``from 'hyparquet'``, ``'hyparquet/src/x.js'``;
+    no import maps in workers), so ``import ... from 'hyparquet'`` becomes
+    ``'../hyparquet/index.js'`` and ``'hyparquet/src/x.js'`` becomes ``'../hyparquet/x.js'``
+    (dist/assets/hyparquet-writer/ beside dist/assets/hyparquet/, the same pinned version the
+    writer depends on). Only ``import`` statements change; JSDoc ``@import`` lines stay.
+
+    Raises:
+        BuildError: the file has no such import (then it needs no ``derive``).
+    """
+    text = content.decode("utf-8")
+    out, n = re.subn(r"^(import [^\n]* from )'hyparquet(?:/src/([a-z]+\.js))?'$",
+                     lambda m: f"{m[1]}'../hyparquet/{m[2] or 'index.js'}'", text, flags=re.M)
+    if n == 0:
+        raise BuildError(f"asset {name}: derive 'imports' but it imports nothing from hyparquet")
+    return out.encode("utf-8")
+
 
 def derive_models(model_onnx: bytes, cache: Path) -> dict[str, bytes]:
     """Return {"encoder.onnx": ..., "tile.onnx": ...}.
@@ -509,6 +530,9 @@ def build(dist: Path = DEFAULT_DIST, cache: Path = DEFAULT_CACHE) -> dict:
     lock = load_lock()
     cache.mkdir(parents=True, exist_ok=True)
     data = fetch_all(lock, cache)
+    for asset in lock["assets"]:
+        if asset.get("derive") == "imports":
+            data[asset["name"]] = rewrite_imports(asset["name"], data[asset["name"]])
     model_outputs = derive_models(data.pop("encoder.onnx"), cache)
     wheel = build_own_wheel(cache)
 

@@ -17,7 +17,7 @@ let hyparquet = null;
 let codecs = null;
 
 /** hyparquet's index module, imported once from our own dist (CSP: same origin only). */
-async function lib() {
+export async function lib() {
   if (!hyparquet) hyparquet = await import(assetURL('assets/hyparquet/index.js'));
   return hyparquet;
 }
@@ -27,7 +27,7 @@ async function lib() {
  * lz4_raw from hyparquet-compressors' decoders, zstd from fzstd; the table of
  * hyparquet-compressors' compressors.js, whose bare imports a worker cannot resolve.
  */
-async function compressors() {
+export async function compressors() {
   if (!codecs) {
     const [gz, br, lz, zs] = await Promise.all(['gzip.js', 'brotli.js', 'lz4.js', 'fzstd.mjs']
       .map((f) => import(assetURL(CODECS + f))));
@@ -50,7 +50,7 @@ export async function isParquet(/** @type {Blob} */ file) {
 }
 
 /** hyparquet's AsyncBuffer over a File: byte ranges by File.slice, never the whole file. */
-function asyncBuffer(/** @type {Blob} */ file) {
+export function asyncBuffer(/** @type {Blob} */ file) {
   return { byteLength: file.size, slice: (/** @type {number} */ s, /** @type {number=} */ e) => file.slice(s, e).arrayBuffer() };
 }
 
@@ -120,10 +120,10 @@ export function plainValue(v) {
  * Open a Parquet file: its footer, schema paths and row-group sizes.
  * Returns {metadata, paths, rows, rowGroups: [{start, end}]} (rows: 0-based, end exclusive).
  * Raises: ProtocolError bad_input naming the file when the footer cannot be read.
- * @param {File} file
+ * @param {File} file @param {any} [hp] hyparquet's module (default: the served one; Node tests pass theirs)
  */
-export async function openParquet(file) {
-  const hp = await lib();
+export async function openParquet(file, hp) {
+  hp = hp || await lib();
   let metadata;
   try {
     metadata = await hp.parquetMetadataAsync(asyncBuffer(file));

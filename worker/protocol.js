@@ -108,7 +108,7 @@ export const LOG_KIND = Object.freeze({
 
 // --- results (ResultMsg.data by op) -----------------------------------------------------
 /**
- * @typedef {{name: string, mime: string, text: string}} Export
+ * @typedef {{name: string, mime: string, text: string, blob?: Blob}} Export  blob: a binary export (eval.clean.parquet; text '')
  * @typedef {{name: string, sha256: string | null, bytes: number, gzip: boolean, format?: string}} InputInfo
  * @typedef {{eval_row: number, status: 'contaminated', containment: number, containment_text: string, ngrams_matched: number, ngrams_total: number, training_record: number, shared_passage: string, training_excerpt: string, eval_text: string}} ContaminatedRow
  * @typedef {{rows: ContaminatedRow[], rows_total: number, histogram: {bin_width: number, counts: number[]}, score_figures?: Record<string, any>[], score_settings?: Record<string, any>, ladder: LadderView}} ContaminationView
@@ -121,7 +121,7 @@ export const LOG_KIND = Object.freeze({
  * @typedef {{eval_texts: string[], window_texts: string[], pairs: [number, number][], figures: {window_words: number, window_how: string, windows: number, windows_sharing_a_key_term: number, windows_embedded: number, pairs_verified: number, idf_background: string}}} SemanticRequest  bridge cont.semantic_request
  * @typedef {'cache' | 'network' | 'cache+network'} AssetsFrom  where the worker's checked assets came from (assets.js assetsFrom)
  * @typedef {{assets_from: AssetsFrom, threads?: number, cross_origin_isolated?: boolean, hardware_concurrency?: number, execution_provider?: 'wasm' | 'webgpu', provider_reason?: string}} Environment  how the page ran; the run stamp's `environment`
- * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo, train_files?: InputInfo[], scores?: InputInfo}, timing: {seconds: number, train_mbps: number | null, semantic_seconds?: number}, environment: Environment, parquet_kept?: {name: string, rows: number}}} ContaminationResult
+ * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo, train_files?: InputInfo[], scores?: InputInfo}, timing: {seconds: number, train_mbps: number | null, semantic_seconds?: number}, environment: Environment, parquet_kept?: {name: string, rows: number, reason: string}}} ContaminationResult
  * @typedef {Record<string, any> & {format: string, gzip: boolean, head_complete: boolean, size: number, name: string}} InspectResult
  * @typedef {{handle: number, figures: Record<string, any>, eval_info: {rows: number, rows_empty: number}, input: InputInfo, encoder: {threads: number, isolated: boolean, model_sha256: string}, environment: Environment, timing: Record<string, any>}} ParaphrasesResult
  * @typedef {{figures: Record<string, any>, ms: number}} ParaGroupResult

@@ -164,20 +164,24 @@ def _op_cont_finish(args, text):
 
 
 def kept_rows_csv(job) -> str:
-    """The page's ``eval.clean.rows.csv`` for a Parquet eval file: the stamp line, then
-    ``eval_row`` (1-based row of the Parquet file) of every row ``eval.clean.parquet`` keeps,
-    in file order (the page does not write Parquet; the CLI writes the file itself)."""
+    """``eval.clean.rows.csv`` for a Parquet eval file: the stamp line, then ``eval_row``
+    (1-based row of the Parquet file) of every row ``eval.clean.parquet`` keeps, in file
+    order (what the page offers when it cannot write the file's types faithfully)."""
     return write_csv(job.stamp, ["eval_row"], ([i + 1] for i in job.kept_rows()))
 
 
 def _exports(job) -> list[dict]:
-    """Every export of a finished job as ``{name, mime, text}`` (each built once); for a
-    Parquet eval file the clean file is replaced by :func:`kept_rows_csv`."""
+    """Every export of a finished job as ``{name, mime, text}`` (each built once). For a
+    Parquet eval file the clean entry is :func:`kept_rows_csv` plus ``kept_rows`` (0-based
+    positions, ascending) and ``clean_name`` (``eval.clean.parquet``): the worker writes
+    that file from the kept rows (worker/parquet-write.js) and drops the CSV, or keeps the
+    CSV when a column's type cannot be written faithfully."""
     out = []
     for name in job.export_names():
         if name == job.clean_name and job.eval_format == "parquet":
             out.append({"name": constants.PARQUET_KEPT_ROWS_NAME, "mime": "text/csv",
-                        "text": kept_rows_csv(job)})
+                        "text": kept_rows_csv(job), "kept_rows": job.kept_rows(),
+                        "clean_name": name})
             continue
         mime, body = job.export(name)
         out.append({"name": name, "mime": mime, "text": body})

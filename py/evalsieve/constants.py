@@ -37,8 +37,8 @@ EMBEDDING_DIMS = 384
 CLEAN_NAME_BY_FORMAT = {"jsonl": "eval.clean.jsonl", "csv": "eval.clean.csv",
                         "tsv": "eval.clean.tsv", "text": "eval.clean.txt",
                         "parquet": "eval.clean.parquet"}
-#: The page's stand-in for eval.clean.parquet: the kept rows' numbers (the page reads
-#: Parquet but does not write it; the CLI writes the clean Parquet file).
+#: The page's stand-in for eval.clean.parquet when a column's type cannot be written
+#: faithfully in the page (worker/parquet-write.js): the kept rows' numbers.
 PARQUET_KEPT_ROWS_NAME = "eval.clean.rows.csv"
 #: The contamination job's reports, after the clean file, in the order the page lists them.
 CONTAMINATION_REPORTS = ("contamination-report.csv", "too-short-to-score.csv",

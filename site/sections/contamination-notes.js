@@ -1,7 +1,7 @@
 // What the contamination result says beside its numbers: the warnings of the summary (too
 // many rows too short to score at N), the containment histogram with axis titles, and the
 // rule of eval.clean stated beside the downloads (which rows it keeps; for a Parquet eval
-// file, that the page offers the kept row numbers and the CLI writes the clean Parquet file).
+// file whose types the page cannot write, which type, and that the CLI writes the file).
 
 import { $, el } from '../lib/dom.js';
 import { fmtInt } from '../lib/format.js';
@@ -14,7 +14,7 @@ const TICKS = [0, 0.2, 0.4, 0.6, 0.8, 1];
  *
  * Args: data: the worker's contamination result ({summary: {warnings: string[], clean_file,
  *   clean_rule, rows_kept}, view: {histogram: {bin_width, counts}}, parquet_kept?: {name,
- *   rows}}); args: the request's settings (threshold: number or null).
+ *   rows, reason}}); args: the request's settings (threshold: number or null).
  */
 export function renderContaminationNotes(data, args) {
   const s = data.summary || {};
@@ -35,7 +35,7 @@ export function renderContaminationNotes(data, args) {
 
   const rule = `${s.clean_file} keeps ${fmtInt(s.rows_kept)} row${s.rows_kept === 1 ? '' : 's'}: ${s.clean_rule}. Change it under Settings → “eval.clean keeps”.`;
   const parquet = data.parquet_kept
-    ? ` The page does not write Parquet: ${data.parquet_kept.name} lists the ${fmtInt(data.parquet_kept.rows)} kept row numbers; the clean Parquet file itself (same schema, kept rows in order) is written by the CLI: evalsieve contamination … --clean ${args.clean || 'scored'}.`
+    ? ` ${s.clean_file} is not offered: ${data.parquet_kept.reason}. ${data.parquet_kept.name} lists the ${fmtInt(data.parquet_kept.rows)} kept row numbers; the clean Parquet file itself (same schema, kept rows in order) is written by the CLI: evalsieve contamination … --clean ${args.clean || 'scored'}.`
     : '';
   $('#clean-rule').textContent = rule + parquet;
 }

@@ -47,8 +47,8 @@ export function renderContaminationResults(data, args, label) {
 
   $('#downloads').replaceChildren(...(data.exports || []).map((x) => {
     const b = el('button', { type: 'button', class: 'download', dataset: { export: x.name } },
-      `Download ${x.name}`, el('span', { class: 'muted', text: ` (${fmtBytes(new Blob([x.text]).size)})` }));
-    b.addEventListener('click', () => downloadText(x.name, x.mime, x.text));
+      `Download ${x.name}`, el('span', { class: 'muted', text: ` (${fmtBytes(new Blob([x.blob || x.text]).size)})` }));
+    b.addEventListener('click', () => downloadText(x.name, x.mime, x.blob || x.text)); // blob: eval.clean.parquet
     return b;
   }));
 

@@ -2,8 +2,8 @@
 
 Quoted TSV (the issue's minimal case), a `;`-separated file with lone-CR line ends named .tsv,
 chat data narrowed to user turns with an element filter (shown in the field list with the
-default marked and its reason), Parquet read in the worker (fields from the schema, the kept
-row numbers instead of a clean Parquet file, said beside the download), the clean setting,
+default marked and its reason), Parquet read in the worker (fields from the schema; the clean
+Parquet file is checked in test_e2e_parquet_clean.py), the clean setting,
 the containment histogram and the too-short warning. Expected values come from the
 independent reference (gpt3_reference.py) over Python's csv/json parse of the same bytes, or
 from the CLI (pyarrow) for Parquet.
@@ -214,11 +214,11 @@ def test_parquet_in_the_page(tab, tmp_path, capsys):
     assert count(tab, "kept") == 4
 
     names = tab.eval_on_selector_all("button[data-export]", "xs => xs.map(x => x.dataset.export)")
-    assert "eval.clean.parquet" not in names and "eval.clean.rows.csv" in names
+    # the clean file itself: tests/e2e/test_e2e_parquet_clean.py reads it with pyarrow
+    assert "eval.clean.parquet" in names and "eval.clean.rows.csv" not in names
     note = tab.text_content("#clean-rule")
-    assert "written by the CLI" in note and "every row not contaminated" in note
-    stamp, kept = report(download(tab, "eval.clean.rows.csv", tmp_path).decode())
-    assert [int(r["eval_row"]) for r in kept] == [1, 3, 4, 6]
+    assert "eval.clean.parquet keeps 4 rows" in note and "every row not contaminated" in note
+    stamp, _ = report(download(tab, "contamination-report.csv", tmp_path).decode())
     assert hashlib.sha256(ev.read_bytes()).hexdigest() in json.dumps(stamp)
     assert "every row not contaminated" in json.dumps(stamp)
 

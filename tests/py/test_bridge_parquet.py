@@ -83,7 +83,8 @@ def test_values_run_equals_the_cli_parquet_run(fixtures, tmp_path, capsys, clean
                                                      "train": {"sha256": "0" * 64, "bytes": 1,
                                                                "format": "parquet"}},
                              "utc": "2026-01-01T00:00:00Z"})
-    exports = {x["name"]: x["text"] for x in call("cont.exports", {"handle": h})}
+    listed = call("cont.exports", {"handle": h})
+    exports = {x["name"]: x["text"] for x in listed}
     call("close", {"handle": h})
 
     # hand-computed: the user questions of rows 2 and 5 are quoted whole in the training
@@ -94,6 +95,9 @@ def test_values_run_equals_the_cli_parquet_run(fixtures, tmp_path, capsys, clean
     assert [i["format"] for i in s["stamp"]["inputs"]] == ["parquet", "parquet"]
     assert "eval.clean.parquet" not in exports
     assert [int(r["eval_row"]) for r in body(exports["eval.clean.rows.csv"])] == kept
+    # what the worker writes eval.clean.parquet from (0-based, worker/parquet-write.js)
+    assert listed[0]["kept_rows"] == [k - 1 for k in kept]
+    assert listed[0]["clean_name"] == "eval.clean.parquet"
     report = body(exports["contamination-report.csv"])
     assert {int(r["eval_row"]): r["containment"] for r in report
             if r["status"] == "contaminated"} == {2: "1.0000", 5: "1.0000"}

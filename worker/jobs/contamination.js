@@ -15,6 +15,7 @@ import { semanticRung } from './semantic.js';
 import { corpusEntries, corpusPass, finishTrainInputs } from './contamination-corpus.js';
 import { isParquet } from '../parquet.js';
 import { feedParquet, jsonLines, parquetHead } from './parquet-input.js';
+import { cleanParquetExport } from '../parquet-write.js';
 
 /**
  * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
@@ -90,7 +91,9 @@ export async function contamination(ctx, args, files) {
       assets: { ...getRuntime().assets, ...sem?.assets },
       environment,
     });
-    const exports = bridge(OP.CONT_EXPORTS, { handle }); // every export, each built once
+    // every export, each built once; a Parquet eval file's clean file is written here
+    const clean = await cleanParquetExport(ctx, evalFile, bridge(OP.CONT_EXPORTS, { handle }));
+    const exports = clean.exports;
     const view = bridge(OP.CONT_VIEW, { handle }); // what the page shows; no CSV parsing there
     ctx.log(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     return {
@@ -106,9 +109,8 @@ export async function contamination(ctx, args, files) {
       },
       timing: { seconds: (performance.now() - t0) / 1000, train_mbps: mbps, ...(sem && { semantic_seconds: sem.seconds }) },
       environment,
-      // the page writes no Parquet: for a Parquet eval file it offers the kept row numbers
-      // (the first export: the clean file's place in Python's export_names)
-      ...(evalParquet ? { parquet_kept: { name: exports[0].name, rows: summary.rows_kept } } : {}),
+      // a Parquet eval file whose types the page cannot write: the kept row numbers instead
+      ...(clean.parquet_kept ? { parquet_kept: clean.parquet_kept } : {}),
     };
   } finally {
     try { bridge(OP.CLOSE, { handle }); } catch (e) { console.warn('close failed', e); }
