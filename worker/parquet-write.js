@@ -9,6 +9,7 @@
 
 import { assetURL } from './assets.js';
 import { asyncBuffer, compressors, lib, openParquet } from './parquet.js';
+import { mapsAsEntries, elementPaths, readableMetadata } from './parquet-maps.js';
 
 /** The clean file's MIME type (the Parquet media type registered with IANA in 2024). */
 export const PARQUET_MIME = 'application/vnd.apache.parquet';
@@ -70,80 +71,6 @@ export function unsupportedType(schema) {
 }
 
 /**
- * Every element's path in the shape hyparquet assembles values, root first (''): struct
- * fields dotted, a LIST's items `[]` (its repeated wrapper and element add no name), a MAP's
- * entries `{}` (`tags{}.key`); so `messages[].role`, `lm[]{}.value`. `top[i]`: element i is
- * a column (a child of the root). @param {any[]} schema @returns {string[] & {top?: boolean[]}}
- */
-export function elementPaths(schema) {
-  /** @type {string[] & {top?: boolean[]}} */
-  const out = [];
-  out.top = [];
-  /** @type {{path: string, left: number, kind: string}[]} */
-  const open = [];
-  for (const [i, e] of schema.entries()) {
-    while (open.length && open[open.length - 1].left === 0) open.pop();
-    const parent = open[open.length - 1];
-    if (parent) parent.left -= 1;
-    const path = !parent ? ''
-      : parent.kind === 'LIST' ? `${parent.path}[]`
-        : parent.kind === 'MAP' ? `${parent.path}{}`
-          : parent.kind === 'WRAP' ? parent.path
-            : parent.path ? `${parent.path}.${e.name}` : e.name;
-    out.push(path);
-    out.top.push(open.length === 1);
-    const lt = e.logical_type && e.logical_type.type;
-    const kind = (e.converted_type === 'LIST' || lt === 'LIST') ? 'LIST'
-      : (e.converted_type === 'MAP' || e.converted_type === 'MAP_KEY_VALUE' || lt === 'MAP') ? 'MAP'
-        : (parent && parent.kind === 'LIST' && e.num_children === 1) ? 'WRAP' : '';
-    if (e.num_children) open.push({ path, left: e.num_children, kind });
-  }
-  return out;
-}
-
-/**
- * A copy of the file's metadata for reading rows as they are stored: MAP groups lose their
- * annotation, so hyparquet reads a map as its repeated key_value entries (in order, with
- * repeated keys and non-text keys) instead of an object keyed by text. `maps` holds their
- * paths (elementPaths) for asWritten.
- * @param {any} metadata @returns {{metadata: any, maps: Set<string>}}
- */
-export function readableMetadata(metadata) {
-  const maps = new Set();
-  const names = elementPaths(metadata.schema);
-  const schema = metadata.schema.map((/** @type {any} */ e, /** @type {number} */ i) => {
-    if (e.converted_type !== 'MAP' && !(e.logical_type && e.logical_type.type === 'MAP')) return e;
-    maps.add(names[i]);
-    return { ...e, converted_type: undefined, logical_type: undefined };
-  });
-  return { metadata: { ...metadata, schema }, maps };
-}
-
-/**
- * A row value read with readableMetadata as hyparquet-writer takes it: each map (read as
- * `{key_value: [{key, value}, ...]}`) becomes its array of `{key, value}` entries; values
- * pass through as they are. `path` is the value's path in elementPaths' spelling.
- * @param {any} v @param {string} path @param {Set<string>} maps @returns {any}
- */
-export function asWritten(v, path, maps) {
-  if (v === null || v === undefined) return v;
-  if (maps.has(path)) {
-    const entries = Object.values(v)[0] || [];
-    return entries.map((/** @type {any} */ kv) => ({
-      key: asWritten(kv.key, `${path}{}.key`, maps), value: asWritten(kv.value, `${path}{}.value`, maps),
-    }));
-  }
-  if (Array.isArray(v)) return v.map((x) => asWritten(x, `${path}[]`, maps));
-  if (typeof v === 'object' && v.constructor === Object) {
-    /** @type {Record<string, any>} */
-    const o = {};
-    for (const [k, x] of Object.entries(v)) o[k] = asWritten(x, path ? `${path}.${k}` : k, maps);
-    return o;
-  }
-  return v;
-}
-
-/**
  * The schema elements as hyparquet-writer 0.17.0 writes them correctly: an INTEGER logical
  * type becomes its converted type (INT_8 … UINT_64, the same meaning in the Parquet spec; the
  * writer sends IntType.bitWidth as a Thrift i32 where the spec has i8, which pyarrow cannot
@@ -199,7 +126,7 @@ export async function writeKeptRows(file, keep, libs = {}) {
       parsers: RAW_PARSERS, utf8: false, compressors: codecs,
     });
     const kept = take.map((i) => rows[i - take[0]]);
-    const columnData = top.map((/** @type {string} */ name) => ({ name, data: kept.map((r) => asWritten(r[name], name, maps)) }));
+    const columnData = top.map((/** @type {string} */ name) => ({ name, data: kept.map((r) => mapsAsEntries(r[name], name, maps)) }));
     w.write({ columnData, rowGroupSize: kept.length });
   }
   w.finish();

@@ -8,6 +8,7 @@
 import { ERR, ProtocolError } from './protocol.js';
 import { assetURL } from './assets.js';
 import { getSha256Factory } from './files.js';
+import { mapsAsEntries, readableMetadata } from './parquet-maps.js';
 
 const PAR1 = [0x50, 0x41, 0x52, 0x31];
 const CODECS = 'assets/hyparquet-compressors/';
@@ -150,7 +151,8 @@ export function topColumns(/** @type {string[]} */ fields) {
 
 /**
  * Read rows [rowStart, rowEnd) of the chosen top-level columns (all when null) as JSON-plain
- * objects; hyparquet reads only the row groups that hold them.
+ * objects; hyparquet reads only the row groups that hold them. A map is its entries
+ * `[{key, value}, ...]` as the CLI reads it (parquet-maps.js), so `tags[].key` is a path here too.
  * Raises: ProtocolError bad_input naming the file (a corrupt page, or a codec none of
  * hyparquet's and compressors()' reads).
  * @param {File} file @param {any} metadata @param {number} rowStart @param {number} rowEnd
@@ -159,10 +161,11 @@ export function topColumns(/** @type {string[]} */ fields) {
 export async function readRows(file, metadata, rowStart, rowEnd, columns) {
   const hp = await lib();
   try {
+    const readable = readableMetadata(metadata);
     const rows = await hp.parquetReadObjects({
-      file: asyncBuffer(file), metadata, rowStart, rowEnd, columns: columns || undefined, compressors: await compressors(),
+      file: asyncBuffer(file), metadata: readable.metadata, rowStart, rowEnd, columns: columns || undefined, compressors: await compressors(),
     });
-    return rows.map(plainValue);
+    return rows.map((/** @type {any} */ r) => plainValue(mapsAsEntries(r, '', readable.maps)));
   } catch (e) {
     throw new ProtocolError(ERR.BAD_INPUT, `cannot read rows ${rowStart + 1}–${rowEnd} of this Parquet file: ${e && e.message}`, {
       file: file.name,

@@ -46,6 +46,7 @@ export { ERR, ProtocolError, toErrorObject };
  * @property {number} embedding_dims  floats per sentence embedding
  * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[]}} export_names
  * @property {BinaryMagic[]} binary_magic
+ * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default)
  */
 
 /**

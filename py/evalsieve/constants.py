@@ -33,6 +33,13 @@ PARA_WINDOW = 256
 EMBEDDING_DIMS = 384
 
 # -- exports ---------------------------------------------------------------------------------
+#: What ``eval.clean.*`` keeps, by the ``clean`` setting (ContaminationConfig.clean, the CLI's
+#: ``--clean``, the page's "eval.clean keeps"), in the words the stamp records; the first
+#: is the default.
+CLEAN_RULES = {
+    "scored": "scored and not contaminated (rows too short to score are left out)",
+    "not-contaminated": "every row not contaminated (rows too short to score are kept)",
+}
 #: The clean eval file's name after the eval file's format (it holds the kept rows' bytes).
 CLEAN_NAME_BY_FORMAT = {"jsonl": "eval.clean.jsonl", "csv": "eval.clean.csv",
                         "tsv": "eval.clean.tsv", "text": "eval.clean.txt",
@@ -91,6 +98,7 @@ def as_json() -> dict:
         "para_floor": PARA_FLOOR, "para_threshold_max": PARA_THRESHOLD_MAX,
         "para_threshold_default": PARA_THRESHOLD_DEFAULT, "para_window": PARA_WINDOW,
         "embedding_dims": EMBEDDING_DIMS,
+        "clean_rules": dict(CLEAN_RULES),
         "export_names": {"clean_by_format": dict(CLEAN_NAME_BY_FORMAT),
                          "contamination": list(CONTAMINATION_REPORTS),
                          "paraphrases": list(PARAPHRASE_EXPORTS)},

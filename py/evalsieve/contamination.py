@@ -63,11 +63,9 @@ _REASONS = {
 }
 
 
-#: What ``eval.clean.*`` keeps, by the ``clean`` setting (stamped with these words).
-CLEAN_RULES = {
-    "scored": "scored and not contaminated (rows too short to score are left out)",
-    "not-contaminated": "every row not contaminated (rows too short to score are kept)",
-}
+#: What ``eval.clean.*`` keeps, by the ``clean`` setting (stamped with these words; one
+#: table in constants.py, which the page receives in ``ready.constants.clean_rules``).
+CLEAN_RULES = constants.CLEAN_RULES
 
 
 def assign_rungs(exact_record: list[int], ngram_status: list[str],

@@ -3,16 +3,14 @@
 
 import { ERR } from '../worker/protocol.js';
 
-/** The clean rules a person can pick (ContaminationConfig.clean, CLEAN_RULES in Python). */
-const CLEAN_CHOICES = Object.freeze(['scored', 'not-contaminated']);
-
 /**
  * Read N and the threshold as typed ('' = auto / any overlap), the boilerplate box and the
  * clean rule.
  *
- * Args: raw {n, threshold: strings, boilerplate: bool, clean?: one of CLEAN_CHOICES (default
- *   'scored')}; constants: the rule constants from
- *   `ready` (n_min..n_max for N; the threshold in (threshold_min_exclusive, threshold_max]).
+ * Args: raw {n, threshold: strings, boilerplate: bool, clean?: a key of
+ *   constants.clean_rules (default 'scored')}; constants: the rule constants from `ready`
+ *   (n_min..n_max for N; the threshold in (threshold_min_exclusive, threshold_max]; the clean
+ *   rules, Python's CLEAN_RULES).
  * Returns {n: int or null, boilerplate: bool, threshold: number or null, clean: string}.
  * Throws a bad_input error object naming the setting and the range it takes, so a bad value
  * fails here, before the training pass (ContaminationConfig refuses it too).
@@ -26,8 +24,9 @@ export function parseSettings({ n: nRaw, threshold: tRaw, boilerplate, clean = '
   if (threshold !== null && !(threshold > c.threshold_min_exclusive && threshold <= c.threshold_max)) {
     throw { code: ERR.BAD_INPUT, message: `the threshold must be above ${c.threshold_min_exclusive} and at most ${c.threshold_max}, or empty for any overlap`, expected: `a number in (${c.threshold_min_exclusive}, ${c.threshold_max}]` };
   }
-  if (!CLEAN_CHOICES.includes(clean)) {
-    throw { code: ERR.BAD_INPUT, message: `unknown clean rule ${JSON.stringify(clean)}`, expected: CLEAN_CHOICES.join(' or ') };
+  const choices = Object.keys(c.clean_rules);
+  if (!choices.includes(clean)) {
+    throw { code: ERR.BAD_INPUT, message: `unknown clean rule ${JSON.stringify(clean)}`, expected: choices.join(' or ') };
   }
   return { n, boilerplate, threshold, clean };
 }

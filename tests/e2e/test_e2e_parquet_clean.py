@@ -168,3 +168,23 @@ def test_a_type_the_page_cannot_write_keeps_the_rows_csv(tab, tmp_path):
     assert "written by the CLI" in note
     _, kept = report(download(tab, "eval.clean.rows.csv", tmp_path).decode())
     assert [int(r["eval_row"]) for r in kept] == [1]
+
+
+def test_map_column_paths_are_the_clis(tab, tmp_path, capsys):
+    """One spelling for a map column's fields: `tags[].key`, `tags[].value` in the page's
+    picker and in `evalsieve fields` (the page reads a map as its entries, as pyarrow does)."""
+    from evalsieve.cli import main
+    ev = FIXTURES / "map_eval.parquet"
+    assert main(["fields", str(ev), "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    choose_file(tab, "eval", ev)
+    page = tab.eval_on_selector_all("#eval-fields .field-list:not(.filter-list) input",
+                                    "xs => xs.map(x => x.dataset.path)")
+    assert "tags[].key" in page and "tags[].value" in page
+    assert not [p for p in page if p.startswith("tags.")], page
+    assert sorted(page) == sorted(f["path"] for f in cli["fields"])
+    inspected = [m["data"] for m in tab.evaluate(
+        "window.__workerMessages.filter(m => m.type === 'result' && m.data && m.data.fields)")]
+    last = inspected[-1]
+    assert {f["path"]: (f["fill"], f["avg_words"]) for f in last["fields"]} == {
+        f["path"]: (f["fill"], f["avg_words"]) for f in cli["fields"]}

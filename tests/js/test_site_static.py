@@ -59,3 +59,15 @@ def test_rule_text_in_index_html_matches_python():
     spans = re.findall(r'<span data-constant="([a-z_]+)">([^<]*)</span>', html)
     assert {name for name, _ in spans} == {"n_auto_min", "n_auto_max", "para_window", "para_floor"}
     assert [(name, text) for name, text in spans if str(published[name]) != text] == []
+
+
+def test_clean_rule_options_are_pythons_clean_rules():
+    """The "eval.clean keeps" options are CLEAN_RULES' keys in Python's order (the first is
+    selected: the default); parseSettings checks a choice against ready.constants."""
+    from evalsieve import constants
+
+    html = (SITE / "index.html").read_text(encoding="utf-8")
+    select = re.search(r'<select id="setting-clean">(.*?)</select>', html, re.S).group(1)
+    values = re.findall(r'<option value="([^"]+)"', select)
+    assert values == list(constants.CLEAN_RULES)
+    assert re.search(rf'<option value="{values[0]}" selected>', select)

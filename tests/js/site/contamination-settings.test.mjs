@@ -22,13 +22,18 @@ test('empty means auto N and any overlap', () => {
   assert.deepEqual(read(''), { n: null, boilerplate: true, threshold: null, clean: 'scored' });
 });
 
-test('the clean rule is one of Python\'s CLEAN_RULES keys; anything else is refused', () => {
+test('the clean rule is one of Python\'s CLEAN_RULES keys (ready.constants); anything else is refused', () => {
+  assert.deepEqual(Object.keys(C.clean_rules), ['scored', 'not-contaminated']);
   const clean = (c) => parseSettings({ n: '', threshold: '', boilerplate: true, clean: c }, C).clean;
   assert.equal(clean('scored'), 'scored');
   assert.equal(clean('not-contaminated'), 'not-contaminated');
   const e = refused(() => clean('everything'));
   assert.equal(e.code, 'bad_input');
   assert.match(e.message, /unknown clean rule "everything"/);
+  assert.equal(e.expected, 'scored or not-contaminated');
+  // one source: a rule Python adds is accepted without a page change
+  const more = { ...C, clean_rules: { ...C.clean_rules, everything: 'every row' } };
+  assert.equal(parseSettings({ n: '', threshold: '', boilerplate: true, clean: 'everything' }, more).clean, 'everything');
 });
 
 test('N takes every whole number Python accepts (n_min..n_max), nothing else', () => {
