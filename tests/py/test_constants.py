@@ -64,7 +64,12 @@ def test_as_json_is_plain_json_with_every_published_key():
     assert set(v) == {"n_min", "n_max", "n_auto_min", "n_auto_max", "threshold_min_exclusive",
                       "threshold_max", "para_floor", "para_threshold_max",
                       "para_threshold_default", "para_window", "embedding_dims", "export_names",
-                      "binary_magic"}
+                      "binary_magic", "clean_rules"}
+    # one table of clean rules: the job's, the CLI's --clean and the page's (ready.constants)
+    from evalsieve.contamination import CLEAN_RULES
+    assert CLEAN_RULES is constants.CLEAN_RULES
+    assert list(v["clean_rules"]) == ["scored", "not-contaminated"]
+    assert v["clean_rules"] == constants.CLEAN_RULES
     assert set(v["export_names"]) == {"clean_by_format", "contamination", "paraphrases"}
     assert v["binary_magic"][0] == {"magic": [0x50, 0x4B, 3, 4], "what": constants.BINARY_MAGIC[0][1],
                                     "todo": constants.BINARY_MAGIC[0][2], "also": None}
