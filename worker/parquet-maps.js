@@ -64,7 +64,7 @@ export function readableMetadata(metadata) {
  * @param {any} v @param {string} path @param {Set<string>} maps @returns {any}
  */
 export function mapsAsEntries(v, path, maps) {
-  if (v === null || v === undefined) return v;
+  if (v === null || v === undefined || !maps.size) return v; // no map in the schema: as read
   if (maps.has(path)) {
     const entries = Object.values(v)[0] || [];
     return entries.map((/** @type {any} */ kv) => ({

@@ -92,10 +92,11 @@ export function writableSchema(schema) {
  * the writer's default); copies the source's key-value metadata (ARROW:schema, pandas).
  * Args: file: the Parquet eval file; keep: 0-based row positions, ascending (the job's
  * kept_rows); libs: {hp, hw} to use instead of the served hyparquet and hyparquet-writer
- * and the page codecs (Node tests: {hp, hw, codecs}).
+ * and the page codecs (Node tests: {hp, hw, codecs}); libs.between: called before each row
+ * group is read (the job's cancellation check; it may throw).
  * Returns {blob, rows} (rows written), or {unsupported: words} when unsupportedType refuses
  * the schema (nothing read).
- * @param {Blob & {name?: string}} file @param {number[]} keep @param {{hp?: any, hw?: any, codecs?: any}} [libs]
+ * @param {Blob & {name?: string}} file @param {number[]} keep @param {{hp?: any, hw?: any, codecs?: any, between?: () => void}} [libs]
  * @returns {Promise<{blob: Blob, rows: number} | {unsupported: string}>}
  */
 export async function writeKeptRows(file, keep, libs = {}) {
@@ -121,6 +122,7 @@ export async function writeKeptRows(file, keep, libs = {}) {
     const take = [];
     while (k < keep.length && keep[k] < g.end) take.push(keep[k++]);
     if (!take.length) continue;
+    if (libs.between) libs.between();
     const rows = await hp.parquetReadObjects({
       file: asyncBuffer(file), metadata, rowStart: take[0], rowEnd: take[take.length - 1] + 1,
       parsers: RAW_PARSERS, utf8: false, compressors: codecs,
@@ -147,7 +149,7 @@ export async function cleanParquetExport(ctx, file, exports) {
   if (i < 0) return { exports };
   const { kept_rows: keep, clean_name: name, ...csv } = exports[i];
   const out = exports.slice();
-  const written = await writeKeptRows(file, keep);
+  const written = await writeKeptRows(file, keep, { between: () => ctx.throwIfCancelled() });
   if ('unsupported' in written) {
     const reason = `this page cannot write ${written.unsupported} value for value`;
     ctx.log(`${name} not written: ${reason}; ${csv.name} lists the kept rows`);
