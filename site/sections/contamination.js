@@ -56,7 +56,7 @@ export class ContaminationSection extends JobSection {
       (c) => this.#autoNFromCheck(c));
     this.stale = new StaleBanner(this.ui.results);
     this.shownRun = null; // {label, files} of the results shown
-    this.scores = new ScoresInput({ host: $('#scores-side'), prefix: '', client: services.client, onError: (e) => this.errors.show(e), onLog: (t) => this.log.add(t) });
+    this.scores = new ScoresInput({ host: $('#scores-side'), prefix: '', client: services.client, onError: (e) => this.inputError(e, $('#scores-drop')), onLog: (t) => this.log.add(t) });
     this.ladder = new LadderSettings($('#ladder-settings'));
     wireCorpus(this, { input: $('#train-file'), folder: document.querySelector('#train-folder') });
     this.#loadSettings();
@@ -158,7 +158,7 @@ export class ContaminationSection extends JobSection {
       settings = { ...settings, ...this.ladder.value() };
       corpus = this.slots.train.current.corpus ? corpusRequest(this.slots.train.current.corpus, this.slots.train.picker.chosen()) : null;
     } catch (e) {
-      this.errors.show(e);
+      this.runError(e);
       return;
     }
     const train = this.slots.train.current;

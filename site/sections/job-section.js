@@ -81,6 +81,13 @@ export class JobSection {
     this.cancelButton.disabled = true;
   }
 
+  /** An error of Run or of the results (bad settings, an export): shown below the Run button. */
+  runError(err) {
+    this.errorPlace.place(null);
+    this.errors.show(err);
+    keepInView(this.errors.box);
+  }
+
   /**
    * An input's error (a file that cannot be read): logged, and shown right after `anchor`
    * (the drop zone it came from), scrolled into view as far as needed.
@@ -137,7 +144,7 @@ export class JobSection {
         this.setStatus('cancelled', 'Cancelled.');
         onCancelled?.();
       } else {
-        this.errors.show(err);
+        this.runError(err);
         this.log.add(`${this.logPrefix}error: ${describeError(P.toErrorObject(err)).text}`, 'error');
         this.setStatus('error', 'Stopped with an error (the message is just below).');
         onFailed?.(err);

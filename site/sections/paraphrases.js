@@ -48,7 +48,7 @@ export class ParaphraseSection extends JobSection {
       fields: $('#para-fields'),
       picker: { type: 'radio', idPrefix: 'para-field', legend: 'Text field', failure: { legend: 'Text field', text: 'could not read this input' }, onChange: () => this.updateRunButton() },
     }, (file) => this.selectFile(file, null));
-    this.scores = new ScoresInput({ host: $('#para-scores-side'), prefix: 'para-', client: services.client, onError: (e) => this.errors.show(e), onLog: (t) => this.log.add(`paraphrases: ${t}`) });
+    this.scores = new ScoresInput({ host: $('#para-scores-side'), prefix: 'para-', client: services.client, onError: (e) => this.inputError(e, $('#para-scores-drop')), onLog: (t) => this.log.add(`paraphrases: ${t}`) });
     this.regrouper = new Regrouper({
       client: services.client,
       current: () => this.shown,
@@ -60,7 +60,7 @@ export class ParaphraseSection extends JobSection {
         this.log.add(`paraphrases: threshold ${t.toFixed(2)}: ${fmtInt(v.figures.groups)} groups, effective rows ${fmtInt(v.figures.effective_rows)} (regrouped in ${ms.toFixed(0)} ms)`);
       },
       onFailed: (err) => {
-        this.errors.show(err);
+        this.runError(err);
         this.#markStale('could not regroup at the new threshold; the figures below are for the threshold they name.');
       },
     });
@@ -172,7 +172,7 @@ export class ParaphraseSection extends JobSection {
     try {
       scores = this.scores.request(); // null without a scores file
     } catch (e) {
-      this.errors.show(e);
+      this.runError(e);
       return;
     }
     const args = {
@@ -233,7 +233,7 @@ export class ParaphraseSection extends JobSection {
       const x = v.exports.find((e) => e.name === name);
       downloadText(x.name, x.mime, x.text);
     } catch (err) {
-      this.errors.show(err);
+      this.runError(err);
     } finally {
       button.disabled = false;
     }

@@ -9,6 +9,9 @@
 import { el } from '../lib/dom.js';
 import { fmtInt } from '../lib/format.js';
 
+/** A field joins the one-click combination only with this many prose words per row (a phrase). */
+const COMBO_MIN_WORDS = 3;
+
 export class FieldPicker {
   /**
    * box: the <fieldset> (data-state loading | ready | error, data-file = the file's name);
@@ -76,11 +79,12 @@ export class FieldPicker {
 
   /**
    * "question + answer" one click away: a button that ticks the default field and the next
-   * text field (most words per row among the other non-constant text fields), or null.
+   * text field (most words per row among the other non-constant text fields with at least
+   * COMBO_MIN_WORDS prose words per row, so an id column is not offered), or null.
    */
   #combo(info) {
     const first = info.default_fields?.[0];
-    const next = (info.fields || []).filter((f) => f.path !== first && !f.constant && f.fill > 0 && f.text_share > 0.5)
+    const next = (info.fields || []).filter((f) => f.path !== first && !f.constant && f.fill > 0 && f.text_share > 0.5 && f.avg_words >= COMBO_MIN_WORDS)
       .sort((a, b) => b.avg_words - a.avg_words)[0];
     if (!first || !next) return null;
     const pair = [first, next.path];

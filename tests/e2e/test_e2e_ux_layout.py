@@ -114,7 +114,16 @@ def test_stale_results_are_greyed_under_a_banner_from_the_example(phone):
     assert float(phone.eval_on_selector("#results-stale", "e => getComputedStyle(e).opacity")) == 1
 
 
-def test_short_field_warns_and_the_combination_is_one_click(phone, tmp_path):
+def test_question_plus_answer_is_one_click(phone):
+    combo = phone.locator("#eval-fields button.combo")
+    assert combo.text_content() == "question + answer"
+    combo.click()
+    assert phone.is_checked('#eval-fields input[data-path="question"]')
+    assert phone.is_checked('#eval-fields input[data-path="answer"]')
+    phone.wait_for_function("() => document.querySelector('#n-auto').textContent.includes('(question + answer)')")
+
+
+def test_short_field_warns_until_a_longer_field_is_added(phone, tmp_path):
     rows = [json.loads(x) for x in GSM.read_text(encoding="utf-8").splitlines()[:5]]
     path = tmp_path / "final-answers.jsonl"
     path.write_text("".join(json.dumps({"question": r["question"], "answer": r["answer"].split("#### ")[-1]}) + "\n"
@@ -126,11 +135,11 @@ def test_short_field_warns_and_the_combination_is_one_click(phone, tmp_path):
     warning.wait_for(state="visible", timeout=30_000)
     # each answer is one number: 1 word per row; N = 5th percentile (1) clamped up to 8
     assert warning.text_content().startswith("answer: 5 of 5 sampled rows have no run of N = 8 words (auto N)")
-    phone.click("#eval-fields button.combo")
-    assert phone.is_checked('#eval-fields input[data-path="question"]')
-    assert phone.is_checked('#eval-fields input[data-path="answer"]')
+    # a one-number answer is no phrase, so no "question + answer" button is offered here
+    assert phone.locator("#eval-fields button.combo").count() == 0
+    phone.check('#eval-fields input[data-path="question"]')
     warning.wait_for(state="hidden", timeout=30_000)
-    assert "question + answer" in phone.text_content("#n-auto")
+    assert "(question + answer)" in phone.text_content("#n-auto")
 
 
 def test_bad_file_error_sits_next_to_its_drop_zone_in_view_and_is_logged(phone, tmp_path):
