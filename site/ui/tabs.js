@@ -19,6 +19,7 @@ export class Tabs {
     this.buttons = items.map((s) => {
       const t = el('button', { type: 'button', role: 'tab', id: `tab-${s.key}`, text: s.title, 'aria-controls': s.panel.id, tabindex: '-1' });
       s.panel.setAttribute('aria-labelledby', t.id);
+      s.panel.tabIndex = 0; // the panel's first content is text: Tab from the tab lands on it
       t.addEventListener('click', () => this.#choose(s.key, false));
       list.append(t);
       return t;
