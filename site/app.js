@@ -1,19 +1,21 @@
 // evalsieve page: one worker client shared by the job sections (one tab each). Wires the
-// services (worker client, event log, header status), builds the tabs and mounts the sections.
+// services (worker client, event log, the header's runtime status; each tab has its own run
+// status), builds the tabs (ui/tabs.js) and mounts the sections.
 // All data text is rendered with textContent, never innerHTML.
 
-import { $, el } from './lib/dom.js';
+import { $ } from './lib/dom.js';
 import { describeError } from './lib/format.js';
 import { EventLog } from './lib/event-log.js';
 import { fillConstantText, ruleConstants } from './lib/constants.js';
 import { WorkerClient } from './lib/worker-client.js';
 import { registerOffline } from './lib/offline.js';
+import { Tabs } from './ui/tabs.js';
 import { ContaminationSection } from './sections/contamination.js';
 import { ParaphraseSection } from './sections/paraphrases.js';
 
 function main() {
   const log = new EventLog($('#log'));
-  const status = $('#status');
+  const status = $('#runtime-status');
   const setStatus = (state, text) => {
     status.dataset.state = state;
     status.textContent = text;
@@ -43,7 +45,7 @@ function main() {
         return;
       }
       fillConstantText(document, constants);
-      if (status.dataset.state === 'booting' || status.dataset.state === 'restarting') setStatus('ready', 'Ready.');
+      if (status.dataset.state === 'booting' || status.dataset.state === 'restarting') setStatus('ready', 'Python runtime ready.');
       for (const s of SECTIONS) s.workerReady(constants);
       if (!offlineAsked) {
         offlineAsked = true;
@@ -52,27 +54,23 @@ function main() {
     },
     onFatal: (err, restarting) => {
       log.add(`worker stopped: ${describeError(err).text}${restarting ? '; starting a new one' : ''}`, 'error');
-      setStatus(restarting ? 'restarting' : 'error', restarting ? 'The worker stopped; starting a new one…' : `The worker cannot start: ${err.message}`);
-      for (const s of SECTIONS) s.workerDied(err);
+      const text = restarting ? 'The worker stopped; starting a new one…' : `The worker cannot start: ${err.message}`;
+      setStatus(restarting ? 'restarting' : 'error', text);
+      for (const s of SECTIONS) {
+        s.workerDied(err);
+        if (!restarting) s.setStatus('error', text);
+      }
     },
   });
 
-  const tabs = $('#tabs');
   const select = (key) => {
-    for (const s of SECTIONS) {
-      s.show(s.key === key);
-      $(`#tab-${s.key}`).setAttribute('aria-selected', String(s.key === key));
-    }
+    tabs.select(key);
+    for (const s of SECTIONS) s.show(s.key === key);
   };
-  for (const s of SECTIONS) {
-    const t = el('button', { type: 'button', role: 'tab', id: `tab-${s.key}`, text: s.title, 'aria-controls': s.panel.id });
-    s.panel.setAttribute('aria-labelledby', t.id);
-    t.addEventListener('click', () => {
-      select(s.key);
-      history.replaceState(null, '', `#${s.key}`);
-    });
-    tabs.append(t);
-  }
+  const tabs = new Tabs($('#tabs'), SECTIONS, (key) => {
+    select(key);
+    history.replaceState(null, '', `#${key}`);
+  });
   client.start();
   for (const s of SECTIONS) s.mount({ client, log });
   // index.html#paraphrases opens that tab (its worked example runs when it is first shown).

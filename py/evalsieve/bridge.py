@@ -52,13 +52,16 @@ def _job(args: dict):
 def _op_inspect(args, text):
     """A file's head (text) -> its format and fields; with ``parquet: {paths, rows,
     row_groups}`` the text is a JSON array of a Parquet file's first rows (read by the
-    worker) and the answer adds ``rows`` and ``row_groups``."""
+    worker) and the answer adds ``rows`` and ``row_groups``; ``fields`` (optional) are the
+    chosen fields for the answer's ``short_check`` (default: the default fields)."""
     pq = args.get("parquet")
+    check = list(args.get("fields") or []) or None
     if pq is not None:
-        return {**describe_values(_values(text), list(pq.get("paths") or [])),
+        return {**describe_values(_values(text), list(pq.get("paths") or []), check=check,
+                                  name=args.get("name") or "input"),
                 "rows": pq.get("rows"), "row_groups": pq.get("row_groups")}
     return inspect_head(args["name"], text or "", complete=bool(args.get("complete")),
-                        fmt=args.get("format"))
+                        fmt=args.get("format"), check=check)
 
 
 def _values(text) -> list:

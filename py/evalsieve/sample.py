@@ -3,19 +3,34 @@
 from __future__ import annotations
 
 from .errors import EvalsieveError, bad_input
+from .evidence import field_samples, short_check
 from .fields import FieldExtractor, default_choice, discover_fields, unfiltered
 from .records import RecordReader, sniff_format, split_format
 
 SAMPLE_ROWS = 1000
 
 
-def inspect_head(name: str, head: str, complete: bool = False, fmt: str | None = None) -> dict:
+def inspect_head(name: str, head: str, complete: bool = False, fmt: str | None = None,
+                 check: list[str] | None = None) -> dict:
     """The description of a file's head (see :func:`inspect_records`), as plain JSON values."""
-    return inspect_records(name, head, complete, fmt)[0]
+    return inspect_records(name, head, complete, fmt, check)[0]
 
 
-def inspect_records(name: str, head: str, complete: bool = False, fmt: str | None = None
-                    ) -> tuple[dict, list]:
+def _with_evidence(info: dict, fmt: str, values: list, name: str,
+                   check: list[str] | None) -> dict:
+    """``info`` with ``samples`` on every field and ``short_check`` for ``check`` (default:
+    the default fields) added (:mod:`evalsieve.evidence`)."""
+    every = info["fields"] + info["filter_fields"]
+    samples = field_samples(fmt, values, [f["path"] for f in every], name)
+    for f in every:
+        f["samples"] = samples[f["path"]]
+    fields = list(check) if check else info["default_fields"]
+    info["short_check"] = short_check(fmt, values, fields, name) if fields else None
+    return info
+
+
+def inspect_records(name: str, head: str, complete: bool = False, fmt: str | None = None,
+                    check: list[str] | None = None) -> tuple[dict, list]:
     """Sniff the format of a file and describe its fields from a sample of its head.
 
     Args:
@@ -24,12 +39,15 @@ def inspect_records(name: str, head: str, complete: bool = False, fmt: str | Non
         complete: True when ``head`` is the whole file (then its last line is parsed even
             without a final newline).
         fmt: force a format instead of sniffing.
+        check: the fields for ``short_check`` (default: the default fields).
     Returns:
         ``{"format", "fields": [{path, fill, avg_chars, avg_words, text_share, kind,
-        constant, reason, filter}], "filter_fields": [same, for element-filter paths such
-        as messages[role=user].content], "default_fields": [...], "default_reason",
-        "rows_sampled", "separator"}`` (``separator``: the delimited format's field
-        separator, else None).
+        constant, reason, filter, samples}], "filter_fields": [same, for element-filter
+        paths such as messages[role=user].content], "default_fields": [...],
+        "default_reason", "rows_sampled", "separator", "short_check"}`` (``separator``: the
+        delimited format's field separator, else None; ``samples``: the first values,
+        clipped, :func:`evalsieve.evidence.field_samples`; ``short_check``:
+        :func:`evalsieve.evidence.short_check` of ``check``, None without a field).
     Raises:
         EvalsieveError(bad_input): empty file, JSON array, malformed first rows (with line).
         The sampled records come second.
@@ -51,16 +69,18 @@ def inspect_records(name: str, head: str, complete: bool = False, fmt: str | Non
                         expected=f"{fmt} records")
     infos = discover_fields(r.value for r in records)
     chosen, why = default_choice(infos)
-    return {"format": fmt,
+    info = {"format": fmt,
             "fields": [i._asdict() for i in infos if not i.filter],
             "filter_fields": [i._asdict() for i in infos if i.filter],
             "default_fields": chosen,
             "default_reason": why,
             "rows_sampled": len(records),
-            "separator": split_format(fmt)[1]}, records
+            "separator": split_format(fmt)[1]}
+    return _with_evidence(info, fmt, [r.value for r in records], name, check), records
 
 
-def describe_values(values: list, paths: list[str], fmt: str = "parquet") -> dict:
+def describe_values(values: list, paths: list[str], fmt: str = "parquet",
+                    check: list[str] | None = None, name: str = "input") -> dict:
     """Describe a sample of parsed records (a Parquet file's first rows) like
     :func:`inspect_records`, with the schema's leaf ``paths`` (schema order) listed even
     when no sampled row fills them.
@@ -69,9 +89,11 @@ def describe_values(values: list, paths: list[str], fmt: str = "parquet") -> dic
         values: the sampled records as plain JSON values (dicts).
         paths: every leaf field path of the schema (structs dotted, lists ``[]``).
         fmt: the format named in the answer.
+        check, name: the fields for ``short_check`` and the file's name, as
+            :func:`inspect_records`.
     Returns:
         ``{"format", "fields", "filter_fields", "default_fields", "default_reason",
-        "rows_sampled", "separator": None}`` as :func:`inspect_records`.
+        "rows_sampled", "separator": None, "short_check"}`` as :func:`inspect_records`.
     Raises:
         EvalsieveError(bad_input): a sampled record is not an object.
     """
@@ -87,10 +109,11 @@ def describe_values(values: list, paths: list[str], fmt: str = "parquet") -> dic
     order = {p: k for k, p in enumerate(paths)}
     infos.sort(key=lambda i: (i.filter, order.get(i.path, len(order))))
     chosen, why = default_choice(infos)
-    return {"format": fmt, "fields": [i._asdict() for i in infos if not i.filter],
+    info = {"format": fmt, "fields": [i._asdict() for i in infos if not i.filter],
             "filter_fields": [i._asdict() for i in infos if i.filter],
             "default_fields": chosen, "default_reason": why, "rows_sampled": len(values),
             "separator": None}
+    return _with_evidence(info, fmt, values, name, check)
 
 
 def check_fields(name: str, fmt: str, paths: list[str], head: str) -> None:

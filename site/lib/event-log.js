@@ -1,4 +1,5 @@
-// The event log: one <li> per step, with seconds since the page started.
+// The event log: one <li> per step, with seconds since the page started; it scrolls only
+// inside its own box.
 
 import { el } from './dom.js';
 
@@ -13,7 +14,11 @@ export class EventLog {
   add(message, kind = 'info') {
     const t = ((performance.now() - this.t0) / 1000).toFixed(1);
     const item = el('li', { class: `log-${kind}`, dataset: { kind } }, el('time', { text: `${t} s` }), ' ', el('span', { text: message }));
-    this.list.append(item);
-    item.scrollIntoView?.({ block: 'nearest' });
+    // The log scrolls inside its own box, never the window (item.scrollIntoView would move
+    // the page to the log); it follows new lines only while it is scrolled to its end.
+    const list = this.list;
+    const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight < 4;
+    list.append(item);
+    if (atEnd) list.scrollTop = list.scrollHeight;
   }
 }

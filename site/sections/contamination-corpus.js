@@ -22,7 +22,7 @@ async function selectCorpus(section, files) {
     sorted = corpusOrder(files);
     if (!sorted.length) throw new Error(`no training file in this folder (supported: ${CORPUS_EXTENSIONS.join(' ')}, each also .gz)`);
   } catch (e) {
-    section.errors.show(e);
+    section.inputError(e, slot.drop.zone);
     return;
   }
   section.autoRunExample = false;
@@ -42,7 +42,7 @@ async function selectCorpus(section, files) {
   try {
     got = await slot.take(sorted[0], null, `${sorted.length} files (${fmtBytes(size)}): ${sorted.map((f) => f.name).join(', ')}`, inspectAll);
   } catch (e) {
-    section.errors.show(e);
+    section.inputError(e, slot.drop.zone);
     section.updateRunButton();
     return;
   }
@@ -50,6 +50,7 @@ async function selectCorpus(section, files) {
   got.corpus = parts;
   section.log.add(`training corpus: ${parts.length} files, ${fmtBytes(size)}: ${parts.map((p) => `${p.file.name} (${p.info.format}${p.info.gzip ? ', gzip' : ''})`).join(', ')}`);
   slot.picker.render(got.info, { legend: `Fields to scan (${parts.length} files: ${got.info.format})`, checked: (path) => got.info.default_fields.includes(path) });
+  section.inputsChanged();
   section.errors.hide();
   section.updateRunButton();
 }
@@ -65,7 +66,7 @@ export function wireCorpus(section, { input, folder }) {
   drop.onDrop = (dt) => {
     const pending = corpusOfDrop(dt);
     if (!pending) return false;
-    pending.then((files) => selectCorpus(section, files), (e) => section.errors.show(e));
+    pending.then((files) => selectCorpus(section, files), (e) => section.inputError(e, drop.zone));
     return true;
   };
   drop.onFiles = (list) => selectCorpus(section, corpusOfInput(list));

@@ -14,6 +14,8 @@ import { renderScoreImpact } from './scores-results.js';
 import { LadderSettings } from './ladder-settings.js';
 import { wireCorpus } from './contamination-corpus.js';
 import { corpusRequest } from './corpus-files.js';
+import { FieldCheck } from '../ui/field-check.js';
+import { StaleBanner } from '../lib/layout.js';
 
 const { OP } = P;
 const SETTINGS_KEY = 'evalsieve.settings.v1'; // localStorage holds only the settings checkboxes
@@ -46,9 +48,15 @@ export class ContaminationSection extends JobSection {
     this.slots = Object.fromEntries(SIDES.map((role) => [role, new InputSlot({
       drop: { zone: $(`#${role}-drop`), input: $(`#${role}-file`), name: $(`#${role}-name`) },
       fields: $(`#${role}-fields`),
-      picker: { type: 'checkbox', idPrefix: `${role}-field`, legend: LEGEND[role], failure: { legend: 'Fields', text: 'could not read this file' }, onChange: () => this.updateRunButton() },
+      picker: { type: 'checkbox', idPrefix: `${role}-field`, legend: LEGEND[role], failure: { legend: 'Fields', text: 'could not read this file' }, onChange: () => this.#fieldsChanged(role) },
     }, (file) => this.selectFile(role, file, null))]));
-    this.scores = new ScoresInput({ host: $('#scores-side'), prefix: '', client: services.client, onError: (e) => this.errors.show(e), onLog: (t) => this.log.add(t) });
+    // The eval fields' too-short warning, and the auto-N line while no run describes them.
+    this.check = new FieldCheck(this.slots.eval,
+      (file, fields) => services.client.request(OP.INSPECT, { name: file.name, role: 'eval', fields }, { eval: file }).promise,
+      (c) => this.#autoNFromCheck(c));
+    this.stale = new StaleBanner(this.ui.results);
+    this.shownRun = null; // {label, files} of the results shown
+    this.scores = new ScoresInput({ host: $('#scores-side'), prefix: '', client: services.client, onError: (e) => this.inputError(e, $('#scores-drop')), onLog: (t) => this.log.add(t) });
     this.ladder = new LadderSettings($('#ladder-settings'));
     wireCorpus(this, { input: $('#train-file'), folder: document.querySelector('#train-folder') });
     this.#loadSettings();
@@ -101,7 +109,11 @@ export class ContaminationSection extends JobSection {
       const { info } = got;
       this.log.add(`${SIDE_TITLE[role]} file ${label ? `(${label}) ` : ''}${file.name}: sniffed ${info.format}${info.gzip ? ' (gzip)' : ''}, ${fmtInt(info.rows_sampled)} rows sampled, ${info.fields.length} fields`);
       slot.picker.render(info, { legend: `${LEGEND[role]} (${info.format})`, checked: (path) => info.default_fields.includes(path) });
-      if (role === 'eval') this.scores.setEvalFields(info);
+      if (role === 'eval') {
+        this.scores.setEvalFields(info);
+        this.check.shown(info.short_check);
+      }
+      if (label === null) this.inputsChanged();
       this.errors.hide();
       this.updateRunButton();
     }
@@ -109,6 +121,26 @@ export class ContaminationSection extends JobSection {
       this.autoRunExample = false;
       this.run();
     }
+  }
+
+  #fieldsChanged(role) {
+    this.updateRunButton();
+    if (role === 'eval') this.check.want();
+  }
+
+  /** New files were chosen: results still on the page are greyed under a banner. */
+  inputsChanged() {
+    if (!this.shownRun || this.ui.results.hidden) return;
+    const { label, files } = this.shownRun;
+    this.stale.mark(label === 'example', files, 'you have chosen other files since. Press Run to score them.');
+  }
+
+  /** The auto-N line for the chosen eval fields, from the sampled rows (before a run). */
+  #autoNFromCheck(c) {
+    const ev = this.slots.eval.current;
+    if (!c || c.n === null || !ev) return;
+    this.ui.nAuto.textContent = `auto: N=${c.n} from the ${fmtInt(c.rows_with_words)} sampled rows of ${ev.file.name} (${c.fields.join(' + ')}); the run sets it from every row`;
+    this.ui.nAuto.dataset.n = String(c.n);
   }
 
   canRun() {
@@ -126,7 +158,7 @@ export class ContaminationSection extends JobSection {
       settings = { ...settings, ...this.ladder.value() };
       corpus = this.slots.train.current.corpus ? corpusRequest(this.slots.train.current.corpus, this.slots.train.picker.chosen()) : null;
     } catch (e) {
-      this.errors.show(e);
+      this.runError(e);
       return;
     }
     const train = this.slots.train.current;
@@ -158,6 +190,8 @@ export class ContaminationSection extends JobSection {
           ['N', String(data.summary.n)], ['threshold', args.threshold === null ? 'any overlap' : `containment ≥ ${args.threshold}`],
           ['contaminated', 'caught by a rung whose rows leave the clean file'], ['eval fields', args.eval.fields.join(', ')]]);
         this.ui.results.hidden = false;
+        this.shownRun = { label, files: `${ev.file.name}, ${train.file.name}` };
+        this.stale.clear();
         const s = data.summary || {};
         this.log.add(`done (${label}): ${fmtInt(s.rows_contaminated)} contaminated of ${fmtInt(s.rows_scanned)} eval rows`, 'done');
         this.setStatus('done', `Done (${label}).`);

@@ -6,6 +6,7 @@ import * as P from '../worker/protocol.js';
 import { describeError, fmtBytes } from '../lib/format.js';
 import { ErrorBox } from '../ui/error-box.js';
 import { ProgressView } from '../ui/progress-view.js';
+import { MovableBox, keepInView } from '../lib/layout.js';
 
 const { OP, ERR } = P;
 
@@ -32,8 +33,12 @@ export class JobSection {
     this.runButton = run;
     this.cancelButton = cancel;
     this.errors = new ErrorBox(error);
+    this.errorPlace = new MovableBox(error); // below the Run button, or next to a drop zone
     this.progress = new ProgressView(progress, progressOptions);
-    run.addEventListener('click', () => this.run());
+    run.addEventListener('click', () => {
+      this.run();
+      if (this.runId !== null) keepInView(this.progress.root);
+    });
     cancel.addEventListener('click', () => this.cancel());
   }
 
@@ -76,12 +81,31 @@ export class JobSection {
     this.cancelButton.disabled = true;
   }
 
+  /** An error of Run or of the results (bad settings, an export): shown below the Run button. */
+  runError(err) {
+    this.errorPlace.place(null);
+    this.errors.show(err);
+    keepInView(this.errors.box);
+  }
+
+  /**
+   * An input's error (a file that cannot be read): logged, and shown right after `anchor`
+   * (the drop zone it came from), scrolled into view as far as needed.
+   */
+  inputError(err, anchor) {
+    this.errorPlace.place(anchor);
+    this.errors.show(err);
+    this.log.add(`${this.logPrefix}input error: ${describeError(P.toErrorObject(err)).text}`, 'error');
+    keepInView(this.errors.box);
+  }
+
   /**
    * Take `file` into `slot` (ui/input-slot.js) and inspect it in the worker as `role`.
    * Returns the choice {file, label, info}, or null when it was superseded or could not be
-   * read (the error is then shown, and onFailed(err) called). `shownAs` is the drop zone's text.
+   * read (the error is then shown next to `anchor`, default the slot's drop zone, and logged,
+   * and onFailed(err) called). `shownAs` is the drop zone's text.
    */
-  async inspectInto(slot, file, label, role, { shownAs = null, onFailed = null } = {}) {
+  async inspectInto(slot, file, label, role, { shownAs = null, onFailed = null, anchor = null } = {}) {
     const text = shownAs ?? `${label ? `${label}: ` : ''}${file.name} (${fmtBytes(file.size)})`;
     const request = () => this.services.client.request(OP.INSPECT, { name: file.name, role }, { [role]: file }).promise;
     const pending = slot.take(file, label, text, request);
@@ -89,7 +113,7 @@ export class JobSection {
     try {
       return await pending;
     } catch (err) {
-      this.errors.show(err);
+      this.inputError(err, anchor || slot.drop.zone);
       onFailed?.(err);
       return null;
     } finally {
@@ -104,6 +128,7 @@ export class JobSection {
    */
   async runJob({ op, args, files, label, summary, onLog, onResult, onCancelled = null, onFailed = null }) {
     this.errors.hide();
+    this.errorPlace.place(null);
     this.progress.begin();
     const req = this.services.client.request(op, args, files, { onProgress: (m) => this.progress.update(m), onLog });
     this.runId = req.id;
@@ -119,9 +144,9 @@ export class JobSection {
         this.setStatus('cancelled', 'Cancelled.');
         onCancelled?.();
       } else {
-        this.errors.show(err);
+        this.runError(err);
         this.log.add(`${this.logPrefix}error: ${describeError(P.toErrorObject(err)).text}`, 'error');
-        this.setStatus('error', 'Stopped with an error (see above).');
+        this.setStatus('error', 'Stopped with an error (the message is just below).');
         onFailed?.(err);
       }
     } finally {

@@ -9,6 +9,7 @@ import { describeError, fmtBytes, fmtInt } from '../lib/format.js';
 import { InputSlot } from '../ui/input-slot.js';
 import { drawHistogram } from '../ui/histogram.js';
 import { JobSection } from './job-section.js';
+import { StaleBanner } from '../lib/layout.js';
 import { renderParaphraseResults } from './paraphrases-results.js';
 import { Regrouper, exportsAt } from './paraphrases-state.js';
 import { ScoresInput } from './scores-input.js';
@@ -40,14 +41,14 @@ export class ParaphraseSection extends JobSection {
       slider: $('#para-threshold'),
       sliderValue: $('#para-threshold-value'),
       results: $('#para-results'),
-      stale: $('#para-stale'),
     };
+    this.stale = new StaleBanner(this.ui.results, $('#para-stale'));
     this.slot = new InputSlot({
       drop: { zone: $('#para-drop'), input: $('#para-file'), name: $('#para-name') },
       fields: $('#para-fields'),
       picker: { type: 'radio', idPrefix: 'para-field', legend: 'Text field', failure: { legend: 'Text field', text: 'could not read this input' }, onChange: () => this.updateRunButton() },
     }, (file) => this.selectFile(file, null));
-    this.scores = new ScoresInput({ host: $('#para-scores-side'), prefix: 'para-', client: services.client, onError: (e) => this.errors.show(e), onLog: (t) => this.log.add(`paraphrases: ${t}`) });
+    this.scores = new ScoresInput({ host: $('#para-scores-side'), prefix: 'para-', client: services.client, onError: (e) => this.inputError(e, $('#para-scores-drop')), onLog: (t) => this.log.add(`paraphrases: ${t}`) });
     this.regrouper = new Regrouper({
       client: services.client,
       current: () => this.shown,
@@ -59,8 +60,8 @@ export class ParaphraseSection extends JobSection {
         this.log.add(`paraphrases: threshold ${t.toFixed(2)}: ${fmtInt(v.figures.groups)} groups, effective rows ${fmtInt(v.figures.effective_rows)} (regrouped in ${ms.toFixed(0)} ms)`);
       },
       onFailed: (err) => {
-        this.errors.show(err);
-        this.#markStale('Could not regroup at the new threshold; the figures below are for the threshold they name.');
+        this.runError(err);
+        this.#markStale('could not regroup at the new threshold; the figures below are for the threshold they name.');
       },
     });
     let pasteTimer = null;
@@ -121,7 +122,8 @@ export class ParaphraseSection extends JobSection {
     const shownAs = label === 'pasted' ? `pasted text (${fmtBytes(file.size)})` : null;
     const got = await this.inspectInto(this.slot, file, label, 'eval', {
       shownAs,
-      onFailed: () => this.#markStale('The input is not valid (see the message above).'),
+      onFailed: () => this.#markStale('the new input is not valid (see the message above). Still showing the last valid result.'),
+      anchor: label === 'pasted' ? this.ui.paste.closest('label') : null,
     });
     if (!got) return;
     const { info } = got;
@@ -129,7 +131,7 @@ export class ParaphraseSection extends JobSection {
     this.#renderFields(info, label === 'example' ? { field: 'text', label: 'id' } : null);
     this.scores.setEvalFields(info);
     this.errors.hide();
-    this.#markStale(null);
+    this.#markStale(label === 'example' ? null : `you have chosen ${label === 'pasted' ? 'pasted text' : file.name} since. Press Run to compare its rows.`);
     this.updateRunButton();
     if (this.autoRun && label === 'example' && this.slot.current === got) {
       this.autoRun = false;
@@ -170,7 +172,7 @@ export class ParaphraseSection extends JobSection {
     try {
       scores = this.scores.request(); // null without a scores file
     } catch (e) {
-      this.errors.show(e);
+      this.runError(e);
       return;
     }
     const args = {
@@ -196,8 +198,8 @@ export class ParaphraseSection extends JobSection {
         // A threshold moved while the run was going: apply it now.
         if (Math.abs(this.threshold - f.threshold) > 1e-9) this.#sliderMoved();
       },
-      onCancelled: () => this.#markStale(this.shown ? 'The run was cancelled.' : null),
-      onFailed: () => this.#markStale('The last run failed (see the message above).'),
+      onCancelled: () => this.#markStale(this.shown ? 'the run was cancelled. Still showing the last valid result.' : null),
+      onFailed: () => this.#markStale('the last run failed (see the message below the Run button). Still showing the last valid result.'),
     });
   }
 
@@ -209,16 +211,10 @@ export class ParaphraseSection extends JobSection {
     this.regrouper.want(t);
   }
 
+  /** Grey the shown result under a banner saying where it is from and why (null: clear). */
   #markStale(reason) {
-    const s = this.ui.stale;
-    if (!reason || !this.shown) {
-      s.hidden = true;
-      delete this.ui.results.dataset.stale;
-      return;
-    }
-    s.textContent = `${reason} Still showing the last valid result (${this.shown.label}, ${this.shown.args.eval.name}).`;
-    s.hidden = false;
-    this.ui.results.dataset.stale = '1';
+    if (!reason || !this.shown) this.stale.clear();
+    else this.stale.mark(this.shown.label === 'example', this.shown.args.eval.name, reason);
   }
 
   #render() {
@@ -237,7 +233,7 @@ export class ParaphraseSection extends JobSection {
       const x = v.exports.find((e) => e.name === name);
       downloadText(x.name, x.mime, x.text);
     } catch (err) {
-      this.errors.show(err);
+      this.runError(err);
     } finally {
       button.disabled = false;
     }
@@ -245,6 +241,6 @@ export class ParaphraseSection extends JobSection {
 
   workerDied() {
     super.workerDied();
-    if (this.shown) this.#markStale('The worker restarted, so the slider cannot regroup this result; run again.');
+    if (this.shown) this.#markStale('the worker restarted, so the slider cannot regroup this result; run again.');
   }
 }

@@ -1,10 +1,16 @@
 // The field list of an input: one checkbox (or radio) per field the worker's `inspect` found,
-// with its fill and average length, constant fields greyed with the reason; then the
-// element-filter paths (messages[role=user].content); the default field is marked and the
-// reason for it (inspect's default_reason) is shown under the list.
+// with its fill and average length, its first values (clipped, by Python: evidence.py),
+// constant fields greyed with the reason; then the element-filter paths
+// (messages[role=user].content); the default field is marked with the reason for it
+// (inspect's default_reason, the rule of fields.py default_choice). A checkbox list offers
+// the default plus the next text field in one click, and shows the too-short warning
+// (ui/field-check.js) below the list.
 
 import { el } from '../lib/dom.js';
 import { fmtInt } from '../lib/format.js';
+
+/** A field joins the one-click combination only with this many prose words per row (a phrase). */
+const COMBO_MIN_WORDS = 3;
 
 export class FieldPicker {
   /**
@@ -29,10 +35,10 @@ export class FieldPicker {
   }
 
   /**
-   * List info.fields ([{path, fill, avg_chars, avg_words, constant, reason}]) and then
-   * info.filter_fields (element-filter paths, same shape) under `legend`; fields for which
-   * checked(path) is true start checked; the paths in info.default_fields are marked
-   * "default" and info.default_reason is shown; `extra` nodes follow the list.
+   * List info.fields ([{path, fill, avg_chars, avg_words, constant, reason, samples}]) and
+   * then info.filter_fields (element-filter paths, same shape) under `legend`; fields for
+   * which checked(path) is true start checked; the paths in info.default_fields are marked
+   * "default" with info.default_reason beside them; `extra` nodes follow the list.
    */
   render(info, { legend, checked, extra = [] }) {
     const defaults = new Set(info.default_fields || []);
@@ -41,15 +47,18 @@ export class FieldPicker {
       const input = el('input', { type: this.type, id, value: f.path, dataset: { path: f.path } });
       if (this.type === 'radio') input.name = this.idPrefix;
       input.checked = checked(f.path);
-      input.addEventListener('change', () => this.onChange?.());
+      input.addEventListener('change', () => this.#changed());
       const words = typeof f.avg_words === 'number' ? `, ${f.avg_words.toFixed(1)} words` : '';
       const stats = `fill ${(f.fill * 100).toFixed(0)}%, avg ${fmtInt(Math.round(f.avg_chars))} chars${words}`;
-      const cls = ['field', f.constant ? 'constant' : '', f.filter ? 'filter' : '', defaults.has(f.path) ? 'default' : ''].filter(Boolean).join(' ');
+      const isDefault = defaults.has(f.path);
+      const cls = ['field', f.constant ? 'constant' : '', f.filter ? 'filter' : '', isDefault ? 'default' : ''].filter(Boolean).join(' ');
       return el('li', { class: cls }, input, ' ',
         el('label', { for: id }, el('code', { text: f.path }), ' ',
-          defaults.has(f.path) ? el('span', { class: 'badge default-mark', text: 'default' }) : null, ' ',
+          isDefault ? el('span', { class: 'badge default-mark', text: 'default' }) : null, ' ',
           el('span', { class: 'muted', text: stats }),
-          f.constant || f.reason ? el('span', { class: 'reason', text: ` — ${f.reason || 'constant'}` }) : null));
+          f.constant || f.reason ? el('span', { class: 'reason', text: ` — ${f.reason || 'constant'}` }) : null),
+        isDefault && info.default_reason ? el('p', { class: 'default-reason', text: `Default: ${info.default_reason}.` }) : null,
+        samplesList(f.samples));
     };
     const plain = info.fields || [];
     const filters = info.filter_fields || [];
@@ -60,14 +69,55 @@ export class FieldPicker {
       items.length ? el('ul', { class: 'field-list' }, ...items) : el('p', { class: 'muted', text: 'no fields found' }),
       filterItems.length ? el('p', { class: 'muted filter-note', text: 'List elements chosen by a sibling key (element filters):' }) : null,
       filterItems.length ? el('ul', { class: 'field-list filter-list' }, ...filterItems) : null,
-      info.default_reason ? el('p', { class: 'default-reason muted', text: `Default${info.default_fields?.length ? ` ${info.default_fields.join(', ')}` : ''}: ${info.default_reason}.` }) : null,
+      !defaults.size && info.default_reason ? el('p', { class: 'default-reason muted', text: `No default: ${info.default_reason}.` }) : null,
+      this.type === 'checkbox' ? this.#combo(info) : null,
+      this.warning = el('p', { class: 'short-warning', role: 'status', hidden: true }),
       ...extra,
     ].filter(Boolean));
     this.box.dataset.state = 'ready';
+  }
+
+  /**
+   * "question + answer" one click away: a button that ticks the default field and the next
+   * text field (most words per row among the other non-constant text fields with at least
+   * COMBO_MIN_WORDS prose words per row, so an id column is not offered), or null.
+   */
+  #combo(info) {
+    const first = info.default_fields?.[0];
+    const next = (info.fields || []).filter((f) => f.path !== first && !f.constant && f.fill > 0 && f.text_share > 0.5 && f.avg_words >= COMBO_MIN_WORDS)
+      .sort((a, b) => b.avg_words - a.avg_words)[0];
+    if (!first || !next) return null;
+    const pair = [first, next.path];
+    const b = el('button', { type: 'button', class: 'combo', text: `${pair.join(' + ')}` });
+    b.addEventListener('click', () => {
+      for (const i of this.box.querySelectorAll('input[type=checkbox]')) i.checked = pair.includes(i.value);
+      this.#changed();
+    });
+    return el('p', { class: 'combo-line muted' }, 'Score fields together: ', b);
+  }
+
+  #changed() {
+    this.onChange?.();
+  }
+
+  /**
+   * Show or hide the warning under the list: text, or null for none.
+   * @param {string | null} text
+   */
+  warn(text) {
+    if (!this.warning) return;
+    this.warning.textContent = text || '';
+    this.warning.hidden = !text;
   }
 
   /** The paths of the checked fields, in list order. */
   chosen() {
     return [...this.box.querySelectorAll(`input[type=${this.type}]:checked`)].map((i) => i.value);
   }
+}
+
+/** A field's sample values (inspect's samples: the first values, clipped by Python). */
+function samplesList(samples) {
+  if (!samples || !samples.length) return null;
+  return el('ul', { class: 'samples', 'aria-label': 'first values' }, ...samples.map((t) => el('li', { text: t })));
 }

@@ -11,15 +11,17 @@ import { isParquet } from '../parquet.js';
 import { inspectParquet } from './parquet-input.js';
 
 /**
- * args: {role?: 'eval' | 'train', name?}; files: {[role]: File}.
+ * args: {role?: 'eval' | 'train', name?, fields?: string[]} (fields: the chosen fields for the
+ * answer's short_check, default the default fields); files: {[role]: File}.
  * @type {import('../dispatch.js').Op}
  * @returns {Promise<import('../protocol.js').InspectResult>}
  */
 export async function inspect(ctx, args, files) {
   const role = args.role || 'eval';
+  const fields = Array.isArray(args.fields) ? args.fields : null;
   const file = requireFile(files, role);
   if (await isParquet(file)) {
-    const value = await inspectParquet(file, args.name || file.name);
+    const value = await inspectParquet(file, args.name || file.name, fields);
     ctx.log(`${file.name}: parquet, ${value.rows} rows in ${value.row_groups} row groups, ${value.rows_sampled} sampled`, {
       kind: 'inspected', role, format: 'parquet', gzip: false,
     });
@@ -27,7 +29,7 @@ export async function inspect(ctx, args, files) {
   }
   const head = await readHead(file, { maxChars: SETTINGS.headChars });
   ctx.throwIfCancelled();
-  const value = bridge(OP.INSPECT, { name: args.name || file.name, role, complete: head.complete }, head.text);
+  const value = bridge(OP.INSPECT, { name: args.name || file.name, role, complete: head.complete, fields }, head.text);
   ctx.log(`${file.name}: ${value.format}, ${value.rows_sampled} rows sampled${head.gzip ? ' (gzip)' : ''}`, {
     kind: 'inspected', role, format: value.format, gzip: head.gzip,
   });

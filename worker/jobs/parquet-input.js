@@ -18,13 +18,13 @@ const SLICE_ROWS = 8192;
  * The inspect answer for a Parquet file: fields from the schema (structs dotted, lists []),
  * filled from the first rows (bridge `inspect` with args.parquet and text = the rows as a
  * JSON array); {format: 'parquet', fields, filter_fields, default_fields,
- * default_reason, rows_sampled, rows, row_groups}.
- * @param {File} file @param {string} name
+ * default_reason, rows_sampled, rows, row_groups, short_check}.
+ * @param {File} file @param {string} name @param {string[] | null} [fields] for short_check
  */
-export async function inspectParquet(file, name) {
+export async function inspectParquet(file, name, fields = null) {
   const pq = await openParquet(file);
   const values = await readRows(file, pq.metadata, 0, Math.min(SAMPLE_ROWS, pq.rows), null);
-  return bridge(OP.INSPECT, { name, parquet: { paths: pq.paths, rows: pq.rows, row_groups: pq.rowGroups.length } }, JSON.stringify(values));
+  return bridge(OP.INSPECT, { name, fields, parquet: { paths: pq.paths, rows: pq.rows, row_groups: pq.rowGroups.length } }, JSON.stringify(values));
 }
 
 /** Rows as JSON Lines text (one JSON object a line, each ending with '\n'). */
