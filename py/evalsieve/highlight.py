@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from .text import normalize_words
+from .text import normalize_many, normalize_words
 
 _TOKEN = re.compile(r"\S+")  # str pattern: \s is str.isspace, the split of the rule's step 4
 
@@ -45,15 +45,19 @@ def passage_spans(segments: list[str], passage: str) -> list[list[int]]:
     k = len(target)
     spans: list[tuple[int, int]] = []
     base = 0
+    joined_target = " ".join(target)
     for seg in segments:
-        tokens: list[tuple[int, int]] = []
+        if joined_target not in " ".join(normalize_words(seg)):  # necessary; cheap for most
+            base += len(seg) + 1
+            continue
+        found = list(_TOKEN.finditer(seg))
+        tokens = [(m.start(), m.end()) for m in found]
         words: list[str] = []
         owner: list[int] = []  # words[j] comes from tokens[owner[j]]
-        for m in _TOKEN.finditer(seg):
-            for w in normalize_words(m.group()):
+        for t, norm in enumerate(normalize_many([m.group() for m in found])):
+            for w in norm.split():
                 words.append(w)
-                owner.append(len(tokens))
-            tokens.append((m.start(), m.end()))
+                owner.append(t)
         j = 0
         while j + k <= len(words):
             if words[j:j + k] == target:
