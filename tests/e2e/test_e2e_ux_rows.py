@@ -99,6 +99,12 @@ def test_example_row_shows_its_own_text_with_the_shared_words_marked(tab):
     assert tab.text_content('#contaminated tr[data-row="3"] td[data-col="training_record"]') == "7"
     for row in (1, 2):
         assert marks(tab, row) == [EXAMPLE_EVAL[row - 1][0]]
+    # the ladder's caught rows show the same text and marks; the semantic rung did not run,
+    # so its empty columns are left out
+    assert shown_rows(tab, "#ladder-rows") == [1, 2, 3]
+    assert marks(tab, 3, "#ladder-rows") == [question]
+    cols = tab.eval_on_selector_all("#ladder-rows thead th", "ths => ths.map(t => t.dataset.col)")
+    assert cols == ["eval_row", "rung", "leaves_clean", "containment", "training_record", "eval_text"]
 
 
 def test_sorting_by_a_header_reorders_rows_and_sets_aria_sort(tab):
