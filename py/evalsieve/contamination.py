@@ -21,6 +21,7 @@ from .errors import EvalsieveError, bad_input
 from .exports import (fmt_float, html_page, html_table, score_impact_csv, score_impact_section,
                       stamp_section, unmatched_csv, write_csv)
 from .fields import FieldExtractor
+from .highlight import passage_spans
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
 from .records import Record, RecordReader, parse_record_line, split_format
 from .semantic import RULE as SEMANTIC_RULE, SemanticConfig, SemanticScan
@@ -665,7 +666,9 @@ class ContaminationJob:
             order (eval-file order), at most ``limit``, each ``{eval_row, status,
             containment (float), containment_text (as the CSV prints it), ngrams_matched,
             ngrams_total, training_record, shared_passage, training_excerpt, eval_text (the
-            chosen fields' values joined with a newline)}``; ``rows_total`` counts them all;
+            chosen fields' values joined with a newline), eval_marks (where eval_text holds
+            the shared passage: :func:`evalsieve.highlight.passage_spans`, UTF-16 offsets)}``;
+            ``rows_total`` counts them all;
             ``histogram`` is :meth:`histogram`.
         Raises:
             EvalsieveError(bad_input): called before :meth:`finish`.
@@ -684,8 +687,20 @@ class ContaminationJob:
                              "ngrams_matched": r.ngrams_matched, "ngrams_total": r.ngrams_total,
                              "training_record": r.training_record,
                              "shared_passage": r.shared_passage, "training_excerpt": r.excerpt,
-                             "eval_text": "\n".join(self._eval_segments[i])})
+                             **self.eval_text_marks(i)})
         return {"rows": rows, "rows_total": total, "histogram": self.histogram()}
+
+    def eval_text_marks(self, i: int) -> dict:
+        """Row i's (0-based) own text and where it holds its shared passage, for the page.
+
+        Returns:
+            ``{eval_text: the chosen fields' values joined with a newline, eval_marks:
+            [[start, end], ...] in UTF-16 code units (highlight.passage_spans; [] when the
+            row shares no n-gram)}``.
+        """
+        segs = self._eval_segments[i]
+        return {"eval_text": "\n".join(segs),
+                "eval_marks": passage_spans(segs, self.scores[i].shared_passage)}
 
     def _keeps(self, i: int) -> bool:
         """Does eval.clean keep row i (0-based)? Not when a rung whose rows leave the clean

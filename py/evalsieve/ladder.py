@@ -26,8 +26,9 @@ def ladder_view(job: ContaminationJob, limit: int = VIEW_ROWS) -> dict:
         caught, in eval-file order, at most ``limit``, each ``{eval_row, rung (the first rung
         that caught it), leaves_clean (bool), containment_text, training_record (the n-gram
         rung's first record, or the exact rung's), semantic_score, semantic_cosine,
-        semantic_training_record, training_window}`` (numbers as the CSV prints them, '' when
-        absent). ``semantic``: None when the rung did not run, else ``{figures (the summary's
+        semantic_training_record, training_window, eval_text, eval_marks}`` (numbers as the CSV
+        prints them, '' when absent; eval_text and eval_marks as in ``ContaminationJob.view``:
+        the row's own text and where it holds its n-gram shared passage). ``semantic``: None when the rung did not run, else ``{figures (the summary's
         ``semantic``), threshold, candidates, rule, quality_note}``.
     Raises:
         EvalsieveError(bad_input): called before ``finish``.
@@ -55,6 +56,7 @@ def ladder_view(job: ContaminationJob, limit: int = VIEW_ROWS) -> dict:
             "semantic_cosine": fmt_float(m.cosine) if m else "",
             "semantic_training_record": (m.training_record or "") if m else "",
             "training_window": m.window if m else "",
+            **job.eval_text_marks(i),
         })
     semantic = None
     if job.semantic is not None:

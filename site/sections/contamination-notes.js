@@ -7,8 +7,6 @@ import { $, el } from '../lib/dom.js';
 import { fmtInt } from '../lib/format.js';
 import { drawHistogram } from '../ui/histogram.js';
 
-const TICKS = [0, 0.2, 0.4, 0.6, 0.8, 1];
-
 /**
  * Fill #warnings, #cont-histogram and #clean-rule for one run.
  *
@@ -26,7 +24,7 @@ export function renderContaminationNotes(data, args) {
   const hist = data.view && data.view.histogram;
   if (hist) {
     drawHistogram($('#cont-histogram'), hist, args.threshold, {
-      ticks: TICKS, xTitle: 'containment (share of the row\'s n-grams found in training)', yTitle: 'eval rows',
+      xTitle: 'containment (share of n-grams in training)', yTitle: 'eval rows', what: 'Containment', unit: 'eval rows',
     });
     $('#cont-histogram-caption').textContent = args.threshold === null
       ? `Containment of each scored eval row (${hist.counts.length} bins of ${hist.bin_width}, the last one closed). Threshold: any overlap, so every row above 0 is contaminated.`

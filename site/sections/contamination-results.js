@@ -7,11 +7,19 @@ import { $, el, definitionRows, downloadText } from '../lib/dom.js';
 import { fmtBytes, fmtInt } from '../lib/format.js';
 import { renderContaminationNotes } from './contamination-notes.js';
 import { renderLadder } from './ladder-results.js';
+import { markedText, renderDataTable } from '../ui/data-table.js';
 
-// The columns a person reads (fields of view.rows; containment as the CSV prints it); the CSV
-// download has every column.
-const TABLE_COLUMNS = ['eval_row', 'containment', 'ngrams_matched', 'ngrams_total', 'training_record', 'shared_passage', 'training_excerpt'];
-const CELL = { containment: (r) => r.containment_text };
+// The columns a person reads: the eval row's own text with the words it shares with the
+// training data marked (Python's eval_marks) beside the training excerpt; the CSV download
+// has every column.
+const TABLE_COLUMNS = [
+  { key: 'eval_row', label: 'eval row', num: true },
+  { key: 'containment', label: 'containment', num: true, text: (r) => r.containment_text },
+  { key: 'ngrams_matched', label: 'n-grams matched', num: true, text: (r) => `${r.ngrams_matched} of ${r.ngrams_total}` },
+  { key: 'training_record', label: 'training record', num: true },
+  { key: 'eval_text', label: 'eval row text (shared words marked)', cell: (r) => markedText(r.eval_text ?? '', r.eval_marks) },
+  { key: 'training_excerpt', label: 'training excerpt ([n-gram])' },
+];
 
 /** Fill #results (counts, settings, downloads, table) for one run; args are the request's. */
 export function renderContaminationResults(data, args, label) {
@@ -57,13 +65,12 @@ export function renderContaminationResults(data, args, label) {
   renderLadder($('#ladder'), data.view.ladder);
 }
 
-/** view: {rows: [{eval_row, containment_text, ...}] (at most Python's limit), rows_total}. */
+/** view: {rows: [{eval_row, containment_text, eval_text, eval_marks, ...}] (at most Python's limit), rows_total}. */
 function renderTable(table, view) {
   const { rows, rows_total: total } = view;
-  table.replaceChildren(
-    el('caption', { text: total === 0 ? 'No contaminated rows.' : total > rows.length ? `First ${rows.length} of ${total} rows; the CSV has them all.` : `${total} rows` }),
-    el('thead', {}, el('tr', {}, ...TABLE_COLUMNS.map((h) => el('th', { scope: 'col', text: h })))),
-    el('tbody', {}, ...rows.map((r) => el('tr', { dataset: { row: r.eval_row } },
-      ...TABLE_COLUMNS.map((c) => el('td', { text: String((CELL[c] ? CELL[c](r) : r[c]) ?? '') }))))),
-  );
+  renderDataTable(table, {
+    columns: TABLE_COLUMNS, rows, label: 'rows',
+    caption: total === 0 ? 'No contaminated rows.' : total > rows.length ? `First ${rows.length} of ${total} rows; the CSV has them all.` : `${total} rows`,
+    rowData: (r) => ({ row: String(r.eval_row) }),
+  });
 }

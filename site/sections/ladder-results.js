@@ -5,13 +5,24 @@
 
 import { el, definitionRows } from '../lib/dom.js';
 import { fmtInt } from '../lib/format.js';
+import { textOf } from '../lib/table-rows.js';
+import { markedText, renderDataTable } from '../ui/data-table.js';
 
-const COLUMNS = ['eval_row', 'rung', 'leaves eval.clean', 'containment', 'training_record', 'semantic_score',
-  'semantic_cosine', 'semantic_training_record', 'training_window'];
-const CELL = {
-  'leaves eval.clean': (r) => (r.leaves_clean ? 'yes' : 'no'),
-  containment: (r) => r.containment_text,
-};
+// Numbers come as the CSV prints them ('' when absent): num columns sort them as numbers.
+const COLUMNS = [
+  { key: 'eval_row', label: 'eval row', num: true },
+  { key: 'rung', label: 'rung' },
+  { key: 'leaves_clean', label: 'leaves eval.clean', value: (r) => (r.leaves_clean ? 'yes' : 'no') },
+  { key: 'containment', label: 'containment', num: true, value: (r) => r.containment_text },
+  { key: 'training_record', label: 'training record', num: true },
+  { key: 'semantic_score', label: 'semantic score', num: true },
+  { key: 'semantic_cosine', label: 'semantic cosine', num: true },
+  { key: 'semantic_training_record', label: 'semantic training record', num: true },
+  { key: 'eval_text', label: 'eval row text (n-gram shared words marked)', cell: (r) => markedText(r.eval_text ?? '', r.eval_marks) },
+  { key: 'training_window', label: 'training window' },
+];
+
+const ALWAYS = new Set(['eval_row', 'rung', 'leaves_clean', 'eval_text']);
 
 /** Fill `root` (#ladder) with the ladder of one run. */
 export function renderLadder(root, ladder) {
@@ -34,8 +45,9 @@ export function renderLadder(root, ladder) {
       el('tbody', {}, ...rungRows)),
     semanticPart(ladder.semantic),
     el('h3', { text: 'Rows caught, by rung' }),
-    el('div', { class: 'table-wrap' }, caughtTable(ladder)),
+    el('div', { class: 'table-wrap' }, el('table', { id: 'ladder-rows' })),
   );
+  fillCaught(root.querySelector('#ladder-rows'), ladder);
 }
 
 /** The semantic rung's figures, rule and measured quality, or why it did not run. */
@@ -62,11 +74,14 @@ function semanticPart(sem) {
     el('p', { class: 'muted', id: 'semantic-rule', text: sem.rule }));
 }
 
-function caughtTable(ladder) {
+/** The caught rows, sortable and searchable, each with its own text beside the training window. */
+function fillCaught(table, ladder) {
   const { rows, rows_total: total } = ladder;
-  return el('table', { id: 'ladder-rows' },
-    el('caption', { text: total === 0 ? 'No rung caught a row.' : total > rows.length ? `First ${rows.length} of ${total} rows; the CSV has them all.` : `${total} rows` }),
-    el('thead', {}, el('tr', {}, ...COLUMNS.map((h) => el('th', { scope: 'col', text: h })))),
-    el('tbody', {}, ...rows.map((r) => el('tr', { dataset: { row: r.eval_row, rung: r.rung } },
-      ...COLUMNS.map((c) => el('td', { text: String((CELL[c] ? CELL[c](r) : r[c]) ?? '') }))))));
+  // columns no row fills (the semantic ones when that rung did not run) are left out
+  const columns = COLUMNS.filter((c) => ALWAYS.has(c.key) || rows.some((r) => textOf(c, r) !== ''));
+  renderDataTable(table, {
+    columns, rows, label: 'rows',
+    caption: total === 0 ? 'No rung caught a row.' : total > rows.length ? `First ${rows.length} of ${total} rows; the CSV has them all.` : `${total} rows`,
+    rowData: (r) => ({ row: String(r.eval_row), rung: r.rung }),
+  });
 }

@@ -3,6 +3,7 @@
 
 import { $, el, definitionRows } from '../lib/dom.js';
 import { fmtBytes, fmtInt, plural } from '../lib/format.js';
+import { renderDataTable } from '../ui/data-table.js';
 import { drawHistogram } from '../ui/histogram.js';
 
 const PARA_MODEL = 'all-MiniLM-L6-v2 (int8 weights, ONNX)';
@@ -42,7 +43,7 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload)
   $('#para-settings').replaceChildren(...definitionRows(settings.map(([k, v]) => [k, v, { setting: k }])));
   renderThreadsNotice($('#para-threads-notice'), data.environment);
   results.dataset.threshold = f.threshold.toFixed(2);
-  drawHistogram($('#para-histogram'), f.nn_histogram, threshold);
+  drawNnHistogram(f.nn_histogram, threshold);
   const exportNames = [...constants.export_names.paraphrases, ...(f.score_settings?.exports ?? [])]; // + score CSVs
   $('#para-downloads').replaceChildren(...exportNames.map((name) => {
     const b = el('button', { type: 'button', class: 'download', dataset: { export: name } }, `Download ${name}`);
@@ -52,6 +53,19 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload)
   renderPairs($('#para-pairs'), f.view);
   renderGroups($('#para-groups'), f.view);
   results.hidden = false;
+}
+
+/**
+ * Draw the nearest-neighbour histogram (20 bins of 0.05 from 0) over the slider's range
+ * (#para-threshold min..max: Python's para_floor..para_threshold_max), the line at `threshold`.
+ */
+export function drawNnHistogram(hist, threshold) {
+  const s = $('#para-threshold');
+  const lo = Number(s.min), hi = Number(s.max);
+  drawHistogram($('#para-histogram'), hist, threshold, {
+    domain: s.min !== '' && s.max !== '' && hi > lo ? [lo, hi] : [0, 1],
+    xTitle: 'cosine to the nearest other row', yTitle: 'rows', what: 'Nearest-neighbour cosine', unit: 'rows',
+  });
 }
 
 const ASSETS_FROM = {
@@ -86,27 +100,43 @@ function caption(total, shownCount, { none, some, word }) {
 function renderPairs(table, view) {
   const pairs = view.pairs;
   const labels = pairs.some((p) => p.label_a || p.label_b);
-  const cols = ['group', 'row_a', 'row_b', ...(labels ? ['label_a', 'label_b'] : []), 'cosine', 'text_a', 'text_b'];
-  table.replaceChildren(
-    el('caption', { text: caption(view.pairs_total, pairs.length, { none: 'No pair at or above the threshold.', some: 'closest', word: 'pair' }) }),
-    el('thead', {}, el('tr', {}, ...cols.map((c) => el('th', { scope: 'col', text: c.replace('_', ' ') })))),
-    el('tbody', {}, ...pairs.map((p) => el('tr', { dataset: { rowA: p.row_a, rowB: p.row_b } }, ...cols.map((c) => el('td', { text: String(p[c]) }))))),
-  );
+  const col = (key, label, more = {}) => ({ key, label, ...more });
+  const columns = [col('group', 'group', { num: true }), col('row_a', 'row a', { num: true }), col('row_b', 'row b', { num: true }),
+    ...(labels ? [col('label_a', 'label a'), col('label_b', 'label b')] : []),
+    col('cosine', 'cosine', { num: true }), col('text_a', 'text a'), col('text_b', 'text b')];
+  renderDataTable(table, {
+    columns, rows: pairs, label: 'pairs',
+    caption: caption(view.pairs_total, pairs.length, { none: 'No pair at or above the threshold.', some: 'closest', word: 'pair' }),
+    rowData: (p) => ({ rowA: String(p.row_a), rowB: String(p.row_b) }),
+  });
   table.dataset.total = String(view.pairs_total);
+}
+
+/** A group's members as a list: row number, label (when the file has one) and the text. */
+function memberList(g) {
+  return el('ul', { class: 'members' }, ...g.members.map((m) => el('li', { dataset: { row: String(m.row) } },
+    el('span', { class: 'member-row', text: `row ${m.row}` }),
+    m.label ? el('span', { class: 'member-label', text: ` [${m.label}]` }) : null,
+    el('span', { class: 'member-text', text: ` ${m.text}` }))),
+  g.more ? el('li', { class: 'muted', text: `… and ${g.more} more (in the CSV)` }) : null);
 }
 
 function renderGroups(table, view) {
   const groups = view.groups;
-  table.replaceChildren(
-    el('caption', { text: caption(view.groups_total, groups.length, { none: 'No groups at this threshold.', some: 'largest', word: 'group' }) }),
-    el('thead', {}, el('tr', {}, ...['group', 'size', 'members (row: label or text)', 'lowest cosine inside', 'chained'].map((c) => el('th', { scope: 'col', text: c })))),
-    el('tbody', {}, ...groups.map((g) => el('tr', { dataset: { group: g.group, chained: g.chained ? 'yes' : 'no', members: g.members.map((m) => m.row).join(' ') } },
-      el('td', { text: String(g.group) }),
-      el('td', { text: String(g.size) }),
-      el('td', {}, el('ul', { class: 'members' }, ...g.members.map((m) => el('li', { text: `${m.row}: ${m.label || m.text}`, title: m.text })),
-        g.more ? el('li', { class: 'muted', text: `… and ${g.more} more` }) : null)),
-      el('td', { text: g.lowest_pair ? `${g.lowest} (rows ${g.lowest_pair[0]}–${g.lowest_pair[1]})` : 'large group: in the CSV' }),
-      el('td', {}, g.chained ? el('span', { class: 'chained', title: 'some members are below the threshold with each other and joined only through other members', text: 'chained' }) : el('span', { class: 'muted', text: 'no' }))))),
-  );
+  const columns = [
+    { key: 'group', label: 'group', num: true },
+    { key: 'size', label: 'size', num: true },
+    { key: 'members', label: 'members (row, label, text)', value: (g) => g.members.length, sortable: false,
+      text: (g) => g.members.map((m) => `${m.row} ${m.label} ${m.text}`).join('\n'), cell: memberList },
+    { key: 'lowest', label: 'lowest cosine inside', num: true,
+      text: (g) => (g.lowest_pair ? `${g.lowest} (rows ${g.lowest_pair[0]}–${g.lowest_pair[1]})` : 'large group: in the CSV') },
+    { key: 'chained', label: 'chained', value: (g) => (g.chained ? 'chained' : 'no'),
+      cell: (g) => (g.chained ? el('span', { class: 'chained', title: 'some members are below the threshold with each other and joined only through other members', text: 'chained' }) : el('span', { class: 'muted', text: 'no' })) },
+  ];
+  renderDataTable(table, {
+    columns, rows: groups, label: 'groups',
+    caption: caption(view.groups_total, groups.length, { none: 'No groups at this threshold.', some: 'largest', word: 'group' }),
+    rowData: (g) => ({ group: String(g.group), chained: g.chained ? 'yes' : 'no', members: g.members.map((m) => m.row).join(' ') }),
+  });
   table.dataset.total = String(view.groups_total);
 }

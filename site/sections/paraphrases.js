@@ -7,10 +7,9 @@ import * as P from '../worker/protocol.js';
 import { $, el, downloadText } from '../lib/dom.js';
 import { describeError, fmtBytes, fmtInt } from '../lib/format.js';
 import { InputSlot } from '../ui/input-slot.js';
-import { drawHistogram } from '../ui/histogram.js';
 import { JobSection } from './job-section.js';
 import { StaleBanner } from '../lib/layout.js';
-import { renderParaphraseResults } from './paraphrases-results.js';
+import { drawNnHistogram, renderParaphraseResults } from './paraphrases-results.js';
 import { Regrouper, exportsAt } from './paraphrases-state.js';
 import { ScoresInput } from './scores-input.js';
 import { renderScoreImpact } from './scores-results.js';
@@ -207,7 +206,7 @@ export class ParaphraseSection extends JobSection {
     const t = this.threshold;
     this.ui.sliderValue.textContent = t.toFixed(2);
     if (!this.shown) return;
-    drawHistogram($('#para-histogram'), this.shown.figures.nn_histogram, t);
+    drawNnHistogram(this.shown.figures.nn_histogram, t);
     this.regrouper.want(t);
   }
 

@@ -1,38 +1,83 @@
-// A bar histogram in an <svg> with a vertical threshold line (bins of equal width from 0).
+// A bar histogram that reads: an <svg> drawn in a 360 × 200 viewBox that CSS stretches to its
+// container's width (no fixed pixel size), axis titles, 14-unit tick labels (≥ 12 px on a
+// phone-sized screen), the x axis zoomed to a domain (the paraphrase slider's range), a
+// labelled threshold line, the bars above it in the stronger colour, and a text summary (counts
+// per range and the threshold) that the <svg> names with aria-describedby. The pure parts
+// (ticks, bins in range, the summary) are in lib/chart.js.
 
-import { svg } from '../lib/dom.js';
+import { binsInDomain, histogramSummary, niceTicks, rangeText, rowsText } from '../lib/chart.js';
+import { el, svg } from '../lib/dom.js';
 
-const BOX = Object.freeze({ W: 420, H: 150, L: 34, R: 10, T: 8, B: 22 }); // px: size and margins
-const TITLED = Object.freeze({ W: 420, H: 170, L: 46, R: 10, T: 8, B: 36 }); // with axis titles (viewBox 0 0 420 170)
-const QUARTERS = [0, 1, 2, 3, 4].map((i) => i / 4);
+const BOX = Object.freeze({ W: 360, H: 200, L: 46, R: 14, T: 24, B: 46 }); // viewBox units and margins
+const EPS = 1e-9; // as lib/chart.js: bin edges are i × bin_width in floating point
 
 /**
- * Draw hist = {bin_width, counts} into `box` (an <svg>, viewBox 0 0 420 150): bar i covers
- * [i × bin_width, (i+1) × bin_width); a bar whose bin ends above `threshold` is `.bar.above`;
- * the threshold is `line.threshold` with data-threshold (2 decimals); a null threshold draws no
- * line and marks no bar (any overlap: the first bin mixes clean and contaminated rows). ticks: x values labelled
- * (the x axis spans 0..1). xTitle, yTitle: axis titles (`text.axis-title`); with them the
- * drawing is 420 × 170 (viewBox 0 0 420 170).
+ * Draw hist = {bin_width, counts} into the <svg> `box` over the x range `domain`.
+ *
+ * Bars are `rect.bar` (data-bin, data-count, data-lo, data-hi); a bar whose bin ends above
+ * `threshold` is `.bar.above` (the stronger colour); the threshold is `line.threshold`
+ * (data-threshold, 2 decimals) with `text.threshold-label`; a null threshold draws no line and
+ * marks no bar (any overlap). The <svg> gets data-domain "lo hi" and data-below (counts left of
+ * the range). Its summary (histogramSummary) goes in a `p.chart-summary` (id `<svg id>-summary`)
+ * after the <svg>, made once, and aria-describedby points to it.
+ *
+ * @param {SVGSVGElement} box  has an id
+ * @param {{bin_width: number, counts: number[]}} hist
+ * @param {number|null} threshold
+ * @param {{domain?: number[], ticks?: number[], xTitle?: string, yTitle?: string, what?: string,
+ *   unit?: string}} [opts]  domain default [0, 1]; ticks default niceTicks(domain)
  */
-export function drawHistogram(box, hist, threshold, { ticks = QUARTERS, xTitle = '', yTitle = '' } = {}) {
-  const { W, H, L, R, T, B } = xTitle || yTitle ? TITLED : BOX;
-  const above = (/** @type {number} */ hi) => threshold !== null && hi > threshold;
-  const counts = hist.counts;
-  const max = Math.max(1, ...counts);
-  const bw = (W - L - R) / counts.length;
-  const x = (c) => L + c * (W - L - R);
-  const nodes = [svg('line', { class: 'axis', x1: L, y1: H - B, x2: W - R, y2: H - B })];
-  counts.forEach((n, i) => {
-    const h = ((H - T - B) * n) / max;
-    const lo = i * hist.bin_width;
-    const bar = svg('rect', { class: above(lo + hist.bin_width) ? 'bar above' : 'bar', x: (L + i * bw + 0.5).toFixed(1), y: (H - B - h).toFixed(1), width: (bw - 1).toFixed(1), height: h.toFixed(1), 'data-bin': i, 'data-count': n });
-    bar.append(svg('title', {}, `${lo.toFixed(2)}–${(lo + hist.bin_width).toFixed(2)}: ${n} row${n === 1 ? '' : 's'}`));
+export function drawHistogram(box, hist, threshold, { domain = [0, 1], ticks, xTitle = '', yTitle = '', what = 'Values', unit = 'rows' } = {}) {
+  const { W, H, L, R, T, B } = BOX;
+  const [lo, hi] = domain;
+  const { bars, below } = binsInDomain(hist, domain);
+  const max = Math.max(1, ...bars.map((b) => b.count));
+  const x = (/** @type {number} */ v) => L + ((Math.min(hi, Math.max(lo, v)) - lo) / (hi - lo)) * (W - L - R);
+  const y = (/** @type {number} */ n) => H - B - ((H - T - B) * n) / max;
+  const nodes = [svg('line', { class: 'axis', x1: L, y1: H - B, x2: W - R, y2: H - B }),
+    svg('line', { class: 'axis', x1: L, y1: T, x2: L, y2: H - B })];
+  for (const b of bars) {
+    const x0 = x(b.lo), x1 = x(b.hi);
+    const bar = svg('rect', { class: threshold !== null && b.hi > threshold + EPS ? 'bar above' : 'bar',
+      x: (x0 + 0.5).toFixed(1), y: y(b.count).toFixed(1), width: Math.max(0, x1 - x0 - 1).toFixed(1),
+      height: (H - B - y(b.count)).toFixed(1), 'data-bin': b.bin, 'data-count': b.count,
+      'data-lo': b.lo.toFixed(2), 'data-hi': b.hi.toFixed(2) });
+    bar.append(svg('title', {}, `${rangeText(b.lo, b.hi)}: ${rowsText(b.count, unit)}`));
     nodes.push(bar);
-  });
-  for (const c of ticks) nodes.push(svg('text', { class: 'tick', x: x(c), y: H - B + 16, 'text-anchor': 'middle' }, String(c)));
-  if (xTitle) nodes.push(svg('text', { class: 'axis-title x-title', x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle' }, xTitle));
-  if (yTitle) nodes.push(svg('text', { class: 'axis-title y-title', x: 0, y: 0, 'text-anchor': 'middle', transform: `translate(12 ${(T + H - B) / 2}) rotate(-90)` }, yTitle));
-  nodes.push(svg('text', { class: 'tick', x: L - 4, y: T + 8, 'text-anchor': 'end' }, String(max)));
-  if (threshold !== null) nodes.push(svg('line', { class: 'threshold', x1: x(threshold).toFixed(1), x2: x(threshold).toFixed(1), y1: T, y2: H - B, 'data-threshold': threshold.toFixed(2) }));
+  }
+  for (const c of ticks ?? niceTicks(lo, hi)) {
+    nodes.push(svg('line', { class: 'axis', x1: x(c), x2: x(c), y1: H - B, y2: H - B + 4 }));
+    nodes.push(svg('text', { class: 'tick x-tick', x: x(c), y: H - B + 18, 'text-anchor': 'middle' }, String(c)));
+  }
+  for (const n of [...new Set([0, max >= 4 ? Math.round(max / 2) : 0, max])]) {
+    nodes.push(svg('text', { class: 'tick y-tick', x: L - 6, y: y(n) + 5, 'text-anchor': 'end' }, String(n)));
+  }
+  if (xTitle) nodes.push(svg('text', { class: 'axis-title x-title', x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle' }, xTitle));
+  if (yTitle) nodes.push(svg('text', { class: 'axis-title y-title', x: 0, y: 0, 'text-anchor': 'middle', transform: `translate(14 ${(T + H - B) / 2}) rotate(-90)` }, yTitle));
+  if (threshold !== null) {
+    const tx = x(threshold);
+    nodes.push(svg('line', { class: 'threshold', x1: tx.toFixed(1), x2: tx.toFixed(1), y1: T - 4, y2: H - B, 'data-threshold': threshold.toFixed(2) }));
+    const right = tx > (L + W - R) / 2;
+    nodes.push(svg('text', { class: 'threshold-label', x: (tx + (right ? -4 : 4)).toFixed(1), y: T - 8, 'text-anchor': right ? 'end' : 'start' }, `threshold ${threshold.toFixed(2)}`));
+  }
   box.replaceChildren(...nodes);
+  box.removeAttribute('width');
+  box.removeAttribute('height');
+  box.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  box.dataset.domain = `${lo} ${hi}`;
+  box.dataset.below = String(below);
+  const summary = summaryFor(box);
+  summary.textContent = histogramSummary(hist, threshold, { domain, what, unit });
+}
+
+/** The `p.chart-summary` after `box` (made once), named by its aria-describedby. */
+function summaryFor(/** @type {SVGSVGElement} */ box) {
+  const id = `${box.id}-summary`;
+  let p = box.ownerDocument.getElementById(id);
+  if (!p) {
+    p = el('p', { class: 'chart-summary', id });
+    box.after(p);
+    box.setAttribute('aria-describedby', id);
+  }
+  return p;
 }

@@ -214,10 +214,12 @@ def test_worked_example_at_load(para_page):
     assert (m.group(2), m.group(3)) == ("1", "3")
     plain = p.query_selector_all('#para-groups tr[data-chained="no"]')
     assert [r.get_attribute("data-members") for r in plain] == ["4 5"]
-    # The threshold is drawn on the histogram, which holds one count per row.
+    # The threshold is drawn on the histogram, which holds one count per row: the bars over
+    # the slider's range (0.75-1: bins 15-19 of 0.05) and the rows left of it (data-below).
     assert p.get_attribute("#para-histogram line.threshold", "data-threshold") == "0.90"
     counts = [int(b.get_attribute("data-count")) for b in p.query_selector_all("#para-histogram rect")]
-    assert len(counts) == 20 and sum(counts) == 6
+    below = int(p.get_attribute("#para-histogram", "data-below"))
+    assert len(counts) == 5 and sum(counts) + below == 6
     for label in ("threshold", "model", "pooling", "window", "field"):
         assert p.text_content(f'#para-settings dd[data-setting="{label}"]').strip()
     assert "256" in p.text_content('#para-settings dd[data-setting="window"]')
