@@ -58,7 +58,7 @@ def _op_inspect(args, text):
         return {**describe_values(_values(text), list(pq.get("paths") or [])),
                 "rows": pq.get("rows"), "row_groups": pq.get("row_groups")}
     return inspect_head(args["name"], text or "", complete=bool(args.get("complete")),
-                        fmt=args.get("format"))
+                        fmt=args.get("format"), skip_bad=bool(args.get("skip_bad_lines")))
 
 
 def _values(text) -> list:
@@ -99,7 +99,8 @@ def _op_cont_start(args, text):
                               None if thr in (None, "", "any") else float(thr),
                               args.get("clean") or "scored",
                               _semantic_config(args.get("semantic")),
-                              None if ex is None else tuple(ex))
+                              None if ex is None else tuple(ex),
+                              skip_bad_lines=bool(args.get("skip_bad_lines")))
     job = ContaminationJob(cfg, ev["name"], ev["format"], tr["name"], tr["format"])
     h = _next[0]
     _next[0] += 1

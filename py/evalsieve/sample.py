@@ -9,13 +9,14 @@ from .records import RecordReader, sniff_format, split_format
 SAMPLE_ROWS = 1000
 
 
-def inspect_head(name: str, head: str, complete: bool = False, fmt: str | None = None) -> dict:
+def inspect_head(name: str, head: str, complete: bool = False, fmt: str | None = None,
+                 skip_bad: bool = False) -> dict:
     """The description of a file's head (see :func:`inspect_records`), as plain JSON values."""
-    return inspect_records(name, head, complete, fmt)[0]
+    return inspect_records(name, head, complete, fmt, skip_bad)[0]
 
 
-def inspect_records(name: str, head: str, complete: bool = False, fmt: str | None = None
-                    ) -> tuple[dict, list]:
+def inspect_records(name: str, head: str, complete: bool = False, fmt: str | None = None,
+                    skip_bad: bool = False) -> tuple[dict, list]:
     """Sniff the format of a file and describe its fields from a sample of its head.
 
     Args:
@@ -24,6 +25,8 @@ def inspect_records(name: str, head: str, complete: bool = False, fmt: str | Non
         complete: True when ``head`` is the whole file (then its last line is parsed even
             without a final newline).
         fmt: force a format instead of sniffing.
+        skip_bad: sample around malformed records (``--skip-bad-lines``; see
+            :class:`evalsieve.records.RecordReader`) instead of stopping at the first.
     Returns:
         ``{"format", "fields": [{path, fill, avg_chars, avg_words, text_share, kind,
         constant, reason, filter}], "filter_fields": [same, for element-filter paths such
@@ -35,7 +38,7 @@ def inspect_records(name: str, head: str, complete: bool = False, fmt: str | Non
         The sampled records come second.
     """
     fmt = fmt or sniff_format(name, head, complete)
-    reader = RecordReader(fmt, name)
+    reader = RecordReader(fmt, name, skip_bad)
     records = reader.feed(head)
     if complete:
         records += reader.finish()
@@ -93,13 +96,15 @@ def describe_values(values: list, paths: list[str], fmt: str = "parquet") -> dic
             "separator": None}
 
 
-def check_fields(name: str, fmt: str, paths: list[str], head: str) -> None:
-    """Raise a clear error when a chosen field is absent from the sampled head.
+def check_fields(name: str, fmt: str, paths: list[str], head: str,
+                 skip_bad: bool = False) -> None:
+    """Raise a clear error when a chosen field is absent from the sampled head
+    (``skip_bad``: sample around malformed records, as :func:`inspect_records`).
 
     Raises:
         EvalsieveError(bad_input): naming the missing field and the fields that exist.
     """
-    info, records = inspect_records(name, head, fmt=fmt)
+    info, records = inspect_records(name, head, fmt=fmt, skip_bad=skip_bad)
     known = {f["path"] for f in info["fields"]}
     FieldExtractor(fmt, paths, name)
     for p in paths:
