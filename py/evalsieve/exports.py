@@ -57,12 +57,14 @@ def fmt_float(x: float | None, digits: int = 4) -> str:
 
 
 _CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;color:#1b1b1b;padding:0 1em}
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:78em;color:#1b1b1b;padding:0 1em}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
 table{border-collapse:collapse;width:100%;margin:.5em 0}
-td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left;overflow-wrap:anywhere}
-th{background:#f3f3f3}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-td.num{white-space:nowrap}
+table.settings{width:auto;max-width:100%}
+td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left;overflow-wrap:break-word}
+td.long{overflow-wrap:anywhere}
+th{background:#f3f3f3;overflow-wrap:normal}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{white-space:nowrap}th.num{width:1%}
 .settings td:first-child{font-weight:600;width:14em}
 .bar{display:inline-block;height:.9em;background:#c0392b;vertical-align:middle}
 .clip{max-width:40em;white-space:pre-wrap}
@@ -71,12 +73,17 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}
 svg{max-width:100%;height:auto}
 details{margin:.5em 0}summary{cursor:pointer}
 @page{size:A4;margin:12mm}
-@media print{body{margin:0;max-width:none;padding:0;font-size:10pt}details>*{display:block}}
+@media print{body{margin:0;max-width:none;padding:0;font-size:10pt}td,th{overflow-wrap:anywhere}}
 """
 
 #: A cell's text is right-aligned (as a number) only when the column holds numbers and the
-#: text reads as one: digits with . , / % + - − signs, or an interval ``[lo, hi]``.
-_NUMBER_TEXT = re.compile(r"^[\s\[\]]*[+\-−]?\d[\d.,/%\s+\-−\[\]e]*$")
+#: text reads as one: ``12``, ``1,234``, ``-0.5000``, ``5%``, a fraction ``9/20`` or an
+#: interval ``[0.1000, 0.2000]`` (not a version such as ``14.0.0``).
+_NUM = r"[+\-−]?\d[\d,]*(?:\.\d+)?%?"
+_NUMBER_TEXT = re.compile(rf"^(?:{_NUM}|{_NUM}/{_NUM}|\[{_NUM}, {_NUM}\])$")
+#: Cells longer than this may break anywhere (long words, hashes, URLs); shorter ones only
+#: at spaces, so a column of names or short words keeps its words whole.
+_LONG_CELL = 60
 
 
 def _is_number(value) -> bool:
@@ -118,14 +125,16 @@ def html_table(header: list[str], rows, num_cols: frozenset = frozenset(), cls: 
     Every other cell is text: left-aligned, wrapped, line ends kept.
     """
     out = [f"<table class=\"{cls}\"><thead><tr>" if cls else "<table><thead><tr>"]
-    out += [f"<th class=\"num\">{html.escape(h)}</th>" if i in num_cols else
-            f"<th>{html.escape(h)}</th>" for i, h in enumerate(header)]
+    out += [f"<th class=\"num\">{html.escape(h)}</th>" if i in num_cols and cls != "settings"
+            else f"<th>{html.escape(h)}</th>" for i, h in enumerate(header)]
     out.append("</tr></thead><tbody>")
     for r in rows:
         out.append("<tr>")
         for i, c in enumerate(r):
-            klass = " class=\"num\"" if i in num_cols and _is_number(c) else " class=\"clip\""
-            out.append(f"<td{klass}>{html.escape('' if c is None else str(c))}</td>")
+            text = "" if c is None else str(c)
+            klass = (" class=\"num\"" if i in num_cols and _is_number(c) else
+                     " class=\"clip long\"" if len(text) > _LONG_CELL else " class=\"clip\"")
+            out.append(f"<td{klass}>{html.escape(text)}</td>")
         out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)
@@ -143,7 +152,8 @@ def stamp_section(stamp: RunStamp) -> str:
               f"sha256 {i['sha256']}") for i in d["inputs"]]
     rows += [(f"asset: {k}", plain_text(v)) for k, v in sorted(d["assets"].items())]
     rows += [(f"page: {k}", plain_text(v)) for k, v in sorted(d["environment"].items())]
-    return ("<h2>Run stamp</h2>" + html_table(["what", "value"], rows, cls="settings")
+    return ("<h2>Run stamp</h2>" + html_table(["what", "value"], rows, frozenset({1}),
+                                              cls="settings")
             + "<details><summary>The run stamp as canonical JSON (as in the CSV exports' "
               "first line)</summary><pre>" + html.escape(canonical_json(d)) + "</pre></details>")
 

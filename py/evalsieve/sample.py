@@ -49,6 +49,11 @@ def inspect_records(name: str, head: str, complete: bool = False, fmt: str | Non
         except EvalsieveError:
             records = []
     records = records[:SAMPLE_ROWS]
+    if not records and reader.skipped:   # skip_bad: every record sampled was malformed
+        line, what = reader.skipped[0]
+        raise bad_input(f"every record in the start of the file is malformed "
+                        f"({len(reader.skipped)} skipped; the first: {what})", file=name,
+                        line=line, expected=f"{fmt} records")
     if not records:
         raise bad_input("no record found in the start of the file", file=name,
                         expected=f"{fmt} records")

@@ -67,7 +67,8 @@ def test_plain_text(value, want):
 
 @pytest.mark.parametrize("cell, num", [
     (3, True), (0.25, True), ("0.5000", True), ("12/34", True), ("[0.1000, 0.2000]", True),
-    ("+0.0123", True), ("−0.5", True), ("1,234", True),
+    ("+0.0123", True), ("−0.5", True), ("1,234", True), ("5%", True), ("-3", True),
+    ("14.0.0", False), ("2026-12-01T00:00:00+00:00", False), ("0.5 (set)", False),
     ("any overlap", False), ("8 — the 5th percentile", False), ("did not run", False),
     ("", False), (None, False), (True, False),
 ])
@@ -82,10 +83,11 @@ def test_stamp_section_plain_assets_and_collapsed_json():
                  assets={"pyodide": {"version": "0.27.7", "sha256": "f" * 64}},
                  environment={"threads": 4, "cross_origin_isolated": True})
     html = stamp_section(s)
-    assert "asset: pyodide</td><td class=\"clip\">version 0.27.7 · sha256 " + "f" * 64 in html
+    assert "asset: pyodide</td><td class=\"clip long\">version 0.27.7 · sha256 " + "f" * 64 in html
     table = html.split("<details>")[0]   # the table prints no Python or JSON syntax
     assert "{&#x27;" not in table and "{" not in table and "[&quot;" not in table
     assert "setting: eval_fields</td><td class=\"clip\">q, a<" in html
+    assert "page: threads</td><td class=\"num\">4<" in html   # a number: right-aligned
     assert "page: cross_origin_isolated</td><td class=\"clip\">yes<" in html
     # the JSON is in a collapsed <details> (no "open"), wrapped by the page's CSS
     assert re.search(r"<details><summary>[^<]+</summary><pre>\{&quot;assets&quot;", html)

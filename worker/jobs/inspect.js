@@ -11,7 +11,8 @@ import { isParquet } from '../parquet.js';
 import { inspectParquet } from './parquet-input.js';
 
 /**
- * args: {role?: 'eval' | 'train', name?}; files: {[role]: File}.
+ * args: {role?: 'eval' | 'train', name?, skip_bad_lines?: sample around malformed lines};
+ * files: {[role]: File}.
  * @type {import('../dispatch.js').Op}
  * @returns {Promise<import('../protocol.js').InspectResult>}
  */
@@ -27,7 +28,7 @@ export async function inspect(ctx, args, files) {
   }
   const head = await readHead(file, { maxChars: SETTINGS.headChars });
   ctx.throwIfCancelled();
-  const value = bridge(OP.INSPECT, { name: args.name || file.name, role, complete: head.complete }, head.text);
+  const value = bridge(OP.INSPECT, { name: args.name || file.name, role, complete: head.complete, skip_bad_lines: Boolean(args.skip_bad_lines) }, head.text);
   ctx.log(`${file.name}: ${value.format}, ${value.rows_sampled} rows sampled${head.gzip ? ' (gzip)' : ''}`, {
     kind: 'inspected', role, format: value.format, gzip: head.gzip,
   });
