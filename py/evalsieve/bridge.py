@@ -274,7 +274,8 @@ def _op_para_start(args, text):
     cfg = ParaphraseConfig(ev["field"], ev.get("label_field") or None,
                            args.get("threshold", constants.PARA_THRESHOLD_DEFAULT),
                            args.get("floor", constants.PARA_FLOOR),
-                           args.get("window", constants.PARA_WINDOW))
+                           args.get("window", constants.PARA_WINDOW),
+                           bool(args.get("skip_bad_lines")))
     job = ParaphraseJob(cfg, ev["name"], ev["format"])
     h = _next[0]
     _next[0] += 1

@@ -11,7 +11,7 @@
                              [--semantic-candidates K] [--model-dir DIR] [--threads T]]
 
     evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
-                          [--model-dir DIR] [--json] [--scores FILE ...]
+                          [--model-dir DIR] [--json] [--scores FILE ...] [--skip-bad-lines]
 
     evalsieve fields FILE [--json]
 
@@ -500,14 +500,16 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
 
     model_dir = find_model_dir(args.model_dir, log)
     ev = open_input(args.eval)
-    fmt, fields, head = _pick_fields(ev, [args.field] if args.field else None, "para", log)
+    fmt, fields, head = _pick_fields(ev, [args.field] if args.field else None, "para", log,
+                                     skip_bad=args.skip_bad_lines)
     if args.label_field:
         if fmt == "parquet":
             _check_parquet_fields(ev, describe(ev)[0], [args.label_field])
         else:
-            check_fields(ev.name, fmt, [args.label_field], head)
+            check_fields(ev.name, fmt, [args.label_field], head, args.skip_bad_lines)
     cfg = ParaphraseConfig(fields[0], args.label_field, args.threshold,
-                           floor=min(PAGE_COSINE_FLOOR, args.threshold))
+                           floor=min(PAGE_COSINE_FLOOR, args.threshold),
+                           skip_bad_lines=args.skip_bad_lines)
     job = ParaphraseJob(cfg, ev.name, fmt)
     scores = _load_scores(args, log)
     if scores is not None:
@@ -723,6 +725,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", required=True, metavar="DIR", help="folder for the exports")
     q.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
     q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    q.add_argument("--skip-bad-lines", action="store_true",
+                   help="skip malformed JSONL/CSV/TSV records instead of stopping; each is "
+                   "listed in skipped-lines.csv and counted in the stamp (Parquet: no effect)")
     _add_score_options(q)
     f = sub.add_parser("fields", help="list a file's fields, and the default with its reason",
                        description="Every leaf field of a file with its fill rate, average "

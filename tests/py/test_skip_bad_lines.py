@@ -256,3 +256,57 @@ def test_scores_refused_with_skipped_eval_lines(tmp_path, capsys):
     code, _, err = cli(["contamination", str(ev), str(tr), "--out", str(tmp_path / "o"),
                         "--n", "8", "--skip-bad-lines", "--scores", str(sc)], capsys)
     assert code == 2 and "skipped lines" in err
+
+
+def test_paraphrase_job_skips_lists_and_stamps():
+    from evalsieve.paraphrase import ParaphraseConfig, ParaphraseJob
+    job = ParaphraseJob(ParaphraseConfig("q", skip_bad_lines=True), "ev.jsonl", "jsonl")
+    job.feed_eval(EVAL)
+    info = job.end_eval()
+    assert job.rows == [1, 3, 5, 6] and info["rows"] == 4
+    # rows 1 and 3 (node ids 0 and 1) paraphrase each other; 1 edge
+    job.set_similarity([(0, 1, 0.95)], [0.95, 0.95, 0.1, 0.1], [1, 0, 3, 2], 0)
+    stamp = job.stamp(0.9, InputFile("eval", "ev.jsonl", "0" * 64, len(EVAL)), "t")
+    assert stamp.settings["skipped_lines"] == {"ev.jsonl": 2}
+    assert "skipped-lines.csv" in job.export_names()
+    rows = csv_rows(job.export("skipped-lines.csv", stamp)[1])
+    assert [(r[0], r[1]) for r in rows[1:]] == [("ev.jsonl", "2"), ("ev.jsonl", "5")]
+    pairs = csv_rows(job.export("paraphrase-pairs.csv", stamp)[1])
+    assert [(r[1], r[2]) for r in pairs[1:]] == [("1", "3")]   # row numbers as in the file
+    off = ParaphraseJob(ParaphraseConfig("q"), "ev.jsonl", "jsonl")
+    with pytest.raises(EvalsieveError) as e:
+        off.feed_eval(EVAL)
+    assert e.value.line == 2
+
+
+def test_cli_paraphrases_has_the_option():
+    from evalsieve.cli import build_parser
+    a = build_parser().parse_args(["paraphrases", "e.jsonl", "--out", "o", "--skip-bad-lines"])
+    assert a.skip_bad_lines is True
+    a = build_parser().parse_args(["paraphrases", "e.jsonl", "--out", "o"])
+    assert a.skip_bad_lines is False
+
+
+def test_cli_paraphrases_skip_bad_lines(tmp_path, model_dir, capsys):
+    """The worked example with two malformed lines put in (lines 3 and 6): the same two
+    groups, row numbers as in the file (a skipped record keeps its number)."""
+    from evalsieve.paraphrase import worked_example_jsonl
+    lines = worked_example_jsonl().splitlines(keepends=True)
+    lines.insert(2, '{"text": oops}\n')    # line 3 = record 3
+    lines.insert(5, '"a string"\n')        # line 6 = record 6
+    f = tmp_path / "ex.jsonl"
+    f.write_text("".join(lines), encoding="utf-8")
+    base = ["paraphrases", str(f), "--field", "text", "--label-field", "id",
+            "--out", str(tmp_path / "o"), "--json", "--quiet"]
+    code, _, err = cli(base, capsys)
+    assert code == 2 and "ex.jsonl, line 3" in err
+    code, so, err = cli(base + ["--skip-bad-lines"], capsys)
+    assert code == 0, err
+    s = json.loads(so)
+    assert s["rows_scanned"] == 6 and s["groups"] == 2
+    assert s["stamp"]["settings"]["skipped_lines"] == {"ex.jsonl": 2}
+    groups = csv_rows((tmp_path / "o" / "paraphrase-groups.csv").read_bytes().decode("utf-8"))
+    # the worked example's groups are rows 1 2 3 and 4 5; now at records 1 2 4 and 5 7
+    assert [g[2] for g in groups[1:]] == ["1 2 4", "5 7"]
+    rows = csv_rows((tmp_path / "o" / "skipped-lines.csv").read_bytes().decode("utf-8"))
+    assert [(r[0], r[1]) for r in rows[1:]] == [("ex.jsonl", "3"), ("ex.jsonl", "6")]
