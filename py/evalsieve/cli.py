@@ -825,6 +825,9 @@ def _print_summary(s: dict, out: str) -> None:
         for si in [s["score_impact"]] + s.get("score_impact_more", []):
             _print_impact(si)
     print(f"  {s['clean_file']} keeps {s['clean_rule']}")
+    if "skipped_lines" in s:   # --skip-bad-lines
+        print("  malformed records skipped (skipped-lines.csv): " + ", ".join(
+            f"{k} {v}" for k, v in s["skipped_lines"].items()))
     by = s["rows_contaminated_by_rung"]
     print("  caught first by rung: " + ", ".join(
         f"{k} {'did not run' if v is None else v}" for k, v in by.items())
