@@ -15,11 +15,11 @@ class SkipBadLines {
    */
   constructor(after, onChange) {
     this.box = el('input', { type: 'checkbox', id: 'setting-skip-bad-lines' });
-    this.note = el('span', { class: 'muted', id: 'skipped-note', 'aria-live': 'polite' });
-    this.root = el('p', { class: 'skip-bad-lines' },
-      el('label', {}, this.box, ' skip malformed lines (JSONL, CSV, TSV) and count them'),
-      ' ', el('span', { class: 'muted', text: '— each is listed in skipped-lines.csv; a skipped eval line is not in eval.clean; Parquet is not line-based' }),
-      ' ', this.note);
+    this.note = el('p', { class: 'skipped-note', id: 'skipped-note', 'aria-live': 'polite' });
+    this.root = el('div', { class: 'skip-bad-lines' },
+      el('p', {}, el('label', {}, this.box, ' skip malformed lines (JSONL, CSV, TSV) and count them'),
+        ' ', el('span', { class: 'muted', text: '(each is listed in skipped-lines.csv; a skipped eval line is not in eval.clean; Parquet is not line-based, so the option does not apply to it)' })),
+      this.note);
     after.after(this.root);
     this.box.addEventListener('change', () => onChange(this.box.checked));
   }
