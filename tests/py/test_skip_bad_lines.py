@@ -310,3 +310,24 @@ def test_cli_paraphrases_skip_bad_lines(tmp_path, model_dir, capsys):
     assert [g[2] for g in groups[1:]] == ["1 2 4", "5 7"]
     rows = csv_rows((tmp_path / "o" / "skipped-lines.csv").read_bytes().decode("utf-8"))
     assert [(r[0], r[1]) for r in rows[1:]] == [("ex.jsonl", "3"), ("ex.jsonl", "6")]
+
+
+def test_page_corpus_of_two_training_files_lists_each_files_lines():
+    # the page's corpus: cont.train_file (begin_train_file) per file, each numbered from 1
+    cfg = ContaminationConfig(("q",), ("t", "text"), n=8, skip_bad_lines=True)
+    job = ContaminationJob(cfg, "ev.jsonl", "jsonl", "a.jsonl", "jsonl")
+    job.feed_eval(EVAL_LINES[0])
+    job.end_eval()
+    job.begin_train_file(0, "a.jsonl", "jsonl", ["t"])
+    job.feed_train('{"t": "nothing here"}\n{bad\n')
+    job.begin_train_file(1, "b.csv", "csv", ["text"])
+    job.feed_train('text\n"the quick brown fox jumps over the lazy dog near the river bank"\n'
+                   'x,y\n')
+    s = job.finish(InputFile("eval", "ev.jsonl", "", 1, "jsonl"),
+                   [InputFile("train", "a.jsonl", "", 1, "jsonl"),
+                    InputFile("train", "b.csv", "", 1, "csv")], "t")
+    assert s["skipped_lines"] == {"ev.jsonl": 0, "a.jsonl": 1, "b.csv": 1}
+    assert [(f, ln) for f, ln, _ in job.skipped] == [("a.jsonl", 2), ("b.csv", 3)]
+    assert s["rows_contaminated"] == 1 and s["training_records"] == 4
+    report = csv_rows(job.export("contamination-report.csv")[1])
+    assert (report[1][7], report[1][8]) == ("b.csv", "1")   # training_file, training_record
