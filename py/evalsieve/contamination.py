@@ -22,7 +22,7 @@ from .exports import (fmt_float, html_page, html_table, score_impact_csv, score_
                       stamp_section, unmatched_csv, write_csv)
 from .fields import FieldExtractor
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
-from .records import Record, RecordReader, parse_record_line, split_format
+from .records import Record, RecordReader, parse_record_line, skip_text, split_format
 from .semantic import RULE as SEMANTIC_RULE, SemanticConfig, SemanticScan
 from .stamps import InputFile, RunStamp
 from .text import char_table, normalize_many
@@ -463,7 +463,7 @@ class ContaminationJob:
                 if not self.config.skip_bad_lines or e.code != "bad_input":
                     raise
                 self.add_skipped(max(self._train_next - 1, 0), self.train_name,
-                                 [(ln, _what(e))])
+                                 [(ln, skip_text(e))])
                 continue   # the record keeps its number (the prefilter counted it)
             batch.append((rec, seg(value)))
             if len(batch) >= self.TRAIN_BATCH:
@@ -938,11 +938,6 @@ class ContaminationJob:
                             "training_record", "training window"], rows,
                            frozenset({0, 2, 3, 4, 5, 6}))]
         return out
-
-
-def _what(e: EvalsieveError) -> str:
-    """A skipped record's error text: the message and what was expected."""
-    return e.message + (f" (expected {e.expected})" if e.expected else "")
 
 
 def _esc(s: str) -> str:

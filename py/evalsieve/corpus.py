@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from .errors import EvalsieveError, bad_input
 from .fields import FieldExtractor
 from .ngrams import TrainingScan
-from .records import RecordReader, is_parquet, parse_record_line, refuse_binary
+from .records import RecordReader, is_parquet, parse_record_line, refuse_binary, skip_text
 from .stamps import InputFile
 
 CHUNK_BYTES = 4 << 20
@@ -632,8 +632,7 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
             except EvalsieveError as e:
                 if state["skip"] is None or e.code != "bad_input":
                     raise
-                state["skip"].append((ln_base + i + 1, e.message + (
-                    f" (expected {e.expected})" if e.expected else "")))
+                state["skip"].append((ln_base + i + 1, skip_text(e)))
                 continue   # the record keeps its number
             batch.append((rec_base + i + 1 - blanks, seg(value)))
         state["cand"] += len(cands)

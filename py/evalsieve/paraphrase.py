@@ -431,7 +431,8 @@ class ParaphraseJob:
         """The names :meth:`export` accepts."""
         extra = list(constants.SCORE_EXPORTS) if self.score_run else []
         if self.config.skip_bad_lines:
-            extra.append("skipped-lines.csv")
+            from .contamination import SKIPPED_EXPORT
+            extra.append(SKIPPED_EXPORT)
         return [*constants.PARAPHRASE_EXPORTS, *extra]
 
     def export(self, name: str, stamp: RunStamp) -> tuple[str, str]:
@@ -461,7 +462,8 @@ class ParaphraseJob:
                            self.texts[d.representative]]
             return "text/csv", write_csv(stamp, GROUP_COLUMNS, rows())
         if name == "skipped-lines.csv" and self.config.skip_bad_lines:
-            return "text/csv", write_csv(stamp, ["file", "line", "error"],
+            from .contamination import SKIPPED_COLUMNS
+            return "text/csv", write_csv(stamp, SKIPPED_COLUMNS,
                                          ([self.eval_name, ln, m] for ln, m in self._reader.skipped))
         if name == "score-impact.csv" and self.score_run:
             return "text/csv", score_impact_csv(stamp, self.score_figures(stamp.settings["threshold"]))

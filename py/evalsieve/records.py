@@ -461,8 +461,7 @@ class RecordReader:
         """Note a malformed record as skipped (True), or False when skipping is off."""
         if not self.skip_bad or e.code != "bad_input":
             return False
-        self.skipped.append((line, e.message + (f" (expected {e.expected})" if e.expected
-                                                else "")))
+        self.skipped.append((line, skip_text(e)))
         return True
 
     def _set_header(self, cells: list[str], raw: str) -> None:
@@ -563,6 +562,12 @@ class RecordReader:
             raise bad_input(f"malformed {self._kind()} record: {e}", file=self.name, line=ln,
                             expected=self._expected(), detail=_clip(raw))
         return True
+
+
+def skip_text(e: EvalsieveError) -> str:
+    """A skipped record's ``error`` cell: the message and what was expected, without the file
+    and line (their own columns of skipped-lines.csv)."""
+    return e.message + (f" (expected {e.expected})" if e.expected else "")
 
 
 _CR_SPLIT = re.compile(r"(\r\n?)")
