@@ -61,7 +61,8 @@ def _op_inspect(args, text):
                                   name=args.get("name") or "input"),
                 "rows": pq.get("rows"), "row_groups": pq.get("row_groups")}
     return inspect_head(args["name"], text or "", complete=bool(args.get("complete")),
-                        fmt=args.get("format"), check=check)
+                        fmt=args.get("format"), check=check,
+                        skip_bad=bool(args.get("skip_bad_lines")))
 
 
 def _values(text) -> list:
@@ -102,7 +103,8 @@ def _op_cont_start(args, text):
                               None if thr in (None, "", "any") else float(thr),
                               args.get("clean") or "scored",
                               _semantic_config(args.get("semantic")),
-                              None if ex is None else tuple(ex))
+                              None if ex is None else tuple(ex),
+                              skip_bad_lines=bool(args.get("skip_bad_lines")))
     job = ContaminationJob(cfg, ev["name"], ev["format"], tr["name"], tr["format"])
     h = _next[0]
     _next[0] += 1
@@ -280,7 +282,8 @@ def _op_para_start(args, text):
     cfg = ParaphraseConfig(ev["field"], ev.get("label_field") or None,
                            args.get("threshold", constants.PARA_THRESHOLD_DEFAULT),
                            args.get("floor", constants.PARA_FLOOR),
-                           args.get("window", constants.PARA_WINDOW))
+                           args.get("window", constants.PARA_WINDOW),
+                           bool(args.get("skip_bad_lines")))
     job = ParaphraseJob(cfg, ev["name"], ev["format"])
     h = _next[0]
     _next[0] += 1

@@ -4,14 +4,14 @@
                             [--train-field F ...] [--n N] [--no-boilerplate] [--threshold X]
                             [--workers N] [--engine local|ray] [--ray-address ADDR]
                             [--filter auto|numpy|off] [--clean scored|not-contaminated] [--json]
-                            [--fail-on-contamination]
+                            [--fail-on-contamination] [--skip-bad-lines]
                             [--scores FILE [--score-field F ...] [--score-key F[=EVAL_F]]
                              [--score-filter NAME]] [--exclude-rungs LIST]
                             [--semantic [--semantic-threshold X] [--semantic-window W]
                              [--semantic-candidates K] [--model-dir DIR] [--threads T]]
 
     evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
-                          [--model-dir DIR] [--json] [--scores FILE ...]
+                          [--model-dir DIR] [--json] [--scores FILE ...] [--skip-bad-lines]
 
     evalsieve fields FILE [--json]
 
@@ -74,14 +74,14 @@ def open_input(path: str, name: str | None = None):
     return src
 
 
-def describe(src) -> tuple[dict, str]:
+def describe(src, skip_bad: bool = False) -> tuple[dict, str]:
     """``(inspect result, head text)`` of an input: format, fields, default and why (see
-    ``sample.inspect_head``); for Parquet the fields come from the schema, described from the
-    first rows, and the head is ''."""
+    ``sample.inspect_head``; ``skip_bad``: around malformed lines); for Parquet the fields
+    come from the schema, described from the first rows, and the head is ''."""
     if not hasattr(src, "chunks"):
         return _describe_parquet(src), ""
     head = src.head()
-    return inspect_head(src.name, head), head
+    return inspect_head(src.name, head, skip_bad=skip_bad), head
 
 
 def _describe_parquet(src) -> dict:
@@ -106,15 +106,15 @@ def _check_parquet_fields(src, info: dict, paths: list[str]) -> None:
 
 
 def _pick_fields(src, requested: list[str] | None, role: str, log,
-                 any_of: bool = False) -> tuple[str, list[str], str]:
+                 any_of: bool = False, skip_bad: bool = False) -> tuple[str, list[str], str]:
     """(format, fields, head) of an input (text or Parquet). With ``any_of`` (a file of a
     corpus of several), the requested fields the file has are used, and at least one must be
-    there."""
-    info, head = describe(src)
+    there. ``skip_bad``: the head is sampled around malformed lines (--skip-bad-lines)."""
+    info, head = describe(src, skip_bad)
     parquet = info["format"] == "parquet"
     if requested:
         check = ((lambda fs: _check_parquet_fields(src, info, fs)) if parquet else
-                 (lambda fs: check_fields(src.name, info["format"], fs, head)))
+                 (lambda fs: check_fields(src.name, info["format"], fs, head, skip_bad)))
         if any_of:
             known = {f["path"] for f in info["fields"]}
             fields = [f for f in requested if f in known] or requested
@@ -164,7 +164,8 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     from .corpus import make_payload
     from .engines import Merger, hash_file, run_local, run_ray
     ev = open_input(args.eval)
-    ev_fmt, ev_fields, _ = _pick_fields(ev, args.eval_field, "eval", log)
+    skip = args.skip_bad_lines
+    ev_fmt, ev_fields, _ = _pick_fields(ev, args.eval_field, "eval", log, skip_bad=skip)
     paths = expand_inputs(args.train)
     files = []
     first_head = ""
@@ -173,7 +174,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         quiet = k >= 3 and len(paths) > 4
         fmt, fields, head = _pick_fields(src, args.train_field, "train",
                                          (lambda m: None) if quiet else log,
-                                         any_of=len(paths) > 1)
+                                         any_of=len(paths) > 1, skip_bad=skip)
         first_head = first_head or head   # the first text file's head: the filter words
         files.append({"path": p, "name": name, "fmt": fmt, "fields": fields, "gzip": src.gzip,
                       "size": size_of(p)})
@@ -193,7 +194,8 @@ def run_contamination(args, log) -> tuple[dict, dict]:
             ("threshold", args.semantic_threshold)) if v is not None})
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
                               not args.no_boilerplate, args.threshold, args.clean, sem,
-                              tuple(args.exclude_rungs) if args.exclude_rungs else None)
+                              tuple(args.exclude_rungs) if args.exclude_rungs else None,
+                              skip_bad_lines=skip)
     job = ContaminationJob(cfg, ev.name, ev_fmt, files[0]["name"], files[0]["fmt"])
     scores = _load_scores(args, log)
     if scores is not None:
@@ -211,6 +213,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
             {f["fmt"] for f in files} & {"jsonl", "text"}:
         raise bad_input("--filter numpy needs numpy (and N >= 2)",
                         expected="pip install 'evalsieve[fast]', or --filter off")
+    payload["skip_bad"] = skip   # corpus.scan_task skips and lists malformed records
     tasks = plan_tasks(files, workers if args.engine == "local" else max(workers, 2))
     merger = Merger(job, tasks)
     total = sum(f["size"] for f in files)
@@ -271,6 +274,11 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         else:
             exports[name] = job.export(name)[1]
     _log_join(scores, log)
+    if skip:
+        n = sum(summary["skipped_lines"].values())
+        log(f"skipped {n} malformed record(s): " + ", ".join(
+            f"{k} {v}" for k, v in summary["skipped_lines"].items())
+            + "; listed in skipped-lines.csv")
     return summary, exports
 
 
@@ -403,7 +411,8 @@ def _semantic_pass(job: ContaminationJob, files: list[dict], log) -> None:
                 job.semantic.scan([(n + i + 1, seg(v)) for i, v in enumerate(values)])
                 n += len(values)
             continue
-        reader = RecordReader(f["fmt"], f["name"])
+        # skipped records are listed by the n-gram pass
+        reader = RecordReader(f["fmt"], f["name"], job.config.skip_bad_lines)
         for text in src.chunks():
             job.semantic.scan([(r.index, seg(r.value)) for r in reader.feed(text)])
         job.semantic.scan([(r.index, seg(r.value)) for r in reader.finish()])
@@ -491,14 +500,16 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
 
     model_dir = find_model_dir(args.model_dir, log)
     ev = open_input(args.eval)
-    fmt, fields, head = _pick_fields(ev, [args.field] if args.field else None, "para", log)
+    fmt, fields, head = _pick_fields(ev, [args.field] if args.field else None, "para", log,
+                                     skip_bad=args.skip_bad_lines)
     if args.label_field:
         if fmt == "parquet":
             _check_parquet_fields(ev, describe(ev)[0], [args.label_field])
         else:
-            check_fields(ev.name, fmt, [args.label_field], head)
+            check_fields(ev.name, fmt, [args.label_field], head, args.skip_bad_lines)
     cfg = ParaphraseConfig(fields[0], args.label_field, args.threshold,
-                           floor=min(PAGE_COSINE_FLOOR, args.threshold))
+                           floor=min(PAGE_COSINE_FLOOR, args.threshold),
+                           skip_bad_lines=args.skip_bad_lines)
     job = ParaphraseJob(cfg, ev.name, fmt)
     scores = _load_scores(args, log)
     if scores is not None:
@@ -661,6 +672,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--fail-on-contamination", action="store_true",
                    help="exit 1 when any eval row is contaminated (for CI gating)")
     c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    c.add_argument("--skip-bad-lines", action="store_true",
+                   help="skip malformed JSONL/CSV/TSV records (eval and training files) instead "
+                   "of stopping; each is listed in skipped-lines.csv (file, line, error) and "
+                   "counted per file in the stamp; a skipped eval line is not in eval.clean "
+                   "(Parquet: no effect)")
     c.add_argument("--workers", type=_workers, default=None, metavar="N",
                    help="processes for the training pass (default: all cores); files and "
                    "byte ranges of large uncompressed files run in parallel")
@@ -709,6 +725,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", required=True, metavar="DIR", help="folder for the exports")
     q.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
     q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    q.add_argument("--skip-bad-lines", action="store_true",
+                   help="skip malformed JSONL/CSV/TSV records instead of stopping; each is "
+                   "listed in skipped-lines.csv and counted in the stamp (Parquet: no effect)")
     _add_score_options(q)
     f = sub.add_parser("fields", help="list a file's fields, and the default with its reason",
                        description="Every leaf field of a file with its fill rate, average "
@@ -806,6 +825,9 @@ def _print_summary(s: dict, out: str) -> None:
         for si in [s["score_impact"]] + s.get("score_impact_more", []):
             _print_impact(si)
     print(f"  {s['clean_file']} keeps {s['clean_rule']}")
+    if "skipped_lines" in s:   # --skip-bad-lines
+        print("  malformed records skipped (skipped-lines.csv): " + ", ".join(
+            f"{k} {v}" for k, v in s["skipped_lines"].items()))
     by = s["rows_contaminated_by_rung"]
     print("  caught first by rung: " + ", ".join(
         f"{k} {'did not run' if v is None else v}" for k, v in by.items())

@@ -23,7 +23,7 @@ from .exports import (fmt_float, html_page, html_table, score_impact_csv, score_
 from .fields import FieldExtractor
 from .highlight import passage_spans
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
-from .records import Record, RecordReader, parse_record_line, split_format
+from .records import Record, RecordReader, parse_record_line, skip_text, split_format
 from .semantic import RULE as SEMANTIC_RULE, SemanticConfig, SemanticScan
 from .stamps import InputFile, RunStamp
 from .text import char_table, normalize_many
@@ -46,6 +46,8 @@ VIEW_ROWS = 2000
 RUNGS = ("exact", "ngram", "semantic")
 #: Columns appended to both CSV reports (the ladder), and to the report with the semantic rung.
 RUNG_COLUMNS = ["rung"]
+#: The export listing skipped records (with ``skip_bad_lines`` only).
+SKIPPED_EXPORT = "skipped-lines.csv"
 SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "semantic_numbers",
                     "semantic_training_file", "semantic_training_record", "training_window"]
 
@@ -63,6 +65,14 @@ _REASONS = {
     "boilerplate_only": "boilerplate only: every n-gram is in more training records than the cut-off",
 }
 
+
+#: The stamp's words for ``skip_bad_lines`` (the per-file counts are ``skipped_lines``).
+SKIP_RULE = ("on: malformed JSON Lines / CSV / TSV records are skipped, not read; each is "
+             "listed in skipped-lines.csv; a skipped eval line is no row and is not in "
+             "eval.clean; a skipped record keeps its record number")
+#: Columns of ``skipped-lines.csv``: the file's name, the 1-based line where the skipped
+#: record starts, what was wrong and what was expected.
+SKIPPED_COLUMNS = ["file", "line", "error"]
 
 #: What ``eval.clean.*`` keeps, by the ``clean`` setting (stamped with these words; one
 #: table in constants.py, which the page receives in ``ready.constants.clean_rules``).
@@ -111,6 +121,10 @@ class ContaminationConfig:
             always run).
         exclude_rungs: rungs whose rows leave ``eval.clean.*`` (a subset of :data:`RUNGS`);
             None = every rung that ran.
+        skip_bad_lines: skip malformed JSONL/CSV/TSV records of the eval and training files
+            instead of stopping (see :class:`evalsieve.records.RecordReader`); each is listed
+            in ``skipped-lines.csv`` and counted per file in the stamp. A skipped eval line is
+            no row and is not in ``eval.clean.*``. Parquet is not line-based: no effect.
 
     Example: ``ContaminationConfig(["question"], ["question", "answer"])`` scores GSM8K test
     questions against train questions and answers, N chosen by the rule, any overlap dirty.
@@ -123,6 +137,7 @@ class ContaminationConfig:
     clean: str = "scored"
     semantic: SemanticConfig | None = None
     exclude_rungs: tuple | None = None
+    skip_bad_lines: bool = False
 
     def __post_init__(self):
         """Refuse bad settings at construction, so a run fails at its start (the page's
@@ -176,6 +191,8 @@ class ContaminationConfig:
                "rungs": list(self.rungs), "clean_file_excludes": list(self.excluded)}
         if self.semantic is not None:
             out.update(self.semantic.settings())
+        if self.skip_bad_lines:   # stamped only when on (stamps of runs without it unchanged)
+            out["skip_bad_lines"] = SKIP_RULE
         return out
 
 
@@ -197,9 +214,12 @@ class ContaminationJob:
         self.config = config
         self.eval_name, self.eval_format = eval_name, eval_format
         self.train_name, self.train_format = train_name, train_format
-        self._eval_reader = RecordReader(eval_format, eval_name)
+        skip = config.skip_bad_lines
+        self._eval_reader = RecordReader(eval_format, eval_name, skip)
         self._eval_fields = FieldExtractor(eval_format, list(config.eval_fields), eval_name)
-        self._train_reader = RecordReader(train_format, train_name)
+        self._train_reader = RecordReader(train_format, train_name, skip)
+        # skipped records: (file order (-1 = eval), file name, line, error)
+        self._skipped: list[tuple[int, str, int, str]] = []
         self._train_fields = FieldExtractor(train_format, list(config.train_fields), train_name)
         self._eval_raw: list[str] = []
         self._eval_segments: list[list[str]] = []
@@ -296,6 +316,7 @@ class ContaminationJob:
             EvalsieveError(bad_input): the eval file has no rows, or no row has a word.
         """
         self._take_eval(self._eval_reader.finish())
+        self._skipped += [(-1, self.eval_name, ln, m) for ln, m in self._eval_reader.skipped]
         if not self._eval_raw:
             raise bad_input("the eval file has no rows", file=self.eval_name,
                             expected="at least one record")
@@ -386,8 +407,9 @@ class ContaminationJob:
                 self._batch.clear()
             self._train_readers_done += max(self._train_reader.records_read,
                                             self._records_external)
+        self._take_train_skips()
         self.train_name, self.train_format = name, fmt
-        self._train_reader = RecordReader(fmt, name)
+        self._train_reader = RecordReader(fmt, name, self.config.skip_bad_lines)
         self._train_fields = fields_of
         self._records_external = 0
         self.scan.file = index
@@ -434,7 +456,15 @@ class ContaminationJob:
         seg = self._train_fields.segments
         batch = self._batch
         for rec, ln, raw in zip(records, lines, raws):
-            batch.append((rec, seg(parse_record_line(self.train_format, raw, self.train_name, ln))))
+            try:
+                value = parse_record_line(self.train_format, raw, self.train_name, ln)
+            except EvalsieveError as e:
+                if not self.config.skip_bad_lines or e.code != "bad_input":
+                    raise
+                self.add_skipped(max(self._train_next - 1, 0), self.train_name,
+                                 [(ln, skip_text(e))])
+                continue   # the record keeps its number (the prefilter counted it)
+            batch.append((rec, seg(value)))
             if len(batch) >= self.TRAIN_BATCH:
                 self._scan_batch(batch)
                 batch.clear()
@@ -498,6 +528,8 @@ class ContaminationJob:
                              "semantic_window_how": f["window_how"],
                              "semantic_stride_words": (f["window_words"] + 1) // 2,
                              "semantic_idf_background": f["idf_background"]})
+        if c.skip_bad_lines:
+            settings["skipped_lines"] = self.skipped_counts()
         inputs = (eval_file, *train_files)
         if self.score_run is not None:
             settings.update(self.score_run.settings())
@@ -536,6 +568,9 @@ class ContaminationJob:
             "rungs": list(c.rungs), "clean_file_excludes": list(c.excluded),
             "stamp": self.stamp.to_dict(),
         }
+        if c.skip_bad_lines:
+            self.summary["skipped_lines"] = self.skipped_counts()
+            self.summary["rows_skipped"] = self.summary["skipped_lines"].get(self.eval_name, 0)
         if self.semantic is not None:
             self.summary["semantic"] = self.semantic.figures()
         if self.score_run is not None:
@@ -545,6 +580,11 @@ class ContaminationJob:
     def _score_impact(self) -> None:
         from .scores import contamination_impact, contamination_summary
         run = self.score_run
+        if any(t[0] < 0 for t in self._skipped):
+            raise bad_input("score impact cannot join scores to an eval file with skipped "
+                            "lines (the scores' rows would be matched to the wrong eval rows)",
+                            file=self.eval_name, expected="an eval file without malformed "
+                            "lines, or no scores file")
         head = self._eval_reader.header_raw or ""
         run.join_eval(self.eval_format, self.eval_name,
                       lambda: head + ("" if not head or head.endswith("\n") else "\n")
@@ -582,7 +622,34 @@ class ContaminationJob:
             self._batch.clear()
         self.scan.records = max(self._train_reader.records_read, self._records_external) \
             + self._records_merged + self._train_readers_done
+        self._take_train_skips()
         self._train_closed = True
+
+    def _take_train_skips(self) -> None:
+        """The current training reader's skipped records, into the run's list."""
+        r = self._train_reader
+        self.add_skipped(max(self._train_next - 1, 0), r.name, r.skipped)
+        r.skipped = []
+
+    def add_skipped(self, file: int, name: str, lines) -> None:
+        """Note skipped records of training file ``file`` (0-based; ``name``): ``lines`` are
+        ``(line, error)`` pairs (the CLI's tasks and the page's prefiltered pass report them
+        here; records this job's own readers skip are noted by the job)."""
+        self._skipped += [(file, name, ln, m) for ln, m in lines]
+
+    @property
+    def skipped(self) -> list[tuple[str, int, str]]:
+        """``(file, line, error)`` of every skipped record: the eval file's first, then each
+        training file's in corpus order, lines ascending (the rows of skipped-lines.csv)."""
+        return [(n, ln, m) for _, n, ln, m in sorted(self._skipped, key=lambda t: (t[0], t[2]))]
+
+    def skipped_counts(self) -> dict[str, int]:
+        """Skipped records per file name, every input listed (0 when none was skipped)."""
+        out = {self.eval_name: 0}
+        out.update({f.name: 0 for f in self.train_files} or {self.train_name: 0})
+        for name, _, _ in self.skipped:
+            out[name] = out.get(name, 0) + 1
+        return out
 
     def semantic_request(self) -> dict:
         """Close the training pass; the texts the encoder must embed for the semantic rung.
@@ -621,8 +688,11 @@ class ContaminationJob:
         return constants.CLEAN_NAME_BY_FORMAT[base]
 
     def export_names(self) -> list[str]:
-        """The names :meth:`export` accepts, in the order the page lists them."""
+        """The names :meth:`export` accepts, in the order the page lists them
+        (``skipped-lines.csv`` only with ``skip_bad_lines``)."""
         extra = list(constants.SCORE_EXPORTS) if self.score_run else []
+        if self.config.skip_bad_lines:
+            extra.append(SKIPPED_EXPORT)
         return [self.clean_name, *constants.CONTAMINATION_REPORTS, *extra]
 
     def export(self, name: str) -> tuple[str, str]:
@@ -641,6 +711,8 @@ class ContaminationJob:
             return "text/csv", self.too_short_csv()
         if name == "overlap-report.html":
             return "text/html", self.report_html()
+        if name == SKIPPED_EXPORT and self.config.skip_bad_lines:
+            return "text/csv", write_csv(self.stamp, SKIPPED_COLUMNS, self.skipped)
         if name == "score-impact.csv" and self.score_run:
             return "text/csv", score_impact_csv(self.stamp, self.score_run.figures)
         if name == "scores-unmatched.csv" and self.score_run:
@@ -676,9 +748,7 @@ class ContaminationJob:
         if self.scores is None:
             raise bad_input("the run has not finished", expected="finish before view")
         rows, total = [], 0
-        for i, r in enumerate(self.scores):
-            if r.status != "contaminated":
-                continue
+        for i, r in self.contaminated():
             total += 1
             if len(rows) < limit:
                 rows.append({"eval_row": r.eval_row, "status": r.status,
@@ -690,6 +760,16 @@ class ContaminationJob:
                              **self.eval_text_marks(i)})
         return {"rows": rows, "rows_total": total, "histogram": self.histogram()}
 
+    def contaminated(self) -> list[tuple[int, RowScore]]:
+        """``(position, score)`` of every contaminated row in the order the page lists them
+        and ``overlap-report.html`` prints them: eval-file order (ascending ``eval_row``)."""
+        return [(i, r) for i, r in enumerate(self.scores) if r.status == "contaminated"]
+
+    def eval_text(self, i: int) -> str:
+        """Row ``i``'s (0-based) chosen fields' values, joined with a newline: the eval text
+        the page and the report show beside the training excerpt."""
+        return "\n".join(self._eval_segments[i])
+
     def eval_text_marks(self, i: int) -> dict:
         """Row i's (0-based) own text and where it holds its shared passage, for the page.
 
@@ -699,7 +779,7 @@ class ContaminationJob:
             row shares no n-gram)}``.
         """
         segs = self._eval_segments[i]
-        return {"eval_text": "\n".join(segs),
+        return {"eval_text": self.eval_text(i),
                 "eval_marks": passage_spans(segs, self.scores[i].shared_passage)}
 
     def _keeps(self, i: int) -> bool:
@@ -790,11 +870,11 @@ class ContaminationJob:
         for label, b, bar in hist_rows:
             hist.append(f"<tr><td>{label}</td><td class=\"num\">{b}</td><td>{bar}</td></tr>")
         hist.append("</tbody></table>")
-        dirty = sorted((r for r in scored if r.status == "contaminated"),
-                       key=lambda r: (-r.containment, r.eval_row))
+        dirty = self.contaminated()   # the page's order (eval-file order)
         rows = [(r.eval_row, fmt_float(r.containment), f"{r.ngrams_matched}/{r.ngrams_total}",
-                 r.training_file, r.training_record, r.shared_passage, r.excerpt)
-                for r in dirty]
+                 self.eval_text(i), r.training_file, r.training_record, r.shared_passage,
+                 r.excerpt)
+                for i, r in dirty]
         names = [f.name for f in self.train_files] or [self.train_name]
         against = (f"training file <b>{_esc(names[0])}</b>" if len(names) == 1 else
                    f"{len(names)} training files (<b>{_esc(names[0])}</b> … "
@@ -807,11 +887,12 @@ class ContaminationJob:
             html_table(["figure", "value"], head, frozenset({1}), cls="settings"),
             f"<h2>Containment of the scored rows</h2><p>{zero} of {len(scored)} scored rows "
             "have no matched n-gram.</p>" + "".join(hist),
-            f"<h2>Contaminated rows ({len(dirty)})</h2>",
-            html_table(["eval_row", "containment", "matched/total", "training_file",
-                        "training_record",
+            f"<h2>Contaminated rows ({len(dirty)})</h2><p>In eval-file order, as the page "
+            "lists them; the eval text is the chosen fields' values as the file holds them.</p>",
+            html_table(["eval_row", "containment", "matched/total", "eval text (chosen fields)",
+                        "training_file", "training_record",
                         "shared passage (normalised words)", "training excerpt (normalised)"],
-                       rows, frozenset({0, 1, 2, 4})),
+                       rows, frozenset({0, 1, 2, 5})),
         ] + self._ladder_sections()
         if self.score_run is not None:
             sections.append(score_impact_section(self.score_run.figures,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from .errors import EvalsieveError, bad_input
 from .fields import FieldExtractor
 from .ngrams import TrainingScan
-from .records import RecordReader, is_parquet, parse_record_line, refuse_binary
+from .records import RecordReader, is_parquet, parse_record_line, refuse_binary, skip_text
 from .stamps import InputFile
 
 CHUNK_BYTES = 4 << 20
@@ -463,7 +463,9 @@ def scan_task(payload: dict, task: Task, progress=None) -> dict:
         task: the file or byte range.
         progress: optional ``callback(bytes_read)`` called after each block.
     Returns:
-        ``{file, part, records, chars, bytes, sha256, candidates, partial}``: records in the
+        ``{file, part, records, skipped, chars, bytes, sha256, candidates, partial}``:
+        skipped: ``(line, error)`` of the records ``payload["skip_bad"]`` skipped (lines from
+        the file's start; candidate lines only when the filter ran); records in the
         range; decoded characters; bytes read from disk (compressed, for gzip); sha256 of
         the file when the task read it whole, else ""; lines the exact check read (None
         without the filter); the :meth:`TrainingScan.partial` with record numbers counted
@@ -474,11 +476,15 @@ def scan_task(payload: dict, task: Task, progress=None) -> dict:
     """
     _fault_hook(task)
     try:
-        return _scan(payload, task, progress)
+        res = _scan(payload, task, progress)
     except EvalsieveError as e:
         if e.line is not None and task.start:
             e.line += _lines_before(task)
         raise
+    if res.get("skipped") and task.start:   # line numbers count from the file's start
+        before = _lines_before(task)
+        res["skipped"] = [(ln + before, m) for ln, m in res["skipped"]]
+    return res
 
 
 def _raw_blocks(task: Task, h, progress):
@@ -554,7 +560,9 @@ def _scan(payload: dict, task: Task, progress) -> dict:
     seg = fields.segments
     state = {"offset": 0, "lines": 0, "chars": 0, "records": 0, "cand": 0, "first": True}
     batch: list = []
-    reader = None if filt else RecordReader(task.fmt, task.name)
+    skip = bool(payload.get("skip_bad"))   # --skip-bad-lines (cli.py sets it)
+    reader = None if filt else RecordReader(task.fmt, task.name, skip)
+    state["skip"] = [] if skip else None
     carry = b""
     for data in _raw_blocks(task, h, progress):
         if state["first"] and data:
@@ -578,7 +586,9 @@ def _scan(payload: dict, task: Task, progress) -> dict:
     if batch:
         scan.scan(batch)
     scan.records = state["records"]
+    skipped = (reader.skipped if reader is not None else state["skip"]) if skip else []
     return {"file": task.file, "part": task.part, "records": state["records"],
+            "skipped": skipped,
             "chars": state["chars"], "bytes": task.nbytes if task.end >= 0 else task.size,
             "sha256": h.hexdigest() if h is not None else "",
             "candidates": state["cand"] if filt else None, "partial": scan.partial()}
@@ -617,7 +627,13 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
             if not raw.strip():
                 blanks += 1
                 continue
-            value = parse_record_line(task.fmt, raw, task.name, ln_base + i + 1)
+            try:
+                value = parse_record_line(task.fmt, raw, task.name, ln_base + i + 1)
+            except EvalsieveError as e:
+                if state["skip"] is None or e.code != "bad_input":
+                    raise
+                state["skip"].append((ln_base + i + 1, skip_text(e)))
+                continue   # the record keeps its number
             batch.append((rec_base + i + 1 - blanks, seg(value)))
         state["cand"] += len(cands)
         state["records"] += line_count - blanks

@@ -40,6 +40,7 @@ class Merger:
     def __init__(self, job, tasks: list[Task]):
         self.job = job
         self.parts: dict[int, int] = {}
+        self.names = {t.file: t.name for t in tasks}
         for t in tasks:
             self.parts[t.file] = max(self.parts.get(t.file, 0), t.part + 1)
         self.waiting: dict[tuple[int, int], dict] = {}
@@ -57,6 +58,8 @@ class Merger:
             r = self.waiting.pop((f, self.next_part[f]))
             self.job.merge_partial(r["partial"], f, self.offset[f], r["chars"])
             self.offset[f] += r["records"]
+            if r.get("skipped"):   # --skip-bad-lines
+                self.job.add_skipped(f, self.names[f], r["skipped"])
             self.next_part[f] += 1
             if r["sha256"]:
                 self.sha256[f] = r["sha256"]

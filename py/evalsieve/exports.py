@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import re
 
 from .stamps import RunStamp, canonical_json
 
@@ -56,16 +57,57 @@ def fmt_float(x: float | None, digits: int = 4) -> str:
 
 
 _CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;color:#1b1b1b;padding:0 1em}
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:78em;color:#1b1b1b;padding:0 1em}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
 table{border-collapse:collapse;width:100%;margin:.5em 0}
-td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left}
-th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.settings td:first-child{white-space:nowrap;font-weight:600}
+table.settings{width:auto;max-width:100%}
+td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left;overflow-wrap:break-word}
+td.long{overflow-wrap:anywhere}
+th{background:#f3f3f3;overflow-wrap:normal}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{white-space:nowrap}th.num{width:1%}
+.settings td:first-child{font-weight:600;width:14em}
 .bar{display:inline-block;height:.9em;background:#c0392b;vertical-align:middle}
-.clip{max-width:40em;overflow-wrap:anywhere}
+.clip{max-width:40em;white-space:pre-wrap}
 .rule{background:#f7f7f2;border-left:4px solid #999;padding:.5em 1em}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}
+svg{max-width:100%;height:auto}
+details{margin:.5em 0}summary{cursor:pointer}
+@page{size:A4;margin:12mm}
+@media print{body{margin:0;max-width:none;padding:0;font-size:10pt}td,th{overflow-wrap:anywhere}}
 """
+
+#: A cell's text is right-aligned (as a number) only when the column holds numbers and the
+#: text reads as one: ``12``, ``1,234``, ``-0.5000``, ``5%``, a fraction ``9/20`` or an
+#: interval ``[0.1000, 0.2000]`` (not a version such as ``14.0.0``).
+_NUM = r"[+\-−]?\d[\d,]*(?:\.\d+)?%?"
+_NUMBER_TEXT = re.compile(rf"^(?:{_NUM}|{_NUM}/{_NUM}|\[{_NUM}, {_NUM}\])$")
+#: Cells longer than this may break anywhere (long words, hashes, URLs); shorter ones only
+#: at spaces, so a column of names or short words keeps its words whole.
+_LONG_CELL = 60
+
+
+def _is_number(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    return isinstance(value, str) and bool(_NUMBER_TEXT.match(value))
+
+
+def plain_text(value) -> str:
+    """A setting, asset or environment value as plain words (not Python or JSON syntax):
+    lists joined by ``, ``; dicts as ``key value`` pairs joined by `` · ``; None as
+    ``none``; booleans as ``yes``/``no``. E.g. ``{"version": "0.27", "sha256": "ab"}`` ->
+    ``version 0.27 · sha256 ab``."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return " · ".join(f"{k} {plain_text(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(plain_text(v) for v in value) or "none"
+    return str(value)
 
 
 def html_page(title: str, sections: list[str]) -> str:
@@ -76,34 +118,44 @@ def html_page(title: str, sections: list[str]) -> str:
 
 
 def html_table(header: list[str], rows, num_cols: frozenset = frozenset(), cls: str = "") -> str:
-    """An HTML table; every cell is escaped text (markup in the data renders as text)."""
+    """An HTML table; every cell is escaped text (markup in the data renders as text).
+
+    Columns in ``num_cols`` hold numbers: their cells are right-aligned when they read as a
+    number (see ``_NUMBER_TEXT``), and left-aligned when they hold words ("did not run").
+    Every other cell is text: left-aligned, wrapped, line ends kept.
+    """
     out = [f"<table class=\"{cls}\"><thead><tr>" if cls else "<table><thead><tr>"]
-    out += [f"<th>{html.escape(h)}</th>" for h in header]
+    out += [f"<th class=\"num\">{html.escape(h)}</th>" if i in num_cols and cls != "settings"
+            else f"<th>{html.escape(h)}</th>" for i, h in enumerate(header)]
     out.append("</tr></thead><tbody>")
     for r in rows:
         out.append("<tr>")
         for i, c in enumerate(r):
-            klass = " class=\"num\"" if i in num_cols else " class=\"clip\""
-            out.append(f"<td{klass}>{html.escape('' if c is None else str(c))}</td>")
+            text = "" if c is None else str(c)
+            klass = (" class=\"num\"" if i in num_cols and _is_number(c) else
+                     " class=\"clip long\"" if len(text) > _LONG_CELL else " class=\"clip\"")
+            out.append(f"<td{klass}>{html.escape(text)}</td>")
         out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)
 
 
 def stamp_section(stamp: RunStamp) -> str:
-    """The run stamp as a settings table plus its canonical JSON."""
+    """The run stamp as a table of plain text, then its canonical JSON (what the fingerprint
+    is taken of) wrapped inside a collapsed ``<details>``, so the page fits A4 or 1280 px."""
     d = stamp.to_dict()
     rows = [("tool", f"{d['tool']} {d['version']}"), ("runtime", d["runtime"]),
             ("unicode", d["unicode_version"]), ("utc", d["utc"]),
             ("fingerprint", d["fingerprint"])]
-    rows += [(f"setting: {k}", canonical_json(v) if not isinstance(v, str) else v)
-             for k, v in sorted(d["settings"].items())]
+    rows += [(f"setting: {k}", plain_text(v)) for k, v in sorted(d["settings"].items())]
     rows += [(f"input: {i['role']}", f"{i['name']} · {i['bytes']} bytes · {i['format']} · "
               f"sha256 {i['sha256']}") for i in d["inputs"]]
-    rows += [(f"asset: {k}", str(v)) for k, v in sorted(d["assets"].items())]
-    rows += [(f"page: {k}", str(v)) for k, v in sorted(d["environment"].items())]
-    return ("<h2>Run stamp</h2>" + html_table(["what", "value"], rows, cls="settings")
-            + "<pre class=\"clip\">" + html.escape(canonical_json(d)) + "</pre>")
+    rows += [(f"asset: {k}", plain_text(v)) for k, v in sorted(d["assets"].items())]
+    rows += [(f"page: {k}", plain_text(v)) for k, v in sorted(d["environment"].items())]
+    return ("<h2>Run stamp</h2>" + html_table(["what", "value"], rows, frozenset({1}),
+                                              cls="settings")
+            + "<details><summary>The run stamp as canonical JSON (as in the CSV exports' "
+              "first line)</summary><pre>" + html.escape(canonical_json(d)) + "</pre></details>")
 
 
 # -- score impact (issue 8) -------------------------------------------------------------------

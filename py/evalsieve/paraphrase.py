@@ -80,6 +80,9 @@ class ParaphraseConfig:
         floor: the lowest threshold the slider allows; the encoder side keeps every pair
             with cosine ≥ floor.
         window: word pieces per row, including [CLS] and [SEP].
+        skip_bad_lines: skip malformed JSONL/CSV/TSV records instead of stopping (CLI
+            ``--skip-bad-lines``; see :class:`evalsieve.records.RecordReader`): each keeps its
+            row number, is listed in ``skipped-lines.csv`` and counted in the stamp.
 
     Example: ``ParaphraseConfig("question", "id", 0.90)``.
     """
@@ -88,6 +91,7 @@ class ParaphraseConfig:
     threshold: float = constants.PARA_THRESHOLD_DEFAULT
     floor: float = constants.PARA_FLOOR
     window: int = constants.PARA_WINDOW
+    skip_bad_lines: bool = False
 
     def __post_init__(self):
         """Refuse bad settings at construction (the page's ``para.start``), before any pass.
@@ -131,7 +135,7 @@ class ParaphraseJob:
         _check_threshold(config.threshold, config.floor)
         self.config = config
         self.eval_name, self.eval_format = eval_name, eval_format
-        self._reader = RecordReader(eval_format, eval_name)
+        self._reader = RecordReader(eval_format, eval_name, config.skip_bad_lines)
         self._values = 0
         self._text = FieldExtractor(eval_format, [config.field], eval_name)
         self._label = (FieldExtractor(eval_format, [config.label_field], eval_name)
@@ -364,6 +368,10 @@ class ParaphraseJob:
                     "model": MODEL_ID, "model_sha256": self.model.get("model_sha256", ""),
                     "pooling": POOLING, "normalisation": NORMALISATION,
                     "token_window": c.window, "rows_truncated": self.truncated}
+        if c.skip_bad_lines:   # stamped only when on
+            from .contamination import SKIP_RULE
+            settings["skip_bad_lines"] = SKIP_RULE
+            settings["skipped_lines"] = {self.eval_name: len(self._reader.skipped)}
         inputs = (eval_file,)
         if self.score_run is not None:
             settings.update(self.score_run.settings())
@@ -389,6 +397,11 @@ class ParaphraseJob:
         """
         if self.score_run is None:
             return []
+        if self._reader.skipped:
+            raise bad_input("score impact cannot join scores to an eval file with skipped "
+                            "lines (the scores' rows would be matched to the wrong eval rows)",
+                            file=self.eval_name, expected="an eval file without malformed "
+                            "lines, or no scores file")
         t = _check_threshold(threshold, self.config.floor)
         if t not in self._impact:
             from .scores import paraphrase_impact
@@ -417,6 +430,9 @@ class ParaphraseJob:
     def export_names(self) -> list[str]:
         """The names :meth:`export` accepts."""
         extra = list(constants.SCORE_EXPORTS) if self.score_run else []
+        if self.config.skip_bad_lines:
+            from .contamination import SKIPPED_EXPORT
+            extra.append(SKIPPED_EXPORT)
         return [*constants.PARAPHRASE_EXPORTS, *extra]
 
     def export(self, name: str, stamp: RunStamp) -> tuple[str, str]:
@@ -445,6 +461,10 @@ class ParaphraseJob:
                            "yes" if x.chained else "no", self.rows[d.representative],
                            self.texts[d.representative]]
             return "text/csv", write_csv(stamp, GROUP_COLUMNS, rows())
+        if name == "skipped-lines.csv" and self.config.skip_bad_lines:
+            from .contamination import SKIPPED_COLUMNS
+            return "text/csv", write_csv(stamp, SKIPPED_COLUMNS,
+                                         ([self.eval_name, ln, m] for ln, m in self._reader.skipped))
         if name == "score-impact.csv" and self.score_run:
             return "text/csv", score_impact_csv(stamp, self.score_figures(stamp.settings["threshold"]))
         if name == "scores-unmatched.csv" and self.score_run:

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 from . import constants
 from .constants import binary_kind
-from .errors import bad_input
+from .errors import EvalsieveError, bad_input
 
 FORMATS = ("jsonl", "csv", "tsv", "text")
 #: Field separator of each delimited format (the csv module's ``delimiter``).
@@ -305,9 +305,7 @@ def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
                         expected=f"one JSON object per line, nested at most {MAX_JSON_DEPTH} "
                                  "levels deep", detail=_clip(raw.rstrip("\r\n")))
     except ValueError as e:
-        msg = getattr(e, "msg", str(e))
-        col = getattr(e, "colno", None)
-        raise bad_input(f"not valid JSON: {msg}" + (f" at column {col}" if col else ""),
+        raise bad_input("not valid JSON: " + _json_error_text(e),
                         file=name, line=line, expected="one JSON object per line",
                         detail=_clip(raw.rstrip("\r\n")))
     if not isinstance(value, dict):
@@ -317,6 +315,17 @@ def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
     if "\\ud" in raw or "\\uD" in raw:
         value = _no_lone_surrogates(value)
     return value
+
+
+def _json_error_text(e: ValueError) -> str:
+    """The json module's message with its column: ``Expecting value at column 7``. Some
+    messages end in "at" already (``Unterminated string starting at``), so the column follows
+    without a second "at"."""
+    msg = str(getattr(e, "msg", e)).rstrip()
+    col = getattr(e, "colno", None)
+    if not col:
+        return msg
+    return f"{msg} column {col}" if msg.endswith(" at") else f"{msg} at column {col}"
 
 
 def _no_lone_surrogates(v):
@@ -348,15 +357,28 @@ class RecordReader:
         fmt: a format name (see :func:`split_format`: ``jsonl``, ``csv``, ``tsv``,
             ``csv-semicolon``, ``csv-pipe``, ``text``, each optionally ``-cr``).
         name: the file's name, used in error messages.
+        skip_bad: skip malformed records instead of stopping (CLI ``--skip-bad-lines``, the
+            page's "skip malformed lines"): a JSON Lines line that is not one JSON object, a
+            CSV/TSV record that cannot be parsed or has another field count than the header.
+            A skipped record keeps its record number (the next record's number is the same
+            as without the option) and becomes no record; ``skipped`` lists it. Not skipped:
+            a malformed header, and a quoted field never closed before the end of the file
+            (not one line: everything after its quote would go).
+    Attributes:
+        skipped: ``(line, message)`` of every skipped record, in file order (1-based line
+            where the record starts; the message says what was wrong and what was expected).
     Raises (from ``feed``/``finish``):
         EvalsieveError(bad_input): a malformed line, or a row whose field count differs
-        from the header's (which file, which line, what was expected).
+        from the header's (which file, which line, what was expected); with ``skip_bad``
+        only the two cases above.
     """
 
-    def __init__(self, fmt: str, name: str):
+    def __init__(self, fmt: str, name: str, skip_bad: bool = False):
         self.base, self.delimiter, self.cr = split_format(fmt)
         self.fmt = fmt
         self.name = name
+        self.skip_bad = bool(skip_bad)
+        self.skipped: list[tuple[int, str]] = []
         self.header: list[str] | None = None
         self.header_raw: str | None = None
         self._carry = ""
@@ -420,7 +442,13 @@ class RecordReader:
             ln += 1
             if not raw.strip():
                 continue
-            value = parse(raw, ln)
+            try:
+                value = parse(raw, ln)
+            except EvalsieveError as e:
+                if not self._skip(e, ln):
+                    raise
+                n += 1   # a skipped record keeps its number
+                continue
             if value is None:
                 continue
             n += 1
@@ -428,6 +456,13 @@ class RecordReader:
         self._line = ln
         self._count = n
         return out
+
+    def _skip(self, e: EvalsieveError, line: int) -> bool:
+        """Note a malformed record as skipped (True), or False when skipping is off."""
+        if not self.skip_bad or e.code != "bad_input":
+            return False
+        self.skipped.append((line, skip_text(e)))
+        return True
 
     def _set_header(self, cells: list[str], raw: str) -> None:
         seen: dict[str, int] = {}
@@ -473,18 +508,32 @@ class RecordReader:
                 self._pending_quotes = 0
             self._pending.append(raw)
             self._pending_quotes += raw.count('"')
-            if self._pending_quotes % 2 and not (len(self._pending) == 1
-                                                 and self._stray_quote(raw, ln)):
+            try:
+                if self._pending_quotes % 2 and not (len(self._pending) == 1
+                                                     and self._stray_quote(raw, ln)):
+                    continue
+            except EvalsieveError as e:   # one line, not CSV: skipped or raised
+                self._pending = []
+                if self.header is None or not self._skip(e, ln):
+                    raise
+                n += 1
                 continue
             rec_raw = "".join(self._pending)
             start = self._pending_line
             self._pending = []
-            cells = self._parse(rec_raw, start)
-            if self.header is None:
-                self._set_header(cells, rec_raw)
+            try:
+                cells = self._parse(rec_raw, start)
+                if self.header is None:
+                    self._set_header(cells, rec_raw)
+                    continue
+                value = self._row(cells, start, rec_raw)
+            except EvalsieveError as e:
+                if self.header is None or not self._skip(e, start):
+                    raise
+                n += 1   # a skipped record keeps its number
                 continue
             n += 1
-            out.append(Record(n, start, rec_raw, self._row(cells, start, rec_raw)))
+            out.append(Record(n, start, rec_raw, value))
         self._line = ln
         self._count = n
         return out
@@ -513,6 +562,12 @@ class RecordReader:
             raise bad_input(f"malformed {self._kind()} record: {e}", file=self.name, line=ln,
                             expected=self._expected(), detail=_clip(raw))
         return True
+
+
+def skip_text(e: EvalsieveError) -> str:
+    """A skipped record's ``error`` cell: the message and what was expected, without the file
+    and line (their own columns of skipped-lines.csv)."""
+    return e.message + (f" (expected {e.expected})" if e.expected else "")
 
 
 _CR_SPLIT = re.compile(r"(\r\n?)")

@@ -11,9 +11,9 @@ SAMPLE_ROWS = 1000
 
 
 def inspect_head(name: str, head: str, complete: bool = False, fmt: str | None = None,
-                 check: list[str] | None = None) -> dict:
+                 check: list[str] | None = None, skip_bad: bool = False) -> dict:
     """The description of a file's head (see :func:`inspect_records`), as plain JSON values."""
-    return inspect_records(name, head, complete, fmt, check)[0]
+    return inspect_records(name, head, complete, fmt, check, skip_bad)[0]
 
 
 def _with_evidence(info: dict, fmt: str, values: list, name: str,
@@ -30,7 +30,8 @@ def _with_evidence(info: dict, fmt: str, values: list, name: str,
 
 
 def inspect_records(name: str, head: str, complete: bool = False, fmt: str | None = None,
-                    check: list[str] | None = None) -> tuple[dict, list]:
+                    check: list[str] | None = None,
+                    skip_bad: bool = False) -> tuple[dict, list]:
     """Sniff the format of a file and describe its fields from a sample of its head.
 
     Args:
@@ -40,6 +41,8 @@ def inspect_records(name: str, head: str, complete: bool = False, fmt: str | Non
             without a final newline).
         fmt: force a format instead of sniffing.
         check: the fields for ``short_check`` (default: the default fields).
+        skip_bad: sample around malformed records (``--skip-bad-lines``; see
+            :class:`evalsieve.records.RecordReader`) instead of stopping at the first.
     Returns:
         ``{"format", "fields": [{path, fill, avg_chars, avg_words, text_share, kind,
         constant, reason, filter, samples}], "filter_fields": [same, for element-filter
@@ -53,7 +56,7 @@ def inspect_records(name: str, head: str, complete: bool = False, fmt: str | Non
         The sampled records come second.
     """
     fmt = fmt or sniff_format(name, head, complete)
-    reader = RecordReader(fmt, name)
+    reader = RecordReader(fmt, name, skip_bad)
     records = reader.feed(head)
     if complete:
         records += reader.finish()
@@ -64,6 +67,11 @@ def inspect_records(name: str, head: str, complete: bool = False, fmt: str | Non
         except EvalsieveError:
             records = []
     records = records[:SAMPLE_ROWS]
+    if not records and reader.skipped:   # skip_bad: every record sampled was malformed
+        line, what = reader.skipped[0]
+        raise bad_input(f"every record in the start of the file is malformed "
+                        f"({len(reader.skipped)} skipped; the first: {what})", file=name,
+                        line=line, expected=f"{fmt} records")
     if not records:
         raise bad_input("no record found in the start of the file", file=name,
                         expected=f"{fmt} records")
@@ -116,13 +124,15 @@ def describe_values(values: list, paths: list[str], fmt: str = "parquet",
     return _with_evidence(info, fmt, values, name, check)
 
 
-def check_fields(name: str, fmt: str, paths: list[str], head: str) -> None:
-    """Raise a clear error when a chosen field is absent from the sampled head.
+def check_fields(name: str, fmt: str, paths: list[str], head: str,
+                 skip_bad: bool = False) -> None:
+    """Raise a clear error when a chosen field is absent from the sampled head
+    (``skip_bad``: sample around malformed records, as :func:`inspect_records`).
 
     Raises:
         EvalsieveError(bad_input): naming the missing field and the fields that exist.
     """
-    info, records = inspect_records(name, head, fmt=fmt)
+    info, records = inspect_records(name, head, fmt=fmt, skip_bad=skip_bad)
     known = {f["path"] for f in info["fields"]}
     FieldExtractor(fmt, paths, name)
     for p in paths:

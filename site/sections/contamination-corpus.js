@@ -31,7 +31,7 @@ async function selectCorpus(section, files) {
   const parts = [];
   const inspectAll = async () => {
     for (const file of sorted) {
-      const info = await section.services.client.request(OP.INSPECT, { name: file.name, role: 'train' }, { train: file }).promise;
+      const info = await section.services.client.request(OP.INSPECT, { name: file.name, role: 'train', ...section.inspectArgs() }, { train: file }).promise;
       parts.push({ file, info });
     }
     return corpusInfo(parts);

@@ -16,6 +16,7 @@ import { wireCorpus } from './contamination-corpus.js';
 import { corpusRequest } from './corpus-files.js';
 import { FieldCheck } from '../ui/field-check.js';
 import { StaleBanner } from '../lib/layout.js';
+import { wireSkipBadLines } from './skip-bad-lines.js';
 
 const { OP } = P;
 const SETTINGS_KEY = 'evalsieve.settings.v1'; // localStorage holds only the settings checkboxes
@@ -59,6 +60,7 @@ export class ContaminationSection extends JobSection {
     this.scores = new ScoresInput({ host: $('#scores-side'), prefix: '', client: services.client, onError: (e) => this.inputError(e, $('#scores-drop')), onLog: (t) => this.log.add(t) });
     this.ladder = new LadderSettings($('#ladder-settings'));
     wireCorpus(this, { input: $('#train-file'), folder: document.querySelector('#train-folder') });
+    this.skip = wireSkipBadLines(this, $('#job-contamination .inputs'));
     this.#loadSettings();
     this.ui.boilerplate.addEventListener('change', () => this.#saveSettings());
     this.#loadExample();
@@ -147,6 +149,10 @@ export class ContaminationSection extends JobSection {
     return SIDES.every((r) => this.slots[r].ready);
   }
 
+  inspectArgs() {
+    return this.skip ? this.skip.args() : {};
+  }
+
   run() {
     if (this.runId !== null) return;
     let settings;
@@ -169,6 +175,7 @@ export class ContaminationSection extends JobSection {
       ...(corpus ? { train_files: corpus.train_files } : {}),
       ...settings,
       ...(scores ? { scores: scores.args } : {}),
+      ...this.skip.args(),
     };
     const label = train.label === 'example' && ev.label === 'example' ? 'example' : (train.label || ev.label ? 'example + your file' : 'your files');
     this.ui.results.hidden = true;
@@ -193,6 +200,8 @@ export class ContaminationSection extends JobSection {
         this.shownRun = { label, files: `${ev.file.name}, ${train.file.name}` };
         this.stale.clear();
         const s = data.summary || {};
+        const skipped = this.skip.showResult(s);
+        if (skipped) this.log.add(skipped, 'warn');
         this.log.add(`done (${label}): ${fmtInt(s.rows_contaminated)} contaminated of ${fmtInt(s.rows_scanned)} eval rows`, 'done');
         this.setStatus('done', `Done (${label}).`);
       },

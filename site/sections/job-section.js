@@ -61,6 +61,11 @@ export class JobSection {
     this.status.textContent = text;
   }
 
+  /** Extra arguments of this section's inspect requests (e.g. skip_bad_lines). */
+  inspectArgs() {
+    return {};
+  }
+
   /** Whether Run may be pressed (inputs chosen); the section's own rule. */
   canRun() {
     return false;
@@ -107,7 +112,7 @@ export class JobSection {
    */
   async inspectInto(slot, file, label, role, { shownAs = null, onFailed = null, anchor = null } = {}) {
     const text = shownAs ?? `${label ? `${label}: ` : ''}${file.name} (${fmtBytes(file.size)})`;
-    const request = () => this.services.client.request(OP.INSPECT, { name: file.name, role }, { [role]: file }).promise;
+    const request = () => this.services.client.request(OP.INSPECT, { name: file.name, role, ...this.inspectArgs() }, { [role]: file }).promise;
     const pending = slot.take(file, label, text, request);
     this.updateRunButton();
     try {

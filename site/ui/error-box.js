@@ -21,13 +21,15 @@ export class ErrorBox {
   show(err) {
     const e = P.toErrorObject(err);
     const { where } = describeError(e);
-    this.box.replaceChildren(
+    // replaceChildren writes null as the text "null": absent parts are left out, not passed
+    const parts = [
       el('strong', { text: HEADLINE[e.code] || 'Something went wrong' }),
       el('p', { class: 'error-message', text: e.message }),
       where ? el('p', { class: 'error-where' }, 'Where: ', el('span', { dataset: { file: e.file ?? '', line: e.line ?? '' }, text: where })) : null,
       e.expected ? el('p', { class: 'error-expected', text: `Expected: ${e.expected}` }) : null,
       e.detail && e.code !== ERR.INTERNAL ? el('p', { class: 'error-detail muted', text: e.detail }) : null,
-    );
+    ];
+    this.box.replaceChildren(...parts.filter((x) => x !== null));
     this.box.dataset.code = e.code;
     this.box.hidden = false;
   }

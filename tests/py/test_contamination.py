@@ -199,3 +199,26 @@ def test_view_keeps_at_most_limit_rows_and_counts_them_all():
     view = job.view(limit=2)
     assert view["rows_total"] == 5 and [r["eval_row"] for r in view["rows"]] == [1, 2]
     assert job.view()["rows_total"] == 5 and len(job.view()["rows"]) == 5
+
+
+def test_html_report_rows_in_page_order_with_eval_text(fixture_run):
+    """overlap-report.html lists the contaminated rows as the page does (view(): eval-file
+    order), each with its eval text; no attribute handler, no script; the stamp JSON is in a
+    collapsed <details>; every row of view() is in the report, in the same order."""
+    ev, tr = fixture_run
+    job, s = run_job(ev, tr)
+    page = job.export("overlap-report.html")[1]
+    view = [r["eval_row"] for r in job.view()["rows"]]
+    assert view == sorted(view) and len(view) == s["rows_contaminated"] >= 3
+    body = page.split("<h2>Contaminated rows")[1].split("</table>")[0]
+    cells = re.findall(r"<tr><td class=\"num\">(\d+)</td>", body)
+    assert [int(c) for c in cells] == view
+    questions = [json.loads(l)["question"] for l in ev.splitlines()]
+    import html as h
+    for r in view:
+        assert re.search(f"<td class=\"clip( long)?\">{re.escape(h.escape(questions[r - 1]))}</td>",
+                         body)
+    assert "eval text (chosen fields)" in body
+    assert "<script" not in page.lower() and not re.search(r"\son\w+\s*=", page, re.I)
+    assert re.search(r"<details><summary>[^<]+</summary><pre>", page)
+    assert "<details open" not in page

@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from evalsieve.exports import (fmt_float, html_page, html_table, safe_cell, stamp_section,
-                               write_csv)
+from evalsieve.exports import (fmt_float, html_page, html_table, plain_text, safe_cell,
+                               stamp_section, write_csv)
 from evalsieve.stamps import InputFile, RunStamp
 
 
@@ -44,12 +44,52 @@ def test_fmt_float():
 
 def test_html_helpers_escape_and_stay_self_contained():
     t = html_table(["h<1>", "n"], [["<script>x</script>", 3], [None, "a&b"]], num_cols=frozenset({1}))
-    assert t == ("<table><thead><tr><th>h&lt;1&gt;</th><th>n</th></tr></thead><tbody>"
+    # a number column right-aligns its numbers only; words in it ("a&b") stay left-aligned
+    assert t == ("<table><thead><tr><th>h&lt;1&gt;</th><th class=\"num\">n</th></tr></thead><tbody>"
                  "<tr><td class=\"clip\">&lt;script&gt;x&lt;/script&gt;</td><td class=\"num\">3</td></tr>"
-                 "<tr><td class=\"clip\"></td><td class=\"num\">a&amp;b</td></tr></tbody></table>")
+                 "<tr><td class=\"clip\"></td><td class=\"clip\">a&amp;b</td></tr></tbody></table>")
     page = html_page("a <title>", [t, stamp_section(stamp())])
     assert "<title>a &lt;title&gt;</title>" in page
     assert "<script" not in page.lower()
     assert not re.search(r"(src|href)\s*=|https?://|@import|url\(", page, re.I)
     d = stamp().to_dict()
     assert d["fingerprint"] in page and "e&lt;1&gt;.jsonl" in page and "setting: note" in page
+
+
+@pytest.mark.parametrize("value, want", [
+    ({"version": "0.27.7", "sha256": "ab12"}, "version 0.27.7 · sha256 ab12"),
+    (["question", "answer"], "question, answer"), (None, "none"), (True, "yes"),
+    ({"ev.jsonl": 2, "tr.jsonl": 0}, "ev.jsonl 2 · tr.jsonl 0"), ([], "none"), (0.5, "0.5"),
+])
+def test_plain_text(value, want):
+    assert plain_text(value) == want
+
+
+@pytest.mark.parametrize("cell, num", [
+    (3, True), (0.25, True), ("0.5000", True), ("12/34", True), ("[0.1000, 0.2000]", True),
+    ("+0.0123", True), ("−0.5", True), ("1,234", True), ("5%", True), ("-3", True),
+    ("14.0.0", False), ("2026-12-01T00:00:00+00:00", False), ("0.5 (set)", False),
+    ("any overlap", False), ("8 — the 5th percentile", False), ("did not run", False),
+    ("", False), (None, False), (True, False),
+])
+def test_number_cells_right_aligned_only_when_numbers(cell, num):
+    t = html_table(["x"], [[cell]], num_cols=frozenset({0}))
+    assert ('<td class="num">' in t) is num
+
+
+def test_stamp_section_plain_assets_and_collapsed_json():
+    s = RunStamp("contamination", {"eval_fields": ["q", "a"], "threshold": None},
+                 (InputFile("eval", "e.jsonl", "0" * 64, 3, "jsonl"),), "t",
+                 assets={"pyodide": {"version": "0.27.7", "sha256": "f" * 64}},
+                 environment={"threads": 4, "cross_origin_isolated": True})
+    html = stamp_section(s)
+    assert "asset: pyodide</td><td class=\"clip long\">version 0.27.7 · sha256 " + "f" * 64 in html
+    table = html.split("<details>")[0]   # the table prints no Python or JSON syntax
+    assert "{&#x27;" not in table and "{" not in table and "[&quot;" not in table
+    assert "setting: eval_fields</td><td class=\"clip\">q, a<" in html
+    assert "page: threads</td><td class=\"num\">4<" in html   # a number: right-aligned
+    assert "page: cross_origin_isolated</td><td class=\"clip\">yes<" in html
+    # the JSON is in a collapsed <details> (no "open"), wrapped by the page's CSS
+    assert re.search(r"<details><summary>[^<]+</summary><pre>\{&quot;assets&quot;", html)
+    page = html_page("t", [html])
+    assert "pre{white-space:pre-wrap;overflow-wrap:anywhere" in page

@@ -20,7 +20,8 @@ import { cleanParquetExport } from '../parquet-write.js';
 /**
  * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
  * threshold?, clean?: 'scored' | 'not-contaminated', train_files?, scores?, semantic? (null: the rung is off; {window_words?,
- * candidates?, threshold?}), exclude_rungs? (null: every rung that ran)}; files: {eval, train,
+ * candidates?, threshold?}), exclude_rungs? (null: every rung that ran), skip_bad_lines? (skip
+ * malformed JSONL/CSV/TSV records: Python lists them in skipped-lines.csv)}; files: {eval, train,
  * 'train.1', ..., scores?}: a corpus of several training files when train_files is given
  * (contamination-corpus.js). Bad settings are refused by cont.start, before any pass; a scores
  * file (jobs/scores.js) is attached by cont.scores before the eval pass. With the semantic rung
@@ -45,6 +46,7 @@ export async function contamination(ctx, args, files) {
     clean: args.clean ?? 'scored',
     semantic: args.semantic ?? null,
     exclude_rungs: args.exclude_rungs ?? null,
+    skip_bad_lines: Boolean(args.skip_bad_lines),
   };
   const { handle } = bridge(OP.CONT_START, startArgs);
   const t0 = performance.now();

@@ -11,8 +11,9 @@ import { isParquet } from '../parquet.js';
 import { inspectParquet } from './parquet-input.js';
 
 /**
- * args: {role?: 'eval' | 'train', name?, fields?: string[]} (fields: the chosen fields for the
- * answer's short_check, default the default fields); files: {[role]: File}.
+ * args: {role?: 'eval' | 'train', name?, fields?: string[], skip_bad_lines?} (fields: the
+ * chosen fields for the answer's short_check, default the default fields; skip_bad_lines:
+ * sample around malformed lines); files: {[role]: File}.
  * @type {import('../dispatch.js').Op}
  * @returns {Promise<import('../protocol.js').InspectResult>}
  */
@@ -29,7 +30,7 @@ export async function inspect(ctx, args, files) {
   }
   const head = await readHead(file, { maxChars: SETTINGS.headChars });
   ctx.throwIfCancelled();
-  const value = bridge(OP.INSPECT, { name: args.name || file.name, role, complete: head.complete, fields }, head.text);
+  const value = bridge(OP.INSPECT, { name: args.name || file.name, role, complete: head.complete, fields, skip_bad_lines: Boolean(args.skip_bad_lines) }, head.text);
   ctx.log(`${file.name}: ${value.format}, ${value.rows_sampled} rows sampled${head.gzip ? ' (gzip)' : ''}`, {
     kind: 'inspected', role, format: value.format, gzip: head.gzip,
   });

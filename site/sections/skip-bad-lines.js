@@ -1,0 +1,66 @@
+// "Skip malformed lines" of the Contamination tab (the CLI's --skip-bad-lines): a checkbox
+// under the training and eval drop zones. Ticked, a JSON Lines / CSV / TSV record that cannot
+// be read is skipped instead of stopping the run: Python (records.RecordReader) lists each in
+// skipped-lines.csv (file, line, error), counts them per file in the run stamp, and a skipped
+// eval line is not in eval.clean. Parquet is not line-based: the option does not apply.
+// Ticking it re-inspects a chosen file whose inspection stopped at a malformed line.
+
+import { el } from '../lib/dom.js';
+import { fmtInt } from '../lib/format.js';
+
+class SkipBadLines {
+  /**
+   * after: the element the option is placed after (the drop zones' row);
+   * onChange(checked): called when a person ticks or unticks it.
+   */
+  constructor(after, onChange) {
+    this.box = el('input', { type: 'checkbox', id: 'setting-skip-bad-lines' });
+    this.note = el('p', { class: 'skipped-note', id: 'skipped-note', 'aria-live': 'polite' });
+    this.root = el('div', { class: 'skip-bad-lines' },
+      el('p', {}, el('label', {}, this.box, ' skip malformed lines (JSONL, CSV, TSV) and count them'),
+        ' ', el('span', { class: 'muted', text: '(each is listed in skipped-lines.csv; a skipped eval line is not in eval.clean; Parquet is not line-based, so the option does not apply to it)' })),
+      this.note);
+    after.after(this.root);
+    this.box.addEventListener('change', () => onChange(this.box.checked));
+  }
+
+  /** Whether malformed lines are skipped (the request's skip_bad_lines). */
+  get checked() {
+    return this.box.checked;
+  }
+
+  /** The arguments a request adds: {skip_bad_lines: true} when ticked, else {}. */
+  args() {
+    return this.box.checked ? { skip_bad_lines: true } : {};
+  }
+
+  /**
+   * After a run: the skipped count per file (summary.skipped_lines, present when the option
+   * was on) next to the option, and as the returned log line (null when the option was off).
+   */
+  showResult(summary) {
+    const per = summary && summary.skipped_lines;
+    if (!per) {
+      this.note.textContent = '';
+      return null;
+    }
+    const total = Object.values(per).reduce((a, b) => a + b, 0);
+    const text = `${fmtInt(total)} malformed line${total === 1 ? '' : 's'} skipped (${Object.entries(per).map(([k, v]) => `${k}: ${fmtInt(v)}`).join(', ')})`;
+    this.note.textContent = text;
+    this.note.dataset.skipped = String(total);
+    return `${text}; listed in skipped-lines.csv`;
+  }
+}
+
+/**
+ * Wire the option into the Contamination section: the checkbox after the drop zones' row,
+ * and, when it changes, a new inspection of each side whose file could not be read.
+ */
+export function wireSkipBadLines(section, after) {
+  return new SkipBadLines(after, () => {
+    for (const [role, slot] of Object.entries(section.slots)) {
+      const cur = slot.current;
+      if (cur && !cur.info && !cur.corpus) section.selectFile(role, cur.file, cur.label);
+    }
+  });
+}
