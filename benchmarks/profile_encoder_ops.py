@@ -10,7 +10,8 @@ session profiling on, in both runtimes:
   writes the profile's JSON to stdout at ``endProfiling``; its V8 is Node's, not Chromium's,
   so the page's own figure is benchmarks/bench_paraphrases_page.py's).
 
-Both use ``graphOptimizationLevel`` all, ``--threads`` intra-op threads, sequential execution.
+Both use graph optimisation level ``--opt`` (default all, as the page and the CLI),
+``--threads`` intra-op threads and sequential execution.
 For each op type it prints the sum over nodes of each node's *fastest* run of ``--runs``
 (after one warm-up): on a shared machine a node is often descheduled mid-kernel, and the
 minimum is the closest figure to its uncontended cost. It also prints each runtime's median
@@ -23,6 +24,7 @@ Needs a built dist/ (python3 build.py build), node, onnxruntime and numpy; says 
 missing and exits 0 otherwise.
 
     .venv/bin/python benchmarks/profile_encoder_ops.py [--batch 32] [--pieces 16] [--threads 1] [--runs 5]
+        [--opt all|extended|basic|disabled] [--model GRAPH.onnx]
 """
 
 from __future__ import annotations
@@ -44,12 +46,12 @@ ROOT = Path(__file__).resolve().parents[1]
 NODE_SCRIPT = r"""
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-const [ortDir, model, threads, batch, pieces, runs] = process.argv.slice(2);
+const [ortDir, model, threads, batch, pieces, runs, opt] = process.argv.slice(2);
 const ort = await import(pathToFileURL(ortDir + "/ort.wasm.min.mjs").href);
 ort.env.wasm.numThreads = +threads;
 ort.env.wasm.wasmPaths = pathToFileURL(ortDir + "/").href;
 const s = await ort.InferenceSession.create(readFileSync(model), {
-  executionProviders: ["wasm"], graphOptimizationLevel: "all", enableProfiling: true });
+  executionProviders: ["wasm"], graphOptimizationLevel: opt, enableProfiling: true });
 const B = +batch, L = +pieces, ids = new BigInt64Array(B * L);
 for (let i = 0; i < B * L; i++) ids[i] = BigInt(1000 + ((i * 7919) % 20000));
 for (let b = 0; b < B; b++) { ids[b * L] = 101n; ids[b * L + L - 1] = 102n; }
@@ -112,7 +114,12 @@ def count_casts_total(model: Path) -> int:
     return sum(1 for n in onnx.load(str(model), load_external_data=False).graph.node if n.op_type == "Cast")
 
 
-def run_native(model: Path, threads: int, batch: int, pieces: int, runs: int, tmp: Path):
+#: --opt -> onnxruntime's GraphOptimizationLevel member (onnxruntime-web takes the name itself).
+OPT_LEVELS = {"disabled": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC",
+              "extended": "ORT_ENABLE_EXTENDED", "all": "ORT_ENABLE_ALL"}
+
+
+def run_native(model: Path, threads: int, batch: int, pieces: int, runs: int, tmp: Path, opt: str = "all"):
     import numpy as np
     import onnxruntime as ort
 
@@ -120,7 +127,7 @@ def run_native(model: Path, threads: int, batch: int, pieces: int, runs: int, tm
     o.intra_op_num_threads = threads
     o.inter_op_num_threads = 1
     o.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    o.graph_optimization_level = getattr(ort.GraphOptimizationLevel, OPT_LEVELS[opt])
     o.enable_profiling = True
     o.profile_file_prefix = str(tmp / "native")
     s = ort.InferenceSession(str(model), o, providers=["CPUExecutionProvider"])
@@ -138,11 +145,12 @@ def run_native(model: Path, threads: int, batch: int, pieces: int, runs: int, tm
     return events, wall, cpu, ort.__version__
 
 
-def run_web(ort_dir: Path, model: Path, threads: int, batch: int, pieces: int, runs: int, tmp: Path):
+def run_web(ort_dir: Path, model: Path, threads: int, batch: int, pieces: int, runs: int, tmp: Path,
+            opt: str = "all"):
     script = tmp / "profile_web.mjs"
     script.write_text(NODE_SCRIPT, encoding="utf-8")
     proc = subprocess.run(["node", str(script), str(ort_dir), str(model), str(threads), str(batch),
-                           str(pieces), str(runs)], capture_output=True, text=True, timeout=3600)
+                           str(pieces), str(runs), opt], capture_output=True, text=True, timeout=3600)
     if proc.returncode != 0:
         raise RuntimeError(f"node: {proc.stderr[-2000:]}")
     timing = json.loads(proc.stderr.strip().splitlines()[-1])
@@ -155,6 +163,8 @@ def main(argv=None) -> int:
     ap.add_argument("--pieces", type=int, default=16, help="word pieces per row incl. [CLS]/[SEP] (default 16)")
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads in both runtimes (default 1)")
     ap.add_argument("--runs", type=int, default=5, help="timed runs after one warm-up (default 5)")
+    ap.add_argument("--opt", choices=sorted(OPT_LEVELS), default="all",
+                    help="graph optimisation level in both runtimes (default all, as the page and CLI)")
     ap.add_argument("--model", type=Path, default=None, help="encoder graph (default dist/assets/model/encoder.onnx)")
     args, _ = ap.parse_known_args(argv)
 
@@ -176,16 +186,19 @@ def main(argv=None) -> int:
         return 0
 
     print(f"profile_encoder_ops: {model}, batch {args.batch} x {args.pieces} pieces, "
-          f"{args.threads} thread(s), {args.runs} runs; load average {os.getloadavg()[0]:.2f} "
-          f"({os.cpu_count()} cores)")
+          f"{args.threads} thread(s), graph optimisation {args.opt}, {args.runs} runs; "
+          f"load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
-        n_ev, n_wall, n_cpu, version = run_native(model, args.threads, args.batch, args.pieces, args.runs, tmp)
-        w_ev, w_wall, w_cpu = run_web(ort_dir, model, args.threads, args.batch, args.pieces, args.runs, tmp)
+        n_ev, n_wall, n_cpu, version = run_native(model, args.threads, args.batch, args.pieces, args.runs,
+                                                  tmp, args.opt)
+        w_ev, w_wall, w_cpu = run_web(ort_dir, model, args.threads, args.batch, args.pieces, args.runs,
+                                      tmp, args.opt)
     n_ops, n_count, _ = per_op(n_ev)
     w_ops, w_count, _ = per_op(w_ev)
     n_tot, w_tot = sum(n_ops.values()), sum(w_ops.values())
-    print(f"native onnxruntime {version} vs onnxruntime-web (Node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()})")
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"native onnxruntime {version} vs onnxruntime-web (Node {node})")
     print(f"{'op':26} {'nodes':>5} {'native ms':>10} {'web ms':>10} {'web share':>9} {'native/web':>10}")
     for op in sorted(set(n_ops) | set(w_ops), key=lambda k: -w_ops.get(k, 0.0)):
         n, w = n_ops.get(op, 0.0), w_ops.get(op, 0.0)
