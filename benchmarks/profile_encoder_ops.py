@@ -157,6 +157,73 @@ def run_web(ort_dir: Path, model: Path, threads: int, batch: int, pieces: int, r
     return _events(proc.stdout), timing["wall"], timing["cpu"]
 
 
+CHROMIUM_SETUP_JS = """
+async ([threads, batch, pieces, opt]) => {
+  const ort = await import('/assets/ort/ort.wasm.min.mjs');
+  ort.env.wasm.numThreads = threads;
+  ort.env.wasm.wasmPaths = '/assets/ort/';
+  const bytes = new Uint8Array(await (await fetch('/assets/model/encoder.onnx')).arrayBuffer());
+  const s = await ort.InferenceSession.create(bytes, {
+    executionProviders: ['wasm'], graphOptimizationLevel: opt, enableProfiling: true });
+  const B = batch, L = pieces, ids = new BigInt64Array(B * L);
+  for (let i = 0; i < B * L; i++) ids[i] = BigInt(1000 + ((i * 7919) % 20000));
+  for (let b = 0; b < B; b++) { ids[b * L] = 101n; ids[b * L + L - 1] = 102n; }
+  const feeds = { input_ids: new ort.Tensor('int64', ids, [B, L]),
+                  attention_mask: new ort.Tensor('int64', new BigInt64Array(B * L).fill(1n), [B, L]) };
+  await s.run(feeds, ['sentence_embedding']);  // warm-up
+  window.__profile = { s, feeds };
+}
+"""
+CHROMIUM_RUN_JS = """
+async () => {
+  const { s, feeds } = window.__profile;
+  const t = performance.now();
+  await s.run(feeds, ['sentence_embedding']);
+  return (performance.now() - t) / 1000;
+}
+"""
+CHROMIUM_END_JS = "async () => { await window.__profile.s.endProfiling(); await window.__profile.s.release(); }"
+
+
+def run_chromium(dist: Path, threads: int, batch: int, pieces: int, runs: int, opt: str = "all"):
+    """The web side in Debian's Chromium (headless) instead of Node: dist/ served with the
+    page's headers (build.py), onnxruntime-web on the page's main thread, the profile read
+    from the console. Returns (events, wall seconds per run, CPU seconds per run of the
+    browser's processes)."""
+    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import threading
+
+    import build
+    from bench_paraphrases_page import CHROMIUM, FLAGS, tree_cpu_seconds
+    from playwright.sync_api import sync_playwright
+
+    build.DistHandler.log_message = lambda *a, **k: None
+    server = build.make_server(dist, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    lines = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+            try:
+                page = browser.new_page(bypass_csp=True)
+                page.on("console", lambda m: lines.append(m.text))
+                page.goto(f"http://{host}:{port}/assets/manifest.json")  # same origin, isolated, no app
+                page.evaluate(CHROMIUM_SETUP_JS, [threads, batch, pieces, opt])
+                wall, cpu = [], []
+                for _ in range(runs):
+                    c0 = tree_cpu_seconds()
+                    wall.append(page.evaluate(CHROMIUM_RUN_JS))
+                    cpu.append(tree_cpu_seconds() - c0)
+                page.evaluate(CHROMIUM_END_JS)
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+    return _events("\n".join(lines)), wall, cpu
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=32, help="rows per batch (default 32)")
@@ -165,10 +232,15 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=5, help="timed runs after one warm-up (default 5)")
     ap.add_argument("--opt", choices=sorted(OPT_LEVELS), default="all",
                     help="graph optimisation level in both runtimes (default all, as the page and CLI)")
+    ap.add_argument("--chromium", action="store_true",
+                    help="run the web side in headless Chromium (dist/'s own model only) instead of Node")
     ap.add_argument("--model", type=Path, default=None, help="encoder graph (default dist/assets/model/encoder.onnx)")
     args, _ = ap.parse_known_args(argv)
 
     dist = Path(os.environ.get("EVALSIEVE_DIST", ROOT / "dist"))
+    if args.chromium and args.model:
+        print("profile_encoder_ops: --chromium runs dist/'s own encoder.onnx; drop --model")
+        return 2
     model = args.model or dist / "assets" / "model" / "encoder.onnx"
     ort_dir = dist / "assets" / "ort"
     if not model.is_file() or not (ort_dir / "ort.wasm.min.mjs").is_file():
@@ -192,13 +264,17 @@ def main(argv=None) -> int:
         tmp = Path(t)
         n_ev, n_wall, n_cpu, version = run_native(model, args.threads, args.batch, args.pieces, args.runs,
                                                   tmp, args.opt)
-        w_ev, w_wall, w_cpu = run_web(ort_dir, model, args.threads, args.batch, args.pieces, args.runs,
-                                      tmp, args.opt)
+        if args.chromium:
+            w_ev, w_wall, w_cpu = run_chromium(dist, args.threads, args.batch, args.pieces, args.runs, args.opt)
+        else:
+            w_ev, w_wall, w_cpu = run_web(ort_dir, model, args.threads, args.batch, args.pieces, args.runs,
+                                          tmp, args.opt)
     n_ops, n_count, _ = per_op(n_ev)
     w_ops, w_count, _ = per_op(w_ev)
     n_tot, w_tot = sum(n_ops.values()), sum(w_ops.values())
     node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
-    print(f"native onnxruntime {version} vs onnxruntime-web (Node {node})")
+    where = "Chromium (headless, main thread)" if args.chromium else f"Node {node}"
+    print(f"native onnxruntime {version} vs onnxruntime-web ({where})")
     print(f"{'op':26} {'nodes':>5} {'native ms':>10} {'web ms':>10} {'web share':>9} {'native/web':>10}")
     for op in sorted(set(n_ops) | set(w_ops), key=lambda k: -w_ops.get(k, 0.0)):
         n, w = n_ops.get(op, 0.0), w_ops.get(op, 0.0)
