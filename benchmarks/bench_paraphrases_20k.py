@@ -27,6 +27,8 @@ sys.path.insert(0, str(ROOT))
 SHARED = Path(os.environ.get("EVALSIEVE_SHARED", ROOT.parent / "shared")) / "data"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+#: Page seconds for 20,000 rows before issue 12 (this machine, onnxruntime-web 1.30.0 WASM).
+PAGE_BASELINE_S = 663.0
 KEYS = ("rows_scanned", "groups", "groups_chained", "rows_in_groups", "duplicate_share",
         "effective_rows", "rows_truncated")
 
@@ -124,6 +126,14 @@ def main() -> int:
             res["page"] = (secs, f)
             print(f"page: {secs:.0f} s, {len(texts) / secs:.1f} rows/s end to end; "
                   + ", ".join(f"{k} {f.get(k)}" for k in KEYS), flush=True)
+            # Issue 12's target: >= 3x faster than the 663 s measured for 20,000 rows. Below
+            # 20,000 rows the baseline is scaled by the row count: embedding, linear in rows,
+            # is most of those 663 s (29 mixed rows/s would take 690 s alone). The encoder's
+            # start (fetch, session creation, ~10-30 s) is fixed, so small runs come out
+            # worse than they would at 20,000 rows; the page/cli ratio below is fairer.
+            base = PAGE_BASELINE_S * len(texts) / 20000
+            print(f"page vs the {PAGE_BASELINE_S:.0f} s baseline (scaled to {len(texts)} rows: {base:.0f} s): "
+                  f"{base / secs:.2f}x faster (target 3x)", flush=True)
         if not a.skip_cli:
             secs, f = cli_run(path)
             res["cli"] = (secs, f)
