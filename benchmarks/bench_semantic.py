@@ -9,7 +9,8 @@ Two public sets, built the same way (seeded, so every run builds the same files)
   3,000 GSM8K *train* questions (same topic, different problems) and 1,500 WikiText
   paragraphs (> 40 words). This is the issue's setup (``shared/baselines/semantic_windows.py``).
 * HumanEval: eval = the 164 HumanEval programs (prompt + canonical solution); 82 (seeded
-  sample) have their rephrased program (``humaneval_python.jsonl``) planted inside an MBPP
+  sample of the 147 with a non-empty rephrasing; 17 rephrasings in the file are empty) have
+  their rephrased program (``humaneval_python.jsonl``) planted inside an MBPP
   record (its task text and code) at a random line; the other training records are the 974
   MBPP records (other Python programs) and the CodeAlpaca-20k nearest neighbour of every
   HumanEval item (``CodeAlpacaDB.jsonl``: same task family, found by llm-decontaminator's own
@@ -140,7 +141,10 @@ def build_humaneval(data: str):
     alpaca = _jsonl(os.path.join(data, "llm_decontaminator", "CodeAlpacaDB.jsonl"))
     neighbours = [t for r in alpaca if not any(r["results"]) for t in r["train"]]
     rng = random.Random(11)
-    planted_rows = sorted(rng.sample(range(len(ev)), len(ev) // 2))
+    # 17 of the 164 rephrasings are empty strings: a row whose rephrasing is empty has
+    # nothing to plant, so the planted rows are drawn from the 147 others.
+    plantable = [i for i in range(len(ev)) if reph[i].strip()]
+    planted_rows = sorted(rng.sample(plantable, len(ev) // 2))
     hosts = rng.sample(range(len(mbpp)), len(planted_rows))
     docs, where, used = [], {}, set()
     for i, h in zip(planted_rows, hosts):
