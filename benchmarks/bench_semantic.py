@@ -25,6 +25,7 @@ not fitted to it).
 
     .venv/bin/python benchmarks/bench_semantic.py [--data ../shared/data] [--model dist/assets/model]
         [--cache /tmp/evalsieve-emb-cache] [--set gsm8k|humaneval|both] [--candidates K]
+        [--threshold X] [--code-ngram N] [--no-docstring-cosine]
 
 Embeddings are cached on disk by sha256 of the text (``--cache``; ``--no-cache`` to time the
 encoder): the first run embeds about 10,000 texts (minutes on 2 cores); later runs reuse them.
@@ -206,7 +207,8 @@ def run_set(name: str, ev: list[str], docs: list[str], planted: dict, enc, cfg: 
     fp = [i for i in range(len(ev)) if i not in planted and m[i].caught]
     print(f"\n== {name}: {len(ev)} eval rows ({len(planted)} planted), {len(docs)} training "
           f"records; window {fig['window_words']} words ({fig['window_how']}), "
-          f"k = {cfg.candidates}, threshold {cfg.threshold}")
+          f"k = {cfg.candidates}, threshold {cfg.threshold}, code shingles n = {cfg.code_ngram} "
+          f"({fig['code_rows']} code rows; {fig['docstring_pairs']} docstring pairs)")
     print(f"  recall {caught_pos / len(pos):.3f} ({caught_pos}/{len(pos)}; {right_rec} matched "
           f"to the planted record); false positives {len(fp) / len(neg):.4f} "
           f"({len(fp)}/{len(neg)} clean rows){'; rows ' + str([i + 1 for i in fp]) if fp else ''}")
@@ -217,9 +219,12 @@ def run_set(name: str, ev: list[str], docs: list[str], planted: dict, enc, cfg: 
           f"recall {cand_hit / len(planted):.3f} ({cand_hit}/{len(planted)})")
     q = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p * len(xs)))] if xs else float("nan")  # noqa
     for label, f in (("score", lambda x: x.score), ("cosine", lambda x: x.cosine),
-                     ("lexical", lambda x: x.lexical)):
+                     ("lexical", lambda x: x.lexical), ("code", lambda x: x.code),
+                     ("doc cos", lambda x: x.docstring_cosine)):
         pv = [f(x) for x in pos if f(x) is not None]
         nv = [f(x) for x in neg if f(x) is not None]
+        if not pv or not nv:
+            continue
         print(f"  {label:8s} planted median {statistics.median(pv):.3f} p10 {q(pv, .10):.3f} "
               f"min {min(pv):.3f} | clean median {statistics.median(nv):.3f} p99 {q(nv, .99):.3f} "
               f"max {max(nv):.3f}")
@@ -229,7 +234,7 @@ def run_set(name: str, ev: list[str], docs: list[str], planted: dict, enc, cfg: 
         f_ = sum(1 for x in neg if x.score is not None and x.score >= th) / len(neg)
         sweep.append(f"{th:.2f}: {r:.2f}/{f_:.3f}")
     print("  threshold sweep (recall/FP): " + ", ".join(sweep))
-    n_emb = len(req["eval_texts"]) + len(req["window_texts"])
+    n_emb = len(req["eval_texts"]) + len(req["window_texts"])   # docstrings included
     print(f"  speed: scan {fig['windows'] / max(t_scan, 1e-9):,.0f} windows/s "
           f"(n-gram + exact + semantic candidate stage, {t_scan:.1f} s); embedding {n_emb} texts "
           f"in {t_embed:.1f} s ({enc.embedded - e0} not cached"
@@ -248,6 +253,9 @@ def main():
     ap.add_argument("--set", default="both", choices=("gsm8k", "humaneval", "both"))
     ap.add_argument("--candidates", type=int, default=None)
     ap.add_argument("--threshold", type=float, default=None)
+    ap.add_argument("--code-ngram", type=int, default=None,
+                    help="code channel shingle length (0: off, code rows read as prose)")
+    ap.add_argument("--no-docstring-cosine", action="store_true")
     a = ap.parse_args()
     if not os.path.isdir(a.data):
         sys.exit(f"bench_semantic: no data folder {a.data} (needs shared/data)")
@@ -257,6 +265,10 @@ def main():
         kw["candidates"] = a.candidates
     if a.threshold:
         kw["threshold"] = a.threshold
+    if a.code_ngram is not None:
+        kw["code_ngram"] = a.code_ngram
+    if a.no_docstring_cosine:
+        kw["docstring_cosine"] = False
     cfg = SemanticConfig(**kw)
     if a.set in ("gsm8k", "both"):
         run_set("GSM8K", *build_gsm8k(a.data), enc, cfg)
