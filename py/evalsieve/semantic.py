@@ -62,10 +62,12 @@ NUMBER_WORDS.update({"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50
                      "dozen": "12", "twice": "2", "double": "2", "thrice": "3", "triple": "3"})
 #: Length n of the code shingles (n-grams of abstracted code tokens) of the code channel.
 CODE_NGRAM = 3
-#: A row is code when it defines a function or class (Python ``def f(`` / ``class C:``,
-#: JavaScript ``function f(``, C/C++ ``#include``).
-CODE_ROW = re.compile(r"\b(?:def|class)\s+[A-Za-z_]\w*\s*[(:]|\bfunction\s+[A-Za-z_$][\w$]*\s*\(|"
-                      r"#include\s*[<\"]")
+#: A row is code when it defines a function or class: a line that begins with Python's
+#: ``def f(`` / ``class C:``, JavaScript's ``function f(a) {``, a C/C++ ``#include`` line.
+#: "the function f(x) = 2x" and "a class of 30 students:" are prose.
+CODE_ROW = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_]\w*[ \t]*[(:]|"
+                      r"\bfunction\s+[A-Za-z_$][\w$]*\s*\([^()]*\)\s*\{|^[ \t]*#include\s*[<\"]",
+                      re.MULTILINE)
 #: Names a code token keeps (the language's words, not the author's): Python's keywords and
 #: lowercase built-ins (``len``, ``range``, ``True``...). Every other name becomes ``I``.
 CODE_KEEP = frozenset(keyword.kwlist) | frozenset(
@@ -282,7 +284,11 @@ def code_shingles(tokens: list[str] | tuple, n: int) -> frozenset:
 
 
 def is_code(text: str) -> bool:
-    """True when an eval row is code: it defines a function or class (:data:`CODE_ROW`)."""
+    """True when an eval row is code: it defines a function or class (:data:`CODE_ROW`).
+
+    Args:
+        text: the row's raw text (its line breaks kept: ``def`` must begin a line).
+    """
     return CODE_ROW.search(text) is not None
 
 
@@ -400,10 +406,10 @@ class SemanticScan:
         self._memo: dict[str, str] = {}
         self._code_memo: dict[str, tuple] = {}
         n = self.code_n = config.code_ngram
-        for t, c in zip(texts, counts):
+        for t, c, segs in zip(texts, counts, row_segments):
             terms = _set(terms_of(t.split(), self._memo))
             self.rows.append(SemanticRow(t, c, terms, frozenset(w for w in terms if is_number(w))))
-            if n and is_code(t):
+            if n and is_code("\n".join(segs)):
                 self.rows[-1].code = code_shingles(self._code_of(t.split()), n)
                 self.rows[-1].docstring = docstring_of(t)
         self.code_rows = sum(1 for r in self.rows if r.code is not None)

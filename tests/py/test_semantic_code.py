@@ -44,8 +44,10 @@ def test_code_shingles():
 
 def test_is_code():
     assert is_code("def has_close_elements(numbers: List[float]) -> bool:")
+    assert is_code("from typing import List\n\n\n    def f(x):\n    return x")
     assert is_code("class Stack: pass") and is_code("function add(a, b) { return a + b }")
     assert is_code("#include <stdio.h>\nint main() {}")
+    assert not is_code("x = 1; def f(): pass")          # def must begin a line
     assert not is_code("Janet's class has 30 students; define the average of 4 and 6.")
     assert not is_code("What is the function of the liver?")
 
@@ -150,3 +152,12 @@ def test_verifier_score_on_code_rows():
     assert verifier_score(0.8, 0.2, None, code=0.6, docstring_cosine=0.7) \
         == pytest.approx((0.7 + 0.6) / 2)
     assert math.isclose(verifier_score(0.8, 0.4, 1.0), (0.8 + 0.7) / 2)
+
+
+def test_math_prose_is_not_code():
+    # MATH-500 and MMLU write functions in prose; none of these is a code row
+    assert not is_code("What is the domain of the function $f(x)=\\frac{2x-7}{x}$?")
+    assert not is_code("The region bounded by the x-axis and the function f(x) = x/(1 + x^3)")
+    assert not is_code("Consider the function $z(x,y)$ describing the paraboloid")
+    assert not is_code("Marx said the working class into: a class in itself")
+    assert not is_code("A class of 30 students took a test.\nThe class average: 84")
