@@ -507,7 +507,10 @@ class SemanticScan:
                 serial = self.windows_seen
                 window = None
                 for i, x in acc.items():
-                    sc = x / self.rows[i].key_weight
+                    # rounded: the sum's order follows set order, which varies between runs
+                    # (hash seeds; the page's Pyodide and the CLI differ), and its last bits
+                    # must not break ties between windows
+                    sc = round(x / self.rows[i].key_weight, 12)
                     h = self._heaps[i]
                     item = (sc, -serial, serial)
                     if len(h) < k:
