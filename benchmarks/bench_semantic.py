@@ -25,7 +25,7 @@ not fitted to it).
 
     .venv/bin/python benchmarks/bench_semantic.py [--data ../shared/data] [--model dist/assets/model]
         [--cache /tmp/evalsieve-emb-cache] [--set gsm8k|humaneval|both] [--candidates K]
-        [--threshold X] [--code-ngram N] [--no-docstring-cosine]
+        [--threshold X] [--code-ngram N] [--no-docstring-cosine] [--page ROWS]
 
 Embeddings are cached on disk by sha256 of the text (``--cache``; ``--no-cache`` to time the
 encoder): the first run embeds about 10,000 texts (minutes on 2 cores); later runs reuse them.
@@ -248,6 +248,69 @@ def run_set(name: str, ev: list[str], docs: list[str], planted: dict, enc, cfg: 
     return caught_pos / len(pos), len(fp) / len(neg)
 
 
+def page_vs_cli(name: str, ev: list[str], docs: list[str], rows: int, model: str) -> None:
+    """The page (Debian chromium, dist/ as built, served by build.py's server) and the CLI on
+    the same files: the first ``rows`` eval rows of a set against all its training records,
+    the semantic rung at its defaults. Prints the wall time of each run (page: from the Run
+    click to the end of the run; CLI: ``main([...])``), the page's own embedding line, and
+    whether both caught the same rows. Not cached: both embed everything."""
+    import csv
+    import io
+    import tempfile
+    from pathlib import Path
+    sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+    from conftest import DistServer, choose_file, launch, open_page, runs_so_far, wait_for_runs
+    from playwright.sync_api import sync_playwright
+    from evalsieve.cli import main as cli_main
+
+    tmp = Path(tempfile.mkdtemp(prefix="evalsieve-bench-page-"))
+    ev_path, tr_path = tmp / f"{name}-eval.jsonl", tmp / f"{name}-train.jsonl"
+    ev_path.write_text("".join(json.dumps({"text": t}) + "\n" for t in ev[:rows]), "utf-8")
+    tr_path.write_text("".join(json.dumps({"text": t}) + "\n" for t in docs), "utf-8")
+
+    def caught_cli(out: Path) -> list[int]:
+        text = (out / "contamination-report.csv").read_text("utf-8")
+        body = "".join(line for line in io.StringIO(text) if not line.startswith("# "))
+        return sorted(int(r["eval_row"]) for r in csv.DictReader(io.StringIO(body))
+                      if r["rung"] == "semantic")
+
+    t0 = time.perf_counter()
+    assert cli_main(["contamination", str(ev_path), str(tr_path), "--eval-field", "text",
+                     "--train-field", "text", "--semantic", "--model-dir", model,
+                     "--out", str(tmp / "cli"), "--quiet"]) == 0
+    t_cli = time.perf_counter() - t0
+    cli_rows = caught_cli(tmp / "cli")
+
+    server = DistServer(Path(ROOT) / "dist")
+    try:
+        with sync_playwright() as pw:
+            ctx = launch(pw, str(tmp / "profile"), viewport={"width": 1280, "height": 1000})
+            page = open_page(ctx, server.url)
+            wait_for_runs(page, 1)
+            choose_file(page, "eval", ev_path, ["text"])
+            choose_file(page, "train", tr_path, ["text"])
+            page.check("#setting-semantic")
+            before = runs_so_far(page)
+            t0 = time.perf_counter()
+            page.click("#run")
+            state = wait_for_runs(page, before + 1, 3_600_000)
+            t_page = time.perf_counter() - t0
+            log = [li.text_content() for li in page.query_selector_all("#log li")]
+            page_rows = sorted(int(tr.get_attribute("data-row")) for tr in
+                               page.query_selector_all("#ladder-rows tbody tr")
+                               if tr.get_attribute("data-rung") == "semantic")
+            ctx.close()
+    finally:
+        server.stop()
+    emb = next((x.split("semantic rung: ", 1)[1] for x in log if "semantic rung: embedded" in x),
+               "(no embedding line)")
+    print(f"\n== page vs CLI, {name}: the first {rows} eval rows, {len(docs)} training records")
+    print(f"  page: {t_page:.1f} s ({state}); {emb.strip()}")
+    print(f"  CLI:  {t_cli:.1f} s (onnxruntime, every core); page / CLI = {t_page / t_cli:.2f}")
+    print(f"  semantic rows caught: page {page_rows}, CLI {cli_rows} "
+          f"({'the same' if page_rows == cli_rows else 'DIFFERENT'})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
@@ -260,6 +323,9 @@ def main():
     ap.add_argument("--code-ngram", type=int, default=None,
                     help="code channel shingle length (0: off, code rows read as prose)")
     ap.add_argument("--no-docstring-cosine", action="store_true")
+    ap.add_argument("--page", type=int, default=0, metavar="ROWS",
+                    help="also time the page against the CLI on the first ROWS eval rows of "
+                         "each set (needs dist/, chromium and playwright; slow)")
     a = ap.parse_args()
     if not os.path.isdir(a.data):
         sys.exit(f"bench_semantic: no data folder {a.data} (needs shared/data)")
@@ -275,9 +341,15 @@ def main():
         kw["docstring_cosine"] = False
     cfg = SemanticConfig(**kw)
     if a.set in ("gsm8k", "both"):
-        run_set("GSM8K", *build_gsm8k(a.data), enc, cfg)
+        g = build_gsm8k(a.data)
+        run_set("GSM8K", *g, enc, cfg)
+        if a.page:
+            page_vs_cli("gsm8k", g[0], g[1], a.page, a.model)
     if a.set in ("humaneval", "both"):
-        run_set("HumanEval", *build_humaneval(a.data), enc, cfg)
+        h = build_humaneval(a.data)
+        run_set("HumanEval", *h, enc, cfg)
+        if a.page:
+            page_vs_cli("humaneval", h[0], h[1], a.page, a.model)
 
 
 if __name__ == "__main__":
