@@ -16,7 +16,11 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
    A window's candidate score for a row = the IDF-weighted share of the row's key terms the
    window holds. Each row keeps its ``candidates`` best windows (a heap; ties: earlier
    window); windows in no row's heap are never embedded. The background is the first
-   training records (about 1 MB), or the eval rows when none is given.
+   training records (about 1 MB), or the eval rows when none is given. A *code row*
+   (:func:`is_code`) also has its rare *code shingles* as key terms (:func:`code_tokens`:
+   names and literals abstracted, Type-2 clone normalisation; n-grams of
+   ``SemanticConfig.code_ngram`` tokens): a rephrased program renames every identifier but
+   keeps its shape.
 3. **Embedding.** The driver embeds the eval rows and the kept windows with the same encoder
    and returns the cosine of every (row, candidate window) pair.
 4. **Verifier.** For each pair: the cosine c; the IDF-weighted overlap ``lex`` of the row's
@@ -25,6 +29,10 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
    overlap); the share ``num`` of the row's distinct numbers found there, add-one smoothed
    (shared ÷ (numbers + 1)).
    ``score = (c + lex) / 2`` when the row has no number, else ``(c + (lex + num) / 2) / 2``.
+   For a code row, ``code`` = the IDF-weighted share of its code shingles found in the
+   window's context replaces ``num``; and when the row and the window both hold a docstring
+   (:func:`docstring_of`), both docstrings are embedded as well (extra pairs after the
+   window pairs) and ``score = (docstring cosine + code) / 2`` (:func:`verifier_score`).
    The pair with the highest score is the row's semantic match; the row is caught when
    score ≥ ``threshold``. A rephrasing keeps the facts (names, quantities, rare terms) and the
    meaning; a different problem on the same topic keeps the meaning's topic but not the facts,
