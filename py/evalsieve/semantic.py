@@ -32,7 +32,8 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
    For a code row, ``code`` = the IDF-weighted share of its code shingles found in the
    window's context replaces ``num``; and when the row and the window both hold a docstring
    (:func:`docstring_of`), both docstrings are embedded as well (extra pairs after the
-   window pairs) and ``score = (docstring cosine + code) / 2`` (:func:`verifier_score`).
+   window pairs) and the score is the better of that and ``(docstring cosine + code) / 2``
+   (:func:`verifier_score`).
    The pair with the highest score is the row's semantic match; the row is caught when
    score ≥ ``threshold``. A rephrasing keeps the facts (names, quantities, rare terms) and the
    meaning; a different problem on the same topic keeps the meaning's topic but not the facts,
@@ -682,21 +683,19 @@ def verifier_score(cosine: float, lexical: float, numbers: float | None,
 
     ``(meaning + evidence) / 2``: equal weight to meaning and to facts.
 
-    * A code row with a docstring cosine: ``(docstring_cosine + code) / 2``. The prose says
-      what the program does (the encoder reads prose better than code); the code shingles
-      say whether the program has the same shape. Its words are left out: a rephrasing
-      renames every identifier, so they are the least stable evidence there is.
-    * Another code row: ``(cosine + (lexical + code) / 2) / 2`` (its numbers are literals,
-      abstracted into the code shingles).
+    * A code row: ``(cosine + (lexical + code) / 2) / 2`` (its numbers are literals,
+      abstracted into the code shingles). With a docstring cosine, the better of that and
+      ``(docstring_cosine + code) / 2``: the prose says what the program does (the encoder
+      reads prose better than code) and the code shingles whether the program has the same
+      shape, leaving out the words, which a rephrasing renames; the whole reading stays for
+      a window that holds only part of a docstring.
     * Prose: ``(cosine + (lexical + numbers) / 2) / 2`` when the row has a number, else
       ``(cosine + lexical) / 2``.
     """
-    if code is not None and docstring_cosine is not None:
-        return (docstring_cosine + code) / 2
     if code is not None:
-        ev = (lexical + code) / 2
-    else:
-        ev = lexical if numbers is None else (lexical + numbers) / 2
+        whole = (cosine + (lexical + code) / 2) / 2
+        return whole if docstring_cosine is None else max(whole, (docstring_cosine + code) / 2)
+    ev = lexical if numbers is None else (lexical + numbers) / 2
     return (cosine + ev) / 2
 
 

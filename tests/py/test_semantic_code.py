@@ -129,11 +129,14 @@ def test_docstring_pairs_follow_the_window_pairs():
     assert req["window_texts"][2:] == ["Increase the number n by one. >>> bump(4) 5"]
     assert req["pairs"] == [[0, 0], [0, 1], [1, 2]]          # the docstring pair last
     m = s.verify([0.5, 0.6, 0.9])
-    # record 1: (docstring cosine + code) / 2; record 2 has no docstring:
-    # (cosine + (lex + code) / 2) / 2; the better one wins
+    # record 1: the better of (docstring cosine + code) / 2 and the whole reading
+    # (cosine + (lex + code) / 2) / 2; record 2 has no docstring: the whole reading; the
+    # better pair wins
     k1, k2 = s.code_evidence(0, s._windows[0]), s.code_evidence(0, s._windows[1])
-    lex2, _ = s.evidence(0, s._windows[1])
-    s1, s2 = (0.9 + k1) / 2, (0.6 + (lex2 + k2) / 2) / 2
+    lex1, lex2 = s.evidence(0, s._windows[0])[0], s.evidence(0, s._windows[1])[0]
+    s1 = max((0.9 + k1) / 2, (0.5 + (lex1 + k1) / 2) / 2)
+    assert s1 == pytest.approx((0.9 + k1) / 2)
+    s2 = (0.6 + (lex2 + k2) / 2) / 2
     assert m[0].score == pytest.approx(max(s1, s2))
     best = 1 if s1 >= s2 else 2
     assert m[0].training_record == best
@@ -149,8 +152,12 @@ def test_docstring_pairs_follow_the_window_pairs():
 
 def test_verifier_score_on_code_rows():
     assert verifier_score(0.8, 0.2, 0.5, code=0.6) == pytest.approx((0.8 + 0.4) / 2)
+    # the better of the docstring reading (0.7 + 0.6) / 2 = 0.65 and the whole one 0.6
     assert verifier_score(0.8, 0.2, None, code=0.6, docstring_cosine=0.7) \
         == pytest.approx((0.7 + 0.6) / 2)
+    # a low docstring cosine (a window with part of a docstring): the whole reading, 0.6
+    assert verifier_score(0.8, 0.2, None, code=0.6, docstring_cosine=0.3) \
+        == pytest.approx((0.8 + 0.4) / 2)
     assert math.isclose(verifier_score(0.8, 0.4, 1.0), (0.8 + 0.7) / 2)
 
 
