@@ -9,7 +9,8 @@ Two public sets, built the same way (seeded, so every run builds the same files)
   3,000 GSM8K *train* questions (same topic, different problems) and 1,500 WikiText
   paragraphs (> 40 words). This is the issue's setup (``shared/baselines/semantic_windows.py``).
 * HumanEval: eval = the 164 HumanEval programs (prompt + canonical solution); 82 (seeded
-  sample) have their rephrased program (``humaneval_python.jsonl``) planted inside an MBPP
+  sample of the 147 with a non-empty rephrasing; 17 rephrasings in the file are empty) have
+  their rephrased program (``humaneval_python.jsonl``) planted inside an MBPP
   record (its task text and code) at a random line; the other training records are the 974
   MBPP records (other Python programs) and the CodeAlpaca-20k nearest neighbour of every
   HumanEval item (``CodeAlpacaDB.jsonl``: same task family, found by llm-decontaminator's own
@@ -24,6 +25,7 @@ not fitted to it).
 
     .venv/bin/python benchmarks/bench_semantic.py [--data ../shared/data] [--model dist/assets/model]
         [--cache /tmp/evalsieve-emb-cache] [--set gsm8k|humaneval|both] [--candidates K]
+        [--threshold X] [--code-ngram N] [--no-docstring-cosine] [--page ROWS]
 
 Embeddings are cached on disk by sha256 of the text (``--cache``; ``--no-cache`` to time the
 encoder): the first run embeds about 10,000 texts (minutes on 2 cores); later runs reuse them.
@@ -140,7 +142,10 @@ def build_humaneval(data: str):
     alpaca = _jsonl(os.path.join(data, "llm_decontaminator", "CodeAlpacaDB.jsonl"))
     neighbours = [t for r in alpaca if not any(r["results"]) for t in r["train"]]
     rng = random.Random(11)
-    planted_rows = sorted(rng.sample(range(len(ev)), len(ev) // 2))
+    # 17 of the 164 rephrasings are empty strings: a row whose rephrasing is empty has
+    # nothing to plant, so the planted rows are drawn from the 147 others.
+    plantable = [i for i in range(len(ev)) if reph[i].strip()]
+    planted_rows = sorted(rng.sample(plantable, len(ev) // 2))
     hosts = rng.sample(range(len(mbpp)), len(planted_rows))
     docs, where, used = [], {}, set()
     for i, h in zip(planted_rows, hosts):
@@ -202,7 +207,8 @@ def run_set(name: str, ev: list[str], docs: list[str], planted: dict, enc, cfg: 
     fp = [i for i in range(len(ev)) if i not in planted and m[i].caught]
     print(f"\n== {name}: {len(ev)} eval rows ({len(planted)} planted), {len(docs)} training "
           f"records; window {fig['window_words']} words ({fig['window_how']}), "
-          f"k = {cfg.candidates}, threshold {cfg.threshold}")
+          f"k = {cfg.candidates}, threshold {cfg.threshold}, code shingles n = {cfg.code_ngram} "
+          f"({fig['code_rows']} code rows; {fig['docstring_pairs']} docstring pairs)")
     print(f"  recall {caught_pos / len(pos):.3f} ({caught_pos}/{len(pos)}; {right_rec} matched "
           f"to the planted record); false positives {len(fp) / len(neg):.4f} "
           f"({len(fp)}/{len(neg)} clean rows){'; rows ' + str([i + 1 for i in fp]) if fp else ''}")
@@ -213,9 +219,12 @@ def run_set(name: str, ev: list[str], docs: list[str], planted: dict, enc, cfg: 
           f"recall {cand_hit / len(planted):.3f} ({cand_hit}/{len(planted)})")
     q = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p * len(xs)))] if xs else float("nan")  # noqa
     for label, f in (("score", lambda x: x.score), ("cosine", lambda x: x.cosine),
-                     ("lexical", lambda x: x.lexical)):
+                     ("lexical", lambda x: x.lexical), ("code", lambda x: x.code),
+                     ("doc cos", lambda x: x.docstring_cosine)):
         pv = [f(x) for x in pos if f(x) is not None]
         nv = [f(x) for x in neg if f(x) is not None]
+        if not pv or not nv:
+            continue
         print(f"  {label:8s} planted median {statistics.median(pv):.3f} p10 {q(pv, .10):.3f} "
               f"min {min(pv):.3f} | clean median {statistics.median(nv):.3f} p99 {q(nv, .99):.3f} "
               f"max {max(nv):.3f}")
@@ -225,7 +234,11 @@ def run_set(name: str, ev: list[str], docs: list[str], planted: dict, enc, cfg: 
         f_ = sum(1 for x in neg if x.score is not None and x.score >= th) / len(neg)
         sweep.append(f"{th:.2f}: {r:.2f}/{f_:.3f}")
     print("  threshold sweep (recall/FP): " + ", ".join(sweep))
-    n_emb = len(req["eval_texts"]) + len(req["window_texts"])
+    top = max((x.score for x in neg if x.score is not None), default=None)
+    if top is not None:   # the best point with no false positive (not a default: a reading)
+        r0 = sum(1 for x in pos if x.score is not None and x.score > top) / len(pos)
+        print(f"  above the highest clean score ({top:.3f}): recall {r0:.3f} at 0 false positives")
+    n_emb = len(req["eval_texts"]) + len(req["window_texts"])   # docstrings included
     print(f"  speed: scan {fig['windows'] / max(t_scan, 1e-9):,.0f} windows/s "
           f"(n-gram + exact + semantic candidate stage, {t_scan:.1f} s); embedding {n_emb} texts "
           f"in {t_embed:.1f} s ({enc.embedded - e0} not cached"
@@ -233,6 +246,69 @@ def run_set(name: str, ev: list[str], docs: list[str], planted: dict, enc, cfg: 
           + f"); verify {t_verify:.2f} s; eval rows checked "
           f"{len(ev) / max(t_scan + t_embed + t_verify, 1e-9):.1f} rows/s end to end")
     return caught_pos / len(pos), len(fp) / len(neg)
+
+
+def page_vs_cli(name: str, ev: list[str], docs: list[str], rows: int, model: str) -> None:
+    """The page (Debian chromium, dist/ as built, served by build.py's server) and the CLI on
+    the same files: the first ``rows`` eval rows of a set against all its training records,
+    the semantic rung at its defaults. Prints the wall time of each run (page: from the Run
+    click to the end of the run; CLI: ``main([...])``), the page's own embedding line, and
+    whether both caught the same rows. Not cached: both embed everything."""
+    import csv
+    import io
+    import tempfile
+    from pathlib import Path
+    sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+    from conftest import DistServer, choose_file, launch, open_page, runs_so_far, wait_for_runs
+    from playwright.sync_api import sync_playwright
+    from evalsieve.cli import main as cli_main
+
+    tmp = Path(tempfile.mkdtemp(prefix="evalsieve-bench-page-"))
+    ev_path, tr_path = tmp / f"{name}-eval.jsonl", tmp / f"{name}-train.jsonl"
+    ev_path.write_text("".join(json.dumps({"text": t}) + "\n" for t in ev[:rows]), "utf-8")
+    tr_path.write_text("".join(json.dumps({"text": t}) + "\n" for t in docs), "utf-8")
+
+    def caught_cli(out: Path) -> list[int]:
+        text = (out / "contamination-report.csv").read_text("utf-8")
+        body = "".join(line for line in io.StringIO(text) if not line.startswith("# "))
+        return sorted(int(r["eval_row"]) for r in csv.DictReader(io.StringIO(body))
+                      if r["rung"] == "semantic")
+
+    t0 = time.perf_counter()
+    assert cli_main(["contamination", str(ev_path), str(tr_path), "--eval-field", "text",
+                     "--train-field", "text", "--semantic", "--model-dir", model,
+                     "--out", str(tmp / "cli"), "--quiet"]) == 0
+    t_cli = time.perf_counter() - t0
+    cli_rows = caught_cli(tmp / "cli")
+
+    server = DistServer(Path(ROOT) / "dist")
+    try:
+        with sync_playwright() as pw:
+            ctx = launch(pw, str(tmp / "profile"), viewport={"width": 1280, "height": 1000})
+            page = open_page(ctx, server.url)
+            wait_for_runs(page, 1)
+            choose_file(page, "eval", ev_path, ["text"])
+            choose_file(page, "train", tr_path, ["text"])
+            page.check("#setting-semantic")
+            before = runs_so_far(page)
+            t0 = time.perf_counter()
+            page.click("#run")
+            state = wait_for_runs(page, before + 1, 3_600_000)
+            t_page = time.perf_counter() - t0
+            log = [li.text_content() for li in page.query_selector_all("#log li")]
+            page_rows = sorted(int(tr.get_attribute("data-row")) for tr in
+                               page.query_selector_all("#ladder-rows tbody tr")
+                               if tr.get_attribute("data-rung") == "semantic")
+            ctx.close()
+    finally:
+        server.stop()
+    emb = next((x.split("semantic rung: ", 1)[1] for x in log if "semantic rung: embedded" in x),
+               "(no embedding line)")
+    print(f"\n== page vs CLI, {name}: the first {rows} eval rows, {len(docs)} training records")
+    print(f"  page: {t_page:.1f} s ({state}); {emb.strip()}")
+    print(f"  CLI:  {t_cli:.1f} s (onnxruntime, every core); page / CLI = {t_page / t_cli:.2f}")
+    print(f"  semantic rows caught: page {page_rows}, CLI {cli_rows} "
+          f"({'the same' if page_rows == cli_rows else 'DIFFERENT'})")
 
 
 def main():
@@ -244,6 +320,12 @@ def main():
     ap.add_argument("--set", default="both", choices=("gsm8k", "humaneval", "both"))
     ap.add_argument("--candidates", type=int, default=None)
     ap.add_argument("--threshold", type=float, default=None)
+    ap.add_argument("--code-ngram", type=int, default=None,
+                    help="code channel shingle length (0: off, code rows read as prose)")
+    ap.add_argument("--no-docstring-cosine", action="store_true")
+    ap.add_argument("--page", type=int, default=0, metavar="ROWS",
+                    help="also time the page against the CLI on the first ROWS eval rows of "
+                         "each set (needs dist/, chromium and playwright; slow)")
     a = ap.parse_args()
     if not os.path.isdir(a.data):
         sys.exit(f"bench_semantic: no data folder {a.data} (needs shared/data)")
@@ -253,11 +335,21 @@ def main():
         kw["candidates"] = a.candidates
     if a.threshold:
         kw["threshold"] = a.threshold
+    if a.code_ngram is not None:
+        kw["code_ngram"] = a.code_ngram
+    if a.no_docstring_cosine:
+        kw["docstring_cosine"] = False
     cfg = SemanticConfig(**kw)
     if a.set in ("gsm8k", "both"):
-        run_set("GSM8K", *build_gsm8k(a.data), enc, cfg)
+        g = build_gsm8k(a.data)
+        run_set("GSM8K", *g, enc, cfg)
+        if a.page:
+            page_vs_cli("gsm8k", g[0], g[1], a.page, a.model)
     if a.set in ("humaneval", "both"):
-        run_set("HumanEval", *build_humaneval(a.data), enc, cfg)
+        h = build_humaneval(a.data)
+        run_set("HumanEval", *h, enc, cfg)
+        if a.page:
+            page_vs_cli("humaneval", h[0], h[1], a.page, a.model)
 
 
 if __name__ == "__main__":

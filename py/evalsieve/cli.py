@@ -8,7 +8,8 @@
                             [--scores FILE [--score-field F ...] [--score-key F[=EVAL_F]]
                              [--score-filter NAME]] [--exclude-rungs LIST]
                             [--semantic [--semantic-threshold X] [--semantic-window W]
-                             [--semantic-candidates K] [--model-dir DIR] [--threads T]]
+                             [--semantic-candidates K] [--semantic-code-ngram N]
+                             [--model-dir DIR] [--threads T]]
 
     evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
                           [--model-dir DIR] [--json] [--scores FILE ...] [--skip-bad-lines]
@@ -191,7 +192,8 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         from .semantic import SemanticConfig
         sem = SemanticConfig(**{k: v for k, v in (
             ("window_words", args.semantic_window), ("candidates", args.semantic_candidates),
-            ("threshold", args.semantic_threshold)) if v is not None})
+            ("threshold", args.semantic_threshold),
+            ("code_ngram", args.semantic_code_ngram)) if v is not None})
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
                               not args.no_boilerplate, args.threshold, args.clean, sem,
                               tuple(args.exclude_rungs) if args.exclude_rungs else None,
@@ -431,8 +433,11 @@ def _semantic_rung(job: ContaminationJob, args, log) -> dict:
     f = job.semantic.figures()
     log(f"semantic: {f['windows']} windows of {f['window_words']} words; the candidate stage "
         f"lets {f['windows_embedded']} through "
-        f"({f['windows_embedded'] / max(1, f['windows']):.1%}); embedding them and "
-        f"{len(req['eval_texts'])} eval rows")
+        f"({f['windows_embedded'] / max(1, f['windows']):.1%}); embedding them, "
+        f"{len(job.semantic.rows)} eval rows"
+        + (f" and {len(req['eval_texts']) - len(job.semantic.rows)} + "
+           f"{len(req['window_texts']) - f['windows_embedded']} docstrings of code"
+           if f.get("docstring_pairs") else ""))
     ort = _require("onnxruntime")
     providers = (["CUDAExecutionProvider", "CPUExecutionProvider"]
                  if "CUDAExecutionProvider" in ort.get_available_providers()
@@ -604,6 +609,7 @@ _workers = _bounded(int, 1, 4096, "a whole number of processes from 1")
 
 _threshold_score = _bounded(float, 0, 1, "a number in (0, 1]", above_lo=True)
 _threads = _bounded(int, 0, 1024, "a whole number of threads (0 = every core)")
+_code_ngram = _bounded(int, 0, 8, "a whole number of tokens from 0 (off) to 8")
 
 
 def _rungs(s: str) -> list[str]:
@@ -702,6 +708,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="window size in words (default: median eval row length, 16..160)")
     c.add_argument("--semantic-candidates", type=_n, default=None, metavar="K",
                    help="candidate windows embedded per eval row (default 8)")
+    c.add_argument("--semantic-code-ngram", type=_code_ngram, default=None, metavar="N",
+                   help="shingle length of the code channel for eval rows that define a "
+                   "function or class (default 3; 0 reads code rows as prose)")
     c.add_argument("--model-dir", metavar="DIR",
                    help="folder with encoder.onnx and tokenizer.json for --semantic (default: "
                    "derived on first use into the user cache folder)")

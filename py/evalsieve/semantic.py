@@ -16,7 +16,11 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
    A window's candidate score for a row = the IDF-weighted share of the row's key terms the
    window holds. Each row keeps its ``candidates`` best windows (a heap; ties: earlier
    window); windows in no row's heap are never embedded. The background is the first
-   training records (about 1 MB), or the eval rows when none is given.
+   training records (about 1 MB), or the eval rows when none is given. A *code row*
+   (:func:`is_code`) also has its rare *code shingles* as key terms (:func:`code_tokens`:
+   names and literals abstracted, Type-2 clone normalisation; n-grams of
+   ``SemanticConfig.code_ngram`` tokens): a rephrased program renames every identifier but
+   keeps its shape.
 3. **Embedding.** The driver embeds the eval rows and the kept windows with the same encoder
    and returns the cosine of every (row, candidate window) pair.
 4. **Verifier.** For each pair: the cosine c; the IDF-weighted overlap ``lex`` of the row's
@@ -25,6 +29,11 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
    overlap); the share ``num`` of the row's distinct numbers found there, add-one smoothed
    (shared ÷ (numbers + 1)).
    ``score = (c + lex) / 2`` when the row has no number, else ``(c + (lex + num) / 2) / 2``.
+   For a code row, ``code`` = the IDF-weighted share of its code shingles found in the
+   window's context replaces ``num``; and when the row and the window both hold a docstring
+   (:func:`docstring_of`), both docstrings are embedded as well (extra pairs after the
+   window pairs) and the score is the better of that and ``(docstring cosine + code) / 2``
+   (:func:`verifier_score`).
    The pair with the highest score is the row's semantic match; the row is caught when
    score ≥ ``threshold``. A rephrasing keeps the facts (names, quantities, rare terms) and the
    meaning; a different problem on the same topic keeps the meaning's topic but not the facts,
@@ -38,7 +47,9 @@ number words as digits ("four" = "4", "twice" = "2"), one plural/-ing/-ed/-ly su
 
 from __future__ import annotations
 
+import builtins
 import heapq
+import keyword
 import math
 import re
 import unicodedata
@@ -58,17 +69,33 @@ NUMBER_WORDS.update({"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50
                      "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
                      "hundred": "100", "thousand": "1000", "million": "1000000",
                      "dozen": "12", "twice": "2", "double": "2", "thrice": "3", "triple": "3"})
+#: Length n of the code shingles (n-grams of abstracted code tokens) of the code channel.
+CODE_NGRAM = 3
+#: A row is code when it defines a function or class: a line that begins with Python's
+#: ``def f(`` / ``class C:``, JavaScript's ``function f(a) {``, a C/C++ ``#include`` line.
+#: "the function f(x) = 2x" and "a class of 30 students:" are prose.
+CODE_ROW = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_]\w*[ \t]*[(:]|"
+                      r"\bfunction\s+[A-Za-z_$][\w$]*\s*\([^()]*\)\s*\{|^[ \t]*#include\s*[<\"]",
+                      re.MULTILINE)
+#: Names a code token keeps (the language's words, not the author's): Python's keywords and
+#: lowercase built-ins (``len``, ``range``, ``True``...). Every other name becomes ``I``.
+CODE_KEEP = frozenset(keyword.kwlist) | frozenset(
+    n for n in dir(builtins) if n.islower() and not n.startswith("_"))
 #: Suffixes a term loses (light stemming, after Harman 1991's S-stemmer plus -ing/-ed/-ly),
 #: when at least 3 characters remain.
 SUFFIXES = ("ies", "es", "s", "ing", "ed", "ly")
 
 RULE = ("Semantic rung: training records cut into windows of W words (W = median eval row "
         "length in words, clamped to 16..160), stride ⌈W/2⌉; candidate windows = the k with the "
-        "highest IDF-weighted share of the row's rare words and numbers; the eval row and its "
+        "highest IDF-weighted share of the row's rare words and numbers (and, for a row that "
+        "defines a function or class, its rare code shingles: n-grams of its tokens with "
+        "names and literals abstracted, as Type-2 clone detection compares code); the eval row and its "
         "candidates embedded with all-MiniLM-L6-v2 (int8, 256 word pieces); score = mean of the "
         "cosine and the lexical evidence (IDF-weighted overlap of the row's terms with the window "
         "and half a window either side, averaged with the share of the row's numbers found "
-        "there, shared ÷ (numbers + 1), when it has numbers); caught when score ≥ threshold. It cannot see "
+        "there, shared ÷ (numbers + 1), when it has numbers; for a code row, averaged instead "
+        "with the IDF-weighted share of its code shingles found there, since renamed names and "
+        "changed literals leave the shape); caught when score ≥ threshold. It cannot see "
         "translations, heavy abstraction or a rewording that changes every name and number; "
         "a row it passes is clean at these rungs, not clean.")
 
@@ -84,6 +111,11 @@ class SemanticConfig:
         threshold: verifier score in (0, 1]; a row is caught when its best score ≥ threshold.
         rare_share: a word is a key term when it is in at most this share of background
             records, in (0, 1].
+        code_ngram: n of the code channel's shingles (1..8), or 0 to turn the code channel
+            off (code rows are then scored as prose).
+        docstring_cosine: for a code row, embed its docstring and each candidate window's
+            docstring part as well, and read the meaning from their cosine (when both have
+            one); the code is then read by the code channel alone.
 
     Example: ``SemanticConfig()`` sizes windows from the eval rows, embeds 8 candidate windows
     per row and catches rows whose verifier score is ≥ 0.65.
@@ -92,6 +124,8 @@ class SemanticConfig:
     candidates: int = 8
     threshold: float = 0.65
     rare_share: float = RARE_SHARE
+    code_ngram: int = CODE_NGRAM
+    docstring_cosine: bool = True
 
     def __post_init__(self):
         if self.window_words is not None and not 4 <= self.window_words <= 400:
@@ -103,13 +137,18 @@ class SemanticConfig:
             raise bad_input(f"semantic threshold {self.threshold}", expected="a score in (0, 1]")
         if not 0 < self.rare_share <= 1:
             raise bad_input(f"rare share {self.rare_share}", expected="a share in (0, 1]")
+        if not 0 <= self.code_ngram <= 8:
+            raise bad_input(f"code shingles of {self.code_ngram} tokens",
+                            expected="0 (off) or 1..8 tokens")
 
     def settings(self) -> dict:
         """The settings as plain JSON values, for the run stamp."""
         return {"semantic_window_words_requested": self.window_words,
                 "semantic_candidates_per_row": self.candidates,
                 "semantic_threshold": self.threshold,
-                "semantic_rare_share": self.rare_share}
+                "semantic_rare_share": self.rare_share,
+                "semantic_code_ngram": self.code_ngram,
+                "semantic_docstring_cosine": self.docstring_cosine}
 
 
 def window_size(word_counts: list[int]) -> tuple[int, str]:
@@ -211,6 +250,89 @@ def terms_of(words: list[str], memo: dict) -> list[tuple]:
     return out
 
 
+#: A code token: a number literal (with its sign when nothing that ends an operand is right
+#: before it: "-3" in "[1, -3]" is a literal, "n-1" is n, -, 1), a name, a three-character
+#: or two-character operator, or any other single non-space character.
+_CODE_TOKEN = re.compile(r"(?<![\w)\]])-?\d[\w.]*|\d[\w.]*|[^\W\d]\w*|>>>|\*\*=|//=|\.\.\.|"
+                         r"==|!=|<=|>=|\*\*|//|->|\+=|-=|\*=|/=|%=|&&|\|\||[^\s\w]")
+
+
+def code_tokens(word: str) -> tuple:
+    """Abstracted code tokens of one white-space word (Type-2 clone normalisation: names and
+    literals abstracted, the language kept; Roy, Cordy & Koschke 2009).
+
+    A number literal becomes ``N``; a name becomes ``I`` unless it is a Python keyword or a
+    lowercase built-in (:data:`CODE_KEEP`: ``for``, ``len``, ``True`` stay); a quote
+    character becomes ``Q`` (so a string's content is read as its words); operators and
+    brackets stay as they are.
+
+    Example: ``code_tokens("l[i]+-1==0:")`` gives ``("I", "[", "I", "]", "+", "N", "==",
+    "N", ":")``.
+    """
+    out = []
+    for t in _CODE_TOKEN.findall(word):
+        c = t[0]
+        if c.isdigit() or (c == "-" and len(t) > 1):
+            out.append("N")
+        elif c.isalpha() or c == "_":
+            out.append(t if t in CODE_KEEP else "I")
+        elif c in "\"'`":
+            out.append("Q")
+        else:
+            out.append(t)
+    return tuple(out)
+
+
+def code_shingles(tokens: list[str] | tuple, n: int) -> frozenset:
+    """The distinct n-grams of a token sequence, each as one string ``"\x01" + " ".join``
+    (the prefix keeps them apart from word terms); a sequence shorter than n has none.
+
+    Example: ``code_shingles(("I", "(", "I", ")"), 3) == {"\x01I ( I", "\x01( I )"}``.
+    """
+    return frozenset("\x01" + " ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+
+
+def is_code(text: str) -> bool:
+    """True when an eval row is code: it defines a function or class (:data:`CODE_ROW`).
+
+    Args:
+        text: the row's raw text (its line breaks kept: ``def`` must begin a line).
+    """
+    return CODE_ROW.search(text) is not None
+
+
+_DOC_QUOTE = re.compile(r'"""|\'\'\'')
+#: A docstring needs this many words to be embedded on its own.
+DOCSTRING_MIN_WORDS = 3
+
+
+def docstring_of(text: str) -> str | None:
+    '''The docstring prose of a code text whose white space is collapsed (a window may begin
+    or end inside it), or None.
+
+    The first triple quote (three double or three single quotes) opens a docstring when the
+    text before it ends with ":" (``def f(x) -> int: """``), and the docstring runs to the
+    next triple quote or the text's end; otherwise the text began inside a docstring, which
+    is the text before it. None when there is no triple quote or the docstring has fewer
+    than 3 words.
+
+    Examples: ``docstring_of('def f(x): """Add one to x. >>> f(1) 2 """ return x + 1')``
+    is ``'Add one to x. >>> f(1) 2'``; ``docstring_of('of x and y. """ return x')`` is
+    ``'of x and y.'``.
+    '''
+    m = _DOC_QUOTE.search(text)
+    if m is None:
+        return None
+    before = text[:m.start()].rstrip()
+    if before.endswith(":"):
+        n = _DOC_QUOTE.search(text, m.end())
+        doc = text[m.end():n.start() if n else len(text)]
+    else:
+        doc = before
+    doc = " ".join(doc.split())
+    return doc if len(doc.split()) >= DOCSTRING_MIN_WORDS else None
+
+
 def _set(per_word: list[tuple]) -> frozenset:
     return frozenset(chain.from_iterable(per_word))
 
@@ -224,6 +346,8 @@ class SemanticRow:
     numbers: frozenset
     keys: tuple = ()          # (term, weight) of its key terms
     key_weight: float = 0.0
+    code: frozenset | None = None   # its code shingles when it is a code row (is_code)
+    docstring: str | None = None    # its docstring prose when it is a code row
 
 
 @dataclass
@@ -243,7 +367,10 @@ class SemanticMatch:
     Attributes:
         score: the verifier score of the best pair in [0, 1] (None: no candidate window).
         cosine: that pair's cosine; lexical, numbers: its lexical evidence in [0, 1]
-            (numbers None when the row has no number).
+            (numbers None when the row has no number); code: the share of its code
+            shingles found (None when the row is not code or the code channel is off);
+            docstring_cosine: the cosine of the row's and the window's docstrings (None
+            when either has none or the setting is off).
         training_record: 1-based record of that window (0 = none), in ``training_file`` ("" =
             the only training file); window_start: its first word.
         window: the window's text.
@@ -258,6 +385,8 @@ class SemanticMatch:
     window: str = ""
     caught: bool = False
     training_file: str = ""
+    code: float | None = None
+    docstring_cosine: float | None = None
 
 
 class SemanticScan:
@@ -284,11 +413,22 @@ class SemanticScan:
             self.window, self.window_how = config.window_words, "as requested"
         self.rows: list[SemanticRow] = []
         self._memo: dict[str, str] = {}
-        for t, c in zip(texts, counts):
+        self._code_memo: dict[str, tuple] = {}
+        n = self.code_n = config.code_ngram
+        for t, c, segs in zip(texts, counts, row_segments):
             terms = _set(terms_of(t.split(), self._memo))
             self.rows.append(SemanticRow(t, c, terms, frozenset(w for w in terms if is_number(w))))
+            if n and is_code("\n".join(segs)):
+                self.rows[-1].code = code_shingles(self._code_of(t.split()), n)
+                self.rows[-1].docstring = docstring_of(t)
+        self.code_rows = sum(1 for r in self.rows if r.code is not None)
+        if not self.code_rows:
+            self.code_n = n = 0     # no code row: windows are not tokenised as code
         self.vocab = set().union(*(r.terms for r in self.rows)) if self.rows else set()
-        bg = [_set(terms_of(t.split(), self._memo)) for t in background]
+        self.vocab.update(*(r.code for r in self.rows if r.code))
+        bg = [_set(terms_of(t.split(), self._memo)) | (
+              code_shingles(self._code_of(t.split()), n) if n else frozenset())
+              for t in background]
         self.background_source = "training head" if bg else "eval rows"
         if not bg:
             bg = [r.terms for r in self.rows if r.terms]
@@ -300,7 +440,7 @@ class SemanticScan:
         cap = max(1.0, config.rare_share * len(bg))
         self.postings: dict[str, list[int]] = {}
         for i, r in enumerate(self.rows):
-            keys = tuple((w, idf(df.get(w, 0), len(bg))) for w in sorted(r.terms)
+            keys = tuple((w, idf(df.get(w, 0), len(bg))) for w in sorted(r.terms | (r.code or frozenset()))
                          if df.get(w, 0) <= cap)
             r.keys, r.key_weight = keys, sum(x for _, x in keys)
             for w, _ in keys:
@@ -315,6 +455,27 @@ class SemanticScan:
         self.pairs: list[tuple[int, int]] | None = None
         self.matches: list[SemanticMatch] | None = None
         self.file_name = ""
+
+    def _code_of(self, words: list[str]) -> list[str]:
+        """The abstracted code tokens of a word list (:func:`code_tokens`, memoised)."""
+        memo = self._code_memo
+        out: list[str] = []
+        for w in words:
+            t = memo.get(w)
+            if t is None:
+                if len(memo) > _MEMO_MAX:
+                    memo.clear()
+                t = memo[w] = code_tokens(w)
+            out.extend(t)
+        return out
+
+    def _terms(self, nwords: list[tuple], words: list[str], s: int, e: int) -> frozenset:
+        """The eval vocabulary's terms of words[s:e]: word terms and, when a row is code,
+        code shingles."""
+        terms = _set(nwords[s:e]).intersection(self.vocab)
+        if self.code_n:
+            terms |= code_shingles(self._code_of(words[s:e]), self.code_n) & self.vocab
+        return terms
 
     def set_file(self, index: int, name: str) -> None:
         """The training file the next :meth:`scan` calls read (record numbers count from 1 in
@@ -339,7 +500,7 @@ class SemanticScan:
             half = (size + 1) // 2
             for s, e in window_spans(len(words), size):
                 self.windows_seen += 1
-                terms = _set(nwords[s:e]).intersection(vocab)
+                terms = self._terms(nwords, words, s, e)
                 for w in terms:
                     df[w] = df.get(w, 0) + 1
                 acc: dict[int, float] = {}
@@ -355,7 +516,10 @@ class SemanticScan:
                 serial = self.windows_seen
                 window = None
                 for i, x in acc.items():
-                    sc = x / self.rows[i].key_weight
+                    # rounded: the sum's order follows set order, which varies between runs
+                    # (hash seeds; the page's Pyodide and the CLI differ), and its last bits
+                    # must not break ties between windows
+                    sc = round(x / self.rows[i].key_weight, 12)
                     h = self._heaps[i]
                     item = (sc, -serial, serial)
                     if len(h) < k:
@@ -366,9 +530,8 @@ class SemanticScan:
                     else:
                         continue
                     if window is None:
-                        window = Window(rec, s, " ".join(words[s:e]), _set(
-                            nwords[max(0, s - half):e + half]).intersection(vocab),
-                            self.file_name)
+                        window = Window(rec, s, " ".join(words[s:e]), self._terms(
+                            nwords, words, max(0, s - half), e + half), self.file_name)
                         self._kept[serial] = window
                     self._refs[serial] = self._refs.get(serial, 0) + 1
 
@@ -385,19 +548,43 @@ class SemanticScan:
         """Close the scan; what the driver must embed.
 
         Returns:
-            ``{"eval_texts": [str] (one per eval row, "" for empty rows),
-            "window_texts": [str], "pairs": [[row, window], ...]}`` with 0-based indices into
-            the two lists; the driver returns one cosine per pair (same order) to
-            :meth:`verify`.
+            ``{"eval_texts": [str], "window_texts": [str], "pairs": [[row, window], ...]}``
+            with 0-based indices into the two lists; the driver returns one cosine per pair
+            (same order) to :meth:`verify`. ``eval_texts`` holds one text per eval row ("" for
+            empty rows), then, with ``docstring_cosine``, the docstrings of code rows;
+            ``window_texts`` the kept windows, then their docstring parts. The first pairs
+            are (row, window), one per candidate; the docstring pairs follow them.
         """
         serials = sorted(self._kept)
         pos = {s: j for j, s in enumerate(serials)}
         self._windows = [self._kept[s] for s in serials]
         self.pairs = [(i, pos[it[2]]) for i, h in enumerate(self._heaps)
                       for it in sorted(h, reverse=True)]
-        return {"eval_texts": [r.text for r in self.rows],
-                "window_texts": [w.text for w in self._windows],
-                "pairs": [list(p) for p in self.pairs]}
+        eval_texts = [r.text for r in self.rows]
+        window_texts = [w.text for w in self._windows]
+        pairs = [list(p) for p in self.pairs]
+        self._doc_pair: list[int | None] = [None] * len(self.pairs)
+        if self.config.docstring_cosine and self.code_n:
+            row_doc: dict[int, int] = {}
+            win_doc: dict[int, int | None] = {}
+            for p, (i, j) in enumerate(self.pairs):
+                d = self.rows[i].docstring
+                if d is None:
+                    continue
+                if j not in win_doc:
+                    wd = docstring_of(self._windows[j].text)
+                    win_doc[j] = None if wd is None else len(window_texts)
+                    if wd is not None:
+                        window_texts.append(wd)
+                if win_doc[j] is None:
+                    continue
+                if i not in row_doc:
+                    row_doc[i] = len(eval_texts)
+                    eval_texts.append(d)
+                self._doc_pair[p] = len(pairs)
+                pairs.append([row_doc[i], win_doc[j]])
+        self.request_sizes = (len(eval_texts), len(window_texts), len(pairs))
+        return {"eval_texts": eval_texts, "window_texts": window_texts, "pairs": pairs}
 
     # -- step 4: the verifier ------------------------------------------------------------------
     def evidence(self, row: int, window: Window) -> tuple[float, float | None]:
@@ -422,6 +609,29 @@ class SemanticScan:
         num = (len(r.numbers & window.terms) / (len(r.numbers) + 1)) if r.numbers else None
         return lex, num
 
+    def code_evidence(self, row: int, window: Window) -> float | None:
+        """The code channel of a (row, window) pair: Σ idf(g) over the row's distinct code
+        shingles g found in the window's context ÷ Σ idf(g) over its code shingles (idf over
+        every training window scanned, as for ``lex``); None when the row is not code.
+
+        A rephrased program keeps its shape (signature, doctest calls and their argument
+        shapes, control flow) while its names and literals change; shingles of abstracted
+        tokens see that shape, and the IDF leaves the shapes every program has (``) : return``)
+        nearly weightless.
+        """
+        code = self.rows[row].code
+        if code is None:
+            return None
+        n = self.windows_seen
+        df = self.window_df
+        tot = hit = 0.0
+        for g in code:
+            x = idf(df.get(g, 0), n)
+            tot += x
+            if g in window.terms:
+                hit += x
+        return hit / tot if tot else 0.0
+
     def verify(self, cosines: list[float]) -> list[SemanticMatch]:
         """Score every embedded pair and pick each row's best.
 
@@ -434,37 +644,57 @@ class SemanticScan:
         """
         if self.pairs is None:
             raise bad_input("the semantic scan has not been closed", expected="request() first")
-        if len(cosines) != len(self.pairs):
-            raise bad_input(f"{len(cosines)} cosines for {len(self.pairs)} pairs",
+        want = self.request_sizes[2]
+        if len(cosines) != want:
+            raise bad_input(f"{len(cosines)} cosines for {want} pairs",
                             expected="one cosine per requested pair")
         out = [SemanticMatch() for _ in self.rows]
         thr = self.config.threshold
-        for (i, j), c in zip(self.pairs, cosines):
+        for p, (i, j) in enumerate(self.pairs):
+            c = float(cosines[p])
             win = self._windows[j]
             lex, num = self.evidence(i, win)
-            s = verifier_score(float(c), lex, num)
+            code = self.code_evidence(i, win)
+            q = self._doc_pair[p]
+            dc = None if q is None else float(cosines[q])
+            s = verifier_score(c, lex, num, code, dc)
             m = out[i]
             if m.score is None or s > m.score:
-                out[i] = SemanticMatch(s, float(c), lex, num, win.record, win.start, win.text,
-                                       s >= thr, win.file)
+                out[i] = SemanticMatch(s, c, lex, num, win.record, win.start, win.text,
+                                       s >= thr, win.file, code, dc)
         self.matches = out
         return out
 
     def figures(self) -> dict:
         """Counts for the summary and the stamp (after :meth:`request`)."""
         return {"window_words": self.window, "window_how": self.window_how,
+                "code_rows": self.code_rows,
                 "windows": self.windows_seen, "windows_sharing_a_key_term": self.windows_with_key,
                 "windows_embedded": len(self._windows) if self.pairs is not None else None,
                 "pairs_verified": len(self.pairs) if self.pairs is not None else None,
+                "docstring_pairs": (self.request_sizes[2] - len(self.pairs)
+                                    if self.pairs is not None else None),
                 "idf_background": f"{self.background_source}, {self.background_records} records"}
 
 
-def verifier_score(cosine: float, lexical: float, numbers: float | None) -> float:
+def verifier_score(cosine: float, lexical: float, numbers: float | None,
+                   code: float | None = None, docstring_cosine: float | None = None) -> float:
     """The verifier's score of one pair, in [-0.5, 1].
 
-    ``(cosine + evidence) / 2`` with ``evidence = lexical`` when the row has no number and
-    ``(lexical + numbers) / 2`` when it has: equal weight to meaning and to facts.
+    ``(meaning + evidence) / 2``: equal weight to meaning and to facts.
+
+    * A code row: ``(cosine + (lexical + code) / 2) / 2`` (its numbers are literals,
+      abstracted into the code shingles). With a docstring cosine, the better of that and
+      ``(docstring_cosine + code) / 2``: the prose says what the program does (the encoder
+      reads prose better than code) and the code shingles whether the program has the same
+      shape, leaving out the words, which a rephrasing renames; the whole reading stays for
+      a window that holds only part of a docstring.
+    * Prose: ``(cosine + (lexical + numbers) / 2) / 2`` when the row has a number, else
+      ``(cosine + lexical) / 2``.
     """
+    if code is not None:
+        whole = (cosine + (lexical + code) / 2) / 2
+        return whole if docstring_cosine is None else max(whole, (docstring_cosine + code) / 2)
     ev = lexical if numbers is None else (lexical + numbers) / 2
     return (cosine + ev) / 2
 

@@ -67,3 +67,29 @@ def test_exclude_rungs_needs_a_rung_that_runs(tmp_path, fixtures, capsys):
     code = main(["contamination", ev, ev, "--exclude-rungs", "semantic", "--out",
                  str(tmp_path), "--quiet"])
     assert code == 2 and "cannot exclude rung(s) semantic" in capsys.readouterr().err
+
+
+def test_rephrased_programs_are_caught_by_the_code_channel(tmp_path, fixtures, model_dir,
+                                                           capsys):
+    """HumanEval programs 0-11 against MBPP records with the GPT-4 rephrasings of rows 3 and
+    12 planted (make_semantic_code_fixture.py): caught with the code channel (scores 0.77
+    and 0.72 here; every other row under 0.41), not without it (0.65 and 0.46)."""
+    ev = os.path.join(fixtures, "humaneval_sample.jsonl")
+    tr = os.path.join(fixtures, "semantic_code_train.jsonl")
+    caught = {}
+    for ngram in ("3", "0"):
+        out = tmp_path / ngram
+        assert main(["contamination", ev, tr, "--eval-field", "text", "--train-field", "text",
+                     "--semantic", "--semantic-code-ngram", ngram, "--threads", "1",
+                     "--model-dir", model_dir, "--out", str(out), "--json", "--quiet"]) == 0
+        s = json.loads(capsys.readouterr().out)
+        assert s["stamp"]["settings"]["semantic_code_ngram"] == int(ngram)
+        assert s["semantic"]["code_rows"] == (12 if ngram == "3" else 0)
+        assert (s["semantic"]["docstring_pairs"] > 0) is (ngram == "3")
+        report = rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
+        caught[ngram] = sorted(int(r["eval_row"]) for r in report if r["rung"] == "semantic")
+        scores = {int(r["eval_row"]): float(r["semantic_score"]) for r in report}
+        if ngram == "3":
+            assert scores[3] > 0.7 and scores[12] > 0.7
+            assert max(v for k, v in scores.items() if k not in (3, 12)) < 0.5
+    assert caught == {"3": [3, 12], "0": []}

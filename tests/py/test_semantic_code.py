@@ -1,0 +1,170 @@
+"""The semantic rung's code channel (issue 9): Type-2 code tokens and shingles, code-row
+detection, docstring extraction, and the verifier on code rows. Expectations are computed
+by hand in the comments; no encoder (cosines are given as the driver would)."""
+
+import math
+
+import pytest
+
+from evalsieve.errors import EvalsieveError
+from evalsieve.semantic import (SemanticConfig, SemanticScan, code_shingles, code_tokens,
+                                docstring_of, idf, is_code, verifier_score)
+
+
+def tokens_of(text):
+    return [t for w in text.split() for t in code_tokens(w)]
+
+
+# -- tokens, shingles, detection, docstrings ----------------------------------------------
+def test_code_tokens_of_a_small_function():
+    # names -> I (keywords and built-ins kept), literals -> N, a sign glued to a literal
+    # after "(" "," "[" is part of it, "n-1" is a subtraction
+    assert tokens_of("def f(xs, n): return len(xs[n-1]) + -2 == 0.5") == [
+        "def", "I", "(", "I", ",", "I", ")", ":", "return", "len", "(", "I", "[", "I",
+        "-", "N", "]", ")", "+", "N", "==", "N"]
+    assert tokens_of(">>> f([1, -3], 'a b') True") == [
+        ">>>", "I", "(", "[", "N", ",", "N", "]", ",", "Q", "I", "I", "Q", ")", "True"]
+    assert code_tokens("x**=2") == ("I", "**=", "N")
+    assert code_tokens("") == ()
+
+
+def test_a_renamed_copy_has_the_same_tokens():
+    a = "def add(a, b): return a + b"
+    b = "def plus(left,right):\n    return left + right"
+    assert tokens_of(a) == tokens_of(b) == [
+        "def", "I", "(", "I", ",", "I", ")", ":", "return", "I", "+", "I"]
+
+
+def test_code_shingles():
+    assert code_shingles(("I", "(", "I", ")"), 3) == {"\x01I ( I", "\x01( I )"}
+    assert code_shingles(("I", "("), 3) == frozenset()
+    # 12 tokens give 10 distinct 3-grams
+    assert len(code_shingles(tokens_of("def add(a, b): return a + b"), 3)) == 10
+
+
+def test_is_code():
+    assert is_code("def has_close_elements(numbers: List[float]) -> bool:")
+    assert is_code("from typing import List\n\n\n    def f(x):\n    return x")
+    assert is_code("class Stack: pass") and is_code("function add(a, b) { return a + b }")
+    assert is_code("#include <stdio.h>\nint main() {}")
+    assert not is_code("x = 1; def f(): pass")          # def must begin a line
+    assert not is_code("Janet's class has 30 students; define the average of 4 and 6.")
+    assert not is_code("What is the function of the liver?")
+
+
+def test_docstring_of():
+    assert docstring_of('def f(x): """Add one to x. >>> f(1) 2 """ return x + 1') \
+        == "Add one to x. >>> f(1) 2"
+    # a window that begins inside a docstring: the text before the closing quotes
+    assert docstring_of("of x and y. ''' return x") == "of x and y."
+    # a window that ends inside one: from the opening quotes to the end
+    assert docstring_of('def g(): """Return the answer to') == "Return the answer to"
+    assert docstring_of("def g(): return 1") is None
+    assert docstring_of('def g(): """Hi there""" return 1') is None     # < 3 words
+
+
+def test_config_checks_the_code_settings():
+    assert SemanticConfig().settings()["semantic_code_ngram"] == 3
+    assert SemanticConfig().settings()["semantic_docstring_cosine"] is True
+    for bad in (-1, 9):
+        with pytest.raises(EvalsieveError):
+            SemanticConfig(code_ngram=bad)
+
+
+# -- the scan and the verifier on code rows -------------------------------------------------
+EVAL = [["def add(a, b): return a + b"],
+        ["Janet has 16 ducks"]]
+BACKGROUND = ["the cat and the dog", "a b c", "d e f"]
+
+
+def scan(records, **cfg):
+    s = SemanticScan(EVAL, SemanticConfig(window_words=40, **cfg), BACKGROUND)
+    s.scan(records)
+    return s
+
+
+def test_a_renamed_copy_verifies_and_a_different_function_of_the_same_shape_does_not():
+    recs = [(1, ["def plus(x, y): return x + y"]),          # renamed copy
+            (2, ["def sub(p, q): return p - q"]),           # same shape, other operation
+            (3, ["the weather in Paris"])]                  # prose
+    s = scan(recs)
+    assert s.code_rows == 1 and s.rows[0].code is not None and s.rows[1].code is None
+    req = s.request()
+    # both code records share rare shingles with row 0 (no background record has any), so
+    # both are its candidates; there is no docstring, so there are no docstring pairs
+    assert sorted(j for i, j in req["pairs"] if i == 0) == [0, 1]
+    assert len(req["pairs"]) == len(s.pairs) and len(req["eval_texts"]) == 2
+    copy, other = s._windows[0], s._windows[1]
+    assert s.code_evidence(0, copy) == pytest.approx(1.0)
+    # 10 shingles of row 0; 8 are in both records (df 2 of 3 windows, idf ln(4/3)); "return
+    # I +" and "I + I" only in the copy (df 1, idf ln 2): 8 ln(4/3) / (8 ln(4/3) + 2 ln 2)
+    a, b = idf(2, 3), idf(1, 3)
+    assert s.code_evidence(0, other) == pytest.approx(8 * a / (8 * a + 2 * b))
+    assert s.code_evidence(1, copy) is None
+    # both share only "def" and "return" (df 2) of row 0's words; add, a, b (df 0) are
+    # renamed: lex = 2 ln(4/3) / (2 ln(4/3) + 3 ln 4) for both
+    lex = 2 * a / (2 * a + 3 * idf(0, 3))
+    assert s.evidence(0, copy)[0] == pytest.approx(lex) == s.evidence(0, other)[0]
+    # the same cosine 0.8 for both: the copy scores (0.8 + (lex + 1) / 2) / 2 = 0.680 and is
+    # caught at 0.65; the other function (0.8 + (lex + 0.624) / 2) / 2 = 0.586 is not
+    m = s.verify([0.8 if i == 0 else 0.1 for i, j in req["pairs"]])
+    assert m[0].score == pytest.approx((0.8 + (lex + 1) / 2) / 2) == pytest.approx(0.680, abs=1e-3)
+    assert m[0].caught and m[0].training_record == 1 and m[0].code == pytest.approx(1.0)
+    other_score = verifier_score(0.8, lex, None, s.code_evidence(0, other))
+    assert other_score == pytest.approx(0.586, abs=1e-3) and other_score < 0.65
+    # the code channel off: the row is prose, its code evidence None
+    off = scan(recs, code_ngram=0)
+    assert off.code_rows == 0 and off.rows[0].code is None
+
+
+def test_docstring_pairs_follow_the_window_pairs():
+    ev = [['def inc(x): """Add one to the number x. >>> inc(1) 2 """ return x + 1']]
+    recs = [(1, ['def bump(n): """Increase the number n by one. >>> bump(4) 5 """ return n + 1']),
+            (2, ["def bump(n): return n + 1"])]               # no docstring
+    s = SemanticScan(ev, SemanticConfig(window_words=40), BACKGROUND)
+    s.scan(recs)
+    req = s.request()
+    assert req["eval_texts"] == [ev[0][0], "Add one to the number x. >>> inc(1) 2"]
+    assert req["window_texts"][:2] == [recs[0][1][0], recs[1][1][0]]
+    assert req["window_texts"][2:] == ["Increase the number n by one. >>> bump(4) 5"]
+    assert req["pairs"] == [[0, 0], [0, 1], [1, 2]]          # the docstring pair last
+    m = s.verify([0.5, 0.6, 0.9])
+    # record 1: the better of (docstring cosine + code) / 2 and the whole reading
+    # (cosine + (lex + code) / 2) / 2; record 2 has no docstring: the whole reading; the
+    # better pair wins
+    k1, k2 = s.code_evidence(0, s._windows[0]), s.code_evidence(0, s._windows[1])
+    lex1, lex2 = s.evidence(0, s._windows[0])[0], s.evidence(0, s._windows[1])[0]
+    s1 = max((0.9 + k1) / 2, (0.5 + (lex1 + k1) / 2) / 2)
+    assert s1 == pytest.approx((0.9 + k1) / 2)
+    s2 = (0.6 + (lex2 + k2) / 2) / 2
+    assert m[0].score == pytest.approx(max(s1, s2))
+    best = 1 if s1 >= s2 else 2
+    assert m[0].training_record == best
+    assert m[0].docstring_cosine == (pytest.approx(0.9) if best == 1 else None)
+    assert s.figures()["docstring_pairs"] == 1
+    with pytest.raises(EvalsieveError):
+        s.verify([0.5, 0.6])                 # the docstring pair's cosine is missing
+    # the setting off: no docstring texts or pairs
+    s = SemanticScan(ev, SemanticConfig(window_words=40, docstring_cosine=False), BACKGROUND)
+    s.scan(recs)
+    assert s.request()["pairs"] == [[0, 0], [0, 1]]
+
+
+def test_verifier_score_on_code_rows():
+    assert verifier_score(0.8, 0.2, 0.5, code=0.6) == pytest.approx((0.8 + 0.4) / 2)
+    # the better of the docstring reading (0.7 + 0.6) / 2 = 0.65 and the whole one 0.6
+    assert verifier_score(0.8, 0.2, None, code=0.6, docstring_cosine=0.7) \
+        == pytest.approx((0.7 + 0.6) / 2)
+    # a low docstring cosine (a window with part of a docstring): the whole reading, 0.6
+    assert verifier_score(0.8, 0.2, None, code=0.6, docstring_cosine=0.3) \
+        == pytest.approx((0.8 + 0.4) / 2)
+    assert math.isclose(verifier_score(0.8, 0.4, 1.0), (0.8 + 0.7) / 2)
+
+
+def test_math_prose_is_not_code():
+    # MATH-500 and MMLU write functions in prose; none of these is a code row
+    assert not is_code("What is the domain of the function $f(x)=\\frac{2x-7}{x}$?")
+    assert not is_code("The region bounded by the x-axis and the function f(x) = x/(1 + x^3)")
+    assert not is_code("Consider the function $z(x,y)$ describing the paraboloid")
+    assert not is_code("Marx said the working class into: a class in itself")
+    assert not is_code("A class of 30 students took a test.\nThe class average: 84")
