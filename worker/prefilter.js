@@ -232,3 +232,28 @@ export function createPrefilter(spec) {
 
   return { scan, segmentHits };
 }
+
+/**
+ * Filter one chunk on its own, numbering its records and lines from 1 (the pool's unit of
+ * work: a chunk's answer does not depend on any other chunk; prefilter-client.js adds the
+ * records and lines of the chunks before it, in the order they were read).
+ *
+ * Args: pf = createPrefilter(spec); text = complete lines (see scan).
+ * Returns: ChunkScan (protocol.js): {records, lines} of the candidates (chunk-local, 1-based),
+ *   text (their lines joined by '\n'), records_in / lines_in (the chunk's records and lines),
+ *   chars (text.length), ms (time spent here).
+ */
+export function scanChunk(pf, text) {
+  const t0 = typeof performance === 'undefined' ? 0 : performance.now();
+  const state = { records: 0, lines: 0 };
+  const c = pf.scan(text, state);
+  return {
+    records: c.map((x) => x[0]),
+    lines: c.map((x) => x[1]),
+    text: c.map((x) => x[2]).join('\n'),
+    records_in: state.records,
+    lines_in: state.lines,
+    chars: text.length,
+    ms: typeof performance === 'undefined' ? 0 : performance.now() - t0,
+  };
+}
