@@ -164,9 +164,15 @@ async function trainingPass(ctx, handle, trainFile, parquetFields) {
   };
   let input;
   let workers = 0;
+  let readerMs = 0;
   try {
+    const t0 = performance.now();
     input = await read(push);
     await queue.drain();
+    // the pass ends when the last candidate has reached Python (the reader's own seconds
+    // stop at its last chunk, before the chunks still in the pipeline)
+    readerMs = input.seconds * 1000;
+    input = { ...input, seconds: (performance.now() - t0) / 1000 };
     workers = filter.workers; // before close(), which ends the pool
   } finally {
     queue.abandon(); // a cancelled or failed pass leaves these unread (their rejections are handled)
@@ -176,7 +182,7 @@ async function trainingPass(ctx, handle, trainFile, parquetFields) {
     kind: 'prefilter', candidates, records: total, threaded: workers > 0, workers,
     python_ms: Math.round(spent.python), waiting_for_filter_ms: Math.round(spent.waitedMs),
     // where the time went (the benchmark prints it): reading = the pass minus the pipeline
-    read_ms: Math.round(input.seconds * 1000 - spent.push), post_ms: Math.round(spent.post - filter.inlineMs),
+    read_ms: Math.round(readerMs - spent.push), post_ms: Math.round(spent.post - filter.inlineMs),
     filter_ms: Math.round(filter.filterMs), inline_ms: Math.round(filter.inlineMs), ...readMs(input),
   });
   return { input, records };
