@@ -222,6 +222,11 @@ class RssSampler:
         self._t.join()
 
 
+def stages(size: int, **ms: float) -> str:
+    """Per-stage ms as ms per MB of the training file, e.g. 'hash 2.1'."""
+    return ", ".join(f"{k} {v / (size / 1e6):.1f}" for k, v in ms.items()) + " ms/MB"
+
+
 def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float], dict]:
     from playwright.sync_api import sync_playwright
     sys.path.insert(0, str(ROOT))
@@ -246,8 +251,10 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
         for _ in range(repeat):
             r = page.evaluate(PAGE_JS, ["bench.read", {"role": "train"}])
             assert r["m"]["type"] == "result", r["m"]
-            raw.append(size / 1e6 / r["m"]["data"]["seconds"])
-            print(f"  raw  {raw[-1]:6.1f} MB/s", flush=True)
+            d = r["m"]["data"]
+            raw.append(size / 1e6 / d["seconds"])
+            print(f"  raw  {raw[-1]:6.1f} MB/s ({stages(size, read=d['seconds'] * 1000 - d['hash_ms'] - d['decode_ms'], hash=d['hash_ms'], decode=d['decode_ms'])})",
+                  flush=True)
         args = {"eval": {"format": "jsonl", "fields": ["question"]},
                 "train": {"format": "jsonl", "fields": ["text"]}, "n": None,
                 "boilerplate": True, "threshold": None}
@@ -260,9 +267,19 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
             whole.append(size / 1e6 / d["timing"]["seconds"])
             extra = {"contaminated": d["summary"]["rows_contaminated"], "prefilter": r["pf"],
                      "browser_peak_rss_mb": round(rss.peak)}
+            pf = r["pf"] or {}
             print(f"  page {page_speed[-1]:6.1f} MB/s training pass, {whole[-1]:6.1f} MB/s whole run "
-                  f"({extra['contaminated']} contaminated; "
-                  f"prefilter {r['pf']}; browser peak RSS {rss.peak:.0f} MB)", flush=True)
+                  f"({extra['contaminated']} contaminated; {pf.get('candidates')} of "
+                  f"{pf.get('records')} records to Python; {pf.get('workers')} prefilter "
+                  f"worker(s); browser peak RSS {rss.peak:.0f} MB)", flush=True)
+            if pf:
+                # the reading thread's stages, then the workers' scanning (on other cores)
+                print("       reading thread: " + stages(
+                    size, read=pf["read_ms"] - pf["hash_ms"] - pf["decode_ms"], hash=pf["hash_ms"],
+                    decode=pf["decode_ms"], post=pf["post_ms"], python=pf["python_ms"],
+                    wait=pf["waiting_for_filter_ms"]) + "; workers: " + stages(
+                    size, scan=pf["filter_ms"]) + f" (and {pf['inline_ms'] / (size / 1e6):.1f} on the "
+                    "reading thread)", flush=True)
         ctx.close()
     server.shutdown()
     extra["whole_run_mbps"] = statistics.median(whole)

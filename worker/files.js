@@ -82,7 +82,8 @@ function countNewlines(s) {
  *     length (the chunk then ends mid-line; only readHead uses this).
  * Yields: strings; each but possibly the last ends with '\n'. The BOM is dropped.
  * Returns: {sha256 (hex, or null when hash is false), bytes (raw), gzip (bool),
- *   chars (decoded UTF-16 code units), lines (count of '\n')}.
+ *   chars (decoded UTF-16 code units), lines (count of '\n'), hash_ms, decode_ms (time
+ *   spent hashing and decoding, for the benchmark's breakdown)}.
  * Raises: ProtocolError bad_input for invalid UTF-8 (names the file, the line and the
  *   approximate byte offset in the decoded stream) or a corrupt gzip stream.
  */
@@ -95,10 +96,17 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
     hasher.init();
   }
   let rawBytes = 0;
+  let hashMs = 0;
+  let decodeMs = 0;
+  const now = () => performance.now();
   let stream = file.stream().pipeThrough(
     new TransformStream({
       transform(chunk, controller) {
-        if (hasher) hasher.update(chunk);
+        if (hasher) {
+          const t = now();
+          hasher.update(chunk);
+          hashMs += now() - t;
+        }
         rawBytes += chunk.byteLength;
         if (onBytes) onBytes(rawBytes);
         controller.enqueue(chunk);
@@ -169,7 +177,9 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
           });
         }
       }
+      const t = now();
       const text = decode(bytes, true);
+      decodeMs += now() - t;
       decodedBytes += bytes.byteLength;
       pending += text;
       // Cut at the last line end within chunkChars (or the first after it, for a long line);
@@ -202,7 +212,7 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
       try { await reader.cancel(); } catch { /* already errored or closed */ }
     }
   }
-  return { sha256: hasher ? hasher.digest('hex') : null, bytes: rawBytes, gzip, chars, lines };
+  return { sha256: hasher ? hasher.digest('hex') : null, bytes: rawBytes, gzip, chars, lines, hash_ms: hashMs, decode_ms: decodeMs };
 }
 
 /**

@@ -1,108 +1,182 @@
 // @ts-check
-// The training pass's side of worker/prefilter.js: a filter in its own worker
-// (prefilter-worker.js) when one can start, else inline, and the bounded pipeline between
-// the file reader and the filter. No Pyodide here; tests/js drives it under Node.
+// The training pass's side of worker/prefilter.js: a pool of filter workers
+// (prefilter-worker.js), one per spare core, when they can start, else the filter inline; and
+// the bounded pipeline between the file reader and the filter. Each chunk is scanned on its
+// own (chunk-local record and line numbers) by whichever worker is least busy; the answers
+// are put back in the order the chunks were read, each offset by the records and lines of
+// the chunks before it, so the result never depends on which worker finishes first. No
+// Pyodide here; tests/js drives it under Node.
 
 import { ERR, PF_MSG, ProtocolError } from './protocol.js';
-import { createPrefilter } from './prefilter.js';
+import { createPrefilter, scanChunk } from './prefilter.js';
+import { SETTINGS } from './settings.js';
 
 /**
  * @typedef {import('./protocol.js').PrefilterSpec} PrefilterSpec
  * @typedef {import('./protocol.js').Scanned} Scanned
- * @typedef {{scan: (text: string) => Promise<Scanned>, close: () => void, readonly threaded: boolean}} Prefilter
+ * @typedef {import('./protocol.js').ChunkScan} ChunkScan
+ * @typedef {{scan: (text: string) => Promise<Scanned>, close: () => void, readonly threaded: boolean,
+ *   readonly workers: number, readonly filterMs: number, readonly inlineMs: number}} Prefilter
  * @typedef {{postMessage(m: import('./protocol.js').PrefilterIn): void, terminate(): void,
  *   onmessage: ((e: {data: import('./protocol.js').PrefilterOut}) => void) | null,
  *   onerror: ((e: {message?: string, preventDefault(): void}) => void) | null}} SubWorker
+ * @typedef {{seq: number, text: string, done: boolean, local: ChunkScan | null, error: Error | null,
+ *   resolve: (s: Scanned) => void, reject: (e: Error) => void}} Job
+ * @typedef {{sub: SubWorker, jobs: Set<Job>, answered: boolean}} Member
  */
 
 /** The module worker that runs prefilter.js; throws where workers cannot start workers. */
 export const defaultSubWorker = () => /** @type {SubWorker} */ (/** @type {unknown} */ (
   new Worker(new URL('./prefilter-worker.js', import.meta.url), { type: 'module' })));
 
-/** @param {PrefilterSpec} spec @returns {Prefilter} */
-function inlinePrefilter(spec) {
-  const pf = createPrefilter(spec);
-  const state = { records: 0, lines: 0 };
-  return {
-    threaded: false,
-    scan: async (text) => {
-      const c = pf.scan(text, state);
-      return { records: c.map((x) => x[0]), lines: c.map((x) => x[1]), text: c.map((x) => x[2]).join('\n'), records_total: state.records, chars: text.length };
-    },
-    close: () => {},
-  };
+/**
+ * How many filter workers: one per spare core (the reader keeps one), at least 1, at most
+ * SETTINGS.prefilterMaxWorkers.
+ * @param {number | undefined} [cores]  navigator.hardwareConcurrency (unknown: 2)
+ */
+export function poolSize(cores = globalThis.navigator?.hardwareConcurrency) {
+  const n = Number.isFinite(cores) && /** @type {number} */ (cores) > 0 ? Math.floor(/** @type {number} */ (cores)) : 2;
+  return Math.max(1, Math.min(SETTINGS.prefilterMaxWorkers, n - 1));
 }
 
 /**
- * The training-pass filter; results come back in the order asked.
+ * The training-pass filter; `scan(text)` answers in the order asked, with record and line
+ * numbers counted from the first chunk (as prefilter.js `scan` with one state would).
  *
- * In its own worker when `makeWorker` gives one; inline when it throws, and also when the
- * worker fails (`onerror`) before it has answered any chunk, which is how a worker that cannot
- * load its script reports: the chunks it was given are then scanned inline, in order. A
- * failure after the first answer fails the waiting scans (their records were counted there).
+ * Up to `workers` workers from `makeWorker` (fewer when it throws; inline when it gives none).
+ * A worker that fails (`onerror`) before it has answered any chunk, which is how a worker
+ * that cannot load its script reports, leaves the pool: its chunks go to the others, or are
+ * scanned inline, in order, when none is left. A failure after a worker's first answer fails
+ * every waiting scan, and the later ones. A `failed` reply rejects that scan; a later scan
+ * then rejects with the same error once it is answered (its numbers would depend on it).
+ * When every worker already holds `steal` chunks, this thread scans the chunk itself (it
+ * would otherwise wait for them: on two cores the reader has time to spare).
  *
  * @param {PrefilterSpec} spec  from bridge cont.prefilter_spec
- * @param {{makeWorker?: () => SubWorker}} [o]
+ * @param {{makeWorker?: () => SubWorker, workers?: number, steal?: number}} [o]
  * @returns {Prefilter}
  */
-export function startPrefilter(spec, { makeWorker = defaultSubWorker } = {}) {
-  let sub = null;
-  try {
-    sub = makeWorker();
-  } catch {
-    sub = null;
+export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = poolSize(), steal = SETTINGS.prefilterSteal } = {}) {
+  /** @type {Member[]} */
+  const pool = [];
+  for (let i = 0; i < workers; i++) {
+    let sub = null;
+    try { sub = makeWorker(); } catch { sub = null; }
+    if (!sub) break;
+    pool.push({ sub, jobs: new Set(), answered: false });
   }
-  if (!sub) return inlinePrefilter(spec);
-  const worker = sub;
-  /** @type {Map<number, {text: string, resolve: (s: Scanned) => void, reject: (e: Error) => void}>} */
-  const waiting = new Map();
-  let seq = 0;
-  let answered = false;
-  /** @type {Prefilter | null} */
+  /** @type {ReturnType<typeof createPrefilter> | null} */
   let inline = null;
+  /** @type {Job[]} waiting to be handed back, in the order asked */
+  const order = [];
+  /** @type {Map<number, Job>} */
+  const bySeq = new Map();
+  let seq = 0;
+  let records = 0;
+  let lines = 0;
+  let filterMs = 0;
+  let inlineMs = 0;
+  /** @type {Error | null} */
+  let broken = null; // every later scan rejects with this
+  /** @type {Error | null} */
+  let poisoned = null; // an earlier chunk failed: later answers cannot be numbered
+
+  const flush = () => {
+    while (order.length && order[0].done) {
+      const j = /** @type {Job} */ (order.shift());
+      bySeq.delete(j.seq);
+      if (j.error || poisoned) {
+        poisoned = poisoned || j.error;
+        j.reject(/** @type {Error} */ (j.error || poisoned));
+        continue;
+      }
+      const l = /** @type {ChunkScan} */ (j.local);
+      j.resolve({
+        records: l.records.map((r) => r + records),
+        lines: l.lines.map((r) => r + lines),
+        text: l.text,
+        records_total: records + l.records_in,
+        chars: l.chars,
+      });
+      records += l.records_in;
+      lines += l.lines_in;
+    }
+  };
+  /** @param {Job} j @param {ChunkScan | null} local @param {Error | null} error */
+  const settle = (j, local, error) => {
+    j.done = true;
+    j.local = local;
+    j.error = error;
+    flush();
+  };
+  /** @param {Job} j */
+  const runInline = (j) => {
+    if (!inline) inline = createPrefilter(spec);
+    let local = null;
+    try { local = scanChunk(inline, j.text); } catch (e) { settle(j, null, /** @type {Error} */ (e)); return; }
+    inlineMs += local.ms;
+    settle(j, local, null);
+  };
+  /** @param {Job} j */
+  const deal = (j) => {
+    if (!pool.length) { runInline(j); return; }
+    let m = pool[0];
+    for (const x of pool) if (x.jobs.size < m.jobs.size) m = x; // the least busy; ties: the first
+    if (m.jobs.size >= steal) { runInline(j); return; }
+    m.jobs.add(j);
+    m.sub.postMessage({ type: PF_MSG.CHUNK, seq: j.seq, text: j.text });
+  };
   /** @param {Error} err */
   const failAll = (err) => {
-    for (const w of waiting.values()) w.reject(err);
-    waiting.clear();
+    broken = broken || err;
+    for (const m of pool.splice(0)) { m.sub.terminate(); m.jobs.clear(); }
+    for (const j of order.splice(0)) j.reject(err);
+    bySeq.clear();
   };
-  worker.onmessage = (e) => {
-    const m = e.data;
-    const w = waiting.get(m.seq);
-    if (!w) return;
-    waiting.delete(m.seq);
-    answered = true;
-    if (m.type === PF_MSG.SCANNED) w.resolve(m);
-    else w.reject(new ProtocolError(ERR.INTERNAL, `prefilter failed: ${m.message}`));
-  };
-  worker.onerror = (e) => {
-    e.preventDefault();
-    worker.terminate();
-    if (!answered && !inline) {
-      // It never ran (e.g. its script did not load): do the work here, in the order asked.
-      const fallback = inlinePrefilter(spec);
-      inline = fallback;
-      const pending = [...waiting.entries()].sort((a, b) => a[0] - b[0]);
-      waiting.clear();
-      for (const [, w] of pending) fallback.scan(w.text).then(w.resolve, w.reject);
-      return;
-    }
-    failAll(new ProtocolError(ERR.INTERNAL, `the prefilter worker stopped: ${e.message || 'error'}`));
-  };
-  worker.postMessage({ type: PF_MSG.SPEC, spec });
+
+  for (const m of pool) {
+    m.sub.onmessage = (e) => {
+      const a = e.data;
+      const j = bySeq.get(a.seq);
+      if (!j || !m.jobs.has(j)) return;
+      m.jobs.delete(j);
+      m.answered = true;
+      if (a.type === PF_MSG.SCANNED) filterMs += a.ms;
+      if (a.type === PF_MSG.SCANNED) settle(j, a, null);
+      else settle(j, null, new ProtocolError(ERR.INTERNAL, `prefilter failed: ${a.message}`));
+    };
+    m.sub.onerror = (e) => {
+      e.preventDefault();
+      m.sub.terminate();
+      const at = pool.indexOf(m);
+      if (at === -1) return;
+      if (m.answered) {
+        failAll(new ProtocolError(ERR.INTERNAL, `the prefilter worker stopped: ${e.message || 'error'}`));
+        return;
+      }
+      // It never ran (e.g. its script did not load): the others, or this thread, take its chunks.
+      pool.splice(at, 1);
+      const left = [...m.jobs].sort((a, b) => a.seq - b.seq);
+      m.jobs.clear();
+      for (const j of left) deal(j);
+    };
+    m.sub.postMessage({ type: PF_MSG.SPEC, spec });
+  }
+
   return {
-    get threaded() { return inline === null; },
-    scan: (text) => {
-      if (inline) return inline.scan(text);
-      return new Promise((resolve, reject) => {
-        const s = seq++;
-        waiting.set(s, { text, resolve, reject });
-        worker.postMessage({ type: PF_MSG.CHUNK, seq: s, text });
-      });
-    },
-    close: () => {
-      worker.terminate();
-      failAll(new ProtocolError(ERR.CANCELLED, 'cancelled'));
-    },
+    get threaded() { return pool.length > 0; },
+    get workers() { return pool.length; },
+    get filterMs() { return filterMs; },
+    get inlineMs() { return inlineMs; },
+    scan: (text) => new Promise((resolve, reject) => {
+      if (broken) { reject(broken); return; }
+      /** @type {Job} */
+      const j = { seq: seq++, text, done: false, local: null, error: null, resolve, reject };
+      order.push(j);
+      bySeq.set(j.seq, j);
+      deal(j);
+    }),
+    close: () => failAll(new ProtocolError(ERR.CANCELLED, 'cancelled')),
   };
 }
 

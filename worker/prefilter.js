@@ -21,8 +21,6 @@
 // Python's str.isspace() set: a line made only of these is blank (not a record).
 const PY_BLANK = /^[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
-const NON_ASCII = /[^\x00-\x7f]/;
-const NON_ASCII_G = /[^\x00-\x7f]/g;
 const PY_SPACE_G = /[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/g;
 
 // Per ASCII code: 0 = part of a word, 1 = white space (str.split()), 2 = punctuation
@@ -31,6 +29,10 @@ const CLASS = new Uint8Array(128);
 for (const c of '\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ') CLASS[c.charCodeAt(0)] = 1;
 for (const c of '!"#%&\'()*,-./:;?@[\\]_{}') CLASS[c.charCodeAt(0)] = 2;
 for (let c = 65; c <= 90; c++) CLASS[c] = 3;
+
+const EXT_NONE = -1;
+const EXT_GONE = -2;
+const EXT_MANY = -3;
 
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
@@ -73,6 +75,9 @@ export function createPrefilter(spec) {
   let size = 1;
   while (size < spec.ngrams.length * 4) size <<= 1;
   const table = new Int32Array(size);
+  // A bit per 2^20 values of the top 20 bits of the probe hash (128 KiB, cache-resident):
+  // most windows miss here and never touch the big table.
+  const bits = new Int32Array(1 << 15);
   const mask = size - 1;
   const fix = (h) => (h === 0 ? 1 : h);
   for (const g of spec.ngrams) {
@@ -83,44 +88,55 @@ export function createPrefilter(spec) {
     let k = (Math.imul(h, 0x27d4eb2d) >>> 0) & mask;
     while (table[k] !== 0 && table[k] !== h) k = (k + 1) & mask;
     table[k] = h;
+    const p = Math.imul(h, 0x27d4eb2d);
+    bits[p >>> 17] |= 1 << ((p >>> 12) & 31);
   }
   const ring = new Int32Array(Math.max(n, 1));
-  // Non-ASCII characters Python says can be normalised one by one (text.char_table):
-  // code -> their normalised text; any other non-ASCII character defers the record.
-  let extTop = 0;
-  for (const k of Object.keys(spec.chars || {})) extTop = Math.max(extTop, Number(k) + 1);
-  const ext = new Array(extTop);
-  for (const [k, v] of Object.entries(spec.chars || {})) ext[Number(k)] = v;
-
-  /** The segment with every non-ASCII character replaced by its table text (Python white
-   *  space as ' '), or null when one is not in the table. */
-  function mapNonAscii(s) {
-    let bail = false;
-    const out = s.replace(NON_ASCII_G, (ch) => {
-      const r = ext[ch.charCodeAt(0)];
-      if (r === undefined) { bail = true; return ''; }
-      return r.replace(PY_SPACE_G, ' ');
-    });
-    return bail ? null : out;
+  // Non-ASCII characters Python says can be normalised one by one (text.char_table), by
+  // UTF-16 code unit: EXT_ONE[c] >= 0 is the one code unit it becomes, EXT_GONE deletes it,
+  // EXT_MANY reads extText[c] (Python white space in it as ' '); EXT_NONE (any other
+  // character, and every surrogate) defers the record to Python.
+  const extCode = new Int32Array(0x10000).fill(EXT_NONE);
+  const extText = new Map();
+  for (const [k, v] of Object.entries(spec.chars || {})) {
+    const c = Number(k);
+    if (c < 128 || c > 0xffff) continue; // a code point above U+FFFF is never one code unit
+    const r = v.replace(PY_SPACE_G, ' ');
+    if (r.length === 0) extCode[c] = EXT_GONE;
+    else if (r.length === 1) extCode[c] = r.charCodeAt(0);
+    else { extCode[c] = EXT_MANY; extText.set(c, r); }
   }
 
-  /** true when a segment has a window whose hash is in the table; null if it cannot say. */
+  /** true when a segment has a window whose hash is in the table; null when it meets a
+   *  character outside the table first (Python decides); else false. */
   function segmentHits(s) {
-    if (NON_ASCII.test(s)) {
-      s = mapNonAscii(s);
-      if (s === null) return null; // a character outside the table: Python decides
-    }
     // The page's hot path: per character one class lookup and, inside a word, one FNV-1a
-    // step; per word end one rolling-hash update and one table probe.
+    // step; per word end one rolling-hash update and one table probe. A non-ASCII character
+    // is read as its table text, in the same pass (no copy of the segment).
     let words = 0;
     let slot = 0;
     let roll = 0;
     let h = FNV_OFFSET;
     let inWord = false;
+    let rep = ''; // the rest of a many-unit replacement being read, from index j
+    let j = 0;
     const len = s.length;
-    for (let i = 0; i <= len; i++) {
-      const c = i < len ? s.charCodeAt(i) : 32;
-      const cls = c < 128 ? CLASS[c] : 0; // mapped non-ASCII text is word characters
+    for (let i = 0; i <= len;) {
+      let c;
+      if (j < rep.length) {
+        c = rep.charCodeAt(j++);
+      } else {
+        c = i < len ? s.charCodeAt(i) : 32;
+        i++;
+        if (c >= 128) {
+          const m = extCode[c];
+          if (m >= 0) c = m;
+          else if (m === EXT_GONE) continue;
+          else if (m === EXT_MANY) { rep = extText.get(c); j = 0; continue; }
+          else return null; // a character outside the table: Python decides
+        }
+      }
+      const cls = c < 128 ? CLASS[c] : 0; // table text beyond ASCII is word characters
       if (cls === 0) { h = Math.imul(h ^ c, FNV_PRIME); inWord = true; continue; }
       if (cls === 3) { h = Math.imul(h ^ (c + 32), FNV_PRIME); inWord = true; continue; }
       if (cls === 2 || !inWord) continue; // punctuation is deleted; repeated white space
@@ -134,7 +150,9 @@ export function createPrefilter(spec) {
       h = FNV_OFFSET;
       if (words >= n) {
         const x = roll === 0 ? 1 : roll;
-        let k = (Math.imul(x, 0x27d4eb2d) >>> 0) & mask;
+        const p = Math.imul(x, 0x27d4eb2d);
+        if ((bits[p >>> 17] & (1 << ((p >>> 12) & 31))) === 0) continue; // surely not there
+        let k = (p >>> 0) & mask;
         for (;;) {
           const v = table[k];
           if (v === x) return true;
@@ -213,4 +231,29 @@ export function createPrefilter(spec) {
   }
 
   return { scan, segmentHits };
+}
+
+/**
+ * Filter one chunk on its own, numbering its records and lines from 1 (the pool's unit of
+ * work: a chunk's answer does not depend on any other chunk; prefilter-client.js adds the
+ * records and lines of the chunks before it, in the order they were read).
+ *
+ * Args: pf = createPrefilter(spec); text = complete lines (see scan).
+ * Returns: ChunkScan (protocol.js): {records, lines} of the candidates (chunk-local, 1-based),
+ *   text (their lines joined by '\n'), records_in / lines_in (the chunk's records and lines),
+ *   chars (text.length), ms (time spent here).
+ */
+export function scanChunk(pf, text) {
+  const t0 = typeof performance === 'undefined' ? 0 : performance.now();
+  const state = { records: 0, lines: 0 };
+  const c = pf.scan(text, state);
+  return {
+    records: c.map((x) => x[0]),
+    lines: c.map((x) => x[1]),
+    text: c.map((x) => x[2]).join('\n'),
+    records_in: state.records,
+    lines_in: state.lines,
+    chars: text.length,
+    ms: typeof performance === 'undefined' ? 0 : performance.now() - t0,
+  };
 }

@@ -24,7 +24,6 @@
 // what the worker asks Python (tests/js/test_node.py and contract.test.mjs hold both to the code).
 
 import { ERR, ERROR_CODES, ProtocolError, toErrorObject } from './errors.js';
-
 export { ERR, ProtocolError, toErrorObject };
 
 /** @typedef {string | number} Id  a request id: a non-empty string or an integer */ /** @typedef {import('./errors.js').ErrCode} ErrCode */
@@ -87,7 +86,7 @@ export const STAGE = Object.freeze({ EVAL: 'eval', TRAIN: 'train', READ: 'read',
  * @typedef {{kind: 'inspected', role: string, format: string, gzip: boolean}} InspectedLog
  * @typedef {{kind: 'queued', behind: string}} QueuedLog  a long job waits for another to end
  * @typedef {{kind: 'n_chosen', n: number, n_how: string, rows: number, rows_scorable: number, rows_too_short: number, eval_ngrams: number}} NChosenLog
- * @typedef {{kind: 'prefilter', candidates: number, records: number, threaded: boolean, python_ms: number, waiting_for_filter_ms: number}} PrefilterLog
+ * @typedef {{kind: 'prefilter', candidates: number, records: number, threaded: boolean, workers: number, python_ms: number, waiting_for_filter_ms: number, read_ms: number, post_ms: number, filter_ms: number, inline_ms: number, hash_ms: number, decode_ms: number}} PrefilterLog (ms per stage; filter_ms: summed over the workers; inline_ms: chunks the reader scanned)
  * @typedef {{kind: 'train_done', records: number, bytes: number, mbps: number | null}} TrainDoneLog
  * @typedef {{kind: 'para_rows', rows: number, rows_empty: number}} ParaRowsLog
  * @typedef {{kind: 'estimate', seconds: number, rows_per_s_first_batch: number}} EstimateLog
@@ -128,7 +127,7 @@ export const LOG_KIND = Object.freeze({
  * @typedef {{figures: Record<string, any>, ms: number}} ParaGroupResult
  * @typedef {{stamp: Record<string, any>, exports: Export[]}} ParaExportsResult
  * @typedef {{name: string, text: string}} ParaExampleResult
- * @typedef {{sha256: string | null, bytes: number, gzip: boolean, chars: number, lines: number, seconds: number}} ReadResult
+ * @typedef {{sha256: string | null, bytes: number, gzip: boolean, chars: number, lines: number, seconds: number, hash_ms: number, decode_ms: number}} ReadResult
  * @typedef {{rows: number, seconds: number, rows_per_s: number, truncated: number, threads: number, isolated: boolean}} EmbedResult
  */
 
@@ -139,7 +138,8 @@ export const LOG_KIND = Object.freeze({
  * @typedef {{type: 'chunk', seq: number, text: string}} PrefilterChunkMsg
  * @typedef {PrefilterSpecMsg | PrefilterChunkMsg} PrefilterIn
  * @typedef {{records: number[], lines: number[], text: string, records_total: number, chars: number}} Scanned
- * @typedef {Scanned & {type: 'scanned', seq: number}} PrefilterScannedMsg
+ * @typedef {{records: number[], lines: number[], text: string, records_in: number, lines_in: number, chars: number, ms: number}} ChunkScan (chunk-local numbers)
+ * @typedef {ChunkScan & {type: 'scanned', seq: number}} PrefilterScannedMsg
  * @typedef {{type: 'failed', seq: number, message: string}} PrefilterFailedMsg
  * @typedef {PrefilterScannedMsg | PrefilterFailedMsg} PrefilterOut
  */

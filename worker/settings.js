@@ -8,8 +8,12 @@ export const SETTINGS = Object.freeze({
   headChars: 1 << 20,
   /** one bridge call per ~1 Mi characters of text (tens to hundreds of ms) */
   chunkChars: 1 << 20,
-  /** training chunks waiting between the reader and the prefilter worker */
-  prefilterInflight: 2,
+  /** training chunks waiting between the reader and the prefilter pool, per worker (+ 1) */
+  prefilterInflight: 3,
+  /** at most this many prefilter workers (one per spare core below it) */
+  prefilterMaxWorkers: 8,
+  /** the reader scans a chunk itself when every prefilter worker already holds this many */
+  prefilterSteal: 3,
   /** rows per session.run: on a quiet machine 32 beat 8 by 2-2.4x with 2 threads
    * (benchmarks/bench_paraphrases_page.py); a cancel waits for one batch (~2 s of long rows) */
   embedBatch: 32,

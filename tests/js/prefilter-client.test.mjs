@@ -1,11 +1,14 @@
 // worker/prefilter-client.js under Node: the inline fallback (when a nested worker cannot be
 // made, and when it fails to load later, through onerror), failures after the first answer,
-// and results in the order asked. A stand-in Worker plays the nested worker.
+// and results in the order asked; a pool whose workers answer out of order gives what one
+// stateful scan gives. Stand-in Workers play the nested workers; their answers come from
+// prefilter.js scanChunk (what prefilter-worker.js posts), the expectation from one
+// createPrefilter scan carried over every chunk.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { createPrefilter } from '../../worker/prefilter.js';
-import { startPrefilter } from '../../worker/prefilter-client.js';
+import { createPrefilter, scanChunk } from '../../worker/prefilter.js';
+import { poolSize, startPrefilter } from '../../worker/prefilter-client.js';
 
 const spec = { n: 2, ngrams: ['alpha beta', 'gamma delta'], format: 'text', paths: [], chars: {} };
 const chunks = ['alpha beta one\nnothing here\n', 'x y\ngamma delta z\n', 'last line alpha\n'];
@@ -25,6 +28,11 @@ class SilentWorker {
   constructor() { this.sent = []; this.terminated = false; this.onmessage = null; this.onerror = null; }
   postMessage(m) { this.sent.push(m); }
   terminate() { this.terminated = true; }
+  /** Answer chunk `seq` as prefilter-worker.js would. */
+  answer(seq) {
+    const m = this.sent.find((x) => x.type === 'chunk' && x.seq === seq);
+    this.onmessage({ data: { type: 'scanned', seq, ...scanChunk(createPrefilter(spec), m.text) } });
+  }
   fail(message = 'Failed to fetch a worker script') {
     let prevented = false;
     this.onerror({ message, preventDefault: () => { prevented = true; } });
@@ -48,7 +56,7 @@ test('no nested worker (new Worker throws): the filter runs inline', async () =>
 
 test('a nested worker that fails to load later (onerror) falls back inline, in order', async () => {
   const sub = new SilentWorker();
-  const pf = startPrefilter(spec, { makeWorker: () => sub });
+  const pf = startPrefilter(spec, { makeWorker: () => sub, workers: 1 });
   assert.equal(pf.threaded, true);
   const pending = chunks.slice(0, 2).map((c) => pf.scan(c)); // sent, never answered
   assert.deepEqual(sub.sent.map((m) => m.type), ['spec', 'chunk', 'chunk']);
@@ -62,18 +70,18 @@ test('a nested worker that fails to load later (onerror) falls back inline, in o
 
 test('a nested worker that fails after answering fails the waiting scans', async () => {
   const sub = new SilentWorker();
-  const pf = startPrefilter(spec, { makeWorker: () => sub });
+  const pf = startPrefilter(spec, { makeWorker: () => sub, workers: 1 });
   const first = pf.scan(chunks[0]);
   const second = pf.scan(chunks[1]);
-  sub.onmessage({ data: { type: 'scanned', seq: 0, ...expected()[0] } });
-  assert.deepEqual(await first, { type: 'scanned', seq: 0, ...expected()[0] });
+  sub.answer(0);
+  assert.deepEqual(await first, expected()[0]);
   sub.fail('out of memory');
   await assert.rejects(second, (e) => e.code === 'internal' && /prefilter worker stopped: out of memory/.test(e.message));
 });
 
 test('a `failed` reply rejects that scan only; close() cancels the rest', async () => {
   const sub = new SilentWorker();
-  const pf = startPrefilter(spec, { makeWorker: () => sub });
+  const pf = startPrefilter(spec, { makeWorker: () => sub, workers: 1 });
   const a = pf.scan(chunks[0]);
   const b = pf.scan(chunks[1]);
   sub.onmessage({ data: { type: 'failed', seq: 0, message: 'bad spec' } });
@@ -81,4 +89,104 @@ test('a `failed` reply rejects that scan only; close() cancels the rest', async 
   pf.close();
   await assert.rejects(b, (e) => e.code === 'cancelled');
   assert.equal(sub.terminated, true);
+});
+
+/** A pool of `k` stand-ins, in the order made (the reader never scans unless `steal`). */
+function standIns(k, steal = Infinity) {
+  const made = [];
+  const pf = startPrefilter(spec, { workers: k, steal, makeWorker: () => { const w = new SilentWorker(); made.push(w); return w; } });
+  return { pf, made };
+}
+/** Which stand-in got chunk `seq`. */
+const holder = (made, seq) => made.find((w) => w.sent.some((m) => m.type === 'chunk' && m.seq === seq));
+
+test('poolSize: one worker per spare core, at least 1, at most prefilterMaxWorkers', () => {
+  assert.deepEqual([1, 2, 3, 4, 16, 64].map(poolSize), [1, 1, 2, 3, 8, 8]);
+  assert.equal(poolSize(Number.NaN), 1); // unknown: as 2 cores
+});
+
+test('a pool of 3 answering in reverse order gives the inline result, in the order asked', async () => {
+  const { pf, made } = standIns(3);
+  assert.equal(made.length, 3);
+  assert.equal(pf.workers, 3);
+  const got = chunks.map((c) => pf.scan(c));
+  // each idle worker took one chunk: 0, 1, 2
+  assert.deepEqual(chunks.map((_, i) => made.indexOf(holder(made, i))), [0, 1, 2]);
+  const settled = [];
+  got.forEach((p, i) => p.then(() => settled.push(i)));
+  holder(made, 2).answer(2);
+  holder(made, 1).answer(1);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(settled, []); // chunk 0 holds the numbering of the others
+  holder(made, 0).answer(0);
+  assert.deepEqual(await Promise.all(got), expected());
+  assert.deepEqual(settled, [0, 1, 2]);
+});
+
+test('a pool of 2 with more chunks than workers: any answer order, the same result', async () => {
+  const many = [...chunks, ...chunks, ...chunks]; // 9 chunks
+  const want = (() => {
+    const p = createPrefilter(spec);
+    const state = { records: 0, lines: 0 };
+    return many.map((text) => {
+      const c = p.scan(text, state);
+      return { records: c.map((x) => x[0]), lines: c.map((x) => x[1]), text: c.map((x) => x[2]).join('\n'), records_total: state.records, chars: text.length };
+    });
+  })();
+  // by hand: each copy holds 5 records, candidates its 1st and 4th
+  assert.deepEqual(want.map((r) => r.records), [[1], [4], [], [6], [9], [], [11], [14], []]);
+  assert.deepEqual(want.map((r) => r.records_total), [2, 4, 5, 7, 9, 10, 12, 14, 15]);
+  for (const answerOrder of [[8, 7, 6, 5, 4, 3, 2, 1, 0], [1, 3, 5, 7, 0, 2, 4, 6, 8]]) {
+    const { pf, made } = standIns(2);
+    const got = many.map((c) => pf.scan(c));
+    assert.deepEqual(made.map((w) => w.sent.filter((m) => m.type === 'chunk').length), [5, 4]);
+    for (const i of answerOrder) holder(made, i).answer(i);
+    assert.deepEqual(await Promise.all(got), want);
+  }
+});
+
+test('a pool member that fails to load hands its chunks to the others; numbers unchanged', async () => {
+  const { pf, made } = standIns(2);
+  const got = chunks.map((c) => pf.scan(c)); // 0 -> a, 1 -> b, 2 -> a
+  const [a, b] = made;
+  assert.equal(a.fail(), true);
+  assert.equal(a.terminated, true);
+  assert.equal(pf.workers, 1);
+  assert.deepEqual(b.sent.filter((m) => m.type === 'chunk').map((m) => m.seq), [1, 0, 2]);
+  for (const i of [2, 1, 0]) b.answer(i);
+  assert.deepEqual(await Promise.all(got), expected());
+  b.fail(); // b had answered: its failure stops the pass (no inline rescue)
+  assert.equal(pf.threaded, false);
+  await assert.rejects(pf.scan(chunks[0]), (e) => e.code === 'internal' && /prefilter worker stopped/.test(e.message));
+});
+
+test('every pool member failing to load: the chunks are scanned inline, in order', async () => {
+  const { pf, made } = standIns(2);
+  const got = chunks.map((c) => pf.scan(c));
+  made[1].fail();
+  made[0].fail();
+  assert.equal(pf.threaded, false);
+  assert.deepEqual(await Promise.all(got), expected());
+});
+
+test('a failed chunk rejects the later ones once they are answered (their numbers depend on it)', async () => {
+  const { pf, made } = standIns(2);
+  const got = chunks.map((c) => pf.scan(c));
+  holder(made, 1).answer(1);
+  holder(made, 0).onmessage({ data: { type: 'failed', seq: 0, message: 'boom' } });
+  await assert.rejects(got[0], (e) => e.message === 'prefilter failed: boom');
+  await assert.rejects(got[1], (e) => e.message === 'prefilter failed: boom');
+  pf.close();
+  await assert.rejects(got[2], (e) => e.code === 'cancelled');
+  assert.deepEqual(made.map((w) => w.terminated), [true, true]);
+});
+
+test('when every worker holds `steal` chunks the reader scans the next one; same result', async () => {
+  const { pf, made } = standIns(1, 2);
+  const got = chunks.map((c) => pf.scan(c));
+  assert.deepEqual(made[0].sent.filter((m) => m.type === 'chunk').map((m) => m.seq), [0, 1]); // 2: here
+  assert.ok(pf.inlineMs >= 0 && pf.workers === 1);
+  made[0].answer(1);
+  made[0].answer(0);
+  assert.deepEqual(await Promise.all(got), expected());
 });

@@ -29,7 +29,7 @@ export function utcNow() {
  * @param {import('../protocol.js').ProgressStage} stage
  * @param {File} file
  * @param {(text: string) => unknown} onText
- * @returns {Promise<{sha256: string | null, bytes: number, gzip: boolean, chars: number, lines: number, seconds: number}>}
+ * @returns {Promise<{sha256: string | null, bytes: number, gzip: boolean, chars: number, lines: number, seconds: number, hash_ms?: number, decode_ms?: number}>}
  */
 export async function readWithProgress(ctx, stage, file, onText) {
   const report = (/** @type {number} */ done) => ctx.progress(stage, done, file.size, 'bytes');

@@ -122,8 +122,9 @@ export async function contamination(ctx, args, files) {
 /**
  * The training pass. JSONL/text training files go through the prefilter: only records that
  * may hold an eval n-gram (or that it cannot read exactly) cross into Python, which keeps the
- * rule. Reading (this thread) and filtering (prefilter-worker.js, another core) overlap; at
- * most SETTINGS.prefilterInflight chunks wait between them. A Parquet training file
+ * rule. Reading (this thread) and filtering (a pool of prefilter-worker.js, one per spare
+ * core) overlap; at most SETTINGS.prefilterInflight chunks per worker (and one more) wait
+ * between them, and this thread scans a chunk itself when the workers are behind. A Parquet training file
  * (`parquetFields`: the chosen fields) is read row group by row group and its rows handed on
  * as JSON Lines (record i = row i), so the same prefilter and rule apply.
  * @param {import('../dispatch.js').JobContext} ctx @param {number} handle @param {File} trainFile
@@ -144,8 +145,13 @@ async function trainingPass(ctx, handle, trainFile, parquetFields) {
   const filter = startPrefilter(spec);
   let candidates = 0;
   let total = 0;
-  const spent = { waitedMs: 0, python: 0 };
-  const queue = createScanQueue(filter.scan, (r) => {
+  const spent = { waitedMs: 0, python: 0, push: 0, post: 0 };
+  const queue = createScanQueue((text) => {
+    const t1 = performance.now();
+    const p = filter.scan(text); // posts the chunk (a copy) to a worker, or scans it here
+    spent.post += performance.now() - t1;
+    return p;
+  }, (r) => {
     const t1 = performance.now();
     candidates += r.records.length;
     total = r.records_total;
@@ -154,18 +160,37 @@ async function trainingPass(ctx, handle, trainFile, parquetFields) {
     }, r.text);
     spent.python += performance.now() - t1;
     records = v.records ?? records;
-  }, SETTINGS.prefilterInflight, spent);
+  }, SETTINGS.prefilterInflight * Math.max(1, filter.workers) + 1, spent);
+  const push = async (/** @type {string} */ text) => {
+    const t1 = performance.now();
+    await queue.push(text);
+    spent.push += performance.now() - t1;
+  };
   let input;
+  let workers = 0;
+  let readerMs = 0;
   try {
-    input = await read(queue.push);
+    const t0 = performance.now();
+    input = await read(push);
     await queue.drain();
+    // the pass ends when the last candidate has reached Python (the reader's own seconds
+    // stop at its last chunk, before the chunks still in the pipeline)
+    readerMs = input.seconds * 1000;
+    input = { ...input, seconds: (performance.now() - t0) / 1000 };
+    workers = filter.workers; // before close(), which ends the pool
   } finally {
     queue.abandon(); // a cancelled or failed pass leaves these unread (their rejections are handled)
     filter.close();
   }
-  ctx.log(`prefilter${filter.threaded ? ' (own thread)' : ''}: ${candidates} of ${total} training records passed to Python for the exact check`, {
-    kind: 'prefilter', candidates, records: total, threaded: filter.threaded,
+  ctx.log(`prefilter${workers ? ` (${workers} worker${workers > 1 ? 's' : ''} and this thread)` : ''}: ${candidates} of ${total} training records passed to Python for the exact check`, {
+    kind: 'prefilter', candidates, records: total, threaded: workers > 0, workers,
     python_ms: Math.round(spent.python), waiting_for_filter_ms: Math.round(spent.waitedMs),
+    // where the time went (the benchmark prints it): reading = the pass minus the pipeline
+    read_ms: Math.round(readerMs - spent.push), post_ms: Math.round(spent.post - filter.inlineMs),
+    filter_ms: Math.round(filter.filterMs), inline_ms: Math.round(filter.inlineMs), ...readMs(input),
   });
   return { input, records };
 }
+
+/** The reader's hashing and decoding ms (a Parquet file's reader does not split them: 0). */
+const readMs = (/** @type {Record<string, any>} */ r) => ({ hash_ms: Math.round(r.hash_ms ?? 0), decode_ms: Math.round(r.decode_ms ?? 0) });
