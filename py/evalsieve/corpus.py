@@ -607,13 +607,14 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
                 scan.scan(batch)
                 batch.clear()
     else:
-        line_count, cands = filt.candidates(block)
-        lines = block.split(b"\n")
+        line_count, cands, ends = filt.candidate_lines(block)
+        ends = ends.tolist()
         rec_base = state["records"]
         ln_base = state["lines"]
         blanks = 0
         for i in cands.tolist():
-            raw = lines[i].decode("utf-8")
+            raw = block[ends[i - 1] + 1 if i else 0:ends[i] if i < len(ends) else None] \
+                .decode("utf-8")
             if not raw.strip():
                 blanks += 1
                 continue
@@ -625,7 +626,7 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
             scan.scan(batch)
             batch.clear()
     state["offset"] += len(block)
-    state["lines"] += block.count(b"\n")
+    state["lines"] += block.count(b"\n") if reader is not None else len(ends)
 
 
 def _fault_hook(task: Task) -> None:
