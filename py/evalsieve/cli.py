@@ -203,7 +203,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     _feed(ev, ev_fmt, ev_fields, job.feed_eval, job.feed_eval_values)
     e = job.end_eval()
     log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct n-grams")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_seconds()
     workers = args.workers or os.cpu_count() or 1
     payload = make_payload(job.index, fast=args.filter != "off",
                            formats={f["fmt"] for f in files})
@@ -252,6 +252,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
                          assets=assets, runtime=_runtime())
     dt = time.perf_counter() - t0
     summary["seconds_training_pass"] = round(dt, 3)
+    summary["cpu_seconds_training_pass"] = round(_cpu_seconds() - c0, 3)
     summary["training_engine"] = {"engine": args.engine, "workers": workers,
                                   "tasks": len(tasks),
                                   "filter": "numpy" if payload["filters"] else "off",
@@ -272,6 +273,13 @@ def run_contamination(args, log) -> tuple[dict, dict]:
             exports[name] = job.export(name)[1]
     _log_join(scores, log)
     return summary, exports
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of its finished child processes
+    (the worker pool, once joined)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _load_scores(args, log):
