@@ -24,9 +24,12 @@ How one block of whole lines (bytes) is read, all in numpy:
    words are runs of bytes > 0x20. A word's hash is its first 8 bytes times an odd
    constant: equal words give equal hashes; words of more than 8 bytes that share their
    first 8 collide, which only adds candidates.
-4. The hash of every window of N consecutive words (the sum of its word hashes mod 2**64,
-   from one prefix sum) is looked up in the eval n-grams' hashes (a 2**20-entry table of
-   the top bits, then an exact search of the sorted hashes).
+4. Strided probes: with S = min(4, N - 1) and K = N - S + 1, every window of N words holds
+   exactly one window of K words that starts at a multiple of S. The hash of each such
+   window (the sum of its word hashes mod 2**64, from one prefix sum) is looked up in the
+   hashes of the K-word windows at offsets 0..S-1 of every eval n-gram (a table of the top
+   bits, up to 2**22 entries, then an exact search of the sorted hashes): a quarter of the
+   lookups of probing every window.
 
 A line holding an eval n-gram in a chosen field always has a window whose hash is in the
 table (the field's words are consecutive words of the line), so the filter can cost time,
@@ -51,7 +54,8 @@ from .text import char_table
 # other byte >= 0x80 is left, and they count as word bytes, > 0x20)
 WORD, CAND, DEL = 0x80, 0x81, 0x82
 _K1 = 0x9E3779B97F4A7C15
-_TABLE_BITS = 20
+_TABLE_BITS = 22   # at most: 4 MB of table, about 16 slots per eval hash
+_STRIDE = 4
 _ASCII_PUNCT = b'!"#%&\'()*,-./:;?@[\\]_{}'
 # control characters that are not white space: the translation makes each a CAND unit
 _CONTROLS = bytes(range(0x00, 0x09)) + bytes(range(0x0E, 0x1C)) + b"\x7f"
@@ -150,14 +154,23 @@ class LineFilter:
             table[0x22] = 0x20
         table[WORD], table[CAND] = WORD, CAND
         self._table, self._delete = bytes(table), delete
+        # strided probes: every window of N words holds exactly one window of K = N - S + 1
+        # words that starts at a multiple of S (S = min(4, N - 1)); so only those are
+        # probed, against the K-word windows at offsets 0..S-1 of every eval n-gram
+        self.stride = min(_STRIDE, n - 1) if n >= 3 else 1
+        self.k = n - self.stride + 1
         self.hashes = np.unique(self._eval_hashes(ngrams))
-        self.table = np.zeros(1 << _TABLE_BITS, dtype=bool)
-        self.table[self.hashes >> np.uint64(64 - _TABLE_BITS)] = True
+        bits = min(_TABLE_BITS, max(16, (len(self.hashes) * 16).bit_length()))
+        self._shift = np.uint64(64 - bits)
+        self.table = np.zeros(1 << bits, dtype=bool)
+        self.table[self.hashes >> self._shift] = True
 
     # -- hashing ----------------------------------------------------------------------------
-    def _window_hashes(self, t: bytes):
-        """(word starts, window hashes) of a unit byte string: words are runs of bytes
-        > 0x20; a window's hash is the sum of its N word hashes (mod 2**64).
+    def _window_hashes(self, t: bytes, stride: int | None = None):
+        """(window starts, window hashes) of a unit byte string: words are runs of bytes
+        > 0x20; the windows are the K-word windows starting at every ``stride``-th word
+        (default :attr:`stride`); a window's start is its first word's byte offset, its hash
+        the sum of its K word hashes (mod 2**64).
 
         A word's hash reads its first 8 bytes as a little-endian word, cut at the word's end
         with a branch-free mask (the lowest byte <= 0x20, found with the classic "has a byte
@@ -171,9 +184,10 @@ class LineFilter:
         if isword[0]:
             starts = np.concatenate((np.zeros(1, dtype=starts.dtype), starts))
         v = np.ndarray((len(a) - 7,), dtype="<u8", buffer=a, strides=(1,))
-        w = len(starts)
-        if w < self.n:
-            return starts, np.zeros(0, dtype=np.uint64)
+        w, k = len(starts), self.k
+        stride = self.stride if stride is None else stride
+        if w < k:
+            return starts[:0], np.zeros(0, dtype=np.uint64)
         with np.errstate(over="ignore"):
             x = v[starts]
             low = _first_gap(np, x)
@@ -183,8 +197,9 @@ class LineFilter:
             p = np.empty(w + 1, dtype=np.uint64)
             p[0] = 0
             np.cumsum(x, out=p[1:])
-            g = p[self.n:] - p[:w - self.n + 1]
-        return starts, g
+            m = (w - k) // stride + 1
+            g = p[k::stride][:m] - p[0::stride][:m]
+        return starts[0::stride][:m], g
 
     def _eval_hashes(self, ngrams: list[str]):
         np = numpy_or_none()
@@ -192,8 +207,9 @@ class LineFilter:
             return np.zeros(0, dtype=np.uint64)
         # the eval words are normal already: ASCII stays, any other character is WORD
         text = _NON_ASCII.sub(chr(WORD), "\n".join(ngrams) + "\n").encode("latin-1")
-        _, g = self._window_hashes(text)
-        return g[np.arange(len(ngrams)) * self.n]
+        _, g = self._window_hashes(text, 1)   # every K-word window of the n-grams' words
+        at = (np.arange(len(ngrams)) * self.n)[:, None] + np.arange(self.stride)[None, :]
+        return g[at.ravel()]
 
     # -- one block -------------------------------------------------------------------------
     def candidates(self, block: bytes):
@@ -232,7 +248,7 @@ class LineFilter:
         starts, g = self._window_hashes(t)
         lines = []
         if len(g):
-            hit = np.flatnonzero(self.table[g >> np.uint64(64 - _TABLE_BITS)])
+            hit = np.flatnonzero(self.table[g >> self._shift])
             if len(hit):
                 gh = g[hit]
                 at = np.minimum(np.searchsorted(self.hashes, gh), len(self.hashes) - 1)
