@@ -201,6 +201,32 @@ def test_filter_and_pure_path_give_identical_exports(eval_file, corpus_dir, tmp_
     assert rows[20]["training_file"].endswith("t.txt") and rows[20]["training_record"] == "2"
 
 
+@pytest.mark.parametrize("piece", [1, 97, 300, 4096])
+def test_filter_pieces_give_identical_exports(eval_file, corpus_dir, tmp_path, monkeypatch,
+                                              capsys, piece):
+    """The filter reads each block in pieces of about corpus.FILTER_BYTES cut at line ends
+    (lines longer than a piece go whole): any piece size gives the exports of the plain
+    scan, record numbers and first matches included."""
+    pytest.importorskip("numpy")
+    from evalsieve import corpus
+    train = [str(corpus_dir)]
+    pure = _cli(eval_file, train, tmp_path / "pure", "--filter", "off", "--workers", "1")
+    monkeypatch.setattr(corpus, "FILTER_BYTES", piece)
+    fast = _cli(eval_file, train, tmp_path / "fast", "--filter", "numpy", "--workers", "1")
+    assert pure == fast
+    rows = {int(r["eval_row"]): r for r in report_rows(tmp_path / "fast")}
+    assert rows[16]["training_file"] == "corpus/a-01.jsonl"
+    assert rows[16]["training_record"] == "19"
+    # a malformed line after many pieces (and past the 1 MB head the CLI reads first) is
+    # named by its line in the file
+    bad = tmp_path / "bad.jsonl"
+    write_jsonl(bad, [FILLER] * 12000, extra_lines=["{\"text\": \"oops\""])
+    code, _, err = run_cli(["contamination", eval_file, str(bad), "--eval-field", "question",
+                            "--train-field", "text", "--out", str(tmp_path / "o"),
+                            "--workers", "1", "--filter", "numpy"], capsys)
+    assert code == 2 and "bad.jsonl, line 12001: not valid JSON" in err, err
+
+
 @needs_processes
 def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_path,
                                                    monkeypatch):
