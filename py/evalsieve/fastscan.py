@@ -24,12 +24,13 @@ How one block of whole lines (bytes) is read, all in numpy:
    words are runs of bytes > 0x20. A word's hash is its first 8 bytes times an odd
    constant: equal words give equal hashes; words of more than 8 bytes that share their
    first 8 collide, which only adds candidates.
-4. Strided probes: with S = min(4, N - 1) and K = N - S + 1, every window of N words holds
-   exactly one window of K words that starts at a multiple of S. The hash of each such
-   window (the sum of its word hashes mod 2**64, from one prefix sum) is looked up in the
-   hashes of the K-word windows at offsets 0..S-1 of every eval n-gram (a table of the top
-   bits, up to 2**22 entries, then an exact search of the sorted hashes): a quarter of the
-   lookups of probing every window.
+4. Strided probes: with S = N - 5 clamped to 1..4 and K = N - S + 1 (N = 13: S = 4 and
+   K = 10; K >= 6 words, so that common short phrases make no candidates), every window of
+   N words holds exactly one window of K words that starts at a multiple of S. The hash of
+   each such window (the sum of its word hashes mod 2**64, from one prefix sum) is looked
+   up in the hashes of the K-word windows at offsets 0..S-1 of every eval n-gram (a table
+   of the top bits, up to 2**22 entries, then an exact search of the sorted hashes): at
+   N = 13, a quarter of the lookups of probing every window.
 
 A line holding an eval n-gram in a chosen field always has a window whose hash is in the
 table (the field's words are consecutive words of the line), so the filter can cost time,
@@ -155,9 +156,10 @@ class LineFilter:
         table[WORD], table[CAND] = WORD, CAND
         self._table, self._delete = bytes(table), delete
         # strided probes: every window of N words holds exactly one window of K = N - S + 1
-        # words that starts at a multiple of S (S = min(4, N - 1)); so only those are
-        # probed, against the K-word windows at offsets 0..S-1 of every eval n-gram
-        self.stride = min(_STRIDE, n - 1) if n >= 3 else 1
+        # words that starts at a multiple of S (S = N - 5 clamped to 1..4, so that K >= 6
+        # words stay selective); so only those are probed, against the K-word windows at
+        # offsets 0..S-1 of every eval n-gram
+        self.stride = min(_STRIDE, max(1, n - 5))
         self.k = n - self.stride + 1
         self.hashes = np.unique(self._eval_hashes(ngrams))
         bits = min(_TABLE_BITS, max(16, (len(self.hashes) * 16).bit_length()))
