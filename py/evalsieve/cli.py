@@ -113,8 +113,11 @@ def _pick_fields(src, requested: list[str] | None, role: str, log,
     info, head = describe(src)
     parquet = info["format"] == "parquet"
     if requested:
+        known_paths = {f["path"] for f in info["fields"]}
+        # (a field the head's description lists needs no second look at the head)
         check = ((lambda fs: _check_parquet_fields(src, info, fs)) if parquet else
-                 (lambda fs: check_fields(src.name, info["format"], fs, head)))
+                 (lambda fs: None if set(fs) <= known_paths else
+                  check_fields(src.name, info["format"], fs, head)))
         if any_of:
             known = {f["path"] for f in info["fields"]}
             fields = [f for f in requested if f in known] or requested
