@@ -1,7 +1,8 @@
 """Contamination throughput: CLI engines, the page and two reference scanners, in one run.
 
-Prints, for the same English JSONL training file (benchmarks/make_training.py: WikiText-2
-sentences, ~1 KB records, a GSM8K test question planted every 5,000 records) scanned against
+Prints, for the same English JSONL training file (benchmarks/make_training.py, shaped like
+issue 7's corpus: records of 100-600 words of WikiText-2, Shakespeare and GSM8K-train text,
+about 101,000 in 200 MB, a GSM8K test question planted every 5,000 records) scanned against
 the GSM8K test questions (N = 13):
 
 * raw   — the page's File.stream() read + sha256 + UTF-8 decode, no Python (the ceiling);
@@ -16,7 +17,11 @@ the GSM8K test questions (N = 13):
           a careful pure-Python scanner (benchmarks/ref_scan.py), run here on the same file;
 
 each as MB/s of the file's bytes (medians of --repeat runs), the ratios the issue asks
-for, and the peak resident memory of each process tree. ``--scaling 50,200,800`` instead
+for, and the peak resident memory of each process tree. For the CLI and the references it
+also prints MB/s of CPU time (user + system) of the training pass or scan (the CLI's
+``cpu_seconds_training_pass``, the references' own) and of the whole process tree (start-up
+included), which other load on a shared machine disturbs much less than the wall clock, and
+it checks that every scanner found the same contaminated eval rows (exit status 1 if not). ``--scaling 50,200,800`` instead
 times the CLI (1 and 2 workers) on training files of those sizes (docs/SCALING.md).
 
     python3 build.py bench                      # all benchmarks
@@ -48,7 +53,7 @@ BENCH_DIR = Path(os.environ.get("EVALSIEVE_BENCH_DIR", ROOT / ".cache" / "bench"
 
 def training_file(mb: float) -> Path:
     import make_training
-    out = BENCH_DIR / f"train{int(mb)}.jsonl"
+    out = BENCH_DIR / f"corpus{int(mb)}.jsonl"   # make_training's issue-7-shaped corpus
     if not out.exists() or out.stat().st_size < mb * 1e6:
         out.parent.mkdir(parents=True, exist_ok=True)
         print(f"generating {out} ({mb:.0f} MB)...", flush=True)
@@ -87,8 +92,11 @@ def tree_rss_mb(root: int) -> float:
 
 
 def run_measured(cmd: list[str], env: dict | None = None) -> tuple[str, float, float]:
-    """Run a command; returns (stdout, wall seconds, peak RSS MB of its process tree)."""
+    """Run a command; returns (stdout, wall seconds, peak RSS MB of its process tree).
+    The CPU seconds (user + system) of the process tree go to ``LAST_CPU[0]``."""
+    import resource
     import subprocess
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=env)
@@ -98,9 +106,23 @@ def run_measured(cmd: list[str], env: dict | None = None) -> tuple[str, float, f
         time.sleep(0.1)
     out, err = p.communicate()
     wall = time.perf_counter() - t
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    LAST_CPU[0] = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if p.returncode != 0:
         raise RuntimeError(f"{cmd[:4]} failed ({p.returncode}): {err[-2000:]}")
     return out, wall, peak
+
+
+LAST_CPU = [0.0]
+
+
+def report_rows(out_dir: str) -> list[int]:
+    """The contaminated eval rows of a CLI run (contamination-report.csv)."""
+    import csv
+    with open(os.path.join(out_dir, "contamination-report.csv"), encoding="utf-8") as f:
+        lines = [l for l in f if not l.startswith("#")]
+    return sorted(int(r["eval_row"]) for r in csv.DictReader(lines)
+                  if r["status"] == "contaminated")
 
 
 CLI_CONFIGS = {
@@ -113,47 +135,63 @@ CLI_CONFIGS = {
 
 def bench_cli(ev: Path, tr: Path, repeat: int, configs: dict) -> dict:
     """Each CLI configuration as a subprocess: training-pass MB/s (the CLI's own timer),
-    whole-process MB/s (wall clock) and peak RSS of the process tree."""
+    whole-process MB/s (wall clock), whole-process MB/s of CPU time (user + system of the
+    process tree: robust to other load on the machine, blind to parallel speed-up), peak RSS
+    of the process tree, and the contaminated eval rows (from the report)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "py"))
     size = tr.stat().st_size
     out = {}
     for name, extra in configs.items():
-        scan, whole, peak = [], [], 0.0
+        scan, whole, cpu, pass_cpu, peak = [], [], [], [], 0.0
         for _ in range(repeat):
             with tempfile.TemporaryDirectory() as d:
                 stdout, wall, rss = run_measured(
                     [sys.executable, "-m", "evalsieve.cli", "contamination", str(ev), str(tr),
                      "--eval-field", "question", "--train-field", "text", "--out", d,
                      "--json", "--quiet", *extra], env)
+                rows = report_rows(d)
             s = json.loads(stdout)
             scan.append(size / 1e6 / s["seconds_training_pass"])
+            pass_cpu.append(size / 1e6 / s["cpu_seconds_training_pass"])
             whole.append(size / 1e6 / wall)
+            cpu.append(size / 1e6 / LAST_CPU[0])
             peak = max(peak, rss)
             print(f"  {name:32s} {scan[-1]:6.1f} MB/s training pass, {whole[-1]:6.1f} MB/s "
-                  f"whole process, peak RSS {rss:.0f} MB ({s['rows_contaminated']} "
-                  f"contaminated, {s['training_records']} records, {s['training_engine']})",
-                  flush=True)
+                  f"whole process; of CPU time: {pass_cpu[-1]:6.1f} training pass, "
+                  f"{cpu[-1]:6.1f} whole process; peak RSS {rss:.0f} MB "
+                  f"({s['rows_contaminated']} contaminated, {s['training_records']} records, "
+                  f"{s['training_engine']})", flush=True)
         out[name] = {"scan": statistics.median(scan), "whole": statistics.median(whole),
-                     "peak_rss_mb": round(peak)}
+                     "cpu": statistics.median(cpu), "scan_cpu": statistics.median(pass_cpu),
+                     "peak_rss_mb": round(peak), "rows": rows}
     return out
 
 
 def bench_refs(ev: Path, tr: Path, repeat: int) -> dict:
-    """The two reference scanners on the same file (their own scan timers)."""
+    """The two reference scanners on the same file: their own scan timers (wall), the whole
+    process (wall and CPU, as for the CLI), and the contaminated eval rows they found."""
     refs = {"ref plain JS (Node)": ["node", str(ROOT / "benchmarks" / "ref_scan.mjs"), str(ev),
                                     "question", str(tr), "text", "13"],
             "ref careful pure Python": [sys.executable, str(ROOT / "benchmarks" / "ref_scan.py"),
-                                        str(ev), "question", str(tr), "13"]}
+                                        str(ev), "question", str(tr), "text", "13"]}
     out = {}
     for name, cmd in refs.items():
-        speeds, peak = [], 0.0
+        speeds, whole, cpu, scan_cpu, peak = [], [], [], [], 0.0
         for _ in range(repeat):
-            stdout, _, rss = run_measured(cmd)
+            stdout, wall, rss = run_measured(cmd)
             r = json.loads(stdout)
             speeds.append(r["bytes"] / 1e6 / r["seconds"])
+            scan_cpu.append(r["bytes"] / 1e6 / r["cpu_seconds"])
+            whole.append(r["bytes"] / 1e6 / wall)
+            cpu.append(r["bytes"] / 1e6 / LAST_CPU[0])
             peak = max(peak, rss)
-            print(f"  {name:32s} {speeds[-1]:6.1f} MB/s scan, peak RSS {rss:.0f} MB", flush=True)
-        out[name] = {"scan": statistics.median(speeds), "peak_rss_mb": round(peak)}
+            print(f"  {name:32s} {speeds[-1]:6.1f} MB/s scan, {whole[-1]:6.1f} MB/s whole "
+                  f"process; of CPU time: {scan_cpu[-1]:6.1f} scan, {cpu[-1]:6.1f} whole "
+                  f"process; peak RSS {rss:.0f} MB "
+                  f"({len(r['contaminated'])} contaminated)", flush=True)
+        out[name] = {"scan": statistics.median(speeds), "whole": statistics.median(whole),
+                     "cpu": statistics.median(cpu), "scan_cpu": statistics.median(scan_cpu),
+                     "peak_rss_mb": round(peak), "rows": r["contaminated"]}
     return out
 
 
@@ -317,19 +355,37 @@ def main() -> int:
         res.update(bench_cli(ev, tr, a.repeat, configs))
     print(f"\nmedians of {a.repeat} (MB/s of the {tr.stat().st_size / 1e6:.0f} MB training file; "
           f"load average {os.getloadavg()[0]:.1f} at the end):")
-    print(f"  {'':34s} {'scan':>7s} {'whole':>7s} {'peak RSS MB':>12s}")
+    print(f"  {'':34s} {'scan':>7s} {'whole':>7s} {'scanCPU':>7s} {'wholeCPU':>8s} "
+          f"{'peak RSS MB':>12s}")
     for k, v in res.items():
         whole = f"{v['whole']:7.1f}" if "whole" in v else " " * 7
+        scpu = f"{v['scan_cpu']:7.1f}" if "scan_cpu" in v else " " * 7
+        cpu = f"{v['cpu']:8.1f}" if "cpu" in v else " " * 8
         rss = v.get("peak_rss_mb")
-        print(f"  {k:34s} {v['scan']:7.1f} {whole} {rss if rss is not None else '':>12}")
+        print(f"  {k:34s} {v['scan']:7.1f} {whole} {scpu} {cpu} "
+              f"{rss if rss is not None else '':>12}")
+    found = {k: v["rows"] for k, v in res.items() if "rows" in v}
+    if found:
+        same = len({tuple(r) for r in found.values()}) == 1
+        first = next(iter(found.values()))
+        print(f"contaminated eval rows: {'the same' if same else 'DIFFERENT'} in every "
+              f"scanner ({len(first)} rows: {first[:12]}{' ...' if len(first) > 12 else ''})")
+        if not same:
+            for k, r in found.items():
+                print(f"  {k}: {r}")
     ratios = []
 
-    def ratio(a_, b_, label):
-        if a_ in res and b_ in res:
-            ratios.append((label, res[a_]["scan"] / res[b_]["scan"]))
+    def ratio(a_, b_, label, key="scan"):
+        if a_ in res and b_ in res and key in res[a_] and key in res[b_]:
+            ratios.append((label, res[a_][key] / res[b_][key]))
     one = "cli 1 process (numpy filter)"
     ratio(one, "ref plain JS (Node)", "cli 1 process / plain JS (target >= 1.2)")
+    ratio(one, "ref plain JS (Node)", "  the same, CPU time (training pass / scan)",
+          "scan_cpu")
+    ratio(one, "ref plain JS (Node)", "  the same, CPU time of the whole processes", "cpu")
     ratio(one, "ref careful pure Python", "cli 1 process / careful pure Python")
+    ratio(one, "ref careful pure Python", "  the same, CPU time (pass / scan) ",
+          "scan_cpu")
     ratio("cli 1 process, pure Python", "ref careful pure Python",
           "cli pure Python / careful pure Python")
     ratio("cli --workers 2", one, "cli --workers 2 / 1 process (target >= 1.7)")
@@ -340,7 +396,7 @@ def main() -> int:
     for label, r in ratios:
         print(f"  {label:48s} {r:5.2f}")
     print(json.dumps({"results": res, "ratios": dict(ratios)}, default=str))
-    return 0
+    return 0 if not found or same else 1
 
 
 def scaling(ev: Path, sizes: list[float], repeat: int) -> int:

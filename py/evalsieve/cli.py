@@ -114,8 +114,11 @@ def _pick_fields(src, requested: list[str] | None, role: str, log,
     info, head = describe(src, skip_bad)
     parquet = info["format"] == "parquet"
     if requested:
+        known_paths = {f["path"] for f in info["fields"]}
+        # (a field the head's description lists needs no second look at the head)
         check = ((lambda fs: _check_parquet_fields(src, info, fs)) if parquet else
-                 (lambda fs: check_fields(src.name, info["format"], fs, head, skip_bad)))
+                 (lambda fs: None if set(fs) <= known_paths else
+                  check_fields(src.name, info["format"], fs, head, skip_bad)))
         if any_of:
             known = {f["path"] for f in info["fields"]}
             fields = [f for f in requested if f in known] or requested
@@ -207,7 +210,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     _feed(ev, ev_fmt, ev_fields, job.feed_eval, job.feed_eval_values)
     e = job.end_eval()
     log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct n-grams")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_seconds()
     workers = args.workers or os.cpu_count() or 1
     payload = make_payload(job.index, fast=args.filter != "off",
                            formats={f["fmt"] for f in files})
@@ -257,6 +260,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
                          assets=assets, runtime=_runtime())
     dt = time.perf_counter() - t0
     summary["seconds_training_pass"] = round(dt, 3)
+    summary["cpu_seconds_training_pass"] = round(_cpu_seconds() - c0, 3)
     summary["training_engine"] = {"engine": args.engine, "workers": workers,
                                   "tasks": len(tasks),
                                   "filter": "numpy" if payload["filters"] else "off",
@@ -282,6 +286,13 @@ def run_contamination(args, log) -> tuple[dict, dict]:
             f"{k} {v}" for k, v in summary["skipped_lines"].items())
             + "; listed in skipped-lines.csv")
     return summary, exports
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of its finished child processes
+    (the worker pool, once joined)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _load_scores(args, log):

@@ -607,7 +607,8 @@ class ContaminationJob:
         """Row i (0-based) is caught by a rung whose rows leave the clean file."""
         ex = self.config.excluded
         return any(caught and r in ex for r, caught in zip(RUNGS, (
-            bool(self.exact_record[i]), self.scores[i].status == "contaminated",
+            self.scan is not None and i in self.scan.exact,   # = bool(exact_record[i]), O(1)
+            self.scores[i].status == "contaminated",
             self.semantic is not None and self.semantic.matches[i].caught)))
 
     # -- the ladder: close the training pass, the semantic rung's encoder round trip --------

@@ -31,6 +31,7 @@ from .records import RecordReader, is_parquet, parse_record_line, refuse_binary,
 from .stamps import InputFile
 
 CHUNK_BYTES = 4 << 20
+FILTER_BYTES = 256 << 10   # the numpy filter's piece: its passes stay in the CPU's cache
 HEAD_BYTES = 1 << 20
 HEAD_MAX_BYTES = 64 << 20   # the head goes on to the first line end, up to this much
 SPLIT_MIN_BYTES = 16 << 20  # files larger than this may be cut into byte ranges
@@ -616,32 +617,52 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
             if len(batch) >= 2000:
                 scan.scan(batch)
                 batch.clear()
+        state["lines"] += block.count(b"\n")
     else:
-        line_count, cands = filt.candidates(block)
-        lines = block.split(b"\n")
-        rec_base = state["records"]
-        ln_base = state["lines"]
-        blanks = 0
-        for i in cands.tolist():
-            raw = lines[i].decode("utf-8")
-            if not raw.strip():
-                blanks += 1
-                continue
-            try:
-                value = parse_record_line(task.fmt, raw, task.name, ln_base + i + 1)
-            except EvalsieveError as e:
-                if state["skip"] is None or e.code != "bad_input":
-                    raise
-                state["skip"].append((ln_base + i + 1, skip_text(e)))
-                continue   # the record keeps its number
-            batch.append((rec_base + i + 1 - blanks, seg(value)))
-        state["cand"] += len(cands)
-        state["records"] += line_count - blanks
-        if batch:
-            scan.scan(batch)
-            batch.clear()
+        # the filter reads pieces of about FILTER_BYTES (cut at line ends): its numpy passes
+        # then run in the CPU's cache (about 1.6x faster than on 4 MB at once, measured)
+        start, size = 0, len(block)
+        while start < size:
+            end = size
+            if start + FILTER_BYTES < size:
+                end = block.rfind(b"\n", start, start + FILTER_BYTES) + 1
+                if end <= start:   # a line longer than a piece: to its end
+                    end = block.find(b"\n", start + FILTER_BYTES)
+                    end = size if end < 0 else end + 1
+            _filtered(block[start:end] if start or end < size else block, task, state, filt,
+                      seg, scan, batch)
+            start = end
     state["offset"] += len(block)
-    state["lines"] += block.count(b"\n")
+
+
+def _filtered(piece: bytes, task: Task, state: dict, filt, seg, scan, batch) -> None:
+    """The filter's candidate lines of ``piece`` (whole lines) through the exact check.
+    Updates ``state`` (lines, records, candidate lines)."""
+    line_count, cands, ends = filt.candidate_lines(piece)
+    ends = ends.tolist()
+    rec_base = state["records"]
+    ln_base = state["lines"]
+    blanks = 0
+    for i in cands.tolist():
+        raw = piece[ends[i - 1] + 1 if i else 0:ends[i] if i < len(ends) else None] \
+            .decode("utf-8")
+        if not raw.strip():
+            blanks += 1
+            continue
+        try:
+            value = parse_record_line(task.fmt, raw, task.name, ln_base + i + 1)
+        except EvalsieveError as e:
+            if state["skip"] is None or e.code != "bad_input":
+                raise
+            state["skip"].append((ln_base + i + 1, skip_text(e)))
+            continue   # the record keeps its number
+        batch.append((rec_base + i + 1 - blanks, seg(value)))
+    state["cand"] += len(cands)
+    state["records"] += line_count - blanks
+    state["lines"] += len(ends)
+    if batch:
+        scan.scan(batch)
+        batch.clear()
 
 
 def _fault_hook(task: Task) -> None:

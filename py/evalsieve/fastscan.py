@@ -21,12 +21,16 @@ How one block of whole lines (bytes) is read, all in numpy:
    several characters, a surrogate escape, ``\\\\``, a control character) is the unit
    CAND (0x81), and its line is a candidate.
 3. ``bytes.translate`` lower-cases and deletes punctuation and DEL units in one C call;
-   words are runs of bytes > 0x20. A word's hash is its first 8 bytes (and, for longer
-   words, its last 8 and its length) times odd constants: equal words give equal hashes;
-   long words that differ only in the middle collide, which only adds candidates.
-4. The hash of every window of N consecutive words (the sum of its word hashes mod 2**64,
-   from one prefix sum) is looked up in the eval n-grams' hashes (a 2**20-entry table of
-   the top bits, then an exact search of the sorted hashes).
+   words are runs of bytes > 0x20. A word's hash is its first 8 bytes times an odd
+   constant: equal words give equal hashes; words of more than 8 bytes that share their
+   first 8 collide, which only adds candidates.
+4. Strided probes: with S = N - 5 clamped to 1..4 and K = N - S + 1 (N = 13: S = 4 and
+   K = 10; K >= 6 words, so that common short phrases make no candidates), every window of
+   N words holds exactly one window of K words that starts at a multiple of S. The hash of
+   each such window (the sum of its word hashes mod 2**64, from one prefix sum) is looked
+   up in the hashes of the K-word windows at offsets 0..S-1 of every eval n-gram (a table
+   of the top bits, up to 2**22 entries, then an exact search of the sorted hashes): at
+   N = 13, a quarter of the lookups of probing every window.
 
 A line holding an eval n-gram in a chosen field always has a window whose hash is in the
 table (the field's words are consecutive words of the line), so the filter can cost time,
@@ -50,21 +54,27 @@ from .text import char_table
 # unit bytes: a non-ASCII word character, unknown, deleted (above ASCII: after the rewrite no
 # other byte >= 0x80 is left, and they count as word bytes, > 0x20)
 WORD, CAND, DEL = 0x80, 0x81, 0x82
-_K1, _K2, _K3 = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
-_TABLE_BITS = 20
+_K1 = 0x9E3779B97F4A7C15
+_TABLE_BITS = 22   # at most: 4 MB of table, about 16 slots per eval hash
+_STRIDE = 4
 _ASCII_PUNCT = b'!"#%&\'()*,-./:;?@[\\]_{}'
-_CONTROLS = re.compile(rb"[\x00-\x08\x0e-\x1b\x7f]")
+# control characters that are not white space: the translation makes each a CAND unit
+_CONTROLS = bytes(range(0x00, 0x09)) + bytes(range(0x0E, 0x1C)) + b"\x7f"
 
 _np = None
+_ONE = _SEVEN = _C21 = _C80 = _U1 = None
 
 
 def numpy_or_none():
     """numpy if installed (the ``[fast]`` extra), else None."""
-    global _np
+    global _np, _ONE, _SEVEN, _C21, _C80, _U1
     if _np is None:
         try:
             import numpy
             _np = numpy
+            u = numpy.uint64
+            _ONE, _SEVEN, _C21, _C80 = u(1), u(7), u(0x2121212121212121), u(0x8080808080808080)
+            _U1 = u(_K1)
         except ImportError:
             _np = False
     return _np or None
@@ -84,12 +94,12 @@ def _bmp_units(np):
 def _build_bmp_units(np):
     """code point (BMP) -> unit byte: the ASCII byte of a one-character ASCII normal form,
     WORD for a one-character non-ASCII one, space, DEL (deleted), or CAND."""
-    out = np.full(0x10000, CAND, dtype=np.uint8)
+    out = bytearray([CAND]) * 0x10000    # filled in Python, handed to numpy once
     for c in range(0x80):
         ch = chr(c)
         if ch.isspace():
             out[c] = 0x20
-        elif ch.encode() in [bytes([x]) for x in _ASCII_PUNCT]:
+        elif c in _ASCII_PUNCT:
             out[c] = DEL
         elif 0x20 < c < 0x7F:
             out[c] = ord(ch.lower())
@@ -98,13 +108,15 @@ def _build_bmp_units(np):
             continue
         if rep == "":
             out[c] = DEL
-        elif len(rep) == 1 and rep.isspace():
-            out[c] = 0x20
-        elif len(rep) == 1 and 0x20 < ord(rep) < 0x7F:
-            out[c] = ord(rep)
-        elif len(rep) == 1 and ord(rep) >= 0x80:
-            out[c] = WORD
-    return out
+        elif len(rep) == 1:
+            o = ord(rep)
+            if rep.isspace():
+                out[c] = 0x20
+            elif 0x20 < o < 0x7F:
+                out[c] = o
+            elif o >= 0x80:
+                out[c] = WORD
+    return np.frombuffer(bytes(out), dtype=np.uint8)
 
 
 class LineFilter:
@@ -135,44 +147,61 @@ class LineFilter:
             u = int(self.bmp[c])
             table[c] = u if u not in (DEL, CAND) else c
         table[0x0A] = 0x0A
+        for c in _CONTROLS:     # a control character (not white space): its line is a candidate
+            table[c] = CAND
         delete = bytes([c for c in _ASCII_PUNCT if not (fmt == "jsonl" and c == 0x22)]) + \
             bytes([DEL])
         if fmt == "jsonl":
             table[0x22] = 0x20
         table[WORD], table[CAND] = WORD, CAND
         self._table, self._delete = bytes(table), delete
+        # strided probes: every window of N words holds exactly one window of K = N - S + 1
+        # words that starts at a multiple of S (S = N - 5 clamped to 1..4, so that K >= 6
+        # words stay selective); so only those are probed, against the K-word windows at
+        # offsets 0..S-1 of every eval n-gram
+        self.stride = min(_STRIDE, max(1, n - 5))
+        self.k = n - self.stride + 1
         self.hashes = np.unique(self._eval_hashes(ngrams))
-        self.table = np.zeros(1 << _TABLE_BITS, dtype=bool)
-        self.table[self.hashes >> np.uint64(64 - _TABLE_BITS)] = True
+        bits = min(_TABLE_BITS, max(16, (len(self.hashes) * 16).bit_length()))
+        self._shift = np.uint64(64 - bits)
+        self.table = np.zeros(1 << bits, dtype=bool)
+        self.table[self.hashes >> self._shift] = True
 
     # -- hashing ----------------------------------------------------------------------------
-    def _window_hashes(self, t: bytes):
-        """(word starts, window hashes) of a unit byte string: words are runs of bytes
-        > 0x20; a window's hash is the sum of its N word hashes (mod 2**64)."""
+    def _window_hashes(self, t: bytes, stride: int | None = None):
+        """(window starts, window hashes) of a unit byte string: words are runs of bytes
+        > 0x20; the windows are the K-word windows starting at every ``stride``-th word
+        (default :attr:`stride`); a window's start is its first word's byte offset, its hash
+        the sum of its K word hashes (mod 2**64).
+
+        A word's hash reads its first 8 bytes as a little-endian word, cut at the word's end
+        with a branch-free mask (the lowest byte <= 0x20, found with the classic "has a byte
+        less than" bit trick, exact for the lowest such byte): equal words hash equal; words
+        of more than 8 bytes that share their first 8 collide, which only adds candidates.
+        Only word *starts* are searched for (one pass over the bytes), never their ends."""
         np = numpy_or_none()
         a = np.frombuffer(t + b"\x00" * 8, dtype=np.uint8)
-        isword = a > 0x20
-        edge = np.flatnonzero(isword[1:] != isword[:-1]) + 1
+        isword = (a > 0x20).view(np.uint8)
+        starts = np.flatnonzero(isword[1:] > isword[:-1]) + 1
         if isword[0]:
-            edge = np.concatenate((np.zeros(1, dtype=edge.dtype), edge))
-        starts, ends = edge[0::2], edge[1::2]     # a[-8:] is padding: every word ends
+            starts = np.concatenate((np.zeros(1, dtype=starts.dtype), starts))
         v = np.ndarray((len(a) - 7,), dtype="<u8", buffer=a, strides=(1,))
-        length = ends - starts
-        mask = _masks(np)[np.minimum(length, 8)]
+        w, k = len(starts), self.k
+        stride = self.stride if stride is None else stride
+        if w < k:
+            return starts[:0], np.zeros(0, dtype=np.uint64)
         with np.errstate(over="ignore"):
-            h = (v[starts] & mask) * np.uint64(_K1)
-            longw = np.flatnonzero(length > 8)
-            if len(longw):
-                h[longw] ^= v[ends[longw] - 8] * np.uint64(_K2) ^ \
-                    length[longw].astype(np.uint64) * np.uint64(_K3)
-            w = len(h)
-            if w < self.n:
-                return starts, np.zeros(0, dtype=np.uint64)
+            x = v[starts]
+            low = _first_gap(np, x)
+            low -= _ONE                      # the mask; low = 0 (no gap) keeps all 8 bytes
+            x &= low
+            x *= _U1
             p = np.empty(w + 1, dtype=np.uint64)
             p[0] = 0
-            np.cumsum(h, out=p[1:])
-            g = p[self.n:] - p[:w - self.n + 1]
-        return starts, g
+            np.cumsum(x, out=p[1:])
+            m = (w - k) // stride + 1
+            g = p[k::stride][:m] - p[0::stride][:m]
+        return starts[0::stride][:m], g
 
     def _eval_hashes(self, ngrams: list[str]):
         np = numpy_or_none()
@@ -180,25 +209,34 @@ class LineFilter:
             return np.zeros(0, dtype=np.uint64)
         # the eval words are normal already: ASCII stays, any other character is WORD
         text = _NON_ASCII.sub(chr(WORD), "\n".join(ngrams) + "\n").encode("latin-1")
-        _, g = self._window_hashes(text)
-        return g[np.arange(len(ngrams)) * self.n]
+        _, g = self._window_hashes(text, 1)   # every K-word window of the n-grams' words
+        at = (np.arange(len(ngrams)) * self.n)[:, None] + np.arange(self.stride)[None, :]
+        return g[at.ravel()]
 
     # -- one block -------------------------------------------------------------------------
     def candidates(self, block: bytes):
+        """``candidate_lines(block)`` without the line ends (see there)."""
+        count, cands, _ = self.candidate_lines(block)
+        return count, cands
+
+    def candidate_lines(self, block: bytes):
         """Candidate lines of ``block`` (whole lines, ``\\n``-terminated but maybe the last).
 
         Args:
             block: valid UTF-8 (the caller checks it).
         Returns:
-            ``(line_count, candidate_line_indexes)``: the lines in ``block``, and the sorted
-            0-based indexes of the lines the exact check must read (every line that may
-            hold an eval n-gram, or that the byte test could not classify).
+            ``(line_count, candidate_line_indexes, line_ends)``: the lines in ``block``,
+            the sorted 0-based indexes of the lines the exact check must read (every line
+            that may hold an eval n-gram, or that the byte test could not classify), and
+            the byte offsets of the block's ``\n`` (line ``i`` is
+            ``block[line_ends[i-1] + 1 : line_ends[i]]``, from 0 for the first and to the
+            block's end for a last line without one).
         """
         np = numpy_or_none()
         if not block:
-            return 0, np.zeros(0, dtype=np.int64)
+            return 0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         jsonl = self.fmt == "jsonl"
-        need = not block.isascii() or (jsonl and b"\\" in block) or _CONTROLS.search(block)
+        need = not block.isascii() or (jsonl and b"\\" in block)
         if need:
             ba = bytearray(block)
             self._units(np.frombuffer(ba, dtype=np.uint8), jsonl)
@@ -212,13 +250,13 @@ class LineFilter:
         starts, g = self._window_hashes(t)
         lines = []
         if len(g):
-            hit = np.flatnonzero(self.table[g >> np.uint64(64 - _TABLE_BITS)])
+            hit = np.flatnonzero(self.table[g >> self._shift])
             if len(hit):
                 gh = g[hit]
                 at = np.minimum(np.searchsorted(self.hashes, gh), len(self.hashes) - 1)
                 hit = hit[self.hashes[at] == gh]
                 lines.append(np.searchsorted(nl, starts[hit]))
-        if need:
+        if not t.isascii():   # CAND units (the translation gives control characters one)
             odd = np.flatnonzero(ta == CAND)
             if len(odd):
                 lines.append(np.searchsorted(nl, odd))
@@ -238,19 +276,20 @@ class LineFilter:
             lines.append(np.flatnonzero((first != 0x7B) | (last != 0x7D)))
         else:
             lines.append(np.flatnonzero((first <= 0x20) | (first >= 0x80)))
-        return line_count, np.unique(np.concatenate(lines))
+        return line_count, np.unique(np.concatenate(lines)), bnl
 
     def _units(self, b, jsonl: bool) -> None:
         """Rewrite, in place, every non-ASCII character and (JSONL) JSON escape of ``b`` as
-        unit bytes: the first byte gets the character's unit, the others DEL."""
+        unit bytes: the first byte gets the character's unit, the others DEL. (Control
+        characters become CAND in the translation that follows.)"""
         np = numpy_or_none()
-        ctrl = np.flatnonzero(((b < 0x20) & (b != 0x09) & (b != 0x0A) & (b != 0x0B)
-                               & (b != 0x0C) & (b != 0x0D) & ((b < 0x1C))) | (b == 0x7F))
         high = np.flatnonzero(b >= 0x80)
         if len(high):
-            bp = np.concatenate((b, np.zeros(4, dtype=np.uint8))).astype(np.uint32)
             lead = high[b[high] >= 0xC0]
-            b0, b1, b2 = bp[lead], bp[lead + 1] & 0x3F, bp[lead + 2] & 0x3F
+            last = len(b) - 1     # (valid UTF-8: a lead byte's continuation bytes follow it)
+            b0 = b[lead].astype(np.uint32)
+            b1 = b[np.minimum(lead + 1, last)].astype(np.uint32) & 0x3F
+            b2 = b[np.minimum(lead + 2, last)].astype(np.uint32) & 0x3F
             two, three = b0 < 0xE0, (b0 >= 0xE0) & (b0 < 0xF0)
             cp = np.where(two, ((b0 & 0x1F) << 6) | b1, ((b0 & 0x0F) << 12) | (b1 << 6) | b2)
             units = np.where(two | three, self.bmp[cp & 0xFFFF], CAND)
@@ -259,8 +298,7 @@ class LineFilter:
         if jsonl:
             q = np.flatnonzero(b == 0x5C)
             if len(q):
-                bp = np.concatenate((b, np.zeros(6, dtype=np.uint8)))
-                e = bp[q + 1]
+                e = b[np.minimum(q + 1, len(b) - 1)]
                 simple = np.full(256, CAND, dtype=np.uint8)
                 for ch, val in ((b'"', DEL), (b"/", DEL), (b"n", 0x20), (b"t", 0x20),
                                 (b"r", 0x20), (b"f", 0x20), (b"u", DEL)):
@@ -276,24 +314,31 @@ class LineFilter:
                         hexv[ch] = i
                     for i, ch in enumerate(b"ABCDEF"):
                         hexv[ch] = 10 + i
-                    d = [hexv[bp[isu + k]] for k in (2, 3, 4, 5)]
-                    bad = (d[0] > 15) | (d[1] > 15) | (d[2] > 15) | (d[3] > 15)
+                    last = len(b) - 1
+                    d = [hexv[b[np.minimum(isu + k, last)]] for k in (2, 3, 4, 5)]
+                    bad = (d[0] > 15) | (d[1] > 15) | (d[2] > 15) | (d[3] > 15) | \
+                        (isu + 5 > last)   # cut short by the block's end
                     cp = ((d[0] << 12) | (d[1] << 8) | (d[2] << 4) | d[3]) & 0xFFFF
                     val = self.bmp[cp]
                     val[((cp >= 0xD800) & (cp < 0xE000)) | bad] = CAND
                     for k in (2, 3, 4, 5):
                         b[np.minimum(isu + k, len(b) - 1)] = DEL
                     b[isu] = val
-        if len(ctrl):
-            b[ctrl] = CAND
 
 
 _NON_ASCII = re.compile("[^\x00-\x7f]")
-_mask_cache = None
 
 
-def _masks(np):
-    global _mask_cache
-    if _mask_cache is None:
-        _mask_cache = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
-    return _mask_cache
+def _first_gap(np, x):
+    """Per little-endian uint64 of 8 unit bytes, ``1 << 8i`` for the lowest byte ``i`` that
+    is <= 0x20 (a word's end), or 0 when none is. ``(x - 0x21..21) & ~x & 0x80..80`` sets
+    the top bit of the lowest such byte exactly (bytes above it may be flagged wrongly, and
+    do not matter); unit bytes >= 0x80 are word bytes and are never flagged."""
+    t = x - _C21
+    t &= ~x
+    t &= _C80
+    low = ~t
+    low += _ONE
+    low &= t
+    low >>= _SEVEN
+    return low

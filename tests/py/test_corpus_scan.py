@@ -201,6 +201,32 @@ def test_filter_and_pure_path_give_identical_exports(eval_file, corpus_dir, tmp_
     assert rows[20]["training_file"].endswith("t.txt") and rows[20]["training_record"] == "2"
 
 
+@pytest.mark.parametrize("piece", [1, 97, 300, 4096])
+def test_filter_pieces_give_identical_exports(eval_file, corpus_dir, tmp_path, monkeypatch,
+                                              capsys, piece):
+    """The filter reads each block in pieces of about corpus.FILTER_BYTES cut at line ends
+    (lines longer than a piece go whole): any piece size gives the exports of the plain
+    scan, record numbers and first matches included."""
+    pytest.importorskip("numpy")
+    from evalsieve import corpus
+    train = [str(corpus_dir)]
+    pure = _cli(eval_file, train, tmp_path / "pure", "--filter", "off", "--workers", "1")
+    monkeypatch.setattr(corpus, "FILTER_BYTES", piece)
+    fast = _cli(eval_file, train, tmp_path / "fast", "--filter", "numpy", "--workers", "1")
+    assert pure == fast
+    rows = {int(r["eval_row"]): r for r in report_rows(tmp_path / "fast")}
+    assert rows[16]["training_file"] == "corpus/a-01.jsonl"
+    assert rows[16]["training_record"] == "19"
+    # a malformed line after many pieces (and past the 1 MB head the CLI reads first) is
+    # named by its line in the file
+    bad = tmp_path / "bad.jsonl"
+    write_jsonl(bad, [FILLER] * 12000, extra_lines=["{\"text\": \"oops\""])
+    code, _, err = run_cli(["contamination", eval_file, str(bad), "--eval-field", "question",
+                            "--train-field", "text", "--out", str(tmp_path / "o"),
+                            "--workers", "1", "--filter", "numpy"], capsys)
+    assert code == 2 and "bad.jsonl, line 12001: not valid JSON" in err, err
+
+
 @needs_processes
 def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_path,
                                                    monkeypatch):
@@ -393,22 +419,31 @@ WORDS = ["alpha", "beta", "Gamma", "déjà", "vu", "naïve", "café", "ｆｕｌ
 SEPS = [" ", "  ", "\t", "\u00a0", "\u3000", ", ", " — ", "\u2028", "\n", "\u0085"]
 
 
-def test_filter_never_drops_a_line_the_rule_matches():
+@pytest.mark.parametrize("n", [3, 8, 13])
+def test_filter_never_drops_a_line_the_rule_matches(n):
     """Property: every line holding an eval n-gram (by the exact rule) is a candidate,
-    for JSONL (escaped and raw UTF-8) and text, on random mixes of tricky words."""
+    for JSONL (escaped and raw UTF-8) and text, on random mixes of tricky words (accents,
+    full-width and ligature forms that NFKC rewrites, Greek capitals, CJK, combining marks,
+    curly quotes, non-ASCII white space, JSON escapes), at every offset from the filter's
+    strided probes (N = 3: every window; N = 8: windows of 6 words at every 3rd word;
+    N = 13: of 10 words at every 4th)."""
     np = pytest.importorskip("numpy")
     from hypothesis import given, settings, strategies as st
     from evalsieve.fastscan import LineFilter
     from evalsieve.ngrams import EvalIndex
 
-    evals = [" ".join(WORDS[i % len(WORDS)] for i in range(k, k + 6)) for k in range(0, 25, 3)]
-    index = EvalIndex([[e] for e in evals], n=3)
-    filters = {f: LineFilter(index.ngrams, 3, f) for f in ("jsonl", "text")}
+    evals = [" ".join(WORDS[i % len(WORDS)] for i in range(k, k + n + 3))
+             for k in range(0, 25, 3)]
+    index = EvalIndex([[e] for e in evals], n=n)
+    filters = {f: LineFilter(index.ngrams, n, f) for f in ("jsonl", "text")}
+    assert filters["jsonl"].stride == {3: 1, 8: 3, 13: 4}[n]
     # runs of consecutive WORDS (the eval rows are such runs, so matches are frequent)
-    run = st.tuples(st.integers(0, len(WORDS) - 1), st.integers(1, 7),
-                    st.lists(st.sampled_from(SEPS), min_size=7, max_size=7))
+    run = st.tuples(st.integers(0, len(WORDS) - 1), st.integers(1, n + 4),
+                    st.lists(st.sampled_from(SEPS), min_size=n + 4, max_size=n + 4))
     text = st.lists(run, min_size=0, max_size=3).map(lambda rs: " ".join(
         "".join(WORDS[(a + j) % len(WORDS)] + seps[j] for j in range(k)) for a, k, seps in rs))
+
+    found = []   # lines the rule matched, over all examples: the property is not vacuous
 
     @settings(max_examples=150, deadline=None)
     @given(st.lists(text, min_size=1, max_size=8), st.booleans())
@@ -420,9 +455,12 @@ def test_filter_never_drops_a_line_the_rule_matches():
             block = ("\n".join(lines) + "\n").encode("utf-8")
             count, cands = filters[fmt].candidates(block)
             assert count == len(lines)
-            missing = set(_exact_hits(index, fmt, lines)) - set(cands.tolist())
+            hits = _exact_hits(index, fmt, lines)
+            found.extend(hits)
+            missing = set(hits) - set(cands.tolist())
             assert not missing, (fmt, [lines[i] for i in missing])
     check()
+    assert len(found) > 20
 
 
 def test_several_files_use_the_requested_fields_each_has(eval_file, tmp_path, capsys):
