@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from . import constants
 from .errors import EvalsieveError, bad_input
-from .exports import (fmt_float, html_page, html_table, score_impact_csv, score_impact_section,
-                      stamp_section, unmatched_csv, write_csv)
+from .exports import (MarkedText, fmt_float, html_page, html_table, score_impact_csv,
+                      score_impact_section, stamp_section, unmatched_csv, write_csv)
 from .fields import FieldExtractor
 from .highlight import passage_spans
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
@@ -47,7 +47,7 @@ RUNGS = ("exact", "ngram", "semantic")
 #: Columns appended to both CSV reports (the ladder), and to the report with the semantic rung.
 RUNG_COLUMNS = ["rung"]
 #: The export listing skipped records (with ``skip_bad_lines`` only).
-SKIPPED_EXPORT = "skipped-lines.csv"
+SKIPPED_EXPORT = constants.SKIPPED_EXPORT
 SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "semantic_numbers",
                     "semantic_training_file", "semantic_training_record", "training_window"]
 
@@ -784,6 +784,12 @@ class ContaminationJob:
         return {"eval_text": self.eval_text(i),
                 "eval_marks": passage_spans(segs, self.scores[i].shared_passage)}
 
+    def _marked_eval_text(self, i: int) -> MarkedText:
+        """Row i's eval text for the report's table: its shared passage inside <mark>, as
+        the page marks it (:meth:`eval_text_marks`)."""
+        m = self.eval_text_marks(i)
+        return MarkedText(m["eval_text"], m["eval_marks"])
+
     def _keeps(self, i: int) -> bool:
         """Does eval.clean keep row i (0-based)? Not when a rung whose rows leave the clean
         file caught it; and, under the default clean rule, only scored rows."""
@@ -874,7 +880,7 @@ class ContaminationJob:
         hist.append("</tbody></table>")
         dirty = self.contaminated()   # the page's order (eval-file order)
         rows = [(r.eval_row, fmt_float(r.containment), f"{r.ngrams_matched}/{r.ngrams_total}",
-                 self.eval_text(i), r.training_file, r.training_record, r.shared_passage,
+                 self._marked_eval_text(i), r.training_file, r.training_record, r.shared_passage,
                  r.excerpt)
                 for i, r in dirty]
         names = [f.name for f in self.train_files] or [self.train_name]
@@ -890,7 +896,8 @@ class ContaminationJob:
             f"<h2>Containment of the scored rows</h2><p>{zero} of {len(scored)} scored rows "
             "have no matched n-gram.</p>" + "".join(hist),
             f"<h2>Contaminated rows ({len(dirty)})</h2><p>In eval-file order, as the page "
-            "lists them; the eval text is the chosen fields' values as the file holds them.</p>",
+            "lists them; the eval text is the chosen fields' values as the file holds them, with "
+            "the words of the shared passage <mark>highlighted</mark> as on the page.</p>",
             html_table(["eval_row", "containment", "matched/total", "eval text (chosen fields)",
                         "training_file", "training_record",
                         "shared passage (normalised words)", "training excerpt (normalised)"],

@@ -66,6 +66,7 @@ td.long{overflow-wrap:anywhere}
 th{background:#f3f3f3;overflow-wrap:normal}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 td.num{white-space:nowrap}th.num{width:1%}
 .settings td:first-child{font-weight:600;width:14em}
+mark{background:#ffe08a;color:inherit;print-color-adjust:exact;-webkit-print-color-adjust:exact}
 .bar{display:inline-block;height:.9em;background:#c0392b;vertical-align:middle}
 .clip{max-width:40em;white-space:pre-wrap}
 .rule{background:#f7f7f2;border-left:4px solid #999;padding:.5em 1em}
@@ -117,8 +118,39 @@ def html_page(title: str, sections: list[str]) -> str:
             + "\n".join(sections) + "\n</body></html>\n")
 
 
+class MarkedText(str):
+    """A table cell's text with spans to highlight: ``MarkedText(text, spans)``, ``spans`` in
+    UTF-16 code units (:func:`evalsieve.highlight.passage_spans`, what the page uses).
+    :func:`html_table` prints it escaped with each span inside ``<mark>``."""
+
+    def __new__(cls, text: str, spans: list[list[int]]):
+        obj = super().__new__(cls, text)
+        obj.spans = spans
+        return obj
+
+
+def marked_html(text: str, spans: list[list[int]]) -> str:
+    """``text`` escaped for HTML with each span (UTF-16 offsets, in order, not overlapping)
+    inside ``<mark>``; markup in ``text`` renders as text. E.g. ``("a <b> c", [[2, 5]])`` ->
+    ``"a <mark>&lt;b&gt;</mark> c"``.
+
+    Raises:
+        ValueError: a span not on a character boundary (see highlight.code_points).
+    """
+    from .highlight import code_points
+    out, at = [], 0
+    for a, b in code_points(text, spans):
+        if a < at or b < a:
+            raise ValueError(f"spans out of order or overlapping at {a}")
+        out += [html.escape(text[at:a]), "<mark>", html.escape(text[a:b]), "</mark>"]
+        at = b
+    out.append(html.escape(text[at:]))
+    return "".join(out)
+
+
 def html_table(header: list[str], rows, num_cols: frozenset = frozenset(), cls: str = "") -> str:
-    """An HTML table; every cell is escaped text (markup in the data renders as text).
+    """An HTML table; every cell is escaped text (markup in the data renders as text); a
+    :class:`MarkedText` cell has its spans inside ``<mark>``.
 
     Columns in ``num_cols`` hold numbers: their cells are right-aligned when they read as a
     number (see ``_NUMBER_TEXT``), and left-aligned when they hold words ("did not run").
@@ -134,7 +166,8 @@ def html_table(header: list[str], rows, num_cols: frozenset = frozenset(), cls: 
             text = "" if c is None else str(c)
             klass = (" class=\"num\"" if i in num_cols and _is_number(c) else
                      " class=\"clip long\"" if len(text) > _LONG_CELL else " class=\"clip\"")
-            out.append(f"<td{klass}>{html.escape(text)}</td>")
+            body = marked_html(text, c.spans) if isinstance(c, MarkedText) else html.escape(text)
+            out.append(f"<td{klass}>{body}</td>")
         out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)

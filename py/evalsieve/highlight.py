@@ -75,3 +75,31 @@ def passage_spans(segments: list[str], passage: str) -> list[list[int]]:
 def _utf16(text: str, i: int) -> int:
     """Code-point offset ``i`` of ``text`` as a UTF-16 code-unit offset."""
     return i + sum(1 for c in text[:i] if ord(c) > 0xFFFF)
+
+
+def code_points(text: str, spans: list[list[int]]) -> list[tuple[int, int]]:
+    """``spans`` (UTF-16 code-unit offsets of ``text``, as :func:`passage_spans` gives them)
+    as Python string indices (code points): the inverse of the conversion above.
+
+    Worked example: ``text = "😀 friends in April"`` (the emoji is 2 UTF-16 units, 1 code
+    point), span ``[3, 10]`` (``"friends"``) gives ``(2, 9)``.
+
+    Raises:
+        ValueError: an offset outside ``text`` or inside a surrogate pair (not a span this
+            module made).
+    """
+    if text.isascii():
+        pos = {i: i for i in range(len(text) + 1)}
+    else:
+        pos, u = {}, 0
+        for i, c in enumerate(text):
+            pos[u] = i
+            u += 2 if ord(c) > 0xFFFF else 1
+        pos[u] = len(text)
+    out = []
+    for a, b in spans:
+        if a not in pos or b not in pos:
+            raise ValueError(f"span [{a}, {b}] is not on a character boundary of a text of "
+                             f"{len(text)} characters")
+        out.append((pos[a], pos[b]))
+    return out

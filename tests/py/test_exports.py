@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from evalsieve.exports import (fmt_float, html_page, html_table, plain_text, safe_cell,
-                               stamp_section, write_csv)
+from evalsieve.exports import (MarkedText, fmt_float, html_page, html_table, marked_html,
+                               plain_text, safe_cell, stamp_section, write_csv)
 from evalsieve.stamps import InputFile, RunStamp
 
 
@@ -93,3 +93,46 @@ def test_stamp_section_plain_assets_and_collapsed_json():
     assert re.search(r"<details><summary>[^<]+</summary><pre>\{&quot;assets&quot;", html)
     page = html_page("t", [html])
     assert "pre{white-space:pre-wrap;overflow-wrap:anywhere" in page
+
+
+def test_marked_html_utf16_spans_and_escaping():
+    # "😀" is one code point but two UTF-16 units: the span [3, 10] of the page is "friends"
+    assert marked_html("😀 friends <b>", [[3, 10]]) == "😀 <mark>friends</mark> &lt;b&gt;"
+    # two emoji before, one inside: "a😀😀 x😀y z" -> "x😀y" is UTF-16 [6, 10]
+    assert marked_html("a😀😀 x😀y z", [[6, 10]]) == "a😀😀 <mark>x😀y</mark> z"
+    assert marked_html("a <i> b c", [[2, 5], [8, 9]]) == "a <mark>&lt;i&gt;</mark> b <mark>c</mark>"
+    assert marked_html("plain", []) == "plain"
+    with pytest.raises(ValueError, match="character boundary"):
+        marked_html("😀x", [[1, 3]])   # inside the surrogate pair
+    t = html_table(["t"], [[MarkedText("😀 <x> y", [[3, 6]])]])
+    assert t.endswith("<tr><td class=\"clip\">😀 <mark>&lt;x&gt;</mark> y</td></tr></tbody></table>")
+
+
+def test_report_marks_shared_words_after_an_emoji():
+    """overlap-report.html marks the eval row's shared words as the page does (hand-checked:
+    the eval row's words after the emoji, 'natalia' … 'and', are training record 1's words
+    2-12, so the 11-word passage is shared; its span in the original text runs from
+    'Natalia' to 'and', the comma inside kept; 'then' and the markup after it are not)."""
+    from evalsieve.contamination import ContaminationConfig, ContaminationJob
+    ev = ('{"question": "😀 Natalia sold clips to 48 of her friends in April, and then <b>"}\n'
+          '{"question": "nothing here is shared with the training text at all today ok"}\n')
+    tr = '{"text": "xyz natalia sold clips to 48 of her friends in april and more words"}\n'
+    job = ContaminationJob(ContaminationConfig(("question",), ("text",), n=8),
+                           "eval.jsonl", "jsonl", "train.jsonl", "jsonl")
+    job.set_background(tr)
+    job.feed_eval(ev)
+    job.end_eval()
+    job.feed_train(tr)
+    job.finish(InputFile("eval", "eval.jsonl", "e" * 64, len(ev)),
+               InputFile("train", "train.jsonl", "t" * 64, len(tr)), "2026-01-01T00:00:00+00:00")
+    row = job.view()["rows"]
+    assert [r["eval_row"] for r in row] == [1]
+    assert row[0]["shared_passage"] == "natalia sold clips to 48 of her friends in april and"
+    # UTF-16: the emoji is 2 units, the space 1, so "Natalia" starts at 3; the span is 53 long
+    assert row[0]["eval_marks"] == [[3, 56]]
+    page = job.export("overlap-report.html")[1]
+    body = page.split("<h2>Contaminated rows")[1].split("</table>")[0]
+    assert ("<td class=\"clip long\">😀 <mark>Natalia sold clips to 48 of her friends in April, "
+            "and</mark> then &lt;b&gt;</td>") in body
+    assert body.split("<table", 1)[1].count("<mark>") == 1   # the intro's example aside
+    assert "<script" not in page.lower() and not re.search(r"\son\w+\s*=", page, re.I)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from evalsieve.highlight import passage_spans
+from evalsieve.highlight import code_points, passage_spans
 from evalsieve.text import normalize_words
 
 from test_contamination import fixture_run, run_job  # noqa: F401 (fixture)
@@ -79,3 +79,18 @@ def test_a_hand_checked_row():
     assert row["shared_passage"] == "many apples does tom the grocer sell on monday"
     a, b = row["eval_marks"][0]
     assert row["eval_text"][a:b] == "many Apples does Tom, the grocer, sell on Monday?"
+
+
+def test_code_points_inverts_the_utf16_offsets():
+    # the docstring's example: the emoji is 2 UTF-16 units but 1 code point
+    assert code_points("😀 friends in April", [[3, 10]]) == [(2, 9)]
+    text = "a😀😀 x😀y z 𝔸b"   # 𝔸 (U+1D538) is non-BMP too
+    spans = passage_spans([text], "xy")   # NFKC leaves the emoji; "x😀y" is one word
+    # hand-checked: "a😀😀 " is 1 + 2 + 2 + 1 = 6 units, "x😀y" 4 units
+    assert passage_spans([text], "x😀y") == [[6, 10]] and spans == []
+    assert code_points(text, [[6, 10]]) == [(4, 7)] and text[4:7] == "x😀y"
+    assert code_points(text, [[13, 16]]) == [(10, 12)] and text[10:12] == "𝔸b"
+    assert code_points("abc", [[0, 3]]) == [(0, 3)]
+    for bad in ([[2, 4]], [[0, 99]]):   # inside the pair; past the end
+        with pytest.raises(ValueError):
+            code_points("a😀b", bad)
