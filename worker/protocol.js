@@ -43,7 +43,7 @@ export { ERR, ProtocolError, toErrorObject };
  * @property {number} para_threshold_default
  * @property {number} para_window  word pieces per row incl. [CLS] and [SEP]
  * @property {number} embedding_dims  floats per sentence embedding
- * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[]}} export_names
+ * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string}} export_names
  * @property {BinaryMagic[]} binary_magic
  * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default)
  */
@@ -123,7 +123,7 @@ export const LOG_KIND = Object.freeze({
  * @typedef {{assets_from: AssetsFrom, threads?: number, cross_origin_isolated?: boolean, hardware_concurrency?: number, execution_provider?: 'wasm' | 'webgpu', provider_reason?: string}} Environment  how the page ran; the run stamp's `environment`
  * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo, train_files?: InputInfo[], scores?: InputInfo}, timing: {seconds: number, train_mbps: number | null, semantic_seconds?: number}, environment: Environment, parquet_kept?: {name: string, rows: number, reason: string}}} ContaminationResult
  * @typedef {Record<string, any> & {format: string, gzip: boolean, head_complete: boolean, size: number, name: string}} InspectResult
- * @typedef {{handle: number, figures: Record<string, any>, eval_info: {rows: number, rows_empty: number}, input: InputInfo, encoder: {threads: number, isolated: boolean, model_sha256: string}, environment: Environment, timing: Record<string, any>}} ParaphrasesResult
+ * @typedef {{handle: number, figures: Record<string, any>, eval_info: {rows: number, rows_empty: number, skipped_lines?: Record<string, number>}, input: InputInfo, encoder: {threads: number, isolated: boolean, model_sha256: string}, environment: Environment, timing: Record<string, any>}} ParaphrasesResult
  * @typedef {{figures: Record<string, any>, ms: number}} ParaGroupResult
  * @typedef {{stamp: Record<string, any>, exports: Export[]}} ParaExportsResult
  * @typedef {{name: string, text: string}} ParaExampleResult

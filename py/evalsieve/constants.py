@@ -52,6 +52,9 @@ CONTAMINATION_REPORTS = ("contamination-report.csv", "too-short-to-score.csv",
                          "overlap-report.html")
 #: The paraphrase job's exports.
 PARAPHRASE_EXPORTS = ("paraphrase-pairs.csv", "paraphrase-groups.csv")
+#: Added to either job's exports with ``skip_bad_lines`` (the CLI's --skip-bad-lines): the
+#: skipped records' file, line and error.
+SKIPPED_EXPORT = "skipped-lines.csv"
 #: Added to either job's exports when per-row scores are given (docs/SCORE_IMPACT.md).
 SCORE_EXPORTS = ("score-impact.csv", "scores-unmatched.csv")
 
@@ -101,7 +104,8 @@ def as_json() -> dict:
         "clean_rules": dict(CLEAN_RULES),
         "export_names": {"clean_by_format": dict(CLEAN_NAME_BY_FORMAT),
                          "contamination": list(CONTAMINATION_REPORTS),
-                         "paraphrases": list(PARAPHRASE_EXPORTS)},
+                         "paraphrases": list(PARAPHRASE_EXPORTS),
+                         "skipped": SKIPPED_EXPORT},
         "binary_magic": [{"magic": list(m), "what": what, "todo": todo,
                           "also": None if also is None else {"at": also[0], "magic": list(also[1])}}
                          for m, what, todo, also in BINARY_MAGIC],

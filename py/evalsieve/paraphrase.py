@@ -198,7 +198,8 @@ class ParaphraseJob:
 
     def end_eval(self) -> dict:
         """Close the eval file. Returns ``{rows, rows_empty, texts}`` (texts to embed, in
-        order; node id i is ``texts[i]``).
+        order; node id i is ``texts[i]``) and, with ``skip_bad_lines``, ``skipped_lines:
+        {eval_name: count}`` (the count the stamp records; the page shows it).
 
         Raises:
             EvalsieveError(bad_input): no row has text in the field.
@@ -207,7 +208,10 @@ class ParaphraseJob:
         if not self.texts:
             raise bad_input(f"no row has text in the field {self.config.field!r}",
                             file=self.eval_name, expected="a text field with values")
-        return {"rows": len(self.texts), "rows_empty": len(self.empty_rows), "texts": self.texts}
+        out = {"rows": len(self.texts), "rows_empty": len(self.empty_rows), "texts": self.texts}
+        if self.config.skip_bad_lines:
+            out["skipped_lines"] = {self.eval_name: len(self._reader.skipped)}
+        return out
 
     # -- encoder results --------------------------------------------------------------------
     def set_similarity(self, candidates, nn, nn_index, truncated: int, embeddings=None,
@@ -431,8 +435,7 @@ class ParaphraseJob:
         """The names :meth:`export` accepts."""
         extra = list(constants.SCORE_EXPORTS) if self.score_run else []
         if self.config.skip_bad_lines:
-            from .contamination import SKIPPED_EXPORT
-            extra.append(SKIPPED_EXPORT)
+            extra.append(constants.SKIPPED_EXPORT)
         return [*constants.PARAPHRASE_EXPORTS, *extra]
 
     def export(self, name: str, stamp: RunStamp) -> tuple[str, str]:
@@ -461,7 +464,7 @@ class ParaphraseJob:
                            "yes" if x.chained else "no", self.rows[d.representative],
                            self.texts[d.representative]]
             return "text/csv", write_csv(stamp, GROUP_COLUMNS, rows())
-        if name == "skipped-lines.csv" and self.config.skip_bad_lines:
+        if name == constants.SKIPPED_EXPORT and self.config.skip_bad_lines:
             from .contamination import SKIPPED_COLUMNS
             return "text/csv", write_csv(stamp, SKIPPED_COLUMNS,
                                          ([self.eval_name, ln, m] for ln, m in self._reader.skipped))

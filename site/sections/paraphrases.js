@@ -12,6 +12,7 @@ import { StaleBanner } from '../lib/layout.js';
 import { drawNnHistogram, renderParaphraseResults } from './paraphrases-results.js';
 import { Regrouper, exportsAt } from './paraphrases-state.js';
 import { ScoresInput } from './scores-input.js';
+import { wireParaSkipBadLines } from './skip-bad-lines.js';
 import { renderScoreImpact } from './scores-results.js';
 
 const { OP } = P;
@@ -42,6 +43,7 @@ export class ParaphraseSection extends JobSection {
       results: $('#para-results'),
     };
     this.stale = new StaleBanner(this.ui.results, $('#para-stale'));
+    this.skip = wireParaSkipBadLines(this, $('#job-paraphrases .inputs'));
     this.slot = new InputSlot({
       drop: { zone: $('#para-drop'), input: $('#para-file'), name: $('#para-name') },
       fields: $('#para-fields'),
@@ -163,6 +165,10 @@ export class ParaphraseSection extends JobSection {
     return this.slot.ready;
   }
 
+  inspectArgs() {
+    return this.skip ? this.skip.args() : {};
+  }
+
   run() {
     if (this.runId !== null || !this.slot.current || !this.slot.current.info) return;
     const { file, label, info } = this.slot.current;
@@ -178,6 +184,7 @@ export class ParaphraseSection extends JobSection {
       eval: { name: file.name, format: info.format, field: chosen.field, label_field: chosen.label_field },
       threshold: this.threshold,
       ...(scores ? { scores: scores.args } : {}),
+      ...this.skip.args(),
     };
     const runLabel = label === 'example' ? 'example' : label === 'pasted' ? 'pasted text' : 'your file';
     return this.runJob({
@@ -191,6 +198,8 @@ export class ParaphraseSection extends JobSection {
         this.shown = { handle: data.handle, figures: data.figures, data, args, label: runLabel, exports: new Map() };
         this.#markStale(null);
         this.#render();
+        const skipped = this.skip.showResult(data.eval_info);
+        if (skipped) this.log.add(`paraphrases: ${skipped}`, 'warn');
         const f = data.figures;
         this.log.add(`paraphrases: done (${runLabel}): ${fmtInt(f.groups)} groups (${fmtInt(f.groups_chained)} chained), ${fmtInt(f.rows_in_groups)} of ${fmtInt(f.rows_scanned)} rows in groups, effective rows ${fmtInt(f.effective_rows)}`, 'done');
         this.setStatus('done', `Done (${runLabel}).`);

@@ -1,24 +1,29 @@
-// "Skip malformed lines" of the Contamination tab (the CLI's --skip-bad-lines): a checkbox
-// under the training and eval drop zones. Ticked, a JSON Lines / CSV / TSV record that cannot
-// be read is skipped instead of stopping the run: Python (records.RecordReader) lists each in
-// skipped-lines.csv (file, line, error), counts them per file in the run stamp, and a skipped
-// eval line is not in eval.clean. Parquet is not line-based: the option does not apply.
+// "Skip malformed lines" (the CLI's --skip-bad-lines) of the Contamination tab (under the
+// training and eval drop zones) and of the Paraphrases tab (under its eval drop zone). Ticked,
+// a JSON Lines / CSV / TSV record that cannot be read is skipped instead of stopping the run:
+// Python (records.RecordReader) lists each in skipped-lines.csv (file, line, error), counts
+// them per file in the run stamp; a skipped eval line is not in eval.clean (contamination) and
+// is not compared (paraphrases). Parquet is not line-based: the option does not apply.
 // Ticking it re-inspects a chosen file whose inspection stopped at a malformed line.
 
 import { el } from '../lib/dom.js';
 import { fmtInt } from '../lib/format.js';
 
+const CONTAMINATION_HINT = 'a skipped eval line is not in eval.clean';
+
 class SkipBadLines {
   /**
    * after: the element the option is placed after (the drop zones' row);
-   * onChange(checked): called when a person ticks or unticks it.
+   * onChange(checked): called when a person ticks or unticks it;
+   * prefix: '' (Contamination: #setting-skip-bad-lines, #skipped-note) or 'para-'
+   * (#para-skip-bad-lines, #para-skipped-note); hint: what skipping means for the job.
    */
-  constructor(after, onChange) {
-    this.box = el('input', { type: 'checkbox', id: 'setting-skip-bad-lines' });
-    this.note = el('p', { class: 'skipped-note', id: 'skipped-note', 'aria-live': 'polite' });
+  constructor(after, onChange, { prefix = '', hint = CONTAMINATION_HINT } = {}) {
+    this.box = el('input', { type: 'checkbox', id: prefix ? `${prefix}skip-bad-lines` : 'setting-skip-bad-lines' });
+    this.note = el('p', { class: 'skipped-note', id: `${prefix}skipped-note`, 'aria-live': 'polite' });
     this.root = el('div', { class: 'skip-bad-lines' },
       el('p', {}, el('label', {}, this.box, ' skip malformed lines (JSONL, CSV, TSV) and count them'),
-        ' ', el('span', { class: 'muted', text: '(each is listed in skipped-lines.csv; a skipped eval line is not in eval.clean; Parquet is not line-based, so the option does not apply to it)' })),
+        ' ', el('span', { class: 'muted', text: `(each is listed in skipped-lines.csv; ${hint}; Parquet is not line-based, so the option does not apply to it)` })),
       this.note);
     after.after(this.root);
     this.box.addEventListener('change', () => onChange(this.box.checked));
@@ -63,4 +68,15 @@ export function wireSkipBadLines(section, after) {
       if (cur && !cur.info && !cur.corpus) section.selectFile(role, cur.file, cur.label);
     }
   });
+}
+
+/**
+ * Wire the option into the Paraphrases section: the checkbox after its inputs' row, and, when
+ * it changes, a new inspection of the chosen file if it could not be read (pasted text too).
+ */
+export function wireParaSkipBadLines(section, after) {
+  return new SkipBadLines(after, () => {
+    const cur = section.slot.current;
+    if (cur && !cur.info) section.selectFile(cur.file, cur.label);
+  }, { prefix: 'para-', hint: 'a skipped line is not compared' });
 }

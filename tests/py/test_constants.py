@@ -70,7 +70,9 @@ def test_as_json_is_plain_json_with_every_published_key():
     assert CLEAN_RULES is constants.CLEAN_RULES
     assert list(v["clean_rules"]) == ["scored", "not-contaminated"]
     assert v["clean_rules"] == constants.CLEAN_RULES
-    assert set(v["export_names"]) == {"clean_by_format", "contamination", "paraphrases"}
+    assert set(v["export_names"]) == {"clean_by_format", "contamination", "paraphrases",
+                                      "skipped"}
+    assert v["export_names"]["skipped"] == "skipped-lines.csv"
     assert v["binary_magic"][0] == {"magic": [0x50, 0x4B, 3, 4], "what": constants.BINARY_MAGIC[0][1],
                                     "todo": constants.BINARY_MAGIC[0][2], "also": None}
     bz = [m for m in v["binary_magic"] if m["also"]]

@@ -264,6 +264,7 @@ def test_paraphrase_job_skips_lists_and_stamps():
     job.feed_eval(EVAL)
     info = job.end_eval()
     assert job.rows == [1, 3, 5, 6] and info["rows"] == 4
+    assert info["skipped_lines"] == {"ev.jsonl": 2}   # what the page shows (para.end_eval)
     # rows 1 and 3 (node ids 0 and 1) paraphrase each other; 1 edge
     job.set_similarity([(0, 1, 0.95)], [0.95, 0.95, 0.1, 0.1], [1, 0, 3, 2], 0)
     stamp = job.stamp(0.9, InputFile("eval", "ev.jsonl", "0" * 64, len(EVAL)), "t")

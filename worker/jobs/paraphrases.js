@@ -40,7 +40,9 @@ function requireHeld(handle) {
  * Read the eval file, embed its rows, tile the cosines, group.
  *
  * args: {eval: {name, format, field, label_field}, threshold?, batch_size?, sort?,
- *   max_seconds?, threads? (first encoder use only), scores?}; files: {eval: File, scores?: File}
+ *   max_seconds?, threads? (first encoder use only), scores?, skip_bad_lines? (skip malformed
+ *   JSONL/CSV/TSV records: Python counts them and lists them in skipped-lines.csv)};
+ *   files: {eval: File, scores?: File}
  *   (the scores go to para.scores before the eval pass, which keeps the raw rows for the join).
  * The job stays alive for para.group / para.exports until the next successful run (older
  * jobs are closed then) or para.close.
@@ -54,7 +56,7 @@ export async function paraphrases(ctx, args, files) {
   const threshold = args.threshold ?? K.para_threshold_default;
   const { handle } = bridge(OP.PARA_START, {
     eval: { name: ev.name || file.name, format: ev.format, field: ev.field, label_field: ev.label_field || null },
-    threshold, floor: K.para_floor, window: K.para_window,
+    threshold, floor: K.para_floor, window: K.para_window, skip_bad_lines: Boolean(args.skip_bad_lines),
   });
   let kept = false;
   const t0 = performance.now();
@@ -68,6 +70,7 @@ export async function paraphrases(ctx, args, files) {
       : await readWithProgress(ctx, 'read', file, (text) => bridge(OP.PARA_FEED_EVAL, { handle }, text));
     const info = bridge(OP.PARA_END_EVAL, { handle });
     const texts = info.texts;
+    if (info.skipped_lines) ctx.log(`${file.name}: ${info.skipped_lines[ev.name || file.name] ?? 0} malformed lines skipped`);
     ctx.log(`${file.name}: ${texts.length} rows to embed${info.rows_empty ? `, ${info.rows_empty} with an empty field` : ''}`, { kind: 'para_rows', rows: texts.length, rows_empty: info.rows_empty });
     const enc = await encP;
     ctx.throwIfCancelled();
@@ -124,7 +127,7 @@ export async function paraphrases(ctx, args, files) {
     return {
       handle,
       figures,
-      eval_info: { rows: info.rows, rows_empty: info.rows_empty },
+      eval_info: { rows: info.rows, rows_empty: info.rows_empty, ...(info.skipped_lines ? { skipped_lines: info.skipped_lines } : {}) },
       input: inputInfo,
       encoder: { threads: enc.threads, isolated: enc.isolated, model_sha256: enc.modelSha256 },
       environment,
