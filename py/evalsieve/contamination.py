@@ -607,8 +607,9 @@ class ContaminationJob:
     def _excluded(self, i: int) -> bool:
         """Row i (0-based) is caught by a rung whose rows leave the clean file."""
         ex = self.config.excluded
+        exact = self.scan is not None and i in self.scan.exact   # exact_record[i] != 0
         return any(caught and r in ex for r, caught in zip(RUNGS, (
-            bool(self.exact_record[i]), self.scores[i].status == "contaminated",
+            exact, self.scores[i].status == "contaminated",
             self.semantic is not None and self.semantic.matches[i].caught)))
 
     # -- the ladder: close the training pass, the semantic rung's encoder round trip --------
