@@ -158,6 +158,25 @@ def _input_info(src, role: str, fmt: str) -> InputFile:
     return src.info(role, fmt)
 
 
+def _check_encoder_extra() -> None:
+    """Stop before any pass over the files when the encoder extra is missing (a job that
+    embeds: ``paraphrases``, ``contamination --semantic``).
+
+    Raises:
+        EvalsieveError(asset_load_failed): onnxruntime, tokenizers or numpy is not installed;
+        the message names them and ``pip install 'evalsieve[encoder]'``.
+    """
+    import importlib.util
+    missing = [m for m in ("onnxruntime", "tokenizers", "numpy")
+               if importlib.util.find_spec(m) is None]
+    if missing:
+        raise EvalsieveError(
+            "asset_load_failed",
+            f"the encoder needs {', '.join(missing)}, which "
+            f"{'is' if len(missing) == 1 else 'are'} not installed",
+            expected="pip install 'evalsieve[encoder]'")
+
+
 def run_contamination(args, log) -> tuple[dict, dict]:
     """Run the contamination job for parsed CLI args. Returns (summary, exports): each
     export is text, or for a Parquet eval file's clean export a function writing it.
@@ -167,6 +186,8 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     """
     from .corpus import make_payload
     from .engines import Merger, hash_file, run_local, run_ray
+    if args.semantic:
+        _check_encoder_extra()
     ev = open_input(args.eval)
     skip = args.skip_bad_lines
     ev_fmt, ev_fields, _ = _pick_fields(ev, args.eval_field, "eval", log, skip_bad=skip)
@@ -511,6 +532,7 @@ def _sha256_file(path: str) -> str:
 
 def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     """Run the paraphrase job for parsed CLI args. Returns (summary, exports)."""
+    _check_encoder_extra()
     from .native_encoder import NativeEncoder, nearest_neighbours, pairs_above
     from .paraphrase import ParaphraseConfig, ParaphraseJob
 

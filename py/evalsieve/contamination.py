@@ -571,7 +571,8 @@ class ContaminationJob:
         }
         if c.skip_bad_lines:
             self.summary["skipped_lines"] = self.skipped_counts()
-            self.summary["rows_skipped"] = self.summary["skipped_lines"].get(self.eval_name, 0)
+            # the eval file's own (file -1): a training file may share its name
+            self.summary["rows_skipped"] = sum(1 for t in self._skipped if t[0] < 0)
         if self.semantic is not None:
             self.summary["semantic"] = self.semantic.figures()
         if self.score_run is not None:

@@ -224,3 +224,23 @@ def test_html_report_rows_in_page_order_with_eval_text(fixture_run):
     assert "<script" not in page.lower() and not re.search(r"\son\w+\s*=", page, re.I)
     assert re.search(r"<details><summary>[^<]+</summary><pre>", page)
     assert "<details open" not in page
+
+
+def test_the_exact_rung_list_is_built_a_few_times_not_once_per_row(monkeypatch):
+    # _excluded(i) read the whole per-row list exact_record for each row i: 30,000 eval rows
+    # took 6 minutes against a 7-record training file. Counted, not timed: the list may be
+    # built a few times per run, never once per row.
+    built = []
+    prop = ContaminationJob.exact_record
+    monkeypatch.setattr(ContaminationJob, "exact_record",
+                        property(lambda self: built.append(1) or prop.fget(self)))
+    rows = 300
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+    ev = "".join(json.dumps({"question": " ".join(words[(i + k) % 12] for k in range(10))
+                                         + f" row {i}"}) + "\n" for i in range(rows))
+    tr = json.dumps({"text": "alpha beta gamma delta epsilon zeta eta theta iota kappa row 0"})
+    job, s = run_job(ev, tr + "\n")
+    clean = job.export("eval.clean.jsonl")[1]
+    assert s["rows_scanned"] == rows and s["rows_contaminated_by_rung"]["exact"] == 1
+    assert s["rows_kept"] == rows - 1 and clean.count("\n") == rows - 1
+    assert len(built) <= 10, f"exact_record built {len(built)} times for {rows} rows"

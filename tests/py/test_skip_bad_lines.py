@@ -206,6 +206,27 @@ def test_cli_skip_bad_lines(tmp_path, capsys, filt):
                                                        + EVAL_LINES[6]).encode()
 
 
+def test_rows_skipped_counts_the_eval_file_only_when_a_training_file_has_its_name(
+        tmp_path, capsys):
+    # an eval file checked against a training file of the same name (another folder, or the
+    # file itself): rows_skipped is the eval file's 2 skipped lines, not 2 + the training
+    # file's 1 (the per-name counts cannot tell them apart)
+    (tmp_path / "e").mkdir()
+    (tmp_path / "t").mkdir()
+    ev, tr = tmp_path / "e" / "data.jsonl", tmp_path / "t" / "data.jsonl"
+    ev.write_bytes(EVAL.encode())
+    tr.write_bytes(TRAIN.encode())
+    code, so, err = cli(["contamination", str(ev), str(tr), "--out", str(tmp_path / "out"),
+                         "--n", "8", "--filter", "off", "--workers", "1", "--skip-bad-lines",
+                         "--json"], capsys)
+    assert code == 0, err
+    s = json.loads(so)
+    assert s["rows_scanned"] == 4
+    assert s["rows_skipped"] == 2
+    rows = csv_rows((tmp_path / "out" / "skipped-lines.csv").read_text(encoding="utf-8"))
+    assert [r[1] for r in rows[1:]] == ["2", "5", "2"]
+
+
 def test_cli_skip_bad_lines_in_byte_ranges(tmp_path, capsys, monkeypatch):
     # a training file cut into byte ranges (two workers): skipped lines still count from the
     # file's start
