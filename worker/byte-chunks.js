@@ -68,8 +68,9 @@ export async function forEachByteChunk(ctx, stage, file, body, chunkBytes) {
   let first = true;
   let finished = false;
   const cancelled = () => { if (ctx.isCancelled()) throw new ProtocolError(ERR.CANCELLED, 'cancelled'); };
-  /** The held parts copied into one new buffer (the stream's chunks are not ours to transfer). */
+  /** The held parts as one buffer (one part: itself; several: a copy). */
   const join = () => {
+    if (parts.length === 1) return parts[0];
     const buf = new Uint8Array(held);
     let at = 0;
     for (const p of parts) { buf.set(p, at); at += p.byteLength; }
@@ -94,21 +95,25 @@ export async function forEachByteChunk(ctx, stage, file, body, chunkBytes) {
       }
       parts.push(bytes);
       held += bytes.byteLength;
-      while (held >= chunkBytes) {
-        const buf = join();
-        let cut = buf.lastIndexOf(0x0a, chunkBytes - 1);
-        if (cut === -1) cut = buf.indexOf(0x0a, chunkBytes);
-        if (cut === -1) { parts = [buf]; break; }
-        const rest = buf.slice(cut + 1);
-        parts = rest.byteLength ? [rest] : [];
-        held = rest.byteLength;
-        await body(buf.subarray(0, cut + 1)); // its buffer is join's copy; the tail was copied out
-
+      if (held < chunkBytes) continue;
+      // cut every whole chunk out of what is held (one stream read may hold many); each
+      // chunk is a copy in a buffer of its own (the stream's buffers are not ours to move)
+      const buf = join();
+      let start = 0;
+      while (buf.length - start >= chunkBytes) {
+        let cut = buf.lastIndexOf(0x0a, start + chunkBytes - 1);
+        if (cut < start) cut = buf.indexOf(0x0a, start + chunkBytes);
+        if (cut === -1) break;
+        const chunk = buf.slice(start, cut + 1);
+        start = cut + 1;
+        await body(chunk);
         cancelled();
         await yieldToEventLoop(); // let a `cancel` message in
       }
+      parts = start < buf.length ? [buf.subarray(start)] : [];
+      held = buf.length - start;
     }
-    if (held) await body(join());
+    if (held) await body(join().slice());
     finished = true;
   } finally {
     if (!finished) {
