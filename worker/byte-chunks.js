@@ -63,18 +63,44 @@ export async function forEachByteChunk(ctx, stage, file, body, chunkBytes) {
   if (gzip) stream = stream.pipeThrough(new DecompressionStream('gzip'));
   const reader = stream.getReader();
   /** @type {Uint8Array[]} */
-  let parts = [];
+  const parts = [];
   let held = 0; // bytes in parts
   let first = true;
   let finished = false;
   const cancelled = () => { if (ctx.isCancelled()) throw new ProtocolError(ERR.CANCELLED, 'cancelled'); };
-  /** The held parts as one buffer (one part: itself; several: a copy). */
-  const join = () => {
-    if (parts.length === 1) return parts[0];
-    const buf = new Uint8Array(held);
+  /** The global offset of the '\n' that ends the next chunk in `parts`, or -1 (wait). */
+  const nextCut = () => {
+    let cut = -1;
+    let base = 0;
+    for (const p of parts) { // the last '\n' before chunkBytes
+      if (base >= chunkBytes) break;
+      const k = p.lastIndexOf(0x0a, chunkBytes - 1 - base);
+      if (k !== -1) cut = base + k;
+      base += p.byteLength;
+    }
+    if (cut !== -1) return cut;
+    base = 0;
+    for (const p of parts) { // else the first after it (a longer line stays whole)
+      const k = base + p.byteLength > chunkBytes ? p.indexOf(0x0a, Math.max(0, chunkBytes - base)) : -1;
+      if (k !== -1) return base + k;
+      base += p.byteLength;
+    }
+    return -1;
+  };
+  /** The first `size` held bytes, copied into a buffer of their own (one allocation, one
+   *  copy: the stream's buffers are not ours to move); the rest stays held, uncopied. */
+  const take = (/** @type {number} */ size) => {
+    const out = new Uint8Array(size);
     let at = 0;
-    for (const p of parts) { buf.set(p, at); at += p.byteLength; }
-    return buf;
+    while (at < size) {
+      const p = /** @type {Uint8Array} */ (parts.shift());
+      const n = Math.min(p.byteLength, size - at);
+      out.set(n === p.byteLength ? p : p.subarray(0, n), at);
+      if (n < p.byteLength) parts.unshift(p.subarray(n));
+      at += n;
+    }
+    held -= size;
+    return out;
   };
   try {
     for (;;) {
@@ -95,25 +121,15 @@ export async function forEachByteChunk(ctx, stage, file, body, chunkBytes) {
       }
       parts.push(bytes);
       held += bytes.byteLength;
-      if (held < chunkBytes) continue;
-      // cut every whole chunk out of what is held (one stream read may hold many); each
-      // chunk is a copy in a buffer of its own (the stream's buffers are not ours to move)
-      const buf = join();
-      let start = 0;
-      while (buf.length - start >= chunkBytes) {
-        let cut = buf.lastIndexOf(0x0a, start + chunkBytes - 1);
-        if (cut < start) cut = buf.indexOf(0x0a, start + chunkBytes);
+      while (held >= chunkBytes) { // one stream read may complete several chunks
+        const cut = nextCut();
         if (cut === -1) break;
-        const chunk = buf.slice(start, cut + 1);
-        start = cut + 1;
-        await body(chunk);
+        await body(take(cut + 1));
         cancelled();
         await yieldToEventLoop(); // let a `cancel` message in
       }
-      parts = start < buf.length ? [buf.subarray(start)] : [];
-      held = buf.length - start;
     }
-    if (held) await body(join().slice());
+    if (held) await body(take(held));
     finished = true;
   } finally {
     if (!finished) {

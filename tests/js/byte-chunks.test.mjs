@@ -26,9 +26,14 @@ const ctx = (cancelAfter = Infinity) => {
 const lines = Array.from({ length: 300 }, (_, i) => (i === 150 ? 'x'.repeat(99) : i === 7 ? 'naïve été' : `line ${i} ${'ab'.repeat(i % 7)}`) + '\n');
 const body = new TextEncoder().encode(lines.join('') + 'no newline at the end');
 
-async function chunksOf(bytes, chunkBytes, c = ctx()) {
+async function chunksOf(bytes, chunkBytes, c = ctx(), readSize = 0) {
   const got = [];
   const file = new File([bytes], 'train.jsonl');
+  if (readSize) { // the stream in reads of readSize bytes (a browser's are about 64 KiB)
+    file.stream = () => new ReadableStream({
+      start(co) { for (let i = 0; i < bytes.length; i += readSize) co.enqueue(bytes.slice(i, i + readSize)); co.close(); },
+    });
+  }
   const summary = await forEachByteChunk(c, 'train', file, (b) => {
     got.push(Uint8Array.from(b));
     structuredClone(b, { transfer: [b.buffer] }); // the body may move it: nothing else breaks
@@ -37,9 +42,19 @@ async function chunksOf(bytes, chunkBytes, c = ctx()) {
 }
 
 test('chunks end after a newline within chunkBytes (a longer line whole) and add up to the file', async () => {
-  for (const gz of [false, true]) {
+  for (const [gz, readSize] of [[false, 0], [true, 0], [false, 7], [false, 50], [false, 1000], [true, 13]]) {
     const raw = gz ? gzipSync(body) : body;
-    const { got, summary, c } = await chunksOf(raw, 64);
+    const { got, summary, c } = await chunksOf(raw, 64, ctx(), readSize);
+    // the same cuts whatever the reads: the last '\n' within 64 bytes, else the first after
+    const expect = [];
+    for (let s = 0; s < body.length;) {
+      let e = body.lastIndexOf(0x0a, s + 63);
+      if (s + 64 >= body.length) e = body.length - 1;
+      else if (e < s) e = body.indexOf(0x0a, s + 64);
+      expect.push(e + 1 - s);
+      s = e + 1;
+    }
+    assert.deepEqual(got.map((g) => g.length), expect);
     assert.deepEqual(Buffer.concat(got), Buffer.from(body));
     for (const [i, g] of got.entries()) {
       const last = i === got.length - 1;
