@@ -286,6 +286,10 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
         page.set_input_files("#bench-eval", str(ev))
         page.set_input_files("#bench-train", str(tr))
         size = tr.stat().st_size
+        args = {"eval": {"format": "jsonl", "fields": ["question"]},
+                "train": {"format": "jsonl", "fields": ["text"]}, "n": None,
+                "boilerplate": True, "threshold": None}
+        # raw and page alternate, so both meet the same load (a shared machine's load drifts)
         for _ in range(repeat):
             r = page.evaluate(PAGE_JS, ["bench.read", {"role": "train"}])
             assert r["m"]["type"] == "result", r["m"]
@@ -293,10 +297,6 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
             raw.append(size / 1e6 / d["seconds"])
             print(f"  raw  {raw[-1]:6.1f} MB/s ({stages(size, read=d['seconds'] * 1000 - d['hash_ms'] - d['decode_ms'], hash=d['hash_ms'], decode=d['decode_ms'])})",
                   flush=True)
-        args = {"eval": {"format": "jsonl", "fields": ["question"]},
-                "train": {"format": "jsonl", "fields": ["text"]}, "n": None,
-                "boilerplate": True, "threshold": None}
-        for _ in range(repeat):
             with RssSampler(prof) as rss:
                 r = page.evaluate(PAGE_JS, ["cont.run", args])
             assert r["m"]["type"] == "result", r["m"]
@@ -309,7 +309,8 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
             print(f"  page {page_speed[-1]:6.1f} MB/s training pass, {whole[-1]:6.1f} MB/s whole run "
                   f"({extra['contaminated']} contaminated; {pf.get('candidates')} of "
                   f"{pf.get('records')} records to Python; {pf.get('workers')} prefilter "
-                  f"worker(s); browser peak RSS {rss.peak:.0f} MB)", flush=True)
+                  f"worker(s); browser peak RSS {rss.peak:.0f} MB; page / raw of this pair "
+                  f"{page_speed[-1] / raw[-1]:.2f})", flush=True)
             if pf:
                 # the reading thread's stages, then the workers' scanning (on other cores)
                 print("       reading thread: " + stages(
@@ -321,6 +322,7 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
         ctx.close()
     server.shutdown()
     extra["whole_run_mbps"] = statistics.median(whole)
+    extra["page_over_raw_pairs"] = [round(p / r, 3) for p, r in zip(page_speed, raw)]
     return raw, page_speed, extra
 
 

@@ -4,23 +4,25 @@
 // the bounded pipeline between the file reader and the filter. Each chunk is scanned on its
 // own (chunk-local record and line numbers) by whichever worker is least busy; the answers
 // are put back in the order the chunks were read, each offset by the records and lines of
-// the chunks before it, so the result never depends on which worker finishes first. No
+// the chunks before it, so the result never depends on which worker finishes first. A chunk
+// is UTF-8 bytes (moved to the worker, not copied: it decodes) or text. No
 // Pyodide here; tests/js drives it under Node.
 
 import { ERR, PF_MSG, ProtocolError } from './protocol.js';
-import { createPrefilter, scanChunk } from './prefilter.js';
+import { createPrefilter } from './prefilter.js';
+import { scanData } from './prefilter-bytes.js';
 import { SETTINGS } from './settings.js';
 
 /**
  * @typedef {import('./protocol.js').PrefilterSpec} PrefilterSpec
  * @typedef {import('./protocol.js').Scanned} Scanned
  * @typedef {import('./protocol.js').ChunkScan} ChunkScan
- * @typedef {{scan: (text: string) => Promise<Scanned>, close: () => void, readonly threaded: boolean,
+ * @typedef {{scan: (data: string | Uint8Array) => Promise<Scanned>, close: () => void, readonly threaded: boolean,
  *   readonly workers: number, readonly filterMs: number, readonly inlineMs: number}} Prefilter
- * @typedef {{postMessage(m: import('./protocol.js').PrefilterIn): void, terminate(): void,
+ * @typedef {{postMessage(m: import('./protocol.js').PrefilterIn, transfer?: Transferable[]): void, terminate(): void,
  *   onmessage: ((e: {data: import('./protocol.js').PrefilterOut}) => void) | null,
  *   onerror: ((e: {message?: string, preventDefault(): void}) => void) | null}} SubWorker
- * @typedef {{seq: number, text: string, done: boolean, local: ChunkScan | null, error: Error | null,
+ * @typedef {{seq: number, data: string | Uint8Array | null, size: number, done: boolean, local: ChunkScan | null, error: any,
  *   resolve: (s: Scanned) => void, reject: (e: Error) => void}} Job
  * @typedef {{sub: SubWorker, jobs: Set<Job>, answered: boolean}} Member
  */
@@ -40,8 +42,11 @@ export function poolSize(cores = globalThis.navigator?.hardwareConcurrency) {
 }
 
 /**
- * The training-pass filter; `scan(text)` answers in the order asked, with record and line
- * numbers counted from the first chunk (as prefilter.js `scan` with one state would).
+ * The training-pass filter; `scan(data)` answers in the order asked, with record and line
+ * numbers counted from the first chunk (as prefilter.js `scan` with one state would). A byte
+ * chunk goes to a worker in the transfer list (the caller must not touch it again) once that
+ * worker has answered; before, a copy (so a worker that never loads can hand it back). A
+ * chunk that is not UTF-8 rejects with bad_input naming `file`, the line and the byte.
  *
  * Up to `workers` workers from `makeWorker` (fewer when it throws; inline when it gives none).
  * A worker that fails (`onerror`) before it has answered any chunk, which is how a worker
@@ -53,10 +58,10 @@ export function poolSize(cores = globalThis.navigator?.hardwareConcurrency) {
  * would otherwise wait for them: on two cores the reader has time to spare).
  *
  * @param {PrefilterSpec} spec  from bridge cont.prefilter_spec
- * @param {{makeWorker?: () => SubWorker, workers?: number, steal?: number}} [o]
+ * @param {{makeWorker?: () => SubWorker, workers?: number, steal?: number, file?: string, gzip?: boolean}} [o]
  * @returns {Prefilter}
  */
-export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = poolSize(), steal = SETTINGS.prefilterSteal } = {}) {
+export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = poolSize(), steal = SETTINGS.prefilterSteal, file = '', gzip = false } = {}) {
   /** @type {Member[]} */
   const pool = [];
   for (let i = 0; i < workers; i++) {
@@ -74,6 +79,7 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
   let seq = 0;
   let records = 0;
   let lines = 0;
+  let bytes = 0; // of the chunks handed back
   let filterMs = 0;
   let inlineMs = 0;
   /** @type {Error | null} */
@@ -85,6 +91,11 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
     while (order.length && order[0].done) {
       const j = /** @type {Job} */ (order.shift());
       bySeq.delete(j.seq);
+      if (j.error && j.error.utf8) {
+        const { line, byte } = j.error.utf8;
+        j.error = new ProtocolError(ERR.BAD_INPUT, `invalid UTF-8 at byte ${bytes + byte}${gzip ? ' of the decompressed data' : ''}`, {
+          file, line: lines + line, expected: 'UTF-8 text' });
+      }
       if (j.error || poisoned) {
         poisoned = poisoned || j.error;
         j.reject(/** @type {Error} */ (j.error || poisoned));
@@ -100,20 +111,24 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
       });
       records += l.records_in;
       lines += l.lines_in;
+      bytes += j.size;
     }
   };
   /** @param {Job} j @param {ChunkScan | null} local @param {Error | null} error */
   const settle = (j, local, error) => {
     j.done = true;
+    j.data = null;
     j.local = local;
     j.error = error;
     flush();
   };
   /** @param {Job} j */
   const runInline = (j) => {
-    if (!inline) inline = createPrefilter(spec);
+    const t0 = performance.now();
+    if (!inline) inline = createPrefilter(spec); // its table (once) is inline filter time too
+    inlineMs += performance.now() - t0;
     let local = null;
-    try { local = scanChunk(inline, j.text); } catch (e) { settle(j, null, /** @type {Error} */ (e)); return; }
+    try { local = scanData(inline, /** @type {string | Uint8Array} */ (j.data)); } catch (e) { settle(j, null, e); return; }
     inlineMs += local.ms;
     settle(j, local, null);
   };
@@ -124,7 +139,11 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
     for (const x of pool) if (x.jobs.size < m.jobs.size) m = x; // the least busy; ties: the first
     if (m.jobs.size >= steal) { runInline(j); return; }
     m.jobs.add(j);
-    m.sub.postMessage({ type: PF_MSG.CHUNK, seq: j.seq, text: j.text });
+    const d = /** @type {string | Uint8Array} */ (j.data);
+    if (typeof d !== 'string' && m.answered) { // moved, not copied; this thread lets go of it
+      j.data = null;
+      m.sub.postMessage({ type: PF_MSG.CHUNK, seq: j.seq, data: d }, [d.buffer]);
+    } else m.sub.postMessage({ type: PF_MSG.CHUNK, seq: j.seq, data: d });
   };
   /** @param {Error} err */
   const failAll = (err) => {
@@ -143,7 +162,7 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
       m.answered = true;
       if (a.type === PF_MSG.SCANNED) filterMs += a.ms;
       if (a.type === PF_MSG.SCANNED) settle(j, a, null);
-      else settle(j, null, new ProtocolError(ERR.INTERNAL, `prefilter failed: ${a.message}`));
+      else settle(j, null, a.utf8 ? Object.assign(new Error(a.message), { utf8: a.utf8 }) : new ProtocolError(ERR.INTERNAL, `prefilter failed: ${a.message}`));
     };
     m.sub.onerror = (e) => {
       e.preventDefault();
@@ -168,10 +187,10 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
     get workers() { return pool.length; },
     get filterMs() { return filterMs; },
     get inlineMs() { return inlineMs; },
-    scan: (text) => new Promise((resolve, reject) => {
+    scan: (data) => new Promise((resolve, reject) => {
       if (broken) { reject(broken); return; }
       /** @type {Job} */
-      const j = { seq: seq++, text, done: false, local: null, error: null, resolve, reject };
+      const j = { seq: seq++, data, size: typeof data === 'string' ? 0 : data.byteLength, done: false, local: null, error: null, resolve, reject };
       order.push(j);
       bySeq.set(j.seq, j);
       deal(j);
@@ -181,12 +200,12 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
 }
 
 /**
- * A bounded pipeline from the reader to the filter to Python: `push(text)` starts a scan and
+ * A bounded pipeline from the reader to the filter to Python: `push(data)` starts a scan and
  * waits while more than `limit` scans are ahead of `consume`; `drain()` consumes the rest.
  * Every scan's rejection is handled from the moment it is pushed (a filter failure rejects
  * push/drain with its error; it never surfaces as an unhandled rejection).
  *
- * @param {(text: string) => Promise<Scanned>} scan
+ * @param {(data: string | Uint8Array) => Promise<Scanned>} scan
  * @param {(r: Scanned) => void} consume  called in push order
  * @param {number} limit  scans allowed to wait
  * @param {{waitedMs: number}} [spent]  adds the ms spent waiting for the filter
@@ -204,9 +223,9 @@ export function createScanQueue(scan, consume, limit, spent = { waitedMs: 0 }) {
     }
   };
   return {
-    /** @param {string} text */
-    push: async (text) => {
-      inflight.push(scan(text).then((value) => ({ ok: true, value }), (error) => ({ ok: false, error })));
+    /** @param {string | Uint8Array} data */
+    push: async (data) => {
+      inflight.push(scan(data).then((value) => ({ ok: true, value }), (error) => ({ ok: false, error })));
       await take(limit);
     },
     drain: () => take(0),

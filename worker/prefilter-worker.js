@@ -3,9 +3,10 @@
 // reading (File.stream, sha256, UTF-8) and filtering run on several cores at once. The
 // training pass starts a pool of these (prefilter-client.js), one per spare core; each chunk
 // is scanned on its own, with chunk-local record and line numbers (prefilter.js scanChunk),
-// so any worker may take any chunk. Its messages are protocol.js PrefilterIn / PrefilterOut.
+// so any worker may take any chunk; a chunk comes as UTF-8 bytes (transferred) or text. Its messages are protocol.js PrefilterIn / PrefilterOut.
 import { PF_MSG } from './protocol.js';
-import { createPrefilter, scanChunk } from './prefilter.js';
+import { createPrefilter } from './prefilter.js';
+import { scanData } from './prefilter-bytes.js';
 
 let pf = null;
 const post = (/** @type {import('./protocol.js').PrefilterOut} */ m) => self.postMessage(m);
@@ -18,8 +19,9 @@ self.onmessage = (/** @type {MessageEvent<import('./protocol.js').PrefilterIn>} 
   }
   if (m.type !== PF_MSG.CHUNK) return;
   try {
-    post({ type: PF_MSG.SCANNED, seq: m.seq, ...scanChunk(pf, m.text) });
+    post({ type: PF_MSG.SCANNED, seq: m.seq, ...scanData(pf, m.data) });
   } catch (err) {
-    post({ type: PF_MSG.FAILED, seq: m.seq, message: String((err && err.message) || err) });
+    // a UTF-8 error carries its chunk-local line and byte (the client names file and line)
+    post({ type: PF_MSG.FAILED, seq: m.seq, message: String((err && err.message) || err), ...(err && err.utf8 ? { utf8: err.utf8 } : {}) });
   }
 };

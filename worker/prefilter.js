@@ -107,21 +107,62 @@ export function createPrefilter(spec) {
     else { extCode[c] = EXT_MANY; extText.set(c, r); }
   }
 
-  /** true when a segment has a window whose hash is in the table; null when it meets a
-   *  character outside the table first (Python decides); else false. */
+  /** Is the window hash `roll` (of n words) in the table? */
+  function probe(roll) {
+    const x = roll === 0 ? 1 : roll;
+    const p = Math.imul(x, 0x27d4eb2d);
+    if ((bits[p >>> 17] & (1 << ((p >>> 12) & 31))) === 0) return false; // surely not there
+    for (let k = (p >>> 0) & mask; ; k = (k + 1) & mask) {
+      const v = table[k];
+      if (v === x) return true;
+      if (v === 0) return false;
+    }
+  }
+
+  /** segmentHits for an all-ASCII segment (the common case): the same words, hashes and
+   *  windows, without the replacement bookkeeping; at the first non-ASCII character the
+   *  general loop goes on from there with this loop's state. */
   function segmentHits(s) {
-    // The page's hot path: per character one class lookup and, inside a word, one FNV-1a
-    // step; per word end one rolling-hash update and one table probe. A non-ASCII character
-    // is read as its table text, in the same pass (no copy of the segment).
     let words = 0;
     let slot = 0;
     let roll = 0;
     let h = FNV_OFFSET;
     let inWord = false;
+    const len = s.length;
+    for (let i = 0; i < len; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 128) return segmentHitsAny(s, i, words, slot, roll, h, inWord);
+      const cls = CLASS[c];
+      if (cls === 0) { h = Math.imul(h ^ c, FNV_PRIME); inWord = true; continue; }
+      if (cls === 3) { h = Math.imul(h ^ (c + 32), FNV_PRIME); inWord = true; continue; }
+      if (cls === 2 || !inWord) continue;
+      if (words >= n) roll = (roll - Math.imul(ring[slot], top)) | 0;
+      roll = (Math.imul(roll, MIX) + h) | 0;
+      ring[slot] = h;
+      slot = slot + 1 === n ? 0 : slot + 1;
+      words++;
+      inWord = false;
+      h = FNV_OFFSET;
+      if (words >= n && probe(roll)) return true;
+    }
+    if (!inWord) return false;
+    // the last word ends with the segment (the general loop's trailing ' ')
+    if (words >= n) roll = (roll - Math.imul(ring[slot], top)) | 0;
+    roll = (Math.imul(roll, MIX) + h) | 0;
+    return words + 1 >= n && probe(roll);
+  }
+
+  /** true when a segment has a window whose hash is in the table; null when it meets a
+   *  character outside the table first (Python decides); else false. Goes on from index
+   *  `i` with the state segmentHits reached there (all 0 / FNV_OFFSET / false: from the start). */
+  function segmentHitsAny(s, i, words, slot, roll, h, inWord) {
+    // Per character one class lookup and, inside a word, one FNV-1a step; per word end one
+    // rolling-hash update and one table probe. A non-ASCII character is read as its table
+    // text, in the same pass (no copy of the segment).
     let rep = ''; // the rest of a many-unit replacement being read, from index j
     let j = 0;
     const len = s.length;
-    for (let i = 0; i <= len;) {
+    for (; i <= len;) {
       let c;
       if (j < rep.length) {
         c = rep.charCodeAt(j++);
@@ -148,18 +189,7 @@ export function createPrefilter(spec) {
       words++;
       inWord = false;
       h = FNV_OFFSET;
-      if (words >= n) {
-        const x = roll === 0 ? 1 : roll;
-        const p = Math.imul(x, 0x27d4eb2d);
-        if ((bits[p >>> 17] & (1 << ((p >>> 12) & 31))) === 0) continue; // surely not there
-        let k = (p >>> 0) & mask;
-        for (;;) {
-          const v = table[k];
-          if (v === x) return true;
-          if (v === 0) break;
-          k = (k + 1) & mask;
-        }
-      }
+      if (words >= n && probe(roll)) return true;
     }
     return false;
   }

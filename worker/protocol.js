@@ -135,12 +135,12 @@ export const LOG_KIND = Object.freeze({
 /**
  * @typedef {{n: number, ngrams: string[], format: string, paths: any[][], chars: Record<string, string>}} PrefilterSpec
  * @typedef {{type: 'spec', spec: PrefilterSpec}} PrefilterSpecMsg
- * @typedef {{type: 'chunk', seq: number, text: string}} PrefilterChunkMsg
+ * @typedef {{type: 'chunk', seq: number, data: string | Uint8Array}} PrefilterChunkMsg (data: UTF-8 bytes, transferred, or text)
  * @typedef {PrefilterSpecMsg | PrefilterChunkMsg} PrefilterIn
  * @typedef {{records: number[], lines: number[], text: string, records_total: number, chars: number}} Scanned
  * @typedef {{records: number[], lines: number[], text: string, records_in: number, lines_in: number, chars: number, ms: number}} ChunkScan (chunk-local numbers)
  * @typedef {ChunkScan & {type: 'scanned', seq: number}} PrefilterScannedMsg
- * @typedef {{type: 'failed', seq: number, message: string}} PrefilterFailedMsg
+ * @typedef {{type: 'failed', seq: number, message: string, utf8?: {line: number, byte: number}}} PrefilterFailedMsg (utf8: chunk-local)
  * @typedef {PrefilterScannedMsg | PrefilterFailedMsg} PrefilterOut
  */
 export const PF_MSG = Object.freeze({ SPEC: 'spec', CHUNK: 'chunk', SCANNED: 'scanned', FAILED: 'failed' });

@@ -336,3 +336,25 @@ def test_missing_asset_is_reported_not_hung(browser_context, base_url):
         assert re.search(r"assets/wheels/evalsieve-[^ ]*\.whl: HTTP 404", log), log
     finally:
         p.close()
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+def test_invalid_utf8_deep_in_the_training_file_names_it(page, case, tmp_path, gz):
+    # The training pass reads byte chunks that the prefilter worker decodes: a bad byte past
+    # the head (which inspect reads) and past the first 1 MiB chunk is still named by file,
+    # line and byte of the (decompressed) text.
+    wait_for_runs(page, 1)
+    line = '{"text": "%s"}\n' % ("plain words " * 8)  # 112 bytes
+    good = line.encode() * 30_000  # 3.36 MB, lines 1-30000
+    bad = good + b'{"text": "caf\xe9"}\n' + line.encode()  # line 30001
+    at = len(good) + len(b'{"text": "caf')
+    path = tmp_path / "latin1-train.jsonl"
+    path.write_bytes(gzip.compress(bad, mtime=0) if gz else bad)
+    choose_file(page, "eval", case.eval_path, ["question"])
+    choose_file(page, "train", path, ["text"])
+    assert run_and_wait(page) == "error"
+    page.wait_for_selector("#error:not([hidden])")
+    text = page.text_content("#error")
+    assert "latin1-train.jsonl" in text and "line 30001" in text, text
+    assert f"invalid UTF-8 at byte {at}" in text, text
+    assert ("of the decompressed data" in text) == gz

@@ -7,7 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { createPrefilter, scanChunk } from '../../worker/prefilter.js';
+import { createPrefilter } from '../../worker/prefilter.js';
+import { scanData } from '../../worker/prefilter-bytes.js';
 import { poolSize, startPrefilter } from '../../worker/prefilter-client.js';
 
 const spec = { n: 2, ngrams: ['alpha beta', 'gamma delta'], format: 'text', paths: [], chars: {} };
@@ -26,12 +27,15 @@ function expected() {
 /** A nested worker that never answers; `fail()` fires its onerror like a script that did not load. */
 class SilentWorker {
   constructor() { this.sent = []; this.terminated = false; this.onmessage = null; this.onerror = null; }
-  postMessage(m) { this.sent.push(m); }
+  // as a real worker: a transfer list moves (detaches) those buffers
+  postMessage(m, transfer) { this.sent.push(transfer ? { ...structuredClone(m, { transfer }), transfer } : m); }
   terminate() { this.terminated = true; }
   /** Answer chunk `seq` as prefilter-worker.js would. */
   answer(seq) {
     const m = this.sent.find((x) => x.type === 'chunk' && x.seq === seq);
-    this.onmessage({ data: { type: 'scanned', seq, ...scanChunk(createPrefilter(spec), m.text) } });
+    let a;
+    try { a = { type: 'scanned', seq, ...scanData(createPrefilter(spec), m.data) }; } catch (e) { a = { type: 'failed', seq, message: e.message, utf8: e.utf8 }; }
+    this.onmessage({ data: a });
   }
   fail(message = 'Failed to fetch a worker script') {
     let prevented = false;
@@ -94,7 +98,7 @@ test('a `failed` reply rejects that scan only; close() cancels the rest', async 
 /** A pool of `k` stand-ins, in the order made (the reader never scans unless `steal`). */
 function standIns(k, steal = Infinity) {
   const made = [];
-  const pf = startPrefilter(spec, { workers: k, steal, makeWorker: () => { const w = new SilentWorker(); made.push(w); return w; } });
+  const pf = startPrefilter(spec, { workers: k, steal, file: 'train.jsonl', makeWorker: () => { const w = new SilentWorker(); made.push(w); return w; } });
   return { pf, made };
 }
 /** Which stand-in got chunk `seq`. */
@@ -189,4 +193,42 @@ test('when every worker holds `steal` chunks the reader scans the next one; same
   made[0].answer(1);
   made[0].answer(0);
   assert.deepEqual(await Promise.all(got), expected());
+});
+
+const enc = (/** @type {string} */ t) => new TextEncoder().encode(t);
+
+test('byte chunks: the same answers as text; copied to a worker until it has answered, then moved', async () => {
+  const { pf, made } = standIns(1);
+  const data = chunks.map(enc);
+  const got = data.map((d) => pf.scan(d));
+  const [w] = made;
+  assert.ok(w.sent[1].data instanceof Uint8Array);
+  assert.equal(data[0].byteLength, chunks[0].length); // a copy went: this thread keeps its bytes
+  w.answer(0);
+  const later = enc('gamma delta again\n');
+  const fourth = pf.scan(later);
+  assert.equal(later.byteLength, 0); // moved: detached here
+  const sent = w.sent.find((m) => m.seq === 3);
+  assert.equal(sent.transfer.length, 1); // in the transfer list
+  assert.equal(sent.transfer[0], later.buffer);
+  for (const i of [2, 1, 3]) w.answer(i);
+  const want = expected();
+  assert.deepEqual(await Promise.all(got), want);
+  // the 4th chunk: record 6 (after 5), line 6; a chars count of decoded text
+  assert.deepEqual(await fourth, { records: [6], lines: [6], text: 'gamma delta again', records_total: 6, chars: 18 });
+});
+
+test('a chunk that is not UTF-8 rejects with bad_input naming the file, the line and the byte', async () => {
+  // chunk 2 (after 28 + 18 bytes and 4 lines) holds 0xff at its byte 6, on its line 2
+  const bad = new Uint8Array([...enc('ok a\nb'), 0xff, ...enc(' c\n')]);
+  for (const workers of [0, 1]) {
+    const { pf, made } = standIns(workers);
+    const got = [enc(chunks[0]), enc(chunks[1]), bad, enc(chunks[2])].map((d) => pf.scan(d));
+    if (workers) for (const i of [3, 2, 1, 0]) made[0].answer(i);
+    await got[1];
+    for (const p of got.slice(2)) {
+      await assert.rejects(p, (e) => e.code === 'bad_input' && e.message === 'invalid UTF-8 at byte 52'
+        && e.file === 'train.jsonl' && e.line === 6);
+    }
+  }
 });

@@ -3,7 +3,8 @@
 // Python bridge (cont.*), with the prefilter in front of Python for JSONL/text training files.
 
 import { OP } from '../protocol.js';
-import { readHead } from '../files.js';
+import { isGzip, readHead } from '../files.js';
+import { forEachByteChunk } from '../byte-chunks.js';
 import { bridge, getRuntime } from '../runtime.js';
 import { assetsFrom } from '../assets.js';
 import { SETTINGS } from '../settings.js';
@@ -131,39 +132,42 @@ export async function contamination(ctx, args, files) {
  * @param {string[] | null} parquetFields
  */
 async function trainingPass(ctx, handle, trainFile, parquetFields) {
-  const read = (/** @type {(text: string) => unknown} */ onText) => (parquetFields
-    ? feedParquet(ctx, 'train', trainFile, parquetFields, (rows) => onText(jsonLines(rows)))
-    : readWithProgress(ctx, 'train', trainFile, onText));
+  // with the prefilter, a text file is read as bytes (the filter workers decode them)
+  const read = (/** @type {(data: any) => unknown} */ onData, bytes = false) => (parquetFields
+    ? feedParquet(ctx, 'train', trainFile, parquetFields, (rows) => onData(jsonLines(rows)))
+    : bytes ? forEachByteChunk(ctx, 'train', trainFile, onData, SETTINGS.chunkChars) : readWithProgress(ctx, 'train', trainFile, onData));
   let records = 0;
   const spec = bridge(OP.CONT_PREFILTER_SPEC, { handle });
   if (!spec) {
-    const input = await read((text) => {
+    const input = await read((/** @type {string} */ text) => {
       records = bridge(OP.CONT_FEED_TRAIN, { handle }, text).records ?? records;
     });
     return { input, records };
   }
-  const filter = startPrefilter(spec);
+  const filter = startPrefilter(spec, { file: trainFile.name, gzip: !parquetFields && await isGzip(trainFile) });
   let candidates = 0;
   let total = 0;
+  let chars = 0;
   const spent = { waitedMs: 0, python: 0, push: 0, post: 0 };
-  const queue = createScanQueue((text) => {
+  const queue = createScanQueue((data) => {
     const t1 = performance.now();
-    const p = filter.scan(text); // posts the chunk (a copy) to a worker, or scans it here
+    const p = filter.scan(data); // moves the chunk's bytes to a worker, or scans it here
     spent.post += performance.now() - t1;
     return p;
   }, (r) => {
     const t1 = performance.now();
     candidates += r.records.length;
     total = r.records_total;
+    chars += r.chars;
     const v = bridge(OP.CONT_FEED_CANDIDATES, {
       handle, records: r.records, lines: r.lines, records_total: r.records_total, chars: r.chars,
     }, r.text);
     spent.python += performance.now() - t1;
     records = v.records ?? records;
   }, SETTINGS.prefilterInflight * Math.max(1, filter.workers) + 1, spent);
-  const push = async (/** @type {string} */ text) => {
+  const push = async (/** @type {string | Uint8Array} */ data) => {
     const t1 = performance.now();
-    await queue.push(text);
+    await queue.push(data);
     spent.push += performance.now() - t1;
   };
   let input;
@@ -171,12 +175,12 @@ async function trainingPass(ctx, handle, trainFile, parquetFields) {
   let readerMs = 0;
   try {
     const t0 = performance.now();
-    input = await read(push);
+    input = await read(push, true);
     await queue.drain();
     // the pass ends when the last candidate has reached Python (the reader's own seconds
     // stop at its last chunk, before the chunks still in the pipeline)
     readerMs = input.seconds * 1000;
-    input = { ...input, seconds: (performance.now() - t0) / 1000 };
+    input = { ...input, chars, seconds: (performance.now() - t0) / 1000 };
     workers = filter.workers; // before close(), which ends the pool
   } finally {
     queue.abandon(); // a cancelled or failed pass leaves these unread (their rejections are handled)
