@@ -259,7 +259,7 @@ def page_vs_cli(name: str, ev: list[str], docs: list[str], rows: int, model: str
     import tempfile
     from pathlib import Path
     sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
-    from conftest import DistServer, choose_file, launch, open_page, runs_so_far, wait_for_runs
+    from pagekit import DistServer, choose_file, launch, open_page, runs_so_far, wait_for_runs
     from playwright.sync_api import sync_playwright
     from evalsieve.cli import main as cli_main
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import choose_file, wait_for_runs
+from pagekit import choose_file, wait_for_runs
 from test_e2e_contamination import download_all, run_and_wait
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import choose_file, runs_so_far, shared_data_dir, wait_for_runs
+from pagekit import choose_file, runs_so_far, shared_data_dir, wait_for_runs
 from gpt3_reference import contamination
 
 SHARED = shared_data_dir()

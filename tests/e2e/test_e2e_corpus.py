@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import choose_file, wait_for_runs
+from pagekit import choose_file, wait_for_runs
 from test_e2e_cli_parity import without_stamp
 from test_e2e_contamination import download_all, run_and_wait
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import wait_for_runs
+from pagekit import wait_for_runs
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import open_page, wait_for_runs
+from pagekit import open_page, wait_for_runs
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 sys.path.insert(0, str(HOSTILE))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import choose_file, open_page, wait_for_runs
+from pagekit import choose_file, open_page, wait_for_runs
 from gpt3_reference import contamination
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

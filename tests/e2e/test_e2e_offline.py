@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DistServer, build_module, choose_file, close_page, launch, open_page, wait_for_runs
+from pagekit import DistServer, build_module, choose_file, close_page, launch, open_page, wait_for_runs
 from test_e2e_cli_parity import cli_exports, without_stamp
 from test_e2e_contamination import count, download_all, read_report, run_and_wait
 from test_e2e_paraphrases import (download_exports, figures, number, read_export, run_para,

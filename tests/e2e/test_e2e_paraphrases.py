@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import close_page, open_page, shared_data_dir
+from pagekit import close_page, open_page, shared_data_dir
 from test_e2e_contamination import check_protocol, worker_messages
 
 ROOT = Path(__file__).resolve().parents[2]

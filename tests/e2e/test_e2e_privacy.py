@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from conftest import choose_file, launch, wait_for_runs
+from pagekit import choose_file, launch, wait_for_runs
 from test_e2e_contamination import EXPORTS, run_and_wait
 from test_e2e_paraphrases import EXPORTS as PARA_EXPORTS, run_para, wait_para_runs
 

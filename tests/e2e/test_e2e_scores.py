@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import choose_file, close_page, open_page, wait_for_runs
+from pagekit import choose_file, close_page, open_page, wait_for_runs
 from test_e2e_contamination import check_protocol, run_and_wait, worker_messages
 
 ROOT = Path(__file__).resolve().parents[2]

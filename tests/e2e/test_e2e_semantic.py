@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import choose_file, wait_for_runs
+from pagekit import choose_file, wait_for_runs
 from test_e2e_contamination import (check_protocol, download_all, read_report, run_and_wait,
                                     worker_messages)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import DistServer, close_page, open_page
+from pagekit import DistServer, close_page, open_page
 from test_e2e_paraphrases import download_exports, read_export, wait_para_runs
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import choose_file, open_page, wait_for_runs
+from pagekit import choose_file, open_page, wait_for_runs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RUN_TIMEOUT_MS = 180_000

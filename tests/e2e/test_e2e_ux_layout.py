@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import open_page, wait_for_runs
+from pagekit import open_page, wait_for_runs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 GSM = FIXTURES / "gsm8k_test_sample.jsonl"

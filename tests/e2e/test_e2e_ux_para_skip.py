@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from conftest import close_page
+from pagekit import close_page
 from test_e2e_paraphrases import (figures, number, open_paraphrases, para_runs, read_export,
                                   wait_para_runs)
 

@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from conftest import build_module, choose_file, close_page, open_page, wait_for_runs
+from pagekit import build_module, choose_file, close_page, open_page, wait_for_runs
 from gpt3_reference import contamination
 
 _BUILD = build_module()
