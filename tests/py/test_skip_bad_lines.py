@@ -7,6 +7,7 @@ the stamp, the rows scored and the exact bytes of eval.clean are asserted.
 import csv
 import io
 import json
+import sys
 
 import pytest
 
@@ -227,6 +228,8 @@ def test_rows_skipped_counts_the_eval_file_only_when_a_training_file_has_its_nam
     assert [r[1] for r in rows[1:]] == ["2", "5", "2"]
 
 
+@pytest.mark.skipif(sys.platform == "emscripten",
+                    reason="Pyodide has no processes, threads or subprocesses")
 def test_cli_skip_bad_lines_in_byte_ranges(tmp_path, capsys, monkeypatch):
     # a training file cut into byte ranges (two workers): skipped lines still count from the
     # file's start
