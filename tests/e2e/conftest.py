@@ -4,4 +4,4 @@ Test modules import their helpers from ``pagekit`` (not from ``conftest``): pyte
 ``conftest.py`` under one module name, so ``from conftest import ...`` would find
 tests/py/conftest.py when tests/py and tests/e2e are collected in one run.
 """
-from pagekit import base_url, browser_context, dist_dir, page, playwright_sync  # noqa: F401  (fixtures)
+from pagekit import base_url, browser_context, dist_dir, page, playwright_sync, tab  # noqa: F401  (fixtures)

@@ -211,3 +211,14 @@ def choose_file(page, role: str, path: Path, fields: list[str] | None = None,
             box.click()
     for f in fields:
         assert page.is_checked(f'#{role}-fields input[data-path="{f}"]'), f"no field {f} in {path}"
+
+
+@pytest.fixture(scope="module")
+def tab(browser_context, base_url):
+    """One tab for every test of a module (the runtime boots once); the example run is awaited."""
+    p = open_page(browser_context, base_url)
+    wait_for_runs(p, 1)
+    yield p
+    p.close()
+    assert not p.watch.page_errors, p.watch.page_errors
+    assert not p.watch.foreign_requests(), p.watch.foreign_requests()

@@ -19,23 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from pagekit import choose_file, open_page, wait_for_runs
+from pagekit import choose_file, wait_for_runs
 from gpt3_reference import contamination
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RUN_TIMEOUT_MS = 120_000
 USER = "messages[role=user].content"
-
-
-@pytest.fixture(scope="module")
-def tab(browser_context, base_url):
-    """One tab for every test here (the runtime boots once); the example run is awaited."""
-    p = open_page(browser_context, base_url)
-    wait_for_runs(p, 1)
-    yield p
-    p.close()
-    assert not p.watch.page_errors, p.watch.page_errors
-    assert not p.watch.foreign_requests(), p.watch.foreign_requests()
 
 
 def settings(page, n="", threshold="", clean="scored") -> None:

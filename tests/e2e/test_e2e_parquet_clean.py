@@ -13,21 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from pagekit import choose_file, open_page, wait_for_runs
+from pagekit import choose_file, wait_for_runs
 from test_e2e_inputs import FIXTURES, USER, count, download, last_result, report, run, settings
 
 pa = pytest.importorskip("pyarrow", reason="the clean Parquet file is checked with pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
-
-
-@pytest.fixture(scope="module")
-def tab(browser_context, base_url):
-    p = open_page(browser_context, base_url)
-    wait_for_runs(p, 1)
-    yield p
-    p.close()
-    assert not p.watch.page_errors, p.watch.page_errors
-    assert not p.watch.foreign_requests(), p.watch.foreign_requests()
 
 
 def cli_clean(tmp_path: Path, ev: Path, tr: Path, field: str, train_field: str, n: str,

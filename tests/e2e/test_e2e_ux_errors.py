@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pagekit import choose_file, open_page, wait_for_runs
+from pagekit import choose_file, wait_for_runs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RUN_TIMEOUT_MS = 180_000
@@ -34,17 +34,6 @@ EVAL_LINES = [
 ]
 TRAIN = ('{"text": "yesterday the quick brown fox jumps over the lazy dog near the river bank '
          'today and more"}\n{"text": broken\n{"text": "filler words only here nothing to see"}\n')
-
-
-@pytest.fixture(scope="module")
-def tab(browser_context, base_url):
-    """One tab for every test here (the runtime boots once); the example run is awaited."""
-    p = open_page(browser_context, base_url)
-    wait_for_runs(p, 1)
-    yield p
-    p.close()
-    assert not p.watch.page_errors, p.watch.page_errors
-    assert not p.watch.foreign_requests(), p.watch.foreign_requests()
 
 
 def run(page) -> str:
