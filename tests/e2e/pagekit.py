@@ -222,3 +222,12 @@ def tab(browser_context, base_url):
     p.close()
     assert not p.watch.page_errors, p.watch.page_errors
     assert not p.watch.foreign_requests(), p.watch.foreign_requests()
+
+
+def download(page, name: str, folder: Path) -> bytes:
+    """Click the export button `name`, save the download into `folder`; its bytes."""
+    with page.expect_download() as info:
+        page.click(f'button[data-export="{name}"]')
+    target = folder / name
+    info.value.save_as(target)
+    return target.read_bytes()

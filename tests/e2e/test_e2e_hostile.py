@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pagekit import open_page, wait_for_runs
+from pagekit import download, open_page, wait_for_runs
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 sys.path.insert(0, str(HOSTILE))
@@ -58,14 +58,6 @@ def last_exports(page) -> dict[str, str]:
     msgs = page.evaluate("window.__workerMessages.filter(m => m.type === 'result' && "
                          "m.data && m.data.exports)")
     return {x["name"]: x["text"] for x in msgs[-1]["data"]["exports"]}
-
-
-def download(page, name: str, folder: Path) -> bytes:
-    with page.expect_download() as info:
-        page.click(f'button[data-export="{name}"]')
-    target = folder / name
-    info.value.save_as(target)
-    return target.read_bytes()
 
 
 def partition(exports: dict[str, str]) -> dict[str, list[int]]:

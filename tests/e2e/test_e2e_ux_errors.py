@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pagekit import choose_file, wait_for_runs
+from pagekit import choose_file, download, wait_for_runs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RUN_TIMEOUT_MS = 180_000
@@ -40,14 +40,6 @@ def run(page) -> str:
     before = int(page.get_attribute("#status", "data-runs") or 0)
     page.click("#run")
     return wait_for_runs(page, before + 1, RUN_TIMEOUT_MS)
-
-
-def download(page, name: str, folder: Path) -> bytes:
-    with page.expect_download() as info:
-        page.click(f'button[data-export="{name}"]')
-    target = folder / name
-    info.value.save_as(target)
-    return target.read_bytes()
 
 
 def csv_body(data: bytes) -> tuple[dict, list[list[str]]]:
