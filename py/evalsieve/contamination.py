@@ -22,7 +22,7 @@ from .exports import (MarkedText, fmt_float, html_page, html_table, score_impact
                       score_impact_section, stamp_section, unmatched_csv, write_csv)
 from .fields import FieldExtractor
 from .highlight import passage_spans
-from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores
+from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores, mostly_too_short
 from .records import Record, RecordReader, parse_record_line, skip_text, split_format
 from .semantic import RULE as SEMANTIC_RULE, SemanticConfig, SemanticScan
 from .stamps import InputFile, RunStamp
@@ -543,7 +543,7 @@ class ContaminationJob:
         warnings = []
         worded = [r for r in s if r.status != "empty"]
         short = [r for r in worded if not r.scored and r.status != "boilerplate_only"]
-        if len(short) * 2 > len(worded):
+        if mostly_too_short(len(short), len(worded)):
             warnings.append(f"{len(short)} of {len(worded)} eval rows with words are too short "
                             f"to score at N = {self.index.n}: choose a longer field or a "
                             "smaller N (--n)")

@@ -8,7 +8,7 @@ picker shows them (``inspect``'s ``samples`` per field and ``short_check``).
 from __future__ import annotations
 
 from .fields import FieldExtractor
-from .ngrams import ngram_size
+from .ngrams import mostly_too_short, ngram_size
 from .text import normalize_many
 
 #: Sample values shown per field.
@@ -88,4 +88,4 @@ def short_check(fmt: str, values: list, paths: list[str], name: str = "input") -
     n, how = ngram_size([sum(ws) for ws in worded])
     short = sum(1 for ws in worded if max(ws) < n)
     return {**base, "n": n, "n_how": how, "rows_too_short": short,
-            "mostly_short": short * 2 > len(worded)}
+            "mostly_short": mostly_too_short(short, len(worded))}

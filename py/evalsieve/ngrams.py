@@ -35,6 +35,13 @@ N_MIN, N_MAX = constants.N_AUTO_MIN, constants.N_AUTO_MAX
 EXCERPT_WORDS = 12
 
 
+def mostly_too_short(rows_too_short: int, rows_with_words: int) -> bool:
+    """The too-short warning's rule: more than half of the eval rows with words have no
+    n-gram at the chosen N (the run warns on stderr and beside the result; the page's field
+    picker warns before the run, on a sample). Counts are rows; returns a bool."""
+    return rows_too_short * 2 > rows_with_words
+
+
 def ngram_size(word_counts: list[int]) -> tuple[int, str]:
     """N for a set of eval rows: 5th-percentile word count, nearest rank, clamped to 8..13.
 
