@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pagekit import download, open_page, wait_for_runs
+from pagekit import download, wait_for_runs
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 sys.path.insert(0, str(HOSTILE))
@@ -27,15 +27,6 @@ def corpus(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("hostile-page")
     make_corpus.build(str(folder), big=True)
     return folder
-
-
-@pytest.fixture(scope="module")
-def tab(browser_context, base_url):
-    """One tab for every case (the runtime boots once); the example run is awaited first."""
-    p = open_page(browser_context, base_url)
-    wait_for_runs(p, 1)
-    yield p
-    p.close()
 
 
 def drop(page, role: str, path: Path) -> str:

@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-from pagekit import close_page
-from test_e2e_paraphrases import (figures, number, open_paraphrases, para_runs, read_export,
-                                  wait_para_runs)
+from test_e2e_paraphrases import (figures, number, para_page, para_runs,  # noqa: F401 (fixture)
+                                  read_export, wait_para_runs)
 
 NAME = "para-skip.jsonl"
 
@@ -30,13 +27,6 @@ def skip_file(folder):
     path = folder / NAME
     path.write_text("".join(lines), encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def para_page(browser_context, base_url):
-    p = open_paraphrases(browser_context, base_url)
-    yield p
-    close_page(p)
 
 
 def set_skip(page, on: bool) -> None:
