@@ -21,7 +21,8 @@ default settings (``SemanticConfig()``), through the real ``ContaminationJob`` l
 ``--semantic``. Also printed: the candidate stage's share of windows let through and its recall
 (a window of the planted record overlapping the planted span is among the row's candidates),
 the planted/clean score distributions, and a threshold sweep (for the README; the default is
-not fitted to it).
+not fitted to it), and recall/false positives on the even- and odd-numbered eval rows
+apart (0-based; for HumanEval the task id): a change tuned on one half is checked on the other.
 
     .venv/bin/python benchmarks/bench_semantic.py [--data ../shared/data] [--model dist/assets/model]
         [--cache /tmp/evalsieve-emb-cache] [--set gsm8k|humaneval|both] [--candidates K]
@@ -212,6 +213,16 @@ def run_set(name: str, ev: list[str], docs: list[str], planted: dict, enc, cfg: 
     print(f"  recall {caught_pos / len(pos):.3f} ({caught_pos}/{len(pos)}; {right_rec} matched "
           f"to the planted record); false positives {len(fp) / len(neg):.4f} "
           f"({len(fp)}/{len(neg)} clean rows){'; rows ' + str([i + 1 for i in fp]) if fp else ''}")
+    halves = []
+    for h, label in ((0, "even"), (1, "odd")):   # 0-based row = HumanEval task id
+        hp = [i for i in planted if i % 2 == h]
+        hn = [i for i in range(len(ev)) if i % 2 == h and i not in planted]
+        tp = sum(1 for i in hp if m[i].caught)
+        fh = sum(1 for i in hn if m[i].caught)
+        halves.append(f"{label} rows {tp / len(hp):.2f} ({tp}/{len(hp)}) at "
+                      f"{fh / len(hn):.3f} ({fh}/{len(hn)})")
+    print("  by half of the eval rows (0-based index; a check against fitting one half): "
+          + "; ".join(halves))
     print(f"  candidate stage: {fig['windows']} windows, {fig['windows_sharing_a_key_term']} "
           f"share a key term, {fig['windows_embedded']} embedded = "
           f"{fig['windows_embedded'] / max(1, fig['windows']):.3f} let through "

@@ -26,8 +26,7 @@
 import { ERR, ERROR_CODES, ProtocolError, toErrorObject } from './errors.js';
 export { ERR, ProtocolError, toErrorObject };
 
-/** @typedef {string | number} Id  a request id: a non-empty string or an integer */ /** @typedef {import('./errors.js').ErrCode} ErrCode */
-/** @typedef {import('./errors.js').ErrorObject} ErrorObject */
+/** @typedef {string | number} Id  a request id: a non-empty string or an integer */ /** @typedef {import('./errors.js').ErrCode} ErrCode */ /** @typedef {import('./errors.js').ErrorObject} ErrorObject */
 
 /**
  * Python's rule constants (py/evalsieve/constants.py as_json), posted in `ready`.
@@ -43,6 +42,7 @@ export { ERR, ProtocolError, toErrorObject };
  * @property {number} para_threshold_default
  * @property {number} para_window  word pieces per row incl. [CLS] and [SEP]
  * @property {number} embedding_dims  floats per sentence embedding
+ * @property {{min: number, max: number, default: number}} semantic_code_ngram  tokens per code shingle of the semantic rung (0 = code channel off)
  * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string}} export_names
  * @property {BinaryMagic[]} binary_magic
  * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default)

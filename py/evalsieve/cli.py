@@ -9,7 +9,7 @@
                              [--score-filter NAME]] [--exclude-rungs LIST]
                             [--semantic [--semantic-threshold X] [--semantic-window W]
                              [--semantic-candidates K] [--semantic-code-ngram N]
-                             [--model-dir DIR] [--threads T]]
+                             [--no-semantic-docstring-cosine] [--model-dir DIR] [--threads T]]
 
     evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
                           [--model-dir DIR] [--json] [--scores FILE ...] [--skip-bad-lines]
@@ -217,7 +217,8 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         sem = SemanticConfig(**{k: v for k, v in (
             ("window_words", args.semantic_window), ("candidates", args.semantic_candidates),
             ("threshold", args.semantic_threshold),
-            ("code_ngram", args.semantic_code_ngram)) if v is not None})
+            ("code_ngram", args.semantic_code_ngram),
+            ("docstring_cosine", args.semantic_docstring_cosine)) if v is not None})
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
                               not args.no_boilerplate, args.threshold, args.clean, sem,
                               tuple(args.exclude_rungs) if args.exclude_rungs else None,
@@ -642,7 +643,9 @@ _workers = _bounded(int, 1, 4096, "a whole number of processes from 1")
 
 _threshold_score = _bounded(float, 0, 1, "a number in (0, 1]", above_lo=True)
 _threads = _bounded(int, 0, 1024, "a whole number of threads (0 = every core)")
-_code_ngram = _bounded(int, 0, 8, "a whole number of tokens from 0 (off) to 8")
+_code_ngram = _bounded(int, constants.SEMANTIC_CODE_NGRAM_MIN, constants.SEMANTIC_CODE_NGRAM_MAX,
+                       f"a whole number of tokens from {constants.SEMANTIC_CODE_NGRAM_MIN} (off) "
+                       f"to {constants.SEMANTIC_CODE_NGRAM_MAX}")
 
 
 def _rungs(s: str) -> list[str]:
@@ -744,6 +747,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--semantic-code-ngram", type=_code_ngram, default=None, metavar="N",
                    help="shingle length of the code channel for eval rows that define a "
                    "function or class (default 3; 0 reads code rows as prose)")
+    c.add_argument("--semantic-docstring-cosine", action=argparse.BooleanOptionalAction,
+                   default=None,
+                   help="for a code row, also embed its docstring and each candidate window's, "
+                   "and read the meaning from their cosine (default on; "
+                   "--no-semantic-docstring-cosine reads the whole row only)")
     c.add_argument("--model-dir", metavar="DIR",
                    help="folder with encoder.onnx and tokenizer.json for --semantic (default: "
                    "derived on first use into the user cache folder)")

@@ -32,6 +32,12 @@ PARA_WINDOW = 256
 #: Width of one sentence embedding (all-MiniLM-L6-v2's hidden size), float32.
 EMBEDDING_DIMS = 384
 
+# -- the semantic rung's code channel (issue 9) ---------------------------------------------
+#: Tokens per code shingle (n-grams of abstracted code tokens, semantic.code_shingles) a user
+#: may set: 0 turns the code channel off (code rows read as prose), else 1..8; default 3.
+SEMANTIC_CODE_NGRAM_MIN, SEMANTIC_CODE_NGRAM_MAX = 0, 8
+SEMANTIC_CODE_NGRAM_DEFAULT = 3
+
 # -- exports ---------------------------------------------------------------------------------
 #: What ``eval.clean.*`` keeps, by the ``clean`` setting (ContaminationConfig.clean, the CLI's
 #: ``--clean``, the page's "eval.clean keeps"), in the words the stamp records; the first
@@ -101,6 +107,8 @@ def as_json() -> dict:
         "para_floor": PARA_FLOOR, "para_threshold_max": PARA_THRESHOLD_MAX,
         "para_threshold_default": PARA_THRESHOLD_DEFAULT, "para_window": PARA_WINDOW,
         "embedding_dims": EMBEDDING_DIMS,
+        "semantic_code_ngram": {"min": SEMANTIC_CODE_NGRAM_MIN, "max": SEMANTIC_CODE_NGRAM_MAX,
+                                "default": SEMANTIC_CODE_NGRAM_DEFAULT},
         "clean_rules": dict(CLEAN_RULES),
         "export_names": {"clean_by_format": dict(CLEAN_NAME_BY_FORMAT),
                          "contamination": list(CONTAMINATION_REPORTS),

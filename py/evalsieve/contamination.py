@@ -49,7 +49,7 @@ RUNG_COLUMNS = ["rung"]
 #: The export listing skipped records (with ``skip_bad_lines`` only).
 SKIPPED_EXPORT = constants.SKIPPED_EXPORT
 SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "semantic_numbers",
-                    "semantic_training_file", "semantic_training_record", "training_window"]
+                    "semantic_code", "semantic_docstring_cosine", "semantic_training_file", "semantic_training_record", "training_window"]
 
 #: Measured recall and false positives of the semantic rung at its defaults
 #: (benchmarks/bench_semantic.py; see the README), printed beside every semantic result.
@@ -835,7 +835,7 @@ class ContaminationJob:
         if self.semantic is not None:
             m = self.semantic.matches[i]
             cells += [fmt_float(m.score), fmt_float(m.cosine), fmt_float(m.lexical),
-                      fmt_float(m.numbers),
+                      fmt_float(m.numbers), fmt_float(m.code), fmt_float(m.docstring_cosine),
                       (m.training_file or self.train_name) if m.training_record else "",
                       m.training_record or "", m.window]
         return cells

@@ -56,6 +56,7 @@ import unicodedata
 from dataclasses import dataclass
 from itertools import chain
 
+from . import constants
 from .errors import bad_input
 
 #: Clamp of the window size in words (160 English words ≈ 210 word pieces < 256).
@@ -70,7 +71,7 @@ NUMBER_WORDS.update({"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50
                      "hundred": "100", "thousand": "1000", "million": "1000000",
                      "dozen": "12", "twice": "2", "double": "2", "thrice": "3", "triple": "3"})
 #: Length n of the code shingles (n-grams of abstracted code tokens) of the code channel.
-CODE_NGRAM = 3
+CODE_NGRAM = constants.SEMANTIC_CODE_NGRAM_DEFAULT
 #: A row is code when it defines a function or class: a line that begins with Python's
 #: ``def f(`` / ``class C:``, JavaScript's ``function f(a) {``, a C/C++ ``#include`` line.
 #: "the function f(x) = 2x" and "a class of 30 students:" are prose.
@@ -137,9 +138,10 @@ class SemanticConfig:
             raise bad_input(f"semantic threshold {self.threshold}", expected="a score in (0, 1]")
         if not 0 < self.rare_share <= 1:
             raise bad_input(f"rare share {self.rare_share}", expected="a share in (0, 1]")
-        if not 0 <= self.code_ngram <= 8:
+        lo, hi = constants.SEMANTIC_CODE_NGRAM_MIN, constants.SEMANTIC_CODE_NGRAM_MAX
+        if not lo <= self.code_ngram <= hi:
             raise bad_input(f"code shingles of {self.code_ngram} tokens",
-                            expected="0 (off) or 1..8 tokens")
+                            expected=f"{lo} (off) or {lo + 1}..{hi} tokens")
 
     def settings(self) -> dict:
         """The settings as plain JSON values, for the run stamp."""

@@ -30,3 +30,24 @@ export function parseSettings({ n: nRaw, threshold: tRaw, boilerplate, clean = '
   }
   return { n, boilerplate, threshold, clean };
 }
+
+/**
+ * Read the code settings as typed.
+ *
+ * Args: raw {code_ngram: string ('' = Python's default), docstring_cosine: bool};
+ *   c: the rule constants from `ready` (semantic_code_ngram: {min, max, default}).
+ * Returns {code_ngram: int, docstring_cosine: bool}: the keys of cont.start's `semantic`
+ *   object (bridge.py _semantic_config), always both, so the request says what runs.
+ * Throws a bad_input error object naming the setting and its range (SemanticConfig refuses
+ *   the same values), so a bad value fails before the training pass.
+ */
+export function parseSemanticCode({ code_ngram: raw, docstring_cosine }, c) {
+  const lo = c.semantic_code_ngram.min;
+  const hi = c.semantic_code_ngram.max;
+  const text = String(raw ?? '').trim();
+  const n = text === '' ? c.semantic_code_ngram.default : Number(text);
+  if (!(Number.isInteger(n) && n >= lo && n <= hi)) {
+    throw { code: ERR.BAD_INPUT, message: `code shingles must be a whole number of tokens from ${lo} (off) to ${hi}, or empty for ${c.semantic_code_ngram.default}`, expected: `an integer from ${lo} to ${hi}` };
+  }
+  return { code_ngram: n, docstring_cosine: Boolean(docstring_cosine) };
+}

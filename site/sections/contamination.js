@@ -71,6 +71,7 @@ export class ContaminationSection extends JobSection {
     super.workerReady(constants);
     Object.assign(this.ui.n, { min: constants.n_min, max: constants.n_max });
     Object.assign(this.ui.threshold, { min: constants.threshold_min_exclusive, max: constants.threshold_max });
+    this.ladder.workerReady(constants);
   }
 
   #loadSettings() {

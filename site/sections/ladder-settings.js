@@ -4,6 +4,7 @@
 
 import { el } from '../lib/dom.js';
 import { fmtInt } from '../lib/format.js';
+import { SemanticCodeSettings } from './semantic-settings.js';
 
 const RUNGS = ['exact', 'ngram', 'semantic'];
 const IDLE_NOTE = 'Finds reworded eval rows inside training windows with the paraphrase encoder, '
@@ -15,12 +16,14 @@ export class LadderSettings {
   /** root: the empty container in the settings fieldset (#ladder-settings). */
   constructor(root) {
     this.semantic = el('input', { type: 'checkbox', id: 'setting-semantic' });
+    this.code = new SemanticCodeSettings();
     this.estimate = el('span', { class: 'muted', id: 'semantic-estimate', text: IDLE_NOTE });
     this.excludes = Object.fromEntries(RUNGS.map((r) => [r, el('input', {
       type: 'checkbox', id: `exclude-${r}`, checked: true, dataset: { rung: r },
     })]));
     root.replaceChildren(
       el('label', {}, this.semantic, ' semantic rung (reworded rows)'),
+      this.code.root,
       this.estimate,
       el('span', { class: 'exclude-rungs', id: 'exclude-rungs' }, 'Rows leave eval.clean when caught by: ',
         ...RUNGS.map((r) => el('label', {}, this.excludes[r], ` ${r}`))),
@@ -31,24 +34,32 @@ export class LadderSettings {
 
   #sync() {
     this.excludes.semantic.disabled = !this.semantic.checked;
+    this.code.setEnabled(this.semantic.checked);
     this.estimate.textContent = IDLE_NOTE;
   }
 
+  /** Python's rule constants (ready.constants): the code settings' range and default. */
+  workerReady(constants) {
+    this.code.workerReady(constants);
+  }
+
   /**
-   * The request's ladder arguments: {semantic: null (off) or {} (Python's defaults),
-   * exclude_rungs: the ticked rungs among those that run}.
+   * The request's ladder arguments: {semantic: null (off) or the rung's settings
+   * ({code_ngram, docstring_cosine}; the rest take Python's defaults), exclude_rungs: the
+   * ticked rungs among those that run}. Throws bad_input for a code setting out of range.
    */
   value() {
     const runs = this.semantic.checked ? RUNGS : RUNGS.slice(0, 2);
     return {
-      semantic: this.semantic.checked ? {} : null,
+      semantic: this.semantic.checked ? this.code.value() : null,
       exclude_rungs: runs.filter((r) => this.excludes[r].checked),
     };
   }
 
   /** The run's log line: "semantic rung on; eval.clean leaves out exact, ngram". */
   describe(v) {
-    return `semantic rung ${v.semantic ? 'on' : 'off'}; eval.clean leaves out ${v.exclude_rungs.join(', ') || 'no rung'}`;
+    const code = v.semantic ? ` (code shingles ${v.semantic.code_ngram || 'off'}, docstrings ${v.semantic.docstring_cosine ? 'embedded' : 'not embedded'})` : '';
+    return `semantic rung ${v.semantic ? 'on' : 'off'}${code}; eval.clean leaves out ${v.exclude_rungs.join(', ') || 'no rung'}`;
   }
 
   /** A new run: forget the last run's estimate. */

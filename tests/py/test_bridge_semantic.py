@@ -97,3 +97,26 @@ def test_bridge_refuses_bad_rung_settings_at_start():
     assert call("cont.semantic_request", {"handle": h})["error"]["message"] == \
         "the semantic rung is off"
     call("close", {"handle": h})
+
+
+def test_bridge_code_settings_reach_the_config_and_the_stamp():
+    """The page's code settings (site/sections/semantic-settings.js) as cont.start takes
+    them: stamped as the CLI's --semantic-code-ngram / --no-semantic-docstring-cosine are."""
+    h = start({"code_ngram": 5, "docstring_cosine": False})["value"]["handle"]
+    call("cont.feed_eval", {"handle": h}, _jsonl("q", EVAL_ROWS))
+    call("cont.end_eval", {"handle": h})
+    call("cont.feed_train", {"handle": h}, _jsonl("t", TRAIN))
+    req = call("cont.semantic_request", {"handle": h})["value"]
+    cos = [0.1] * len(req["pairs"])
+    call("cont.semantic_cosines", {"handle": h, "pairs": len(cos)}, None,
+         struct.pack(f"<{len(cos)}f", *cos))
+    s = call("cont.finish", {"handle": h, "inputs": {"eval": {"name": "e"}, "train": {"name": "t"}},
+                             "utc": "2026-01-01T00:00:00+00:00"})["value"]
+    call("close", {"handle": h})
+    st = s["stamp"]["settings"]
+    assert st["semantic_code_ngram"] == 5 and st["semantic_docstring_cosine"] is False
+    e = start({"code_ngram": 9})["error"]
+    assert e["code"] == "bad_input" and e["expected"] == "0 (off) or 1..8 tokens"
+    e = start({"docstring_cosine": "no"})["error"]
+    assert e["code"] == "bad_input" and e["expected"] == "true or false"
+    assert start({"code_ngram": True})["error"]["expected"] == "a whole number"

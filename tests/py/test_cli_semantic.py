@@ -93,3 +93,35 @@ def test_rephrased_programs_are_caught_by_the_code_channel(tmp_path, fixtures, m
             assert scores[3] > 0.7 and scores[12] > 0.7
             assert max(v for k, v in scores.items() if k not in (3, 12)) < 0.5
     assert caught == {"3": [3, 12], "0": []}
+
+
+def test_code_columns_and_docstring_setting(tmp_path, fixtures, model_dir, capsys):
+    """The report's code evidence and docstring cosine columns, and
+    --no-semantic-docstring-cosine: no docstring pair is embedded, the column stays empty and
+    the score is the whole reading, (cosine + (lexical + code) / 2) / 2, recomputed here from
+    the row's own columns."""
+    ev = os.path.join(fixtures, "humaneval_sample.jsonl")
+    tr = os.path.join(fixtures, "semantic_code_train.jsonl")
+    reports = {}
+    for flag in ("--semantic-docstring-cosine", "--no-semantic-docstring-cosine"):
+        out = tmp_path / flag
+        assert main(["contamination", ev, tr, "--eval-field", "text", "--train-field", "text",
+                     "--semantic", flag, "--threads", "1", "--model-dir", model_dir,
+                     "--out", str(out), "--json", "--quiet"]) == 0
+        s = json.loads(capsys.readouterr().out)
+        on = flag == "--semantic-docstring-cosine"
+        assert s["stamp"]["settings"]["semantic_docstring_cosine"] is on
+        assert (s["semantic"]["docstring_pairs"] > 0) is on
+        reports[on] = rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
+    for r in reports[False]:
+        assert r["semantic_docstring_cosine"] == "" and r["semantic_code"] != ""
+        whole = (float(r["semantic_cosine"]) + (float(r["semantic_lexical"])
+                                                 + float(r["semantic_code"])) / 2) / 2
+        assert abs(whole - float(r["semantic_score"])) <= 2e-4, r["eval_row"]
+    with_doc = [r for r in reports[True] if r["semantic_docstring_cosine"]]
+    assert with_doc   # the planted rows' windows hold their docstrings
+    for r in with_doc:  # the better of the whole reading and (docstring cosine + code) / 2
+        whole = (float(r["semantic_cosine"]) + (float(r["semantic_lexical"])
+                                                 + float(r["semantic_code"])) / 2) / 2
+        doc = (float(r["semantic_docstring_cosine"]) + float(r["semantic_code"])) / 2
+        assert abs(max(whole, doc) - float(r["semantic_score"])) <= 2e-4, r["eval_row"]

@@ -196,9 +196,10 @@ def test_ladder_rungs_summary_and_columns():
     assert s["rows_contaminated_by_rung"] == {"exact": 1, "ngram": 1, "semantic": 1}
     assert s["rows_scored"] == 4 and s["rows_contaminated"] == 3 and s["rows_kept"] == 1
     header = job.report_csv().split("\r\n")[1].split(",")
-    assert header[-8:] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
-                           "semantic_numbers", "semantic_training_file", "semantic_training_record",
-                           "training_window"]
+    assert header[-10:] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
+                            "semantic_numbers", "semantic_code", "semantic_docstring_cosine",
+                            "semantic_training_file", "semantic_training_record",
+                            "training_window"]
     assert job.too_short_csv().split("\r\n")[2].endswith(",")   # "hi": no rung
     html = job.report_html()
     for title in ("Rung exact (1)", "Contaminated rows (2)", "Rung semantic (1 rows caught)",
