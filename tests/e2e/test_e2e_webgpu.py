@@ -135,7 +135,8 @@ def test_webgpu_on_swiftshader_agrees_and_equals_the_wasm_run(gpu_context, brows
     for pair, cosine in GOLDEN_PAIRS.items():
         assert got[pair] == pytest.approx(cosine, abs=0.004), pair
     print(f"\nSwiftShader WebGPU: {rows_per_s(log):.2f} rows/s; WASM ({w_env['threads']} threads): "
-          f"{rows_per_s(w_log):.1f} rows/s on the same {len(ROWS)} rows")
+          f"{rows_per_s(w_log):.1f} rows/s on the same {len(ROWS)} rows; lowest sample cosine "
+          f"{env['provider_min_cosine']:.7f}")
 
 
 def test_a_webgpu_graph_that_fails_its_sha256_falls_back_to_wasm_saying_why(gpu_context, base_url,
