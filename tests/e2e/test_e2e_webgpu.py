@@ -5,8 +5,8 @@ The rest of the suite launches chromium with ``--disable-gpu``, and then
 gave no adapter". These tests launch their own chromium without that flag and with
 ``--enable-unsafe-swiftshader --enable-unsafe-webgpu --use-webgpu-adapter=swiftshader``, which
 gives a software adapter (vendor google, architecture swiftshader). SwiftShader emulates the
-GPU on the CPU and is slow (~0.5 rows/s here), so the file is 11 short STS-B sentences; this is
-for correctness only, the timings are printed, never asserted.
+GPU on the CPU and is slow (~0.35 rows/s here, WASM ~25), so the file is 11 short STS-B
+sentences; this is for correctness only, the timings are printed, never asserted.
 
 Expected values: the WASM run of the same file in the suite's chromium (groups equal, cosines
 within the export's rounding), the worked golden pairs (tests/golden/paraphrase_golden.json:
