@@ -278,19 +278,20 @@ def rewrite_imports(name: str, content: bytes) -> bytes:
 
 
 def derive_models(model_onnx: bytes, cache: Path) -> dict[str, bytes]:
-    """Return {"encoder.onnx": ..., "tile.onnx": ...}.
+    """Return {"encoder.onnx": ..., "encoder-fp32.onnx": ..., "tile.onnx": ...}.
 
-    The graph surgery (mean pooling + L2 norm appended to the int8 MiniLM; the cosine
-    tile graph) lives in py/evalsieve/encoder_graph.py (the CLI derives the same graphs on
-    first use) and needs the `onnx` package, so it runs in .venv. Outputs are cached by the
-    sha256 of the tool and of model.onnx.
+    The graph surgery (mean pooling + L2 norm appended to the int8 MiniLM; the same graph
+    with its int8 weights folded to float32 for onnxruntime-web's WebGPU provider; the
+    cosine tile graph) lives in py/evalsieve/encoder_graph.py (the CLI derives encoder.onnx
+    on first use) and needs the `onnx` package, so it runs in .venv. Outputs are cached by
+    the sha256 of the tool and of model.onnx.
     """
     tool = ROOT / "py" / "evalsieve" / "encoder_graph.py"
     if not tool.is_file():
         raise BuildError(f"{tool} is missing; it derives encoder.onnx and tile.onnx")
     digest = hashlib.sha256(tool.read_bytes() + model_onnx).hexdigest()[:24]
     out_dir = cache / "derived" / digest
-    outputs = {name: out_dir / name for name in ("encoder.onnx", "tile.onnx")}
+    outputs = {name: out_dir / name for name in ("encoder.onnx", "encoder-fp32.onnx", "tile.onnx")}
     if not all(p.is_file() for p in outputs.values()):
         tool_reqs = ROOT / "tools" / "requirements.txt"
         reqs = ["-r", str(tool_reqs)] if tool_reqs.is_file() else GRAPH_TOOL_REQUIREMENTS
@@ -299,13 +300,16 @@ def derive_models(model_onnx: bytes, cache: Path) -> dict[str, bytes]:
             src = Path(tmp) / "model.onnx"
             src.write_bytes(model_onnx)
             staged = {name: Path(tmp) / name for name in outputs}
-            log("deriving encoder.onnx and tile.onnx with py/evalsieve/encoder_graph.py")
+            log("deriving encoder.onnx, encoder-fp32.onnx and tile.onnx with "
+                "py/evalsieve/encoder_graph.py")
             run([str(python), "-c",
                  "import sys; sys.path.insert(0, sys.argv[1]);"
-                 "from encoder_graph import build_encoder_graph, build_tile_graph;"
-                 "build_encoder_graph(sys.argv[2], sys.argv[3]); build_tile_graph(sys.argv[4])",
+                 "from encoder_graph import build_encoder_graph, build_fp32_encoder_graph,"
+                 " build_tile_graph;"
+                 "build_encoder_graph(sys.argv[2], sys.argv[3]);"
+                 "build_fp32_encoder_graph(sys.argv[3], sys.argv[4]); build_tile_graph(sys.argv[5])",
                  str(tool.parent), str(src), str(staged["encoder.onnx"]),
-                 str(staged["tile.onnx"])], cwd=ROOT)
+                 str(staged["encoder-fp32.onnx"]), str(staged["tile.onnx"])], cwd=ROOT)
             out_dir.mkdir(parents=True, exist_ok=True)
             for name, path in staged.items():
                 if not path.is_file():
@@ -491,19 +495,26 @@ def write_pyodide_test_dir(dist: Path, wheels: list[Path]) -> None:
 
 
 def precache_list(dist: Path, manifest: dict) -> dict:
-    """What the service worker (site/sw.js) caches: {"cache": name, "files": [{url, sha256}]}.
+    """What the service worker (site/sw.js) caches: {"cache": name, "files": [{url, sha256}],
+    "on_use": [{url, sha256}]}.
 
     Every file of dist/ but the service worker's own two files and dist/pyodide-test/ (the
     test suite's), by path relative to dist/; assets listed in manifest.json carry the
-    manifest's sha256 (the lock's, checked again here). The cache name is "evalsieve-" + the
-    first 16 hex digits of the sha256 of the list's canonical JSON, so any changed file gives
-    a new cache and the service worker replaces the old one.
+    manifest's sha256 (the lock's, checked again here). "files" are cached when the service
+    worker installs; "on_use" are the manifest assets marked ``"offline": "on-use"`` (the
+    WebGPU runtime and graph, ~117 MB that only a browser with a WebGPU adapter loads),
+    cached the first time the page fetches them, checked against the same sha256. The cache
+    name is "evalsieve-" + the first 16 hex digits of the sha256 of the canonical JSON of
+    both lists, so any changed file gives a new cache and the service worker replaces the
+    old one.
 
     Raises:
         BuildError: a manifest asset whose file in dist/ has another sha256.
     """
     by_path = {entry["path"]: entry["sha256"] for entry in manifest.values()}
-    files = []
+    on_use_paths = {entry["path"] for entry in manifest.values()
+                    if entry.get("offline") == "on-use"}
+    files, on_use = [], []
     for path in sorted(p for p in dist.rglob("*") if p.is_file()):
         rel = path.relative_to(dist).as_posix()
         if rel in PRECACHE_SKIP or rel.startswith("pyodide-test/"):
@@ -511,9 +522,11 @@ def precache_list(dist: Path, manifest: dict) -> dict:
         digest = sha256_file(path)
         if by_path.get(rel, digest) != digest:
             raise BuildError(f"dist/{rel} does not match its sha256 in assets/manifest.json")
-        files.append({"url": rel, "sha256": digest})
-    canonical = json.dumps(files, sort_keys=True, separators=(",", ":")).encode("utf-8")
-    return {"cache": "evalsieve-" + hashlib.sha256(canonical).hexdigest()[:16], "files": files}
+        (on_use if rel in on_use_paths else files).append({"url": rel, "sha256": digest})
+    canonical = json.dumps({"files": files, "on_use": on_use}, sort_keys=True,
+                           separators=(",", ":")).encode("utf-8")
+    return {"cache": "evalsieve-" + hashlib.sha256(canonical).hexdigest()[:16], "files": files,
+            "on_use": on_use}
 
 
 def write_precache(dist: Path, manifest: dict) -> dict:
@@ -555,6 +568,8 @@ def build(dist: Path = DEFAULT_DIST, cache: Path = DEFAULT_CACHE) -> dict:
             manifest[name] = {"version": asset["version"],
                               "sha256": hashlib.sha256(content).hexdigest(),
                               "path": asset["dist"]}
+            if asset.get("offline") == "on-use":  # cached on first use, not at install
+                manifest[name]["offline"] = "on-use"
     wheels_dir = partial / "assets" / "wheels"
     shutil.copyfile(wheel, wheels_dir / wheel.name)
     manifest["evalsieve"] = {"version": wheel.name.split("-")[1], "sha256": sha256_file(wheel),

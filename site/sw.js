@@ -13,11 +13,17 @@
 // stamp's `assets_from`, and X-Evalsieve-Sha256, so that the next build's install copies
 // the files it did not change from this cache instead of downloading them again. Anything
 // not in the list goes to the network as usual.
+//
+// `on_use` files (the WebGPU runtime and graph, ~117 MB that only a browser with a WebGPU
+// adapter ever loads) are not fetched at install: the first fetch of one goes to the network,
+// is checked against its sha256 and is cached (that response says X-Evalsieve-From:
+// network); later ones come from the cache. Install copies them from the previous build's
+// cache when their sha256 did not change.
 
 /* global importScripts */
 importScripts('sw-precache.js');
 
-const { cache: CACHE, files: FILES } = /** @type {any} */ (self).EVALSIEVE_PRECACHE;
+const { cache: CACHE, files: FILES, on_use: ON_USE = [] } = /** @type {any} */ (self).EVALSIEVE_PRECACHE;
 const PREFIX = 'evalsieve-';
 const FROM_HEADER = 'X-Evalsieve-From';
 const SHA_HEADER = 'X-Evalsieve-Sha256';
@@ -26,6 +32,7 @@ const PARALLEL = 4;
 /** absolute URL (no query, no fragment) of a path relative to dist/ */
 const key = (path) => new URL(path, self.location.href).href;
 const LISTED = new Map(FILES.map((f) => [key(f.url), f.sha256]));
+const LAZY = new Map(ON_USE.map((f) => [key(f.url), f.sha256]));
 
 const hex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -40,6 +47,18 @@ async function fetchChecked(url, sha256) {
   headers.set(FROM_HEADER, 'cache');
   headers.set(SHA_HEADER, sha256);
   return new Response(bytes, { status: res.status, statusText: res.statusText, headers });
+}
+
+/** An on_use file: from the cache, else fetched, checked, cached, answered as "network". */
+async function onUse(url, sha256) {
+  const cache = await caches.open(CACHE);
+  const hit = await cache.match(url);
+  if (hit) return hit;
+  const res = await fetchChecked(url, sha256);
+  await cache.put(url, res.clone());
+  const headers = new Headers(res.headers);
+  headers.set(FROM_HEADER, 'network');
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
 self.addEventListener('install', (event) => {
@@ -58,6 +77,10 @@ self.addEventListener('install', (event) => {
       }
     };
     await Promise.all(Array.from({ length: PARALLEL }, worker));
+    for (const [url, sha256] of LAZY) { // kept from the previous build, never downloaded here
+      const old = await caches.match(url);
+      if (old && old.headers.get(SHA_HEADER) === sha256 && !(await cache.match(url))) await cache.put(url, old);
+    }
   })());
 });
 
@@ -78,6 +101,10 @@ self.addEventListener('fetch', (event) => {
   url.search = '';
   url.hash = '';
   if (req.mode === 'navigate' && url.pathname.endsWith('/')) url.pathname += 'index.html';
+  if (LAZY.has(url.href)) {
+    event.respondWith(onUse(url.href, LAZY.get(url.href)));
+    return;
+  }
   if (!LISTED.has(url.href)) return;
   event.respondWith((async () => {
     const hit = await (await caches.open(CACHE)).match(url.href);

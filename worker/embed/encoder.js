@@ -34,6 +34,8 @@ export const DEFAULTS = Object.freeze({
   tokenizerJsonUrl: here("../../assets/model/tokenizer.json"),
   verify: null,
   numThreads: 1,
+  executionProviders: ["wasm"],
+  adapter: null,
   window: WINDOW,
   batchSize: 32,
 });
@@ -141,6 +143,9 @@ export function equalLengthBatches(ids, batchSize) {
  *   every fetched model/tokenizer file before use; throws to refuse it (the worker checks the
  *   sha256 in assets/manifest.json)
  * @property {number} [numThreads]  WASM threads (needs cross-origin isolation to exceed 1)
+ * @property {string[]} [executionProviders]  ["wasm"], or ["webgpu"] with ort.webgpu.min.mjs
+ *   and the float32 graph (embed/webgpu.js)
+ * @property {any} [adapter]  the GPUAdapter for "webgpu" (ort.env.webgpu.adapter); null: ORT asks
  * @property {number} [window]  word pieces per row incl. [CLS], [SEP]; 3..512
  * @property {number} [batchSize]  most rows per session.run (rows of one length per batch)
  */
@@ -161,6 +166,7 @@ export async function createEncoder(opts = {}) {
   ort.env.wasm.wasmPaths = o.wasmPaths;
   ort.env.wasm.numThreads = Math.max(1, o.numThreads | 0);
   ort.env.wasm.proxy = false; // we already are in a worker
+  if (o.adapter) ort.env.webgpu.adapter = o.adapter;
 
   const { Tokenizer } = await importModule(o.tokenizersUrl);
   // No tokenizer_config.json: BERT's lowercasing is in tokenizer.json's normalizer.
@@ -171,7 +177,7 @@ export async function createEncoder(opts = {}) {
     throw assetError(o.tokenizerJsonUrl, "no [CLS]/[SEP] in the vocabulary");
   }
 
-  const sessionOptions = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };
+  const sessionOptions = { executionProviders: o.executionProviders, graphOptimizationLevel: "all" };
   const makeSession = async (url) => {
     const bytes = await fetchBytes(url, o.verify);
     try {

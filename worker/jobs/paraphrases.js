@@ -10,6 +10,7 @@ import { assetsFrom } from '../assets.js';
 import { SETTINGS } from '../settings.js';
 import { ensureEncoder } from '../embed/load.js';
 import { chooseProvider } from '../embed/provider.js';
+import { startWebgpu, webgpuAssets } from '../embed/webgpu.js';
 import { embedRows } from '../embed/schedule.js';
 import { packSimilarity, similarity } from '../embed/similarity.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
@@ -75,18 +76,20 @@ export async function paraphrases(ctx, args, files) {
     const enc = await encP;
     ctx.throwIfCancelled();
     ctx.log(`encoder ready (${enc.threads} thread${enc.threads === 1 ? '' : 's'}${enc.isolated ? '' : ', not cross-origin isolated'}, loaded in ${enc.seconds.toFixed(1)} s)`);
-    // WebGPU only after a sample of these rows agrees with WASM; this build ships no graph for
-    // it yet (createWebgpu: null), so an adapter is named and WASM is used, saying so.
+    // WebGPU only after a sample of these rows agrees with WASM (embed/provider.js); its runtime
+    // and graph are loaded only once an adapter is found (embed/webgpu.js).
+    const shipped = webgpuAssets(getRuntime().manifest);
     const choice = await chooseProvider({
       gpu: /** @type {any} */ (navigator).gpu, texts, dim: K.embedding_dims,
-      embedWasm: async (sample) => (await enc.encoder.encode(sample)).embeddings, createWebgpu: null,
+      embedWasm: async (sample) => (await enc.encoder.encode(sample)).embeddings,
+      createWebgpu: shipped && ((adapter) => startWebgpu(adapter, shipped, { window: K.para_window, batchSize: SETTINGS.embedBatch })),
     });
+    const gpu = /** @type {import('../embed/webgpu.js').WebgpuEncoder | null} */ (choice.webgpu);
     ctx.log(`execution provider: ${choice.provider} (${choice.reason})`, {
       kind: 'provider', provider: choice.provider, reason: choice.reason, adapter: choice.adapter,
       sample_rows: choice.sample_rows, min_cosine: choice.min_cosine,
     });
-    ctx.throwIfCancelled();
-    const embedded = await embedRows(enc.encoder, texts, {
+    const embedded = await embedRows(gpu ? gpu.rows : enc.encoder, texts, {
       dim: K.embedding_dims,
       batchSize: args.batch_size ?? SETTINGS.embedBatch,
       sort: args.sort ?? true,
@@ -94,7 +97,7 @@ export async function paraphrases(ctx, args, files) {
       isCancelled: ctx.isCancelled,
       onProgress: (done, total, eta) => ctx.progress('embed', done, total, 'rows', eta),
       onEstimate: (e) => ctx.log(`estimate: about ${Math.max(1, Math.round(e.seconds))} s to embed ${texts.length} rows (first batch ${e.rows_per_s_first_batch.toFixed(0)} rows/s)`, { kind: 'estimate', ...e }),
-    });
+    }).finally(() => gpu && gpu.dispose()); // the session's GPU buffers are not kept between runs
     const nBlocks = Math.ceil(texts.length / SETTINGS.tileRows);
     const tiles = (nBlocks * (nBlocks + 1)) / 2;
     const tSim = performance.now();
@@ -118,8 +121,10 @@ export async function paraphrases(ctx, args, files) {
       assets_from: assetsFrom(), threads: enc.threads, cross_origin_isolated: enc.isolated,
       hardware_concurrency: navigator.hardwareConcurrency || 1,
       execution_provider: choice.provider, provider_reason: choice.reason,
+      provider_sample_rows: choice.sample_rows, provider_min_cosine: choice.min_cosine, webgpu_adapter: choice.adapter,
+      ...(gpu ? { webgpu_graph_sha256: gpu.modelSha256 } : {}),
     };
-    held.set(handle, { input: inputInfo, assets: { ...getRuntime().assets, ...enc.assets }, environment });
+    held.set(handle, { input: inputInfo, assets: { ...getRuntime().assets, ...enc.assets, ...(gpu ? gpu.assets : {}) }, environment });
     kept = true;
     for (const h of [...held.keys()]) if (h !== handle) closeHeld(h);
     const seconds = (performance.now() - t0) / 1000;
