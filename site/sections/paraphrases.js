@@ -185,6 +185,8 @@ export class ParaphraseSection extends JobSection {
       threshold: this.threshold,
       ...(scores ? { scores: scores.args } : {}),
       ...this.skip.args(),
+      // ?webgpu=any: also a software fallback WebGPU adapter (worker/embed/provider.js)
+      ...(new URLSearchParams(location.search).get('webgpu') === 'any' ? { webgpu: 'any' } : {}),
     };
     const runLabel = label === 'example' ? 'example' : label === 'pasted' ? 'pasted text' : 'your file';
     return this.runJob({

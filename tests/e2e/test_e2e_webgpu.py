@@ -66,9 +66,10 @@ def sts_file(tmp_path_factory) -> Path:
     return path
 
 
-def run_file(context, base_url, path: Path, out: Path, timeout_ms: int):
-    """Drop `path` into the paraphrase tab; (stamp, pairs, groups, log text, requests)."""
-    p = open_page(context, base_url, "index.html#paraphrases")
+def run_file(context, base_url, path: Path, out: Path, timeout_ms: int, query: str = ""):
+    """Drop `path` into the paraphrase tab of index.html`query`; (stamp, pairs, groups, log
+    text, the provider line, requests)."""
+    p = open_page(context, base_url, f"index.html{query}#paraphrases")
     try:
         assert wait_para_runs(p, 1) == "done", p.text_content("#para-error")  # the worked example
         assert run_para(p, path, "text", timeout_ms) == "done", p.text_content("#para-error")
@@ -99,7 +100,8 @@ def test_webgpu_on_swiftshader_agrees_and_equals_the_wasm_run(gpu_context, brows
     assert "swiftshader" in name
 
     stamp, pairs, groups, log, shown, requests = run_file(gpu_context, base_url, sts_file,
-                                                          tmp_path / "gpu", GPU_RUN_TIMEOUT_MS)
+                                                          tmp_path / "gpu", GPU_RUN_TIMEOUT_MS,
+                                                          "?webgpu=any")
     env = stamp["environment"]
     assert env["execution_provider"] == "webgpu", env["provider_reason"]
     assert env["provider_sample_rows"] == len(ROWS)  # <= 16 rows: every row is compared
@@ -143,7 +145,7 @@ def test_a_webgpu_graph_that_fails_its_sha256_falls_back_to_wasm_saying_why(gpu_
                                                                           sts_file, tmp_path):
     """The honest fallback in the page: an altered encoder-fp32.onnx is refused before any GPU
     work and the run embeds on WASM, with the reason in the result, the log and the stamp."""
-    p = open_page(gpu_context, base_url, "index.html#paraphrases")
+    p = open_page(gpu_context, base_url, "index.html?webgpu=any#paraphrases")
     try:
         if adapter_name(p) is None:
             pytest.skip("this chromium gives no WebGPU adapter even with SwiftShader flags")
@@ -165,3 +167,27 @@ def test_a_webgpu_graph_that_fails_its_sha256_falls_back_to_wasm_saying_why(gpu_
         assert {(r["row_a"], r["row_b"]) for r in pairs} == set(GOLDEN_PAIRS)
     finally:
         close_page(p)
+
+
+def test_a_software_fallback_adapter_is_passed_over_by_default(gpu_context, base_url, sts_file,
+                                                               tmp_path):
+    """Without ?webgpu=any the SwiftShader adapter (isFallbackAdapter) is named and not used:
+    the rows embed on WASM, the reason says why, and no WebGPU file is fetched."""
+    probe = open_page(gpu_context, base_url, "favicon.svg")
+    name = adapter_name(probe)
+    fallback = probe.evaluate("async () => (await navigator.gpu.requestAdapter())?.info.isFallbackAdapter")
+    probe.close()
+    if name is None:
+        pytest.skip("this chromium gives no WebGPU adapter even with SwiftShader flags")
+    assert fallback is True
+    stamp, pairs, _, log, shown, requests = run_file(gpu_context, base_url, sts_file,
+                                                     tmp_path / "default", 300_000)
+    env = stamp["environment"]
+    reason = (f"WebGPU adapter {name} is a software fallback adapter (WebGPU on the CPU, slower "
+              "than WASM); open the page with ?webgpu=any to use it anyway")
+    assert (env["execution_provider"], env["provider_reason"]) == ("wasm", reason)
+    assert env["webgpu_adapter"] == name and env["provider_sample_rows"] == 0
+    assert shown == f"wasm: {reason}"
+    assert f"execution provider: wasm ({reason})" in log
+    assert not [u for u in requests if "encoder-fp32" in u or "ort.webgpu" in u or "asyncify" in u]
+    assert {(r["row_a"], r["row_b"]) for r in pairs} == set(GOLDEN_PAIRS)

@@ -130,3 +130,22 @@ test('WebGPU that fails to start or to run, or returns NaN: WASM with the error'
   assert.equal(c.provider, 'wasm');
   assert.match(c.reason, /cosine NaN/);
 });
+
+test('a software fallback adapter means WASM unless allowFallback, and is never started', async () => {
+  const fallback = { info: { vendor: 'google', architecture: 'swiftshader', isFallbackAdapter: true } };
+  const w = wasmStub();
+  const g = gpuStub();
+  const choice = await chooseProvider({ gpu: gpu(fallback), texts, dim: DIM, embedWasm: w.embed, createWebgpu: g.create });
+  assert.equal(choice.provider, 'wasm');
+  assert.equal(choice.reason, 'WebGPU adapter google swiftshader is a software fallback adapter (WebGPU on the CPU, slower than WASM); open the page with ?webgpu=any to use it anyway');
+  assert.equal(choice.adapter, 'google swiftshader');
+  assert.equal(g.created, 0);
+  assert.deepEqual(w.asked, []); // no sample embedded either
+  // asked for: the usual agreement check decides
+  const w2 = wasmStub();
+  const g2 = gpuStub();
+  const forced = await chooseProvider({ gpu: gpu(fallback), texts, dim: DIM, embedWasm: w2.embed, createWebgpu: g2.create, allowFallback: true });
+  assert.equal(forced.provider, 'webgpu');
+  assert.equal(forced.sample_rows, 16);
+  assert.equal(g2.created, 1);
+});

@@ -3,7 +3,9 @@
 // the browser gives an adapter, the build ships a graph for it (fp32 or fp16: int8 kernels on
 // WebGPU are reported wrong in onnxruntime-web and transformers.js issues), and a sample of
 // the user's own rows embedded on both WebGPU and WASM agrees row by row within cosine
-// MIN_AGREEMENT. Otherwise WASM. The choice and its reason are returned for the result, the
+// MIN_AGREEMENT. A software fallback adapter (GPUAdapterInfo.isFallbackAdapter: WebGPU run on
+// the CPU, e.g. SwiftShader) is not used unless asked for: it agrees, but embedded 0.35 rows/s
+// against WASM's 22-27 on the same rows here (tests/e2e/test_e2e_webgpu.py). Otherwise WASM. The choice and its reason are returned for the result, the
 // log and the run stamp: never a silent fallback. Pure apart from the callbacks it is given
 // (tests/js/provider.test.mjs drives it with stub adapters).
 
@@ -75,11 +77,13 @@ const message = (e) => String((e && e.message) || e);
  * @param {(texts: string[]) => Promise<Float32Array>} o.embedWasm  the WASM encoder
  * @param {((adapter: any) => Promise<SampleEncoder>) | null} o.createWebgpu  starts the
  *   WebGPU encoder on that adapter; null when this build ships no graph for WebGPU
+ * @param {boolean} [o.allowFallback]  also try a software fallback adapter (the page's
+ *   `?webgpu=any`; default false: such an adapter means WASM, with the reason)
  * @param {number} [o.minAgreement]  default MIN_AGREEMENT
  * @param {number} [o.sampleSize]  default SAMPLE_ROWS
  * @returns {Promise<ProviderChoice>}
  */
-export async function chooseProvider({ gpu, texts, dim, embedWasm, createWebgpu, minAgreement = MIN_AGREEMENT, sampleSize = SAMPLE_ROWS }) {
+export async function chooseProvider({ gpu, texts, dim, embedWasm, createWebgpu, allowFallback = false, minAgreement = MIN_AGREEMENT, sampleSize = SAMPLE_ROWS }) {
   /** @type {(reason: string, extra?: Partial<ProviderChoice>) => ProviderChoice} */
   const wasm = (reason, extra = {}) => ({ provider: 'wasm', reason, adapter: null, sample_rows: 0, min_cosine: null, webgpu: null, ...extra });
   if (!gpu || typeof gpu.requestAdapter !== 'function') return wasm('this browser has no WebGPU (navigator.gpu is absent)');
@@ -91,6 +95,9 @@ export async function chooseProvider({ gpu, texts, dim, embedWasm, createWebgpu,
   }
   if (!adapter) return wasm('navigator.gpu gave no adapter');
   const name = describeAdapter(adapter);
+  if (adapter.info && adapter.info.isFallbackAdapter && !allowFallback) {
+    return wasm(`WebGPU adapter ${name} is a software fallback adapter (WebGPU on the CPU, slower than WASM); open the page with ?webgpu=any to use it anyway`, { adapter: name });
+  }
   if (!createWebgpu) {
     return wasm(`WebGPU adapter ${name} found, but this build ships no fp32/fp16 graph for WebGPU (int8 kernels there are not trusted)`, { adapter: name });
   }

@@ -41,7 +41,8 @@ function requireHeld(handle) {
  * Read the eval file, embed its rows, tile the cosines, group.
  *
  * args: {eval: {name, format, field, label_field}, threshold?, batch_size?, sort?,
- *   max_seconds?, threads? (first encoder use only), scores?, skip_bad_lines? (skip malformed
+ *   max_seconds?, threads? (first encoder use only), webgpu? ('any': also a software fallback
+ *   adapter, embed/provider.js), scores?, skip_bad_lines? (skip malformed
  *   JSONL/CSV/TSV records: Python counts them and lists them in skipped-lines.csv)};
  *   files: {eval: File, scores?: File}
  *   (the scores go to para.scores before the eval pass, which keeps the raw rows for the join).
@@ -82,6 +83,7 @@ export async function paraphrases(ctx, args, files) {
     const choice = await chooseProvider({
       gpu: /** @type {any} */ (navigator).gpu, texts, dim: K.embedding_dims,
       embedWasm: async (sample) => (await enc.encoder.encode(sample)).embeddings,
+      allowFallback: args.webgpu === 'any',
       createWebgpu: shipped && ((adapter) => startWebgpu(adapter, shipped, { window: K.para_window, batchSize: SETTINGS.embedBatch })),
     });
     const gpu = /** @type {import('../embed/webgpu.js').WebgpuEncoder | null} */ (choice.webgpu);
