@@ -66,7 +66,8 @@ function wordHash(word) {
  * Args: spec = {n, ngrams: [string] (normalised words joined by one space), format:
  *   'jsonl'|'text', paths: [[step, ...]] (field paths split into keys and '[]'),
  *   chars: {code: normalised text} (text.char_table)}.
- * Returns: {scan(text, state) -> {candidates: [[record, line, raw]], records, lines}}.
+ * Returns: {scan(text, state) -> {candidates: [[record, line, raw]], records, lines},
+ *   segmentHits, tables: {n, top, table, mask, bits, extCode, extText} (prefilter-wasm.js)}.
  */
 export function createPrefilter(spec) {
   const n = spec.n | 0;
@@ -260,7 +261,9 @@ export function createPrefilter(spec) {
     return candidates;
   }
 
-  return { scan, segmentHits };
+  // the tables, for the WebAssembly kernel (prefilter-wasm.js): one place builds them
+  const tables = { n, top, table, mask, bits, extCode, extText };
+  return { scan, segmentHits, tables };
 }
 
 /**
