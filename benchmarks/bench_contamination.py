@@ -318,7 +318,10 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
                     decode=pf["decode_ms"], post=pf["post_ms"], python=pf["python_ms"],
                     wait=pf["waiting_for_filter_ms"]) + "; workers: " + stages(
                     size, scan=pf["filter_ms"]) + f" (and {pf['inline_ms'] / (size / 1e6):.1f} on the "
-                    "reading thread)", flush=True)
+                    "reading thread); chunks scanned by the WebAssembly kernel "
+                    f"{pf.get('kernel_wasm', 0)}, by prefilter.js {pf.get('kernel_js', 0)}"
+                    + (f" ({'; '.join(pf['kernel_notes'])})" if pf.get("kernel_notes") else ""),
+                    flush=True)
         ctx.close()
     server.shutdown()
     extra["whole_run_mbps"] = statistics.median(whole)

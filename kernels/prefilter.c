@@ -17,6 +17,8 @@
  * Freestanding C (no libc); build: python3 build.py wasm (clang --target=wasm32, wasm-ld).
  */
 
+#include <wasm_simd128.h> /* clang's own header: SIMD intrinsics, no libc */
+
 typedef unsigned char u8;
 typedef unsigned short u16;
 typedef int i32;
@@ -477,16 +479,15 @@ static int candidate(const u8 *p, const u8 *end, u32 brackets) {
   return q != end;
 }
 
-/* Index of the first byte of an invalid UTF-8 sequence, or -1 (files.js firstInvalidUtf8). */
-static i32 invalid_utf8(const u8 *b, i32 n) {
+/* Index of the first byte of an invalid UTF-8 sequence, or -1 (files.js firstInvalidUtf8).
+ * *units gets the text's length in UTF-16 code units (a 4-byte sequence is two). */
+static i32 invalid_utf8(const u8 *b, i32 n, u32 *units) {
   i32 i = 0;
+  u32 less = 0; /* bytes beyond a sequence's UTF-16 units */
+  *units = 0;
   while (i < n) {
-    while (i + 8 <= n) { /* eight ASCII bytes at a time */
-      u32 lo = b[i] | b[i + 1] << 8 | b[i + 2] << 16 | (u32)b[i + 3] << 24;
-      u32 hi = b[i + 4] | b[i + 5] << 8 | b[i + 6] << 16 | (u32)b[i + 7] << 24;
-      if ((lo | hi) & 0x80808080u) break;
-      i += 8;
-    }
+    while (i + 16 <= n && !wasm_i8x16_bitmask(wasm_v128_load(b + i))) i += 16; /* ASCII */
+    if (i >= n) break;
     if (i >= n) break;
     u32 c = b[i];
     if (c < 0x80) { i++; continue; }
@@ -505,8 +506,31 @@ static i32 invalid_utf8(const u8 *b, i32 n) {
     }
     if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
     i += need + 1;
+    less += need == 3 ? 2 : (u32)need;
   }
+  *units = (u32)n - less;
   return -1;
+}
+
+/* The end of the line at p (its '\n', or end) and, in *brackets, its '{' and '[' count. */
+static const u8 *line_end(const u8 *p, const u8 *end, u32 *brackets) {
+  u32 br = 0;
+  const v128_t nl = wasm_i8x16_splat('\n'), ob = wasm_i8x16_splat('{'), sb = wasm_i8x16_splat('[');
+  while (end - p >= 16) {
+    v128_t v = wasm_v128_load(p);
+    u32 lf = wasm_i8x16_bitmask(wasm_i8x16_eq(v, nl));
+    u32 bm = wasm_i8x16_bitmask(wasm_v128_or(wasm_i8x16_eq(v, ob), wasm_i8x16_eq(v, sb)));
+    if (lf) {
+      u32 k = (u32)__builtin_ctz(lf);
+      *brackets = br + (u32)__builtin_popcount(bm & ((1u << k) - 1));
+      return p + k;
+    }
+    br += (u32)__builtin_popcount(bm);
+    p += 16;
+  }
+  while (p < end && *p != '\n') { br += (*p == '{') | (*p == '['); p++; }
+  *brackets = br;
+  return p;
 }
 
 /* Filter one chunk of complete lines at `buf` (`len` bytes). Candidates go to `out` as
@@ -515,23 +539,16 @@ static i32 invalid_utf8(const u8 *b, i32 n) {
  * Returns 0; -1 when the chunk is not UTF-8 (res[4] = the first invalid byte); -2 when more
  * than `cap` candidates (call again with more room). */
 EXPORT("pf_scan") i32 pf_scan(const u8 *buf, i32 len, i32 *out, i32 cap, i32 *res) {
-  i32 bad = invalid_utf8(buf, len);
+  u32 units;
+  i32 bad = invalid_utf8(buf, len, &units);
   res[4] = bad;
   if (bad >= 0) return -1;
   i32 count = 0, records = 0, lines = 0;
-  u32 units = 0;
   const u8 *p = buf, *end = buf + len;
   while (p < end) {
-    const u8 *e = p;
-    u32 brackets = 0;
-    while (e < end && *e != '\n') {
-      u32 c = *e++;
-      brackets += (c == '{') | (c == '[');
-      units += (c & 0xc0) != 0x80; /* a character starts here */
-      units += c >= 0xf0;          /* and needs two UTF-16 units */
-    }
+    u32 brackets;
+    const u8 *e = line_end(p, end, &brackets);
     lines++;
-    if (e < end) units++; /* the '\n' */
     if (!blank(p, e)) {
       records++;
       if (candidate(p, e, brackets)) {
