@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createPrefilter, scanChunk } from '../../worker/prefilter.js';
 import { scanData } from '../../worker/prefilter-bytes.js';
 import { createKernelScanner, loadKernel } from '../../worker/prefilter-wasm.js';
+import { startPrefilter } from '../../worker/prefilter-client.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const mod = await loadKernel(readFileSync(path.join(ROOT, 'kernels/prefilter.wasm')));
@@ -186,4 +187,17 @@ test('duplicate keys: the kernel reads every value (a superset of JSON.parse, wh
 test('a spec with more field paths than the kernel takes is refused (the caller scans with prefilter.js)', () => {
   const sp = { n: 2, ngrams: ['a b'], format: 'jsonl', paths: Array.from({ length: 65 }, (_, i) => [`f${i}`]), chars: {} };
   assert.throws(() => createKernelScanner(sp, mod), /at most 64 field paths \(65 given\)/);
+});
+
+test('the reading thread scans with the kernel once it has compiled, and says why when it cannot', async () => {
+  const sp = { n: 2, ngrams: ['alpha beta'], format: 'jsonl', paths: [['text']], chars: CHARS };
+  const chunk = () => enc.encode('{"text": "Alpha, beta!"}\n{"text": "gamma"}\n');
+  const ok = startPrefilter(sp, { makeWorker: () => null, kernel: () => loadKernel(readFileSync(path.join(ROOT, 'kernels/prefilter.wasm'))) });
+  await new Promise((r) => setTimeout(r, 50)); // the kernel compiles
+  assert.deepEqual((await ok.scan(chunk())).records, [1]);
+  assert.deepEqual(ok.kernels, { wasm: 1, js: 0, notes: [] });
+  const bad = startPrefilter(sp, { makeWorker: () => null, kernel: () => Promise.reject(new Error('no WebAssembly here')) });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual((await bad.scan(chunk())).records, [1]); // the same answer from prefilter.js
+  assert.deepEqual(bad.kernels, { wasm: 0, js: 1, notes: ['WebAssembly kernel did not load: no WebAssembly here'] });
 });
