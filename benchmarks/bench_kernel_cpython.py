@@ -4,8 +4,8 @@ against the CLI's numpy filter (evalsieve.fastscan.LineFilter), on the same corp
 
 Issue 7 asks whether one kernel could serve both runtimes. This measures the candidate
 filter alone, in CPU time (user + system of this process, robust to other load), per MB of
-the training file: the kernel (tables built here from Python's spec with prefilter.js's
-hash code, the chunk copied into the module's memory, pf_scan) and LineFilter.candidate_lines
+the training file: the kernel (its n-gram table hashed by the kernel itself from Python's
+spec, pf_add_ngrams; each piece copied into the module's memory, pf_scan) and LineFilter.candidate_lines
 on the same ~1 MB pieces, alternating round by round; and it counts both filters'
 candidates (the kernel's are the page's, record for record:
 tests/js/prefilter-wasm.test.mjs; here the count can be compared with the page's 336 on the
@@ -29,8 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-M32 = 0xFFFFFFFF
-FNV_OFFSET, FNV_PRIME, MIX, PROBE_MUL = 0x811C9DC5, 0x01000193, 0x9E3779B1, 0x27D4EB2D
+MIX = 0x9E3779B1   # prefilter.js's n-gram polynomial (the kernel's pf_configure takes MIX^(N-1))
 # Python's str.isspace() set, as prefilter.js PY_SPACE_G
 PY_SPACE = re.compile("[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f"
                       "\u205f\u3000]")
@@ -41,35 +40,14 @@ def utf16(s: str) -> list[int]:
     return [b[i] | b[i + 1] << 8 for i in range(0, len(b), 2)]
 
 
-def word_hash(word: str) -> int:
-    h = FNV_OFFSET
-    for u in utf16(word):
-        h = ((h ^ u) * FNV_PRIME) & M32
-    return h
-
-
 def tables(spec: dict):
-    """prefilter.js createPrefilter's tables, in Python: (top, table, mask, bits, ext, pool)."""
+    """The host's part of the kernel's tables (as worker/prefilter-wasm.js): zeroed table and
+    bitset of prefilter.js's sizes, the char_table map by UTF-16 code unit (>= 0 one unit,
+    -1 unknown, -2 deleted, <= -3 a replacement in `pool`) and MIX^(N-1)."""
     import numpy as np
-    n = spec["n"]
-    top = pow(MIX, n - 1, 1 << 32)
     size = 1
     while size < len(spec["ngrams"]) * 4:
         size <<= 1
-    table = np.zeros(size, dtype=np.uint32)
-    bits = np.zeros(1 << 15, dtype=np.uint32)
-    mask = size - 1
-    for g in spec["ngrams"]:
-        h = 0
-        for w in g.split(" "):
-            h = (h * MIX + word_hash(w)) & M32
-        h = h or 1
-        p = (h * PROBE_MUL) & M32
-        k = p & mask
-        while table[k] != 0 and table[k] != h:
-            k = (k + 1) & mask
-        table[k] = h
-        bits[p >> 17] |= np.uint32(1 << ((p >> 12) & 31))
     ext = np.full(0x10000, -1, dtype=np.int32)
     pool: list[int] = []
     for key, v in spec["chars"].items():
@@ -84,7 +62,8 @@ def tables(spec: dict):
         else:
             ext[c] = -3 - len(pool)
             pool += [len(r), *r]
-    return top, table, mask, bits, ext, np.array(pool, dtype=np.uint16)
+    return (pow(MIX, spec["n"] - 1, 1 << 32), np.zeros(size, dtype=np.uint32), size - 1,
+            np.zeros(1 << 15, dtype=np.uint32), ext, np.array(pool, dtype=np.uint16))
 
 
 class KernelFilter:
@@ -132,6 +111,8 @@ class KernelFilter:
         cfg_at = place(cfg)
         if ex["pf_configure"](self.store, cfg_at) != 0:
             raise ValueError("more field paths than the kernel takes")
+        grams = np.array(utf16("".join(g + "\n" for g in spec["ngrams"])), dtype=np.uint16)
+        ex["pf_add_ngrams"](self.store, place(grams), len(grams))   # the kernel hashes them
         self.cap = 4096
 
     def _grow(self, end: int) -> None:

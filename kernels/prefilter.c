@@ -10,9 +10,11 @@
  * reads every value of the key (JSON.parse keeps the last). Python confirms every candidate,
  * so the filter can cost time, never results.
  *
- * The tables (n-gram hashes, their bitset, the char_table map, the field paths) are built by
- * worker/prefilter-wasm.js from Python's spec, with prefilter.js's own hash code, and written
- * into this module's memory; `pf_configure` points the kernel at them.
+ * The host (worker/prefilter-wasm.js in the page, benchmarks/bench_kernel_cpython.py under
+ * wasmtime) lays out zeroed tables and the data of Python's spec (the char_table map, the
+ * field paths) in this module's memory, points the kernel at them (`pf_configure`) and hands
+ * it the eval n-grams (`pf_add_ngrams`), which it hashes into the table itself: the hash
+ * code is prefilter.js's, in one more place, held to it by the tests.
  *
  * Freestanding C (no libc); build: python3 build.py wasm (clang --target=wasm32, wasm-ld).
  */
@@ -91,9 +93,9 @@ static const u8 SKIP[256] = {
 /* configuration (pf_configure) */
 static u32 N;          /* words per n-gram */
 static u32 TOP;        /* MIX^(N-1) */
-static const u32 *TABLE;
+static u32 *TABLE;      /* open addressing, MASK + 1 slots, 0 = empty (pf_add_ngrams) */
 static u32 MASK;
-static const u32 *BITS;
+static u32 *BITS;       /* 2^20 bits over the top bits of each probe hash */
 static const i32 *EXT; /* by UTF-16 code unit: >= 0 one unit, -1 unknown, -2 deleted, <= -3 many */
 static const u16 *POOL; /* a "many" replacement at POOL[-m - 3]: length, then its units */
 static i32 NPATHS;
@@ -118,9 +120,9 @@ typedef struct { u32 words, slot, roll, h, in, cand; } Seg;
 EXPORT("pf_configure") i32 pf_configure(const i32 *cfg) {
   N = (u32)cfg[0];
   TOP = (u32)cfg[1];
-  TABLE = (const u32 *)cfg[2];
+  TABLE = (u32 *)cfg[2];
   MASK = (u32)cfg[3];
-  BITS = (const u32 *)cfg[4];
+  BITS = (u32 *)cfg[4];
   EXT = (const i32 *)cfg[5];
   POOL = (const u16 *)cfg[6];
   NPATHS = cfg[7];
@@ -130,6 +132,28 @@ EXPORT("pf_configure") i32 pf_configure(const i32 *cfg) {
   TEXT_FORMAT = cfg[11];
   RING = (u32 *)cfg[12];
   return NPATHS > MAX_PATHS ? -1 : 0;
+}
+
+/* Hash the eval n-grams into TABLE and BITS (zeroed by the host; MASK + 1 >= 4x their
+ * number, as prefilter.js sizes it). `units`: the n-grams' UTF-16 code units, words joined by
+ * one ' ', each n-gram ended by '\n' (normalised words hold neither). Each n-gram's hash is
+ * prefilter.js's: FNV-1a per word, h = h * MIX + word, 0 stored as 1. */
+EXPORT("pf_add_ngrams") void pf_add_ngrams(const u16 *units, i32 len) {
+  u32 h = 0, w = FNV_OFFSET;
+  for (i32 i = 0; i < len; i++) {
+    u32 c = units[i];
+    if (c != ' ' && c != '\n') { w = (w ^ c) * FNV_PRIME; continue; }
+    h = h * MIX + w;
+    w = FNV_OFFSET;
+    if (c == ' ') continue;
+    if (h == 0) h = 1;
+    u32 p = h * PROBE_MUL;
+    u32 k = p & MASK;
+    while (TABLE[k] != 0 && TABLE[k] != h) k = (k + 1) & MASK;
+    TABLE[k] = h;
+    BITS[p >> 17] |= 1u << ((p >> 12) & 31);
+    h = 0;
+  }
 }
 
 /* Is the window hash `roll` in the table? (prefilter.js probe) */

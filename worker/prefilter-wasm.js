@@ -2,8 +2,10 @@
 // The WebAssembly scan kernel (kernels/prefilter.c, served as worker/prefilter.wasm) behind
 // the same ChunkScan as prefilter.js scanChunk: it reads a chunk's UTF-8 bytes directly (no
 // TextDecoder, no JSON.parse) and makes prefilter.js's decisions (or adds a candidate, never
-// drops one: see the C source). Its tables are prefilter.js's own (createPrefilter().tables),
-// copied into the module's memory once; Python's spec stays the only source of the rule.
+// drops one: see the C source). It hashes the spec's n-grams into its own table
+// (pf_add_ngrams, prefilter.js's hash code in C; tables() lets the tests compare the two);
+// the char_table map is prefilter.js's (createPrefilter().tables), copied into the module's
+// memory once. Python's spec stays the only source of the rule.
 //
 // loadKernel() fetches and compiles the module once per thread; createKernelScanner() wraps
 // a compiled module and a JS prefilter. No DOM; under Node the tests pass the bytes.
@@ -11,7 +13,7 @@
 import { createPrefilter } from './prefilter.js';
 import { Utf8Error, utf8Position } from './prefilter-bytes.js';
 
-/** @typedef {{scanBytes: (bytes: Uint8Array) => import('./protocol.js').ChunkScan}} WasmScanner */
+/** @typedef {{scanBytes: (bytes: Uint8Array) => import('./protocol.js').ChunkScan, tables: () => {table: Uint32Array, bits: Uint32Array}}} WasmScanner */
 
 // candidates' lines, decoded after the kernel checked the whole chunk (a U+FEFF is text)
 const LINES = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -44,7 +46,8 @@ const align = (/** @type {number} */ x) => (x + 15) & ~15;
  * Args: spec: PrefilterSpec (from bridge cont.prefilter_spec); mod: from loadKernel; js: the
  *   spec's createPrefilter (its tables are used; made here when absent).
  * Returns: {scanBytes(bytes) -> ChunkScan} (chunk-local numbers, as prefilter.js scanChunk;
- *   chars = UTF-16 code units of the chunk; ms = time spent here).
+ *   chars = UTF-16 code units of the chunk; ms = time spent here), and tables() -> copies of
+ *   the kernel's {table, bits} (for the tests).
  * Raises: Error when the module does not instantiate or the spec has more field paths than
  *   the kernel takes (64); scanBytes throws Utf8Error (chunk-local line and byte).
  * @param {import('./protocol.js').PrefilterSpec} spec @param {WebAssembly.Module} mod
@@ -98,9 +101,7 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
   grow(fixedEnd);
   const i32 = () => new Int32Array(memory.buffer);
   const u8 = () => new Uint8Array(memory.buffer);
-  u8().set(new Uint8Array(t.table.buffer, t.table.byteOffset, t.table.byteLength), tableAt);
-  u8().set(new Uint8Array(t.bits.buffer, t.bits.byteOffset, t.bits.byteLength), bitsAt);
-  u8().set(new Uint8Array(ext.buffer), extAt);
+  u8().set(new Uint8Array(ext.buffer), extAt); // table and bits: fresh memory, zeroed
   new Uint16Array(memory.buffer, poolAt, pool.length).set(pool);
   i32().set(psteps, pstepsAt / 4);
   i32().set(pstep0, pstep0At / 4);
@@ -120,6 +121,16 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
   i32().set([t.n, t.top, tableAt, t.mask, bitsAt, extAt, poolAt, spec.paths.length, pstepsAt, pstep0At, stepsAt,
     spec.format === 'text' ? 1 : 0, ringAt], cfgAt / 4);
   if (ex.pf_configure(cfgAt) !== 0) throw new Error(`the kernel takes at most 64 field paths (${spec.paths.length} given)`);
+  // the n-grams' UTF-16 units, each ended by '\n', in the space the chunks use later
+  const units = spec.ngrams.reduce((a, g) => a + g.length + 1, 0);
+  grow(fixedEnd + units * 2);
+  const grams = new Uint16Array(memory.buffer, fixedEnd, units);
+  let u = 0;
+  for (const g of spec.ngrams) {
+    for (let i = 0; i < g.length; i++) grams[u++] = g.charCodeAt(i);
+    grams[u++] = 10;
+  }
+  ex.pf_add_ngrams(fixedEnd, units);
   let cap = 1024; // candidates the out area holds; doubled when a chunk has more
 
   /** @param {Uint8Array} bytes @returns {import('./protocol.js').ChunkScan} */
@@ -150,5 +161,9 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
     }
     return { records, lines, text: texts.join('\n'), records_in: recordsIn, lines_in: linesIn, chars: units, ms: performance.now() - t0 };
   };
-  return { scanBytes };
+  const tables = () => ({
+    table: new Uint32Array(memory.buffer.slice(tableAt, tableAt + t.table.byteLength)),
+    bits: new Uint32Array(memory.buffer.slice(bitsAt, bitsAt + t.bits.byteLength)),
+  });
+  return { scanBytes, tables };
 }

@@ -163,6 +163,19 @@ test('the kernel and the JS scan agree chunk by chunk on the committed fixtures'
   }
 });
 
+test('the kernel hashes the n-grams into the very table and bitset prefilter.js builds', () => {
+  for (const [seed, n] of [[7, 1], [8, 3], [9, 13]]) {
+    const r = rng(seed);
+    const sp = spec(r, 'jsonl', n, [['text']]);
+    sp.ngrams.push(['café', '中文', 'ﬁx', '\u{1f600}'].slice(0, n).join(' ')); // non-ASCII, a surrogate pair
+    const js = createPrefilter(sp);
+    const got = createKernelScanner(sp, mod, js).tables();
+    assert.deepEqual(got.table, new Uint32Array(js.tables.table.buffer), `seed ${seed}`);
+    assert.deepEqual(got.bits, new Uint32Array(js.tables.bits.buffer), `seed ${seed}`);
+    assert.ok(got.table.some((x) => x !== 0));
+  }
+});
+
 test('a chunk that is not UTF-8 fails with the same chunk-local line and byte', () => {
   const sp = { n: 2, ngrams: ['alpha beta'], format: 'jsonl', paths: [['text']], chars: CHARS };
   const js = createPrefilter(sp);
