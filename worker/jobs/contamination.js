@@ -9,6 +9,7 @@ import { bridge, getRuntime } from '../runtime.js';
 import { assetsFrom } from '../assets.js';
 import { SETTINGS } from '../settings.js';
 import { createScanQueue, startPrefilter } from '../prefilter-client.js';
+import { loadKernel } from '../prefilter-wasm.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
 import { readScores, scoresLogText } from './scores.js';
 import { ensureEncoder } from '../embed/load.js';
@@ -32,6 +33,9 @@ import { cleanParquetExport } from '../parquet-write.js';
  * @returns {Promise<import('../protocol.js').ContaminationResult>}
  */
 export async function contamination(ctx, args, files) {
+  // the scan kernel compiles (once per thread) during the eval pass, so that this thread has
+  // it for the chunks it scans itself; a failure is reported by the training pass's log
+  loadKernel().catch(() => {});
   const evalFile = requireFile(files, 'eval');
   const trainFile = requireFile(files, 'train');
   const evalParquet = await isParquet(evalFile);
