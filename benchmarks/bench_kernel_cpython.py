@@ -126,8 +126,8 @@ class KernelFilter:
         out_at = self.at
         while True:
             chunk_at = (out_at + self.cap * 16 + 15) & ~15
-            self._grow(chunk_at + len(piece))
-            self.mem.write(self.store, piece, chunk_at)
+            self._grow(chunk_at + len(piece) + 1)
+            self.mem.write(self.store, piece + b"\0", chunk_at)   # the kernel's sentinel
             rc = self.scan_fn(self.store, chunk_at, len(piece), out_at, self.cap, self.res_at)
             if rc != -2:
                 break

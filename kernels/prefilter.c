@@ -282,10 +282,17 @@ static const u8 *string_scan(const u8 *p) {
   Seg s;
   seg_start(&s);
   for (;;) {
-    /* the hot loop: printable ASCII, no escapes (LOW: the lowered word byte, or a class) */
-    while (p < END) {
+    /* the hot loop: printable ASCII, no escapes (LOW: the lowered word byte, or a class).
+     * No bounds test: the byte at END is '\n' or the 0 that pf_scan's caller puts after the
+     * chunk, both L_STOP. A word's bytes go round the inner loop. */
+    for (;;) {
       u32 t = LOW[*p];
-      if (t < 0x80) { s.h = (s.h ^ t) * FNV_PRIME; s.in = 1; p++; continue; }
+      if (t < 0x80) {
+        u32 h = s.h;
+        do { h = (h ^ t) * FNV_PRIME; t = LOW[*++p]; } while (t < 0x80);
+        s.h = h;
+        s.in = 1;
+      }
       if (t == L_PUNCT) { p++; continue; }
       if (t != L_SPACE) break;
       p++;
@@ -557,7 +564,8 @@ static const u8 *line_end(const u8 *p, const u8 *end, u32 *brackets) {
   return p;
 }
 
-/* Filter one chunk of complete lines at `buf` (`len` bytes). Candidates go to `out` as
+/* Filter one chunk of complete lines at `buf` (`len` bytes; buf[len] must be 0, a sentinel
+ * for the hot loop). Candidates go to `out` as
  * [record, line, first byte, end byte] (chunk-local, records and lines 1-based), at most
  * `cap` of them. `res` gets [candidates, records, lines, UTF-16 units, invalid byte].
  * Returns 0; -1 when the chunk is not UTF-8 (res[4] = the first invalid byte); -2 when more

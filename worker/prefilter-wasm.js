@@ -142,8 +142,9 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
     for (;;) {
       outAt = fixedEnd;
       chunkAt = align(outAt + cap * 16);
-      grow(chunkAt + bytes.byteLength);
+      grow(chunkAt + bytes.byteLength + 1);
       u8().set(bytes, chunkAt);
+      u8()[chunkAt + bytes.byteLength] = 0; // the kernel's sentinel
       rc = ex.pf_scan(chunkAt, bytes.byteLength, outAt, cap, resAt);
       if (rc !== -2) break;
       cap *= 2;
