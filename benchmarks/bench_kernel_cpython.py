@@ -84,6 +84,7 @@ class KernelFilter:
             pstep0.append(len(steps) // 2)
             psteps.append(len(path))
             for s in path:
+                s = "[]" if isinstance(s, list) else s   # a filter step: every element
                 steps += [-1, 0] if s == "[]" else [len(utf16(s)), 0]
                 keys.append(s)
         self.at = (self.mem.data_len(self.store) + 15) & ~15

@@ -196,6 +196,8 @@ export function createPrefilter(spec) {
   }
 
   // Field walk, as evalsieve.fields._walk: strings are segments; any other leaf -> unsure.
+  // A filter step (["=", key, value], from a path such as messages[role=user].content) reads
+  // every element of the list, as '[]' does: a superset of the elements Python keeps.
   function collect(v, steps, i, out) {
     if (i === steps.length) {
       if (v === null || v === undefined) return true;
@@ -204,7 +206,7 @@ export function createPrefilter(spec) {
       return false; // number/boolean: Python prints it its own way: let Python decide
     }
     const s = steps[i];
-    if (s === '[]') {
+    if (s === '[]' || Array.isArray(s)) {
       if (Array.isArray(v)) for (const x of v) if (!collect(x, steps, i + 1, out)) return false;
       return true;
     }

@@ -119,7 +119,9 @@ test('the kernel and the JS scan agree on seeded random JSONL and text chunks', 
   for (let seed = 1; seed <= 60; seed++) {
     const r = rng(seed);
     const format = seed % 4 === 0 ? 'text' : 'jsonl';
-    const paths = format === 'text' ? [] : [['text'], ['messages', '[]', 'content'], ['messages', '[]', 'content', '[]'], ['text', '[]']].slice(0, 1 + (seed % 4));
+    // (a filter step, ["=", key, value], reads every element in both: see prefilter.js collect)
+    const paths = format === 'text' ? [] : [['text'], ['messages', '[]', 'content'], ['messages', '[]', 'content', '[]'], ['text', '[]'],
+      ['messages', ['=', 'role', 'user'], 'content']].slice(seed % 2, 2 + (seed % 4));
     const sp = spec(r, format, 1 + (seed % 4), paths);
     const lines = Array.from({ length: 60 }, () => line(r, format));
     const body = lines.join('\n') + (r() < 0.5 ? '\n' : '');

@@ -98,6 +98,26 @@ def test_adversarial_records(tmp_path, kernel):
     assert s["rows_contaminated"] == 2          # both eval rows hold q's n-grams
 
 
+def test_filtered_field_paths(tmp_path, kernel):
+    """A path with an element filter (messages[role=user].content) reads the chosen elements
+    in Python; the filter must not drop their records (it reads every element: a superset)."""
+    q = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"
+    ev = json.dumps({"question": q}) + "\n"
+    msgs = lambda user, other: {"messages": [{"content": user, "role": "user"},
+                                             {"role": "assistant", "content": other}]}
+    tr = "\n".join(json.dumps(r) for r in [
+        msgs(q, "x"),                        # the n-gram where the path reads: contaminated
+        msgs("x", q),                        # in an element the path does not read
+        {"messages": [{"role": "user", "content": 5}]},
+        {"messages": {"role": "user", "content": q}},   # not a list: the filter reads nothing
+        msgs("nothing to see", "here"),
+    ]) + "\n"
+    s, cand = both_ways(tmp_path, ev, tr, train_fields=("messages[role=user].content",),
+                        kernel=kernel)
+    assert s["training_records"] == 5 and s["rows_contaminated"] == 1
+    assert cand == 3   # the superset: records 1 and 2 (every element read) and the number
+
+
 def test_text_format_training(tmp_path, kernel):
     q = "one two three four five six seven eight nine ten eleven twelve"
     ev = json.dumps({"question": q}) + "\n"
