@@ -104,7 +104,6 @@ static const i32 *PSTEP0; /* per path: index of its first step in STEPS */
 static const i32 *STEPS;  /* per step: [key length in units or -1 for '[]', address of units] */
 static i32 TEXT_FORMAT;   /* 1: a line of a text file is the one segment; 0: JSONL */
 static u32 *RING;
-static i32 BLANK_CANDIDATES; /* 1: blank lines are candidates too (the CLI's exact reader skips them) */
 
 static i32 s_cand; /* 1: the record is a candidate (hit, unsure or malformed): stop */
 
@@ -116,8 +115,7 @@ typedef struct { u32 words, slot, roll, h, in, cand; } Seg;
 #define INLINE static inline __attribute__((always_inline))
 
 /* Point the kernel at its tables. cfg (i32 words): n, top, table, mask, bits, ext, pool,
- * npaths, psteps, pstep0, steps, text_format, ring (addresses in this module's memory),
- * blank_candidates (0 in the page: a blank line is no record and no candidate).
+ * npaths, psteps, pstep0, steps, text_format, ring (addresses in this module's memory).
  * Returns 0, or -1 when there are more than MAX_PATHS field paths (prefilter.js then scans). */
 EXPORT("pf_configure") i32 pf_configure(const i32 *cfg) {
   N = (u32)cfg[0];
@@ -133,7 +131,6 @@ EXPORT("pf_configure") i32 pf_configure(const i32 *cfg) {
   STEPS = (const i32 *)cfg[10];
   TEXT_FORMAT = cfg[11];
   RING = (u32 *)cfg[12];
-  BLANK_CANDIDATES = cfg[13];
   return NPATHS > MAX_PATHS ? -1 : 0;
 }
 
@@ -570,11 +567,10 @@ static const u8 *line_end(const u8 *p, const u8 *end, u32 *brackets) {
 /* Filter one chunk of complete lines at `buf` (`len` bytes; buf[len] must be 0, a sentinel
  * for the hot loop). Candidates go to `out` as
  * [record, line, first byte, end byte] (chunk-local, records and lines 1-based), at most
- * `cap` of them. `res` gets [candidates, records, lines, UTF-16 units, invalid byte]. When
- * `ends` is not 0 it gets the offset of every '\n' (room for len of them: the CLI's host).
+ * `cap` of them. `res` gets [candidates, records, lines, UTF-16 units, invalid byte].
  * Returns 0; -1 when the chunk is not UTF-8 (res[4] = the first invalid byte); -2 when more
  * than `cap` candidates (call again with more room). */
-EXPORT("pf_scan") i32 pf_scan(const u8 *buf, i32 len, i32 *out, i32 cap, i32 *res, i32 *ends) {
+EXPORT("pf_scan") i32 pf_scan(const u8 *buf, i32 len, i32 *out, i32 cap, i32 *res) {
   u32 units;
   i32 bad = invalid_utf8(buf, len, &units);
   res[4] = bad;
@@ -584,17 +580,17 @@ EXPORT("pf_scan") i32 pf_scan(const u8 *buf, i32 len, i32 *out, i32 cap, i32 *re
   while (p < end) {
     u32 brackets;
     const u8 *e = line_end(p, end, &brackets);
-    if (ends && e < end) ends[lines] = (i32)(e - buf);
     lines++;
-    int is_blank = blank(p, e);
-    if (!is_blank) records++;
-    if (is_blank ? BLANK_CANDIDATES : candidate(p, e, brackets)) {
-      if (count == cap) return -2;
-      out[4 * count] = records; /* a blank line: the record before it */
-      out[4 * count + 1] = lines;
-      out[4 * count + 2] = (i32)(p - buf);
-      out[4 * count + 3] = (i32)(e - buf);
-      count++;
+    if (!blank(p, e)) {
+      records++;
+      if (candidate(p, e, brackets)) {
+        if (count == cap) return -2;
+        out[4 * count] = records;
+        out[4 * count + 1] = lines;
+        out[4 * count + 2] = (i32)(p - buf);
+        out[4 * count + 3] = (i32)(e - buf);
+        count++;
+      }
     }
     p = e + 1;
   }
