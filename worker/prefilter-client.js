@@ -5,20 +5,24 @@
 // own (chunk-local record and line numbers) by whichever worker is least busy; the answers
 // are put back in the order the chunks were read, each offset by the records and lines of
 // the chunks before it, so the result never depends on which worker finishes first. A chunk
-// is UTF-8 bytes (moved to the worker, not copied: it decodes) or text. No
-// Pyodide here; tests/js drives it under Node.
+// is UTF-8 bytes (moved to the worker, not copied: its WebAssembly kernel reads them) or
+// text. Which scanner read each chunk (the kernel, or prefilter.js and why) is counted and
+// reported (`kernels`). No Pyodide here; tests/js drives it under Node.
 
 import { ERR, PF_MSG, ProtocolError } from './protocol.js';
 import { createPrefilter } from './prefilter.js';
 import { scanData } from './prefilter-bytes.js';
+import { createKernelScanner, loadKernel } from './prefilter-wasm.js';
 import { SETTINGS } from './settings.js';
 
 /**
  * @typedef {import('./protocol.js').PrefilterSpec} PrefilterSpec
  * @typedef {import('./protocol.js').Scanned} Scanned
  * @typedef {import('./protocol.js').ChunkScan} ChunkScan
+ * @typedef {{wasm: number, js: number, notes: string[]}} KernelUse  chunks scanned by the WebAssembly kernel / by
+ *   prefilter.js, and why prefilter.js scanned bytes (a kernel that did not load or start)
  * @typedef {{scan: (data: string | Uint8Array) => Promise<Scanned>, close: () => void, readonly threaded: boolean,
- *   readonly workers: number, readonly filterMs: number, readonly inlineMs: number}} Prefilter
+ *   readonly workers: number, readonly filterMs: number, readonly inlineMs: number, readonly kernels: KernelUse}} Prefilter
  * @typedef {{postMessage(m: import('./protocol.js').PrefilterIn, transfer?: Transferable[]): void, terminate(): void,
  *   onmessage: ((e: {data: import('./protocol.js').PrefilterOut}) => void) | null,
  *   onerror: ((e: {message?: string, preventDefault(): void}) => void) | null}} SubWorker
@@ -57,11 +61,15 @@ export function poolSize(cores = globalThis.navigator?.hardwareConcurrency) {
  * When every worker already holds `steal` chunks, this thread scans the chunk itself (it
  * would otherwise wait for them: on two cores the reader has time to spare).
  *
+ * This thread scans bytes with the WebAssembly kernel from `kernel()` once it has compiled
+ * (prefilter.js until then, and when it fails: `kernels.notes` says why).
+ *
  * @param {PrefilterSpec} spec  from bridge cont.prefilter_spec
- * @param {{makeWorker?: () => SubWorker, workers?: number, steal?: number, file?: string, gzip?: boolean}} [o]
+ * @param {{makeWorker?: () => SubWorker, workers?: number, steal?: number, file?: string, gzip?: boolean,
+ *   kernel?: () => Promise<WebAssembly.Module>}} [o]
  * @returns {Prefilter}
  */
-export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = poolSize(), steal = SETTINGS.prefilterSteal, file = '', gzip = false } = {}) {
+export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = poolSize(), steal = SETTINGS.prefilterSteal, file = '', gzip = false, kernel = loadKernel } = {}) {
   /** @type {Member[]} */
   const pool = [];
   for (let i = 0; i < workers; i++) {
@@ -72,6 +80,15 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
   }
   /** @type {ReturnType<typeof createPrefilter> | null} */
   let inline = null;
+  /** @type {KernelUse} */
+  const kernels = { wasm: 0, js: 0, notes: [] };
+  const note = (/** @type {string} */ n) => { if (n && !kernels.notes.includes(n)) kernels.notes.push(n); };
+  /** @type {WebAssembly.Module | null} */
+  let mod = null; // the kernel, once compiled; this thread's scanner is made at its first chunk
+  /** @type {import('./prefilter-wasm.js').WasmScanner | null} */
+  let inlineWasm = null;
+  let inlineNote = '';
+  kernel().then((m) => { mod = m; }, (e) => { inlineNote = `WebAssembly kernel did not load: ${(e && e.message) || e}`; });
   /** @type {Job[]} waiting to be handed back, in the order asked */
   const order = [];
   /** @type {Map<number, Job>} */
@@ -126,10 +143,14 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
   const runInline = (j) => {
     const t0 = performance.now();
     if (!inline) inline = createPrefilter(spec); // its table (once) is inline filter time too
+    if (mod && !inlineWasm && !inlineNote) {
+      try { inlineWasm = createKernelScanner(spec, mod, inline); } catch (e) { inlineNote = `WebAssembly kernel did not start: ${/** @type {any} */ (e).message || e}`; }
+    }
     inlineMs += performance.now() - t0;
     let local = null;
-    try { local = scanData(inline, /** @type {string | Uint8Array} */ (j.data)); } catch (e) { settle(j, null, e); return; }
+    try { local = scanData(inline, /** @type {string | Uint8Array} */ (j.data), inlineWasm); } catch (e) { settle(j, null, e); return; }
     inlineMs += local.ms;
+    if (inlineWasm && typeof j.data !== 'string') kernels.wasm++; else { kernels.js++; if (typeof j.data !== 'string') note(inlineNote || 'the WebAssembly kernel was still compiling'); }
     settle(j, local, null);
   };
   /** @param {Job} j */
@@ -160,7 +181,11 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
       if (!j || !m.jobs.has(j)) return;
       m.jobs.delete(j);
       m.answered = true;
-      if (a.type === PF_MSG.SCANNED) filterMs += a.ms;
+      if (a.type === PF_MSG.SCANNED) {
+        filterMs += a.ms;
+        if (a.kernel === 'wasm') kernels.wasm++; else kernels.js++;
+        note(a.kernel_note || '');
+      }
       if (a.type === PF_MSG.SCANNED) settle(j, a, null);
       else settle(j, null, a.utf8 ? Object.assign(new Error(a.message), { utf8: a.utf8 }) : new ProtocolError(ERR.INTERNAL, `prefilter failed: ${a.message}`));
     };
@@ -187,6 +212,7 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
     get workers() { return pool.length; },
     get filterMs() { return filterMs; },
     get inlineMs() { return inlineMs; },
+    get kernels() { return kernels; },
     scan: (data) => new Promise((resolve, reject) => {
       if (broken) { reject(broken); return; }
       /** @type {Job} */

@@ -66,7 +66,8 @@ function wordHash(word) {
  * Args: spec = {n, ngrams: [string] (normalised words joined by one space), format:
  *   'jsonl'|'text', paths: [[step, ...]] (field paths split into keys and '[]'),
  *   chars: {code: normalised text} (text.char_table)}.
- * Returns: {scan(text, state) -> {candidates: [[record, line, raw]], records, lines}}.
+ * Returns: {scan(text, state) -> {candidates: [[record, line, raw]], records, lines},
+ *   segmentHits, tables: {n, top, table, mask, bits, extCode, extText} (prefilter-wasm.js)}.
  */
 export function createPrefilter(spec) {
   const n = spec.n | 0;
@@ -195,6 +196,8 @@ export function createPrefilter(spec) {
   }
 
   // Field walk, as evalsieve.fields._walk: strings are segments; any other leaf -> unsure.
+  // A filter step (["=", key, value], from a path such as messages[role=user].content) reads
+  // every element of the list, as '[]' does: a superset of the elements Python keeps.
   function collect(v, steps, i, out) {
     if (i === steps.length) {
       if (v === null || v === undefined) return true;
@@ -203,7 +206,7 @@ export function createPrefilter(spec) {
       return false; // number/boolean: Python prints it its own way: let Python decide
     }
     const s = steps[i];
-    if (s === '[]') {
+    if (s === '[]' || Array.isArray(s)) {
       if (Array.isArray(v)) for (const x of v) if (!collect(x, steps, i + 1, out)) return false;
       return true;
     }
@@ -260,7 +263,9 @@ export function createPrefilter(spec) {
     return candidates;
   }
 
-  return { scan, segmentHits };
+  // the tables, for the WebAssembly kernel (prefilter-wasm.js): one place builds them
+  const tables = { n, top, table, mask, bits, extCode, extText };
+  return { scan, segmentHits, tables };
 }
 
 /**

@@ -86,7 +86,7 @@ export const STAGE = Object.freeze({ EVAL: 'eval', TRAIN: 'train', READ: 'read',
  * @typedef {{kind: 'inspected', role: string, format: string, gzip: boolean}} InspectedLog
  * @typedef {{kind: 'queued', behind: string}} QueuedLog  a long job waits for another to end
  * @typedef {{kind: 'n_chosen', n: number, n_how: string, rows: number, rows_scorable: number, rows_too_short: number, eval_ngrams: number}} NChosenLog
- * @typedef {{kind: 'prefilter', candidates: number, records: number, threaded: boolean, workers: number, python_ms: number, waiting_for_filter_ms: number, read_ms: number, post_ms: number, filter_ms: number, inline_ms: number, hash_ms: number, decode_ms: number}} PrefilterLog (ms per stage; filter_ms: summed over the workers; inline_ms: chunks the reader scanned)
+ * @typedef {{kind: 'prefilter', candidates: number, records: number, threaded: boolean, workers: number, python_ms: number, waiting_for_filter_ms: number, read_ms: number, post_ms: number, filter_ms: number, inline_ms: number, hash_ms: number, decode_ms: number, kernel_wasm: number, kernel_js: number, kernel_notes: string[]}} PrefilterLog (ms per stage; filter_ms: summed over the workers; inline_ms: chunks the reader scanned; kernel_wasm / kernel_js: chunks scanned by the WebAssembly kernel / prefilter.js, kernel_notes: why prefilter.js)
  * @typedef {{kind: 'train_done', records: number, bytes: number, mbps: number | null}} TrainDoneLog
  * @typedef {{kind: 'para_rows', rows: number, rows_empty: number}} ParaRowsLog
  * @typedef {{kind: 'estimate', seconds: number, rows_per_s_first_batch: number}} EstimateLog
@@ -139,7 +139,7 @@ export const LOG_KIND = Object.freeze({
  * @typedef {PrefilterSpecMsg | PrefilterChunkMsg} PrefilterIn
  * @typedef {{records: number[], lines: number[], text: string, records_total: number, chars: number}} Scanned
  * @typedef {{records: number[], lines: number[], text: string, records_in: number, lines_in: number, chars: number, ms: number}} ChunkScan (chunk-local numbers)
- * @typedef {ChunkScan & {type: 'scanned', seq: number}} PrefilterScannedMsg
+ * @typedef {ChunkScan & {type: 'scanned', seq: number, kernel: 'wasm' | 'js', kernel_note?: string}} PrefilterScannedMsg (kernel: which scanner read the chunk; kernel_note: why not the WebAssembly kernel)
  * @typedef {{type: 'failed', seq: number, message: string, utf8?: {line: number, byte: number}}} PrefilterFailedMsg (utf8: chunk-local)
  * @typedef {PrefilterScannedMsg | PrefilterFailedMsg} PrefilterOut
  */

@@ -225,6 +225,11 @@ def test_real_files_and_exports(page, which, request, tmp_path):
     check_protocol(worker_messages(page))
     progress = [m for m in worker_messages(page) if m["type"] == "progress" and m["stage"] == "train"]
     assert progress[-1]["done"] == progress[-1]["total"] == len(case.train_bytes)
+    # the training pass's chunks went through the WebAssembly kernel, and the log says so
+    pf = [m["data"] for m in worker_messages(page)
+          if m["type"] == "log" and (m.get("data") or {}).get("kind") == "prefilter"]
+    assert pf[-1]["kernel_wasm"] >= 1 and pf[-1]["kernel_js"] == 0, pf[-1]
+    assert "scanned by the WebAssembly kernel" in page.text_content("#log")
 
 
 def test_gzip_training_file_by_magic_bytes(page, case, tmp_path):

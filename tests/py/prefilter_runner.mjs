@@ -1,14 +1,19 @@
-// Runs worker/prefilter.js under Node for tests/py/test_prefilter.py.
-// usage: node prefilter_runner.mjs SPEC.json TRAIN.txt CHUNK_CHARS  -> JSON on stdout
+// Runs worker/prefilter.js (or, with KERNEL = wasm, the WebAssembly kernel through
+// worker/prefilter-wasm.js, on the chunk's UTF-8 bytes) under Node for tests/py/test_prefilter.py.
+// usage: node prefilter_runner.mjs SPEC.json TRAIN.txt CHUNK_CHARS [js|wasm]  -> JSON on stdout
 import { readFileSync } from 'node:fs';
 import { createPrefilter } from '../../worker/prefilter.js';
+import { createKernelScanner, loadKernel } from '../../worker/prefilter-wasm.js';
 
-const [specPath, trainPath, chunkArg] = process.argv.slice(2);
+const [specPath, trainPath, chunkArg, kernel = 'js'] = process.argv.slice(2);
 const spec = JSON.parse(readFileSync(specPath, 'utf8'));
 let text = readFileSync(trainPath, 'utf8');
 if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
 const chunk = Number(chunkArg) || 1 << 20;
 const pf = createPrefilter(spec);
+const wasm = kernel === 'wasm'
+  ? createKernelScanner(spec, await loadKernel(readFileSync(new URL('../../kernels/prefilter.wasm', import.meta.url))), pf) : null;
+const enc = new TextEncoder();
 const state = { records: 0, lines: 0 };
 const calls = [];
 let start = 0;
@@ -17,9 +22,17 @@ while (start < text.length) {
   if (end < start) end = text.indexOf('\n', start + chunk);
   if (end === -1) end = text.length; else if (end < text.length) end += 1;
   const piece = text.slice(start, end);
-  const c = pf.scan(piece, state);
-  calls.push({ records: c.map((x) => x[0]), lines: c.map((x) => x[1]), text: c.map((x) => x[2]).join('\n'),
-               records_total: state.records, chars: piece.length });
+  if (wasm) {
+    const r = wasm.scanBytes(enc.encode(piece)); // chunk-local numbers: offset as prefilter-client.js does
+    calls.push({ records: r.records.map((x) => x + state.records), lines: r.lines.map((x) => x + state.lines), text: r.text,
+                 records_total: state.records + r.records_in, chars: r.chars });
+    state.records += r.records_in;
+    state.lines += r.lines_in;
+  } else {
+    const c = pf.scan(piece, state);
+    calls.push({ records: c.map((x) => x[0]), lines: c.map((x) => x[1]), text: c.map((x) => x[2]).join('\n'),
+                 records_total: state.records, chars: piece.length });
+  }
   start = end;
 }
 process.stdout.write(JSON.stringify(calls));

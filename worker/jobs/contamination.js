@@ -9,6 +9,7 @@ import { bridge, getRuntime } from '../runtime.js';
 import { assetsFrom } from '../assets.js';
 import { SETTINGS } from '../settings.js';
 import { createScanQueue, startPrefilter } from '../prefilter-client.js';
+import { loadKernel } from '../prefilter-wasm.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
 import { readScores, scoresLogText } from './scores.js';
 import { ensureEncoder } from '../embed/load.js';
@@ -32,6 +33,9 @@ import { cleanParquetExport } from '../parquet-write.js';
  * @returns {Promise<import('../protocol.js').ContaminationResult>}
  */
 export async function contamination(ctx, args, files) {
+  // the scan kernel compiles (once per thread) during the eval pass, so that this thread has
+  // it for the chunks it scans itself; a failure is reported by the training pass's log
+  loadKernel().catch(() => {});
   const evalFile = requireFile(files, 'eval');
   const trainFile = requireFile(files, 'train');
   const evalParquet = await isParquet(evalFile);
@@ -173,6 +177,7 @@ async function trainingPass(ctx, handle, trainFile, parquetFields) {
   let input;
   let workers = 0;
   let readerMs = 0;
+  let kernels = { wasm: 0, js: 0, notes: /** @type {string[]} */ ([]) };
   try {
     const t0 = performance.now();
     input = await read(push, true);
@@ -182,12 +187,14 @@ async function trainingPass(ctx, handle, trainFile, parquetFields) {
     readerMs = input.seconds * 1000;
     input = { ...input, chars, seconds: (performance.now() - t0) / 1000 };
     workers = filter.workers; // before close(), which ends the pool
+    kernels = filter.kernels;
   } finally {
     queue.abandon(); // a cancelled or failed pass leaves these unread (their rejections are handled)
     filter.close();
   }
-  ctx.log(`prefilter${workers ? ` (${workers} worker${workers > 1 ? 's' : ''} and this thread)` : ''}: ${candidates} of ${total} training records passed to Python for the exact check`, {
+  ctx.log(`prefilter${workers ? ` (${workers} worker${workers > 1 ? 's' : ''} and this thread)` : ''}: ${candidates} of ${total} training records passed to Python for the exact check; ${kernelText(kernels)}`, {
     kind: 'prefilter', candidates, records: total, threaded: workers > 0, workers,
+    kernel_wasm: kernels.wasm, kernel_js: kernels.js, kernel_notes: kernels.notes,
     python_ms: Math.round(spent.python), waiting_for_filter_ms: Math.round(spent.waitedMs),
     // where the time went (the benchmark prints it): reading = the pass minus the pipeline
     read_ms: Math.round(readerMs - spent.push), post_ms: Math.round(spent.post - filter.inlineMs),
@@ -195,6 +202,11 @@ async function trainingPass(ctx, handle, trainFile, parquetFields) {
   });
   return { input, records };
 }
+
+/** Which scanner read the chunks, in words (never a silent fallback to prefilter.js). */
+const kernelText = (/** @type {{wasm: number, js: number, notes: string[]}} */ k) => (k.js === 0
+  ? `scanned by the WebAssembly kernel (${k.wasm} chunks)`
+  : `${k.wasm} chunks scanned by the WebAssembly kernel, ${k.js} by the JavaScript scan${k.notes.length ? ` (${k.notes.join('; ')})` : ' (text rows)'}`);
 
 /** The reader's hashing and decoding ms (a Parquet file's reader does not split them: 0). */
 const readMs = (/** @type {Record<string, any>} */ r) => ({ hash_ms: Math.round(r.hash_ms ?? 0), decode_ms: Math.round(r.decode_ms ?? 0) });
