@@ -76,14 +76,16 @@ class Merger:
 def hash_file(path: str, stop: threading.Event | None = None) -> str:
     """sha256 of a whole file, streamed (for files the tasks read in ranges)."""
     h = hashlib.sha256()
+    buf = bytearray(1 << 20)   # one buffer, reused (no new 1 MB object per read)
+    view = memoryview(buf)
     with open_binary(path) as f:
         while True:
             if stop is not None and stop.is_set():
                 return ""
-            block = f.read(1 << 20)
-            if not block:
+            n = f.readinto(buf)
+            if not n:
                 break
-            h.update(block)
+            h.update(view[:n])
     return h.hexdigest()
 
 

@@ -1,0 +1,216 @@
+"""Where the CLI's training pass spends its wall time: a timeline of one run.
+
+Runs ``evalsieve contamination`` in this process (the same code path as the CLI) with
+timestamps wrapped around each stage of the pass: the payload (numpy import and filter
+build), planning the tasks, the pool start (fork until each worker's initializer ran), each
+task in each worker (start and end, and the worker's CPU seconds for it), each merge in the
+driver, the pool shutdown, the hasher thread and the job's finish. All times are seconds
+from the pass's start (the CLI's own ``seconds_training_pass`` timer starts there, within
+a few microseconds), on CLOCK_MONOTONIC, which every process shares.
+
+    .venv/bin/python benchmarks/trace_pass.py --mb 200 --workers 2 [--repeat 3]
+
+It also prints each worker's busy time (sum of its tasks) against the pass's wall time:
+``parallel efficiency = sum of busy time / (workers x wall)``, which other load on a
+shared machine disturbs less than a wall-clock ratio between two runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "py"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+EVENTS: list[tuple] = []   # (what, start, end, detail) in the driver
+T0 = [0.0]
+
+
+def _now() -> float:
+    return time.perf_counter()
+
+
+def install() -> None:
+    """Wrap the stages of the pass with timestamps (before the pool forks, so the workers
+    inherit the wrapped functions)."""
+    from evalsieve import cli, contamination, corpus, engines
+
+    def timed(mod, name, label, first=False):
+        fn = getattr(mod, name)
+
+        def wrapper(*a, **k):
+            s = _now()
+            if first:
+                T0[0] = s
+            try:
+                return fn(*a, **k)
+            finally:
+                EVENTS.append((label, s, _now(), ""))
+        setattr(mod, name, wrapper)
+
+    timed(corpus, "make_payload", "payload (numpy import + filter build)", first=True)
+    timed(cli, "plan_tasks", "plan tasks (line cuts)")
+    timed(contamination.ContaminationJob, "finish", "job.finish")
+    timed(engines, "hash_file", "hasher thread: sha256 of split file")
+
+    scan = engines.scan_task
+
+    def traced_scan(payload, task, progress=None):
+        c = os.times()
+        s = _now()
+        res = scan(payload, task, progress)
+        e = _now()
+        c2 = os.times()
+        res["_trace"] = {"pid": os.getpid(), "start": s, "end": e, "part": task.part,
+                         "file": task.file, "mb": task.nbytes / 1e6,
+                         "cpu": (c2.user - c.user) + (c2.system - c.system),
+                         "init": INIT.get("t")}
+        return res
+    engines.scan_task = traced_scan
+
+    init = engines._init_worker
+
+    def traced_init(payload):
+        INIT["t"] = _now()
+        init(payload)
+    engines._init_worker = traced_init
+
+    add = engines.Merger.add
+
+    def traced_add(self, res):
+        tr = res.pop("_trace", None)
+        s = _now()
+        add(self, res)
+        EVENTS.append(("merge", s, _now(), ""))
+        if tr:
+            TASKS.append(tr)
+        RECV.append(s)
+    engines.Merger.add = traced_add
+
+    run_local = engines.run_local
+
+    def traced_run_local(*a, **k):
+        s = _now()
+        try:
+            return run_local(*a, **k)
+        finally:
+            EVENTS.append(("run_local (pool start .. pool joined)", s, _now(), ""))
+    engines.run_local = traced_run_local
+    cli.run_local = traced_run_local   # cli imports it inside run_contamination
+
+
+INIT: dict = {}
+TASKS: list[dict] = []
+RECV: list[float] = []
+
+
+def one_run(ev: Path, tr: Path, workers: int) -> dict:
+    """One CLI run in this (fresh) process; returns its timeline."""
+    from evalsieve import cli
+    with tempfile.TemporaryDirectory() as d:
+        argv = ["contamination", str(ev), str(tr), "--eval-field", "question",
+                "--train-field", "text", "--out", d, "--json", "--quiet",
+                "--workers", str(workers)]
+        import contextlib
+        import io
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            rc = cli.main(argv)
+        assert rc == 0, rc
+        summary = json.loads(buf.getvalue())
+    t0 = T0[0]
+    return {"summary": {k: summary[k] for k in ("seconds_training_pass",
+                                                "cpu_seconds_training_pass",
+                                                "training_engine")},
+            "events": [(label, s - t0, e - t0) for label, s, e, _ in EVENTS],
+            "tasks": [dict(t, start=t["start"] - t0, end=t["end"] - t0,
+                           init=t["init"] - t0 if t["init"] else None) for t in TASKS],
+            "load": os.getloadavg()[0]}
+
+
+def show(workers: int, run: dict) -> dict:
+    """Print one run's timeline; returns its figures."""
+    summary, tasks = run["summary"], run["tasks"]
+    wall = summary["seconds_training_pass"]
+    print(f"\n--workers {workers}: training pass {wall:.3f} s "
+          f"(CPU {summary['cpu_seconds_training_pass']:.3f} s), "
+          f"{summary['training_engine']['tasks']} tasks; load {run['load']:.1f}")
+    for label, s, e in run["events"]:
+        if label != "merge":
+            print(f"  {s:7.3f} .. {e:7.3f}  {e - s:6.3f} s  {label}")
+    merges = [e - s for label, s, e in run["events"] if label == "merge"]
+    print(f"  merges: {len(merges)}, {sum(merges):.4f} s in all")
+    busy: dict[int, float] = {}
+    cpu: dict[int, float] = {}
+    for t in sorted(tasks, key=lambda t: t["start"]):
+        busy[t["pid"]] = busy.get(t["pid"], 0) + t["end"] - t["start"]
+        cpu[t["pid"]] = cpu.get(t["pid"], 0) + t["cpu"]
+        init = f" (worker init at {t['init']:.3f})" if t["init"] is not None else ""
+        print(f"  pid {t['pid']}: task {t['file']}.{t['part']:<3d} {t['mb']:6.1f} MB "
+              f"{t['start']:7.3f} .. {t['end']:7.3f} ({t['end'] - t['start']:.3f} s, "
+              f"CPU {t['cpu']:.3f}){init}")
+    first = min(t["start"] for t in tasks)
+    last_end = max(t["end"] for t in tasks)
+    ends = {p: max(t["end"] for t in tasks if t["pid"] == p) for p in busy}
+    tail = last_end - min(ends.values()) if len(ends) > 1 else 0.0
+    eff = sum(busy.values()) / (workers * wall)
+    # the pass as it would run with a free core per worker: the driver's serial CPU (pass
+    # CPU minus the tasks' CPU) plus the busiest worker's CPU
+    task_cpu = sum(cpu.values())
+    ideal = summary["cpu_seconds_training_pass"] - task_cpu + max(cpu.values())
+    print(f"  first task starts at {first:.3f} s; last task ends at {last_end:.3f} s; "
+          f"tail (a worker idle) {tail:.3f} s; after the last task: {wall - last_end:.3f} s")
+    print("  busy per worker: " + ", ".join(f"{b:.3f} s (CPU {cpu[p]:.3f})"
+                                           for p, b in busy.items())
+          + f"; parallel efficiency {eff:.2f}; CPU-time critical path {ideal:.3f} s")
+    return {"wall": wall, "cpu": summary["cpu_seconds_training_pass"], "first": first,
+            "tail": tail, "after": wall - last_end, "eff": eff,
+            "busy": sum(busy.values()), "task_cpu": task_cpu, "cpu_path": ideal}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mb", type=float, default=200)
+    ap.add_argument("--workers", default="1,2", help="e.g. 1,2: alternated per repeat")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    import bench_contamination as bench
+    ev, tr = bench.eval_file(), bench.training_file(a.mb)
+    if a.child is not None:   # one run in a fresh process, as the CLI runs
+        install()
+        print(json.dumps(one_run(ev, tr, a.child)))
+        return 0
+    import subprocess
+    ws = [int(x) for x in a.workers.split(",")]
+    runs: dict[int, list[dict]] = {w: [] for w in ws}
+    for _ in range(a.repeat):
+        for w in ws:   # alternated, so both see the same load
+            out = subprocess.run([sys.executable, __file__, "--mb", str(a.mb),
+                                  "--child", str(w)], check=True, capture_output=True,
+                                 text=True).stdout
+            runs[w].append(show(w, json.loads(out.strip().splitlines()[-1])))
+    print(f"\nmedians of {a.repeat}:")
+    for w, rs in runs.items():
+        med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+        print(f"  --workers {w}: " + ", ".join(f"{k} {v:.3f}" for k, v in med.items()))
+    if len(ws) > 1 and 1 in runs:
+        for key in ("wall", "cpu_path"):
+            one = statistics.median(r[key] for r in runs[1])
+            for w in ws:
+                if w != 1:
+                    m = statistics.median(r[key] for r in runs[w])
+                    print(f"  {key} ratio workers 1 / {w}: {one / m:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
