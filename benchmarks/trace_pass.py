@@ -50,14 +50,14 @@ def install() -> None:
     def timed(mod, name, label, first=False):
         fn = getattr(mod, name)
 
-        def wrapper(*a, **k):
-            s = _now()
+        def wrapper(*a, **k):   # in the main thread: its CPU time too
+            s, c = _now(), time.thread_time()
             if first and not T0[0]:   # the pass starts with the first of them
                 T0[0] = s
             try:
                 return fn(*a, **k)
             finally:
-                EVENTS.append((label, s, _now(), ""))
+                EVENTS.append((label, s, _now(), time.thread_time() - c))
         setattr(mod, name, wrapper)
 
     timed(corpus, "make_payload", "payload (numpy import + filter build)", first=True)
@@ -118,11 +118,14 @@ def install() -> None:
     run_local = engines.run_local
 
     def traced_run_local(*a, **k):
-        s = _now()
+        s, c, p = _now(), time.thread_time(), time.process_time()
         try:
             return run_local(*a, **k)
         finally:
-            EVENTS.append(("run_local (pool start .. pool joined)", s, _now(), ""))
+            e, c2, p2 = _now(), time.thread_time(), time.process_time()
+            EVENTS.append(("run_local (pool start .. pool joined), main thread", s, e, c2 - c))
+            EVENTS.append(("  the driver's other threads meanwhile (pool handlers, hasher)",
+                           s, e, (p2 - p) - (c2 - c)))
     engines.run_local = traced_run_local
     cli.run_local = traced_run_local   # cli imports it inside run_contamination
 
