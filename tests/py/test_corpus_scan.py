@@ -270,6 +270,13 @@ def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_pa
     assert plan[0].file == 0 and plan[0].whole            # whole files first, in corpus order
     two = _cli(eval_file, train, tmp_path / "two", "--workers", "2")
     assert one == two
+    # three workers cut big.jsonl differently (ranges of bytes left / 6) and finish in
+    # another order: the same exports
+    assert len(corpus.plan_tasks([{"path": str(big), "name": "big", "fmt": "jsonl",
+                                   "fields": ["text"], "gzip": False,
+                                   "size": big.stat().st_size}], 3, 20_000)) != len(tasks)
+    three = _cli(eval_file, train, tmp_path / "three", "--workers", "3")
+    assert one == three
     s = json.loads(open(tmp_path / "two" / "contamination-report.csv").read().split("\n")[0]
                    [len("# run_stamp "):])
     big_in = [i for i in s["inputs"] if i["name"] == "big.jsonl"][0]
