@@ -105,7 +105,7 @@ def char_table(blocks=SAFE_BLOCKS) -> dict[int, str]:
     read most English text exactly without Python; any other character sends the record to
     Python.
 
-    Built once per process and ``blocks`` (about 0.02 s in CPython; the CLI's numpy filter
+    Built once per process and ``blocks`` (about 0.03 s in CPython; the CLI's numpy filter
     builds it inside the timed training pass); each call returns a fresh copy.
 
     Returns:
