@@ -9,7 +9,12 @@ driver, the pool shutdown, the hasher thread and the job's finish. All times are
 from the pass's start (the CLI's own ``seconds_training_pass`` timer starts there, within
 a few microseconds), on CLOCK_MONOTONIC, which every process shares.
 
-    .venv/bin/python benchmarks/trace_pass.py --mb 200 --workers 2 [--repeat 3]
+    .venv/bin/python benchmarks/trace_pass.py --mb 200 --workers 1,2 --repeat 3
+
+To compare two versions of the code, run the script of each checkout alternately (it times
+the ``evalsieve`` next to it); each run also records the CPU other processes used
+meanwhile (from /proc/stat), and the medians are printed over all runs and over the quiet
+ones (``--quiet-below``).
 
 It also prints each worker's busy time (sum of its tasks) against the pass's wall time:
 ``parallel efficiency = sum of busy time / (workers x wall)``, and a CPU-time critical
@@ -206,11 +211,22 @@ def show(workers: int, run: dict) -> dict:
             "busy": sum(busy.values()), "task_cpu": task_cpu, "cpu_path": ideal}
 
 
+def busy_seconds() -> float:
+    """CPU seconds all processes of the machine have used (user + system + ..., /proc/stat,
+    all but idle and iowait)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mb", type=float, default=200)
     ap.add_argument("--workers", default="1,2", help="e.g. 1,2: alternated per repeat")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--quiet-below", type=float, default=0.3, metavar="CORES",
+                    help="medians also over the runs during which other processes used "
+                         "fewer cores than this (default 0.3)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = ap.parse_args()
     import bench_contamination as bench
@@ -219,26 +235,43 @@ def main() -> int:
         install()
         print(json.dumps(one_run(ev, tr, a.child)))
         return 0
+    import resource
     import subprocess
     ws = [int(x) for x in a.workers.split(",")]
     runs: dict[int, list[dict]] = {w: [] for w in ws}
-    for _ in range(a.repeat):
-        for w in ws:   # alternated, so both see the same load
+    for k in range(a.repeat):
+        for w in (ws if k % 2 == 0 else ws[::-1]):   # alternated, so all see the same load
+            b0, t0 = busy_seconds(), time.perf_counter()
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             out = subprocess.run([sys.executable, __file__, "--mb", str(a.mb),
                                   "--child", str(w)], check=True, capture_output=True,
                                  text=True).stdout
-            runs[w].append(show(w, json.loads(out.strip().splitlines()[-1])))
-    print(f"\nmedians of {a.repeat}:")
-    for w, rs in runs.items():
-        med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
-        print(f"  --workers {w}: " + ", ".join(f"{k} {v:.3f}" for k, v in med.items()))
-    if len(ws) > 1 and 1 in runs:
-        for key in ("wall", "cpu_path"):
-            one = statistics.median(r[key] for r in runs[1])
-            for w in ws:
-                if w != 1:
-                    m = statistics.median(r[key] for r in runs[w])
-                    print(f"  {key} ratio workers 1 / {w}: {one / m:.2f}")
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            mine = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+            m = show(w, json.loads(out.strip().splitlines()[-1]))
+            # the CPU other processes used meanwhile, in cores
+            m["others"] = max(0.0, (busy_seconds() - b0 - mine) / (time.perf_counter() - t0))
+            print(f"  other processes used {m['others']:.2f} cores meanwhile")
+            runs[w].append(m)
+    for label, keep in (("all runs", lambda r: True),
+                        (f"runs with others under {a.quiet_below} cores",
+                         lambda r: r["others"] < a.quiet_below)):
+        sel = {w: [r for r in rs if keep(r)] for w, rs in runs.items()}
+        if not all(sel.values()):
+            print(f"\n{label}: none for some --workers")
+            continue
+        print(f"\nmedians, {label}:")
+        for w, rs in sel.items():
+            med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+            print(f"  --workers {w} ({len(rs)} runs): "
+                  + ", ".join(f"{k} {v:.3f}" for k, v in med.items()))
+        if len(ws) > 1 and 1 in sel:
+            for key in ("wall", "cpu_path"):
+                one = statistics.median(r[key] for r in sel[1])
+                for w in ws:
+                    if w != 1:
+                        m2 = statistics.median(r[key] for r in sel[w])
+                        print(f"  {key} ratio workers 1 / {w}: {one / m2:.2f}")
     return 0
 
 
