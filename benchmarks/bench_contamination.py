@@ -139,34 +139,39 @@ def bench_cli(ev: Path, tr: Path, repeat: int, configs: dict) -> dict:
     """Each CLI configuration as a subprocess: training-pass MB/s (the CLI's own timer),
     whole-process MB/s (wall clock), whole-process MB/s of CPU time (user + system of the
     process tree: robust to other load on the machine, blind to parallel speed-up), peak RSS
-    of the process tree, and the contaminated eval rows (from the report)."""
+    of the process tree, and the contaminated eval rows (from the report). The
+    configurations take turns (one run of each per round), so that other load on the
+    machine falls on all of them alike; ``runs`` keeps each round's training-pass MB/s."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "py"))
     size = tr.stat().st_size
-    out = {}
-    for name, extra in configs.items():
-        scan, whole, cpu, pass_cpu, peak = [], [], [], [], 0.0
-        for _ in range(repeat):
+    acc = {name: {"scan": [], "whole": [], "cpu": [], "scan_cpu": [], "peak": 0.0}
+           for name in configs}
+    rows_of: dict = {}
+    for _ in range(repeat):
+        for name, extra in configs.items():
+            a = acc[name]
             with tempfile.TemporaryDirectory() as d:
                 stdout, wall, rss = run_measured(
                     [sys.executable, "-m", "evalsieve.cli", "contamination", str(ev), str(tr),
                      "--eval-field", "question", "--train-field", "text", "--out", d,
                      "--json", "--quiet", *extra], env)
-                rows = report_rows(d)
+                rows_of[name] = report_rows(d)
             s = json.loads(stdout)
-            scan.append(size / 1e6 / s["seconds_training_pass"])
-            pass_cpu.append(size / 1e6 / s["cpu_seconds_training_pass"])
-            whole.append(size / 1e6 / wall)
-            cpu.append(size / 1e6 / LAST_CPU[0])
-            peak = max(peak, rss)
-            print(f"  {name:32s} {scan[-1]:6.1f} MB/s training pass, {whole[-1]:6.1f} MB/s "
-                  f"whole process; of CPU time: {pass_cpu[-1]:6.1f} training pass, "
-                  f"{cpu[-1]:6.1f} whole process; peak RSS {rss:.0f} MB "
+            a["scan"].append(size / 1e6 / s["seconds_training_pass"])
+            a["scan_cpu"].append(size / 1e6 / s["cpu_seconds_training_pass"])
+            a["whole"].append(size / 1e6 / wall)
+            a["cpu"].append(size / 1e6 / LAST_CPU[0])
+            a["peak"] = max(a["peak"], rss)
+            print(f"  {name:32s} {a['scan'][-1]:6.1f} MB/s training pass, {a['whole'][-1]:6.1f} "
+                  f"MB/s whole process; of CPU time: {a['scan_cpu'][-1]:6.1f} training pass, "
+                  f"{a['cpu'][-1]:6.1f} whole process; peak RSS {rss:.0f} MB "
                   f"({s['rows_contaminated']} contaminated, {s['training_records']} records, "
-                  f"{s['training_engine']})", flush=True)
-        out[name] = {"scan": statistics.median(scan), "whole": statistics.median(whole),
-                     "cpu": statistics.median(cpu), "scan_cpu": statistics.median(pass_cpu),
-                     "peak_rss_mb": round(peak), "rows": rows}
-    return out
+                  f"{s['training_engine']}; load {os.getloadavg()[0]:.1f})", flush=True)
+    return {name: {"scan": statistics.median(a["scan"]), "whole": statistics.median(a["whole"]),
+                   "cpu": statistics.median(a["cpu"]),
+                   "scan_cpu": statistics.median(a["scan_cpu"]),
+                   "peak_rss_mb": round(a["peak"]), "rows": rows_of[name], "runs": a["scan"]}
+            for name, a in acc.items()}
 
 
 def bench_refs(ev: Path, tr: Path, repeat: int) -> dict:
@@ -450,6 +455,11 @@ def main() -> int:
     print("ratios (training-pass MB/s):")
     for label, r in ratios:
         print(f"  {label:48s} {r:5.2f}")
+    two = "cli --workers 2"
+    if one in res and two in res:   # the runs of each round, one after the other
+        pairs = [b / a for a, b in zip(res[one]["runs"], res[two]["runs"])]
+        print(f"  {'  the same, per round (runs side by side)':48s} "
+              + ", ".join(f"{p:.2f}" for p in pairs))
     print(json.dumps({"results": res, "ratios": dict(ratios)}, default=str))
     return 0 if not found or same else 1
 

@@ -234,18 +234,9 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct n-grams")
     t0, c0 = time.perf_counter(), _cpu_seconds()
     workers = args.workers or os.cpu_count() or 1
-    payload = make_payload(job.index, fast=args.filter != "off",
-                           formats={f["fmt"] for f in files})
-    if args.filter == "numpy" and not payload["filters"] and \
-            {f["fmt"] for f in files} & {"jsonl", "text"}:
-        raise bad_input("--filter numpy needs numpy (and N >= 2)",
-                        expected="pip install 'evalsieve[fast]', or --filter off")
-    payload["skip_bad"] = skip   # corpus.scan_task skips and lists malformed records
     tasks = plan_tasks(files, workers if args.engine == "local" else max(workers, 2))
-    merger = Merger(job, tasks)
-    total = sum(f["size"] for f in files)
-    prog = Progress(total, len(tasks), log, show_tasks=args.engine != "local" or workers > 1)
-    # files read in ranges are hashed whole here, while the tasks run
+    # files read in ranges are hashed whole by a thread, started first: it runs on a core
+    # the filter build below leaves idle (hashlib and file reads release the GIL)
     split = sorted({t.file for t in tasks if not t.whole})
     hashes: dict[int, str] = {}
     stop = threading.Event()
@@ -254,11 +245,23 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         hasher = threading.Thread(target=lambda: hashes.update(
             {i: hash_file(files[i]["path"], stop) for i in split}), daemon=True)
         hasher.start()
-
-    def on_result(res):
-        merger.add(res)
-        prog.task_done()
+    prog = None
     try:
+        payload = make_payload(job.index, fast=args.filter != "off",
+                               formats={f["fmt"] for f in files})
+        if args.filter == "numpy" and not payload["filters"] and \
+                {f["fmt"] for f in files} & {"jsonl", "text"}:
+            raise bad_input("--filter numpy needs numpy (and N >= 2)",
+                            expected="pip install 'evalsieve[fast]', or --filter off")
+        payload["skip_bad"] = skip   # corpus.scan_task skips and lists malformed records
+        merger = Merger(job, tasks)
+        total = sum(f["size"] for f in files)
+        prog = Progress(total, len(tasks), log,
+                        show_tasks=args.engine != "local" or workers > 1)
+
+        def on_result(res):
+            merger.add(res)
+            prog.task_done()
         if args.engine == "ray":
             run_ray(payload, tasks, args.ray_address, workers, on_result, prog.add)
         else:
@@ -267,7 +270,8 @@ def run_contamination(args, log) -> tuple[dict, dict]:
             hasher.join()
     finally:
         stop.set()
-        prog.close()
+        if prog is not None:
+            prog.close()
     if not merger.done():  # pragma: no cover - every engine returns every task or raises
         raise EvalsieveError("internal", "the training pass ended with tasks missing")
     assets = {}

@@ -366,16 +366,16 @@ class Task:
         return (self.size if self.end < 0 else self.end) - self.start
 
 
-def line_cuts(path: str, size: int, parts: int) -> list[int]:
-    """Offsets that cut a file into ``parts`` byte ranges at line ends: each cut is the
-    byte after the first ``\\n`` at or after ``k * size / parts``. Returns [0, c1, ..., size]
-    (fewer ranges when lines are longer than a range)."""
+def line_cuts(path: str, size: int, at: list[int]) -> list[int]:
+    """Offsets that cut a file into byte ranges at line ends: a cut for each target offset
+    of ``at`` (ascending), the byte after the first ``\\n`` at or after it. Returns
+    [0, c1, ..., size] (fewer ranges when lines are longer than a range)."""
     cuts = [0]
     with open_binary(path) as f:
-        for k in range(1, parts):
-            at = max(cuts[-1], k * size // parts)
-            f.seek(at)
-            pos = at
+        for target in at:
+            start = max(cuts[-1], target)
+            f.seek(start)
+            pos = start
             while True:
                 block = f.read(1 << 16)
                 if not block:
@@ -392,27 +392,52 @@ def line_cuts(path: str, size: int, parts: int) -> list[int]:
     return cuts
 
 
+def range_targets(size: int, left: int, workers: int, piece_min: int) -> list[int]:
+    """Where to cut a file of ``size`` bytes into ranges of decreasing size (guided
+    self-scheduling, Polychronopoulos & Kuck 1987): each range is ``max(piece_min, left / (2
+    x workers))`` bytes, ``left`` being the corpus's bytes not yet in a task (this file's
+    included); the last range takes the rest when that is at most 1.5 ranges. Returns the
+    target offsets (:func:`line_cuts` moves each to a line end); [] keeps the file whole.
+
+    Example: 200 MB alone, 2 workers, piece_min 4 MB: ranges of 50, 37.5, 28.1, 21.1,
+    15.8, 11.9, 8.9, 6.7, 5.0, 4, 4, 4 and 3 MB."""
+    targets, at = [], 0
+    while True:
+        want = max(piece_min, left // (2 * workers))
+        if 2 * (size - at) <= 3 * want:
+            return targets
+        at += want
+        left -= want
+        targets.append(at)
+
+
 def plan_tasks(files: list[dict], workers: int, split_min: int | None = None) -> list[Task]:
     """Cut the corpus into tasks.
 
     Args:
         files: per file ``{path, name, fmt, fields, gzip, size}``, in corpus order.
         workers: processes that will run the tasks.
-        split_min: uncompressed JSONL/text files larger than this, and larger than a
-            quarter of an even share of the corpus per worker, are cut at line ends into
-            ranges of about that size (four tasks per worker even out unequal speeds) (CSV/TSV records may span lines and gzip cannot be entered mid-stream:
-            those are read whole).
+        split_min: with more than one worker, uncompressed local JSONL/text files larger
+            than this are cut at line ends into ranges of decreasing size (see
+            :func:`range_targets`; the smallest ranges are a quarter of ``split_min``), so
+            that the last tasks are short and the workers finish together. CSV/TSV records
+            may span lines and gzip cannot be entered mid-stream: those are read whole.
     Returns:
-        Tasks in corpus order (file, then range).
+        Tasks, largest first (bytes of the file they read; ties in corpus order): a pool
+        that hands them out in this order ends with the small ones. The merge does not
+        depend on the order (:class:`engines.Merger`).
     """
-    total = sum(f["size"] for f in files)
     split_min = SPLIT_MIN_BYTES if split_min is None else split_min
-    share = max(split_min, -(-total // max(1, workers * 4)))
+    left = sum(f["size"] for f in files)   # bytes not yet in a task, in corpus order
     tasks = []
     for i, f in enumerate(files):
         splittable = not f["gzip"] and f["fmt"] in ("jsonl", "text") and not is_url(f["path"])
-        if workers > 1 and splittable and f["size"] > share:
-            cuts = line_cuts(f["path"], f["size"], -(-f["size"] // share))
+        targets = []
+        if workers > 1 and splittable and f["size"] > split_min:
+            targets = range_targets(f["size"], left, workers, max(1, split_min // 4))
+        left -= f["size"]
+        if targets:
+            cuts = line_cuts(f["path"], f["size"], targets)
             for k in range(len(cuts) - 1):
                 tasks.append(Task(i, k, f["path"], f["name"], f["fmt"], tuple(f["fields"]),
                                   cuts[k], cuts[k + 1] if k + 2 < len(cuts) else -1,
@@ -420,7 +445,7 @@ def plan_tasks(files: list[dict], workers: int, split_min: int | None = None) ->
         else:
             tasks.append(Task(i, 0, f["path"], f["name"], f["fmt"], tuple(f["fields"]), 0, -1,
                               f["gzip"], f["size"]))
-    return tasks
+    return sorted(tasks, key=lambda t: -t.nbytes)
 
 
 # -- scanning one task -------------------------------------------------------------------------

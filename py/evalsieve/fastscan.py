@@ -47,8 +47,6 @@ without being parsed (the UTF-8 of every byte is checked).
 
 from __future__ import annotations
 
-import re
-
 from .text import char_table
 
 # unit bytes: a non-ASCII word character, unknown, deleted (above ASCII: after the rewrite no
@@ -207,8 +205,10 @@ class LineFilter:
         np = numpy_or_none()
         if not ngrams:
             return np.zeros(0, dtype=np.uint64)
-        # the eval words are normal already: ASCII stays, any other character is WORD
-        text = _NON_ASCII.sub(chr(WORD), "\n".join(ngrams) + "\n").encode("latin-1")
+        # the eval words are normal already: ASCII stays, any other character is WORD (in
+        # UTF-8: its lead byte becomes WORD, its continuation bytes are deleted; one C call)
+        text = ("\n".join(ngrams) + "\n").encode("utf-8", "surrogatepass").translate(
+            _LEAD_TO_WORD, _CONTINUATION)
         _, g = self._window_hashes(text, 1)   # every K-word window of the n-grams' words
         at = (np.arange(len(ngrams)) * self.n)[:, None] + np.arange(self.stride)[None, :]
         return g[at.ravel()]
@@ -326,7 +326,8 @@ class LineFilter:
                     b[isu] = val
 
 
-_NON_ASCII = re.compile("[^\x00-\x7f]")
+_LEAD_TO_WORD = bytes(range(0xC0)) + bytes([WORD]) * 0x40
+_CONTINUATION = bytes(range(0x80, 0xC0))
 
 
 def _first_gap(np, x):

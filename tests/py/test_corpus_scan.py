@@ -165,11 +165,15 @@ def test_line_cuts_split_at_line_ends(tmp_path):
     p = tmp_path / "x.jsonl"
     p.write_bytes(b"".join(b"%d%s\n" % (i, b"a" * (i % 7)) for i in range(1000)))
     size = p.stat().st_size
-    cuts = corpus.line_cuts(str(p), size, 7)
+    cuts = corpus.line_cuts(str(p), size, [k * size // 7 for k in range(1, 7)])
     assert cuts[0] == 0 and cuts[-1] == size and cuts == sorted(set(cuts))
     data = p.read_bytes()
     assert all(data[c - 1:c] == b"\n" for c in cuts[1:-1])
     assert len(cuts) == 8
+    # each cut is the first line start at or after its target
+    for k, c in enumerate(cuts[1:-1], 1):
+        t = k * size // 7
+        assert data.rfind(b"\n", 0, c - 1) < t <= c - 1
 
 
 def _cli(ev, train, out, *extra):
@@ -241,9 +245,38 @@ def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_pa
     tasks = corpus.plan_tasks([{"path": str(big), "name": "big", "fmt": "jsonl",
                                 "fields": ["text"], "gzip": False,
                                 "size": big.stat().st_size}], 2, 20_000)
-    assert len(tasks) == 8 and tasks[-1].end == -1   # ⌈575,777 / ⌈575,777 / (2 × 4)⌉⌉
+    # ranges of max(5,000, bytes left / (2 × 2)): 575,777 // 4 = 143,944, then 431,833 // 4
+    # = 107,958, 80,968, 60,726, 45,545, 34,159, 25,619, 19,214, 14,411, 10,808, 8,106,
+    # 6,079, then 5,000 three times; the rest (3,240 bytes) joins the last range
+    targets = [143944, 251902, 332870, 393596, 439141, 473300, 498919, 518133, 532544,
+               543352, 551458, 557537, 562537, 567537, 572537]
+    assert corpus.range_targets(575_777, 575_777, 2, 5000) == targets
+    assert len(tasks) == 16
+    assert [t.nbytes for t in tasks] == sorted((t.nbytes for t in tasks), reverse=True)
+    data = big.read_bytes()
+    by_part = sorted(tasks, key=lambda t: t.part)
+    assert [t.part for t in by_part] == list(range(16)) and by_part[-1].end == -1
+    assert by_part[0].start == 0
+    for a, b, target in zip(by_part, by_part[1:], targets):   # contiguous, cut at line ends
+        assert a.end == b.start and data[b.start - 1:b.start] == b"\n"
+        assert data.rfind(b"\n", 0, b.start - 1) < target <= b.start - 1
+    # twelve such files: the ranges follow the bytes left in the whole corpus, so files 0-9
+    # stay whole (file 9: 1,727,331 left, ranges of 431,832: 575,777 is under 1.5 of them),
+    # file 10 is cut once (1,151,554 left: 287,888, then the rest) and file 11 as above
+    many = [{"path": str(big), "name": f"s{i}", "fmt": "jsonl", "fields": ["text"],
+             "gzip": False, "size": big.stat().st_size} for i in range(12)]
+    plan = corpus.plan_tasks(many, 2, 20_000)
+    assert [sum(t.file == i for t in plan) for i in range(12)] == [1] * 10 + [2, 16]
+    assert plan[0].file == 0 and plan[0].whole            # whole files first, in corpus order
     two = _cli(eval_file, train, tmp_path / "two", "--workers", "2")
     assert one == two
+    # three workers cut big.jsonl differently (ranges of bytes left / 6) and finish in
+    # another order: the same exports
+    assert len(corpus.plan_tasks([{"path": str(big), "name": "big", "fmt": "jsonl",
+                                   "fields": ["text"], "gzip": False,
+                                   "size": big.stat().st_size}], 3, 20_000)) != len(tasks)
+    three = _cli(eval_file, train, tmp_path / "three", "--workers", "3")
+    assert one == three
     s = json.loads(open(tmp_path / "two" / "contamination-report.csv").read().split("\n")[0]
                    [len("# run_stamp "):])
     big_in = [i for i in s["inputs"] if i["name"] == "big.jsonl"][0]
@@ -461,6 +494,21 @@ def test_filter_never_drops_a_line_the_rule_matches(n):
             assert not missing, (fmt, [lines[i] for i in missing])
     check()
     assert len(found) > 20
+
+
+def test_filter_eval_units_one_byte_per_non_ascii_character():
+    """The filter's eval words: ASCII as it is, every other character (two to four UTF-8
+    bytes, or a lone surrogate) one WORD unit; the window hashes are those of that text."""
+    np = pytest.importorskip("numpy")
+    from evalsieve.fastscan import WORD, LineFilter
+    ngrams = ["déjà vu naïve café 日本 x", "a b c d e f", "emoji😀 \ud800 ß z y w"]
+    f = LineFilter(ngrams, 6, "text")
+    units = ("d\x80j\x80 vu na\x80ve caf\x80 \x80\x80 x\na b c d e f\n"
+             "emoji\x80 \x80 \x80 z y w\n").encode("latin-1")
+    assert units.count(bytes([WORD])) == 9
+    _, g = f._window_hashes(units, 1)
+    at = (np.arange(3) * 6)[:, None] + np.arange(f.stride)[None, :]
+    assert f._eval_hashes(ngrams).tolist() == g[at.ravel()].tolist()
 
 
 def test_several_files_use_the_requested_fields_each_has(eval_file, tmp_path, capsys):

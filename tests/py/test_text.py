@@ -89,3 +89,25 @@ def test_char_table_characters_normalise_one_by_one():
     for _ in range(2000):
         s = [rng.choice(list(one)) for _ in range(rng.randrange(1, 12))]
         assert normalize_text("".join(map(chr, s))) == "".join(one[c] for c in s)
+
+
+def test_char_table_is_the_plain_per_character_definition():
+    """char_table's shortcuts (NFKC identity, category Lo) and its per-process cache give
+    exactly the table of the plain definition: each starter whose NFKC form holds only
+    starters and no context-cased character, mapped to normalize_text of itself."""
+    from evalsieve.text import CONTEXT_CASED, SAFE_BLOCKS, char_table
+    want = {}
+    for lo, hi in SAFE_BLOCKS:
+        for c in range(lo, hi + 1):
+            ch = chr(c)
+            if unicodedata.category(ch) in ("Cn", "Cs", "Co") or unicodedata.combining(ch):
+                continue
+            k = unicodedata.normalize("NFKC", ch)
+            if any(unicodedata.combining(x) or ord(x) in CONTEXT_CASED for x in k):
+                continue
+            want[c] = normalize_text_reference(ch)
+    got = char_table()
+    assert got == want
+    got[0xE9] = "changed"                       # a copy: the cache is not touched
+    assert char_table() == want
+    assert char_table(((0xC0, 0xC5),)) == {c: chr(c + 32) for c in range(0xC0, 0xC6)}
