@@ -235,6 +235,20 @@ async ([op, args]) => {
 """
 
 
+def marked_pids(marker: bytes):
+    """The ids of the running processes whose command line holds `marker` (the browser's
+    profile folder), from /proc; a process that ends while it is read is left out."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if marker in f.read():
+                    yield pid
+        except OSError:
+            continue
+
+
 class RssSampler:
     """Peak resident memory (MB) of the browser's processes (all of them: the tab's renderer
     and its workers), sampled every 50 ms from /proc while a run goes on."""
@@ -247,19 +261,14 @@ class RssSampler:
 
     def _total(self) -> float:
         total = 0
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit():
-                continue
+        for pid in marked_pids(self.marker):
             try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if self.marker not in f.read():
-                        continue
                 with open(f"/proc/{pid}/status") as f:
                     for line in f:
                         if line.startswith("VmRSS:"):
                             total += int(line.split()[1])
             except OSError:
-                continue
+                continue  # the process ended meanwhile
         return total / 1024
 
     def _run(self):
@@ -283,13 +292,8 @@ def browser_cpu_s(marker: str) -> float:
     time on every core, whatever the machine's load."""
     tick = os.sysconf("SC_CLK_TCK")
     total = 0
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
+    for pid in marked_pids(marker.encode()):
         try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if marker.encode() not in f.read():
-                    continue
             with open(f"/proc/{pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
             total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
