@@ -46,3 +46,12 @@ export function downloadText(name, mime, text) {
 export function definitionRows(rows) {
   return rows.flatMap(([k, v, dataset]) => [el('dt', { text: k }), el('dd', { text: v, dataset })]);
 }
+
+/**
+ * What a person typed into an <input type=number>, for the settings parsers: its value, or,
+ * when the browser could not read the text as a number (`validity.badInput`, e.g. "1e" or
+ * "--1", whose `value` is then ""), the words "not a number", so that the parser refuses it
+ * with the setting's range instead of reading "" as "use the default".
+ * @param {HTMLInputElement} input @returns {string}
+ */
+export const typedNumber = (input) => (input.validity && input.validity.badInput ? 'not a number' : input.value);

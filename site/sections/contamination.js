@@ -3,7 +3,7 @@
 // The worked example (example/train.jsonl + example/eval.jsonl) runs on its own at load.
 
 import * as P from '../worker/protocol.js';
-import { $ } from '../lib/dom.js';
+import { $, typedNumber } from '../lib/dom.js';
 import { fmtInt } from '../lib/format.js';
 import { InputSlot } from '../ui/input-slot.js';
 import { JobSection } from './job-section.js';
@@ -161,7 +161,7 @@ export class ContaminationSection extends JobSection {
     let corpus;
     try {
       scores = this.scores.request(); // null without a scores file
-      settings = parseSettings({ n: this.ui.n.value, threshold: this.ui.threshold.value, boilerplate: this.ui.boilerplate.checked, clean: this.ui.clean.value }, this.constants);
+      settings = parseSettings({ n: typedNumber(this.ui.n), threshold: typedNumber(this.ui.threshold), boilerplate: this.ui.boilerplate.checked, clean: this.ui.clean.value }, this.constants);
       settings = { ...settings, ...this.ladder.value() };
       corpus = this.slots.train.current.corpus ? corpusRequest(this.slots.train.current.corpus, this.slots.train.picker.chosen()) : null;
     } catch (e) {

@@ -5,7 +5,7 @@
 // default come from Python (ready.constants); Python stamps them. The values are read by
 // parseSemanticCode (contamination-settings.js, no DOM, Node-tested).
 
-import { el } from '../lib/dom.js';
+import { el, typedNumber } from '../lib/dom.js';
 import { ERR } from '../worker/protocol.js';
 import { parseSemanticCode } from './contamination-settings.js';
 
@@ -39,6 +39,6 @@ export class SemanticCodeSettings {
   /** {code_ngram, docstring_cosine} for cont.start's `semantic`; throws bad_input (above). */
   value() {
     if (!this.constants) throw { code: ERR.BAD_INPUT, message: 'the worker has not published the semantic rung\'s settings yet', expected: 'a ready worker' };
-    return parseSemanticCode({ code_ngram: this.ngram.value, docstring_cosine: this.docstring.checked }, this.constants);
+    return parseSemanticCode({ code_ngram: typedNumber(this.ngram), docstring_cosine: this.docstring.checked }, this.constants);
   }
 }

@@ -57,6 +57,19 @@ def test_code_settings_in_the_page_equal_the_cli(page, tmp_path):
     assert "code shingles must be a whole number of tokens from 0 (off) to 8" in \
         page.text_content("#error")
 
+    # text the browser cannot read as a number ("1e": value "" with validity.badInput) is
+    # refused too, not read as empty (= the default); so is N's box
+    for box, words in ((ngram, "code shingles must be a whole number of tokens from 0 (off) to 8"),
+                       ("#setting-n", "N must be a whole number from 1 to 1000")):
+        page.fill(ngram, "4")
+        page.fill(box, "")
+        page.click(box)
+        page.keyboard.type("1e")
+        assert page.evaluate(f"document.querySelector('{box}').validity.badInput")
+        page.click("#run")
+        page.wait_for_function(f"() => document.querySelector('#error').textContent.includes({words!r})")
+        page.fill(box, "")
+
     page.fill(ngram, "4")
     state = run_and_wait(page, timeout_ms=1_200_000)
     assert state == "done", page.text_content("#error")
