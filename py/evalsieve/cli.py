@@ -795,7 +795,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``evalsieve`` command. Returns the exit status."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "contamination" and not args.semantic:
+        given = [flag for flag, v in (
+            ("--semantic-threshold", args.semantic_threshold),
+            ("--semantic-window", args.semantic_window),
+            ("--semantic-candidates", args.semantic_candidates),
+            ("--semantic-code-ngram", args.semantic_code_ngram),
+            ("--[no-]semantic-docstring-cosine", args.semantic_docstring_cosine)) if v is not None]
+        if given:  # a setting of a rung that does not run would be ignored without a word
+            parser.error(f"{', '.join(given)} only apply with --semantic")
     quiet = getattr(args, "quiet", False)
 
     def log(msg: str) -> None:

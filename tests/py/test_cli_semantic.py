@@ -125,3 +125,17 @@ def test_code_columns_and_docstring_setting(tmp_path, fixtures, model_dir, capsy
                                                  + float(r["semantic_code"])) / 2) / 2
         doc = (float(r["semantic_docstring_cosine"]) + float(r["semantic_code"])) / 2
         assert abs(max(whole, doc) - float(r["semantic_score"])) <= 2e-4, r["eval_row"]
+
+
+def test_semantic_settings_without_semantic_are_a_usage_error(tmp_path, fixtures, capsys):
+    """A new user's find: --semantic-code-ngram 5 without --semantic ran and ignored it."""
+    ev = os.path.join(fixtures, "humaneval_sample.jsonl")
+    tr = os.path.join(fixtures, "semantic_code_train.jsonl")
+    with pytest.raises(SystemExit) as e:
+        main(["contamination", ev, tr, "--eval-field", "text", "--train-field", "text",
+              "--semantic-code-ngram", "5", "--no-semantic-docstring-cosine",
+              "--out", str(tmp_path / "o")])
+    assert e.value.code == 2
+    assert ("--semantic-code-ngram, --[no-]semantic-docstring-cosine only apply with --semantic"
+            in capsys.readouterr().err)
+    assert not (tmp_path / "o").exists()
