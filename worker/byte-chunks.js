@@ -1,6 +1,7 @@
 // @ts-check
 // Reading a dropped file as line-aligned *byte* chunks (the training pass with the
-// prefilter): File.stream(), sha256 of the raw bytes, gunzip by magic bytes, and chunks of
+// prefilter): File.stream(), sha256 of the raw bytes (on a hashing worker of its own when one
+// starts: hash-offload.js), gunzip by magic bytes, and chunks of
 // the (decompressed) UTF-8 bytes cut after a '\n', each in an ArrayBuffer of its own, so the
 // reader can hand it to a prefilter worker in the transfer list (no copy) and never decodes
 // it itself: the worker decodes with TextDecoder({fatal: true}) (prefilter-bytes.js), and a
@@ -9,7 +10,8 @@
 
 import { ERR, ProtocolError } from './protocol.js';
 import { binaryKind, isGzip } from './magic.js';
-import { getSha256Factory, yieldToEventLoop } from './files.js';
+import { yieldToEventLoop } from './files.js';
+import { startHasher } from './hash-offload.js';
 
 /** The error for a stream that failed to read or to gunzip (as files.js readTextChunks). */
 function streamError(/** @type {File} */ file, /** @type {boolean} */ gzip, /** @type {any} */ e) {
@@ -34,7 +36,9 @@ function streamError(/** @type {File} */ file, /** @type {boolean} */ gzip, /** 
  * Body: gets a Uint8Array of complete lines (the last chunk may lack its final '\n'),
  *   the UTF-8 BOM dropped; it owns the chunk's buffer (it may transfer it).
  * Returns: {sha256 (hex of the raw bytes), bytes (raw), gzip, chars: 0, lines: 0 (this
- *   reader does not decode: the caller counts them), seconds, hash_ms, decode_ms: 0}.
+ *   reader does not decode: the caller counts them), seconds, hash_ms (this thread's share:
+ *   copies to the hashing worker, or the hashing when it is done here), hash_worker_ms (the
+ *   hashing worker's time), hash_note (present when the hashing stayed here: why), decode_ms: 0}.
  * Raises: ProtocolError bad_input for an unreadable file, a corrupt gzip stream or a binary
  *   format; cancelled when ctx.isCancelled() turns true. UTF-8 is checked by the body's side.
  * @param {import('./dispatch.js').JobContext} ctx @param {import('./protocol.js').ProgressStage} stage
@@ -44,17 +48,11 @@ export async function forEachByteChunk(ctx, stage, file, body, chunkBytes) {
   const t0 = performance.now();
   ctx.progress(stage, 0, file.size, 'bytes');
   const gzip = await isGzip(file);
-  const factory = getSha256Factory();
-  if (!factory) throw new ProtocolError(ERR.INTERNAL, 'sha256 is not available (hash-wasm not loaded)');
-  const hasher = await factory();
-  hasher.init();
+  const hasher = await startHasher(); // a worker of its own when it starts (hash-offload.js)
   let raw = 0;
-  let hashMs = 0;
   let stream = file.stream().pipeThrough(new TransformStream({
     transform(chunk, controller) {
-      const t = performance.now();
       hasher.update(chunk);
-      hashMs += performance.now() - t;
       raw += chunk.byteLength;
       ctx.progress(stage, raw, file.size, 'bytes');
       controller.enqueue(chunk);
@@ -133,9 +131,14 @@ export async function forEachByteChunk(ctx, stage, file, body, chunkBytes) {
     finished = true;
   } finally {
     if (!finished) {
+      hasher.close();
       try { await reader.cancel(); } catch { /* already errored or closed */ }
     }
   }
+  const sha256 = await hasher.digest();
   ctx.progress(stage, file.size, file.size, 'bytes');
-  return { sha256: hasher.digest('hex'), bytes: raw, gzip, chars: 0, lines: 0, seconds: (performance.now() - t0) / 1000, hash_ms: hashMs, decode_ms: 0 };
+  return {
+    sha256, bytes: raw, gzip, chars: 0, lines: 0, seconds: (performance.now() - t0) / 1000, hash_ms: hasher.ms, decode_ms: 0,
+    hash_worker_ms: hasher.workerMs, ...(hasher.note ? { hash_note: hasher.note } : {}),
+  };
 }

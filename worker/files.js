@@ -10,16 +10,17 @@ import { binaryKind, isGzip } from './magic.js';
 export { binaryKind, isGzip, setBinaryMagic } from './magic.js';
 
 let sha256Factory = null;
+let sha256URL = /** @type {string | null} */ (null);
 
 /**
- * Tell this module how to make a streaming sha256 hasher (hash-wasm's createSHA256).
- *
- * Args: factory: async () => hasher with init(), update(Uint8Array), digest('hex').
+ * Tell this module how to make a streaming sha256 hasher (hash-wasm's createSHA256), and the
+ * ES module it came from (hash-offload.js starts its worker with it; null: no worker).
+ * Args: factory: async () => hasher with init(), update(Uint8Array), digest('hex'); url.
  */
-export function setSha256Factory(factory) {
-  sha256Factory = factory;
-}
+export function setSha256Factory(factory, url = null) { sha256Factory = factory; sha256URL = url; }
 
+/** The URL given to setSha256Factory, or null. */
+export const getSha256URL = () => sha256URL;
 /** The hasher factory given to setSha256Factory (null before); worker/parquet.js hashes with it. */
 export const getSha256Factory = () => sha256Factory;
 

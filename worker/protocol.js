@@ -14,6 +14,7 @@
 //                  error {id, error}          terminal: failure (error is a plain object)
 //                  fatal {error}              the worker cannot go on; recreate it
 // worker <-> prefilter-worker.js              PF_MSG (PrefilterIn / PrefilterOut below)
+// worker <-> hash-worker.js                   HASH_MSG (HashIn / HashOut below)
 //
 // Every request id gets exactly one terminal message (result or error). Errors are plain objects
 // {code, message, file, line, expected, detail}: an Error does not survive structured cloning.
@@ -86,7 +87,7 @@ export const STAGE = Object.freeze({ EVAL: 'eval', TRAIN: 'train', READ: 'read',
  * @typedef {{kind: 'inspected', role: string, format: string, gzip: boolean}} InspectedLog
  * @typedef {{kind: 'queued', behind: string}} QueuedLog  a long job waits for another to end
  * @typedef {{kind: 'n_chosen', n: number, n_how: string, rows: number, rows_scorable: number, rows_too_short: number, eval_ngrams: number}} NChosenLog
- * @typedef {{kind: 'prefilter', candidates: number, records: number, threaded: boolean, workers: number, python_ms: number, waiting_for_filter_ms: number, read_ms: number, post_ms: number, filter_ms: number, inline_ms: number, hash_ms: number, decode_ms: number, kernel_wasm: number, kernel_js: number, kernel_notes: string[]}} PrefilterLog (ms per stage; filter_ms: summed over the workers; inline_ms: chunks the reader scanned; kernel_wasm / kernel_js: chunks scanned by the WebAssembly kernel / prefilter.js, kernel_notes: why prefilter.js)
+ * @typedef {{kind: 'prefilter', candidates: number, records: number, threaded: boolean, workers: number, python_ms: number, waiting_for_filter_ms: number, read_ms: number, post_ms: number, filter_ms: number, inline_ms: number, hash_ms: number, hash_worker_ms: number, hash_note?: string, decode_ms: number, kernel_wasm: number, kernel_js: number, kernel_notes: string[]}} PrefilterLog (ms per stage; filter_ms: summed over the workers; inline_ms: chunks the reader scanned; kernel_wasm / kernel_js: chunks scanned by the WebAssembly kernel / prefilter.js, kernel_notes: why prefilter.js; hash_ms: the reader's share of the sha256 (copies to the hashing worker, or the hashing), hash_worker_ms: the hashing worker's, hash_note: why the reader hashed)
  * @typedef {{kind: 'train_done', records: number, bytes: number, mbps: number | null}} TrainDoneLog
  * @typedef {{kind: 'para_rows', rows: number, rows_empty: number}} ParaRowsLog
  * @typedef {{kind: 'estimate', seconds: number, rows_per_s_first_batch: number}} EstimateLog
@@ -144,6 +145,13 @@ export const LOG_KIND = Object.freeze({
  * @typedef {PrefilterScannedMsg | PrefilterFailedMsg} PrefilterOut
  */
 export const PF_MSG = Object.freeze({ SPEC: 'spec', CHUNK: 'chunk', SCANNED: 'scanned', FAILED: 'failed' });
+
+// --- the hashing sub-worker (hash-worker.js) --------------------------------------------
+/**
+ * @typedef {{type: 'start', url: string} | {type: 'bytes', data: Uint8Array} | {type: 'digest'}} HashIn (url: hash-wasm's ES module, from the manifest; bytes: raw, in file order, transferred)
+ * @typedef {{type: 'ready'} | {type: 'buffer', data: Uint8Array} | {type: 'digest', hex: string, ms: number} | {type: 'failed', message: string}} HashOut (buffer: a batch's, handed back for the next; ms: time spent hashing there)
+ */
+export const HASH_MSG = Object.freeze({ START: 'start', READY: 'ready', BYTES: 'bytes', BUFFER: 'buffer', DIGEST: 'digest', FAILED: 'failed' });
 
 export const MSG = Object.freeze({
   INIT: 'init',

@@ -89,7 +89,7 @@ async function bootRuntime(post) {
     const hash = requireAsset(manifest, 'hash-wasm', BOOT_ASSETS.hash);
     const pyodideEntry = findAsset(manifest, BOOT_ASSETS.pyodide);
     const createSHA256 = await loadSha256(hash);
-    setSha256Factory(createSHA256);
+    setSha256Factory(createSHA256, assetURL(hash.path));
     for (const w of Object.values(wheels)) await verifyAsset(w, createSHA256);
 
     stage('pyodide');

@@ -230,6 +230,9 @@ def test_real_files_and_exports(page, which, request, tmp_path):
           if m["type"] == "log" and (m.get("data") or {}).get("kind") == "prefilter"]
     assert pf[-1]["kernel_wasm"] >= 1 and pf[-1]["kernel_js"] == 0, pf[-1]
     assert "scanned by the WebAssembly kernel" in page.text_content("#log")
+    # ... and the training file's sha256 (checked above) was kept by the hashing worker
+    assert "hash_note" not in pf[-1] and pf[-1]["hash_worker_ms"] >= 0, pf[-1]
+    assert "sha256 on a worker of its own" in page.text_content("#log")
 
 
 def test_gzip_training_file_by_magic_bytes(page, case, tmp_path):
@@ -247,6 +250,7 @@ def test_gzip_training_file_by_magic_bytes(page, case, tmp_path):
         page.click('button[data-export="contamination-report.csv"]')
     stamp, _ = read_report(Path(info.value.path()).read_text(encoding="utf-8"))
     assert hashlib.sha256(gz).hexdigest() in json.dumps(stamp)  # sha256 of the bytes given
+    assert "sha256 on a worker of its own" in page.text_content("#log")  # of the raw bytes
 
 
 def test_cancel_then_rerun(page, case, tmp_path):

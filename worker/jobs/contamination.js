@@ -192,7 +192,7 @@ async function trainingPass(ctx, handle, trainFile, parquetFields) {
     queue.abandon(); // a cancelled or failed pass leaves these unread (their rejections are handled)
     filter.close();
   }
-  ctx.log(`prefilter${workers ? ` (${workers} worker${workers > 1 ? 's' : ''} and this thread)` : ''}: ${candidates} of ${total} training records passed to Python for the exact check; ${kernelText(kernels)}`, {
+  ctx.log(`prefilter${workers ? ` (${workers} worker${workers > 1 ? 's' : ''} and this thread)` : ''}: ${candidates} of ${total} training records passed to Python for the exact check; ${kernelText(kernels)}; ${/** @type {any} */ (input).hash_note || 'sha256 on a worker of its own'}`, {
     kind: 'prefilter', candidates, records: total, threaded: workers > 0, workers,
     kernel_wasm: kernels.wasm, kernel_js: kernels.js, kernel_notes: kernels.notes,
     python_ms: Math.round(spent.python), waiting_for_filter_ms: Math.round(spent.waitedMs),
@@ -208,5 +208,9 @@ const kernelText = (/** @type {{wasm: number, js: number, notes: string[]}} */ k
   ? `scanned by the WebAssembly kernel (${k.wasm} chunks)`
   : `${k.wasm} chunks scanned by the WebAssembly kernel, ${k.js} by the JavaScript scan${k.notes.length ? ` (${k.notes.join('; ')})` : ' (text rows)'}`);
 
-/** The reader's hashing and decoding ms (a Parquet file's reader does not split them: 0). */
-const readMs = (/** @type {Record<string, any>} */ r) => ({ hash_ms: Math.round(r.hash_ms ?? 0), decode_ms: Math.round(r.decode_ms ?? 0) });
+/** The reader's hashing and decoding ms (a Parquet file's reader does not split them: 0);
+ *  hash_worker_ms: the hashing worker's (hash-offload.js); hash_note: why it hashed here. */
+const readMs = (/** @type {Record<string, any>} */ r) => ({
+  hash_ms: Math.round(r.hash_ms ?? 0), decode_ms: Math.round(r.decode_ms ?? 0),
+  hash_worker_ms: Math.round(r.hash_worker_ms ?? 0), ...(r.hash_note ? { hash_note: r.hash_note } : {}),
+});
