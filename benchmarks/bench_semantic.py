@@ -26,7 +26,8 @@ apart (0-based; for HumanEval the task id): a change tuned on one half is checke
 
     .venv/bin/python benchmarks/bench_semantic.py [--data ../shared/data] [--model dist/assets/model]
         [--cache /tmp/evalsieve-emb-cache] [--set gsm8k|humaneval|both] [--candidates K]
-        [--threshold X] [--code-ngram N] [--no-docstring-cosine] [--page ROWS]
+        [--threshold X] [--code-ngram N] [--no-docstring-cosine] [--no-explain-away]
+        [--code-margin X] [--page ROWS]
 
 Embeddings are cached on disk by sha256 of the text (``--cache``; ``--no-cache`` to time the
 encoder): the first run embeds about 10,000 texts (minutes on 2 cores); later runs reuse them.
@@ -334,6 +335,8 @@ def main():
     ap.add_argument("--code-ngram", type=int, default=None,
                     help="code channel shingle length (0: off, code rows read as prose)")
     ap.add_argument("--no-docstring-cosine", action="store_true")
+    ap.add_argument("--no-explain-away", action="store_true")
+    ap.add_argument("--code-margin", type=float, default=None)
     ap.add_argument("--page", type=int, default=0, metavar="ROWS",
                     help="also time the page against the CLI on the first ROWS eval rows of "
                          "each set (needs dist/, chromium and playwright; slow)")
@@ -350,6 +353,10 @@ def main():
         kw["code_ngram"] = a.code_ngram
     if a.no_docstring_cosine:
         kw["docstring_cosine"] = False
+    if a.no_explain_away:
+        kw["explain_away"] = False
+    if a.code_margin is not None:
+        kw["code_margin"] = a.code_margin
     cfg = SemanticConfig(**kw)
     if a.set in ("gsm8k", "both"):
         g = build_gsm8k(a.data)

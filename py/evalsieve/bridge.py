@@ -75,27 +75,30 @@ def _values(text) -> list:
 
 def _semantic_config(sem) -> SemanticConfig | None:
     """``args.semantic`` of ``cont.start``: null (the rung is off) or ``{window_words?,
-    candidates?, threshold?, code_ngram?, docstring_cosine?}`` (missing or null keys take
-    SemanticConfig's defaults; ``docstring_cosine`` is a boolean, the others numbers)."""
+    candidates?, threshold?, code_ngram?, docstring_cosine?, explain_away?, code_margin?}``
+    (missing or null keys take SemanticConfig's defaults; ``docstring_cosine`` and
+    ``explain_away`` are booleans, the others numbers)."""
     if sem is None or sem is False:
         return None
     if not isinstance(sem, dict):
         raise bad_input(f"semantic = {sem!r}", expected="null, or an object of rung settings")
-    known = ("window_words", "candidates", "threshold", "code_ngram", "docstring_cosine")
+    known = ("window_words", "candidates", "threshold", "code_ngram", "docstring_cosine",
+             "explain_away", "code_margin")
     bad = [k for k in sem if k not in known]
     if bad:
         raise bad_input(f"unknown semantic setting(s) {', '.join(bad)}",
                         expected=", ".join(known))
     kw = {k: sem[k] for k in known if sem.get(k) is not None}
     for k, v in kw.items():
-        if k == "docstring_cosine":
+        if k in ("docstring_cosine", "explain_away"):
             if not isinstance(v, bool):
                 raise bad_input(f"semantic {k} = {v!r}", expected="true or false")
             continue
-        ok = (isinstance(v, (int, float)) if k == "threshold" else isinstance(v, int))
+        real = k in ("threshold", "code_margin")
+        ok = (isinstance(v, (int, float)) if real else isinstance(v, int))
         if isinstance(v, bool) or not ok:
             raise bad_input(f"semantic {k} = {v!r}",
-                            expected="a number" if k == "threshold" else "a whole number")
+                            expected="a number" if real else "a whole number")
     return SemanticConfig(**kw)
 
 

@@ -9,7 +9,8 @@
                              [--score-filter NAME]] [--exclude-rungs LIST]
                             [--semantic [--semantic-threshold X] [--semantic-window W]
                              [--semantic-candidates K] [--semantic-code-ngram N]
-                             [--no-semantic-docstring-cosine] [--model-dir DIR] [--threads T]]
+                             [--no-semantic-docstring-cosine] [--no-semantic-explain-away]
+                             [--semantic-code-margin X] [--model-dir DIR] [--threads T]]
 
     evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
                           [--model-dir DIR] [--json] [--scores FILE ...] [--skip-bad-lines]
@@ -218,7 +219,9 @@ def run_contamination(args, log) -> tuple[dict, dict]:
             ("window_words", args.semantic_window), ("candidates", args.semantic_candidates),
             ("threshold", args.semantic_threshold),
             ("code_ngram", args.semantic_code_ngram),
-            ("docstring_cosine", args.semantic_docstring_cosine)) if v is not None})
+            ("docstring_cosine", args.semantic_docstring_cosine),
+            ("explain_away", args.semantic_explain_away),
+            ("code_margin", args.semantic_code_margin)) if v is not None})
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
                               not args.no_boilerplate, args.threshold, args.clean, sem,
                               tuple(args.exclude_rungs) if args.exclude_rungs else None,
@@ -646,6 +649,7 @@ _n = _bounded(int, constants.N_MIN, constants.N_MAX,
 _workers = _bounded(int, 1, 4096, "a whole number of processes from 1")
 
 _threshold_score = _bounded(float, 0, 1, "a number in (0, 1]", above_lo=True)
+_weight = _bounded(float, 0, 1, "a weight in [0, 1]")
 _threads = _bounded(int, 0, 1024, "a whole number of threads (0 = every core)")
 _code_ngram = _bounded(int, constants.SEMANTIC_CODE_NGRAM_MIN, constants.SEMANTIC_CODE_NGRAM_MAX,
                        f"a whole number of tokens from {constants.SEMANTIC_CODE_NGRAM_MIN} (off) "
@@ -756,6 +760,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="for a code row, also embed its docstring and each candidate window's, "
                    "and read the meaning from their cosine (default on; "
                    "--no-semantic-docstring-cosine reads the whole row only)")
+    c.add_argument("--semantic-explain-away", action=argparse.BooleanOptionalAction,
+                   default=None,
+                   help="a pair's score loses the amount by which another eval row scores "
+                   "higher on the same window (default on)")
+    c.add_argument("--semantic-code-margin", type=_weight, default=None, metavar="X",
+                   help="for a code row, add X times how far its code evidence exceeds its "
+                   "best code evidence in windows elsewhere, in [0, 1] (default 0.25; 0 = off)")
     c.add_argument("--model-dir", metavar="DIR",
                    help="folder with encoder.onnx and tokenizer.json for --semantic (default: "
                    "derived on first use into the user cache folder)")
@@ -803,7 +814,9 @@ def main(argv: list[str] | None = None) -> int:
             ("--semantic-window", args.semantic_window),
             ("--semantic-candidates", args.semantic_candidates),
             ("--semantic-code-ngram", args.semantic_code_ngram),
-            ("--[no-]semantic-docstring-cosine", args.semantic_docstring_cosine)) if v is not None]
+            ("--[no-]semantic-docstring-cosine", args.semantic_docstring_cosine),
+            ("--[no-]semantic-explain-away", args.semantic_explain_away),
+            ("--semantic-code-margin", args.semantic_code_margin)) if v is not None]
         if given:  # a setting of a rung that does not run would be ignored without a word
             parser.error(f"{', '.join(given)} only apply with --semantic")
     quiet = getattr(args, "quiet", False)

@@ -49,13 +49,15 @@ RUNG_COLUMNS = ["rung"]
 #: The export listing skipped records (with ``skip_bad_lines`` only).
 SKIPPED_EXPORT = constants.SKIPPED_EXPORT
 SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "semantic_numbers",
-                    "semantic_code", "semantic_docstring_cosine", "semantic_training_file", "semantic_training_record", "training_window"]
+                    "semantic_code", "semantic_docstring_cosine", "semantic_rival",
+                    "semantic_code_runner_up", "semantic_training_file", "semantic_training_record",
+                    "training_window"]
 
 #: Measured recall and false positives of the semantic rung at its defaults
 #: (benchmarks/bench_semantic.py; see the README), printed beside every semantic result.
 QUALITY_NOTE = ("GSM8K rephrasings planted in WikiText with GSM8K train as same-topic "
                 "negatives: recall 0.94, false positives 0.3% of clean rows; HumanEval "
-                "rephrased programs among MBPP/CodeAlpaca code: recall 0.83, false positives "
+                "rephrased programs among MBPP/CodeAlpaca code: recall 0.90, false positives "
                 "0% of 82 clean rows (benchmarks/bench_semantic.py; defaults chosen on these "
                 "sets)")
 
@@ -836,6 +838,7 @@ class ContaminationJob:
             m = self.semantic.matches[i]
             cells += [fmt_float(m.score), fmt_float(m.cosine), fmt_float(m.lexical),
                       fmt_float(m.numbers), fmt_float(m.code), fmt_float(m.docstring_cosine),
+                      fmt_float(m.rival), fmt_float(m.code_runner_up),
                       (m.training_file or self.train_name) if m.training_record else "",
                       m.training_record or "", m.window]
         return cells

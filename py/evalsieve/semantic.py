@@ -34,7 +34,13 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
    (:func:`docstring_of`), both docstrings are embedded as well (extra pairs after the
    window pairs) and the score is the better of that and ``(docstring cosine + code) / 2``
    (:func:`verifier_score`).
-   The pair with the highest score is the row's semantic match; the row is caught when
+   Two corrections across pairs (:func:`final_score`): *explaining away*: a pair loses the
+   amount by which another eval row scores higher on the same window (HumanEval's near-twin
+   tasks each match the other's rephrasing; the rephrased row matches it better); and, for a
+   code row, ``code_margin`` × how far the pair's code evidence exceeds the row's best code
+   evidence in windows elsewhere (a rephrased program's shape is found in one place, the
+   template every function shares in many).
+   The pair with the highest final score is the row's semantic match; the row is caught when
    score ≥ ``threshold``. A rephrasing keeps the facts (names, quantities, rare terms) and the
    meaning; a different problem on the same topic keeps the meaning's topic but not the facts,
    so neither signal alone separates them (see the README's measured figures).
@@ -82,6 +88,10 @@ CODE_ROW = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_]\w*[ 
 #: lowercase built-ins (``len``, ``range``, ``True``...). Every other name becomes ``I``.
 CODE_KEEP = frozenset(keyword.kwlist) | frozenset(
     n for n in dir(builtins) if n.islower() and not n.startswith("_"))
+#: Code tokens dropped: ``pass`` is a statement that does nothing, so it carries no shape; the
+#: rephrasings in llm-decontaminator's HumanEval set insert it ("a meaningless command to
+#: bypass n-gram check") precisely to break runs of tokens.
+CODE_DROP = frozenset({"pass"})
 #: Suffixes a term loses (light stemming, after Harman 1991's S-stemmer plus -ing/-ed/-ly),
 #: when at least 3 characters remain.
 SUFFIXES = ("ies", "es", "s", "ing", "ed", "ly")
@@ -96,7 +106,11 @@ RULE = ("Semantic rung: training records cut into windows of W words (W = median
         "and half a window either side, averaged with the share of the row's numbers found "
         "there, shared ÷ (numbers + 1), when it has numbers; for a code row, averaged instead "
         "with the IDF-weighted share of its code shingles found there, since renamed names and "
-        "changed literals leave the shape); caught when score ≥ threshold. It cannot see "
+        "changed literals leave the shape); a pair's score then loses the amount by which "
+        "another eval row scores higher on the same window (explaining away), and a code "
+        "row's gains semantic_code_margin (0.25 by default) × how far its code share exceeds "
+        "the row's best code share in "
+        "windows elsewhere; caught when score ≥ threshold. It cannot see "
         "translations, heavy abstraction or a rewording that changes every name and number; "
         "a row it passes is clean at these rungs, not clean.")
 
@@ -117,6 +131,13 @@ class SemanticConfig:
         docstring_cosine: for a code row, embed its docstring and each candidate window's
             docstring part as well, and read the meaning from their cosine (when both have
             one); the code is then read by the code channel alone.
+        explain_away: a pair's score loses the amount by which another eval row scores
+            higher on the same window (:func:`rival_penalty`): a window that another eval
+            row explains better is more likely that row's rephrasing than this row's.
+        code_margin: for a code row, this weight times how far the pair's code evidence
+            exceeds the row's best code evidence in windows elsewhere (another record, or
+            two windows away in the same one) is added to its score (:func:`final_score`);
+            0 turns it off. In [0, 1].
 
     Example: ``SemanticConfig()`` sizes windows from the eval rows, embeds 8 candidate windows
     per row and catches rows whose verifier score is ≥ 0.65.
@@ -127,6 +148,8 @@ class SemanticConfig:
     rare_share: float = RARE_SHARE
     code_ngram: int = CODE_NGRAM
     docstring_cosine: bool = True
+    explain_away: bool = True
+    code_margin: float = 0.25
 
     def __post_init__(self):
         if self.window_words is not None and not 4 <= self.window_words <= 400:
@@ -138,6 +161,8 @@ class SemanticConfig:
             raise bad_input(f"semantic threshold {self.threshold}", expected="a score in (0, 1]")
         if not 0 < self.rare_share <= 1:
             raise bad_input(f"rare share {self.rare_share}", expected="a share in (0, 1]")
+        if not 0 <= self.code_margin <= 1:
+            raise bad_input(f"code margin weight {self.code_margin}", expected="a weight in [0, 1]")
         lo, hi = constants.SEMANTIC_CODE_NGRAM_MIN, constants.SEMANTIC_CODE_NGRAM_MAX
         if not lo <= self.code_ngram <= hi:
             raise bad_input(f"code shingles of {self.code_ngram} tokens",
@@ -150,7 +175,9 @@ class SemanticConfig:
                 "semantic_threshold": self.threshold,
                 "semantic_rare_share": self.rare_share,
                 "semantic_code_ngram": self.code_ngram,
-                "semantic_docstring_cosine": self.docstring_cosine}
+                "semantic_docstring_cosine": self.docstring_cosine,
+                "semantic_explain_away": self.explain_away,
+                "semantic_code_margin": self.code_margin}
 
 
 def window_size(word_counts: list[int]) -> tuple[int, str]:
@@ -264,7 +291,8 @@ def code_tokens(word: str) -> tuple:
     literals abstracted, the language kept; Roy, Cordy & Koschke 2009).
 
     A number literal becomes ``N``; a name becomes ``I`` unless it is a Python keyword or a
-    lowercase built-in (:data:`CODE_KEEP`: ``for``, ``len``, ``True`` stay); a quote
+    lowercase built-in (:data:`CODE_KEEP`: ``for``, ``len``, ``True`` stay); ``pass``, a
+    statement that does nothing, is dropped (:data:`CODE_DROP`); a quote
     character becomes ``Q`` (so a string's content is read as its words); operators and
     brackets stay as they are.
 
@@ -277,7 +305,8 @@ def code_tokens(word: str) -> tuple:
         if c.isdigit() or (c == "-" and len(t) > 1):
             out.append("N")
         elif c.isalpha() or c == "_":
-            out.append(t if t in CODE_KEEP else "I")
+            if t not in CODE_DROP:
+                out.append(t if t in CODE_KEEP else "I")
         elif c in "\"'`":
             out.append("Q")
         else:
@@ -373,6 +402,11 @@ class SemanticMatch:
             shingles found (None when the row is not code or the code channel is off);
             docstring_cosine: the cosine of the row's and the window's docstrings (None
             when either has none or the setting is off).
+            rival: the best verifier score another eval row has on the same window (None:
+            no other row has it among its candidates, or ``explain_away`` is off).
+            code_runner_up: the row's best code evidence in a window elsewhere (another
+            record, or a window whose context does not overlap this one's; 0.0 when there is
+            none; None when the row is not code or ``code_margin`` is 0).
         training_record: 1-based record of that window (0 = none), in ``training_file`` ("" =
             the only training file); window_start: its first word.
         window: the window's text.
@@ -389,6 +423,8 @@ class SemanticMatch:
     training_file: str = ""
     code: float | None = None
     docstring_cosine: float | None = None
+    rival: float | None = None
+    code_runner_up: float | None = None
 
 
 class SemanticScan:
@@ -650,8 +686,8 @@ class SemanticScan:
         if len(cosines) != want:
             raise bad_input(f"{len(cosines)} cosines for {want} pairs",
                             expected="one cosine per requested pair")
-        out = [SemanticMatch() for _ in self.rows]
-        thr = self.config.threshold
+        cfg = self.config
+        base = []
         for p, (i, j) in enumerate(self.pairs):
             c = float(cosines[p])
             win = self._windows[j]
@@ -659,11 +695,37 @@ class SemanticScan:
             code = self.code_evidence(i, win)
             q = self._doc_pair[p]
             dc = None if q is None else float(cosines[q])
-            s = verifier_score(c, lex, num, code, dc)
+            base.append((verifier_score(c, lex, num, code, dc), c, lex, num, code, dc))
+        # explain-away: the two best (score, row) on each window
+        top: dict[int, list] = {}
+        if cfg.explain_away:
+            for p, (i, j) in enumerate(self.pairs):
+                t = top.setdefault(j, [])
+                t.append((base[p][0], -i, i))
+                t.sort(reverse=True)
+                del t[2:]
+        # code runner-up: per row, its pairs' code evidence and window place
+        near = 2 * self.window      # contexts (a window and half a window each side) apart
+        by_row: dict[int, list] = {}
+        if cfg.code_margin:
+            for p, (i, j) in enumerate(self.pairs):
+                if base[p][4] is not None:
+                    w = self._windows[j]
+                    by_row.setdefault(i, []).append((w.file, w.record, w.start, base[p][4]))
+        out = [SemanticMatch() for _ in self.rows]
+        for p, (i, j) in enumerate(self.pairs):
+            s0, c, lex, num, code, dc = base[p]
+            win = self._windows[j]
+            rival = next((x[0] for x in top.get(j, ()) if x[2] != i), None)
+            runner = None
+            if code is not None and cfg.code_margin:
+                runner = max((x[3] for x in by_row[i] if x[0] != win.file or x[1] != win.record
+                              or abs(x[2] - win.start) >= near), default=0.0)
+            s = final_score(s0, rival, code, runner, cfg.code_margin)
             m = out[i]
             if m.score is None or s > m.score:
                 out[i] = SemanticMatch(s, c, lex, num, win.record, win.start, win.text,
-                                       s >= thr, win.file, code, dc)
+                                       s >= cfg.threshold, win.file, code, dc, rival, runner)
         self.matches = out
         return out
 
@@ -699,6 +761,42 @@ def verifier_score(cosine: float, lexical: float, numbers: float | None,
         return whole if docstring_cosine is None else max(whole, (docstring_cosine + code) / 2)
     ev = lexical if numbers is None else (lexical + numbers) / 2
     return (cosine + ev) / 2
+
+
+def rival_penalty(score: float, rival: float | None) -> float:
+    """Explaining away: ``score − max(0, rival − score)``, the pair's score less the amount by
+    which another eval row scores higher on the same window (``rival``: that row's best
+    score there, None when no other row has the window among its candidates).
+
+    Two eval rows about nearly the same task (HumanEval's ``sort_third`` and ``sort_even``)
+    both match a rephrasing of one of them; the rephrased row matches it better, so the other
+    row's match is more likely its twin's. A row that wins its window loses nothing.
+
+    Example: ``rival_penalty(0.6, 0.7) == 0.5``; ``rival_penalty(0.7, 0.6) == 0.7``.
+    """
+    return score if rival is None or rival <= score else 2 * score - rival
+
+
+def final_score(score: float, rival: float | None, code: float | None,
+                code_runner_up: float | None, code_margin: float) -> float:
+    """A pair's final score: :func:`rival_penalty`, plus, for a code row,
+    ``code_margin × max(0, code − code_runner_up)``.
+
+    ``code`` is the pair's code evidence (:meth:`SemanticScan.code_evidence`) and
+    ``code_runner_up`` the row's best code evidence in windows elsewhere: a rephrased program
+    keeps its own shape in one place, while the shared template every Python function has
+    (signature, docstring, doctest lines) is found everywhere; a match that stands out from
+    the row's other candidates is stronger evidence than the same share found in many
+    places. The margin is one-sided (never lowers a score), and the sum is capped at 1 (a
+    score stays ≤ 1, the highest threshold). Prose rows have no code evidence and are not
+    changed.
+
+    Example: ``final_score(0.6, 0.7, 0.8, 0.4, 0.25) == 0.5 + 0.25 * 0.4 == 0.6``.
+    """
+    s = rival_penalty(score, rival)
+    if code is not None and code_runner_up is not None and code_margin:
+        s = min(1.0, s + code_margin * max(0.0, code - code_runner_up))
+    return s
 
 
 def pair_cosines(eval_vectors, window_vectors, pairs) -> list[float]:

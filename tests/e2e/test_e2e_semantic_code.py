@@ -22,7 +22,8 @@ FIXTURES = ROOT / "tests" / "fixtures"
 EVAL = FIXTURES / "humaneval_sample.jsonl"
 TRAIN = FIXTURES / "semantic_code_train.jsonl"
 # figures from the encoder (onnxruntime-web vs onnxruntime: float rounding apart)
-ENCODER_COLUMNS = ("semantic_score", "semantic_cosine", "semantic_docstring_cosine")
+ENCODER_COLUMNS = ("semantic_score", "semantic_cosine", "semantic_docstring_cosine",
+                   "semantic_rival")
 
 
 def cli_report(out: Path, *flags: str) -> tuple[dict, list[dict]]:

@@ -102,7 +102,8 @@ def test_bridge_refuses_bad_rung_settings_at_start():
 def test_bridge_code_settings_reach_the_config_and_the_stamp():
     """The page's code settings (site/sections/semantic-settings.js) as cont.start takes
     them: stamped as the CLI's --semantic-code-ngram / --no-semantic-docstring-cosine are."""
-    h = start({"code_ngram": 5, "docstring_cosine": False})["value"]["handle"]
+    h = start({"code_ngram": 5, "docstring_cosine": False, "explain_away": False,
+               "code_margin": 0.5})["value"]["handle"]
     call("cont.feed_eval", {"handle": h}, _jsonl("q", EVAL_ROWS))
     call("cont.end_eval", {"handle": h})
     call("cont.feed_train", {"handle": h}, _jsonl("t", TRAIN))
@@ -115,6 +116,10 @@ def test_bridge_code_settings_reach_the_config_and_the_stamp():
     call("close", {"handle": h})
     st = s["stamp"]["settings"]
     assert st["semantic_code_ngram"] == 5 and st["semantic_docstring_cosine"] is False
+    assert st["semantic_explain_away"] is False and st["semantic_code_margin"] == 0.5
+    assert start({"explain_away": 1})["error"]["expected"] == "true or false"
+    assert start({"code_margin": "0.5"})["error"]["expected"] == "a number"
+    assert start({"code_margin": 2})["error"]["expected"] == "a weight in [0, 1]"
     e = start({"code_ngram": 9})["error"]
     assert e["code"] == "bad_input" and e["expected"] == "0 (off) or 1..8 tokens"
     e = start({"docstring_cosine": "no"})["error"]

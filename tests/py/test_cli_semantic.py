@@ -117,14 +117,45 @@ def test_code_columns_and_docstring_setting(tmp_path, fixtures, model_dir, capsy
         assert r["semantic_docstring_cosine"] == "" and r["semantic_code"] != ""
         whole = (float(r["semantic_cosine"]) + (float(r["semantic_lexical"])
                                                  + float(r["semantic_code"])) / 2) / 2
-        assert abs(whole - float(r["semantic_score"])) <= 2e-4, r["eval_row"]
+        assert abs(final(whole, r) - float(r["semantic_score"])) <= 5e-4, r["eval_row"]
     with_doc = [r for r in reports[True] if r["semantic_docstring_cosine"]]
     assert with_doc   # the planted rows' windows hold their docstrings
     for r in with_doc:  # the better of the whole reading and (docstring cosine + code) / 2
         whole = (float(r["semantic_cosine"]) + (float(r["semantic_lexical"])
                                                  + float(r["semantic_code"])) / 2) / 2
         doc = (float(r["semantic_docstring_cosine"]) + float(r["semantic_code"])) / 2
-        assert abs(max(whole, doc) - float(r["semantic_score"])) <= 2e-4, r["eval_row"]
+        assert abs(final(max(whole, doc), r) - float(r["semantic_score"])) <= 5e-4, r["eval_row"]
+
+
+def final(score: float, r: dict) -> float:
+    """The final score from a report row's own columns, by the rule written out again:
+    less max(0, rival − score), plus 0.25 × max(0, code − code runner-up)."""
+    if r["semantic_rival"]:
+        score -= max(0.0, float(r["semantic_rival"]) - score)
+    return score + 0.25 * max(0.0, float(r["semantic_code"]) - float(r["semantic_code_runner_up"]))
+
+
+def test_explain_away_and_code_margin_flags(tmp_path, fixtures, model_dir, capsys):
+    """--no-semantic-explain-away and --semantic-code-margin 0 reach the config and the
+    stamp; with both off, the rival and runner-up columns stay empty and the score is the
+    verifier's own reading."""
+    ev = os.path.join(fixtures, "humaneval_sample.jsonl")
+    tr = os.path.join(fixtures, "semantic_code_train.jsonl")
+    out = tmp_path / "off"
+    assert main(["contamination", ev, tr, "--eval-field", "text", "--train-field", "text",
+                 "--semantic", "--no-semantic-explain-away", "--semantic-code-margin", "0",
+                 "--threads", "1", "--model-dir", model_dir, "--out", str(out), "--json",
+                 "--quiet"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["stamp"]["settings"]["semantic_explain_away"] is False
+    assert s["stamp"]["settings"]["semantic_code_margin"] == 0
+    rows = rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
+    assert rows and all(r["semantic_rival"] == "" and r["semantic_code_runner_up"] == ""
+                        for r in rows)
+    with pytest.raises(SystemExit):
+        main(["contamination", ev, tr, "--semantic", "--semantic-code-margin", "1.5",
+              "--out", str(tmp_path / "bad")])
+    assert "outside [0, 1]" in capsys.readouterr().err
 
 
 def test_semantic_settings_without_semantic_are_a_usage_error(tmp_path, fixtures, capsys):

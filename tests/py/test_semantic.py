@@ -196,8 +196,9 @@ def test_ladder_rungs_summary_and_columns():
     assert s["rows_contaminated_by_rung"] == {"exact": 1, "ngram": 1, "semantic": 1}
     assert s["rows_scored"] == 4 and s["rows_contaminated"] == 3 and s["rows_kept"] == 1
     header = job.report_csv().split("\r\n")[1].split(",")
-    assert header[-10:] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
+    assert header[-12:] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
                             "semantic_numbers", "semantic_code", "semantic_docstring_cosine",
+                            "semantic_rival", "semantic_code_runner_up",
                             "semantic_training_file", "semantic_training_record",
                             "training_window"]
     assert job.too_short_csv().split("\r\n")[2].endswith(",")   # "hi": no rung

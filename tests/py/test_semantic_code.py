@@ -8,7 +8,8 @@ import pytest
 
 from evalsieve.errors import EvalsieveError
 from evalsieve.semantic import (SemanticConfig, SemanticScan, code_shingles, code_tokens,
-                                docstring_of, idf, is_code, verifier_score)
+                                docstring_of, final_score, idf, is_code, rival_penalty,
+                                verifier_score)
 
 
 def tokens_of(text):
@@ -105,11 +106,22 @@ def test_a_renamed_copy_verifies_and_a_different_function_of_the_same_shape_does
     # renamed: lex = 2 ln(4/3) / (2 ln(4/3) + 3 ln 4) for both
     lex = 2 * a / (2 * a + 3 * idf(0, 3))
     assert s.evidence(0, copy)[0] == pytest.approx(lex) == s.evidence(0, other)[0]
-    # the same cosine 0.8 for both: the copy scores (0.8 + (lex + 1) / 2) / 2 = 0.680 and is
-    # caught at 0.65; the other function (0.8 + (lex + 0.624) / 2) / 2 = 0.586 is not
+    # the same cosine 0.8 for both: the copy scores (0.8 + (lex + 1) / 2) / 2 = 0.680, plus
+    # the code margin 0.25 × (1 − 0.624) = 0.094 (its code evidence over the other record's,
+    # the row's best elsewhere), 0.774, and is caught at 0.65; the other function
+    # (0.8 + (lex + 0.624) / 2) / 2 = 0.586 is not
     m = s.verify([0.8 if i == 0 else 0.1 for i, j in req["pairs"]])
-    assert m[0].score == pytest.approx((0.8 + (lex + 1) / 2) / 2) == pytest.approx(0.680, abs=1e-3)
+    k_other = 8 * a / (8 * a + 2 * b)
+    assert m[0].code_runner_up == pytest.approx(k_other) == pytest.approx(0.624, abs=1e-3)
+    assert m[0].score == pytest.approx((0.8 + (lex + 1) / 2) / 2 + 0.25 * (1 - k_other)) \
+        == pytest.approx(0.774, abs=1e-3)
+    assert m[0].rival is None       # row 1 (prose) has neither window among its candidates
     assert m[0].caught and m[0].training_record == 1 and m[0].code == pytest.approx(1.0)
+    # the margin off: the verifier's own reading, 0.680
+    s0 = scan(recs, code_margin=0)
+    s0.request()
+    m0 = s0.verify([0.8 if i == 0 else 0.1 for i, j in s0.pairs])
+    assert m0[0].score == pytest.approx(0.680, abs=1e-3) and m0[0].code_runner_up is None
     other_score = verifier_score(0.8, lex, None, s.code_evidence(0, other))
     assert other_score == pytest.approx(0.586, abs=1e-3) and other_score < 0.65
     # the code channel off: the row is prose, its code evidence None
@@ -137,6 +149,9 @@ def test_docstring_pairs_follow_the_window_pairs():
     s1 = max((0.9 + k1) / 2, (0.5 + (lex1 + k1) / 2) / 2)
     assert s1 == pytest.approx((0.9 + k1) / 2)
     s2 = (0.6 + (lex2 + k2) / 2) / 2
+    # the code margin: each pair's code evidence over the other record's, weight 0.25, the
+    # sum capped at 1
+    s1, s2 = min(1, s1 + 0.25 * max(0, k1 - k2)), min(1, s2 + 0.25 * max(0, k2 - k1))
     assert m[0].score == pytest.approx(max(s1, s2))
     best = 1 if s1 >= s2 else 2
     assert m[0].training_record == best
@@ -148,6 +163,56 @@ def test_docstring_pairs_follow_the_window_pairs():
     s = SemanticScan(ev, SemanticConfig(window_words=40, docstring_cosine=False), BACKGROUND)
     s.scan(recs)
     assert s.request()["pairs"] == [[0, 0], [0, 1]]
+
+
+def test_pass_is_dropped_from_code_tokens():
+    # "while i < n: pass i += 1" and the same without the no-op read alike
+    assert code_tokens("pass") == ()
+    assert tokens_of("while i < n: pass i += 1") == tokens_of("while i < n: i += 1") \
+        == ["while", "I", "<", "I", ":", "I", "+=", "N"]
+
+
+def test_rival_penalty_and_final_score_by_hand():
+    # another row scores 0.7 on the window this row scores 0.6 on: 0.6 − 0.1 = 0.5
+    assert rival_penalty(0.6, 0.7) == pytest.approx(0.5)
+    assert rival_penalty(0.7, 0.6) == 0.7 and rival_penalty(0.7, None) == 0.7
+    # 0.5 + 0.25 × (0.8 − 0.4) = 0.6
+    assert final_score(0.6, 0.7, 0.8, 0.4, 0.25) == pytest.approx(0.6)
+    # a runner-up above the pair's own code evidence adds nothing (one-sided)
+    assert final_score(0.6, None, 0.3, 0.5, 0.25) == 0.6
+    # prose (no code evidence) and the margin off: the penalty alone
+    assert final_score(0.6, 0.7, None, None, 0.25) == pytest.approx(0.5)
+    assert final_score(0.6, None, 0.9, 0.0, 0) == 0.6
+    # capped at 1: 0.95 + 0.25 × 1 = 1.2 → 1
+    assert final_score(0.95, None, 1.0, 0.0, 0.25) == 1.0
+    assert SemanticConfig().settings()["semantic_code_margin"] == 0.25
+    assert SemanticConfig().settings()["semantic_explain_away"] is True
+    for bad in (-0.1, 1.5):
+        with pytest.raises(EvalsieveError):
+            SemanticConfig(code_margin=bad)
+
+
+def test_explain_away_between_two_eval_rows():
+    # two twin tasks and one window; row 0 matches it better (0.7 vs 0.6), so row 1 loses
+    # 0.1: 0.6 − 0.1 = 0.5 (margin off: one record, no runner-up elsewhere is 0.0)
+    ev = [["def inc(x): return x + 1"], ["def dec(x): return x - 1"]]
+    s = SemanticScan(ev, SemanticConfig(window_words=40, code_margin=0), BACKGROUND)
+    s.scan([(1, ["def bump(n): return n + 1"])])
+    req = s.request()
+    assert req["pairs"] == [[0, 0], [1, 0]]
+    base = [verifier_score(c, s.evidence(i, s._windows[0])[0], None,
+                           s.code_evidence(i, s._windows[0])) for i, c in ((0, 0.9), (1, 0.8))]
+    m = s.verify([0.9, 0.8])
+    assert m[0].score == pytest.approx(base[0]) and m[0].rival == pytest.approx(base[1])
+    assert base[0] > base[1]
+    assert m[1].score == pytest.approx(2 * base[1] - base[0]) and m[1].rival == pytest.approx(base[0])
+    # the setting off: each row keeps its own reading and no rival is recorded
+    s = SemanticScan(ev, SemanticConfig(window_words=40, code_margin=0, explain_away=False),
+                     BACKGROUND)
+    s.scan([(1, ["def bump(n): return n + 1"])])
+    s.request()
+    m = s.verify([0.9, 0.8])
+    assert m[1].score == pytest.approx(base[1]) and m[1].rival is None
 
 
 def test_verifier_score_on_code_rows():
