@@ -649,7 +649,8 @@ _n = _bounded(int, constants.N_MIN, constants.N_MAX,
 _workers = _bounded(int, 1, 4096, "a whole number of processes from 1")
 
 _threshold_score = _bounded(float, 0, 1, "a number in (0, 1]", above_lo=True)
-_weight = _bounded(float, 0, 1, "a weight in [0, 1]")
+_weight = _bounded(float, constants.SEMANTIC_CODE_MARGIN_MIN, constants.SEMANTIC_CODE_MARGIN_MAX,
+                   "a weight in [0, 1]")
 _threads = _bounded(int, 0, 1024, "a whole number of threads (0 = every core)")
 _code_ngram = _bounded(int, constants.SEMANTIC_CODE_NGRAM_MIN, constants.SEMANTIC_CODE_NGRAM_MAX,
                        f"a whole number of tokens from {constants.SEMANTIC_CODE_NGRAM_MIN} (off) "

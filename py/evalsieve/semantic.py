@@ -149,7 +149,7 @@ class SemanticConfig:
     code_ngram: int = CODE_NGRAM
     docstring_cosine: bool = True
     explain_away: bool = True
-    code_margin: float = 0.25
+    code_margin: float = constants.SEMANTIC_CODE_MARGIN_DEFAULT
 
     def __post_init__(self):
         if self.window_words is not None and not 4 <= self.window_words <= 400:
@@ -161,7 +161,7 @@ class SemanticConfig:
             raise bad_input(f"semantic threshold {self.threshold}", expected="a score in (0, 1]")
         if not 0 < self.rare_share <= 1:
             raise bad_input(f"rare share {self.rare_share}", expected="a share in (0, 1]")
-        if not 0 <= self.code_margin <= 1:
+        if not constants.SEMANTIC_CODE_MARGIN_MIN <= self.code_margin <= constants.SEMANTIC_CODE_MARGIN_MAX:
             raise bad_input(f"code margin weight {self.code_margin}", expected="a weight in [0, 1]")
         lo, hi = constants.SEMANTIC_CODE_NGRAM_MIN, constants.SEMANTIC_CODE_NGRAM_MAX
         if not lo <= self.code_ngram <= hi:

@@ -58,7 +58,8 @@ export class LadderSettings {
 
   /** The run's log line: "semantic rung on; eval.clean leaves out exact, ngram". */
   describe(v) {
-    const code = v.semantic ? ` (code shingles ${v.semantic.code_ngram || 'off'}, docstrings ${v.semantic.docstring_cosine ? 'embedded' : 'not embedded'})` : '';
+    const s = v.semantic;
+    const code = s ? ` (code shingles ${s.code_ngram || 'off'}, docstrings ${s.docstring_cosine ? 'embedded' : 'not embedded'}, code margin ${s.code_margin || 'off'}, explaining away ${s.explain_away ? 'on' : 'off'})` : '';
     return `semantic rung ${v.semantic ? 'on' : 'off'}${code}; eval.clean leaves out ${v.exclude_rungs.join(', ') || 'no rung'}`;
   }
 
