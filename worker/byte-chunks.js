@@ -52,10 +52,11 @@ export async function forEachByteChunk(ctx, stage, file, body, chunkBytes) {
   let raw = 0;
   let stream = file.stream().pipeThrough(new TransformStream({
     transform(chunk, controller) {
-      hasher.update(chunk);
+      const wait = hasher.update(chunk); // a promise when the hashing worker is behind
       raw += chunk.byteLength;
       ctx.progress(stage, raw, file.size, 'bytes');
       controller.enqueue(chunk);
+      return wait; // the stream reads on once it has caught up
     },
   }));
   if (gzip) stream = stream.pipeThrough(new DecompressionStream('gzip'));

@@ -15,7 +15,7 @@ import { SETTINGS } from './settings.js';
  * @typedef {{postMessage(m: import('./protocol.js').HashIn, transfer?: Transferable[]): void, terminate(): void,
  *   onmessage: ((e: {data: import('./protocol.js').HashOut}) => void) | null,
  *   onerror: ((e: {message?: string, preventDefault(): void}) => void) | null}} HashSubWorker
- * @typedef {{update: (bytes: Uint8Array) => void, digest: () => Promise<string>, close: () => void,
+ * @typedef {{update: (bytes: Uint8Array) => Promise<void> | void, digest: () => Promise<string>, close: () => void,
  *   readonly offloaded: boolean, readonly note: string, readonly ms: number, readonly workerMs: number}} Hasher
  *   ms: time this thread spent in update (copies, or hashing when inline); workerMs: the worker's hashing time
  */
@@ -29,15 +29,17 @@ export const defaultHashWorker = () => /** @type {HashSubWorker} */ (/** @type {
  *
  * Args (all optional): url: hash-wasm's ES module (files.js getSha256URL); factory: its
  *   createSHA256 (files.js getSha256Factory), for hashing here; makeWorker; batchBytes: the
- *   bytes per message to the worker.
- * Returns: Hasher: update(bytes) (the caller keeps its buffer: the bytes are copied),
+ *   bytes per message to the worker; inflight: batches the worker may hold before update()
+ *   makes the reader wait (so a reader faster than the hashing cannot queue a whole file).
+ * Returns: Hasher: update(bytes) (the caller keeps its buffer: the bytes are copied; returns
+ *   a promise to await when `inflight` batches are already at the worker, else undefined),
  *   digest() -> hex (once; the worker stops), close() (stop without a digest).
  * Raises: ProtocolError internal when neither a worker nor a factory can hash; digest()
  *   rejects with internal when the worker fails after it started.
- * @param {{url?: string | null, factory?: any, makeWorker?: () => HashSubWorker, batchBytes?: number}} [o]
+ * @param {{url?: string | null, factory?: any, makeWorker?: () => HashSubWorker, batchBytes?: number, inflight?: number}} [o]
  * @returns {Promise<Hasher>}
  */
-export async function startHasher({ url = getSha256URL(), factory = getSha256Factory(), makeWorker = defaultHashWorker, batchBytes = SETTINGS.hashBatchBytes } = {}) {
+export async function startHasher({ url = getSha256URL(), factory = getSha256Factory(), makeWorker = defaultHashWorker, batchBytes = SETTINGS.hashBatchBytes, inflight = SETTINGS.hashInflight } = {}) {
   let why = !url ? 'no hash-wasm URL' : batchBytes > 0 ? '' : 'turned off (hashBatchBytes 0)';
   /** @type {HashSubWorker | null} */
   let sub = null;
@@ -62,14 +64,23 @@ export async function startHasher({ url = getSha256URL(), factory = getSha256Fac
   let failure = null;
   /** @type {{resolve: (hex: string) => void, reject: (e: Error) => void} | null} */
   let pending = null;
+  let held = 0; // batches at the worker
+  /** @type {(() => void) | null} */
+  let waiting = null; // the reader, waiting for the worker to catch up
+  const release = () => { if (waiting) { const go = waiting; waiting = null; go(); } };
   const fail = (/** @type {string} */ m) => {
     failure = failure || new ProtocolError(ERR.INTERNAL, `the hashing worker failed: ${m}`);
     w.terminate();
+    release(); // the digest says it
     if (pending) pending.reject(failure);
   };
   w.onmessage = (e) => {
     const a = e.data;
-    if (a.type === HASH_MSG.BUFFER) { if (a.data.buffer.byteLength === batchBytes) free.push(new Uint8Array(a.data.buffer)); }
+    if (a.type === HASH_MSG.BUFFER) {
+      held--;
+      if (a.data.buffer.byteLength === batchBytes) free.push(new Uint8Array(a.data.buffer));
+      if (held < inflight) release();
+    }
     else if (a.type === HASH_MSG.DIGEST) { workerMs = a.ms; w.terminate(); if (pending) pending.resolve(a.hex); }
     else if (a.type === HASH_MSG.FAILED) fail(a.message);
   };
@@ -82,6 +93,7 @@ export async function startHasher({ url = getSha256URL(), factory = getSha256Fac
   const send = () => {
     if (!fill) return;
     w.postMessage({ type: HASH_MSG.BYTES, data: stage.subarray(0, fill) }, [stage.buffer]);
+    held++;
     stage = free.pop() || new Uint8Array(batchBytes);
     fill = 0;
   };
@@ -100,6 +112,8 @@ export async function startHasher({ url = getSha256URL(), factory = getSha256Fac
         if (fill === batchBytes) send();
       }
       ms += performance.now() - t;
+      if (held >= inflight && !failure) return new Promise((go) => { waiting = go; });
+      return undefined;
     },
     digest() {
       if (failure) return Promise.reject(failure);
@@ -109,7 +123,7 @@ export async function startHasher({ url = getSha256URL(), factory = getSha256Fac
         w.postMessage({ type: HASH_MSG.DIGEST });
       });
     },
-    close() { w.terminate(); },
+    close() { w.terminate(); release(); },
   };
 }
 

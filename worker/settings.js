@@ -16,6 +16,8 @@ export const SETTINGS = Object.freeze({
   prefilterSteal: 3,
   /** raw bytes per message to the training pass's hashing worker (hash-offload.js) */
   hashBatchBytes: 1 << 20,
+  /** batches the hashing worker may hold before the reader waits for it (8 MiB) */
+  hashInflight: 8,
   /** rows per session.run: on a quiet machine 32 beat 8 by 2-2.4x with 2 threads
    * (benchmarks/bench_paraphrases_page.py); a cancel waits for one batch (~2 s of long rows) */
   embedBatch: 32,

@@ -128,3 +128,41 @@ test('hash-worker.js: ready, each batch hashed and handed back, the digest; a mo
   assert.match(bad[0].message, /does not export createSHA256$/);
   assert.ok(bad.slice(1).every((m) => m.type === 'failed'), 'after a failed start the digest fails too');
 });
+
+test('a reader ahead of the hashing worker waits once `inflight` batches are there (no file queued in memory)', async () => {
+  const w = fakeWorker();
+  const held = [];
+  const answer = w.postMessage;
+  w.postMessage = (m, t) => { // hold the batches' answers back until released below
+    if (m.type === 'bytes') { held.push(() => answer(m, t)); w.sent.push({ type: 'bytes-held' }); return; }
+    answer(m, t);
+  };
+  const h = await startHasher({ url: 'file:///hash-wasm.mjs', factory, makeWorker: () => w, batchBytes: 1000, inflight: 2 });
+  assert.equal(h.update(data.subarray(0, 1000)), undefined); // one batch out
+  const wait = h.update(data.subarray(1000, 2500)); // a second batch out (and 500 staged): wait
+  assert.ok(wait instanceof Promise);
+  let went = false;
+  wait.then(() => { went = true; });
+  await tick(); await tick();
+  assert.equal(went, false, 'the reader went on while 2 batches were at the worker');
+  held.shift()(); // the worker hashes the first batch and hands its buffer back
+  await tick(); await tick();
+  assert.equal(went, true);
+  held.shift()();
+  h.update(data.subarray(2500));
+  for (let i = 0; i < 40 && held.length; i++) { held.shift()(); await tick(); }
+  const hex = h.digest();
+  for (let i = 0; i < 40; i++) { while (held.length) held.shift()(); await tick(); }
+  assert.equal(await hex, sha(data));
+});
+
+test('close() lets a waiting reader go (a cancelled read does not hang)', async () => {
+  const w = fakeWorker();
+  w.postMessage = (m) => { if (m.type === 'start') w.onmessage({ data: { type: 'ready' } }); }; // never answers a batch
+  const h = await startHasher({ url: 'file:///hash-wasm.mjs', factory, makeWorker: () => w, batchBytes: 100, inflight: 1 });
+  const wait = h.update(data.subarray(0, 100));
+  assert.ok(wait instanceof Promise);
+  h.close();
+  await wait; // resolves
+  assert.equal(w.terminated, true);
+});
