@@ -42,9 +42,12 @@ function streamError(/** @type {File} */ file, /** @type {boolean} */ gzip, /** 
  * Raises: ProtocolError bad_input for an unreadable file, a corrupt gzip stream or a binary
  *   format; cancelled when ctx.isCancelled() turns true. UTF-8 is checked by the body's side.
  * @param {import('./dispatch.js').JobContext} ctx @param {import('./protocol.js').ProgressStage} stage
+ * Alloc: gives the view a chunk of `size` bytes is copied into (default: a new buffer of its
+ *   own; the training pass passes its prefilter's buffer(), which reuses scanned chunks').
  * @param {File} file @param {(bytes: Uint8Array) => unknown} body @param {number} chunkBytes
+ * @param {(size: number) => Uint8Array} [alloc]
  */
-export async function forEachByteChunk(ctx, stage, file, body, chunkBytes) {
+export async function forEachByteChunk(ctx, stage, file, body, chunkBytes, alloc = (size) => new Uint8Array(size)) {
   const t0 = performance.now();
   ctx.progress(stage, 0, file.size, 'bytes');
   const gzip = await isGzip(file);
@@ -86,10 +89,10 @@ export async function forEachByteChunk(ctx, stage, file, body, chunkBytes) {
     }
     return -1;
   };
-  /** The first `size` held bytes, copied into a buffer of their own (one allocation, one
-   *  copy: the stream's buffers are not ours to move); the rest stays held, uncopied. */
+  /** The first `size` held bytes, copied into a view from `alloc` (one copy: the stream's
+   *  buffers are not ours to move); the rest stays held, uncopied. */
   const take = (/** @type {number} */ size) => {
-    const out = new Uint8Array(size);
+    const out = alloc(size);
     let at = 0;
     while (at < size) {
       const p = /** @type {Uint8Array} */ (parts.shift());

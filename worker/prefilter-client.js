@@ -22,7 +22,9 @@ import { SETTINGS } from './settings.js';
  * @typedef {{wasm: number, js: number, notes: string[]}} KernelUse  chunks scanned by the WebAssembly kernel / by
  *   prefilter.js, and why prefilter.js scanned bytes (a kernel that did not load or start)
  * @typedef {{scan: (data: string | Uint8Array) => Promise<Scanned>, close: () => void, readonly threaded: boolean,
- *   readonly workers: number, readonly filterMs: number, readonly inlineMs: number, readonly kernels: KernelUse}} Prefilter
+ *   readonly workers: number, readonly filterMs: number, readonly inlineMs: number, readonly kernels: KernelUse,
+ *   buffer: (size: number) => Uint8Array}} Prefilter  buffer(size): a view of `size` bytes for the next chunk, in a
+ *   buffer a scan has handed back when one of `chunkBytes` is free (else a new one)
  * @typedef {{postMessage(m: import('./protocol.js').PrefilterIn, transfer?: Transferable[]): void, terminate(): void,
  *   onmessage: ((e: {data: import('./protocol.js').PrefilterOut}) => void) | null,
  *   onerror: ((e: {message?: string, preventDefault(): void}) => void) | null}} SubWorker
@@ -64,12 +66,16 @@ export function poolSize(cores = globalThis.navigator?.hardwareConcurrency) {
  * This thread scans bytes with the WebAssembly kernel from `kernel()` once it has compiled
  * (prefilter.js until then, and when it fails: `kernels.notes` says why).
  *
+ * A byte chunk's buffer of `chunkBytes` comes back once its scan is done (from a worker with
+ * its answer, or here) and `buffer(size)` hands it out again: the reader fills a few buffers
+ * over and over instead of allocating one per chunk.
+ *
  * @param {PrefilterSpec} spec  from bridge cont.prefilter_spec
  * @param {{makeWorker?: () => SubWorker, workers?: number, steal?: number, file?: string, gzip?: boolean,
- *   kernel?: () => Promise<WebAssembly.Module>}} [o]
+ *   kernel?: () => Promise<WebAssembly.Module>, chunkBytes?: number}} [o]
  * @returns {Prefilter}
  */
-export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = poolSize(), steal = SETTINGS.prefilterSteal, file = '', gzip = false, kernel = loadKernel } = {}) {
+export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = poolSize(), steal = SETTINGS.prefilterSteal, file = '', gzip = false, kernel = loadKernel, chunkBytes = SETTINGS.chunkChars } = {}) {
   /** @type {Member[]} */
   const pool = [];
   for (let i = 0; i < workers; i++) {
@@ -89,6 +95,9 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
   let inlineWasm = null;
   let inlineNote = '';
   kernel().then((m) => { mod = m; }, (e) => { inlineNote = `WebAssembly kernel did not load: ${(e && e.message) || e}`; });
+  /** @type {ArrayBuffer[]} chunk buffers whose scan is done, to fill again */
+  const free = [];
+  const recycle = (/** @type {ArrayBuffer | undefined} */ b) => { if (b && b.byteLength === chunkBytes && free.length < 16) free.push(b); };
   /** @type {Job[]} waiting to be handed back, in the order asked */
   const order = [];
   /** @type {Map<number, Job>} */
@@ -134,6 +143,7 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
   /** @param {Job} j @param {ChunkScan | null} local @param {Error | null} error */
   const settle = (j, local, error) => {
     j.done = true;
+    if (j.data && typeof j.data !== 'string') recycle(/** @type {ArrayBuffer} */ (j.data.buffer)); // scanned here, or copied to a worker
     j.data = null;
     j.local = local;
     j.error = error;
@@ -178,6 +188,7 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
     m.sub.onmessage = (e) => {
       const a = e.data;
       const j = bySeq.get(a.seq);
+      recycle(a.buffer); // a byte chunk's (moved, or the copy's), back from the worker: ours again
       if (!j || !m.jobs.has(j)) return;
       m.jobs.delete(j);
       m.answered = true;
@@ -213,6 +224,10 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
     get filterMs() { return filterMs; },
     get inlineMs() { return inlineMs; },
     get kernels() { return kernels; },
+    buffer: (size) => {
+      const b = size <= chunkBytes ? free.pop() : undefined;
+      return b ? new Uint8Array(b, 0, size) : new Uint8Array(Math.max(size, chunkBytes)).subarray(0, size);
+    },
     scan: (data) => new Promise((resolve, reject) => {
       if (broken) { reject(broken); return; }
       /** @type {Job} */

@@ -12,7 +12,10 @@ import { createPrefilter } from './prefilter.js';
 import { scanData } from './prefilter-bytes.js';
 import { createKernelScanner, loadKernel } from './prefilter-wasm.js';
 
-const post = (/** @type {import('./protocol.js').PrefilterOut} */ m) => self.postMessage(m);
+const post = (/** @type {import('./protocol.js').PrefilterOut} */ m) => {
+  // a byte chunk's buffer goes back with the answer: the reader fills it again (no allocation)
+  if (m.buffer) self.postMessage(m, [m.buffer]); else self.postMessage(m);
+};
 const kernel = loadKernel().then((mod) => ({ mod, error: '' }), (e) => ({ mod: null, error: String((e && e.message) || e) }));
 /** @type {Promise<{js: any, wasm: import('./prefilter-wasm.js').WasmScanner | null, note: string}> | null} */
 let ready = null;
@@ -37,12 +40,13 @@ self.onmessage = async (/** @type {MessageEvent<import('./protocol.js').Prefilte
   }
   if (m.type !== PF_MSG.CHUNK || !ready) return;
   const pf = await ready; // chunks that arrive while the kernel loads wait, in order
+  const back = typeof m.data === 'string' ? {} : { buffer: /** @type {ArrayBuffer} */ (m.data.buffer) };
   try {
     const r = scanData(pf.js, m.data, pf.wasm);
     const kind = pf.wasm && typeof m.data !== 'string' ? 'wasm' : 'js';
-    post({ type: PF_MSG.SCANNED, seq: m.seq, ...r, kernel: kind, ...(pf.note ? { kernel_note: pf.note } : {}) });
+    post({ type: PF_MSG.SCANNED, seq: m.seq, ...r, kernel: kind, ...(pf.note ? { kernel_note: pf.note } : {}), ...back });
   } catch (err) {
     // a UTF-8 error carries its chunk-local line and byte (the client names file and line)
-    post({ type: PF_MSG.FAILED, seq: m.seq, message: String((err && err.message) || err), ...(err && err.utf8 ? { utf8: err.utf8 } : {}) });
+    post({ type: PF_MSG.FAILED, seq: m.seq, message: String((err && err.message) || err), ...(err && err.utf8 ? { utf8: err.utf8 } : {}), ...back });
   }
 };

@@ -141,8 +141,8 @@ export const LOG_KIND = Object.freeze({
  * @typedef {PrefilterSpecMsg | PrefilterChunkMsg} PrefilterIn
  * @typedef {{records: number[], lines: number[], text: string, records_total: number, chars: number}} Scanned
  * @typedef {{records: number[], lines: number[], text: string, records_in: number, lines_in: number, chars: number, ms: number}} ChunkScan (chunk-local numbers)
- * @typedef {ChunkScan & {type: 'scanned', seq: number, kernel: 'wasm' | 'js', kernel_note?: string}} PrefilterScannedMsg (kernel: which scanner read the chunk; kernel_note: why not the WebAssembly kernel)
- * @typedef {{type: 'failed', seq: number, message: string, utf8?: {line: number, byte: number}}} PrefilterFailedMsg (utf8: chunk-local)
+ * @typedef {ChunkScan & {type: 'scanned', seq: number, kernel: 'wasm' | 'js', kernel_note?: string, buffer?: ArrayBuffer}} PrefilterScannedMsg (kernel: which scanner read the chunk; kernel_note: why not the WebAssembly kernel; buffer: a byte chunk's, handed back for reuse, transferred)
+ * @typedef {{type: 'failed', seq: number, message: string, utf8?: {line: number, byte: number}, buffer?: ArrayBuffer}} PrefilterFailedMsg (utf8: chunk-local)
  * @typedef {PrefilterScannedMsg | PrefilterFailedMsg} PrefilterOut
  */
 export const PF_MSG = Object.freeze({ SPEC: 'spec', CHUNK: 'chunk', SCANNED: 'scanned', FAILED: 'failed' });

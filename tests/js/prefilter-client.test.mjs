@@ -232,3 +232,48 @@ test('a chunk that is not UTF-8 rejects with bad_input naming the file, the line
     }
   }
 });
+
+test('chunk buffers come back from the worker (and a copied chunk\'s own) and are filled again; the answers do not change', async () => {
+  const cap = 64;
+  const made = [];
+  const pf = startPrefilter(spec, {
+    workers: 1, steal: 2, chunkBytes: cap, file: 'train.jsonl',
+    makeWorker: () => { const w = new SilentWorker(); made.push(w); return w; },
+  });
+  const [w] = made;
+  // as prefilter-worker.js: the answer carries the chunk's buffer back (transferred)
+  const returned = new Set();
+  w.answer = (seq) => {
+    const m = w.sent.find((x) => x.type === 'chunk' && x.seq === seq);
+    returned.add(m.data.buffer);
+    w.onmessage({ data: { type: 'scanned', seq, ...scanData(createPrefilter(spec), m.data), buffer: m.data.buffer } });
+  };
+  const fill = (/** @type {string} */ text) => { const b = enc(text); const v = pf.buffer(b.length); v.set(b); return v; };
+  const first = fill(chunks[0]);
+  assert.equal(first.buffer.byteLength, cap); // a new buffer of chunkBytes
+  const got = [pf.scan(first)];
+  w.answer(0); // copied to it (it had not answered): both the copy's buffer and ours come back
+  for (const text of [chunks[1], chunks[2], chunks[0], chunks[1], chunks[2]]) {
+    const v = fill(text);
+    // a buffer the worker handed back (a transfer makes a new ArrayBuffer object of the same
+    // memory), or this thread's own after its scan here: refilled, not allocated
+    assert.ok(returned.has(v.buffer) || v.buffer === first.buffer, 'a new buffer was allocated');
+    got.push(pf.scan(v));
+    for (const m of w.sent.filter((x) => x.type === 'chunk' && !x.done)) { m.done = true; w.answer(m.seq); }
+  }
+  const a = expected();
+  const b = (() => { // the same three chunks again, numbered after the first three
+    const pf2 = createPrefilter(spec);
+    const state = { records: 0, lines: 0 };
+    return [...chunks, ...chunks].map((text) => {
+      const c = pf2.scan(text, state);
+      return { records: c.map((x) => x[0]), lines: c.map((x) => x[1]), text: c.map((x) => x[2]).join('\n'), records_total: state.records, chars: text.length };
+    });
+  })();
+  assert.deepEqual(b.slice(0, 3), a);
+  assert.deepEqual(await Promise.all(got), [b[0], b[1], b[2], b[3], b[4], b[5]]);
+  // a chunk longer than chunkBytes (one long line) gets a buffer of its own, not kept
+  const long = pf.buffer(cap + 10);
+  assert.equal(long.byteLength, cap + 10);
+  assert.equal(long.buffer.byteLength, cap + 10);
+});

@@ -137,9 +137,9 @@ export async function contamination(ctx, args, files) {
  */
 async function trainingPass(ctx, handle, trainFile, parquetFields) {
   // with the prefilter, a text file is read as bytes (the filter workers decode them)
-  const read = (/** @type {(data: any) => unknown} */ onData, bytes = false) => (parquetFields
+  const read = (/** @type {(data: any) => unknown} */ onData, /** @type {((n: number) => Uint8Array) | null} */ alloc = null) => (parquetFields
     ? feedParquet(ctx, 'train', trainFile, parquetFields, (rows) => onData(jsonLines(rows)))
-    : bytes ? forEachByteChunk(ctx, 'train', trainFile, onData, SETTINGS.chunkChars) : readWithProgress(ctx, 'train', trainFile, onData));
+    : alloc ? forEachByteChunk(ctx, 'train', trainFile, onData, SETTINGS.chunkChars, alloc) : readWithProgress(ctx, 'train', trainFile, onData));
   let records = 0;
   const spec = bridge(OP.CONT_PREFILTER_SPEC, { handle });
   if (!spec) {
@@ -180,7 +180,7 @@ async function trainingPass(ctx, handle, trainFile, parquetFields) {
   let kernels = { wasm: 0, js: 0, notes: /** @type {string[]} */ ([]) };
   try {
     const t0 = performance.now();
-    input = await read(push, true);
+    input = await read(push, filter.buffer); // byte chunks in buffers the scans hand back
     await queue.drain();
     // the pass ends when the last candidate has reached Python (the reader's own seconds
     // stop at its last chunk, before the chunks still in the pipeline)
