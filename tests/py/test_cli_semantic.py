@@ -25,6 +25,19 @@ def rows_of(text):
     return list(csv.DictReader(io.StringIO(text.split("\n", 1)[1])))
 
 
+def run_code(fixtures, model_dir, out, capsys, *flags):
+    """The CLI with --semantic on the code fixture (HumanEval programs 0-11 against MBPP
+    records with the rephrasings of rows 3 and 12 planted) and `flags`; its JSON summary and
+    report rows."""
+    ev = os.path.join(fixtures, "humaneval_sample.jsonl")
+    tr = os.path.join(fixtures, "semantic_code_train.jsonl")
+    assert main(["contamination", ev, tr, "--eval-field", "text", "--train-field", "text",
+                 "--semantic", *flags, "--threads", "1", "--model-dir", model_dir,
+                 "--out", str(out), "--json", "--quiet"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    return s, rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
+
+
 def test_planted_rephrasings_are_caught_and_clean_rows_are_not(tmp_path, fixtures, model_dir,
                                                               capsys):
     ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
@@ -74,19 +87,13 @@ def test_rephrased_programs_are_caught_by_the_code_channel(tmp_path, fixtures, m
     """HumanEval programs 0-11 against MBPP records with the GPT-4 rephrasings of rows 3 and
     12 planted (make_semantic_code_fixture.py): caught with the code channel (scores 0.77
     and 0.72 here; every other row under 0.41), not without it (0.65 and 0.46)."""
-    ev = os.path.join(fixtures, "humaneval_sample.jsonl")
-    tr = os.path.join(fixtures, "semantic_code_train.jsonl")
     caught = {}
     for ngram in ("3", "0"):
-        out = tmp_path / ngram
-        assert main(["contamination", ev, tr, "--eval-field", "text", "--train-field", "text",
-                     "--semantic", "--semantic-code-ngram", ngram, "--threads", "1",
-                     "--model-dir", model_dir, "--out", str(out), "--json", "--quiet"]) == 0
-        s = json.loads(capsys.readouterr().out)
+        s, report = run_code(fixtures, model_dir, tmp_path / ngram, capsys,
+                             "--semantic-code-ngram", ngram)
         assert s["stamp"]["settings"]["semantic_code_ngram"] == int(ngram)
         assert s["semantic"]["code_rows"] == (12 if ngram == "3" else 0)
         assert (s["semantic"]["docstring_pairs"] > 0) is (ngram == "3")
-        report = rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
         caught[ngram] = sorted(int(r["eval_row"]) for r in report if r["rung"] == "semantic")
         scores = {int(r["eval_row"]): float(r["semantic_score"]) for r in report}
         if ngram == "3":
@@ -100,19 +107,13 @@ def test_code_columns_and_docstring_setting(tmp_path, fixtures, model_dir, capsy
     --no-semantic-docstring-cosine: no docstring pair is embedded, the column stays empty and
     the score is the whole reading, (cosine + (lexical + code) / 2) / 2, recomputed here from
     the row's own columns."""
-    ev = os.path.join(fixtures, "humaneval_sample.jsonl")
-    tr = os.path.join(fixtures, "semantic_code_train.jsonl")
     reports = {}
     for flag in ("--semantic-docstring-cosine", "--no-semantic-docstring-cosine"):
-        out = tmp_path / flag
-        assert main(["contamination", ev, tr, "--eval-field", "text", "--train-field", "text",
-                     "--semantic", flag, "--threads", "1", "--model-dir", model_dir,
-                     "--out", str(out), "--json", "--quiet"]) == 0
-        s = json.loads(capsys.readouterr().out)
+        s, rows = run_code(fixtures, model_dir, tmp_path / flag, capsys, flag)
         on = flag == "--semantic-docstring-cosine"
         assert s["stamp"]["settings"]["semantic_docstring_cosine"] is on
         assert (s["semantic"]["docstring_pairs"] > 0) is on
-        reports[on] = rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
+        reports[on] = rows
     for r in reports[False]:
         assert r["semantic_docstring_cosine"] == "" and r["semantic_code"] != ""
         whole = (float(r["semantic_cosine"]) + (float(r["semantic_lexical"])
@@ -139,19 +140,14 @@ def test_explain_away_and_code_margin_flags(tmp_path, fixtures, model_dir, capsy
     """--no-semantic-explain-away and --semantic-code-margin 0 reach the config and the
     stamp; with both off, the rival and runner-up columns stay empty and the score is the
     verifier's own reading."""
-    ev = os.path.join(fixtures, "humaneval_sample.jsonl")
-    tr = os.path.join(fixtures, "semantic_code_train.jsonl")
-    out = tmp_path / "off"
-    assert main(["contamination", ev, tr, "--eval-field", "text", "--train-field", "text",
-                 "--semantic", "--no-semantic-explain-away", "--semantic-code-margin", "0",
-                 "--threads", "1", "--model-dir", model_dir, "--out", str(out), "--json",
-                 "--quiet"]) == 0
-    s = json.loads(capsys.readouterr().out)
+    s, rows = run_code(fixtures, model_dir, tmp_path / "off", capsys,
+                       "--no-semantic-explain-away", "--semantic-code-margin", "0")
     assert s["stamp"]["settings"]["semantic_explain_away"] is False
     assert s["stamp"]["settings"]["semantic_code_margin"] == 0
-    rows = rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
     assert rows and all(r["semantic_rival"] == "" and r["semantic_code_runner_up"] == ""
                         for r in rows)
+    ev = os.path.join(fixtures, "humaneval_sample.jsonl")
+    tr = os.path.join(fixtures, "semantic_code_train.jsonl")
     with pytest.raises(SystemExit):
         main(["contamination", ev, tr, "--semantic", "--semantic-code-margin", "1.5",
               "--out", str(tmp_path / "bad")])
