@@ -2,8 +2,9 @@
 // Reading a dropped file as line-aligned *byte* chunks (the training pass with the
 // prefilter): File.stream(), sha256 of the raw bytes (on a hashing worker of its own when one
 // starts: hash-offload.js), gunzip by magic bytes, and chunks of
-// the (decompressed) UTF-8 bytes cut after a '\n', each in an ArrayBuffer of its own, so the
-// reader can hand it to a prefilter worker in the transfer list (no copy) and never decodes
+// the (decompressed) UTF-8 bytes cut after a '\n', each in a buffer of its own (`alloc`: the
+// training pass refills buffers its scans hand back), so the reader can hand it to a
+// prefilter worker in the transfer list (no copy) and never decodes
 // it itself: the worker decodes with TextDecoder({fatal: true}) (prefilter-bytes.js), and a
 // UTF-8 error is still named by file, line and byte (prefilter-client.js numbers it).
 // files.js readTextChunks is the text twin (every other reader).
