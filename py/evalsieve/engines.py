@@ -109,9 +109,21 @@ def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_byte
         return
     import multiprocessing as mp
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    pool = ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(payload,))
+    # A Ctrl-C while the pool starts its processes would leave a pool that nothing
+    # terminates; it is held back until the pool exists and lands inside the try below.
+    hold = hasattr(signal, "pthread_sigmask")   # POSIX
+    if hold:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool = ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(payload,))
+    except BaseException:
+        if hold:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        raise
     ok = False
     try:
+        if hold:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         # one task at a time, in the planned order (largest first): the workers end together
         for res in pool.imap_unordered(_run_in_worker, tasks, chunksize=1):
             if "error" in res:

@@ -568,3 +568,36 @@ def test_file_urls_go_through_fsspec(eval_file, corpus_dir, tmp_path):
     assert [r["training_file"] for r in b if r["training_file"]] == [
         url + "/" + r["training_file"].split("/", 1)[1] for r in a if r["training_file"]]
     assert local["eval.clean.jsonl"] == remote["eval.clean.jsonl"]
+
+
+def test_ctrl_c_while_the_pool_starts_terminates_it(eval_file, tmp_path, monkeypatch):
+    """A Ctrl-C that arrives while run_local's pool starts its processes (here: sent from
+    inside Pool(), before it returns) is held back until the pool exists, then stops it: no
+    worker process is left behind."""
+    import multiprocessing as mp
+    from evalsieve import engines
+    if "fork" not in mp.get_all_start_methods() or not hasattr(signal, "pthread_sigmask"):
+        pytest.skip("needs fork and POSIX signal masks")
+    big = tmp_path / "t.jsonl"
+    write_jsonl(big, [FILLER + " " + Q[i % 40] for i in range(2000)])
+    files = [{"path": str(big), "name": "t.jsonl", "fmt": "jsonl", "fields": ["text"],
+              "gzip": False, "size": big.stat().st_size}]
+    tasks = corpus.plan_tasks(files, 2, split_min=16384)
+    assert len(tasks) > 2
+    ctx = mp.get_context("fork")
+    real = type(ctx).Pool
+
+    made = []   # holds the pool, so only run_local's own terminate() can stop its workers
+
+    def pool_then_ctrl_c(self, *a, **k):
+        made.append(real(self, *a, **k))
+        os.kill(os.getpid(), signal.SIGINT)   # as if Ctrl-C came while the processes started
+        time.sleep(0.2)   # an unheld SIGINT raises KeyboardInterrupt here, inside Pool()
+        return made[-1]
+    monkeypatch.setattr(type(ctx), "Pool", pool_then_ctrl_c)
+    monkeypatch.setenv("EVALSIEVE_TASK_DELAY_S", "30")   # the tasks would still be running
+    before = set(mp.active_children())
+    with pytest.raises(KeyboardInterrupt):
+        engines.run_local({"filters": None}, tasks, 2, lambda r: None, lambda n: None)
+    left = [p for p in mp.active_children() if p not in before]
+    assert left == [], left
