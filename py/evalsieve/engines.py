@@ -110,20 +110,21 @@ def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_byte
     import multiprocessing as mp
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     # A Ctrl-C while the pool starts its processes would leave a pool that nothing
-    # terminates; it is held back until the pool exists and lands inside the try below.
-    hold = hasattr(signal, "pthread_sigmask")   # POSIX
-    if hold:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # terminates: it is noted meanwhile and raised inside the try below, which terminates
+    # it. (A Python signal handler runs in the main thread, whichever thread got the signal;
+    # only the main thread may set one.)
+    interrupted: list[int] = []
+    hold = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda s, f: interrupted.append(s)) if hold else None
     try:
         pool = ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(payload,))
-    except BaseException:
+    finally:
         if hold:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        raise
+            signal.signal(signal.SIGINT, previous)
     ok = False
     try:
-        if hold:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        if interrupted:
+            raise KeyboardInterrupt
         # one task at a time, in the planned order (largest first): the workers end together
         for res in pool.imap_unordered(_run_in_worker, tasks, chunksize=1):
             if "error" in res:
