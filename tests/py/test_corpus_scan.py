@@ -374,10 +374,14 @@ def test_ctrl_c_leaves_no_partial_exports(eval_file, tmp_path):
     # every task waits 60 s before it reads (corpus._fault_hook), so the interrupt surely
     # lands inside the training pass, on a fast machine as on a loaded one
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "py"), EVALSIEVE_TASK_DELAY_S="60")
+    # the CLI as a terminal starts it: SIGINT at its default (a shell's background job, as
+    # `nohup cmd &` runs CI here, starts with SIGINT ignored, and so would the CLI: Python
+    # installs no KeyboardInterrupt handler for an ignored SIGINT, and the run went on)
     p = subprocess.Popen([sys.executable, "-m", "evalsieve.cli", "contamination", eval_file,
                           str(big), "--eval-field", "question", "--train-field", "text",
                           "--out", str(out), "--workers", "2", "--filter", "off"],
-                         stderr=subprocess.PIPE, env=env)
+                         stderr=subprocess.PIPE, env=env,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 120
     while time.time() < deadline:   # wait until the eval pass is done
         line = p.stderr.readline().decode()
@@ -570,6 +574,7 @@ def test_file_urls_go_through_fsspec(eval_file, corpus_dir, tmp_path):
     assert local["eval.clean.jsonl"] == remote["eval.clean.jsonl"]
 
 
+@needs_processes
 def test_ctrl_c_while_the_pool_starts_terminates_it(eval_file, tmp_path, monkeypatch):
     """A Ctrl-C that arrives while run_local's pool starts its processes (here: sent from
     inside Pool(), before it returns) is noted until the pool exists, then stops it: no
