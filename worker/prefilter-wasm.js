@@ -92,7 +92,7 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
   const stepsAt = place(nsteps * 8);
   const keysAt = place(keyUnits * 2);
   const ringAt = place(Math.max(t.n, 1) * 4);
-  const resAt = place(5 * 4);
+  const resAt = place(6 * 4);
   const fixedEnd = at;
   const grow = (/** @type {number} */ end) => {
     const need = end - memory.buffer.byteLength;

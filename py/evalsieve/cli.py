@@ -3,7 +3,7 @@
     evalsieve contamination EVAL TRAIN [TRAIN ...] --out DIR [--eval-field F ...]
                             [--train-field F ...] [--n N] [--no-boilerplate] [--threshold X]
                             [--workers N] [--engine local|ray] [--ray-address ADDR]
-                            [--filter auto|numpy|off] [--clean scored|not-contaminated] [--json]
+                            [--filter auto|kernel|numpy|off] [--clean scored|not-contaminated] [--json]
                             [--fail-on-contamination] [--skip-bad-lines]
                             [--scores FILE [--score-field F ...] [--score-key F[=EVAL_F]]
                              [--score-filter NAME]] [--exclude-rungs LIST]
@@ -250,12 +250,18 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         hasher.start()
     prog = None
     try:
-        payload = make_payload(job.index, fast=args.filter != "off",
-                               formats={f["fmt"] for f in files})
-        if args.filter == "numpy" and not payload["filters"] and \
+        payload = make_payload(job.index, formats={f["fmt"] for f in files},
+                               kind=args.filter)
+        if args.filter in ("kernel", "numpy") and payload["filter"] != args.filter and \
                 {f["fmt"] for f in files} & {"jsonl", "text"}:
-            raise bad_input("--filter numpy needs numpy (and N >= 2)",
+            raise bad_input(f"--filter {args.filter} cannot run: "
+                            + (payload["filter_note"] or "numpy's filter needs N >= 2"),
                             expected="pip install 'evalsieve[fast]', or --filter off")
+        if payload["filter"] != "off" or payload["filter_note"]:
+            log(f"filter: {payload['filter']}" + (" (the scan kernel, kernels/prefilter.wasm "
+                "under wasmtime)" if payload["filter"] == "kernel" else "")
+                + (f"; not the kernel: {payload['filter_note']}" if payload["filter_note"]
+                   else ""))
         payload["skip_bad"] = skip   # corpus.scan_task skips and lists malformed records
         merger = Merger(job, tasks)
         total = sum(f["size"] for f in files)
@@ -292,7 +298,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     summary["cpu_seconds_training_pass"] = round(_cpu_seconds() - c0, 3)
     summary["training_engine"] = {"engine": args.engine, "workers": workers,
                                   "tasks": len(tasks),
-                                  "filter": "numpy" if payload["filters"] else "off",
+                                  "filter": payload["filter"],
                                   "candidate_lines": merger.candidates
                                   if merger.filtered and payload["filters"] else None}
     log(f"train: {summary['training_records']} records in {len(files)} file(s); read "
@@ -737,9 +743,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--ray-address", metavar="ADDR", default=None,
                    help="Ray cluster to join (e.g. auto after `ray start --head`); default: "
                    "start a local Ray with --workers CPUs")
-    c.add_argument("--filter", choices=("auto", "numpy", "off"), default="auto",
-                   help="candidate filter in front of the exact check: numpy when installed "
-                   "(auto), required (numpy), or none (off: pure Python); exports are the same")
+    c.add_argument("--filter", choices=("auto", "kernel", "numpy", "off"), default="auto",
+                   help="candidate filter in front of the exact check: the scan kernel "
+                   "(wasmtime), else numpy, when installed (auto); one of them required "
+                   "(kernel, numpy); or none (off: pure Python); exports are the same")
     _add_score_options(c)
     c.add_argument("--exclude-rungs", type=_rungs, metavar="LIST",
                    help="rungs whose rows leave eval.clean, comma-separated from exact,ngram,"
