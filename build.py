@@ -338,8 +338,10 @@ def build_own_wheel(cache: Path) -> Path:
     inputs += sorted(p for p in (ROOT / "py").rglob("*")
                      if p.is_file() and "__pycache__" not in p.parts
                      and ".egg-info" not in str(p))
+    # the scan kernel, committed in kernels/, goes into the package (evalsieve.kernel)
+    staged_files = {KERNEL_WASM: Path("py") / "evalsieve" / "prefilter.wasm"}
     digest = hashlib.sha256()
-    for path in inputs:
+    for path in [*inputs, *staged_files]:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     out_dir = cache / "wheel" / digest.hexdigest()[:24]
     wheels = sorted(out_dir.glob("evalsieve-*.whl")) if out_dir.is_dir() else []
@@ -353,6 +355,8 @@ def build_own_wheel(cache: Path) -> Path:
             target = tree / path.relative_to(ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
+        for path, rel in staged_files.items():
+            shutil.copy2(path, tree / rel)
         staged = Path(tmp) / "out"
         run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(staged),
              str(tree)], env={**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH},
