@@ -158,9 +158,9 @@ class KernelScanner:
         if self.m.call("pf_configure", cfg_at) != 0:
             raise ValueError(f"the kernel takes at most {MAX_PATHS} field paths "
                              f"({len(paths)} given)")
-        grams = array("H", _utf16("".join(g + "\n" for g in ngrams)))
+        grams = "".join(g + "\n" for g in ngrams).encode("utf-16-le", "surrogatepass")
         if grams:
-            self.m.call("pf_add_ngrams", self._place(grams.tobytes()), len(grams))
+            self.m.call("pf_add_ngrams", self._place(grams), len(grams) // 2)
         self.out_at = self.at   # the n-grams' space is free again: candidates, then the block
         self.cap = 4096
 
