@@ -89,20 +89,20 @@ CONTEXT_CASED = frozenset({0x03A3})
 
 
 def composition_seconds() -> frozenset[int]:
-    """Starters (canonical combining class 0) that canonical composition joins to the
-    starter before them: the second character of a primary composite whose second is a
-    starter (the Hangul vowel and trailing jamo, and a few vowel signs of Indic scripts,
-    such as U+09BE and U+0B3E), from this Python's ``unicodedata`` (about 0.15 s, once)."""
+    """Characters that canonical composition joins to the starter before them: the second
+    character of every primary composite (accents such as U+0301; among starters, the Hangul
+    vowel and trailing jamo and a few vowel signs of Indic scripts, such as U+09BE; among the
+    viramas, Sinhala's U+0DCA), from this Python's ``unicodedata`` (about 0.15 s, once)."""
     global _seconds
     if _seconds is None:
-        dec, nfc, comb = unicodedata.decomposition, unicodedata.normalize, unicodedata.combining
+        dec, nfc = unicodedata.decomposition, unicodedata.normalize
         out = set()
         for c in range(sys.maxunicode + 1):
             d = dec(chr(c))
             if not d or d[0] == "<" or d.count(" ") != 1:
                 continue
             a, b = (chr(int(x, 16)) for x in d.split())
-            if not comb(b) and nfc("NFC", a + b) == chr(c):   # not a composition exclusion
+            if nfc("NFC", a + b) == chr(c):   # not a composition exclusion
                 out.add(ord(b))
         for c in range(0xAC00, 0xD7A4):   # Hangul syllables compose by algorithm: LV, LV + T
             out.add(ord(nfc("NFD", chr(c))[-1]))
@@ -112,6 +112,14 @@ def composition_seconds() -> frozenset[int]:
 
 _seconds: frozenset[int] | None = None
 
+#: The one canonical combining class whose marks the table holds: 9, the viramas of the
+#: Indic and Southeast Asian scripts (U+094D in Devanagari). No virama composes with
+#: anything, and marks of a single class never reorder among themselves; a virama after a
+#: character whose decomposition ends in marks of a higher class moves before them, which
+#: they still compose across (a class-9 mark blocks none of them). Marks of any other class
+#: (accents, the nukta: they compose or reorder) send a record to Python.
+TABLE_MARK_CLASS = 9
+
 
 def char_table(blocks=SAFE_BLOCKS) -> dict[int, str]:
     """Non-ASCII characters whose normalisation does not depend on their neighbours.
@@ -119,7 +127,9 @@ def char_table(blocks=SAFE_BLOCKS) -> dict[int, str]:
     For each code point ``c`` in ``blocks`` that is a starter (canonical combining class 0)
     whose NFKC form is made of starters only, and whose decomposition does not start with a
     starter that composes with the one before it (:func:`composition_seconds`: a Hangul
-    vowel or trailing jamo, say), ``table[c] = normalize_text(c)`` (NFKC, lower, punctuation
+    vowel or trailing jamo, say), and for each virama that composes with nothing
+    (:data:`TABLE_MARK_CLASS`),
+    ``table[c] = normalize_text(c)`` (NFKC, lower, punctuation
     deleted; white space kept as it is). For text made only of ASCII and these characters,
     ``normalize_text`` equals the concatenation of the characters' own results: a character
     of the table never composes with, or reorders against, its neighbours (tests/py/
@@ -156,16 +166,20 @@ def _build_char_table(blocks) -> dict[int, str]:
         for c in range(lo, hi + 1):
             ch = chr(c)
             kind = cat(ch)
-            if kind in ("Cn", "Cs", "Co") or comb(ch):
+            if kind in ("Cn", "Cs", "Co") or c in seconds:
                 continue
-            if c in seconds or ord(nfkc("NFKD", ch)[0]) in seconds:
+            if comb(ch):   # a mark: only the viramas (see TABLE_MARK_CLASS)
+                if comb(ch) == TABLE_MARK_CLASS and nfkc("NFKD", ch) == ch:
+                    out[c] = normalize_text(ch)
+                continue
+            if ord(nfkc("NFKD", ch)[0]) in seconds:
                 continue
             k = nfkc("NFKC", ch)
             if k == ch:
                 if c in CONTEXT_CASED:
                     continue
                 if kind == "Lo":
-                    out[c] = ch
+                    out[c] = normalize_text(ch)
                     continue
             elif any(comb(x) or ord(x) in CONTEXT_CASED for x in k):
                 continue
