@@ -81,18 +81,29 @@ static const i32 *PSTEP0; /* per path: index of its first step in STEPS */
 static const i32 *STEPS;  /* per step: [key length in units or -1 for '[]', address of units] */
 static i32 TEXT_FORMAT;   /* 1: a line of a text file is the one segment; 0: JSONL */
 static u32 *RING;
+static const u32 *FLAGS;  /* by UTF-16 code unit: the kernel table's context flags, or 0:
+                           * then EXT holds only characters read whatever their neighbours */
 
 static i32 s_cand; /* 1: the record is a candidate (hit, unsure or malformed): stop */
 
 /* A segment being read; a local, so that its fields live in registers (linear-memory
  * globals would be reloaded after every RING store). cand: a hit, or a character outside
- * the table. */
-typedef struct { u32 words, slot, roll, h, in, cand; } Seg;
+ * the table; mk: see MK_FIRST. */
+typedef struct { u32 words, slot, roll, h, in, cand, mk; } Seg;
+
+/* Seg.mk: what the next character could join (FLAGS, kernel_spec.kernel_table): the last
+ * combining class of the previous character's NFKD (bits 0-7) and MK_FIRST when the last
+ * starter is a composition first. ASCII counts as a first (a letter can take an accent). */
+#define MK_FIRST 0x100u
+#define F_SECOND (1u << 16)
+#define F_FIRST (1u << 17)
+#define F_NOSTARTER (1u << 18)
 
 #define INLINE static inline __attribute__((always_inline))
 
 /* Point the kernel at its tables. cfg (i32 words): n, top, table, mask, bits, ext, pool,
- * npaths, psteps, pstep0, steps, text_format, ring (addresses in this module's memory).
+ * npaths, psteps, pstep0, steps, text_format, ring, flags (addresses in this module's memory;
+ * flags 0: EXT is text.char_table alone).
  * Returns 0, or -1 when there are more than MAX_PATHS field paths (prefilter.js then scans). */
 EXPORT("pf_configure") i32 pf_configure(i32 cfg_at) {
   const i32 *cfg = AT(const i32 *, cfg_at);
@@ -109,6 +120,7 @@ EXPORT("pf_configure") i32 pf_configure(i32 cfg_at) {
   STEPS = AT(const i32 *, cfg[10]);
   TEXT_FORMAT = cfg[11];
   RING = AT(u32 *, cfg[12]);
+  FLAGS = cfg[13] ? AT(const u32 *, cfg[13]) : 0;
   return NPATHS > MAX_PATHS ? -1 : 0;
 }
 
@@ -148,7 +160,7 @@ static inline int probe(u32 roll) {
 }
 
 INLINE void seg_start(Seg *s) {
-  s->words = 0; s->slot = 0; s->roll = 0; s->h = FNV_OFFSET; s->in = 0; s->cand = 0;
+  s->words = 0; s->slot = 0; s->roll = 0; s->h = FNV_OFFSET; s->in = 0; s->cand = 0; s->mk = 0;
 }
 
 /* A word ended: roll it into the window of the last N words; probe a full window. */
@@ -174,9 +186,17 @@ INLINE void unit(Seg *s, u32 c) {
 
 /* One character of a segment (a code point; above U+FFFF, or a surrogate, is unknown). */
 static void feed(Seg *s, u32 c) {
-  if (c < 128) { unit(s, c); return; }
+  if (c < 128) { s->mk = MK_FIRST; unit(s, c); return; }
   if (c > 0xffff) { s->cand = 1; return; }
   i32 m = EXT[c];
+  if (FLAGS && m != -1) {
+    /* the rule could reorder this mark before the previous character's, or compose this
+     * character with the starter before it: Python decides */
+    u32 f = FLAGS[c], fc = f & 0xff;
+    if ((fc && fc < (s->mk & 0xff)) || ((f & F_SECOND) && (s->mk & MK_FIRST))) { s->cand = 1; return; }
+    s->mk = (f & F_NOSTARTER) ? (s->mk & MK_FIRST) | ((f >> 8) & 0xff)
+                              : ((f & F_FIRST) ? MK_FIRST : 0) | ((f >> 8) & 0xff);
+  }
   if (m >= 0) { unit(s, (u32)m); return; }
   if (m == EXT_GONE) return;
   if (m == -1) { s->cand = 1; return; }
@@ -260,6 +280,7 @@ INLINE const u8 *escape(const u8 *p, i32 *u) {
 static const u8 *string_scan(const u8 *p) {
   Seg s;
   seg_start(&s);
+  const u8 *slow = p; /* the end of the last character read by the slow path */
   for (;;) {
     /* the hot loop: printable ASCII, no escapes (LOW: the lowered word byte, or a class).
      * No bounds test: the byte at END is '\n' or the 0 that pf_scan's caller puts after the
@@ -288,6 +309,7 @@ static const u8 *string_scan(const u8 *p) {
       return p + 1;
     }
     if (c < 0x20) { s_cand = 1; return 0; } /* a raw control character: not JSON */
+    if (p != slow) s.mk = MK_FIRST; /* ASCII (the hot loop) came before */
     u32 cp;
     if (c == '\\') {
       i32 u;
@@ -297,6 +319,7 @@ static const u8 *string_scan(const u8 *p) {
     } else {
       cp = utf8_at(&p); /* c >= 128: a multi-byte character */
     }
+    slow = p;
     feed(&s, cp);
     if (s.cand) { s_cand = 1; return 0; }
   }

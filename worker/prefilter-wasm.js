@@ -82,7 +82,7 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
   // the layout: cfg | table | bits | ext | pool | psteps | pstep0 | steps | key units | ring | res | out | chunk
   let at = align(memory.buffer.byteLength); // past the module's own data and stack
   const place = (/** @type {number} */ bytes) => { const a = at; at = align(at + bytes); return a; };
-  const cfgAt = place(13 * 4);
+  const cfgAt = place(14 * 4);
   const tableAt = place(t.table.byteLength);
   const bitsAt = place(t.bits.byteLength);
   const extAt = place(ext.byteLength);
@@ -119,7 +119,7 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
     k++;
   }
   i32().set([t.n, t.top, tableAt, t.mask, bitsAt, extAt, poolAt, spec.paths.length, pstepsAt, pstep0At, stepsAt,
-    spec.format === 'text' ? 1 : 0, ringAt], cfgAt / 4);
+    spec.format === 'text' ? 1 : 0, ringAt, 0], cfgAt / 4); // flags 0: char_table alone
   if (ex.pf_configure(cfgAt) !== 0) throw new Error(`the kernel takes at most 64 field paths (${spec.paths.length} given)`);
   // the n-grams' UTF-16 units, each ended by '\n', in the space the chunks use later
   const units = spec.ngrams.reduce((a, g) => a + g.length + 1, 0);

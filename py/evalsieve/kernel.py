@@ -5,7 +5,8 @@ kernels/prefilter.wasm in its prefilter workers (worker/prefilter-wasm.js), and 
 the same bytes in CPython through wasmtime (``pip install 'evalsieve[fast]'``: wheels for
 Linux, macOS and Windows, so no compiler on the user's machine). This module is that host:
 it lays out the kernel's tables from Python's spec (the eval n-grams, the field paths, the
-:func:`text.char_table` map) in the module's memory exactly as prefilter-wasm.js does, and
+:func:`kernel_spec.kernel_table`: text.char_table and the marks, with their context
+flags) in the module's memory as prefilter-wasm.js does (the page gives no flags yet), and
 hands it whole blocks of lines. The kernel decides which *records* can be skipped because
 they provably hold no eval n-gram in a chosen field; Python reads every other record
 (:mod:`evalsieve.corpus`), so the filter can cost time, never results.
@@ -26,7 +27,6 @@ from array import array
 from pathlib import Path
 
 from .kernel_spec import MIX
-from .text import char_table
 
 _HERE = Path(__file__).resolve().parent
 #: where the kernel is looked for: next to this module (the wheel), then the source tree
@@ -59,16 +59,19 @@ def _utf16(s: str) -> list[int]:
 _EXT_CACHE: dict = {}
 
 
-def ext_tables() -> tuple[array, array]:
-    """The char_table map by UTF-16 code unit, as the kernel reads it: EXT[c] >= 0 the one
-    unit c becomes, EXT_GONE deleted, EXT_NONE unknown (the record goes to Python), <= -3 a
-    replacement of several units at POOL[-EXT[c] - 3] (its length, then the units). White
-    space in a replacement is ' ' (the kernel splits words on ASCII white space only).
-    The same tables as prefilter.js's extCode / extText (tests/py/test_kernel.py)."""
+def ext_tables() -> tuple[array, array, array]:
+    """The kernel table (:func:`kernel_spec.kernel_table`: text.char_table and the marks)
+    by UTF-16 code unit, as the kernel reads it: EXT[c] >= 0 the one unit c becomes,
+    EXT_GONE deleted, EXT_NONE unknown (the record goes to Python), <= -3 a replacement of
+    several units at POOL[-EXT[c] - 3] (its length, then the units); FLAGS[c] the context
+    flags. White space in a replacement is ' ' (the kernel splits words on ASCII white
+    space only). For the characters of char_table, the same EXT as prefilter.js's extCode."""
     if "ext" not in _EXT_CACHE:
+        from .kernel_spec import kernel_table
+        table, flags = kernel_table()
         ext = array("i", [EXT_NONE]) * 0x10000
         pool = array("H")
-        for c, rep in sorted(char_table().items()):
+        for c, rep in sorted(table.items()):
             if c < 128 or c > 0xFFFF:
                 continue
             r = _utf16("".join(" " if ch.isspace() else ch for ch in rep))
@@ -82,7 +85,10 @@ def ext_tables() -> tuple[array, array]:
                 pool.extend(r)
         if not pool:
             pool.append(0)
-        _EXT_CACHE["ext"] = (ext, pool)
+        fl = array("I", [0]) * 0x10000
+        for c, bits in flags.items():
+            fl[c] = bits
+        _EXT_CACHE["ext"] = (ext, pool, fl)
     return _EXT_CACHE["ext"]
 
 
@@ -129,7 +135,7 @@ class KernelScanner:
         size = 1
         while size < len(ngrams) * 4:
             size <<= 1
-        ext, pool = ext_tables()
+        ext, pool, flags = ext_tables()
         keys, psteps, pstep0, steps = [], [], [], []
         for path in paths:
             pstep0.append(len(steps) // 2)
@@ -142,6 +148,7 @@ class KernelScanner:
         t_at = self._zeros(size * 4)
         b_at = self._zeros((1 << 15) * 4)
         e_at = self._place(ext.tobytes())
+        f_at = self._place(flags.tobytes())
         p_at = self._place(pool.tobytes())
         for i, s in enumerate(keys):
             if s != "[]":
@@ -152,7 +159,7 @@ class KernelScanner:
         ring_at = self._zeros(max(n, 1) * 4)
         self.res_at = self._zeros(8 * 4)
         cfg = [n, pow(MIX, n - 1, 1 << 32), t_at, size - 1, b_at, e_at, p_at, len(paths),
-               ps_at, p0_at, st_at, 1 if fmt == "text" else 0, ring_at]
+               ps_at, p0_at, st_at, 1 if fmt == "text" else 0, ring_at, f_at]
         cfg_at = self._place(array("i", [v - (1 << 32) if v >= 1 << 31 else v
                                          for v in cfg]).tobytes())
         if self.m.call("pf_configure", cfg_at) != 0:

@@ -130,3 +130,72 @@ def js_spec() -> dict:
     return {"ascii_class": ascii_classes(), "spaces": space_ranges(0xFFFF),
             "fnv_offset": FNV_OFFSET, "fnv_prime": FNV_PRIME, "mix": MIX,
             "probe_mul": PROBE_MUL, "max_brackets": MAX_JSON_DEPTH}
+
+
+# -- the kernel's character table: text.char_table and the marks, with their context flags --
+#: FLAGS[c] bits (kernels/prefilter.c reads them when the host gives the table): the first
+#: and last canonical combining class of c's NFKD, and
+F_SECOND = 1 << 16     # c's NFKD, up to its first starter, holds a composition second
+F_FIRST = 1 << 17      # c's NFKC ends in a starter that is a composition first
+F_NOSTARTER = 1 << 18  # c's NFKC holds no starter (a mark): the last starter stays
+
+
+def kernel_table() -> tuple[dict[int, str], dict[int, int]]:
+    """The characters of the BMP the kernel reads one by one, and their flags.
+
+    :func:`text.char_table` (each character normalises as itself whatever its neighbours)
+    and, beyond it, the characters whose result depends only on what the kernel checks
+    as it reads (FLAGS): a mark (of any combining class) that decomposes to itself, a
+    starter whose decomposition starts with a composition second (a Hangul vowel, say),
+    or one whose NFKC holds marks (U+095E, NFKC ``फ़``). Reading text of these, the kernel
+    sends a record to Python where the rule could join or reorder two characters: a mark
+    whose class is below the previous character's last (canonical reordering), or a
+    character flagged F_SECOND after one flagged F_FIRST (composition); otherwise the rule's
+    result is the concatenation of the characters' own (tests/py/test_kernel_table.py).
+    Σ and what NFKC turns into it stay out (Final_Sigma).
+
+    Returns:
+        ``(table, flags)``: ``{code point: normalize_text(c)}``, and ``{code point: bits}``
+        for the characters with any flag or class set (the rest: 0).
+    """
+    from .text import CONTEXT_CASED, char_table, composition_firsts, composition_seconds, \
+        normalize_text
+    if "table" in _KERNEL_TABLE:
+        t, f = _KERNEL_TABLE["table"]
+        return dict(t), dict(f)
+    comb, cat, norm = unicodedata.combining, unicodedata.category, unicodedata.normalize
+    firsts, seconds = composition_firsts(), composition_seconds()
+    table = char_table()
+    for c in range(0x80, 0x10000):
+        ch = chr(c)
+        if c in table or cat(ch) in ("Cn", "Cs", "Co"):
+            continue
+        k = norm("NFKC", ch)
+        if any(ord(x) in CONTEXT_CASED for x in k):
+            continue
+        if comb(ch) and norm("NFKD", ch) != ch:
+            continue   # a mark that decomposes (U+0344): rare, left to Python
+        table[c] = normalize_text(ch)
+    flags = {}
+    for c in table:
+        ch = chr(c)
+        d = norm("NFKD", ch)
+        k = norm("NFKC", ch)
+        bits = comb(d[0]) | comb(d[-1]) << 8
+        head = 0
+        while head < len(d) and comb(d[head]):
+            head += 1
+        if any(ord(x) in seconds for x in d[:head + 1]):
+            bits |= F_SECOND
+        starters = [x for x in k if not comb(x)]
+        if not starters:
+            bits |= F_NOSTARTER
+        elif ord(starters[-1]) in firsts:
+            bits |= F_FIRST
+        if bits:
+            flags[c] = bits
+    _KERNEL_TABLE["table"] = (table, flags)
+    return dict(table), dict(flags)
+
+
+_KERNEL_TABLE: dict = {}

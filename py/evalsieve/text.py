@@ -93,24 +93,37 @@ def composition_seconds() -> frozenset[int]:
     character of every primary composite (accents such as U+0301; among starters, the Hangul
     vowel and trailing jamo and a few vowel signs of Indic scripts, such as U+09BE; among the
     viramas, Sinhala's U+0DCA), from this Python's ``unicodedata`` (about 0.15 s, once)."""
+    return _composites()[1]
+
+
+def composition_firsts() -> frozenset[int]:
+    """The first characters of every primary composite (the starters a following character
+    can compose with: ``e`` before U+0301, a Hangul leading jamo or LV syllable)."""
+    return _composites()[0]
+
+
+def _composites() -> tuple[frozenset[int], frozenset[int]]:
     global _seconds
     if _seconds is None:
         dec, nfc = unicodedata.decomposition, unicodedata.normalize
-        out = set()
+        firsts, seconds = set(), set()
         for c in range(sys.maxunicode + 1):
             d = dec(chr(c))
             if not d or d[0] == "<" or d.count(" ") != 1:
                 continue
             a, b = (chr(int(x, 16)) for x in d.split())
             if nfc("NFC", a + b) == chr(c):   # not a composition exclusion
-                out.add(ord(b))
+                firsts.add(ord(a))
+                seconds.add(ord(b))
         for c in range(0xAC00, 0xD7A4):   # Hangul syllables compose by algorithm: LV, LV + T
-            out.add(ord(nfc("NFD", chr(c))[-1]))
-        _seconds = frozenset(out)
+            parts = nfc("NFD", chr(c))
+            seconds.add(ord(parts[-1]))
+            firsts.add(ord(parts[0]) if len(parts) == 2 else c - (c - 0xAC00) % 28)
+        _seconds = (frozenset(firsts), frozenset(seconds))
     return _seconds
 
 
-_seconds: frozenset[int] | None = None
+_seconds: tuple[frozenset[int], frozenset[int]] | None = None
 
 #: The one canonical combining class whose marks the table holds: 9, the viramas of the
 #: Indic and Southeast Asian scripts (U+094D in Devanagari). No virama composes with

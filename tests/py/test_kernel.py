@@ -104,16 +104,84 @@ def test_kernel_filter_pickles_without_its_instances():
     assert r[:2] == (2, 2) and list(r[3]) == [1, 1, 0, 8]
 
 
-def test_ext_tables_are_char_table():
-    """The kernel's map of non-ASCII code units is text.char_table, white space as ' '."""
+def test_ext_tables_are_the_kernel_table():
+    """The kernel's map of non-ASCII code units: text.char_table and the marks, white space
+    as ' ', with the flags of kernel_spec.kernel_table."""
     from evalsieve.kernel import EXT_GONE, EXT_NONE, ext_tables
+    from evalsieve.kernel_spec import F_FIRST, F_NOSTARTER, F_SECOND, kernel_table
     from evalsieve.text import char_table
-    ext, pool = ext_tables()
-    table = char_table()
+    ext, pool, flags = ext_tables()
+    table, _ = kernel_table()
+    assert set(char_table()) <= set(table)
     assert ext[0xE9] == 0xE9 and ext[0xC9] == 0xE9          # é; É lowered
     assert ext[0x201C] == EXT_GONE and ext[0xA0] == 0x20     # a curly quote; NBSP
-    assert ext[0xD800] == EXT_NONE and ext[0x0301] == EXT_NONE   # a surrogate; a mark
+    assert ext[0xD800] == EXT_NONE and ext[0x03A3] == EXT_NONE   # a surrogate; capital sigma
     m = ext[0x2161]                                          # Roman numeral two -> "ii"
     assert m <= -3 and list(pool[-m - 3:-m - 3 + 3]) == [2, ord("i"), ord("i")]
     assert sum(1 for c in range(128, 0x10000) if ext[c] != EXT_NONE) == \
         sum(1 for c in table if 128 <= c <= 0xFFFF)
+    # the flags: an accent (class 230, composes), the nukta (7, composes after na), a virama
+    # (9), shadda (33), a Hangul vowel jamo (a starter that composes), na (a first), é (its
+    # NFKD ends in class 230; ê composes on), ka (nothing)
+    assert ext[0x0301] == 0x0301 and flags[0x0301] == F_SECOND | F_NOSTARTER | 230 | 230 << 8
+    assert flags[0x093C] == F_SECOND | F_NOSTARTER | 7 | 7 << 8
+    assert flags[0x094D] == F_NOSTARTER | 9 | 9 << 8
+    assert flags[0x0651] == F_NOSTARTER | 33 | 33 << 8
+    assert flags[0x1161] == F_SECOND and flags[0x0928] == F_FIRST and flags[0xAC00] == F_FIRST
+    assert flags[0xE9] == 230 << 8 and flags[0xEA] == F_FIRST | 230 << 8   # ê: ế
+    assert flags[0x0915] == 0
+
+
+# characters whose normalisation depends on their neighbours: marks of several classes in
+# both orders, compositions (Hangul jamo, nukta after na, accents after ASCII letters),
+# composition exclusions, Final_Sigma, and plain letters of each script
+TRICKY = (["a", "e", "n", "s", "A", "Σ", "σ", "\u00e9", "\u0301", "\u0323", "\u0302", "\u0308",
+           "\u0345", "\u0399", " ", " ", " ", "\u00a0"]
+          + ["\u0627", "\u0628", "\u0644", "\u0645", "\u064e", "\u064f", "\u0650", "\u0651",
+             "\u0652", "\u064b", "\u0670", "\u0653"]
+          + ["\u0915", "\u0928", "\u0930", "\u0921", "\u093c", "\u094d", "\u093f", "\u0940",
+             "\u0902", "\u0929", "\u095e", "\u0951", "\u0952"]
+          + ["\u1100", "\u1161", "\u11a8", "\uac00", "\ud55c", "\u3131", "\u314f"]
+          + ["\u09c7", "\u09be", "\u0dd9", "\u0dca", "\u0e01", "\u0e48", "\u0e38"])
+
+
+# well-formed syllables the kernel reads alone (NFC order: fatha before shadda; a nukta
+# after ḍa, which it does not compose with; conjuncts with the virama; Hangul syllables)
+PLAIN = ["\u0628\u064e", "\u0628\u064e\u0651", "\u0644\u0627", "\u0645\u064f", "\u0915\u094d\u0937",
+         "\u0921\u093c", "\u0915\u093f", "\u0928\u0940", "\u0930\u094d", "\ud55c", "\uac00\uc694",
+         "\u0e01\u0e48", "\u00e9t\u00e9", "word", "\u0399\u03c3", " ", " ", "  "]
+
+
+def test_kernel_reads_every_script_as_the_rule_does():
+    """Property: for random text of TRICKY characters, the kernel's words are the rule's:
+    with the eval n-grams made by Python from each line, every line of three or more words
+    is a candidate (a line the kernel reads by itself must hit). Not vacuous: with no eval
+    n-grams, many of the lines are read by the kernel alone (no candidate)."""
+    pytest.importorskip("wasmtime")
+    from hypothesis import given, settings, strategies as st
+    from evalsieve.kernel import KernelFilter
+    from evalsieve.text import normalize_words
+
+    read_alone = []
+
+    text = st.one_of(st.lists(st.sampled_from(TRICKY), min_size=3, max_size=30),
+                     st.lists(st.sampled_from(PLAIN + [" "] * 8), min_size=5, max_size=30),
+                     st.lists(st.sampled_from(PLAIN + TRICKY[:20]), min_size=5, max_size=30))
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(st.lists(text.map("".join), min_size=1, max_size=6))
+    def check(texts):
+        lines = [t.replace("\n", " ") for t in texts]
+        lines = [l for l in lines if len(normalize_words(l)) >= 3 and l[:1].strip()]
+        if not lines:
+            return
+        grams = [" ".join(w[i:i + 3]) for w in map(normalize_words, lines)
+                 for i in range(len(w) - 2)]
+        block = ("\n".join(lines) + "\n").encode("utf-8")
+        hit = KernelFilter(grams, 3, "text").scanner([["text"]]).scan(block)
+        assert sorted(set(hit[3][1::4])) == list(range(1, len(lines) + 1)), lines
+        none = KernelFilter([], 3, "text").scanner([["text"]]).scan(block)
+        read_alone.append(len(lines) - len(none[3]) // 4)
+    check()
+    print("lines the kernel read alone:", sum(read_alone))
+    assert sum(read_alone) > 50, read_alone   # 92 with these settings
