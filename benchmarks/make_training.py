@@ -20,7 +20,7 @@ instead: half its records are real text (the system's gettext translations into 
 Arabic or Hindi, /usr/share/locale/<lang>/LC_MESSAGES/*.mo, one message per unit, when
 there), half synthetic text (words of random Hangul syllables; of Arabic letters; of
 Devanagari syllables, a consonant with a vowel sign or, in 15 % of them, a conjunct with
-the virama, and a nukta in 3 %), the same GSM8K test questions planted, and written as raw
+the virama, and in 3 % a nukta on one of the seven letters Hindi puts it on), the same GSM8K test questions planted, and written as raw
 UTF-8 (``ensure_ascii=False``, as most multilingual datasets are).
 
     python3 benchmarks/make_training.py OUT.jsonl --mb 200 [--gzip] [--script hangul]
@@ -107,8 +107,8 @@ def _synthetic_word(rng: random.Random, script: str) -> str:
     out = []
     for _ in range(rng.randint(1, 4)):   # devanagari
         c = chr(rng.randrange(0x0915, 0x093A))
-        if rng.random() < 0.03:
-            c += "\u093c"                                # nukta
+        if rng.random() < 0.03:                          # a nukta, on the letters Hindi
+            c = rng.choice("\u0915\u0916\u0917\u091c\u0921\u0922\u092b") + "\u093c"   # puts it on
         r = rng.random()
         if r < 0.15:
             c += "\u094d" + chr(rng.randrange(0x0915, 0x093A))   # a conjunct (virama)
