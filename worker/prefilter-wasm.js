@@ -4,8 +4,9 @@
 // TextDecoder, no JSON.parse) and makes prefilter.js's decisions (or adds a candidate, never
 // drops one: see the C source). It hashes the spec's n-grams into its own table
 // (pf_add_ngrams, prefilter.js's hash code in C; tables() lets the tests compare the two);
-// the char_table map is prefilter.js's (createPrefilter().tables), copied into the module's
-// memory once. Python's spec stays the only source of the rule.
+// the char_table map is prefilter.js's (createPrefilter().tables), with the kernel's own
+// characters and their flags from the spec's `kernel` (marks of every script), copied into
+// the module's memory once. Python's spec stays the only source of the rule.
 //
 // loadKernel() fetches and compiles the module once per thread; createKernelScanner() wraps
 // a compiled module and a JS prefilter. No DOM; under Node the tests pass the bytes.
@@ -73,10 +74,24 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
   // the char_table replacements: [length, units...] each, at EXT <= -3 (pool index - 3)
   const ext = Int32Array.from(t.extCode);
   const pool = [];
-  for (const [c, r] of t.extText) {
+  const many = (/** @type {number} */ c, /** @type {string} */ r) => {
     ext[c] = -3 - pool.length;
     pool.push(r.length);
     for (let i = 0; i < r.length; i++) pool.push(r.charCodeAt(i));
+  };
+  for (const [c, r] of t.extText) many(c, r);
+  // the kernel's characters beyond char_table (marks...) and the flags that make the kernel
+  // check reordering and composition as it reads (kernel_spec.kernel_table); without them
+  // the kernel reads char_table alone, as prefilter.js does
+  const kc = spec.kernel;
+  const flags = kc ? new Uint32Array(0x10000) : null;
+  if (kc && flags) {
+    for (const [k, r] of Object.entries(kc.chars)) {
+      const c = Number(k);
+      if (c < 128 || c > 0xffff) continue;
+      if (r.length === 0) ext[c] = -2; else if (r.length === 1) ext[c] = r.charCodeAt(0); else many(c, r);
+    }
+    for (const [k, b] of Object.entries(kc.flags)) if (Number(k) <= 0xffff) flags[Number(k)] = b;
   }
   const keyUnits = keys.reduce((a, k) => a + (k === '[]' ? 0 : k.length), 0);
   // the layout: cfg | table | bits | ext | pool | psteps | pstep0 | steps | key units | ring | res | out | chunk
@@ -86,6 +101,7 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
   const tableAt = place(t.table.byteLength);
   const bitsAt = place(t.bits.byteLength);
   const extAt = place(ext.byteLength);
+  const flagsAt = flags ? place(flags.byteLength) : 0;
   const poolAt = place(pool.length * 2);
   const pstepsAt = place(psteps.length * 4);
   const pstep0At = place(pstep0.length * 4);
@@ -102,6 +118,7 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
   const i32 = () => new Int32Array(memory.buffer);
   const u8 = () => new Uint8Array(memory.buffer);
   u8().set(new Uint8Array(ext.buffer), extAt); // table and bits: fresh memory, zeroed
+  if (flags) u8().set(new Uint8Array(flags.buffer), flagsAt);
   new Uint16Array(memory.buffer, poolAt, pool.length).set(pool);
   i32().set(psteps, pstepsAt / 4);
   i32().set(pstep0, pstep0At / 4);
@@ -119,7 +136,7 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
     k++;
   }
   i32().set([t.n, t.top, tableAt, t.mask, bitsAt, extAt, poolAt, spec.paths.length, pstepsAt, pstep0At, stepsAt,
-    spec.format === 'text' ? 1 : 0, ringAt, 0], cfgAt / 4); // flags 0: char_table alone
+    spec.format === 'text' ? 1 : 0, ringAt, flagsAt], cfgAt / 4); // flags 0: char_table alone
   if (ex.pf_configure(cfgAt) !== 0) throw new Error(`the kernel takes at most 64 field paths (${spec.paths.length} given)`);
   // the n-grams' UTF-16 units, each ended by '\n', in the space the chunks use later
   const units = spec.ngrams.reduce((a, g) => a + g.length + 1, 0);

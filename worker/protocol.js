@@ -135,7 +135,7 @@ export const LOG_KIND = Object.freeze({
 
 // --- the prefilter sub-worker (prefilter-worker.js) ------------------------------------
 /**
- * @typedef {{n: number, ngrams: string[], format: string, paths: any[][], chars: Record<string, string>}} PrefilterSpec
+ * @typedef {{n: number, ngrams: string[], format: string, paths: any[][], chars: Record<string, string>, kernel?: {chars: Record<string, string>, flags: Record<string, number>}}} PrefilterSpec (kernel: the scan kernel's characters beyond chars, and their context flags: kernel_spec.kernel_chars)
  * @typedef {{type: 'spec', spec: PrefilterSpec}} PrefilterSpecMsg
  * @typedef {{type: 'chunk', seq: number, data: string | Uint8Array}} PrefilterChunkMsg (data: UTF-8 bytes, transferred, or text)
  * @typedef {PrefilterSpecMsg | PrefilterChunkMsg} PrefilterIn

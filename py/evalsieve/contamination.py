@@ -423,7 +423,8 @@ class ContaminationJob:
 
     # -- training pass behind the page's prefilter (worker/prefilter.js) ---------------------
     def prefilter_spec(self) -> dict | None:
-        """What worker/prefilter.js needs: N, the eval n-grams, the training field paths.
+        """What worker/prefilter.js needs: N, the eval n-grams, the training field paths, the
+        char_table map; and for the scan kernel, ``kernel``: kernel_spec.kernel_chars.
 
         Returns None for CSV/TSV training files (their records can span lines; the page
         sends them whole to :meth:`feed_train`).
@@ -433,9 +434,11 @@ class ContaminationJob:
         if self.train_format not in ("jsonl", "text") or self.semantic is not None:
             return None  # also -cr files: the prefilter splits lines at LF only; the semantic
                          # rung needs every record
+        from .kernel_spec import kernel_chars
         return {"n": self.index.n, "ngrams": self.index.ngrams, "format": self.train_format,
                 "paths": [list(s) for s in self._train_fields._steps],
-                "chars": {str(c): r for c, r in char_table().items()}}
+                "chars": {str(c): r for c, r in char_table().items()},
+                "kernel": kernel_chars()}
 
     def feed_train_candidates(self, records: list[int], lines: list[int], text: str,
                               records_total: int, chars: int) -> int:

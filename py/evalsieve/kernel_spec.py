@@ -199,3 +199,15 @@ def kernel_table() -> tuple[dict[int, str], dict[int, int]]:
 
 
 _KERNEL_TABLE: dict = {}
+
+
+def kernel_chars() -> dict:
+    """What the page's kernel host adds to the char_table map of the prefilter spec:
+    ``{"chars": {code: text}, "flags": {code: bits}}``, the kernel table's characters beyond
+    text.char_table (white space in their text as ' ') and every flag (kernel_table)."""
+    from .text import char_table
+    table, flags = kernel_table()
+    base = char_table()
+    return {"chars": {str(c): "".join(" " if ch.isspace() else ch for ch in r)
+                      for c, r in table.items() if c not in base},
+            "flags": {str(c): b for c, b in flags.items()}}

@@ -203,3 +203,21 @@ def test_too_deep_json_is_refused_the_same_way(tmp_path, kernel):
         for c in calls:
             filt.feed_train_candidates(c["records"], c["lines"], c["text"], c["records_total"], c["chars"])
     assert filtered.value.line == 2 and filtered.value.message == plain.value.message
+
+
+def test_every_script_with_marks(tmp_path, kernel):
+    """Marks the rule reorders or composes (Arabic shadda before or after its vowel, the
+    nukta after na, which it composes with, and after da, which it does not, Hangul jamo,
+    an accent after ASCII), in records that hold an eval row and in records that do not:
+    the exports of the plain pass whichever scanner reads them."""
+    hi = "\u0915\u094d\u0937\u092e\u093e \u0921\u093c\u093e \u0928\u093c\u092f\u093e"   # conjunct, nukta
+    ar = "\u0645\u064f\u062d\u064e\u0645\u0651\u064e\u062f"   # damma, fatha, shadda + fatha
+    ko = "\ud55c\uad6d\uc5b4 \u1100\u1161\u11a8"
+    q = f"{hi} {ar} {ko} caf\u00e9 e\u0301t\u00e9 alpha beta gamma delta epsilon zeta"
+    ev = json.dumps({"question": q}, ensure_ascii=False) + "\n"
+    swapped = q.replace("\u0651\u064e", "\u064e\u0651")     # the order NFC gives
+    lines = [json.dumps({"text": t}, ensure_ascii=a) for t in
+             (q, swapped, q.replace("\u0921", "\u0928"), "x " + q + " y", hi + " " + ar,
+              ko * 20, "no match " + ar * 30) for a in (True, False)]
+    s, cand = both_ways(tmp_path, ev, "\n".join(lines) + "\n", kernel=kernel)
+    assert s["training_records"] == 14 and s["rows_contaminated"] == 1
