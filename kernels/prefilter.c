@@ -89,7 +89,8 @@ static i32 s_cand; /* 1: the record is a candidate (hit, unsure or malformed): s
 /* A segment being read; a local, so that its fields live in registers (linear-memory
  * globals would be reloaded after every RING store). cand: a hit, or a character outside
  * the table; mk: see MK_FIRST. */
-typedef struct { u32 words, slot, roll, h, in, cand, mk; } Seg;
+#define PEND 8 /* marks held back: canonical reordering of a run of marks */
+typedef struct { u32 words, slot, roll, h, in, cand, mk, np, floor; u16 pend[PEND]; u8 pcc[PEND]; } Seg;
 
 /* Seg.mk: what the next character could join (FLAGS, kernel_spec.kernel_table): the last
  * combining class of the previous character's NFKD (bits 0-7) and MK_FIRST when the last
@@ -161,6 +162,7 @@ static inline int probe(u32 roll) {
 
 INLINE void seg_start(Seg *s) {
   s->words = 0; s->slot = 0; s->roll = 0; s->h = FNV_OFFSET; s->in = 0; s->cand = 0; s->mk = 0;
+  s->np = 0;
 }
 
 /* A word ended: roll it into the window of the last N words; probe a full window. */
@@ -185,17 +187,38 @@ INLINE void unit(Seg *s, u32 c) {
 }
 
 /* One character of a segment (a code point; above U+FFFF, or a surrogate, is unknown). */
+/* The held-back marks, in canonical order, into the word. */
+static void flush(Seg *s) {
+  for (u32 k = 0; k < s->np; k++) unit(s, s->pend[k]);
+  s->np = 0;
+}
+
 static void feed(Seg *s, u32 c) {
+  if (s->np && c < 128) flush(s);
   if (c < 128) { s->mk = MK_FIRST; unit(s, c); return; }
   if (c > 0xffff) { s->cand = 1; return; }
   i32 m = EXT[c];
   if (FLAGS && m != -1) {
-    /* the rule could reorder this mark before the previous character's, or compose this
-     * character with the starter before it: Python decides */
-    u32 f = FLAGS[c], fc = f & 0xff;
-    if ((fc && fc < (s->mk & 0xff)) || ((f & F_SECOND) && (s->mk & MK_FIRST))) { s->cand = 1; return; }
-    s->mk = (f & F_NOSTARTER) ? (s->mk & MK_FIRST) | ((f >> 8) & 0xff)
-                              : ((f & F_FIRST) ? MK_FIRST : 0) | ((f >> 8) & 0xff);
+    u32 f = FLAGS[c], fc = f & 0xff, lc = (f >> 8) & 0xff;
+    /* composing this character with the starter before it: Python decides */
+    if ((f & F_SECOND) && (s->mk & MK_FIRST)) { s->cand = 1; return; }
+    /* a mark of one unit that decomposes to itself is held back (the rule sorts a run of
+     * marks by class, stably); one that would sort before a character already in the
+     * word (a starter's own marks) is Python's */
+    int mark = (f & F_NOSTARTER) && m >= 0 && fc == lc;
+    if (fc && fc < (mark && s->np ? s->floor : (s->mk & 0xff))) { s->cand = 1; return; }
+    if (mark && s->np < PEND) {
+      if (!s->np) s->floor = s->mk & 0xff; /* the last class of what came before the run */
+      u32 k = s->np++;
+      while (k && s->pcc[k - 1] > fc) { s->pend[k] = s->pend[k - 1]; s->pcc[k] = s->pcc[k - 1]; k--; }
+      s->pend[k] = (u16)m;
+      s->pcc[k] = (u8)fc;
+      s->mk = (s->mk & MK_FIRST) | s->pcc[s->np - 1];
+      return;
+    }
+    if (s->np) flush(s);
+    if (fc && fc < (s->mk & 0xff)) { s->cand = 1; return; }
+    s->mk = (f & F_NOSTARTER) ? (s->mk & MK_FIRST) | lc : ((f & F_FIRST) ? MK_FIRST : 0) | lc;
   }
   if (m >= 0) { unit(s, (u32)m); return; }
   if (m == EXT_GONE) return;
@@ -205,6 +228,7 @@ static void feed(Seg *s, u32 c) {
 }
 
 INLINE void seg_end(Seg *s) {
+  if (s->np) flush(s);
   if (s->in) word_end(s); /* the last word ends with the segment */
 }
 
@@ -322,6 +346,7 @@ static const u8 *string_scan(const u8 *p) {
     slow = p;
     feed(&s, cp);
     if (s.cand) { s_cand = 1; return 0; }
+    if (s.np && (*p < 0x80)) { flush(&s); if (s.cand) { s_cand = 1; return 0; } } /* ASCII next */
   }
 }
 

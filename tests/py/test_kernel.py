@@ -158,7 +158,7 @@ def test_kernel_reads_every_script_as_the_rule_does():
     is a candidate (a line the kernel reads by itself must hit). Not vacuous: with no eval
     n-grams, many of the lines are read by the kernel alone (no candidate)."""
     pytest.importorskip("wasmtime")
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import example, given, settings, strategies as st
     from evalsieve.kernel import KernelFilter
     from evalsieve.text import normalize_words
 
@@ -170,6 +170,8 @@ def test_kernel_reads_every_script_as_the_rule_does():
 
     @settings(max_examples=300, deadline=None, derandomize=True)
     @given(st.lists(text.map("".join), min_size=1, max_size=6))
+    @example(["x \u00e9\u0301\u0323 y z", "a \u0628\u0651\u064e b c", "a \u0628\u0651\u064e\u0652\u064b b",
+              "\u0915\u094d\u093c\u093f x y", "q \u0301\u0323\u0302 r s"])
     def check(texts):
         lines = [t.replace("\n", " ") for t in texts]
         lines = [l for l in lines if len(normalize_words(l)) >= 3 and l[:1].strip()]
