@@ -95,7 +95,8 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
         EvalsieveError(bad_input): bad settings or input (before any output is written, or
         naming the file); (internal): the self-check found a row still contaminated.
     """
-    from .cli import _feed, _input_info, _pick_fields, _runtime, _utc_now, open_input
+    from .cli import (_cpu_seconds, _feed, _input_info, _pick_fields, _runtime, _utc_now,
+                      open_input)
     log = log or (lambda msg: None)
     config = PurifyConfig(mode, int(radius), int(min_piece), int(max_splits), rows)
     if self_check not in SELF_CHECKS:
@@ -112,7 +113,8 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
                                          any_of=len(paths) > 1)
         first_head = first_head or head
         files.append({"path": p, "name": name, "fmt": fmt, "fields": fields,
-                      "gzip": src.gzip, "size": size_of(p), "out": _out_path(out, name)})
+                      "gzip": src.gzip, "size": size_of(p), "out": _out_path(out, name),
+                      "mtime_ns": None if is_url(p) else os.stat(p).st_mtime_ns})
     _check_layout(out, files, train)
     tr_fields = list(dict.fromkeys(f for fl in files for f in fl["fields"]))
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), n, boilerplate, threshold)
@@ -125,7 +127,7 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
         "n-grams")
     index = job.index
     run = _Engine(engine, workers, ray_address)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_seconds()
     # 1. the scan
     payload = make_payload(index, fast=filter != "off", formats={f["fmt"] for f in files})
     if filter == "numpy" and not payload["filters"] and \
@@ -137,7 +139,7 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
         hits, sha, records = _scan(run, payload, job, files, log)
     finally:
         index.keep_hits = False
-    t_scan = time.perf_counter() - t0
+    t_scan, c_scan = time.perf_counter() - t0, _cpu_seconds() - c0
     train_in = [InputFile("train", f["name"], sha.get(i, ""), f["size"],
                           f["fmt"] + ("+gzip" if f["gzip"] else "")) for i, f in enumerate(files)]
     ev_info = _input_info(ev, "eval", ev_fmt)
@@ -154,20 +156,21 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
     fingerprint = stamp.to_dict()["fingerprint"]
     # 2. the output files
     _clear_exports(out)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), _cpu_seconds()
     shards = [ShardTask(i, f["path"], f["name"], f["fmt"], tuple(f["fields"]), f["gzip"],
                         f["size"], f["out"],
                         tuple((r, tuple(g)) for r, g in hits[i] if counted.intersection(g)),
-                        records[i], sha.get(i, "")) for i, f in enumerate(files)]
+                        records[i], sha.get(i, ""), f["mtime_ns"])
+              for i, f in enumerate(files)]
     results = _write(run, {"index": index, "counted": counted, "config": config}, shards,
                      settings, out, log)
-    t_write = time.perf_counter() - t1
+    t_write, c_write = time.perf_counter() - t1, _cpu_seconds() - c1
     # 3. the self-check
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), _cpu_seconds()
     counts_out = (_rescan_full(run, payload, files) if self_check == "full"
                   else _rescan_changed(index, job.scan.counts, results))
     check = still_contaminated(index, job.scores, counts_out, bp, threshold, rows)
-    t_check = time.perf_counter() - t2
+    t_check, c_check = time.perf_counter() - t2, _cpu_seconds() - c2
     log(f"self-check ({self_check} rescan of the output): {check['rows_contaminated']} eval "
         f"rows still contaminated, {check['rows_asked_contaminated']} of the "
         f"{check['rows_asked']} it was asked to clean")
@@ -205,6 +208,9 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
                        "rows_still_contaminated": check["rows"]},
         "seconds": {"scan": round(t_scan, 3), "write": round(t_write, 3),
                     "self_check": round(t_check, 3)},
+        # user + system, this process and its joined worker processes
+        "cpu_seconds": {"scan": round(c_scan, 3), "write": round(c_write, 3),
+                        "self_check": round(c_check, 3)},
         "engine": {"engine": engine, "workers": workers,
                    "filter": "numpy" if payload["filters"] else "off"},
         "out": out, "fingerprint": fingerprint,
@@ -422,12 +428,35 @@ def _rescan_full(run: _Engine, payload: dict, files: list[dict]) -> list[int]:
     scan = TrainingScan(index)
     outs = []
     for f in files:
+        if f["fmt"] == "parquet" and is_url(f["out"]):   # (the scan tasks read local Parquet)
+            _scan_parquet_url(scan, f)
+            continue
         gz = FileSource(f["out"]).gzip if f["fmt"] != "parquet" else False
         outs.append({**f, "path": f["out"], "gzip": gz, "size": size_of(f["out"])})
     tasks = plan_tasks(outs, run.plan_workers())
     run(payload, tasks, scan_task, lambda res: scan.merge(res["partial"], res["file"]),
         lambda n: None)
     return scan.counts
+
+
+def _scan_parquet_url(scan: TrainingScan, f: dict) -> None:
+    """A purified Parquet file at an fsspec URL through the n-gram rung, row group by row
+    group (what :func:`corpus.scan_task` does for a local one)."""
+    from .corpus import _fsspec
+    from .fields import FieldExtractor
+    from .parquet_io import _pa, plain
+    _, pq = _pa(f["name"])
+    seg = FieldExtractor("parquet", list(f["fields"]), f["name"]).segments
+    with _fsspec(f["out"]).open(f["out"], "rb") as fh:
+        pf = pq.ParquetFile(fh)
+        cols = [c for c in dict.fromkeys(p.split(".")[0].split("[")[0] for p in f["fields"])
+                if c in pf.schema_arrow.names]
+        n = 0
+        for batch in pf.iter_batches(columns=cols):
+            rows = batch.to_pylist()
+            scan.scan([(n + i + 1, seg({k: plain(v) for k, v in r.items()}))
+                       for i, r in enumerate(rows)])
+            n += len(rows)
 
 
 def _rescan_changed(index, counts: list[int], results: list[dict]) -> list[int]:

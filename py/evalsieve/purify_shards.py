@@ -26,7 +26,9 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import queue
 import re
+import threading
 import uuid
 from dataclasses import dataclass
 
@@ -52,6 +54,9 @@ class ShardTask:
             scan found holding a counted n-gram, with every eval n-gram id it found in each.
         records: records the scan counted in the file.
         sha256: the file's sha256 as the scan hashed it ("" when it did not).
+        mtime_ns: the local file's modification time when the run began (None for a URL).
+            With ``sha256``, a file whose size and time are unchanged is not hashed again
+            (its bytes are the ones the scan hashed); else it is, and compared.
     """
     file: int
     path: str
@@ -64,17 +69,52 @@ class ShardTask:
     targets: tuple
     records: int
     sha256: str = ""
+    mtime_ns: int | None = None
 
 
 # -- writing ------------------------------------------------------------------------------------
+class HashThread:
+    """sha256 of bytes handed over in order, computed on a thread of its own (hashlib lets
+    go of the GIL for large updates, so hashing the input and the output overlaps the
+    walk). The blocks must not change after :meth:`update` (bytes, or views of bytes)."""
+
+    def __init__(self):
+        self._h = hashlib.sha256()
+        self._q: queue.Queue = queue.Queue(maxsize=16)
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+        self._digest = None
+
+    def _run(self) -> None:
+        while True:
+            b = self._q.get()
+            if b is None:
+                return
+            self._h.update(b)
+
+    def update(self, data) -> None:
+        if len(data):
+            self._q.put(data)
+
+    def hexdigest(self) -> str:
+        """The digest (ends the thread; later calls give the same)."""
+        if self._digest is None:
+            self._q.put(None)
+            self._t.join()
+            self._digest = self._h.hexdigest()
+        return self._digest
+
+
 class _Sink:
     """The temporary file's bytes, hashed and counted as they are written."""
 
     def __init__(self, raw):
-        self.raw, self.h, self.bytes = raw, hashlib.sha256(), 0
+        self.raw, self.h, self.bytes = raw, HashThread(), 0
+        self.known = ""   # the sha256 of a verbatim copy: the input's
 
     def write(self, data) -> int:
-        self.h.update(data)
+        if not self.known:
+            self.h.update(data)
         self.bytes += len(data)
         return self.raw.write(data)
 
@@ -134,6 +174,7 @@ class AtomicOutput:
 
     def abort(self) -> None:
         """Remove the temporary file (after an error)."""
+        self.sink.h.hexdigest()   # (ends the hashing thread)
         try:
             self.sink.raw.close()
             if self.fs is not None:
@@ -145,7 +186,7 @@ class AtomicOutput:
 
     @property
     def sha256(self) -> str:
-        return self.sink.h.hexdigest()
+        return self.sink.known or self.sink.h.hexdigest()
 
     @property
     def bytes(self) -> int:
@@ -171,22 +212,29 @@ def purify_shard(payload: dict, task: ShardTask, progress=None) -> dict:
         does not hold what the scan found in it.
     """
     _delay_hook()
+    same = task.sha256 and task.mtime_ns is not None and _stat(task.path) == (task.size,
+                                                                               task.mtime_ns)
     out = AtomicOutput(task.out, compress=task.gzip)
+    walker = None
     try:
         if not task.targets:
-            res = _copy(task, out, progress)
+            res = _copy(task, out, progress, task.sha256 if same else "")
         elif task.fmt == "parquet":
             from .purify_parquet import purify_parquet
             res = purify_parquet(payload, task, out, progress)
-        elif task.fmt in ("jsonl", "text"):
-            res = _LineShard(payload, task, out).run(progress)
         else:
-            res = _ReaderShard(payload, task, out).run(progress)
-        if task.sha256 and res["sha256"] != task.sha256:
-            raise bad_input("the file changed during the run (its sha256 differs from the "
-                            "scan's)", file=task.name, expected="a file that stays the same")
+            walker = (_LineShard if task.fmt in ("jsonl", "text") else _ReaderShard)(
+                payload, task, out, hashed=not same)
+            res = walker.run(progress)
+        if (same and _stat(task.path) != (task.size, task.mtime_ns)) or \
+                (task.sha256 and res["sha256"] != task.sha256):
+            raise bad_input("the file changed during the run (its size, time or sha256 "
+                            "differ from the scan's)", file=task.name,
+                            expected="a file that stays the same")
         out.commit()
     except BaseException:
+        if walker is not None and walker.h is not None:
+            walker.h.hexdigest()   # (ends its hashing thread)
         out.abort()
         raise
     res.update({"file": task.file, "part": 0, "bytes": task.size, "out_sha256": out.sha256,
@@ -200,25 +248,36 @@ def _result(sha: str, records: int, rows: list) -> dict:
             "cut": len(rows) - dropped, "dropped": dropped, "rows": rows}
 
 
-def _copy(task: ShardTask, out: AtomicOutput, progress) -> dict:
-    """A shard without a record to change: its bytes as they are (gzip not inflated)."""
-    h = hashlib.sha256()
+def _stat(path: str) -> tuple | None:
+    """(size, mtime_ns) of a local file (None for a URL or a missing file)."""
+    if is_url(path):
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _copy(task: ShardTask, out: AtomicOutput, progress, known: str = "") -> dict:
+    """A shard without a record to change: its bytes as they are (gzip not inflated); the
+    output's sha256 is the input's (``known``: the scan's, for a file unchanged since)."""
+    out.sink.known = known
     with open_binary(task.path) as f:
         while True:
             block = f.read(CHUNK_BYTES)
             if not block:
                 break
-            h.update(block)
             out.write_stored(block)
             if progress:
                 progress(len(block))
-    return _result(h.hexdigest(), task.records, [])
+    return _result(out.sha256, task.records, [])
 
 
 class _Shard:
     """What both text walkers share: the targets, the plan of a record, the report row."""
 
-    def __init__(self, payload: dict, task: ShardTask, out: AtomicOutput):
+    def __init__(self, payload: dict, task: ShardTask, out: AtomicOutput, hashed: bool = True):
         self.index, self.counted = payload["index"], payload["counted"]
         self.config = payload["config"]
         self.task, self.out = task, out
@@ -227,7 +286,7 @@ class _Shard:
         self.next, self.want = next(self.targets, (None, None))
         self.rows: list[dict] = []
         self.rec = 0
-        self.h = hashlib.sha256()
+        self.h = HashThread() if hashed else None   # else: the scan's sha256 stands
 
     def blocks(self, progress):
         whole = Task(self.task.file, 0, self.task.path, self.task.name, self.task.fmt,
@@ -266,7 +325,8 @@ class _Shard:
             raise bad_input(f"the file has {self.rec} records but the scan counted "
                             f"{self.task.records} (it changed during the run?)",
                             file=self.task.name, expected="a file that stays the same")
-        return _result(self.h.hexdigest(), self.rec, self.rows)
+        sha = self.h.hexdigest() if self.h is not None else self.task.sha256
+        return _result(sha, self.rec, self.rows)
 
 
 def _decode(b: bytes, name: str, line: int) -> str:
@@ -284,25 +344,27 @@ class _LineShard(_Shard):
         self.first = True      # at the file's first byte (a BOM is not part of line 1)
         carry = b""
         for data in self.blocks(progress):
-            data = carry + data
+            if carry:
+                data = carry + data
             cut = data.rfind(b"\n") + 1
-            carry = data[cut:]
+            carry = data[cut:] if cut < len(data) else b""
             if cut:
-                self._block(data[:cut] if carry else data)
+                self._block(data, cut)
         if carry:
-            self._block(carry)
+            self._block(carry, len(carry))
         return self.finish()
 
-    def _records_in(self, data: bytes) -> int:
-        """Records in whole lines ``data`` (the last line may lack its ``\\n``)."""
-        lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    def _records_in(self, data: bytes, end: int, lines: int) -> int:
+        """Records in the whole lines ``data[:end]`` (``lines`` of them; the last may lack
+        its ``\\n``): the lines less the blank ones (only a line starting with white space
+        or a non-ASCII byte can be blank)."""
         blank = 0
-        starts = [0] + [m.end() for m in _SUSPECT.finditer(data)]
-        for k, a in enumerate(starts):
-            if k == 0 and not (data[:1] and (data[0] <= 0x20 or data[0] >= 0x80)):
-                continue
-            b = data.find(b"\n", a)
-            blank += self._blank(data[a:len(data) if b < 0 else b], a == 0)
+        starts = [m.end() for m in _SUSPECT.finditer(data, 0, end)]
+        if data[0] <= 0x20 or data[0] >= 0x80:
+            starts.insert(0, 0)
+        for a in starts:
+            b = data.find(b"\n", a, end)
+            blank += self._blank(data[a:end if b < 0 else b], a == 0)
         return lines - blank
 
     def _blank(self, line: bytes, at_block_start: bool) -> bool:
@@ -315,25 +377,28 @@ class _LineShard(_Shard):
             return False
         return not _decode(line, self.task.name, self.line + 1).strip()
 
-    def _block(self, data: bytes) -> None:
-        n = self._records_in(data)
+    def _block(self, data: bytes, size: int) -> None:
+        """The whole lines ``data[:size]``: written as they are, or walked line by line
+        when they hold the next record to change."""
+        ends = data.count(b"\n", 0, size)
+        n = self._records_in(data, size, ends + (0 if data[size - 1] == 0x0A else 1))
+        view = memoryview(data)
         if self.next is None or self.rec + n < self.next:
-            self.out.write(data)
+            self.out.write(view[:size])
             self.rec += n
-            self.line += data.count(b"\n")
+            self.line += ends
             self.first = False
             return
         at = start = 0   # start: the first byte not yet written
-        size = len(data)
         while at < size:
-            end = data.find(b"\n", at)
+            end = data.find(b"\n", at, size)
             end = size if end < 0 else end + 1
-            line = data[at:end]
             self.line += 1
-            if not self._blank(line.rstrip(b"\n"), at == 0):
+            if not self._blank(data[at:end].rstrip(b"\n"), at == 0):
                 self.rec += 1
                 if self.rec == self.next:
-                    self.out.write(data[start:at])
+                    self.out.write(view[start:at])
+                    line = data[at:end]
                     bom = self.first and at == 0 and line.startswith(_BOM)
                     raw = _decode(line[3:] if bom else line, self.task.name, self.line)
                     new = self.change(raw, self.line, self.rw.parse_line(raw, self.line))
@@ -342,7 +407,7 @@ class _LineShard(_Shard):
                     start = end
             at = end
             self.first = False
-        self.out.write(data[start:])
+        self.out.write(view[start:size])
 
 
 class _LinesKept(RecordReader):

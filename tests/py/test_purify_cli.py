@@ -391,16 +391,19 @@ def test_a_killed_run_resumes_and_gives_the_same_output(tmp_path, capsys):
     p = subprocess.Popen(base + ["--out", str(out)], env={**env, "EVALSIEVE_SHARD_DELAY_S": "2"},
                          start_new_session=True)
     state = out / ".evalsieve-purify"
+
+    def complete():   # state files of finished output files (not their temporary names)
+        return [n for n in os.listdir(state) if n.endswith(".json")] if state.is_dir() else []
     t0 = time.time()
     while time.time() - t0 < 120 and p.poll() is None:
-        if state.is_dir() and len(os.listdir(state)) >= 1:
+        if complete():
             break
         time.sleep(0.05)
     assert p.poll() is None, "the run ended before it could be killed"
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
     assert not (out / "run-stamp.json").exists()
-    done = len(os.listdir(state))
+    done = len(complete())
     assert 1 <= done < 4
     r = subprocess.run(base + ["--out", str(out), "--json"], env=env, capture_output=True,
                        text=True, check=True)
@@ -412,3 +415,64 @@ def test_a_killed_run_resumes_and_gives_the_same_output(tmp_path, capsys):
         t.pop("run-stamp.json")
     assert a == b
     assert not [n for n in os.listdir(out / "train") if "purify-tmp" in n]
+
+
+def test_lone_cr_text_and_crlf_csv_keep_their_line_ends(tmp_path, capsys):
+    train = tmp_path / "train"
+    train.mkdir()
+    rng = random.Random(5)
+    lines = [filler(rng, 60) for _ in range(8)]
+    lines[3] = f"{filler(rng, 100)} {Q[4]} {filler(rng, 100)}"
+    (train / "mac.txt").write_bytes(("\r".join(lines) + "\r").encode())
+    rows = [f'{i},"{filler(rng, 50)}\r\n{filler(rng, 5)}"' for i in range(6)]
+    rows[2] = f'2,"{Q[8]}"'
+    (train / "win.csv").write_bytes(("id,text\r\n" + "\r\n".join(rows) + "\r\n").encode())
+    code, out, err = cli(["purify", EVAL, str(train), "--out", str(tmp_path / "o"),
+                          "--eval-field", "question", "--train-field", "text", "--json"],
+                         capsys)
+    assert code == 0, err
+    got = (tmp_path / "o" / "train" / "mac.txt").read_bytes().split(b"\r")
+    want = ("\r".join(lines) + "\r").encode().split(b"\r")
+    assert len(got) == len(want) and [g == w for g, w in zip(got, want)].count(False) == 1
+    assert got[3] != want[3] and Q[4].encode() not in got[3]
+    rep = {(r["file"], r["record"]): r["action"] for r in report(tmp_path / "o")}
+    assert rep == {("train/mac.txt", "4"): "cut", ("train/win.csv", "3"): "dropped"}
+    csv_out = (tmp_path / "o" / "train" / "win.csv").read_bytes()
+    assert csv_out == ("id,text\r\n" + "\r\n".join(rows[:2] + rows[3:]) + "\r\n").encode()
+
+
+def test_remote_output_through_fsspec(corpus, tmp_path, capsys):
+    fsspec = pytest.importorskip("fsspec")
+    purify(corpus, tmp_path / "local", capsys)
+    s = purify(corpus, "memory://purified/run", capsys)
+    assert s["self_check"]["rows_contaminated"] == 0
+    fs = fsspec.filesystem("memory")
+    local = tree(tmp_path / "local")
+    for rel, data in local.items():
+        if rel in ("purify-summary.json", "run-stamp.json"):
+            continue
+        assert fs.cat(f"/purified/run/{rel}") == data, rel
+    assert not [p for p in fs.find("/purified/run") if "purify-tmp" in p]
+
+
+def test_a_file_changed_during_the_run_is_an_error(tmp_path, capsys, monkeypatch):
+    from evalsieve import purify_shards
+    train = tmp_path / "train.jsonl"
+    rng = random.Random(2)
+    recs = [filler(rng, 50) for _ in range(5)]
+    recs[1] = Q[0]
+    train.write_text("".join(json.dumps({"text": t}) + "\n" for t in recs))
+
+    def change():   # same size, other bytes, the time moved on
+        data = bytearray(train.read_bytes())
+        i = data.index(b"zorp") if b"zorp" in data else data.index(b"blick")
+        data[i] = ord("Z")
+        train.write_bytes(bytes(data))
+        st = os.stat(train)
+        os.utime(train, ns=(st.st_atime_ns, st.st_mtime_ns + 10 ** 9))
+    monkeypatch.setattr(purify_shards, "_delay_hook", change)
+    code, _, err = cli(["purify", EVAL, str(train), "--out", str(tmp_path / "o"),
+                        "--eval-field", "question", "--workers", "1"], capsys)
+    assert code == 2 and "changed during the run" in err
+    assert not (tmp_path / "o" / "train.jsonl").exists()
+    assert not (tmp_path / "o" / "run-stamp.json").exists()
