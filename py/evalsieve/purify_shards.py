@@ -402,8 +402,9 @@ class _LineShard(_Shard):
                     bom = self.first and at == 0 and line.startswith(_BOM)
                     raw = _decode(line[3:] if bom else line, self.task.name, self.line)
                     new = self.change(raw, self.line, self.rw.parse_line(raw, self.line))
-                    if new is not None:
-                        self.out.write((_BOM if bom else b"") + new.encode("utf-8"))
+                    # the BOM belongs to the file, not to its first record: it stays
+                    self.out.write((_BOM if bom else b"") +
+                                   (b"" if new is None else new.encode("utf-8")))
                     start = end
             at = end
             self.first = False

@@ -149,13 +149,19 @@ def tree(d):
 
 
 # -- records as written, for the comparisons --------------------------------------------------
+def _inflated(path):
+    data = open(path, "rb").read()
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+
 def raw_records(path, fmt):
     """[(raw bytes of the record, value)] in file order (gzip inflated)."""
     data = open(path, "rb").read()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
+    text = data.decode("utf-8")
     reader = RecordReader(fmt, os.path.basename(path))
-    recs = reader.feed(data.decode("utf-8")) + reader.finish()
+    recs = reader.feed(text.removeprefix("\ufeff")) + reader.finish()
     return [(r.raw.encode("utf-8"), r.value) for r in recs], reader.header
 
 
@@ -183,6 +189,8 @@ def check_text_file(inp, outp, fmt, fields, rows, min_piece=200):
     ins, header = raw_records(inp, fmt)
     outs, header2 = raw_records(outp, fmt)
     assert header == header2
+    bom = b"\xef\xbb\xbf"
+    assert _inflated(inp).startswith(bom) == _inflated(outp).startswith(bom)
     by = {int(r["record"]): r for r in rows}
     it = iter(outs)
     for k, (raw, value) in enumerate(ins, 1):
