@@ -16,7 +16,6 @@ does not. It runs the contamination scan itself, with the same options and rule.
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from .purify import MAX_SPLITS, MIN_PIECE, MODES, RADIUS, ROWS

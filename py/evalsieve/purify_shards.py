@@ -32,11 +32,11 @@ import threading
 import uuid
 from dataclasses import dataclass
 
-from .corpus import CHUNK_BYTES, Task, _Gunzip, _raw_blocks, is_url, open_binary
+from .corpus import CHUNK_BYTES, Task, _raw_blocks, is_url, open_binary
 from .errors import EvalsieveError, bad_input
 from .purify import plan_record
 from .purify_records import RecordRewriter
-from .records import RecordReader, split_format
+from .records import RecordReader
 
 _SUSPECT = re.compile(rb"\n(?=[\x00-\x20\x80-\xff])")   # a line that may be blank
 _BOM = b"\xef\xbb\xbf"
@@ -481,8 +481,3 @@ def _delay_hook() -> None:
     if delay:
         import time
         time.sleep(float(delay))
-
-
-def split_fmt_base(fmt: str) -> str:
-    """The base of a format name (``csv-semicolon-cr`` -> ``csv``)."""
-    return split_format(fmt)[0]

@@ -3,7 +3,6 @@ that count, the self-check's verdict, and the raw-record rewriter. Expectations 
 by hand on small fixtures (offsets written out in the comments)."""
 
 import json
-import unicodedata
 
 import pytest
 from hypothesis import given, settings, strategies as st

@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +17,6 @@ import time
 import pytest
 
 from evalsieve.cli import main
-from evalsieve.fields import FieldExtractor
 from evalsieve.records import RecordReader
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -3,7 +3,6 @@ contamination job refuses, purify refuses with the same exit status and no outpu
 file it reads, purify writes with its records accounted for (untouched ones byte for byte,
 changed ones as pieces of the original), and the rescan of the output finds no row."""
 
-import io
 import json
 import os
 
