@@ -17,6 +17,8 @@
 
     evalsieve fields FILE [--json]
 
+    evalsieve purify EVAL TRAIN [TRAIN ...] --out DIR [--mode cut|drop] ... (purify_cli.py)
+
 Exit status: 0 done; 1 done and ``--fail-on-contamination`` saw a contaminated row;
 2 bad input or usage (a message names the file, the line and what was expected; no export
 is written).
@@ -795,6 +797,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip malformed JSONL/CSV/TSV records instead of stopping; each is "
                    "listed in skipped-lines.csv and counted in the stamp (Parquet: no effect)")
     _add_score_options(q)
+    from .purify_cli import add_purify_parser
+    add_purify_parser(sub)
     f = sub.add_parser("fields", help="list a file's fields, and the default with its reason",
                        description="Every leaf field of a file with its fill rate, average "
                        "words and characters per row, the constant flag, element-filter paths "
@@ -831,6 +835,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "fields":
             return run_fields(args)
+        if args.command == "purify":   # writes its own outputs (a copy of the corpus)
+            from .purify_cli import run_purify
+            return run_purify(args, log)
         if args.command == "contamination":
             summary, exports = run_contamination(args, log)
         elif args.command == "paraphrases":

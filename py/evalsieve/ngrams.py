@@ -114,6 +114,10 @@ class EvalIndex:
         EvalsieveError(bad_input): N given outside 1..1000, or no row has a word.
     """
 
+    #: When True, every :class:`TrainingScan` of this index lists its records that hold
+    #: an eval n-gram (``hits``; purify reads them). Off for the contamination job.
+    keep_hits = False
+
     def __init__(self, rows_segments: list[list[str]], n: int | None = None,
                  background: dict[str, int] | None = None):
         flat = [s for segs in rows_segments for s in segs]
@@ -206,6 +210,8 @@ class TrainingScan:
         first_file: per n-gram id, the 0-based training file of its first record.
         first_record: per n-gram id, the 1-based record number in that file (0 = never).
         excerpt: per n-gram id, normalised training words around its first occurrence.
+        hits: with ``index.keep_hits``, ``[record, [n-gram ids]]`` of every scanned record
+            holding an eval n-gram (ids ascending), in scan order; else None.
     """
     index: EvalIndex
     records: int = 0
@@ -216,12 +222,15 @@ class TrainingScan:
     file_names: list[str] = field(default_factory=list)
     first_file: list[int] = field(default_factory=list)
     exact: dict[int, tuple[int, int]] = field(default_factory=dict)
+    hits: list | None = None
 
     def __post_init__(self):
         g = len(self.index.ngrams)
         self.counts = [0] * g
         self.first_record = [0] * g
         self.first_file = [0] * g
+        if self.index.keep_hits:
+            self.hits = []
 
     def partial(self) -> dict:
         """This scan's result in a mergeable form (plain JSON-able values).
@@ -231,7 +240,8 @@ class TrainingScan:
             excerpt]}}`` with only the n-grams found; record numbers as this scan saw them.
         """
         counts = self.counts
-        return {"records": self.records,
+        extra = {"hits": self.hits} if self.hits is not None else {}
+        return {**extra, "records": self.records,
                 "counts": {g: c for g, c in enumerate(counts) if c},
                 "first": {g: [self.first_record[g], self.excerpt.get(g, "")]
                           for g, c in enumerate(counts) if c},
@@ -316,6 +326,8 @@ class TrainingScan:
             if found:
                 for gid in found:
                     counts[gid] += 1
+                if self.hits is not None:
+                    self.hits.append([rec, sorted(found)])
 
 
 def _excerpt(joined: str, padded_gram: str) -> str:
