@@ -20,10 +20,12 @@ Kinds, first match wins:
                system prompts, tool output
 ``meta``       a leaf word of :data:`META_WORDS` (``task_id``, ``source``, ``category``)
 ``answer``     a leaf word of :data:`ANSWER_WORDS` (``answer``, ``Correct Answers``,
-               ``choice0``, ``label``), or a parent of them (``options[].text``,
+               ``choice0``, ``label``, ``answer_text``)
+``code``       a leaf word of :data:`CODE_WORDS` (``code``, ``test_list``, ``entry_point``)
+               (of several such words in the leaf, the last one, its head noun, decides:
+               ``question_id`` is ``meta``, ``canonical_solution`` an ``answer``)
+``answer``     a parent word of :data:`ANSWER_WORDS` (``options[].text``,
                ``choices.text[]``: the choices of a multiple-choice row)
-``code``       a leaf word of :data:`CODE_WORDS` (``code``, ``canonical_solution`` is an
-               answer first, ``test_list``, ``entry_point``)
 ``prompt``     a leaf word of :data:`PROMPT_WORDS` (``question``, ``Question``,
                ``problem``, ``prompt``, ``doc.question``, ``original_question``)
 ``neutral``    anything else (``content``, ``passage``, ``turns[]``, ``arg_0``)
@@ -62,7 +64,7 @@ CODE_WORDS = frozenset(
     "impl implementation".split())
 #: Leaf words naming an id, a source, a category or other bookkeeping.
 META_WORDS = frozenset(
-    "id ids idx index uuid guid key hash url urls uri link links source sources src "
+    "id ids idx index uuid guid hash url urls uri link links source sources src "
     "category categories type types subject subjects split tag tags meta metadata canary "
     "license lang language date time timestamp author authors domain level difficulty "
     "file filename path role roles speaker sender version num count length".split())
@@ -105,10 +107,11 @@ def name_kind(path: str) -> tuple[str, str]:
             return "turn", r
     leaf = keys[-1] if keys else []
     parents = [w for k in keys[:-1] for w in k]
-    for words, kind in ((META_WORDS, "meta"), (ANSWER_WORDS, "answer"), (CODE_WORDS, "code")):
-        hit = next((w for w in leaf if w in words), None)
-        if hit:
-            return kind, hit
+    for w in reversed(leaf):   # the last word is the head noun: question_id is an id
+        for words, kind in ((META_WORDS, "meta"), (ANSWER_WORDS, "answer"),
+                            (CODE_WORDS, "code")):
+            if w in words:
+                return kind, w
     hit = next((w for w in parents if w in ANSWER_WORDS), None)
     if hit:
         return "answer", hit
