@@ -42,7 +42,7 @@ from .contamination import CLEAN_RULES, ContaminationConfig, ContaminationJob
 from .engines import ENGINES
 from .errors import EvalsieveError, bad_input
 from .corpus import CHUNK_BYTES, HEAD_BYTES, FileSource, expand_inputs, plan_tasks, size_of  # noqa: F401
-from .sample import check_fields, inspect_head
+from .sample import check_fields, corpus_defaults, inspect_head, listed_paths
 from .stamps import InputFile
 
 
@@ -107,13 +107,44 @@ def _check_parquet_fields(src, info: dict, paths: list[str]) -> None:
                         "rows)", file=src.name, expected="one of: " + ", ".join(sorted(known)))
 
 
+def _present(src, info: dict, head: str, paths: list[str], skip_bad: bool) -> list[str]:
+    """The ``paths`` this input has, in their order: those its description lists (plain and
+    element-filter paths), and element filters on a listed list that select something in the
+    sampled rows (a role value past the listed ones)."""
+    from .fields import unfiltered
+    listed = set(listed_paths(info))
+    out = []
+    for p in paths:
+        if p in listed:
+            out.append(p)
+        elif p != unfiltered(p) and unfiltered(p) in listed:
+            try:
+                if info["format"] == "parquet":
+                    _check_parquet_fields(src, info, [p])
+                else:
+                    check_fields(src.name, info["format"], [p], head, skip_bad)
+                out.append(p)
+            except EvalsieveError:
+                pass
+    return out
+
+
 def _pick_fields(src, requested: list[str] | None, role: str, log,
-                 any_of: bool = False, skip_bad: bool = False) -> tuple[str, list[str], str]:
-    """(format, fields, head) of an input (text or Parquet). With ``any_of`` (a file of a
-    corpus of several), the requested fields the file has are used, and at least one must be
-    there. ``skip_bad``: the head is sampled around malformed lines (--skip-bad-lines)."""
-    info, head = describe(src, skip_bad)
+                 any_of: bool = False, skip_bad: bool = False, described=None,
+                 corpus: dict[str, str] | None = None) -> tuple[str, list[str], str]:
+    """(format, fields, head) of an input (text or Parquet).
+
+    With ``any_of`` (a file of a corpus of several), the requested paths this file has are
+    its fields (plain or element-filter paths, :func:`_present`), and a file with none of
+    them is refused by name, with the paths asked for and the paths it has. ``corpus``: for
+    such a file without requested paths, the corpus's defaults (``sample.corpus_defaults``:
+    path -> the file whose default it is); the file is read with those it has, and the
+    reason says whose default each one is. ``skip_bad``: the head is sampled around
+    malformed lines (--skip-bad-lines). ``described``: ``describe(src)`` when already done.
+    """
+    info, head = described or describe(src, skip_bad)
     parquet = info["format"] == "parquet"
+    flag = "--" + ("field" if role == "para" else f"{role}-field")
     if requested:
         known_paths = {f["path"] for f in info["fields"]}
         # (a field the head's description lists needs no second look at the head)
@@ -121,19 +152,37 @@ def _pick_fields(src, requested: list[str] | None, role: str, log,
                  (lambda fs: None if set(fs) <= known_paths else
                   check_fields(src.name, info["format"], fs, head, skip_bad)))
         if any_of:
-            known = {f["path"] for f in info["fields"]}
-            fields = [f for f in requested if f in known] or requested
-            if fields is requested:
-                check(requested)   # none is known: raises, naming them (or finds a filter path)
+            fields = _present(src, info, head, requested, skip_bad)
+            if not fields:
+                has = listed_paths(info)
+                raise bad_input(
+                    f"this file has none of the {flag} paths asked for "
+                    f"({', '.join(requested)})", file=src.name,
+                    expected=f"at least one of them in every training file; this one has: "
+                    + (", ".join(has[:20]) + (f" and {len(has) - 20} more" if len(has) > 20
+                                              else "") if has else "no field"))
         else:
             check(requested)
             fields = requested
-        why = "chosen with --" + ("field" if role == "para" else f"{role}-field")
+        why = "chosen with " + flag
+        if len(fields) < len(requested):
+            why += f"; this file has {len(fields)} of the {len(requested)}"
+    elif corpus is not None:
+        listed = set(listed_paths(info))
+        fields = [p for p in corpus if p in listed]
+        if not fields:
+            raise bad_input("no field could be chosen by default: this file has no default of "
+                            "its own (all are constant or empty) and none of the other "
+                            "files' defaults", file=src.name, expected=f"{flag} PATH")
+        parts = [f"{p}: {info['default_reason']}" if p in info["default_fields"] else
+                 f"{p}: the default of {corpus[p]}, which this file also has" for p in fields]
+        why = "default: " + ("; ".join(parts) if len(parts) > 1 else
+                             parts[0].split(": ", 1)[1])
     else:
         fields = info["default_fields"]
         if not fields:
             raise bad_input("no field could be chosen by default (all are constant or empty)",
-                            file=src.name, expected=f"--{role}-field PATH")
+                            file=src.name, expected=f"{flag} PATH")
         why = "default: " + info["default_reason"]
     sep = {",": "comma", "\t": "tab", ";": "';'", "|": "'|'"}.get(info.get("separator"))
     log(f"{'eval' if role == 'para' else role}: {src.name}: {info['format']}"
@@ -195,15 +244,33 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     paths = expand_inputs(args.train)
     files = []
     first_head = ""
+    several = len(paths) > 1
+    # several files and no --train-field: every file is described first, then each is read
+    # with the corpus's defaults it has (sample.corpus_defaults)
+    described = []
     for k, (p, name) in enumerate(paths):
         src = open_input(p, name)
+        if several and not args.train_field:
+            info, head = describe(src, skip)
+            first_head = first_head or head
+            described.append((p, name, src, info))
+            continue
         quiet = k >= 3 and len(paths) > 4
         fmt, fields, head = _pick_fields(src, args.train_field, "train",
                                          (lambda m: None) if quiet else log,
-                                         any_of=len(paths) > 1, skip_bad=skip)
+                                         any_of=several, skip_bad=skip)
         first_head = first_head or head   # the first text file's head: the filter words
         files.append({"path": p, "name": name, "fmt": fmt, "fields": fields, "gzip": src.gzip,
                       "size": size_of(p)})
+    if described:
+        corpus = corpus_defaults([(name, info) for _, name, _, info in described])
+        for k, (p, name, src, info) in enumerate(described):
+            quiet = k >= 3 and len(paths) > 4
+            fmt, fields, _ = _pick_fields(src, None, "train", (lambda m: None) if quiet else log,
+                                          any_of=True, skip_bad=skip, described=(info, ""),
+                                          corpus=corpus)
+            files.append({"path": p, "name": name, "fmt": fmt, "fields": fields,
+                          "gzip": src.gzip, "size": size_of(p)})
     if len(paths) > 4:
         log(f"train: {len(paths)} files in all")
     field_lists = []

@@ -334,6 +334,21 @@ def _rank(f: FieldInfo) -> tuple:
             -f.avg_words, -f.avg_chars * f.fill)
 
 
+def _passed(f: FieldInfo, best_kind: str) -> str:
+    """Why a field with more words than the chosen one (of kind ``best_kind``) was passed
+    over."""
+    k = _kind(f)
+    if f.shared:
+        return "holds " + f.shared
+    if k in KIND_TEXT:
+        return KIND_TEXT[k]
+    if k == "prompt" and best_kind == "prompt":
+        return f"named for the prompt too ({name_kind(f.path)[1]!r}), later in the rule's order"
+    if k == "prompt":
+        return "named for the prompt, after the user turns"
+    return "not named for the prompt"
+
+
 def _why(best: FieldInfo, text: list[FieldInfo], infos: list[FieldInfo]) -> str:
     """The reason for ``best`` among the candidates ``text``, in words a person can check."""
     k = _kind(best)
@@ -358,9 +373,8 @@ def _why(best: FieldInfo, text: list[FieldInfo], infos: list[FieldInfo]) -> str:
                    and f.avg_words > best.avg_words), key=lambda f: -f.avg_words)
     if over and _rank(best)[0] < 2:
         why += "; passed over: " + ", ".join(
-            f"{f.path} ({f.avg_words:.1f} words: "
-            f"{('holds ' + f.shared) if f.shared else KIND_TEXT.get(_kind(f), 'not named for the prompt')})"
-            for f in over[:3]) + (f" and {len(over) - 3} more" if len(over) > 3 else "")
+            f"{f.path} ({f.avg_words:.1f} words: {_passed(f, k)})" for f in over[:3]) + (
+            f" and {len(over) - 3} more" if len(over) > 3 else "")
     if best.shared:
         why += (f"; warning: it holds {best.shared}, so a training record holding that "
                 "part matches every such row: choose a field without it if one holds the "
