@@ -166,7 +166,8 @@ def shared_passage(rows: list[list[list[str]]], total: int,
     """
     df: dict[tuple, int] = {}
     for segs in rows:
-        grams = {tuple(ws[i:i + n]) for ws in segs for i in range(len(ws) - n + 1)}
+        # (in order of appearance, so "the first seen" does not depend on string hashing)
+        grams = dict.fromkeys(tuple(ws[i:i + n]) for ws in segs for i in range(len(ws) - n + 1))
         for g in grams:
             df[g] = df.get(g, 0) + 1
     if not df:
@@ -174,7 +175,7 @@ def shared_passage(rows: list[list[list[str]]], total: int,
     top_gram, top = max(df.items(), key=lambda kv: kv[1])  # first seen among equals
     if top < 2 or top * 2 <= total:
         return 0, []
-    common = {g for g, c in df.items() if c * 2 > total}
+    common = [g for g, c in df.items() if c * 2 > total]   # in order of appearance
     after = {g[:-1]: g for g in common}
     before = {g[1:]: g for g in common}
     words, seen = list(top_gram), {top_gram}
@@ -257,7 +258,7 @@ def discover_fields(values: Iterable[dict], filters: bool = True) -> list[FieldI
                 if len(segs) > 1:
                     multi[path] = True
                 ec = elems[path]
-                for s in set(segs):
+                for s in dict.fromkeys(segs):   # each once, in order (not hash order)
                     if s.strip() and (s in ec or len(ec) < 10000):
                         ec[s] = ec.get(s, 0) + 1
     out = []

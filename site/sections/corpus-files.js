@@ -77,34 +77,52 @@ export function corpusOrder(files) {
 }
 
 /**
- * One field list for the corpus: every field of any file (first file's figures first),
- * checked by default where some file picks it by default.
+ * One field list for the corpus: every field of any file, plain then element-filter paths
+ * (the first file's figures for a path several files have), ticked by default where some
+ * file picks it by default: each file's default in corpus order, each path once, as
+ * py/evalsieve/sample.py corpus_defaults orders them for the CLI. `default_reasons` gives,
+ * per default path, the reason of the file whose default it is, named (each file's own
+ * figures; the picker shows it under that field).
  * @param {Array<{file: File, info: Record<string, any>}>} parts
  */
 export function corpusInfo(parts) {
   const fields = new Map();
-  const defaults = new Set();
-  for (const { info } of parts) {
+  const filters = new Map();
+  /** @type {Record<string, string>} */
+  const reasons = {};
+  for (const { file, info } of parts) {
     for (const f of info.fields) if (!fields.has(f.path)) fields.set(f.path, f);
-    for (const d of info.default_fields || []) defaults.add(d);
+    for (const f of info.filter_fields || []) if (!filters.has(f.path)) filters.set(f.path, f);
+    for (const d of info.default_fields || []) if (!(d in reasons)) reasons[d] = `${file.name}: ${info.default_reason}`;
   }
   const formats = [...new Set(parts.map((p) => `${p.info.format}${p.info.gzip ? ' (gzip)' : ''}`))];
-  return { ...parts[0].info, fields: [...fields.values()], default_fields: [...defaults], format: formats.join(', '), corpus_size: parts.reduce((s, p) => s + p.file.size, 0) };
+  const defaults = Object.keys(reasons);
+  return {
+    ...parts[0].info, fields: [...fields.values()], filter_fields: [...filters.values()], default_fields: defaults,
+    default_reasons: reasons, default_reason: defaults.length ? 'each file\'s own default' : parts[0].info.default_reason,
+    format: formats.join(', '), corpus_size: parts.reduce((s, p) => s + p.file.size, 0),
+  };
 }
+
+/** Every path a file's `inspect` lists: plain fields, then element-filter paths. */
+const listedPaths = (info) => [...info.fields, ...(info.filter_fields || [])].map((f) => f.path);
 
 /**
  * What a run sends for the corpus: `train_files[i] = {name, format, fields}` (the chosen
- * fields this file has, at least one) and the files under 'train', 'train.1', ...
- * (worker/jobs/contamination-corpus.js).
+ * fields this file lists, element filters included, at least one: the CLI's rule for the
+ * --train-field paths, py/evalsieve/cli.py _present) and the files under 'train',
+ * 'train.1', ... (worker/jobs/contamination-corpus.js).
  * @param {Array<{file: File, info: Record<string, any>}>} parts @param {string[]} chosen
- * @throws {Error} a file holds none of the chosen fields (names the file and its fields)
+ * @throws {Error} a file holds none of the chosen fields (names the file, the fields chosen
+ *   and its own)
  */
 export function corpusRequest(parts, chosen) {
   const trainFiles = parts.map(({ file, info }) => {
-    const has = new Set(info.fields.map((f) => f.path));
+    const listed = listedPaths(info);
+    const has = new Set(listed);
     const fields = chosen.filter((c) => has.has(c));
     if (!fields.length) {
-      throw new Error(`${file.name}: none of the chosen training fields (${chosen.join(', ')}) is in this file; its fields: ${[...has].join(', ') || 'none'}`);
+      throw new Error(`${file.name}: none of the chosen training fields (${chosen.join(', ')}) is in this file; its fields: ${listed.join(', ') || 'none'}`);
     }
     return { name: file.name, format: info.format, fields };
   });

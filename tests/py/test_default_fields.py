@@ -238,3 +238,27 @@ def test_gzip_head_fixture_is_what_make_field_fixtures_writes():
     with gzip.open(os.path.join(HEADS, "HumanEval.jsonl.gz"), "rt", encoding="utf-8") as f:
         ids = [json.loads(line)["task_id"] for line in f]
     assert ids == [f"HumanEval/{i}" for i in range(40)]
+
+
+def test_figures_and_reasons_do_not_depend_on_string_hashing(tmp_path):
+    # two elements on every row (a system turn and a fixed answer) tie: the first seen is
+    # quoted, whatever PYTHONHASHSEED the process has (the page's Python and the CLI's differ)
+    rows = [{"messages": [{"role": "system", "content": "You are a helpful assistant."},
+                          {"role": "user", "content": f"name river {i} of the long valley"},
+                          {"role": "assistant", "content": "The same answer every time."}]}
+            for i in range(3)]
+    f = tmp_path / "c.jsonl"
+    f.write_text(as_jsonl(rows), encoding="utf-8")
+    import subprocess
+    code = ("import json, sys; from evalsieve.sample import inspect_head; "
+            "print(json.dumps(inspect_head('c.jsonl', open(sys.argv[1]).read(), complete=True)))")
+    outs = {subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": str(seed),
+                                            "PYTHONPATH": os.path.join(HEADS, "..", "..", "..",
+                                                                       "py")}).stdout
+            for seed in range(6)}
+    assert len(outs) == 1
+    info = json.loads(outs.pop())
+    whole = next(x for x in info["fields"] if x["path"] == "messages[].content")
+    assert whole["shared"] == "the same element on 3 of 3 sampled rows ('You are a helpful " \
+                              "assistant.')"
