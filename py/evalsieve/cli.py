@@ -42,6 +42,7 @@ from .contamination import CLEAN_RULES, ContaminationConfig, ContaminationJob
 from .engines import ENGINES
 from .errors import EvalsieveError, bad_input
 from .corpus import CHUNK_BYTES, HEAD_BYTES, FileSource, expand_inputs, plan_tasks, size_of  # noqa: F401
+from .layouts import eval_input
 from .sample import check_fields, corpus_defaults, inspect_head, listed_paths
 from .stamps import InputFile
 
@@ -57,19 +58,21 @@ def _runtime() -> str:
 
 def open_input(path: str, name: str | None = None):
     """A :class:`corpus.FileSource` for a text file, or a ``parquet_io.ParquetSource`` for a
-    Parquet one (by its magic bytes ``PAR1``; pyarrow needed; local paths only).
+    Parquet one (by its magic bytes ``PAR1``), an ``arrow_io.ArrowSource`` for an Arrow IPC
+    one (``ARROW1`` or ``FF FF FF FF``: a datasets shard); pyarrow needed; local paths only.
 
     Raises:
         EvalsieveError(bad_input): as FileSource; a Parquet URL (not supported yet).
     """
     src = FileSource(path, name=name)
-    if src.parquet:
+    if src.parquet or src.arrow:
+        from .arrow_io import open_columnar
         from .corpus import is_url
-        from .parquet_io import ParquetSource
         if is_url(path):
-            raise bad_input("Parquet files are read from local paths only", file=src.name,
+            raise bad_input(f"{'Parquet' if src.parquet else 'Arrow'} files are read from "
+                            "local paths only", file=src.name,
                             expected="a local copy of the file, or JSON Lines at the URL")
-        pq = ParquetSource(path)
+        pq = open_columnar(path)
         pq.name = src.name
         pq.gzip = False
         return pq
@@ -185,7 +188,8 @@ def _pick_fields(src, requested: list[str] | None, role: str, log,
                             file=src.name, expected=f"{flag} PATH")
         why = "default: " + info["default_reason"]
     sep = {",": "comma", "\t": "tab", ";": "';'", "|": "'|'"}.get(info.get("separator"))
-    log(f"{'eval' if role == 'para' else role}: {src.name}: {info['format']}"
+    log(f"{'eval' if role == 'para' else role}: {src.name}: "
+        f"{getattr(src, 'file_format', info['format'])}"
         f"{' (gzip)' if src.gzip else ''}{f', separated by {sep}' if sep else ''}, "
         f"fields {', '.join(fields)} ({why})")
     return info["format"], fields, head
@@ -204,7 +208,7 @@ def _feed(src, fmt: str, fields: list[str], text_fn, values_fn) -> None:
 def _input_info(src, role: str, fmt: str) -> InputFile:
     if fmt == "parquet":
         return InputFile(role, src.name, _sha256_file(src.path), os.path.getsize(src.path),
-                         "parquet")
+                         getattr(src, "file_format", "parquet"))
     return src.info(role, fmt)
 
 
@@ -238,10 +242,22 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     from .engines import Merger, hash_file, run_local, run_ray
     if args.semantic:
         _check_encoder_extra()
-    ev = open_input(args.eval)
+    notes: list[str] = []
+    ev = open_input(*eval_input(args.eval, notes))
+    if getattr(ev, "file_format", "") == "arrow":
+        raise bad_input("an Arrow file as the eval file: eval.clean is written in the eval "
+                        "file's own format, and the CLI does not write Arrow", file=ev.name,
+                        expected="the eval split as Parquet or JSON Lines (datasets: "
+                        "Dataset.to_parquet(F) or .to_json(F)); Arrow shards are read as "
+                        "TRAIN, and by evalsieve fields")
     skip = args.skip_bad_lines
+    for note in notes:
+        log("eval: " + note)
     ev_fmt, ev_fields, _ = _pick_fields(ev, args.eval_field, "eval", log, skip_bad=skip)
-    paths = expand_inputs(args.train)
+    notes.clear()
+    paths = expand_inputs(args.train, notes)
+    for note in notes:
+        log("train: " + note)
     files = []
     first_head = ""
     several = len(paths) > 1
@@ -261,7 +277,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
                                          any_of=several, skip_bad=skip)
         first_head = first_head or head   # the first text file's head: the filter words
         files.append({"path": p, "name": name, "fmt": fmt, "fields": fields, "gzip": src.gzip,
-                      "size": size_of(p)})
+                      "size": size_of(p), "file_format": getattr(src, "file_format", fmt)})
     if described:
         corpus = corpus_defaults([(name, info) for _, name, _, info in described])
         for k, (p, name, src, info) in enumerate(described):
@@ -270,7 +286,8 @@ def run_contamination(args, log) -> tuple[dict, dict]:
                                           any_of=True, skip_bad=skip, described=(info, ""),
                                           corpus=corpus)
             files.append({"path": p, "name": name, "fmt": fmt, "fields": fields,
-                          "gzip": src.gzip, "size": size_of(p)})
+                          "gzip": src.gzip, "size": size_of(p),
+                          "file_format": getattr(src, "file_format", fmt)})
     if len(paths) > 4:
         log(f"train: {len(paths)} files in all")
     field_lists = []
@@ -350,7 +367,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         assets = _semantic_rung(job, args, log)
     sha = {**merger.sha256, **hashes}
     train_inputs = [InputFile("train", f["name"], sha.get(i, ""), f["size"],
-                              f["fmt"] + ("+gzip" if f["gzip"] else ""))
+                              f.get("file_format", f["fmt"]) + ("+gzip" if f["gzip"] else ""))
                     for i, f in enumerate(files)]
     summary = job.finish(_input_info(ev, "eval", ev_fmt), train_inputs, _utc_now(),
                          assets=assets, runtime=_runtime())
@@ -927,14 +944,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_fields(args) -> int:
     """``evalsieve fields FILE``: print the file's fields (a table, or JSON). Returns 0."""
-    src = open_input(args.file)
+    notes: list[str] = []
+    src = open_input(*eval_input(args.file, notes))
+    for note in notes:
+        print(note, file=sys.stderr)
     info, _ = describe(src)
     info = {"file": src.name, "gzip": bool(src.gzip), **info}
+    if getattr(src, "file_format", None):   # an Arrow file: its rows read like Parquet's
+        info["file_format"] = src.file_format
     if args.json:
         print(json.dumps(info, ensure_ascii=False))
         return 0
     sep = {",": "comma", "\t": "tab", ";": "';'", "|": "'|'"}.get(info.get("separator"))
-    print(f"{src.name}: {info['format']}{' (gzip)' if src.gzip else ''}"
+    print(f"{src.name}: {getattr(src, 'file_format', info['format'])}"
+          f"{' (gzip)' if src.gzip else ''}"
           f"{f', separated by {sep}' if sep else ''}; {info['rows_sampled']} rows sampled")
     if info["default_fields"]:
         print(f"default field: {info['default_fields'][0]} ({info['default_reason']})")
