@@ -124,3 +124,23 @@ test("each default field carries its own file's reason; the order is Python's co
   assert.equal(new Set(Object.values(info.default_reasons)).size, 3);
   assert.match(info.default_reasons.question, /^c\.jsonl: named for the prompt \('question'\), 8\.0 prose words per row$/);
 });
+
+test('a Hugging Face dataset folder: metadata, hidden folders and unfinished builds are left out, as the CLI leaves them', () => {
+  const code = 'import json; from evalsieve.layouts import HF_METADATA; print(json.dumps(list(HF_METADATA)))';
+  const meta = JSON.parse(execFileSync(python, ['-c', code], { env: { ...process.env, PYTHONPATH: path.join(ROOT, 'py') }, encoding: 'utf-8' }));
+  const f = (rel) => Object.assign(new File(['x'], rel.split('/').pop()), { webkitRelativePath: rel });
+  const rels = ['hub/README.md', 'hub/.gitattributes', 'hub/data/train-00000-of-00001.parquet', 'hub/data/test-00000-of-00001.parquet',
+    'hub/.cache/huggingface/download/data/x.json', 'hub/b.incomplete/part.jsonl', 'hub/.hidden.jsonl', ...meta.map((m) => `hub/sub/${m}`)];
+  const got = corpusOfInput(rels.map(f));
+  assert.deepEqual([...got].map((x) => x.name), ['hub/data/train-00000-of-00001.parquet', 'hub/data/test-00000-of-00001.parquet']);
+  assert.deepEqual(got.leftOut, [
+    { name: 'hub/.cache/huggingface/download/data/x.json', why: 'hidden' },
+    { name: 'hub/b.incomplete/part.jsonl', why: 'an unfinished datasets build' },
+    { name: 'hub/.hidden.jsonl', why: 'hidden' },
+    ...meta.map((m) => ({ name: `hub/sub/${m}`, why: 'datasets metadata' })),
+  ]);
+  assert.equal(got.arrow, 0);
+  const arrow = corpusOfInput(['ds/train/data-00000-of-00001.arrow', 'ds/train/state.json', 'ds/dataset_dict.json'].map(f));
+  assert.equal(arrow.length, 0);
+  assert.equal(arrow.arrow, 1);
+});
