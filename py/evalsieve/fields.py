@@ -164,17 +164,27 @@ def shared_passage(rows: list[list[list[str]]], total: int,
         half of the rows; ``(0, [])`` when no ``n``-gram is held by more than half (or by
         fewer than 2 rows).
     """
+    need = total // 2 + 1   # more than half of the sampled rows
+    if len(rows) < max(2, need):
+        return 0, []
+    # a run on `need` of the rows is on at least one of the first len(rows) - need + 1: only
+    # runs seen there are counted in the later rows
+    first = len(rows) - need + 1
     df: dict[tuple, int] = {}
-    for segs in rows:
+    for k, segs in enumerate(rows):
         # (in order of appearance, so "the first seen" does not depend on string hashing)
         grams = dict.fromkeys(tuple(ws[i:i + n]) for ws in segs for i in range(len(ws) - n + 1))
-        for g in grams:
-            df[g] = df.get(g, 0) + 1
-    if not df:
+        if k < first:
+            for g in grams:
+                df[g] = df.get(g, 0) + 1
+        else:
+            for g in grams:
+                if g in df:
+                    df[g] += 1
+    top = max(df.values(), default=0)
+    if top < need:
         return 0, []
-    top_gram, top = max(df.items(), key=lambda kv: kv[1])  # first seen among equals
-    if top < 2 or top * 2 <= total:
-        return 0, []
+    top_gram = next(g for g, c in df.items() if c == top)   # the first seen among equals
     common = [g for g, c in df.items() if c * 2 > total]   # in order of appearance
     after = {g[:-1]: g for g in common}
     before = {g[1:]: g for g in common}
