@@ -44,7 +44,8 @@ from .contamination import CLEAN_RULES, ContaminationConfig, ContaminationJob
 from .engines import ENGINES
 from .errors import EvalsieveError, bad_input
 from .corpus import CHUNK_BYTES, HEAD_BYTES, FileSource, expand_inputs, plan_tasks, size_of  # noqa: F401
-from .sample import check_fields, inspect_head
+from .layouts import eval_input
+from .sample import check_fields, corpus_defaults, inspect_head, listed_paths
 from .stamps import InputFile
 
 
@@ -59,19 +60,21 @@ def _runtime() -> str:
 
 def open_input(path: str, name: str | None = None):
     """A :class:`corpus.FileSource` for a text file, or a ``parquet_io.ParquetSource`` for a
-    Parquet one (by its magic bytes ``PAR1``; pyarrow needed; local paths only).
+    Parquet one (by its magic bytes ``PAR1``), an ``arrow_io.ArrowSource`` for an Arrow IPC
+    one (``ARROW1`` or ``FF FF FF FF``: a datasets shard); pyarrow needed; local paths only.
 
     Raises:
         EvalsieveError(bad_input): as FileSource; a Parquet URL (not supported yet).
     """
     src = FileSource(path, name=name)
-    if src.parquet:
+    if src.parquet or src.arrow:
+        from .arrow_io import open_columnar
         from .corpus import is_url
-        from .parquet_io import ParquetSource
         if is_url(path):
-            raise bad_input("Parquet files are read from local paths only", file=src.name,
+            raise bad_input(f"{'Parquet' if src.parquet else 'Arrow'} files are read from "
+                            "local paths only", file=src.name,
                             expected="a local copy of the file, or JSON Lines at the URL")
-        pq = ParquetSource(path)
+        pq = open_columnar(path)
         pq.name = src.name
         pq.gzip = False
         return pq
@@ -109,13 +112,44 @@ def _check_parquet_fields(src, info: dict, paths: list[str]) -> None:
                         "rows)", file=src.name, expected="one of: " + ", ".join(sorted(known)))
 
 
+def _present(src, info: dict, head: str, paths: list[str], skip_bad: bool) -> list[str]:
+    """The ``paths`` this input has, in their order: those its description lists (plain and
+    element-filter paths), and element filters on a listed list that select something in the
+    sampled rows (a role value past the listed ones)."""
+    from .fields import unfiltered
+    listed = set(listed_paths(info))
+    out = []
+    for p in paths:
+        if p in listed:
+            out.append(p)
+        elif p != unfiltered(p) and unfiltered(p) in listed:
+            try:
+                if info["format"] == "parquet":
+                    _check_parquet_fields(src, info, [p])
+                else:
+                    check_fields(src.name, info["format"], [p], head, skip_bad)
+                out.append(p)
+            except EvalsieveError:
+                pass
+    return out
+
+
 def _pick_fields(src, requested: list[str] | None, role: str, log,
-                 any_of: bool = False, skip_bad: bool = False) -> tuple[str, list[str], str]:
-    """(format, fields, head) of an input (text or Parquet). With ``any_of`` (a file of a
-    corpus of several), the requested fields the file has are used, and at least one must be
-    there. ``skip_bad``: the head is sampled around malformed lines (--skip-bad-lines)."""
-    info, head = describe(src, skip_bad)
+                 any_of: bool = False, skip_bad: bool = False, described=None,
+                 corpus: dict[str, str] | None = None) -> tuple[str, list[str], str]:
+    """(format, fields, head) of an input (text or Parquet).
+
+    With ``any_of`` (a file of a corpus of several), the requested paths this file has are
+    its fields (plain or element-filter paths, :func:`_present`), and a file with none of
+    them is refused by name, with the paths asked for and the paths it has. ``corpus``: for
+    such a file without requested paths, the corpus's defaults (``sample.corpus_defaults``:
+    path -> the file whose default it is); the file is read with those it has, and the
+    reason says whose default each one is. ``skip_bad``: the head is sampled around
+    malformed lines (--skip-bad-lines). ``described``: ``describe(src)`` when already done.
+    """
+    info, head = described or describe(src, skip_bad)
     parquet = info["format"] == "parquet"
+    flag = "--" + ("field" if role == "para" else f"{role}-field")
     if requested:
         known_paths = {f["path"] for f in info["fields"]}
         # (a field the head's description lists needs no second look at the head)
@@ -123,22 +157,41 @@ def _pick_fields(src, requested: list[str] | None, role: str, log,
                  (lambda fs: None if set(fs) <= known_paths else
                   check_fields(src.name, info["format"], fs, head, skip_bad)))
         if any_of:
-            known = {f["path"] for f in info["fields"]}
-            fields = [f for f in requested if f in known] or requested
-            if fields is requested:
-                check(requested)   # none is known: raises, naming them (or finds a filter path)
+            fields = _present(src, info, head, requested, skip_bad)
+            if not fields:
+                has = listed_paths(info)
+                raise bad_input(
+                    f"this file has none of the {flag} paths asked for "
+                    f"({', '.join(requested)})", file=src.name,
+                    expected=f"at least one of them in every training file; this one has: "
+                    + (", ".join(has[:20]) + (f" and {len(has) - 20} more" if len(has) > 20
+                                              else "") if has else "no field"))
         else:
             check(requested)
             fields = requested
-        why = "chosen with --" + ("field" if role == "para" else f"{role}-field")
+        why = "chosen with " + flag
+        if len(fields) < len(requested):
+            why += f"; this file has {len(fields)} of the {len(requested)}"
+    elif corpus is not None:
+        listed = set(listed_paths(info))
+        fields = [p for p in corpus if p in listed]
+        if not fields:
+            raise bad_input("no field could be chosen by default: this file has no default of "
+                            "its own (all are constant or empty) and none of the other "
+                            "files' defaults", file=src.name, expected=f"{flag} PATH")
+        parts = [f"{p}: {info['default_reason']}" if p in info["default_fields"] else
+                 f"{p}: the default of {corpus[p]}, which this file also has" for p in fields]
+        why = "default: " + ("; ".join(parts) if len(parts) > 1 else
+                             parts[0].split(": ", 1)[1])
     else:
         fields = info["default_fields"]
         if not fields:
             raise bad_input("no field could be chosen by default (all are constant or empty)",
-                            file=src.name, expected=f"--{role}-field PATH")
+                            file=src.name, expected=f"{flag} PATH")
         why = "default: " + info["default_reason"]
     sep = {",": "comma", "\t": "tab", ";": "';'", "|": "'|'"}.get(info.get("separator"))
-    log(f"{'eval' if role == 'para' else role}: {src.name}: {info['format']}"
+    log(f"{'eval' if role == 'para' else role}: {src.name}: "
+        f"{getattr(src, 'file_format', info['format'])}"
         f"{' (gzip)' if src.gzip else ''}{f', separated by {sep}' if sep else ''}, "
         f"fields {', '.join(fields)} ({why})")
     return info["format"], fields, head
@@ -157,7 +210,7 @@ def _feed(src, fmt: str, fields: list[str], text_fn, values_fn) -> None:
 def _input_info(src, role: str, fmt: str) -> InputFile:
     if fmt == "parquet":
         return InputFile(role, src.name, _sha256_file(src.path), os.path.getsize(src.path),
-                         "parquet")
+                         getattr(src, "file_format", "parquet"))
     return src.info(role, fmt)
 
 
@@ -191,21 +244,52 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     from .engines import Merger, hash_file, run_local, run_ray
     if args.semantic:
         _check_encoder_extra()
-    ev = open_input(args.eval)
+    notes: list[str] = []
+    ev = open_input(*eval_input(args.eval, notes))
+    if getattr(ev, "file_format", "") == "arrow":
+        raise bad_input("an Arrow file as the eval file: eval.clean is written in the eval "
+                        "file's own format, and the CLI does not write Arrow", file=ev.name,
+                        expected="the eval split as Parquet or JSON Lines (datasets: "
+                        "Dataset.to_parquet(F) or .to_json(F)); Arrow shards are read as "
+                        "TRAIN, and by evalsieve fields")
     skip = args.skip_bad_lines
+    for note in notes:
+        log("eval: " + note)
     ev_fmt, ev_fields, _ = _pick_fields(ev, args.eval_field, "eval", log, skip_bad=skip)
-    paths = expand_inputs(args.train)
+    notes.clear()
+    paths = expand_inputs(args.train, notes)
+    for note in notes:
+        log("train: " + note)
     files = []
     first_head = ""
+    several = len(paths) > 1
+    # several files and no --train-field: every file is described first, then each is read
+    # with the corpus's defaults it has (sample.corpus_defaults)
+    described = []
     for k, (p, name) in enumerate(paths):
         src = open_input(p, name)
+        if several and not args.train_field:
+            info, head = describe(src, skip)
+            first_head = first_head or head
+            described.append((p, name, src, info))
+            continue
         quiet = k >= 3 and len(paths) > 4
         fmt, fields, head = _pick_fields(src, args.train_field, "train",
                                          (lambda m: None) if quiet else log,
-                                         any_of=len(paths) > 1, skip_bad=skip)
+                                         any_of=several, skip_bad=skip)
         first_head = first_head or head   # the first text file's head: the filter words
         files.append({"path": p, "name": name, "fmt": fmt, "fields": fields, "gzip": src.gzip,
-                      "size": size_of(p)})
+                      "size": size_of(p), "file_format": getattr(src, "file_format", fmt)})
+    if described:
+        corpus = corpus_defaults([(name, info) for _, name, _, info in described])
+        for k, (p, name, src, info) in enumerate(described):
+            quiet = k >= 3 and len(paths) > 4
+            fmt, fields, _ = _pick_fields(src, None, "train", (lambda m: None) if quiet else log,
+                                          any_of=True, skip_bad=skip, described=(info, ""),
+                                          corpus=corpus)
+            files.append({"path": p, "name": name, "fmt": fmt, "fields": fields,
+                          "gzip": src.gzip, "size": size_of(p),
+                          "file_format": getattr(src, "file_format", fmt)})
     if len(paths) > 4:
         log(f"train: {len(paths)} files in all")
     field_lists = []
@@ -285,7 +369,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         assets = _semantic_rung(job, args, log)
     sha = {**merger.sha256, **hashes}
     train_inputs = [InputFile("train", f["name"], sha.get(i, ""), f["size"],
-                              f["fmt"] + ("+gzip" if f["gzip"] else ""))
+                              f.get("file_format", f["fmt"]) + ("+gzip" if f["gzip"] else ""))
                     for i, f in enumerate(files)]
     summary = job.finish(_input_info(ev, "eval", ev_fmt), train_inputs, _utc_now(),
                          assets=assets, runtime=_runtime())
@@ -867,14 +951,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_fields(args) -> int:
     """``evalsieve fields FILE``: print the file's fields (a table, or JSON). Returns 0."""
-    src = open_input(args.file)
+    notes: list[str] = []
+    src = open_input(*eval_input(args.file, notes))
+    for note in notes:
+        print(note, file=sys.stderr)
     info, _ = describe(src)
     info = {"file": src.name, "gzip": bool(src.gzip), **info}
+    if getattr(src, "file_format", None):   # an Arrow file: its rows read like Parquet's
+        info["file_format"] = src.file_format
     if args.json:
         print(json.dumps(info, ensure_ascii=False))
         return 0
     sep = {",": "comma", "\t": "tab", ";": "';'", "|": "'|'"}.get(info.get("separator"))
-    print(f"{src.name}: {info['format']}{' (gzip)' if src.gzip else ''}"
+    print(f"{src.name}: {getattr(src, 'file_format', info['format'])}"
+          f"{' (gzip)' if src.gzip else ''}"
           f"{f', separated by {sep}' if sep else ''}; {info['rows_sampled']} rows sampled")
     if info["default_fields"]:
         print(f"default field: {info['default_fields'][0]} ({info['default_reason']})")

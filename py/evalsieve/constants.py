@@ -88,7 +88,11 @@ BINARY_MAGIC = (
     (b"\x28\xb5\x2f\xfd", "a Zstandard file", "decompress it (unzstd) or recompress it with gzip",
      None),
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "extract it first", None),
-    (b"ARROW1", "an Arrow/Feather file", "convert it to JSON Lines", None),
+    (b"ARROW1", "an Arrow/Feather file", "the CLI reads it as training data (pip install "
+     "'evalsieve[parquet]'); or convert it to Parquet or JSON Lines", None),
+    (b"\xff\xff\xff\xff", "an Arrow stream (a Hugging Face datasets cache or save_to_disk "
+     "shard)", "the CLI reads it as training data (pip install 'evalsieve[parquet]'); or save "
+     "the dataset as Parquet or JSON Lines (Dataset.to_parquet / to_json)", None),
     (b"SQLite format 3\x00", "an SQLite database", "export a table as CSV or JSON Lines", None),
     (b"%PDF-", "a PDF document", "extract its text first", None),
 )

@@ -5,8 +5,9 @@ two optional extras imported lazily: fsspec (``[remote]``) for ``s3://``, ``gs:/
 ``hf://``, ``https://`` ... inputs, and numpy (``[fast]``) for the candidate filter of
 :mod:`evalsieve.fastscan`.
 
-* :func:`expand_inputs` turns TRAIN arguments (files, directories read recursively for the
-  supported extensions only, globs, URLs) into an ordered list of files;
+* :func:`expand_inputs` (in layouts.py, with the Hugging Face dataset layouts) turns TRAIN
+  arguments (files, directories read recursively for the supported extensions only, globs,
+  URLs) into an ordered list of files;
 * :class:`FileSource` streams one file as UTF-8 text (gzip by magic bytes);
 * :func:`plan_tasks` cuts the corpus into tasks: one per file, and large uncompressed
   JSONL/text files into byte ranges that start and end at line ends;
@@ -18,12 +19,14 @@ two optional extras imported lazily: fsspec (``[remote]``) for ``s3://``, ``gs:/
 from __future__ import annotations
 
 import codecs
-import glob as globmod
 import hashlib
 import os
 import zlib
 from dataclasses import dataclass
 
+from .arrow_io import is_arrow
+from .layouts import (_GLOB, SUPPORTED, expand_inputs, is_url,  # noqa: F401 (re-exported)
+                      supported)
 from .errors import EvalsieveError, bad_input
 from .fields import FieldExtractor
 from .ngrams import TrainingScan
@@ -35,17 +38,9 @@ FILTER_BYTES = 256 << 10   # the numpy filter's piece: its passes stay in the CP
 HEAD_BYTES = 1 << 20
 HEAD_MAX_BYTES = 64 << 20   # the head goes on to the first line end, up to this much
 SPLIT_MIN_BYTES = 16 << 20  # files larger than this may be cut into byte ranges
-SUPPORTED = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".tab", ".txt", ".parquet")
-_GLOB = set("*?[")
 
 
 # -- where the bytes come from ---------------------------------------------------------------
-def is_url(path: str) -> bool:
-    """True for ``scheme://...`` (read through fsspec), False for a local path."""
-    head, sep, _ = path.partition("://")
-    return bool(sep) and head.isalnum() and len(head) > 1
-
-
 def _fsspec(path: str):
     try:
         import fsspec
@@ -79,86 +74,6 @@ def size_of(path: str) -> int:
     except OSError as e:
         raise bad_input(f"cannot read the file ({e.strerror or e})", file=path,
                         expected="a readable file")
-
-
-def supported(name: str) -> bool:
-    """True for the extensions a directory walk takes (``.gz`` of them too)."""
-    low = name.lower()
-    if low.endswith(".gz"):
-        low = low[:-3]
-    return low.endswith(SUPPORTED)
-
-
-def expand_inputs(args: list[str]) -> list[tuple[str, str]]:
-    """The training files named by TRAIN arguments, in a fixed order, with their names.
-
-    Each argument is a file (taken whatever its extension), a directory (every file below
-    it with a supported extension: ``.jsonl .ndjson .json .csv .tsv .tab .txt``, each
-    optionally ``.gz``, or ``.parquet``; sorted by path), or a glob (``data/train-*.jsonl.gz``, ``**``
-    recursive; sorted). URLs (``s3://``, ``gs://``, ``hf://``, ``https://``) go through
-    fsspec the same way. A file named twice is read once, at its first place.
-
-    Names (what the report's ``training_file`` and the stamp show): a file argument's base
-    name (as the page names a dropped file); under a directory ``D``, ``basename(D)/relative
-    path`` (as the page names the files of a dropped folder); for a glob, the path below its
-    fixed leading directories; a URL as given. Names that would collide are replaced by the
-    full paths.
-
-    Returns:
-        ``[(path or URL, name)]`` in corpus order (arguments in order, sorted within one).
-    Raises:
-        EvalsieveError(bad_input): an argument names nothing, or a directory holds no
-        supported file.
-    """
-    out: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for arg in args:
-        found = _expand_url(arg) if is_url(arg) else _expand_local(arg)
-        for f, name in found:
-            key = f if is_url(f) else os.path.normpath(os.path.abspath(f))
-            if key not in seen:
-                seen.add(key)
-                out.append((f, name))
-    names = [n for _, n in out]
-    if len(set(names)) < len(names):
-        dup = {n for n in names if names.count(n) > 1}
-        out = [(f, f if n in dup else n) for f, n in out]
-    return out
-
-
-def _glob_root(pattern: str) -> str:
-    """The leading directories of a glob that hold no wildcard."""
-    parts = pattern.replace(os.sep, "/").split("/")
-    keep = []
-    for p in parts[:-1]:
-        if _GLOB & set(p):
-            break
-        keep.append(p)
-    return "/".join(keep)
-
-
-def _expand_local(arg: str) -> list[tuple[str, str]]:
-    if os.path.isdir(arg):
-        found = []
-        for root, dirs, files in os.walk(arg):
-            dirs.sort()
-            found += [os.path.join(root, f) for f in files if supported(f)]
-        if not found:
-            raise bad_input("the directory holds no training file", file=arg,
-                            expected="files ending " + " ".join(SUPPORTED) + " (or .gz)")
-        top = os.path.basename(os.path.normpath(arg))
-        return [(p, "/".join([top] + os.path.relpath(p, arg).split(os.sep)))
-                for p in sorted(found)]
-    if _GLOB & set(arg):
-        found = sorted(p for p in globmod.glob(arg, recursive=True) if os.path.isfile(p))
-        if not found:
-            raise bad_input("the pattern matches no file", file=arg, expected="a glob "
-                            "such as data/train-*.jsonl.gz")
-        root = _glob_root(arg) or "."
-        return [(p, "/".join(os.path.relpath(p, root).split(os.sep))) for p in found]
-    if not os.path.isfile(arg):
-        raise bad_input("no such file", file=arg, expected="a readable file")
-    return [(arg, os.path.basename(arg))]
 
 
 def _expand_url(arg: str) -> list[tuple[str, str]]:
@@ -244,9 +159,10 @@ class FileSource:
         if not is_url(path) and not os.path.isfile(path):
             raise bad_input("no such file", file=path, expected="a readable file")
         with open_binary(path) as f:
-            first = f.read(4)
+            first = f.read(8)
         self.gzip = first[:2] == b"\x1f\x8b"
         self.parquet = is_parquet(first)
+        self.arrow = is_arrow(first)   # a datasets cache / save_to_disk shard (arrow_io)
         self.sha256 = ""
         self.bytes = 0
 
@@ -551,9 +467,10 @@ def _raw_blocks(task: Task, h, progress):
 
 
 def _scan_parquet(payload: dict, task: Task, progress) -> dict:
-    """A Parquet training file, whole: record batches of the needed columns (pyarrow)."""
-    from .parquet_io import ParquetSource
-    src = ParquetSource(task.path)
+    """A Parquet (or Arrow IPC) training file, whole: record batches of the needed columns
+    (pyarrow)."""
+    from .arrow_io import open_columnar
+    src = open_columnar(task.path)
     src.name = task.name
     scan = TrainingScan(payload["index"])
     seg = FieldExtractor("parquet", list(task.fields), task.name).segments

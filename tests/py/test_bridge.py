@@ -15,9 +15,9 @@ def test_bridge_run_equals_cli_exports(fixtures, tmp_path, capsys):
     ev = open(ev_path, encoding="utf-8", newline="").read()
     tr = open(tr_path, encoding="utf-8", newline="").read()
     info = call("inspect", {"name": "gsm8k_test_sample.jsonl"}, ev)["value"]
-    # the most prose words per row: question (the answers are mostly sums)
+    # named for the prompt (and the most prose words per row: the answers are mostly sums)
     assert info["format"] == "jsonl" and info["default_fields"] == ["question"]
-    assert info["default_reason"].startswith("the most words per row")
+    assert info["default_reason"] == "named for the prompt ('question'), 40.5 prose words per row"
     h = call("cont.start", {"eval": {"name": "gsm8k_test_sample.jsonl", "format": "jsonl",
                                      "fields": ["question"]},
                             "train": {"name": "train_mix.jsonl", "format": "jsonl",

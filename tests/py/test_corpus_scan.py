@@ -531,7 +531,9 @@ def test_several_files_use_the_requested_fields_each_has(eval_file, tmp_path, ca
     assert rows[3]["status"] == "clean"
     code, _, err = run_cli(base + [str(tmp_path / "o2"), str(tmp_path / "a.jsonl"),
                                    str(tmp_path / "c.csv")], capsys)
-    assert code == 2 and "c.csv: no field 'text'" in err
+    assert code == 2 and ("c.csv: this file has none of the --train-field paths asked for "
+                          "(text, content) (expected at least one of them in every training "
+                          "file; this one has: id, other)") in err
 
 
 @needs_processes

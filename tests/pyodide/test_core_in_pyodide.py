@@ -25,8 +25,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# What the inner run reads, relative to ROOT (tests/golden: the encoder's reference rows).
-SUITE_DIRS = ("tests/py", "tests/fixtures", "tests/golden")
+# What the inner run reads, relative to ROOT (tests/golden: the encoder's reference rows;
+# tests/hostile: hostile_common.read_csv_export, which tests/py imports).
+SUITE_DIRS = ("tests/py", "tests/fixtures", "tests/golden", "tests/hostile")
 INNER_ROOT = "/evalsieve"
 # tests/py has ~75 tests; the ones needing ../shared, subprocesses, Node or onnxruntime
 # skip inside Pyodide. Fewer passes than this means the inner run quietly lost tests.
