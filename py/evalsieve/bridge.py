@@ -177,7 +177,7 @@ def _op_cont_finish(args, text):
 
 
 def kept_rows_csv(job) -> str:
-    """``eval.clean.rows.csv`` for a Parquet eval file: the stamp line, then ``eval_row``
+    """``eval.clean.rows.csv`` for a Parquet eval file: ``eval_row``
     (1-based row of the Parquet file) of every row ``eval.clean.parquet`` keeps, in file
     order (what the page offers when it cannot write the file's types faithfully)."""
     return write_csv(job.stamp, ["eval_row"], ([i + 1] for i in job.kept_rows()))

@@ -32,7 +32,7 @@ PARA_WINDOW = 256
 #: Width of one sentence embedding (all-MiniLM-L6-v2's hidden size), float32.
 EMBEDDING_DIMS = 384
 
-# -- the semantic rung's code channel (issue 9) ---------------------------------------------
+# -- the semantic rung's code channel -------------------------------------------------------
 #: Tokens per code shingle (n-grams of abstracted code tokens, semantic.code_shingles) a user
 #: may set: 0 turns the code channel off (code rows read as prose), else 1..8; default 3.
 SEMANTIC_CODE_NGRAM_MIN, SEMANTIC_CODE_NGRAM_MAX = 0, 8
@@ -68,6 +68,9 @@ PARAPHRASE_EXPORTS = ("paraphrase-pairs.csv", "paraphrase-groups.csv")
 SKIPPED_EXPORT = "skipped-lines.csv"
 #: Added to either job's exports when per-row scores are given (docs/SCORE_IMPACT.md).
 SCORE_EXPORTS = ("score-impact.csv", "scores-unmatched.csv")
+#: The last of either job's exports: the run stamp as JSON (every CSV export's
+#: ``run_fingerprint`` column holds its ``fingerprint``).
+STAMP_EXPORT = "run-stamp.json"
 
 # -- inputs ------------------------------------------------------------------------------------
 #: Files refused by their first bytes (after gunzip): (magic, what it is, what to do, and an
@@ -120,7 +123,7 @@ def as_json() -> dict:
         "export_names": {"clean_by_format": dict(CLEAN_NAME_BY_FORMAT),
                          "contamination": list(CONTAMINATION_REPORTS),
                          "paraphrases": list(PARAPHRASE_EXPORTS),
-                         "skipped": SKIPPED_EXPORT},
+                         "skipped": SKIPPED_EXPORT, "stamp": STAMP_EXPORT},
         "binary_magic": [{"magic": list(m), "what": what, "todo": todo,
                           "also": None if also is None else {"at": also[0], "magic": list(also[1])}}
                          for m, what, todo, also in BINARY_MAGIC],

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from . import constants
 from .errors import bad_input
-from .exports import score_impact_csv, unmatched_csv, write_csv
+from .exports import score_impact_csv, stamp_json, unmatched_csv, write_csv
 from .fields import FieldExtractor
 from .grouping import Grouping, PairGraph, group_paraphrases
 from .records import Record, RecordReader
@@ -432,11 +432,11 @@ class ParaphraseJob:
         return paraphrase_summary(figs[0]) if figs else None
 
     def export_names(self) -> list[str]:
-        """The names :meth:`export` accepts."""
+        """The names :meth:`export` accepts (``run-stamp.json`` last)."""
         extra = list(constants.SCORE_EXPORTS) if self.score_run else []
         if self.config.skip_bad_lines:
             extra.append(constants.SKIPPED_EXPORT)
-        return [*constants.PARAPHRASE_EXPORTS, *extra]
+        return [*constants.PARAPHRASE_EXPORTS, *extra, constants.STAMP_EXPORT]
 
     def export(self, name: str, stamp: RunStamp) -> tuple[str, str]:
         """One export's ``(mime, text)`` at the stamp's threshold (``stamp.settings
@@ -473,6 +473,8 @@ class ParaphraseJob:
         if name == "scores-unmatched.csv" and self.score_run:
             self.score_figures(stamp.settings["threshold"])   # the join
             return "text/csv", unmatched_csv(stamp, self.score_run.join)
+        if name == constants.STAMP_EXPORT:
+            return "application/json", stamp_json(stamp)
         raise bad_input(f"no export named {name!r}", expected=", ".join(self.export_names()))
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from hostile_common import read_csv_export, read_stamped
 from pagekit import choose_file, wait_for_runs
 from gpt3_reference import contamination
 
@@ -58,10 +59,9 @@ def download(page, name: str, folder: Path) -> bytes:
     return target.read_bytes()
 
 
-def report(text: str) -> tuple[dict, list[dict]]:
-    first, rest = text.split("\n", 1)
-    assert first.startswith("# run_stamp "), first[:60]
-    return json.loads(first.rstrip("\r")[len("# run_stamp "):]), list(csv.DictReader(io.StringIO(rest)))
+def report(text: str, stamp_text: str | None = None) -> tuple:
+    """(fingerprint, rows) of a CSV export; (stamp, rows) with the run's run-stamp.json."""
+    return read_stamped(text, stamp_text) if stamp_text else read_csv_export(text)
 
 
 def field_paths(page, role: str, selector: str = ".field-list:not(.filter-list)") -> list[str]:
@@ -207,7 +207,8 @@ def test_parquet_in_the_page(tab, tmp_path, capsys):
     assert "eval.clean.parquet" in names and "eval.clean.rows.csv" not in names
     note = tab.text_content("#clean-rule")
     assert "eval.clean.parquet keeps 4 rows" in note and "every row not contaminated" in note
-    stamp, _ = report(download(tab, "contamination-report.csv", tmp_path).decode())
+    stamp, _ = report(download(tab, "contamination-report.csv", tmp_path).decode(),
+                      download(tab, "run-stamp.json", tmp_path).decode())
     assert hashlib.sha256(ev.read_bytes()).hexdigest() in json.dumps(stamp)
     assert "every row not contaminated" in json.dumps(stamp)
 

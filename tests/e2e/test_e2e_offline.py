@@ -81,7 +81,8 @@ def test_offline_after_first_visit(sw_context, dist_dir, tmp_path):
         # First visit, online: the example runs from the network.
         assert wait_for_runs(page, 1) == "done"
         first = download_all(page, tmp_path / "first")
-        stamp, _ = read_report(first["contamination-report.csv"].decode("utf-8"))
+        stamp, _ = read_report(first["contamination-report.csv"].decode("utf-8"),
+                               first["run-stamp.json"].decode("utf-8"))
         assert stamp["environment"] == {"assets_from": "network"}
         # The service worker fills one cache, named after the list, with every listed file.
         assert wait_for_offline_cache(page) == [listed["cache"]]
@@ -110,7 +111,8 @@ def test_offline_after_first_visit(sw_context, dist_dir, tmp_path):
         cli_files = cli_exports(eval_path, train_path, tmp_path / "cli", ["question"], ["text"])
         for name in page_files:
             assert without_stamp(name, page_files[name]) == without_stamp(name, cli_files[name]), name
-        stamp, rows = read_report(page_files["contamination-report.csv"].decode("utf-8"))
+        stamp, rows = read_report(page_files["contamination-report.csv"].decode("utf-8"),
+                                  page_files["run-stamp.json"].decode("utf-8"))
         assert stamp["environment"] == {"assets_from": "cache"}
         assert any(r["status"] == "contaminated" for r in rows)
 

@@ -7,6 +7,7 @@ import pytest
 from evalsieve.grouping import PairGraph, connected_components, group_paraphrases
 from evalsieve.paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from evalsieve.stamps import InputFile
+from hostile_common import without_fingerprint
 
 
 def grouped(n, candidates, threshold, cosine, floor):
@@ -95,11 +96,12 @@ def test_job_end_to_end_with_synthetic_vectors():
     stamp = job.stamp(0.9, InputFile("eval", "e.jsonl", "0" * 64, len(text)),
                       "2026-01-01T00:00:00+00:00")
     pairs_csv = job.export("paraphrase-pairs.csv", stamp)[1].split("\r\n")
-    assert pairs_csv[0].startswith("# run_stamp") and '"model_sha256":"abab' in pairs_csv[0]
-    assert pairs_csv[1] == "group,row_a,row_b,label_a,label_b,cosine,text_a,text_b"
-    assert len([l for l in pairs_csv[2:] if l]) == 2
+    assert pairs_csv[0] == "group,row_a,row_b,label_a,label_b,cosine,text_a,text_b,run_fingerprint"
+    assert len([l for l in pairs_csv[1:] if l]) == 2
+    assert all(l.endswith("," + stamp.to_dict()["fingerprint"]) for l in pairs_csv[1:] if l)
+    assert '"model_sha256": "abab' in job.export("run-stamp.json", stamp)[1]
     groups_csv = job.export("paraphrase-groups.csv", stamp)[1].split("\r\n")
-    assert groups_csv[2].split(",")[:3] == ["1", "2", "1 2"]
+    assert groups_csv[1].split(",")[:3] == ["1", "2", "1 2"]
     # slider: a higher threshold than both pairs empties the groups without re-embedding
     f = job.group(0.9999)
     assert f["groups"] == 0 and f["effective_rows"] == 5
@@ -250,7 +252,8 @@ def golden_job(threshold, floor=golden.FLOOR):
 
 def bodies(job, eval_file, threshold):
     stamp = job.stamp(threshold, eval_file, "t")
-    return {name: job.export(name, stamp)[1].split("\r\n", 1)[1] for name in job.export_names()}
+    return {name: without_fingerprint(job.export(name, stamp)[1])
+            for name in job.export_names() if name.endswith(".csv")}
 
 
 @pytest.mark.parametrize("small", [grouping.SMALL_GROUP, 2])
