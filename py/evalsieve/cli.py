@@ -21,7 +21,9 @@ Exit status: 0 done; 1 done and ``--fail-on-contamination`` saw a contaminated r
 2 bad input or usage (a message names the file, the line and what was expected; no export
 is written).
 
-This is the only module that touches argv, paths and the clock.
+This module parses argv and reads the clock; it and the CLI-side modules it drives (corpus,
+engines, model_cache, encoder_graph, parquet_io, native_encoder) read files and the
+environment; the core modules read neither (tests/py/test_docs.py checks it).
 """
 
 from __future__ import annotations

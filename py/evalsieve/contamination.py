@@ -55,7 +55,7 @@ SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "se
                     "training_window"]
 
 #: Measured recall and false positives of the semantic rung at its defaults
-#: (benchmarks/bench_semantic.py; see the README), printed beside every semantic result.
+#: (benchmarks/bench_semantic.py; docs/SEMANTIC.md), printed beside every semantic result.
 QUALITY_NOTE = ("GSM8K rephrasings planted in WikiText with GSM8K train as same-topic "
                 "negatives: recall 0.94, false positives 0.3% of clean rows; HumanEval "
                 "rephrased programs among MBPP/CodeAlpaca code: recall 0.90, false positives "

@@ -43,7 +43,7 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
    The pair with the highest final score is the row's semantic match; the row is caught when
    score ≥ ``threshold``. A rephrasing keeps the facts (names, quantities, rare terms) and the
    meaning; a different problem on the same topic keeps the meaning's topic but not the facts,
-   so neither signal alone separates them (see the README's measured figures).
+   so neither signal alone separates them (docs/SEMANTIC.md has the measured figures).
 
 Words are compared as *terms* (:func:`word_terms`): NFKC, lowercase, runs of letters and runs
 of digits ("$1,200" gives "1200"; ``has_close_elements`` gives has, close, element), English

@@ -1,4 +1,4 @@
-// A training corpus on the Contamination tab (issue 7): several dropped or chosen files, or a
+// A training corpus on the Contamination tab: several dropped or chosen files, or a
 // folder (the "folder" input, or a folder dropped: DataTransfer entries), scanned as one
 // corpus; corpus-files.js names and orders the files as the CLI does. Each file keeps its own
 // format and fields.

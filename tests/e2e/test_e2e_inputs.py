@@ -1,4 +1,4 @@
-"""Issue 10 in the real page: inputs as people have them and what the result says about them.
+"""In the real page: inputs as people have them and what the result says about them.
 
 Quoted TSV (the issue's minimal case), a `;`-separated file with lone-CR line ends named .tsv,
 chat data narrowed to user turns with an element filter (shown in the field list with the
@@ -319,7 +319,7 @@ def test_parquet_in_the_paraphrases_tab(browser_context, base_url, tmp_path):
 
 
 def test_slider_floor_is_explained_beside_the_slider(tab):
-    """Issue 10 item 8: the page keeps its 0.75 floor for speed and says so beside the
+    """The page keeps its 0.75 floor for speed and says so beside the
     slider; the number is Python's (constants.PARA_FLOOR), the CLI goes lower."""
     from evalsieve import constants
     note = tab.text_content("#para-floor-note")

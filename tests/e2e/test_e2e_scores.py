@@ -1,4 +1,4 @@
-"""Score impact in the real page (issue 8): drop an eval file, a training file and a per-row
+"""Score impact in the real page: drop an eval file, a training file and a per-row
 scores file, read the plot and the table, download score-impact.csv and hold it to the CLI's
 on the same three files (evalsieve.cli.main in-process). Bad scores files end in an error
 that names the file and the line.

@@ -1,4 +1,4 @@
-"""Issue 13 items 4 and 6 in the real page: error boxes without "null" or "at at", the "skip
+"""In the real page: error boxes without "null" or "at at", the "skip
 malformed lines" checkbox (counted, listed in skipped-lines.csv, stamped; eval.clean keeps only
 the input's own good lines), and an overlap-report.html that fits 1280 px and A4 and runs no
 script.

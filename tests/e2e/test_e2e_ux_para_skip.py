@@ -1,4 +1,4 @@
-"""Issue 13 item 6 in the Paraphrases tab: "skip malformed lines" (the CLI's --skip-bad-lines)
+"""In the Paraphrases tab: "skip malformed lines" (the CLI's --skip-bad-lines)
 next to the eval drop zone. Ticked, a JSONL file with two malformed lines runs: the two are
 counted on the page, listed (file, line, error) in skipped-lines.csv and stamped; unticked, the
 error names the file and the first bad line.

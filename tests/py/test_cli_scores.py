@@ -96,7 +96,7 @@ def test_contamination_with_harness_samples(files, tmp_path, capsys):
     by = {r["subset"]: r for r in rows}
     assert set(by) == {"all", "clean", "contaminated", "too_short", "contaminated_minus_clean",
                        "clean_minus_all", "contaminated_rung_exact", "contaminated_rung_ngram"}
-    # the rungs partition the contaminated rows (issue 8: per rung, once there are several)
+    # the rungs partition the contaminated rows (per rung, once there are several)
     assert int(by["contaminated_rung_exact"]["n"]) + int(by["contaminated_rung_ngram"]["n"]) \
         == int(by["contaminated"]["n"])
     assert float(by["clean"]["mean"]) == pytest.approx(si["clean"]["mean"], abs=1e-6)

@@ -37,7 +37,7 @@ def test_cli_bounds_are_the_constants():
         cli._threshold("0")
     assert cli._threshold("1") == 1.0 and cli._threshold("any") is None
     assert cli._cosine(str(constants.PARA_FLOOR)) == constants.PARA_FLOOR
-    # the CLI goes below the page's slider floor, down to PARA_CLI_FLOOR (issue 10)
+    # the CLI goes below the page's slider floor, down to PARA_CLI_FLOOR
     assert cli._cosine(str(constants.PARA_CLI_FLOOR)) == constants.PARA_CLI_FLOOR == 0.5
     with pytest.raises(argparse.ArgumentTypeError):
         cli._cosine("0.4999")

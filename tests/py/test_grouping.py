@@ -360,7 +360,7 @@ def arc_job(n, step, floor):
 
 
 def test_regroup_of_one_1000_row_group_does_not_visit_its_member_pairs(monkeypatch):
-    """Issue 11: a regroup recomputed every member pair of every group (one group of 1,000
+    """A regroup once recomputed every member pair of every group (one group of 1,000
     rows: 499,500 cosines, 8.7 s). Now the slider's regroup of such a group looks at its
     edges and one member pair outside them; the lowest pair waits for the exports.
 
@@ -386,14 +386,14 @@ def test_regroup_of_one_1000_row_group_does_not_visit_its_member_pairs(monkeypat
 
 
 def test_dead_code_stays_gone():
-    """Issue 11 removed grouping.py's unused ``dot`` and ``Group.edges`` (a group keeps its
+    """grouping.py's unused ``dot`` and ``Group.edges`` stay removed (a group keeps its
     edge count; its edges are a prefix of the tile graph)."""
     assert not hasattr(grouping, "dot")
     assert "edges" not in grouping.Group.__slots__ and not hasattr(grouping.Group, "edges")
 
 
 def test_paraphrase_config_refuses_bad_settings_on_construction():
-    """Issue 11: configs validate on construction, so para.start fails before any pass."""
+    """Configs validate on construction, so para.start fails before any pass."""
     from evalsieve.errors import EvalsieveError
     for kw in ({"threshold": 5}, {"threshold": None}, {"threshold": "x"},
                {"threshold": 0.7},                      # under the default floor 0.75

@@ -1,4 +1,4 @@
-"""Issue 10, CLI side: CSV/TSV dialects, element filters, the default field and its reason,
+"""Inputs, CLI side: CSV/TSV dialects, element filters, the default field and its reason,
 `evalsieve fields`, the --clean setting, and the lower paraphrase threshold."""
 
 import json

@@ -1,4 +1,4 @@
-"""Skip malformed lines (CLI --skip-bad-lines, the page's checkbox; issue 13 item 6).
+"""Skip malformed lines (CLI --skip-bad-lines, the page's checkbox).
 
 Hand-made files whose bad lines are known: the skipped line numbers, the per-file counts in
 the stamp, the rows scored and the exact bytes of eval.clean are asserted.
