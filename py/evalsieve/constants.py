@@ -80,7 +80,8 @@ BINARY_MAGIC = (
     (b"PK\x03\x04", "a ZIP archive (or .xlsx/.docx)", "unzip it, or export the sheet as CSV", None),
     (b"PK\x05\x06", "a ZIP archive (empty)", "unzip it, or export the sheet as CSV", None),
     (b"PAR1", "a Parquet file", "here it is read as text: the page reads a Parquet file "
-     "as it is, not inside gzip; gunzip it, or use the CLI (pip install 'evalsieve[parquet]'), or convert it to JSON Lines, "
+     "as it is, not inside gzip; gunzip it, or use the CLI (pip install "
+     "'evalsieve[parquet]'), or convert it to JSON Lines, "
      "e.g. pandas.read_parquet(F).to_json(OUT, orient='records', lines=True)", None),
     (b"\xff\xfe", "UTF-16 text (little-endian byte-order mark)",
      "re-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE", None),

@@ -99,7 +99,8 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:78em;color:#1
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
 table{border-collapse:collapse;width:100%;margin:.5em 0}
 table.settings{width:auto;max-width:100%}
-td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left;overflow-wrap:break-word}
+td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left;
+overflow-wrap:break-word}
 td.long{overflow-wrap:anywhere}
 th{background:#f3f3f3;overflow-wrap:normal}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 td.num{white-space:nowrap}th.num{width:1%}
@@ -226,7 +227,8 @@ def stamp_section(stamp: RunStamp) -> str:
     return ("<h2>Run stamp</h2>" + html_table(["what", "value"], rows, frozenset({1}),
                                               cls="settings")
             + "<details><summary>The run stamp as canonical JSON (run-stamp.json holds the "
-              "same; the CSV exports' run_fingerprint column holds its fingerprint)</summary><pre>" + html.escape(canonical_json(d)) + "</pre></details>")
+              "same; the CSV exports' run_fingerprint column holds its fingerprint)</summary>"
+              "<pre>" + html.escape(canonical_json(d)) + "</pre></details>")
 
 
 # -- score impact --------------------------------------------------------------------------------

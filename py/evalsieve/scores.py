@@ -242,7 +242,7 @@ class ScoreReader:
                 v = _lookup(value, m)
             except KeyError:
                 raise bad_input(f"no score {m!r} in this row", file=self.name, line=line,
-                                expected=f"the field {m!r} in every row (--score-field)")
+                                expected=f"the field {m!r} in every row (--score-field)") from None
             vals[m] = to_score(v, self.name, line, m)
         t.keys.append(key)
         t.lines.append(line)

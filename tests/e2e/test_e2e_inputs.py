@@ -86,9 +86,9 @@ def train_jsonl(folder: Path, texts: list[str]) -> Path:
 
 def test_quoted_tsv_minimal_case_is_one_row_correctly_scored(tab, tmp_path):
     # the issue's printf, byte for byte
-    data = ('question\tanswer\n"What did Nixon mean by ""I am not a crook""?"\t"He was answering '
-            'a question about his personal finances\nduring a press conference in Orlando in '
-            '1973"\n').encode()
+    data = (b'question\tanswer\n"What did Nixon mean by ""I am not a crook""?"\t"He was answering '
+            b'a question about his personal finances\nduring a press conference in Orlando in '
+            b'1973"\n')
     path = tmp_path / "quoted.tsv"
     path.write_bytes(data)
     rows = list(csv.DictReader(io.StringIO(data.decode(), newline=""), delimiter="\t"))
@@ -165,7 +165,7 @@ def test_element_filter_in_the_picker_scores_user_turns(tab, tmp_path):
     assert filters == [f["path"] for f in info["filter_fields"]]
     marked = tab.eval_on_selector_all("#eval-fields li.default input", "xs => xs.map(x => x.value)")
     assert marked == info["default_fields"] and marked
-    assert tab.is_visible(f'#eval-fields li.default .default-mark')
+    assert tab.is_visible('#eval-fields li.default .default-mark')
     assert info["default_reason"] in tab.text_content("#eval-fields .default-reason")
     sys_item = '#eval-fields li:has(input[data-path="messages[role=system].content"])'
     assert "constant" in tab.get_attribute(sys_item, "class").split()

@@ -278,7 +278,7 @@ def gsm_run(browser_context, base_url, dist_dir, tmp_path_factory):
 def test_gsm8k_rephrasings_found_and_slider_consistent(gsm_run, dist_dir):
     sha = model_sha256(dist_dir)
     f = {t: {k: v for k, v in fig.items()} for t, fig in gsm_run["figures"].items()}
-    for t, fig in f.items():
+    for fig in f.values():
         assert number(fig["rows_scanned"]) == 200
         rows, in_groups, groups = (number(fig[k]) for k in ("rows_scanned", "rows_in_groups", "groups"))
         assert number(fig["effective_rows"]) == rows - in_groups + groups

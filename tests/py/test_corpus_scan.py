@@ -7,7 +7,6 @@ Every engine and path must give the same exports as the pure-Python single-proce
 import gzip
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -452,7 +451,7 @@ def test_filter_never_drops_a_line_the_rule_matches(n):
     curly quotes, non-ASCII white space, JSON escapes), at every offset from the filter's
     strided probes (N = 3: every window; N = 8: windows of 6 words at every 3rd word;
     N = 13: of 10 words at every 4th)."""
-    np = pytest.importorskip("numpy")
+    pytest.importorskip("numpy")
     from hypothesis import given, settings, strategies as st
     from evalsieve.fastscan import LineFilter
     from evalsieve.ngrams import EvalIndex

@@ -94,7 +94,7 @@ def test_train_file_out_of_order_is_refused(fixtures, tmp_path):
     r = call("cont.train_file", {"handle": h, "file": 2, "name": "x", "format": "jsonl",
                                  "fields": ["text"]})
     assert "out of order" in r["error"]["message"]
-    with pytest.raises(Exception):
+    with pytest.raises(RuntimeError, match="train_file|order|file"):
         raise_if_error(call("cont.train_file", {"handle": h, "file": 1, "name": "y",
                                                 "format": "jsonl", "fields": []}))
     call("close", {"handle": h})
