@@ -146,6 +146,12 @@ def read_export(text: str, stamp_text: str | None = None) -> tuple:
     return read_stamped(text, stamp_text) if stamp_text else read_csv_export(text)
 
 
+def stamped_pairs(page, folder: Path) -> tuple[dict, list[dict]]:
+    """(run stamp, rows) of paraphrase-pairs.csv, downloaded with its run-stamp.json."""
+    got = download_exports(page, folder)
+    return read_export(got["paraphrase-pairs.csv"], got["run-stamp.json"])
+
+
 def model_sha256(dist_dir: Path) -> str:
     return json.loads((dist_dir / "assets" / "manifest.json").read_text())["encoder.onnx"]["sha256"]
 
