@@ -2,7 +2,7 @@
 """The page's WebAssembly scan kernel (kernels/prefilter.wasm) in CPython through wasmtime,
 against the CLI's numpy filter (evalsieve.fastscan.LineFilter), on the same corpus.
 
-Issue 7 asks whether one kernel could serve both runtimes. This measures the candidate
+Could one kernel serve both runtimes? This measures the candidate
 filter alone, in CPU time (user + system of this process, robust to other load), per MB of
 the training file: the kernel (its n-gram table hashed by the kernel itself from Python's
 spec, pf_add_ngrams; each piece copied into the module's memory, pf_scan) and LineFilter.candidate_lines

@@ -20,7 +20,7 @@ Recall = planted rows caught; false-positive rate = clean rows caught ÷ clean r
 default settings (``SemanticConfig()``), through the real ``ContaminationJob`` ladder with
 ``--semantic``. Also printed: the candidate stage's share of windows let through and its recall
 (a window of the planted record overlapping the planted span is among the row's candidates),
-the planted/clean score distributions, and a threshold sweep (for the README; the default is
+the planted/clean score distributions, and a threshold sweep (docs/SEMANTIC.md; the default is
 not fitted to it), and recall/false positives on the even- and odd-numbered eval rows
 apart (0-based; for HumanEval the task id): a change tuned on one half is checked on the other.
 

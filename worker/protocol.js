@@ -45,7 +45,7 @@ export { ERR, ProtocolError, toErrorObject };
  * @property {number} embedding_dims  floats per sentence embedding
  * @property {{min: number, max: number, default: number}} semantic_code_ngram  tokens per code shingle of the semantic rung (0 = code channel off)
  * @property {{min: number, max: number, default: number}} semantic_code_margin  the code margin's weight (0 = off)
- * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string}} export_names
+ * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string, stamp: string}} export_names
  * @property {BinaryMagic[]} binary_magic
  * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default)
  */

@@ -23,7 +23,9 @@ Exit status: 0 done; 1 done and ``--fail-on-contamination`` saw a contaminated r
 2 bad input or usage (a message names the file, the line and what was expected; no export
 is written).
 
-This is the only module that touches argv, paths and the clock.
+This module parses argv and reads the clock; it and the CLI-side modules it drives (corpus,
+engines, model_cache, encoder_graph, parquet_io, native_encoder) read files and the
+environment; the core modules read neither (tests/py/test_docs.py checks it).
 """
 
 from __future__ import annotations
@@ -683,6 +685,17 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     return summary, exports
 
 
+def _parquet_reports(exports: dict, log) -> dict:
+    """The CSV reports' Parquet versions (parquet_io.report_writers) when pyarrow is
+    installed, each with the run stamp in its key-value metadata; else none, said once."""
+    from . import parquet_io
+    if not parquet_io.have_pyarrow():
+        log("reports written as CSV only: their Parquet versions need pyarrow "
+            "(pip install 'evalsieve[parquet]')")
+        return {}
+    return parquet_io.report_writers(exports, json.loads(exports[constants.STAMP_EXPORT]))
+
+
 def write_exports(out_dir: str, exports: dict) -> None:
     """Write every export or none: files go to a temp folder in ``out_dir``, then move.
 
@@ -928,7 +941,7 @@ def main(argv: list[str] | None = None) -> int:
             summary, exports = run_paraphrases(args, log)
         else:  # pragma: no cover - argparse guards this
             raise bad_input(f"unknown command {args.command}")
-        write_exports(args.out, exports)
+        write_exports(args.out, {**exports, **_parquet_reports(exports, log)})
     except EvalsieveError as e:
         print(f"evalsieve: error: {e}", file=sys.stderr)
         if e.detail:

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from . import constants
 from .errors import EvalsieveError, bad_input
 from .exports import (MarkedText, fmt_float, html_page, html_table, score_impact_csv,
-                      score_impact_section, stamp_section, unmatched_csv, write_csv)
+                      score_impact_section, stamp_json, stamp_section, unmatched_csv,
+                      write_csv)
 from .fields import FieldExtractor
 from .highlight import passage_spans
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores, mostly_too_short
@@ -54,7 +55,7 @@ SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "se
                     "training_window"]
 
 #: Measured recall and false positives of the semantic rung at its defaults
-#: (benchmarks/bench_semantic.py; see the README), printed beside every semantic result.
+#: (benchmarks/bench_semantic.py; docs/SEMANTIC.md), printed beside every semantic result.
 QUALITY_NOTE = ("GSM8K rephrasings planted in WikiText with GSM8K train as same-topic "
                 "negatives: recall 0.94, false positives 0.3% of clean rows; HumanEval "
                 "rephrased programs among MBPP/CodeAlpaca code: recall 0.90, false positives "
@@ -694,11 +695,12 @@ class ContaminationJob:
 
     def export_names(self) -> list[str]:
         """The names :meth:`export` accepts, in the order the page lists them
-        (``skipped-lines.csv`` only with ``skip_bad_lines``)."""
+        (``skipped-lines.csv`` only with ``skip_bad_lines``; ``run-stamp.json`` last)."""
         extra = list(constants.SCORE_EXPORTS) if self.score_run else []
         if self.config.skip_bad_lines:
             extra.append(SKIPPED_EXPORT)
-        return [self.clean_name, *constants.CONTAMINATION_REPORTS, *extra]
+        return [self.clean_name, *constants.CONTAMINATION_REPORTS, *extra,
+                constants.STAMP_EXPORT]
 
     def export(self, name: str) -> tuple[str, str]:
         """One export's ``(mime type, text)``.
@@ -722,6 +724,8 @@ class ContaminationJob:
             return "text/csv", score_impact_csv(self.stamp, self.score_run.figures)
         if name == "scores-unmatched.csv" and self.score_run:
             return "text/csv", unmatched_csv(self.stamp, self.score_run.join)
+        if name == constants.STAMP_EXPORT:
+            return "application/json", stamp_json(self.stamp)
         raise bad_input(f"no export named {name!r}", expected=", ".join(self.export_names()))
 
     def histogram(self) -> dict:

@@ -28,7 +28,8 @@ def ladder_view(job: ContaminationJob, limit: int = VIEW_ROWS) -> dict:
         rung's first record, or the exact rung's), semantic_score, semantic_cosine,
         semantic_training_record, training_window, eval_text, eval_marks}`` (numbers as the CSV
         prints them, '' when absent; eval_text and eval_marks as in ``ContaminationJob.view``:
-        the row's own text and where it holds its n-gram shared passage). ``semantic``: None when the rung did not run, else ``{figures (the summary's
+        the row's own text and where it holds its n-gram shared passage). ``semantic``: None
+        when the rung did not run, else ``{figures (the summary's
         ``semantic``), threshold, candidates, rule, quality_note}``.
     Raises:
         EvalsieveError(bad_input): called before ``finish``.

@@ -1,6 +1,6 @@
 """Word n-grams, the eval index, the training scan and containment.
 
-The rule (GPT-3, Brown et al. 2020, App. C; stated in the page, the README and every report):
+The rule (GPT-3, Brown et al. 2020, App. C; stated in the page, docs/RULES.md and every report):
 
 * words: see :mod:`evalsieve.text` (NFKC, lowercase, delete Unicode P*, split on white space);
 * N = the 5th-percentile word count of the non-empty eval rows, nearest-rank method (the

@@ -303,11 +303,11 @@ def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
     except RecursionError:
         raise bad_input("JSON nested too deeply to read", file=name, line=line,
                         expected=f"one JSON object per line, nested at most {MAX_JSON_DEPTH} "
-                                 "levels deep", detail=_clip(raw.rstrip("\r\n")))
+                                 "levels deep", detail=_clip(raw.rstrip("\r\n"))) from None
     except ValueError as e:
         raise bad_input("not valid JSON: " + _json_error_text(e),
                         file=name, line=line, expected="one JSON object per line",
-                        detail=_clip(raw.rstrip("\r\n")))
+                        detail=_clip(raw.rstrip("\r\n"))) from None
     if not isinstance(value, dict):
         raise bad_input(f"a JSON {type(value).__name__} where an object was expected",
                         file=name, line=line, expected="one JSON object per line",
@@ -546,7 +546,7 @@ class RecordReader:
                                    strict=True))
         except (csv.Error, StopIteration) as e:
             raise bad_input(f"malformed {self._kind()} record: {e}", file=self.name, line=line,
-                            expected=self._expected(), detail=_clip(rec_raw))
+                            expected=self._expected(), detail=_clip(rec_raw)) from None
 
     def _kind(self) -> str:
         return "TSV" if self.delimiter == "\t" else "CSV"
@@ -560,7 +560,7 @@ class RecordReader:
             if "unexpected end of data" in str(e):
                 return False  # a quoted field goes on to the next line
             raise bad_input(f"malformed {self._kind()} record: {e}", file=self.name, line=ln,
-                            expected=self._expected(), detail=_clip(raw))
+                            expected=self._expected(), detail=_clip(raw)) from None
         return True
 
 

@@ -43,7 +43,7 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
    The pair with the highest final score is the row's semantic match; the row is caught when
    score ≥ ``threshold``. A rephrasing keeps the facts (names, quantities, rare terms) and the
    meaning; a different problem on the same topic keeps the meaning's topic but not the facts,
-   so neither signal alone separates them (see the README's measured figures).
+   so neither signal alone separates them (docs/SEMANTIC.md has the measured figures).
 
 Words are compared as *terms* (:func:`word_terms`): NFKC, lowercase, runs of letters and runs
 of digits ("$1,200" gives "1200"; ``has_close_elements`` gives has, close, element), English
@@ -100,7 +100,8 @@ RULE = ("Semantic rung: training records cut into windows of W words (W = median
         "length in words, clamped to 16..160), stride ⌈W/2⌉; candidate windows = the k with the "
         "highest IDF-weighted share of the row's rare words and numbers (and, for a row that "
         "defines a function or class, its rare code shingles: n-grams of its tokens with "
-        "names and literals abstracted, as Type-2 clone detection compares code); the eval row and its "
+        "names and literals abstracted, as Type-2 clone detection compares code); the eval row "
+        "and its "
         "candidates embedded with all-MiniLM-L6-v2 (int8, 256 word pieces); score = mean of the "
         "cosine and the lexical evidence (IDF-weighted overlap of the row's terms with the window "
         "and half a window either side, averaged with the share of the row's numbers found "
@@ -161,7 +162,8 @@ class SemanticConfig:
             raise bad_input(f"semantic threshold {self.threshold}", expected="a score in (0, 1]")
         if not 0 < self.rare_share <= 1:
             raise bad_input(f"rare share {self.rare_share}", expected="a share in (0, 1]")
-        if not constants.SEMANTIC_CODE_MARGIN_MIN <= self.code_margin <= constants.SEMANTIC_CODE_MARGIN_MAX:
+        lo, hi = constants.SEMANTIC_CODE_MARGIN_MIN, constants.SEMANTIC_CODE_MARGIN_MAX
+        if not lo <= self.code_margin <= hi:
             raise bad_input(f"code margin weight {self.code_margin}", expected="a weight in [0, 1]")
         lo, hi = constants.SEMANTIC_CODE_NGRAM_MIN, constants.SEMANTIC_CODE_NGRAM_MAX
         if not lo <= self.code_ngram <= hi:
@@ -478,7 +480,8 @@ class SemanticScan:
         cap = max(1.0, config.rare_share * len(bg))
         self.postings: dict[str, list[int]] = {}
         for i, r in enumerate(self.rows):
-            keys = tuple((w, idf(df.get(w, 0), len(bg))) for w in sorted(r.terms | (r.code or frozenset()))
+            keys = tuple((w, idf(df.get(w, 0), len(bg)))
+                         for w in sorted(r.terms | (r.code or frozenset()))
                          if df.get(w, 0) <= cap)
             r.keys, r.key_weight = keys, sum(x for _, x in keys)
             for w, _ in keys:
@@ -528,7 +531,7 @@ class SemanticScan:
             records: ``(1-based record number, field values)`` per training record.
         """
         size = self.window
-        postings, kw, vocab, df = self.postings, self.key_weight, self.vocab, self.window_df
+        postings, kw, df = self.postings, self.key_weight, self.window_df
         k = self.config.candidates
         for rec, segs in records:
             words = " ".join(segs).split()

@@ -81,8 +81,10 @@ def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
     (tmp_path / "page").mkdir()
     got = download_all(page, tmp_path / "page")
     want = cli_run(tmp_path / "cli")
-    stamp, rows = read_report(got["contamination-report.csv"].decode("utf-8"))
-    cli_stamp, cli_rows = read_report(want["contamination-report.csv"].decode("utf-8"))
+    stamp, rows = read_report(got["contamination-report.csv"].decode("utf-8"),
+                              got["run-stamp.json"].decode("utf-8"))
+    cli_stamp, cli_rows = read_report(want["contamination-report.csv"].decode("utf-8"),
+                                      want["run-stamp.json"].decode("utf-8"))
     assert list(rows[0]) == list(cli_rows[0])
     assert [(r["eval_row"], r["rung"], r["semantic_training_record"]) for r in rows] == \
         [(r["eval_row"], r["rung"], r["semantic_training_record"]) for r in cli_rows]

@@ -1,4 +1,4 @@
-"""Issue 13 items 4 and 6 in the real page: error boxes without "null" or "at at", the "skip
+"""In the real page: error boxes without "null" or "at at", the "skip
 malformed lines" checkbox (counted, listed in skipped-lines.csv, stamped; eval.clean keeps only
 the input's own good lines), and an overlap-report.html that fits 1280 px and A4 and runs no
 script.
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from hostile_common import read_csv_export, without_fingerprint
 from pagekit import choose_file, download, wait_for_runs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -42,10 +43,10 @@ def run(page) -> str:
     return wait_for_runs(page, before + 1, RUN_TIMEOUT_MS)
 
 
-def csv_body(data: bytes) -> tuple[dict, list[list[str]]]:
-    first, rest = data.decode("utf-8").split("\n", 1)
-    assert first.startswith("# run_stamp {")
-    return json.loads(first.rstrip("\r")[len("# run_stamp "):]), list(csv.reader(io.StringIO(rest)))
+def csv_body(data: bytes) -> tuple[str | None, list[list[str]]]:
+    """(fingerprint, rows with the header first) of a CSV export, without run_fingerprint."""
+    fp, _ = read_csv_export(data.decode("utf-8"))
+    return fp, list(csv.reader(io.StringIO(without_fingerprint(data.decode("utf-8")))))
 
 
 def error_text(page) -> str:
@@ -120,7 +121,9 @@ def test_skip_malformed_lines_counts_lists_and_keeps_clean_bytes(tab, tmp_path):
     note = tab.inner_text("#skipped-note")
     assert "3 malformed lines skipped" in note and "skip-eval.jsonl: 2" in note \
         and "skip-train.jsonl: 1" in note
-    stamp, rows = csv_body(download(tab, "skipped-lines.csv", tmp_path))
+    fp, rows = csv_body(download(tab, "skipped-lines.csv", tmp_path))
+    stamp = json.loads(download(tab, "run-stamp.json", tmp_path))
+    assert stamp["fingerprint"] == fp
     assert rows[0] == ["file", "line", "error"]
     assert [(r[0], r[1]) for r in rows[1:]] == [("skip-eval.jsonl", "2"), ("skip-eval.jsonl", "5"),
                                                 ("skip-train.jsonl", "2")]

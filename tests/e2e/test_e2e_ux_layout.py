@@ -1,4 +1,4 @@
-"""Issue 13 (items 1, 2, 7) in the real page at a phone-sized window (420 × 800): the field
+"""The real page at a phone-sized window (420 × 800): the field
 list shows evidence (sample values, the default's reason, the too-short warning, a combination
 one click away); choosing files never moves the window (the event log scrolls in its own box);
 an input's error sits next to its drop zone, in view, and is logged; old results are greyed

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from evalsieve.cli import main
+from hostile_common import with_parquet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -35,8 +36,9 @@ def test_json_summary_and_four_exports(files, tmp_path, capsys):
     assert s["rows_scanned"] == 40 and s["training_records"] == 127
     assert s["training_bytes"] == os.path.getsize(tr)
     assert s["rows_scored"] == s["rows_contaminated"] + s["rows_kept"]
-    assert sorted(os.listdir(tmp_path)) == ["contamination-report.csv", "eval.clean.jsonl",
-                                            "overlap-report.html", "too-short-to-score.csv"]
+    assert sorted(os.listdir(tmp_path)) == sorted(with_parquet(
+        ["contamination-report.csv", "eval.clean.jsonl", "overlap-report.html",
+         "too-short-to-score.csv", "run-stamp.json"]))
     import hashlib
     with open(ev, "rb") as f:
         assert s["stamp"]["inputs"][0]["sha256"] == hashlib.sha256(f.read()).hexdigest()

@@ -6,14 +6,13 @@ other problems) and the GPT-4 rephrasings of eval rows 3 and 15 planted inside p
 No eval row shares an n-gram with this training file, so only the semantic rung can catch them.
 """
 
-import csv
-import io
 import json
 import os
 
 import pytest
 
 from evalsieve.cli import main
+from hostile_common import read_csv_export
 
 pytest.importorskip("onnxruntime", reason="the semantic rung needs the encoder extra "
                     "(pip install -e .[encoder]); python3 build.py test installs it")
@@ -21,8 +20,7 @@ pytest.importorskip("tokenizers", reason="needs the encoder extra")
 
 
 def rows_of(text):
-    assert text.startswith("# run_stamp {")
-    return list(csv.DictReader(io.StringIO(text.split("\n", 1)[1])))
+    return read_csv_export(text)[1]
 
 
 def run_code(fixtures, model_dir, out, capsys, *flags):

@@ -1,5 +1,3 @@
-import csv
-import io
 import json
 import os
 import re
@@ -7,6 +5,7 @@ import re
 import pytest
 
 import reference
+from hostile_common import read_csv_export, read_stamped
 from evalsieve.contamination import REPORT_COLUMNS, ContaminationConfig, ContaminationJob
 from evalsieve.stamps import InputFile
 
@@ -25,13 +24,6 @@ def run_job(eval_text, train_text, eval_fmt="jsonl", train_fmt="jsonl", eval_fie
                          InputFile("train", "train", "t" * 64, len(train_text)),
                          "2026-01-01T00:00:00+00:00")
     return job, summary
-
-
-def read_csv_export(text):
-    lines = text.split("\r\n", 1)
-    assert lines[0].startswith("# run_stamp {")
-    stamp = json.loads(lines[0][len("# run_stamp "):])
-    return stamp, list(csv.DictReader(io.StringIO(lines[1])))
 
 
 @pytest.fixture
@@ -100,7 +92,8 @@ def test_report_columns_stamp_and_formula_guard():
     ev = '{"question": "=cmd one two three four five six seven eight nine ten"}\n'
     tr = '{"text": "=cmd one two three four five six seven eight nine ten"}\n'
     job, s = run_job(ev, tr, n=8)
-    stamp, rows = read_csv_export(job.export("contamination-report.csv")[1])
+    stamp, rows = read_stamped(job.export("contamination-report.csv")[1],
+                               job.export("run-stamp.json")[1])
     assert list(rows[0].keys()) == REPORT_COLUMNS + ["rung"]   # the ladder's column
     assert rows[0]["rung"] == "exact"              # the row equals the training record
     # "=" is a symbol (kept by the rule); the cell must not start a formula

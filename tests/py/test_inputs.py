@@ -1,8 +1,6 @@
-"""Issue 10, CLI side: CSV/TSV dialects, element filters, the default field and its reason,
+"""Inputs, CLI side: CSV/TSV dialects, element filters, the default field and its reason,
 `evalsieve fields`, the --clean setting, and the lower paraphrase threshold."""
 
-import csv
-import io
 import json
 import os
 
@@ -12,6 +10,7 @@ from evalsieve import bridge
 from evalsieve.cli import build_parser, main
 from evalsieve.fields import FieldExtractor, default_choice, discover_fields, prose_words
 from evalsieve.sample import inspect_head
+from hostile_common import read_export
 
 NIXON = ('question\tanswer\n"What did Nixon mean by ""I am not a crook""?"\t"He was answering a '
          'question about his personal finances\nduring a press conference in Orlando in 1973"\n')
@@ -27,8 +26,7 @@ def run(argv, capsys):
 
 
 def report_rows(folder):
-    text = open(os.path.join(folder, "contamination-report.csv"), encoding="utf-8").read()
-    return list(csv.DictReader(io.StringIO(text.split("\n", 1)[1])))
+    return read_export(folder, "contamination-report.csv")[1]
 
 
 def test_issue_minimal_quoted_tsv_is_one_row_correctly_scored(tmp_path, capsys):

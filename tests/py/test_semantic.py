@@ -195,13 +195,15 @@ def test_ladder_rungs_summary_and_columns():
     assert job.rung == ["exact", "ngram", "semantic", "", ""]
     assert s["rows_contaminated_by_rung"] == {"exact": 1, "ngram": 1, "semantic": 1}
     assert s["rows_scored"] == 4 and s["rows_contaminated"] == 3 and s["rows_kept"] == 1
-    header = job.report_csv().split("\r\n")[1].split(",")
-    assert header[-12:] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
+    header = job.report_csv().split("\r\n")[0].split(",")
+    assert header[-1] == "run_fingerprint"
+    assert header[-13:-1] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
                             "semantic_numbers", "semantic_code", "semantic_docstring_cosine",
                             "semantic_rival", "semantic_code_runner_up",
                             "semantic_training_file", "semantic_training_record",
                             "training_window"]
-    assert job.too_short_csv().split("\r\n")[2].endswith(",")   # "hi": no rung
+    fp = job.stamp.to_dict()["fingerprint"]
+    assert job.too_short_csv().split("\r\n")[1].endswith(",," + fp)   # "hi": no rung
     html = job.report_html()
     for title in ("Rung exact (1)", "Contaminated rows (2)", "Rung semantic (1 rows caught)",
                   "clean at these rungs"):
@@ -225,7 +227,7 @@ def test_low_cosine_leaves_the_reworded_row_clean():
 def test_semantic_off_adds_only_the_rung_column():
     job, s = ladder_job(semantic=False)
     assert s["rows_contaminated_by_rung"] == {"exact": 1, "ngram": 1, "semantic": None}
-    assert job.report_csv().split("\r\n")[1].endswith("training_excerpt,rung")
+    assert job.report_csv().split("\r\n")[0].endswith("training_excerpt,rung,run_fingerprint")
     assert job.clean_text() == _jsonl("q", EVAL_ROWS[2:4])
     with pytest.raises(EvalsieveError):
         ContaminationConfig(("q",), ("t",), exclude_rungs=("semantic",))
