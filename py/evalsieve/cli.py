@@ -165,7 +165,7 @@ def _pick_fields(src, requested: list[str] | None, role: str, log,
                 raise bad_input(
                     f"this file has none of the {flag} paths asked for "
                     f"({', '.join(requested)})", file=src.name,
-                    expected=f"at least one of them in every training file; this one has: "
+                    expected="at least one of them in every training file; this one has: "
                     + (", ".join(has[:20]) + (f" and {len(has) - 20} more" if len(has) > 20
                                               else "") if has else "no field"))
         else:

@@ -248,7 +248,8 @@ def _check_layout(out: str, files: list[dict], train: list[str]) -> None:
     for f in files:
         if os.path.basename(f["out"]) in (REPORT, SUMMARY, STAMP) and \
                 os.path.dirname(os.path.realpath(f["out"])) == real_out:
-            raise bad_input(f"a training file is named like purify's own {os.path.basename(f['out'])}",
+            own = os.path.basename(f["out"])
+            raise bad_input(f"a training file is named like purify's own {own}",
                             file=f["name"], expected="another output folder layout")
         if not is_url(f["path"]) and os.path.realpath(f["path"]) == os.path.realpath(f["out"]):
             raise bad_input("the output would overwrite the training file", file=f["name"],

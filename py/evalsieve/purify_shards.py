@@ -333,7 +333,7 @@ def _decode(b: bytes, name: str, line: int) -> str:
     try:
         return b.decode("utf-8")
     except UnicodeDecodeError:
-        raise bad_input("invalid UTF-8", file=name, line=line, expected="UTF-8 text")
+        raise bad_input("invalid UTF-8", file=name, line=line, expected="UTF-8 text") from None
 
 
 class _LineShard(_Shard):
@@ -441,7 +441,8 @@ class _ReaderShard(_Shard):
             try:
                 text = dec.decode(data)
             except UnicodeDecodeError:
-                raise bad_input("invalid UTF-8", file=self.task.name, expected="UTF-8 text")
+                raise bad_input("invalid UTF-8", file=self.task.name,
+                                expected="UTF-8 text") from None
             self._emit(self.reader.feed(text))
         self._emit(self.reader.finish())
         self._flush(self.base + len(self.reader.kept))

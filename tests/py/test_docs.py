@@ -143,9 +143,12 @@ def test_docs_links_point_to_files():
 #: environment in cli.py and the CLI-side modules it drives; the core reads none of them.
 ALLOWED = {
     "sys.argv": {"cli.py", "encoder_graph.py"},
-    "clock": {"cli.py"},
-    "environment": {"cli.py", "corpus.py", "engines.py", "model_cache.py"},
-    "open()": {"cli.py", "corpus.py", "encoder_graph.py", "model_cache.py"},
+    # purify_run.py is the purify job's driver (it times its passes, as cli.py does)
+    "clock": {"cli.py", "purify_run.py"},
+    "environment": {"cli.py", "corpus.py", "engines.py", "model_cache.py", "purify_shards.py"},
+    # the CLI side's readers and writers of files (docs/ARCHITECTURE.md names them)
+    "open()": {"cli.py", "corpus.py", "encoder_graph.py", "model_cache.py", "layouts.py",
+               "arrow_io.py", "purify_shards.py", "purify_parquet.py"},
     "pyodide": {"bridge.py"},
 }
 _CLOCK = {("time", "time"), ("time", "perf_counter"), ("time", "monotonic"),

@@ -17,7 +17,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 from hostile_common import read_csv_export  # noqa: E402
 
 pa = pytest.importorskip("pyarrow", reason="the parquet extra (pip install -e .[parquet])")
-import pyarrow.ipc  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
