@@ -725,7 +725,7 @@ class ContaminationJob:
             ``limit``, each ``{eval_row, status ("contaminated"), rung (the first rung that
             caught it), containment (float, or None when the row has no n-gram),
             containment_text (as the CSV prints it), ngrams_matched, ngrams_total,
-            training_record (as the CSV's), shared_passage, training_excerpt, eval_text (the
+            training_record (as the CSV's; 0 = none), shared_passage, training_excerpt, eval_text (the
             chosen fields' values joined with a newline), eval_marks (where eval_text holds
             the shared passage: :func:`evalsieve.highlight.passage_spans`, UTF-16 offsets)}``;
             ``rows_total`` counts them all;
@@ -744,7 +744,7 @@ class ContaminationJob:
                              "containment": r.containment,
                              "containment_text": fmt_float(r.containment),
                              "ngrams_matched": r.ngrams_matched, "ngrams_total": r.ngrams_total,
-                             "training_record": records[i][1],
+                             "training_record": records[i][1] or 0,
                              "shared_passage": r.shared_passage, "training_excerpt": r.excerpt,
                              **self.eval_text_marks(i)})
         return {"rows": rows, "rows_total": total, "histogram": self.histogram()}
