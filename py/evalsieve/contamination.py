@@ -725,9 +725,10 @@ class ContaminationJob:
             ``limit``, each ``{eval_row, status ("contaminated"), rung (the first rung that
             caught it), containment (float, or None when the row has no n-gram),
             containment_text (as the CSV prints it), ngrams_matched, ngrams_total,
-            training_record (as the CSV's; 0 = none), shared_passage, training_excerpt, eval_text (the
-            chosen fields' values joined with a newline), eval_marks (where eval_text holds
-            the shared passage: :func:`evalsieve.highlight.passage_spans`, UTF-16 offsets)}``;
+            training_record (as the CSV's; 0 = none), shared_passage, training_excerpt,
+            eval_text (the chosen fields' values joined with a newline), eval_marks (where
+            eval_text holds the shared passage: :func:`evalsieve.highlight.passage_spans`,
+            UTF-16 offsets)}``;
             ``rows_total`` counts them all;
             ``histogram`` is :meth:`histogram`.
         Raises:
