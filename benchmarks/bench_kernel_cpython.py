@@ -200,7 +200,7 @@ def main() -> int:
     kf = KernelFilter(spec)
     t_kernel_setup = time.process_time() - t0
     t0 = time.process_time()
-    lf = LineFilter(job.index.ngrams, job.index.n, "jsonl")
+    lf = LineFilter(job.index.ngrams, job.index.n, "jsonl", list(job.index.exact_keys))
     t_numpy_setup = time.process_time() - t0
     parts = list(pieces(data))
     mb = len(data) / 1e6
