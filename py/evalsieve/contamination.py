@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from . import constants
 from .errors import EvalsieveError, bad_input
+from .exact import prefilter_exact
 from .exports import (MarkedText, fmt_float, html_page, html_table, score_impact_csv,
                       score_impact_section, stamp_json, stamp_section, unmatched_csv,
                       write_csv)
@@ -28,6 +29,8 @@ from .records import Record, RecordReader, parse_record_line, skip_text, split_f
 from .semantic import RULE as SEMANTIC_RULE, SemanticConfig, SemanticScan
 from .stamps import InputFile, RunStamp
 from .text import char_table, normalize_many
+from .verdict import (RUNGS, apply_ladder, assign_rungs, caught_rungs,  # noqa: F401 (re-exported)
+                      report_records)
 
 RULE = ("Words: Unicode NFKC, lowercase, every character of Unicode category punctuation (P*) "
         "deleted, split on white space. N = the 5th-percentile word count of the non-empty "
@@ -43,8 +46,6 @@ REPORT_COLUMNS = ["eval_row", "status", "containment", "ngrams_matched", "ngrams
 TOO_SHORT_COLUMNS = ["eval_row", "words", "n", "reason"]
 #: Most contaminated rows the page's view lists (the report CSV has them all).
 VIEW_ROWS = 2000
-#: The ladder, in order: a row's ``rung`` is the first of these that caught it.
-RUNGS = ("exact", "ngram", "semantic")
 #: Columns appended to both CSV reports (the ladder), and to the report with the semantic rung.
 RUNG_COLUMNS = ["rung"]
 #: The export listing skipped records (with ``skip_bad_lines`` only).
@@ -81,31 +82,6 @@ SKIPPED_COLUMNS = ["file", "line", "error"]
 #: What ``eval.clean.*`` keeps, by the ``clean`` setting (stamped with these words; one
 #: table in constants.py, which the page receives in ``ready.constants.clean_rules``).
 CLEAN_RULES = constants.CLEAN_RULES
-
-
-def assign_rungs(exact_record: list[int], ngram_status: list[str],
-                 semantic_caught: list[bool] | None) -> list[str]:
-    """The first rung of the ladder (exact, ngram, semantic) that caught each eval row.
-
-    Args:
-        exact_record: per row, the 1-based training record equal to it after normalisation
-            (0 = none; only scorable rows are looked for).
-        ngram_status: per row, the n-gram rung's status ("contaminated" = caught).
-        semantic_caught: per row, the semantic rung's verdict, or None when it did not run.
-    Returns:
-        Per row ``"exact"``, ``"ngram"``, ``"semantic"`` or ``""`` (no rung caught it).
-    """
-    out = []
-    for i, rec in enumerate(exact_record):
-        if rec:
-            out.append("exact")
-        elif ngram_status[i] == "contaminated":
-            out.append("ngram")
-        elif semantic_caught is not None and semantic_caught[i]:
-            out.append("semantic")
-        else:
-            out.append("")
-    return out
 
 
 @dataclass(frozen=True)
@@ -246,7 +222,8 @@ class ContaminationJob:
         self.semantic: SemanticScan | None = None
         self._cosines_set = False
         self._train_closed = False
-        self.rung: list[str] = []
+        self.rung: list[str] = []          # per row, the first rung that caught it
+        self._caught: list[tuple] = []     # per row, every rung that caught it (verdict.py)
 
     def set_scores(self, run) -> None:
         """Attach per-row scores (a :class:`evalsieve.scores.ScoreRun`) before :meth:`finish`:
@@ -424,7 +401,8 @@ class ContaminationJob:
 
     # -- training pass behind the page's prefilter (worker/prefilter.js) ---------------------
     def prefilter_spec(self) -> dict | None:
-        """What worker/prefilter.js needs: N, the eval n-grams, the training field paths.
+        """What worker/prefilter.js needs: N, the eval n-grams, the training field paths,
+        the char table, and the exact rung's probes (:func:`evalsieve.exact.prefilter_exact`).
 
         Returns None for CSV/TSV training files (their records can span lines; the page
         sends them whole to :meth:`feed_train`).
@@ -436,7 +414,8 @@ class ContaminationJob:
                          # rung needs every record
         return {"n": self.index.n, "ngrams": self.index.ngrams, "format": self.train_format,
                 "paths": [list(s) for s in self._train_fields._steps],
-                "chars": {str(c): r for c, r in char_table().items()}}
+                "chars": {str(c): r for c, r in char_table().items()},
+                "exact": prefilter_exact(list(self.index.exact_keys), self.train_format)}
 
     def feed_train_candidates(self, records: list[int], lines: list[int], text: str,
                               records_total: int, chars: int) -> int:
@@ -519,9 +498,13 @@ class ContaminationJob:
         self.scores, self.cutoff = containment_scores(
             self.index, self.scan, boilerplate=c.boilerplate, threshold=c.threshold,
             row_numbers=self._eval_numbers)
-        self.rung = assign_rungs(self.exact_record, [r.status for r in self.scores],
-                                 [m.caught for m in self.semantic.matches]
-                                 if self.semantic is not None else None)
+        # the ladder's verdict, in one place: every export and view reads status and rung
+        ex = self.scan.exact
+        self._caught = caught_rungs([i in ex for i in range(len(self.scores))],
+                                    [r.ngram_status for r in self.scores],
+                                    [m.caught for m in self.semantic.matches]
+                                    if self.semantic is not None else None)
+        self.rung = apply_ladder(self.scores, self._caught)
         settings = c.settings()
         settings.update({"n": self.index.n, "n_how": self.index.n_how,
                          "boilerplate_cutoff": (f"> {self.cutoff} training records"
@@ -542,10 +525,10 @@ class ContaminationJob:
                               dict(environment or {}))
         s = self.scores
         scored = [r for r in s if r.scored]
-        dirty = [r for i, r in enumerate(s) if r.scored and self._excluded(i)]
+        dirty = [r for r in s if r.status == "contaminated"]   # caught by any rung
         warnings = []
-        worded = [r for r in s if r.status != "empty"]
-        short = [r for r in worded if not r.scored and r.status != "boilerplate_only"]
+        worded = [r for r in s if r.ngram_status != "empty"]
+        short = [r for r in worded if not r.scored and r.ngram_status != "boilerplate_only"]
         if mostly_too_short(len(short), len(worded)):
             warnings.append(f"{len(short)} of {len(worded)} eval rows with words are too short "
                             f"to score at N = {self.index.n}: choose a longer field or a "
@@ -554,7 +537,7 @@ class ContaminationJob:
             "n": self.index.n, "n_how": self.index.n_how,
             "rows_scanned": len(s), "rows_scored": len(scored),
             "rows_too_short": len(s) - len(scored),
-            "rows_boilerplate_only": sum(1 for r in s if r.status == "boilerplate_only"),
+            "rows_boilerplate_only": sum(1 for r in s if r.ngram_status == "boilerplate_only"),
             "rows_contaminated": len(dirty),
             "rows_kept": sum(1 for i in range(len(s)) if self._keeps(i)),
             "training_records": self.scan.records, "training_bytes": sum(f.bytes for f in train_files),
@@ -594,9 +577,10 @@ class ContaminationJob:
         run.join_eval(self.eval_format, self.eval_name,
                       lambda: head + ("" if not head or head.endswith("\n") else "\n")
                       + "".join(self._eval_raw), len(self._eval_raw))
-        # "contaminated" = the row leaves eval.clean (caught by an excluded rung)
+        # "contaminated" = the row leaves eval.clean (caught by an excluded rung); a row a
+        # kept rung caught counts as clean when scored
         status = {r.eval_row: ("contaminated" if self._excluded(i) else
-                               "clean" if r.status == "contaminated" else r.status)
+                               "clean" if r.scored else r.ngram_status)
                   for i, r in enumerate(self.scores)}
         rung = {r.eval_row: self.rung[i] for i, r in enumerate(self.scores)}
         rows = range(1, len(self._eval_raw) + 1)
@@ -610,10 +594,7 @@ class ContaminationJob:
     def _excluded(self, i: int) -> bool:
         """Row i (0-based) is caught by a rung whose rows leave the clean file."""
         ex = self.config.excluded
-        return any(caught and r in ex for r, caught in zip(RUNGS, (
-            self.scan is not None and i in self.scan.exact,   # = bool(exact_record[i]), O(1)
-            self.scores[i].status == "contaminated",
-            self.semantic is not None and self.semantic.matches[i].caught)))
+        return any(r in ex for r in self._caught[i])
 
     # -- the ladder: close the training pass, the semantic rung's encoder round trip --------
     def end_train(self) -> None:
@@ -743,12 +724,15 @@ class ContaminationJob:
         Args:
             limit: most rows listed (the report CSV has them all).
         Returns:
-            ``{rows, rows_total, histogram}``: ``rows`` are the contaminated rows in report
-            order (eval-file order), at most ``limit``, each ``{eval_row, status,
-            containment (float), containment_text (as the CSV prints it), ngrams_matched,
-            ngrams_total, training_record, shared_passage, training_excerpt, eval_text (the
-            chosen fields' values joined with a newline), eval_marks (where eval_text holds
-            the shared passage: :func:`evalsieve.highlight.passage_spans`, UTF-16 offsets)}``;
+            ``{rows, rows_total, histogram}``: ``rows`` are the contaminated rows (caught by
+            any rung: :mod:`evalsieve.verdict`) in report order (eval-file order), at most
+            ``limit``, each ``{eval_row, status ("contaminated"), rung (the first rung that
+            caught it), containment (float, or None when the row has no n-gram),
+            containment_text (as the CSV prints it), ngrams_matched, ngrams_total,
+            training_record (as the CSV's; 0 = none), shared_passage, training_excerpt,
+            eval_text (the chosen fields' values joined with a newline), eval_marks (where
+            eval_text holds the shared passage: :func:`evalsieve.highlight.passage_spans`,
+            UTF-16 offsets)}``;
             ``rows_total`` counts them all;
             ``histogram`` is :meth:`histogram`.
         Raises:
@@ -757,22 +741,28 @@ class ContaminationJob:
         if self.scores is None:
             raise bad_input("the run has not finished", expected="finish before view")
         rows, total = [], 0
+        records = self._training_records()
         for i, r in self.contaminated():
             total += 1
             if len(rows) < limit:
-                rows.append({"eval_row": r.eval_row, "status": r.status,
+                rows.append({"eval_row": r.eval_row, "status": r.status, "rung": r.rung,
                              "containment": r.containment,
                              "containment_text": fmt_float(r.containment),
                              "ngrams_matched": r.ngrams_matched, "ngrams_total": r.ngrams_total,
-                             "training_record": r.training_record,
+                             "training_record": records[i][1] or 0,
                              "shared_passage": r.shared_passage, "training_excerpt": r.excerpt,
                              **self.eval_text_marks(i)})
         return {"rows": rows, "rows_total": total, "histogram": self.histogram()}
 
     def contaminated(self) -> list[tuple[int, RowScore]]:
-        """``(position, score)`` of every contaminated row in the order the page lists them
-        and ``overlap-report.html`` prints them: eval-file order (ascending ``eval_row``)."""
+        """``(position, score)`` of every contaminated row (caught by any rung) in the order
+        the page lists them and ``overlap-report.html`` prints them (by first rung there):
+        eval-file order (ascending ``eval_row``)."""
         return [(i, r) for i, r in enumerate(self.scores) if r.status == "contaminated"]
+
+    def _training_records(self) -> list[tuple[str, int | str]]:
+        """Per row, the report's ``(training_file, training_record)`` (verdict.report_records)."""
+        return report_records(self.scores, self.scan.exact, self.scan.file_names, self.train_name)
 
     def eval_text(self, i: int) -> str:
         """Row ``i``'s (0-based) chosen fields' values, joined with a newline: the eval text
@@ -823,12 +813,16 @@ class ContaminationJob:
         return head + "".join(kept)
 
     def report_csv(self) -> str:
-        """``contamination-report.csv``: one row per scored eval row (columns REPORT_COLUMNS)."""
+        """``contamination-report.csv``: one row per eval row that was scored or that a rung
+        caught (columns :meth:`report_columns`). ``status`` is the ladder's
+        (:mod:`evalsieve.verdict`); a caught row with no n-gram (an exact copy too short to
+        score) has an empty containment, 0 of 0 n-grams and the exact copy as its training
+        record; it is listed in too-short-to-score.csv as well."""
+        records = self._training_records()
         rows = ([r.eval_row, r.status, fmt_float(r.containment), r.ngrams_matched,
-                 r.ngrams_total, r.ngrams_boilerplate, r.words, r.training_file,
-                 r.training_record or "",
+                 r.ngrams_total, r.ngrams_boilerplate, r.words, records[i][0], records[i][1],
                  r.shared_passage, r.excerpt] + self._rung_cells(i)
-                for i, r in enumerate(self.scores) if r.scored)
+                for i, r in enumerate(self.scores) if r.scored or r.rung)
         return write_csv(self.stamp, self.report_columns(), rows)
 
     def report_columns(self) -> list[str]:
@@ -848,9 +842,11 @@ class ContaminationJob:
         return cells
 
     def too_short_csv(self) -> str:
-        """``too-short-to-score.csv``: every row not scored, its word count and reason."""
+        """``too-short-to-score.csv``: every row the n-gram rung could not score, its word
+        count and reason, and the rung that caught it anyway ('' = none: an exact copy too
+        short for n-grams says ``exact``, and is contaminated in the report)."""
         n = self.index.n
-        rows = ([r.eval_row, r.words, n, _REASONS[r.status], self.rung[i]]
+        rows = ([r.eval_row, r.words, n, _REASONS[r.ngram_status], self.rung[i]]
                 for i, r in enumerate(self.scores) if not r.scored)
         return write_csv(self.stamp, TOO_SHORT_COLUMNS + RUNG_COLUMNS, rows)
 
@@ -886,11 +882,19 @@ class ContaminationJob:
         for label, b, bar in hist_rows:
             hist.append(f"<tr><td>{label}</td><td class=\"num\">{b}</td><td>{bar}</td></tr>")
         hist.append("</tbody></table>")
-        dirty = self.contaminated()   # the page's order (eval-file order)
-        rows = [(r.eval_row, fmt_float(r.containment), f"{r.ngrams_matched}/{r.ngrams_total}",
-                 self._marked_eval_text(i), r.training_file, r.training_record, r.shared_passage,
-                 r.excerpt)
-                for i, r in dirty]
+        dirty = self.contaminated()   # the page's order (eval-file order), grouped by rung
+        records = self._training_records()
+        columns = ["eval_row", "containment", "matched/total", "eval text (chosen fields)",
+                   "training_file", "training_record", "shared passage (normalised words)",
+                   "training excerpt (normalised)"]
+        groups = []
+        for rung in self.config.rungs:
+            rows = [(r.eval_row, fmt_float(r.containment), f"{r.ngrams_matched}/{r.ngrams_total}",
+                     self._marked_eval_text(i), *records[i], r.shared_passage, r.excerpt)
+                    for i, r in dirty if r.rung == rung]
+            groups.append(f"<h3>Caught first by the {rung} rung ({len(rows)})</h3>")
+            groups.append(html_table(columns, rows, frozenset({0, 1, 2, 5})) if rows else
+                          "<p>None.</p>")
         names = [f.name for f in self.train_files] or [self.train_name]
         against = (f"training file <b>{_esc(names[0])}</b>" if len(names) == 1 else
                    f"{len(names)} training files (<b>{_esc(names[0])}</b> … "
@@ -903,13 +907,13 @@ class ContaminationJob:
             html_table(["figure", "value"], head, frozenset({1}), cls="settings"),
             f"<h2>Containment of the scored rows</h2><p>{zero} of {len(scored)} scored rows "
             "have no matched n-gram.</p>" + "".join(hist),
-            f"<h2>Contaminated rows ({len(dirty)})</h2><p>In eval-file order, as the page "
-            "lists them; the eval text is the chosen fields' values as the file holds them, with "
-            "the words of the shared passage <mark>highlighted</mark> as on the page.</p>",
-            html_table(["eval_row", "containment", "matched/total", "eval text (chosen fields)",
-                        "training_file", "training_record",
-                        "shared passage (normalised words)", "training excerpt (normalised)"],
-                       rows, frozenset({0, 1, 2, 5})),
+            f"<h2>Contaminated rows ({len(dirty)})</h2><p>Every row a rung caught, under the "
+            "first rung that caught it (exact → ngram → semantic), each group in eval-file "
+            "order as the page lists them; the eval text is the chosen fields' values as the "
+            "file holds them, with the words of the shared passage <mark>highlighted</mark> as "
+            "on the page. The training record is the first holding a matched n-gram, else the "
+            "exact copy (the semantic rung's is in its section below).</p>",
+            *groups,
         ] + self._ladder_sections()
         if self.score_run is not None:
             sections.append(score_impact_section(self.score_run.figures,
@@ -936,7 +940,7 @@ class ContaminationJob:
                  enumerate(zip(self.exact_file, self.exact_record)) if rec]
         out += [f"<h2>Rung exact ({len(exact)})</h2><p>The eval row's words, after the "
                 "normalisation above, equal a whole training record's words (the chosen fields "
-                "of both, joined; rows with at least one n-gram).</p>",
+                "of both, joined; every row with a word, rows too short for n-grams too).</p>",
                 html_table(["eval_row", "training_file", "training_record"], exact,
                            frozenset({0, 2}))]
         if self.semantic is None:

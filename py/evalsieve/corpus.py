@@ -377,7 +377,7 @@ def make_payload(index, fast: bool = True, formats=("jsonl", "text")) -> dict:
         from .fastscan import LineFilter, numpy_or_none
         if numpy_or_none() is not None and index.n >= 2:
             for fmt in sorted(set(formats) & {"jsonl", "text"}):
-                filters[fmt] = LineFilter(index.ngrams, index.n, fmt)
+                filters[fmt] = LineFilter(index.ngrams, index.n, fmt, list(index.exact_keys))
     return {"index": index, "filters": filters}
 
 

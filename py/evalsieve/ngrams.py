@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from . import constants
 from .errors import bad_input
+from .exact import row_key
 from .text import normalize_many
 
 #: The clamp of the rule's own N (constants.N_AUTO_MIN..N_AUTO_MAX = 8..13).
@@ -150,12 +151,12 @@ class EvalIndex:
         self._ids = ids
         self._freq = freq
         self.padded = [f" {g} " for g in self.ngrams]
-        # the exact rung: a scorable row's normalised words, all segments joined by one space
+        # the exact rung: every row with a word, keyed by its normalised words, all segments
+        # joined by one space (evalsieve.exact.row_key); an empty row has no key
         self.exact_keys: dict[str, list[int]] = {}
         for i, row in enumerate(self.rows):
-            if row.ngram_ids:
-                key = " ".join(w for words in row.segments for w in words)
-                self.exact_keys.setdefault(key, []).append(i)
+            if row.words:
+                self.exact_keys.setdefault(row_key(row.segments), []).append(i)
         self.exact_lengths = frozenset(len(k.split()) for k in self.exact_keys)
         self.set_background(background or {})
 
@@ -197,9 +198,11 @@ class TrainingScan:
     order (files in the order given, records in file order).
 
     The exact rung rides along: a training record whose normalised words (all its segments,
-    joined) equal a scorable eval row's is recorded in ``exact`` (row -> first (file,
-    record)). A scorable row's exact copy holds all of the row's n-grams, so every candidate
-    filter in front of :meth:`scan` passes it on.
+    joined: :func:`evalsieve.exact.row_key`) equal an eval row's (any row with a word, too
+    short for n-grams or not) is recorded in ``exact`` (row -> first (file, record)). Such a
+    copy may hold no eval n-gram (its words split over two training fields, or fewer than
+    N); every candidate filter in front of :meth:`scan` passes it on by its exact-key probes
+    (:mod:`evalsieve.exact`).
 
     Attributes:
         records: training records in the corpus (all files), set by the driver when the pass
@@ -371,8 +374,12 @@ class RowScore:
     Attributes:
         eval_row: 1-based record number in the eval file.
         words: words in the chosen fields.
-        status: ``"clean"``, ``"contaminated"``, ``"too_short"``, ``"no_ngram"`` (has N words
-            in all but no single field has N), ``"empty"`` or ``"boilerplate_only"``.
+        status: the ladder's verdict: ``"contaminated"`` when any rung caught the row (set by
+            :func:`evalsieve.verdict.apply_ladder`), else :attr:`ngram_status`.
+        ngram_status: the n-gram rung's own verdict: ``"clean"``, ``"contaminated"``,
+            ``"too_short"``, ``"no_ngram"`` (has N words in all but no single field has N),
+            ``"empty"`` or ``"boilerplate_only"`` (:func:`containment_scores` sets both).
+        rung: the first rung of the ladder that caught the row ('' = none; apply_ladder).
         ngrams_total: distinct scorable (non-boilerplate) n-grams.
         ngrams_matched: of those, how many were found in training.
         ngrams_boilerplate: distinct n-grams dropped as boilerplate.
@@ -394,11 +401,18 @@ class RowScore:
     shared_passage: str = ""
     excerpt: str = ""
     training_file: str = ""
+    ngram_status: str = ""
+    rung: str = ""
+
+    def __post_init__(self):
+        if not self.ngram_status:
+            self.ngram_status = self.status
 
     @property
     def scored(self) -> bool:
-        """True when the row got a containment (status clean or contaminated)."""
-        return self.status in ("clean", "contaminated")
+        """True when the n-gram rung gave the row a containment (its ngram_status is clean
+        or contaminated)."""
+        return self.containment is not None
 
 
 def containment_scores(index: EvalIndex, scan: TrainingScan, *, boilerplate: bool = True,

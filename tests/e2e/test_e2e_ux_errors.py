@@ -148,18 +148,25 @@ def test_report_fits_1280_and_a4_and_runs_no_script(tab, browser_context, tmp_pa
     assert run(tab) == "done"
     html = download(tab, "overlap-report.html", tmp_path).decode("utf-8")
     assert "<script" not in html.lower() and not re.search(r"\son\w+\s*=", html, re.I)
-    view = tab.eval_on_selector_all("#contaminated tbody tr", "rs => rs.map(r => r.dataset.row)")
-    assert len(view) >= 3
+    shown = tab.eval_on_selector_all("#contaminated tbody tr",
+                                     "rs => rs.map(r => [r.dataset.row, r.dataset.rung])")
+    assert len(shown) >= 3
+    # the report lists them under the first rung that caught them, each group in page order
+    view = [row for row, _ in sorted(shown, key=lambda x: ["exact", "ngram", "semantic"]
+                                     .index(x[1]))]
     report = browser_context.new_page()
     try:
         report.set_viewport_size({"width": 1280, "height": 900})
         report.goto((tmp_path / "overlap-report.html").as_uri())
         assert report.evaluate("document.documentElement.scrollWidth") <= 1280
-        # the rows in the page's order, each with its eval text
+        # the rows in the page's order within each rung's group, each with its eval text
         rows = report.evaluate("""() => {
             const h = [...document.querySelectorAll('h2')].find(x => x.textContent.startsWith('Contaminated rows'));
-            let t = h.nextElementSibling; while (t.tagName !== 'TABLE') t = t.nextElementSibling;
-            return [...t.querySelectorAll('tbody tr')].map(r => [...r.cells].map(c => c.textContent));
+            const out = [];
+            for (let t = h.nextElementSibling; t && t.tagName !== 'H2'; t = t.nextElementSibling) {
+                if (t.tagName === 'TABLE') out.push(...[...t.querySelectorAll('tbody tr')].map(r => [...r.cells].map(c => c.textContent)));
+            }
+            return out;
         }""")
         assert [r[0] for r in rows] == view
         questions = [json.loads(x)["question"] for x in

@@ -6,7 +6,7 @@ import pytest
 
 import reference
 from hostile_common import read_csv_export, read_stamped
-from evalsieve.contamination import REPORT_COLUMNS, ContaminationConfig, ContaminationJob
+from evalsieve.contamination import REPORT_COLUMNS, RUNGS, ContaminationConfig, ContaminationJob
 from evalsieve.stamps import InputFile
 
 
@@ -196,16 +196,20 @@ def test_view_keeps_at_most_limit_rows_and_counts_them_all():
 
 def test_html_report_rows_in_page_order_with_eval_text(fixture_run):
     """overlap-report.html lists the contaminated rows as the page does (view(): eval-file
-    order), each with its eval text; no attribute handler, no script; the stamp JSON is in a
-    collapsed <details>; every row of view() is in the report, in the same order."""
+    order) under the first rung that caught them, each with its eval text; no attribute
+    handler, no script; the stamp JSON is in a collapsed <details>; every row of view() is
+    in the report, in the same order within its rung."""
     ev, tr = fixture_run
     job, s = run_job(ev, tr)
     page = job.export("overlap-report.html")[1]
-    view = [r["eval_row"] for r in job.view()["rows"]]
+    rows = job.view()["rows"]
+    view = [r["eval_row"] for r in rows]
     assert view == sorted(view) and len(view) == s["rows_contaminated"] >= 3
-    body = page.split("<h2>Contaminated rows")[1].split("</table>")[0]
+    body = page.split("<h2>Contaminated rows")[1].split("<h2>")[0]
     cells = re.findall(r"<tr><td class=\"num\">(\d+)</td>", body)
-    assert [int(c) for c in cells] == view
+    by_rung = sorted(rows, key=lambda r: (RUNGS.index(r["rung"]), r["eval_row"]))
+    assert [int(c) for c in cells] == [r["eval_row"] for r in by_rung]
+    assert {r["rung"] for r in rows} == {"exact", "ngram"}   # both groups hold rows
     questions = [json.loads(l)["question"] for l in ev.splitlines()]
     import html as h
     for r in view:   # the text as the file holds it, shared words inside <mark>
