@@ -38,10 +38,10 @@ from .engines import ENGINES
 from .errors import EvalsieveError, bad_input
 from .layouts import eval_input
 # the drivers and their input helpers, named here as before (purify, tests)
-from .drivers import (Progress, _ci_text, _cpu_seconds, _silent,  # noqa: F401
-                      run_contamination, run_paraphrases)
-from .run_io import (_feed, _input_info, _pick_fields, _runtime, _utc_now,  # noqa: F401
-                     describe, find_model_dir, open_input, write_exports)
+from .drivers import _ci_text, run_contamination, run_paraphrases  # noqa: F401
+from .run_io import (Progress, _cpu_seconds, _feed, _input_info, _pick_fields,  # noqa: F401
+                     _runtime, _silent, _utc_now, describe, find_model_dir, open_input,
+                     write_exports)
 
 
 def _bounded(cast, lo: float, hi: float, what: str, above_lo: bool = False, any_ok: bool = False):
