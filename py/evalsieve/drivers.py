@@ -18,7 +18,7 @@ from .corpus import FileSource, expand_inputs, plan_tasks, size_of
 from .layouts import eval_input
 from .run_io import (Progress, _check_encoder_extra, _check_parquet_fields, _cpu_seconds,
                      _feed, _input_info, _pick_fields, _runtime, _sha256_file, _utc_now,
-                     check_fields, describe, find_model_dir, open_input)
+                     check_fields, describe, find_model_dir, open_input, report)
 from .sample import corpus_defaults
 from .stamps import InputFile
 
@@ -26,7 +26,21 @@ PAGE_COSINE_FLOOR = constants.PARA_FLOOR
 
 def run_contamination(args, log) -> tuple[dict, dict]:
     """Run the contamination job for parsed CLI args. Returns (summary, exports): each
-    export is text, or for a Parquet eval file's clean export a function writing it.
+    export is text, or for a Parquet eval file's clean export a function writing it."""
+    summary, exports, _ = contamination_run(args, log)
+    return summary, exports
+
+
+def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
+    """:func:`run_contamination`, and the finished job (``kept_rows()``, for the API).
+
+    ``args.progress(stage, done, total)`` and ``args.cancel`` (``is_set()``), when the
+    caller sets them, see stages "eval" (rows), "train" (bytes read) and "semantic"
+    (0 of 1, then 1 of 1); a set cancel stops the run between blocks (one worker) or tasks.
+
+    Raises:
+        EvalsieveError: bad input (bad_input), a missing extra (asset_load_failed),
+        ``args.cancel`` set (cancelled).
 
     TRAIN arguments are expanded into a corpus (:func:`corpus.expand_inputs`); the training
     pass runs as tasks (:func:`corpus.plan_tasks`) on the chosen engine and merges exactly.
@@ -111,6 +125,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         job.set_background(first_head)
     _feed(ev, ev_fmt, ev_fields, job.feed_eval, job.feed_eval_values)
     e = job.end_eval()
+    report(args, "eval", e["rows"], e["rows"])
     log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct n-grams")
     t0, c0 = time.perf_counter(), _cpu_seconds()
     workers = args.workers or os.cpu_count() or 1
@@ -137,7 +152,8 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         merger = Merger(job, tasks)
         total = sum(f["size"] for f in files)
         prog = Progress(total, len(tasks), log,
-                        show_tasks=args.engine != "local" or workers > 1)
+                        show_tasks=args.engine != "local" or workers > 1,
+                        hook=getattr(args, "progress", None), cancel=getattr(args, "cancel", None))
 
         def on_result(res):
             merger.add(res)
@@ -156,8 +172,11 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         raise EvalsieveError("internal", "the training pass ended with tasks missing")
     assets = {}
     if sem is not None:
+        report(args, "semantic", 0, 1)
         _semantic_pass(job, files, log)
+        report(args, "semantic", 0, 1)
         assets = _semantic_rung(job, args, log)
+        report(args, "semantic", 1, 1)
     sha = {**merger.sha256, **hashes}
     train_inputs = [InputFile("train", f["name"], sha.get(i, ""), f["size"],
                               f.get("file_format", f["fmt"]) + ("+gzip" if f["gzip"] else ""))
@@ -191,7 +210,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         log(f"skipped {n} malformed record(s): " + ", ".join(
             f"{k} {v}" for k, v in summary["skipped_lines"].items())
             + "; listed in skipped-lines.csv")
-    return summary, exports
+    return summary, exports, job
 
 
 def _load_scores(args, log):
@@ -343,7 +362,9 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     enc = NativeEncoder(os.path.join(model_dir, "encoder.onnx"),
                         os.path.join(model_dir, "tokenizer.json"))
     t0 = time.perf_counter()
+    report(args, "embed", 0, len(texts))
     emb, truncated = enc.encode(texts)
+    report(args, "embed", len(texts), len(texts))
     dt = time.perf_counter() - t0
     log(f"embedded {len(texts)} rows in {dt:.1f} s ({len(texts) / max(dt, 1e-9):.0f} rows/s), "
         f"{truncated} truncated to {cfg.window} word pieces")

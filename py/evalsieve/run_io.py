@@ -277,8 +277,10 @@ class Progress:
     runs as several tasks. Elsewhere: a plain line at most every 10 s.
     """
 
-    def __init__(self, total: int, tasks: int, log, show_tasks: bool):
+    def __init__(self, total: int, tasks: int, log, show_tasks: bool, hook=None,
+                 cancel=None):
         self.total, self.tasks, self.log, self.show_tasks = total, tasks, log, show_tasks
+        self.hook, self.cancel = hook, cancel   # the API's callback and cancel event
         self.read = 0
         self.done = 0
         self.bar = None
@@ -297,6 +299,7 @@ class Progress:
         self.read += nbytes
         if self.bar is not None:
             self.bar.update(nbytes)
+        self._tick()
         self._maybe_line()
 
     def task_done(self) -> None:
@@ -304,7 +307,13 @@ class Progress:
         self.done += 1
         if self.bar is not None and self.show_tasks:
             self.bar.set_postfix_str(f"tasks {self.done}/{self.tasks}")
+        self._tick()
         self._maybe_line()
+
+    def _tick(self) -> None:
+        check_cancel(self.cancel)
+        if self.hook is not None:
+            self.hook("train", self.read, self.total)
 
     def _maybe_line(self) -> None:
         now = time.perf_counter()
@@ -325,3 +334,23 @@ class Progress:
 
 def _silent(msg: str) -> None:
     pass
+
+
+def check_cancel(cancel) -> None:
+    """Stop the run when ``cancel`` (anything with ``is_set()``, e.g. ``threading.Event``;
+    or None) is set.
+
+    Raises:
+        EvalsieveError(cancelled): it is set.
+    """
+    if cancel is not None and cancel.is_set():
+        raise EvalsieveError("cancelled", "the run was cancelled")
+
+
+def report(args, stage: str, done: int, total: int) -> None:
+    """Tell the API's ``progress(stage, done, total)`` callback (``args.progress``, absent
+    from the CLI's args) how far a stage is, after checking ``args.cancel``."""
+    check_cancel(getattr(args, "cancel", None))
+    hook = getattr(args, "progress", None)
+    if hook is not None:
+        hook(stage, done, total)
