@@ -41,7 +41,7 @@ from .corpus import expand_inputs, is_url, make_payload, plan_tasks, scan_task, 
 from .engines import Merger, hash_file, run_local, run_ray
 from .errors import EvalsieveError, bad_input
 from .ngrams import TrainingScan
-from .purify import (PurifyConfig, boilerplate_ids, counted_ngrams, still_contaminated)
+from .purify_core import (PurifyConfig, boilerplate_ids, counted_ngrams, still_contaminated)
 from .purify_shards import AtomicOutput, ShardTask, purify_shard
 from .stamps import InputFile, RunStamp, canonical_json
 
