@@ -33,7 +33,7 @@ import json
 import sys
 
 from . import __version__, constants
-from .contamination import CLEAN_RULES
+from .contamination_job import CLEAN_RULES
 from .engines import ENGINES
 from .errors import EvalsieveError, bad_input
 from .layouts import eval_input

@@ -12,7 +12,7 @@ import threading
 import time
 
 from . import constants
-from .contamination import ContaminationConfig, ContaminationJob
+from .contamination_job import ContaminationConfig, ContaminationJob
 from .errors import EvalsieveError, bad_input
 from .corpus import FileSource, expand_inputs, plan_tasks, size_of
 from .layouts import eval_input

@@ -8,7 +8,7 @@ measured quality note. The values are the report CSV's (same formatting of numbe
 
 from __future__ import annotations
 
-from .contamination import QUALITY_NOTE, RUNGS, VIEW_ROWS, ContaminationJob
+from .contamination_job import QUALITY_NOTE, RUNGS, VIEW_ROWS, ContaminationJob
 from .errors import bad_input
 from .exports import fmt_float
 from .semantic import RULE as SEMANTIC_RULE

@@ -36,7 +36,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .contamination import ContaminationConfig, ContaminationJob
+from .contamination_job import ContaminationConfig, ContaminationJob
 from .corpus import expand_inputs, is_url, make_payload, plan_tasks, scan_task, size_of
 from .engines import Merger, hash_file, run_local, run_ray
 from .errors import EvalsieveError, bad_input

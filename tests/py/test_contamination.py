@@ -7,7 +7,7 @@ import re
 import pytest
 
 import reference
-from evalsieve.contamination import REPORT_COLUMNS, ContaminationConfig, ContaminationJob
+from evalsieve.contamination_job import REPORT_COLUMNS, ContaminationConfig, ContaminationJob
 from evalsieve.stamps import InputFile
 
 

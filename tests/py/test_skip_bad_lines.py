@@ -13,7 +13,7 @@ import pytest
 
 from evalsieve import corpus
 from evalsieve.cli import main
-from evalsieve.contamination import (SKIPPED_COLUMNS, SKIPPED_EXPORT, ContaminationConfig,
+from evalsieve.contamination_job import (SKIPPED_COLUMNS, SKIPPED_EXPORT, ContaminationConfig,
                                      ContaminationJob)
 from evalsieve.errors import EvalsieveError
 from evalsieve.records import RecordReader, parse_jsonl_line
