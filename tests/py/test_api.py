@@ -1,0 +1,238 @@
+"""The Python API (evalsieve.contamination / paraphrases): the same exports as the CLI and
+the bridge for the same inputs, inputs of every kind, cancel and progress, settings."""
+
+import hashlib
+import json
+import os
+import sys
+import threading
+
+import pytest
+
+import evalsieve
+from evalsieve import bridge
+from evalsieve.cli import main
+from evalsieve.errors import EvalsieveError
+
+UTC = "2026-01-01T00:00:00+00:00"
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch):
+    # the stamp's time is the one thing two runs of the same inputs may differ in
+    monkeypatch.setattr("evalsieve.drivers._utc_now", lambda: UTC)
+
+
+def call(op, args=None, text=None, data=None):
+    return json.loads(bridge.call(op, json.dumps(args or {}), text, data))
+
+
+def read_dir(d):
+    return {n: open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))}
+
+
+def as_bytes(exports):
+    return {n: v if isinstance(v, bytes) else v.encode("utf-8") for n, v in exports.items()}
+
+
+def bridge_contamination(ev_path, tr_path):
+    ev = open(ev_path, encoding="utf-8", newline="").read()
+    tr = open(tr_path, encoding="utf-8", newline="").read()
+    h = call("cont.start", {"eval": {"name": os.path.basename(ev_path), "format": "jsonl",
+                                     "fields": ["question"]},
+                            "train": {"name": os.path.basename(tr_path), "format": "jsonl",
+                                      "fields": ["text"]},
+                            "n": None, "boilerplate": True, "threshold": None})["value"]["handle"]
+    assert call("cont.background", {"handle": h}, tr[:100000])["ok"]
+    call("cont.feed_eval", {"handle": h}, ev)
+    call("cont.end_eval", {"handle": h})
+    call("cont.feed_train", {"handle": h}, tr)
+    inputs = {k: {"sha256": hashlib.sha256(t.encode()).hexdigest(), "bytes": len(t.encode())}
+              for k, t in (("eval", ev), ("train", tr))}
+    s = call("cont.finish", {"handle": h, "inputs": inputs, "utc": UTC})["value"]
+    out = {x["name"]: x["text"].encode("utf-8") for x in call("cont.exports", {"handle": h})["value"]}
+    call("close", {"handle": h})
+    return s, out
+
+
+def without_stamp(name, data):
+    """An export without its stamp (the bridge's stamp names its runtime and file formats
+    as the page gives them)."""
+    text = data.decode("utf-8")
+    if name.endswith(".html"):
+        return text.split("<h2>Run stamp</h2>")[0]
+    return text.split("\n", 1)[1] if text.startswith("# run_stamp ") else text
+
+
+def test_contamination_cli_bridge_api_same_exports(fixtures, tmp_path, capsys, fixed_clock):
+    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    tr = os.path.join(fixtures, "train_mix.jsonl")
+    assert main(["contamination", ev, tr, "--eval-field", "question", "--train-field", "text",
+                 "--out", str(tmp_path / "cli"), "--json", "--quiet"]) == 0
+    cli_summary = json.loads(capsys.readouterr().out)
+    cli = read_dir(tmp_path / "cli")
+    res = evalsieve.contamination(ev, tr, eval_fields="question", train_fields=["text"])
+    # identical exports, byte for byte, stamp included; the same summary but the timings
+    assert as_bytes(res.exports) == cli
+    assert list(res.exports) == ["eval.clean.jsonl", "contamination-report.csv",
+                                 "too-short-to-score.csv", "overlap-report.html"]
+    res.write(str(tmp_path / "api"))
+    assert read_dir(tmp_path / "api") == cli
+    timing = ("seconds_training_pass", "cpu_seconds_training_pass")
+    assert {k: v for k, v in res.summary.items() if k not in timing} == \
+        {k: v for k, v in cli_summary.items() if k not in timing}
+    assert res.summary["rows_contaminated"] == 7 and res.stamp == cli_summary["stamp"]
+    # the bridge, ops as the page calls them: the same rows and figures
+    s, page = bridge_contamination(ev, tr)
+    assert sorted(page) == sorted(cli)
+    for name in cli:
+        assert without_stamp(name, page[name]) == without_stamp(name, cli[name]), name
+    assert s["rows_contaminated"] == 7
+    # the views: the report's rows, and the kept rows
+    assert len(res.rows) == 40 and sum(r["status"] == "contaminated" for r in res.rows) == 7
+    assert res.clean_rows() == cli["eval.clean.jsonl"].decode("utf-8")
+    assert len(res.kept) == 33 == cli["eval.clean.jsonl"].count(b"\n")
+
+
+def test_contamination_dataframe_in_dataframe_out(fixtures, tmp_path, capsys, fixed_clock):
+    pd = pytest.importorskip("pandas")
+    ev_path = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    tr = os.path.join(fixtures, "train_mix.jsonl")
+    df = pd.read_json(ev_path, lines=True)
+    df.index = [f"r{i}" for i in range(len(df))]
+    res = evalsieve.contamination(df, tr, eval_fields="question", train_fields="text")
+    # the frame is read as JSON Lines named eval.jsonl: the CLI on that file gives the same bytes
+    from evalsieve.inputs import input_paths
+    (path,), _ = input_paths(df, "eval", str(tmp_path))
+    assert main(["contamination", path, tr, "--eval-field", "question", "--train-field", "text",
+                 "--out", str(tmp_path / "cli"), "--quiet"]) == 0
+    capsys.readouterr()
+    assert as_bytes(res.exports) == read_dir(tmp_path / "cli")
+    assert res.summary["rows_contaminated"] == 7 and res.stamp["inputs"][0]["name"] == "eval.jsonl"
+    kept = res.clean_rows()
+    assert isinstance(kept, pd.DataFrame) and len(kept) == 33
+    flagged = {int(r["eval_row"]) - 1 for r in res.rows if r["status"] != "clean"}
+    assert list(kept.index) == [f"r{i}" for i in range(40) if i not in flagged]
+    assert list(kept.columns) == list(df.columns)
+    report = res.to_pandas()
+    assert report.shape[0] == 40 and report["eval_row"].tolist() == list(range(1, 41))
+    wide = df.assign(extra=range(40))            # a row-aligned table with more columns
+    assert res.clean(wide)["extra"].tolist() == [i for i in range(40) if i not in flagged]
+    with pytest.raises(ValueError, match="eval has 39 rows; the run read 40"):
+        res.clean(df.iloc[1:])
+
+
+class FakeDataset:
+    """A Hugging Face Dataset as the API sees one: iteration of dicts, select, to_pandas."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self):
+        return len(self.rows)
+
+    def select(self, indices):
+        return FakeDataset([self.rows[i] for i in indices])
+
+    def to_pandas(self):  # pragma: no cover - present for the duck type only
+        raise AssertionError("not needed")
+
+
+def test_every_input_kind_gives_the_same_exports(fixtures, tmp_path, fixed_clock):
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    ev_path = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    tr = os.path.join(fixtures, "train_mix.jsonl")
+    rows = [json.loads(line) for line in open(ev_path, encoding="utf-8")]
+    train_rows = [json.loads(line) for line in open(tr, encoding="utf-8")]
+    base = evalsieve.contamination(rows, train_rows, eval_fields="question", train_fields="text")
+    assert base.summary["rows_contaminated"] == 7
+    inputs = [pd.DataFrame(rows), pa.Table.from_pylist(rows), FakeDataset(rows),
+              (r for r in rows)]
+    try:
+        import polars as pl
+        inputs.append(pl.DataFrame(rows))
+    except ImportError:
+        pass
+    for obj in inputs:
+        res = evalsieve.contamination(obj, pd.DataFrame(train_rows), eval_fields="question",
+                                      train_fields="text")
+        assert dict(res.exports) == dict(base.exports), type(obj)
+        kept = res.clean_rows()
+        want = [rows[i] for i in base.kept]
+        if isinstance(obj, pd.DataFrame):
+            assert kept.to_dict("records") == want
+        elif isinstance(obj, pa.Table):
+            assert isinstance(kept, pa.Table) and kept.to_pylist() == want
+        elif isinstance(obj, FakeDataset):
+            assert isinstance(kept, FakeDataset) and kept.rows == want
+        elif type(obj).__module__.startswith("polars"):
+            assert type(kept) is type(obj) and kept.to_dicts() == want
+        else:
+            assert kept == want
+    assert base.clean_rows() == [rows[i] for i in base.kept]
+
+
+def test_bad_inputs_and_settings_are_refused_by_name(fixtures):
+    tr = os.path.join(fixtures, "train_mix.jsonl")
+    with pytest.raises(TypeError, match="row 1 of the input is a str"):
+        evalsieve.contamination([{"q": "a b c"}, "oops"], tr)
+    with pytest.raises(TypeError, match="unknown setting 'ngram'.*n, "):
+        evalsieve.contamination([{"q": "a"}], tr, ngram=8)
+    with pytest.raises(ValueError, match="threshold=2"):
+        evalsieve.contamination([{"q": "a"}], tr, threshold=2)
+    with pytest.raises(ValueError, match="engine='spark': choose from"):
+        evalsieve.contamination([{"q": "a"}], tr, engine="spark")
+    with pytest.raises(EvalsieveError) as e:   # the CLI's input error, naming the field
+        evalsieve.contamination([{"q": "a b c"}], tr, eval_fields="nope")
+    assert e.value.code == "bad_input" and "nope" in str(e.value)
+
+
+def test_cancel_and_progress(fixtures):
+    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    tr = os.path.join(fixtures, "train_mix.jsonl")
+    seen = []
+    res = evalsieve.contamination(ev, tr, eval_fields="question", train_fields="text",
+                                  progress=lambda *a: seen.append(a), workers=1)
+    size = os.path.getsize(tr)
+    assert seen[0] == ("eval", 40, 40)
+    train = [s for s in seen if s[0] == "train"]
+    assert train and train[-1][1:] == (size, size)
+    assert [s[1] for s in train] == sorted(s[1] for s in train)
+    assert res.summary["rows_contaminated"] == 7
+    stop = threading.Event()
+
+    def cancel_in_training(stage, done, total):
+        if stage == "train":
+            stop.set()
+    with pytest.raises(EvalsieveError) as e:
+        evalsieve.contamination(ev, tr, eval_fields="question", train_fields="text",
+                                progress=cancel_in_training, cancel=stop)
+    assert e.value.code == "cancelled"
+    stop.set()
+    with pytest.raises(EvalsieveError) as e:   # set before: stops after the eval pass
+        evalsieve.contamination(ev, tr, eval_fields="question", cancel=stop)
+    assert e.value.code == "cancelled"
+
+
+def test_workers_and_engine_settings_change_nothing(fixtures, tmp_path, fixed_clock):
+    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    tr = os.path.join(fixtures, "train_mix.jsonl")
+    one = evalsieve.contamination(ev, tr, eval_fields="question", workers=1, filter="off")
+    two = evalsieve.contamination(ev, tr, eval_fields="question", workers=2)
+    assert dict(one.exports) == dict(two.exports)
+    assert two.summary["training_engine"]["workers"] == 2
+
+
+def test_import_loads_nothing_but_the_package():
+    import subprocess
+    code = ("import sys, evalsieve; evalsieve.contamination; evalsieve.ContaminationResult; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'pandas', 'numpy', 'pyarrow', 'polars'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert callable(evalsieve.contamination) and callable(evalsieve.purify)
+    assert evalsieve.purify.__module__ == "evalsieve.purify_run"
