@@ -236,3 +236,62 @@ def test_import_loads_nothing_but_the_package():
     assert out.stdout.strip() == "[]"
     assert callable(evalsieve.contamination) and callable(evalsieve.purify)
     assert evalsieve.purify.__module__ == "evalsieve.purify_run"
+
+
+def bridge_paraphrases(text, name, model_dir):
+    """The paraphrase job through the bridge, as the page runs it, with the embeddings the
+    CLI computes (the page's come from onnxruntime-web)."""
+    from array import array
+    from evalsieve.native_encoder import NativeEncoder, nearest_neighbours, pairs_above
+    from evalsieve.run_io import _sha256_file
+    h = call("para.start", {"eval": {"name": name, "format": "jsonl", "field": "text",
+                                     "label_field": "id"}, "threshold": 0.9})["value"]["handle"]
+    call("para.feed_eval", {"handle": h}, text)
+    texts = call("para.end_eval", {"handle": h})["value"]["texts"]
+    enc = NativeEncoder(os.path.join(model_dir, "encoder.onnx"),
+                        os.path.join(model_dir, "tokenizer.json"))
+    emb, truncated = enc.encode(texts)
+    cands = pairs_above(emb, 0.8)
+    nn, nni = nearest_neighbours(emb)
+    blob = b"".join([array("i", [c[0] for c in cands]).tobytes(),
+                     array("i", [c[1] for c in cands]).tobytes(),
+                     array("f", [c[2] for c in cands]).tobytes(),
+                     array("f", list(nn)).tobytes(), array("i", list(nni)).tobytes(),
+                     emb.astype("float32").tobytes()])
+    model = {"model_sha256": _sha256_file(os.path.join(model_dir, "encoder.onnx"))}
+    r = call("para.similarity", {"handle": h, "rows": len(texts), "pairs": len(cands),
+                                 "truncated": truncated, "embeddings": True, "model": model,
+                                 "threshold": 0.9}, None, blob)
+    assert r["ok"], r
+    ev = {"name": name, "sha256": hashlib.sha256(text.encode()).hexdigest(),
+          "bytes": len(text.encode())}
+    out = call("para.finish", {"handle": h, "threshold": 0.9, "input": ev, "utc": UTC})["value"]
+    call("close", {"handle": h})
+    return {x["name"]: x["text"].encode("utf-8") for x in out["exports"]}
+
+
+def test_paraphrases_cli_bridge_api_same_exports(tmp_path, model_dir, capsys, fixed_clock):
+    from evalsieve.paraphrase import worked_example_jsonl
+    text = worked_example_jsonl()
+    f = tmp_path / "ex.jsonl"
+    f.write_text(text, encoding="utf-8")
+    assert main(["paraphrases", str(f), "--field", "text", "--label-field", "id",
+                 "--out", str(tmp_path / "cli"), "--json", "--quiet"]) == 0
+    cli_summary = json.loads(capsys.readouterr().out)
+    cli = read_dir(tmp_path / "cli")
+    seen = []
+    res = evalsieve.paraphrases(str(f), field="text", label_field="id",
+                                progress=lambda *a: seen.append(a))
+    assert as_bytes(res.exports) == cli and res.summary == cli_summary
+    assert seen == [("embed", 0, 6), ("embed", 6, 6)]
+    assert [g["member_rows"] for g in res.rows] == ["1 2 3", "4 5"]
+    assert [(p["row_a"], p["row_b"]) for p in res.pairs] == [("4", "5"), ("1", "2"), ("2", "3")]
+    # the same rows as a list of dicts: the same groups (the stamp names eval.jsonl)
+    rows = [json.loads(line) for line in text.splitlines()]
+    mem = evalsieve.paraphrases(rows, field="text", label_field="id")
+    assert {n: without_stamp(n, v) for n, v in as_bytes(mem.exports).items()} == \
+        {n: without_stamp(n, v) for n, v in cli.items()}
+    page = bridge_paraphrases(text, "ex.jsonl", model_dir)
+    assert sorted(page) == sorted(cli)
+    for name in cli:
+        assert without_stamp(name, page[name]) == without_stamp(name, cli[name]), name
