@@ -134,3 +134,6 @@ def as_json() -> dict:
 if __name__ == "__main__":  # the JSON for tools and the Node tests (tests/js)
     import json
     print(json.dumps(as_json(), indent=1))
+
+#: Rows of the page's table of eval rows (the view; the exports hold every row).
+VIEW_ROWS = 2000

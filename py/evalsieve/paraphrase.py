@@ -373,7 +373,7 @@ class ParaphraseJob:
                     "pooling": POOLING, "normalisation": NORMALISATION,
                     "token_window": c.window, "rows_truncated": self.truncated}
         if c.skip_bad_lines:   # stamped only when on
-            from .contamination_job import SKIP_RULE
+            from .records import SKIP_RULE
             settings["skip_bad_lines"] = SKIP_RULE
             settings["skipped_lines"] = {self.eval_name: len(self._reader.skipped)}
         inputs = (eval_file,)
