@@ -135,5 +135,5 @@ if __name__ == "__main__":  # the JSON for tools and the Node tests (tests/js)
     import json
     print(json.dumps(as_json(), indent=1))
 
-#: Rows of the page's table of eval rows (the view; the exports hold every row).
+#: Most contaminated rows the page's view lists (the report CSV has them all).
 VIEW_ROWS = 2000

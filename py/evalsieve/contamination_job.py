@@ -42,7 +42,6 @@ REPORT_COLUMNS = ["eval_row", "status", "containment", "ngrams_matched", "ngrams
                   "shared_passage",
                   "training_excerpt"]
 TOO_SHORT_COLUMNS = ["eval_row", "words", "n", "reason"]
-#: Most contaminated rows the page's view lists (the report CSV has them all).
 #: The export listing skipped records (with ``skip_bad_lines`` only).
 SKIPPED_EXPORT = constants.SKIPPED_EXPORT
 SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "semantic_numbers",
