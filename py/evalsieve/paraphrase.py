@@ -465,7 +465,7 @@ class ParaphraseJob:
                            self.texts[d.representative]]
             return "text/csv", write_csv(stamp, GROUP_COLUMNS, rows())
         if name == constants.SKIPPED_EXPORT and self.config.skip_bad_lines:
-            from .contamination_job import SKIPPED_COLUMNS
+            from .records import SKIPPED_COLUMNS
             return "text/csv", write_csv(stamp, SKIPPED_COLUMNS,
                                          ([self.eval_name, ln, m] for ln, m in self._reader.skipped))
         if name == "score-impact.csv" and self.score_run:

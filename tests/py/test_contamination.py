@@ -7,7 +7,8 @@ import re
 import pytest
 
 import reference
-from evalsieve.contamination_job import REPORT_COLUMNS, ContaminationConfig, ContaminationJob
+from evalsieve.contamination_exports import REPORT_COLUMNS
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.stamps import InputFile
 
 
