@@ -52,14 +52,17 @@ def _namespace(command: str, positional: list[str], settings: dict) -> argparse.
             raise TypeError(f"{command}() got an unknown setting {key!r}; the settings are: "
                             + ", ".join(known))
         act = actions[key]
+        many = isinstance(act, argparse._AppendAction)   # --score-field F (repeatable)
+        if value is not None and many and isinstance(value, str):
+            value = [value]
+        if value is not None and not many and isinstance(value, (list, tuple)):
+            value = ",".join(map(str, value))    # a LIST option (--exclude-rungs a,b)
         if value is not None and act.type is not None:
-            values = value if isinstance(value, (list, tuple)) else [value]
             try:
-                values = [act.type(v if isinstance(v, str) else str(v)) for v in values]
+                value = ([act.type(str(v)) for v in value] if many else
+                         act.type(value if isinstance(value, str) else str(value)))
             except (argparse.ArgumentTypeError, ValueError) as e:
                 raise ValueError(f"{key}={value!r}: {e}") from None
-            value = values if isinstance(value, (list, tuple)) or act.nargs in ("+", "*") \
-                else values[0]
         if value is not None and act.choices is not None:
             bad = [v for v in (value if isinstance(value, list) else [value])
                    if v not in act.choices]
@@ -70,7 +73,7 @@ def _namespace(command: str, positional: list[str], settings: dict) -> argparse.
     return args
 
 
-def _fields(given, what: str):
+def _fields(given):
     if given is None:
         return None
     return [given] if isinstance(given, str) else list(given)
@@ -106,8 +109,8 @@ def contamination(eval, train, *, eval_fields=None, train_fields=None, progress=
             raise ValueError(f"eval is one input, not {len(ev_paths)} paths")
         tr_paths, _ = input_paths(train, "train", tmp)
         args = _namespace("contamination", [ev_paths[0], *tr_paths], settings)
-        args.eval_field = _fields(eval_fields, "eval_fields")
-        args.train_field = _fields(train_fields, "train_fields")
+        args.eval_field = _fields(eval_fields)
+        args.train_field = _fields(train_fields)
         args.progress, args.cancel = progress, cancel
         from .drivers import contamination_run
         summary, exports, job = contamination_run(args, log or _silent)

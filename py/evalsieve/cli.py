@@ -23,7 +23,7 @@ Exit status: 0 done; 1 done and ``--fail-on-contamination`` saw a contaminated r
 2 bad input or usage (a message names the file, the line and what was expected; no export
 is written).
 
-This is the only module that touches argv, paths and the clock.
+This module touches argv; the drivers (drivers.py, run_io.py) touch paths and the clock.
 """
 
 from __future__ import annotations

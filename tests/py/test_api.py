@@ -325,3 +325,14 @@ def test_the_api_doc_examples_run_as_written(tmp_path, monkeypatch, model_dir, f
     exec(compile(blocks[1], "docs/API.md", "exec"), ns)
     assert isinstance(ns["clean_ds"], FakeDataset) and len(ns["clean_ds"]) == 33
     assert ns["res"].kept == first.kept
+
+
+def test_list_settings_take_a_list_or_the_cli_text(fixtures, fixed_clock):
+    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    tr = os.path.join(fixtures, "train_mix.jsonl")
+    a = evalsieve.contamination(ev, tr, eval_fields="question", exclude_rungs=["exact"])
+    b = evalsieve.contamination(ev, tr, eval_fields="question", exclude_rungs="exact")
+    assert a.summary["clean_file_excludes"] == b.summary["clean_file_excludes"] == ["exact"]
+    assert dict(a.exports) == dict(b.exports)
+    with pytest.raises(ValueError, match="exclude_rungs"):
+        evalsieve.contamination(ev, tr, exclude_rungs=["fuzzy"])
