@@ -20,6 +20,7 @@ lazily: this module needs only the standard library.
 from __future__ import annotations
 
 import argparse
+import copy
 import tempfile
 
 from .inputs import input_paths
@@ -116,8 +117,13 @@ def contamination(eval, train, *, eval_fields=None, train_fields=None, progress=
         summary, exports, job = contamination_run(args, log or _silent)
         # a Parquet clean file is written from the eval file: keep it as bytes
         exports = {k: _materialise(v, tmp, k) for k, v in exports.items()}
+        sem = job.semantic
         return ContaminationResult(summary=summary, stamp=summary["stamp"], exports=exports,
                                    kept=tuple(job.kept_rows()), clean_name=job.clean_name,
+                                   scores=tuple(copy.copy(r) for r in job.scores),
+                                   rungs=tuple(job.rung),
+                                   semantic=None if sem is None else
+                                   tuple(copy.copy(m) for m in sem.matches),
                                    source=eval, source_rows=ev_rows,
                                    source_kind=_kind(eval, ev_rows))
 

@@ -56,6 +56,12 @@ class ContaminationResult:
             order the CLI writes them.
         kept: 0-based positions of the eval rows the clean export keeps.
         clean_name: the clean export's name (``eval.clean.jsonl``, ...).
+        scores: per eval row, the n-gram rung's ``ngrams.RowScore`` (status, containment,
+            n-grams matched / total, first training file and record, shared passage).
+        rungs: per eval row, the first rung that caught it (``"exact"``, ``"ngram"``,
+            ``"semantic"``) or ``""`` (``ladder.assign_rungs``).
+        semantic: per eval row, the semantic rung's ``semantic.SemanticMatch``, or None when
+            the rung did not run.
     """
 
     summary: dict
@@ -63,6 +69,9 @@ class ContaminationResult:
     exports: types.MappingProxyType
     kept: tuple
     clean_name: str
+    scores: tuple = ()
+    rungs: tuple = ()
+    semantic: tuple | None = None
     source: object = field(default=None, repr=False)        # the eval input
     source_rows: list | None = field(default=None, repr=False)   # its rows, when in memory
     source_kind: str = "path"

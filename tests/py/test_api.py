@@ -92,6 +92,11 @@ def test_contamination_cli_bridge_api_same_exports(fixtures, tmp_path, capsys, f
     assert len(res.rows) == 40 and sum(r["status"] == "contaminated" for r in res.rows) == 7
     assert res.clean_rows() == cli["eval.clean.jsonl"].decode("utf-8")
     assert len(res.kept) == 33 == cli["eval.clean.jsonl"].count(b"\n")
+    # the per-row verdicts are the report's
+    assert [r.status for r in res.scores] == [r["status"] for r in res.rows]
+    assert list(res.rungs) == [r["rung"] for r in res.rows] and res.semantic is None
+    assert [f"{r.containment:.4f}" if r.containment is not None else "" for r in res.scores] \
+        == [r["containment"] for r in res.rows]
 
 
 def test_contamination_dataframe_in_dataframe_out(fixtures, tmp_path, capsys, fixed_clock):
@@ -336,3 +341,30 @@ def test_list_settings_take_a_list_or_the_cli_text(fixtures, fixed_clock):
     assert dict(a.exports) == dict(b.exports)
     with pytest.raises(ValueError, match="exclude_rungs"):
         evalsieve.contamination(ev, tr, exclude_rungs=["fuzzy"])
+
+
+class FakeIterableDataset:
+    """A Hugging Face IterableDataset as the API sees one: iteration, features, filter."""
+
+    features = {"question": "string"}
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def filter(self, function, with_indices=False):
+        assert with_indices
+        return FakeIterableDataset([r for i, r in enumerate(self.rows) if function(r, i)])
+
+
+def test_an_iterable_dataset_comes_back_filtered(fixtures):
+    ev_path = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    rows = [json.loads(line) for line in open(ev_path, encoding="utf-8")]
+    res = evalsieve.contamination(FakeIterableDataset(rows),
+                                  os.path.join(fixtures, "train_mix.jsonl"),
+                                  eval_fields="question")
+    kept = res.clean_rows()
+    assert isinstance(kept, FakeIterableDataset) and len(kept.rows) == 33
+    assert kept.rows == [rows[i] for i in res.kept]
