@@ -368,3 +368,32 @@ def test_an_iterable_dataset_comes_back_filtered(fixtures):
     kept = res.clean_rows()
     assert isinstance(kept, FakeIterableDataset) and len(kept.rows) == 33
     assert kept.rows == [rows[i] for i in res.kept]
+
+
+def test_cancel_stops_a_pool_of_workers(fixtures, tmp_path):
+    # two training files, two workers: the pool runs; a cancel after the first task stops
+    # the run with `cancelled` (the pool is terminated), and a later run still works
+    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    tr = os.path.join(fixtures, "train_mix.jsonl")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    lines = open(tr, encoding="utf-8").read().splitlines(keepends=True)
+    a.write_text("".join(lines[::2]), encoding="utf-8")
+    b.write_text("".join(lines[1::2]), encoding="utf-8")
+    stop = threading.Event()
+    seen = []
+
+    def on_progress(stage, done, total):
+        seen.append((stage, done, total))
+        if stage == "train":
+            stop.set()
+    with pytest.raises(EvalsieveError) as e:
+        evalsieve.contamination(ev, [str(a), str(b)], eval_fields="question",
+                                train_fields="text", workers=2, progress=on_progress,
+                                cancel=stop)
+    assert e.value.code == "cancelled"
+    assert [s for s in seen if s[0] == "train"][:1] and \
+        [s for s in seen if s[0] == "train"][0][1] < os.path.getsize(a) + os.path.getsize(b)
+    res = evalsieve.contamination(ev, [str(a), str(b)], eval_fields="question",
+                                  train_fields="text", workers=2)
+    assert res.summary["rows_contaminated"] == 7
+    assert res.summary["training_engine"]["tasks"] == 2
