@@ -15,6 +15,8 @@ from evalsieve.cli import main
 from evalsieve.errors import EvalsieveError
 
 UTC = "2026-01-01T00:00:00+00:00"
+needs_processes = pytest.mark.skipif(sys.platform == "emscripten",
+                                     reason="Pyodide has no subprocesses or process pools")
 
 
 @pytest.fixture
@@ -232,6 +234,7 @@ def test_workers_and_engine_settings_change_nothing(fixtures, tmp_path, fixed_cl
     assert two.summary["training_engine"]["workers"] == 2
 
 
+@needs_processes
 def test_import_loads_nothing_but_the_package():
     import subprocess
     code = ("import sys, evalsieve; evalsieve.contamination; evalsieve.ContaminationResult; "
@@ -370,6 +373,7 @@ def test_an_iterable_dataset_comes_back_filtered(fixtures):
     assert kept.rows == [rows[i] for i in res.kept]
 
 
+@needs_processes
 def test_cancel_stops_a_pool_of_workers(fixtures, tmp_path):
     # two training files, two workers: the pool runs; a cancel after the first task stops
     # the run with `cancelled` (the pool is terminated), and a later run still works
