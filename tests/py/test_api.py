@@ -401,3 +401,24 @@ def test_cancel_stops_a_pool_of_workers(fixtures, tmp_path):
                                   train_fields="text", workers=2)
     assert res.summary["rows_contaminated"] == 7
     assert res.summary["training_engine"]["tasks"] == 2
+
+
+def test_a_parquet_eval_file_gives_the_cli_bytes(tmp_path, capsys, fixed_clock):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    rows = [{"question": f"the {w} question has enough words to be scored by the rung"}
+            for w in ("first", "second", "third")]
+    ev, tr = tmp_path / "eval.parquet", tmp_path / "train.jsonl"
+    pq.write_table(pa.Table.from_pylist(rows), ev)
+    tr.write_text(json.dumps({"text": "notes: " + rows[1]["question"]}) + "\n", encoding="utf-8")
+    assert main(["contamination", str(ev), str(tr), "--eval-field", "question",
+                 "--out", str(tmp_path / "cli"), "--quiet"]) == 0
+    capsys.readouterr()
+    cli = read_dir(tmp_path / "cli")
+    res = evalsieve.contamination(str(ev), str(tr), eval_fields="question")
+    assert res.clean_name == "eval.clean.parquet" and res.kept == (0, 2)
+    assert as_bytes(res.exports) == cli
+    assert isinstance(res.clean_rows(), bytes)
+    res.write(str(tmp_path / "api"))
+    assert read_dir(tmp_path / "api") == cli
+    assert pq.read_table(tmp_path / "api" / "eval.clean.parquet").to_pylist() == [rows[0], rows[2]]
