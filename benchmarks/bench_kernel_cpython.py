@@ -185,7 +185,7 @@ def main() -> int:
         print(f"skipped: {e.name} is not installed (pip install numpy wasmtime)")
         return 0
     from bench_contamination import eval_file, training_file
-    from evalsieve.contamination import ContaminationConfig, ContaminationJob
+    from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
     from evalsieve.fastscan import LineFilter
     ev = eval_file()
     tr = training_file(max(a.mb, 100))

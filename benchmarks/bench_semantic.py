@@ -50,7 +50,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "py"))
 
-from evalsieve.contamination import ContaminationConfig, ContaminationJob  # noqa: E402
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob  # noqa: E402
 from evalsieve.semantic import SemanticConfig  # noqa: E402
 from evalsieve.stamps import InputFile  # noqa: E402
 

@@ -21,7 +21,7 @@ import traceback
 from array import array
 
 from . import constants
-from .contamination import ContaminationConfig, ContaminationJob
+from .contamination_job import ContaminationConfig, ContaminationJob
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from .errors import EvalsieveError, bad_input
 from .exports import write_csv

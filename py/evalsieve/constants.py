@@ -138,3 +138,6 @@ def as_json() -> dict:
 if __name__ == "__main__":  # the JSON for tools and the Node tests (tests/js)
     import json
     print(json.dumps(as_json(), indent=1))
+
+#: Most contaminated rows the page's view lists (the report CSV has them all).
+VIEW_ROWS = 2000

@@ -376,7 +376,7 @@ class ParaphraseJob:
                     "pooling": POOLING, "normalisation": NORMALISATION,
                     "token_window": c.window, "rows_truncated": self.truncated}
         if c.skip_bad_lines:   # stamped only when on
-            from .contamination import SKIP_RULE
+            from .records import SKIP_RULE
             settings["skip_bad_lines"] = SKIP_RULE
             settings["skipped_lines"] = {self.eval_name: len(self._reader.skipped)}
         inputs = (eval_file,)
@@ -468,7 +468,7 @@ class ParaphraseJob:
                            self.texts[d.representative]]
             return "text/csv", write_csv(stamp, GROUP_COLUMNS, rows())
         if name == constants.SKIPPED_EXPORT and self.config.skip_bad_lines:
-            from .contamination import SKIPPED_COLUMNS
+            from .records import SKIPPED_COLUMNS
             return "text/csv", write_csv(stamp, SKIPPED_COLUMNS, (
                 [self.eval_name, ln, m] for ln, m in self._reader.skipped))
         if name == "score-impact.csv" and self.score_run:

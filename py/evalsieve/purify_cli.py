@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from .purify import MAX_SPLITS, MIN_PIECE, MODES, RADIUS, ROWS
+from .purify_core import MAX_SPLITS, MIN_PIECE, MODES, RADIUS, ROWS
 
 
 def add_purify_parser(sub) -> None:

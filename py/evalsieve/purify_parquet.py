@@ -16,7 +16,7 @@ from .corpus import CHUNK_BYTES
 from .errors import EvalsieveError
 from .fields import FieldExtractor, _leaf_text
 from .parquet_io import _pa, plain
-from .purify import plan_record
+from .purify_core import plan_record
 
 
 class _File:

@@ -36,12 +36,12 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .contamination import ContaminationConfig, ContaminationJob
+from .contamination_job import ContaminationConfig, ContaminationJob
 from .corpus import expand_inputs, is_url, make_payload, plan_tasks, scan_task, size_of
 from .engines import Merger, hash_file, run_local, run_ray
 from .errors import EvalsieveError, bad_input
 from .ngrams import TrainingScan
-from .purify import (PurifyConfig, boilerplate_ids, counted_ngrams, still_contaminated)
+from .purify_core import (PurifyConfig, boilerplate_ids, counted_ngrams, still_contaminated)
 from .purify_shards import AtomicOutput, ShardTask, purify_shard
 from .stamps import InputFile, RunStamp, canonical_json
 
@@ -95,8 +95,8 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
         EvalsieveError(bad_input): bad settings or input (before any output is written, or
         naming the file); (internal): the self-check found a row still contaminated.
     """
-    from .cli import (_cpu_seconds, _feed, _input_info, _pick_fields, _runtime, _utc_now,
-                      open_input)
+    from .run_io import (_cpu_seconds, _feed, _input_info, _pick_fields, _runtime, _utc_now,
+                         open_input)
     log = log or (lambda msg: None)
     config = PurifyConfig(mode, int(radius), int(min_piece), int(max_splits), rows)
     if self_check not in SELF_CHECKS:
@@ -307,7 +307,7 @@ def _scan(run: _Engine, payload: dict, job: ContaminationJob, files: list[dict],
     """Pass 1: the contamination scan, merged into ``job``. Returns ``(hits, sha256,
     records)``: per file the records holding an eval n-gram ``[(record, [ids])]`` (numbers
     in the file), the sha256 of each file, and its records."""
-    from .cli import Progress
+    from .run_io import Progress
     tasks = plan_tasks(files, run.plan_workers())
     merger = Merger(job, tasks)
     parts: dict = {}

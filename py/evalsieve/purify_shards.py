@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from .corpus import CHUNK_BYTES, Task, _raw_blocks, is_url, open_binary
 from .errors import EvalsieveError, bad_input
-from .purify import plan_record
+from .purify_core import plan_record
 from .purify_records import RecordRewriter
 from .records import RecordReader
 

@@ -31,6 +31,13 @@ from .constants import binary_kind
 from .errors import EvalsieveError, bad_input
 
 FORMATS = ("jsonl", "csv", "tsv", "text")
+#: The stamp's words for ``skip_bad_lines`` (the per-file counts are ``skipped_lines``).
+SKIP_RULE = ("on: malformed JSON Lines / CSV / TSV records are skipped, not read; each is "
+             "listed in skipped-lines.csv; a skipped eval line is no row and is not in "
+             "eval.clean; a skipped record keeps its record number")
+#: Columns of ``skipped-lines.csv``: the file's name, the 1-based line where the skipped
+#: record starts, what was wrong and what was expected.
+SKIPPED_COLUMNS = ["file", "line", "error"]
 #: Field separator of each delimited format (the csv module's ``delimiter``).
 DELIMITERS = {"csv": ",", "tsv": "\t", "csv-semicolon": ";", "csv-pipe": "|"}
 _DELIM_NAME = {v: k for k, v in DELIMITERS.items()}

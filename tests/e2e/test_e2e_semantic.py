@@ -42,7 +42,7 @@ def cli_run(out: Path) -> dict[str, bytes]:
 
 
 def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
-    from evalsieve.contamination import QUALITY_NOTE
+    from evalsieve.ladder import QUALITY_NOTE
 
     wait_for_runs(page, 1)  # the example's run at load (semantic rung off)
     assert not page.is_checked("#setting-semantic")  # off by default

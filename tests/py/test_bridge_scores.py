@@ -8,7 +8,7 @@ import os
 import pytest
 
 from evalsieve.cli import main
-from evalsieve.contamination import ContaminationConfig, ContaminationJob
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.errors import EvalsieveError
 from evalsieve.scores import score_run_from_json
 from evalsieve.stamps import InputFile

@@ -6,7 +6,7 @@ import json
 import struct
 
 from evalsieve import bridge
-from evalsieve.contamination import QUALITY_NOTE
+from evalsieve.ladder import QUALITY_NOTE
 from hostile_common import without_fingerprint
 
 from test_semantic import EVAL_ROWS, TRAIN, _jsonl, ladder_job

@@ -135,7 +135,7 @@ def test_without_the_encoder_extra_the_error_says_how_to_install(argv, files, tm
     monkeypatch.setitem(sys.modules, "onnxruntime", None)   # import onnxruntime -> ImportError
     monkeypatch.setenv("EVALSIEVE_CACHE_DIR", str(tmp_path / "cache"))
     log = []
-    monkeypatch.setattr("evalsieve.cli.open_input",
+    monkeypatch.setattr("evalsieve.drivers.open_input",
                         lambda *a, **k: log.append(a) or (_ for _ in ()).throw(AssertionError))
     out = tmp_path / "o"
     argv = [a.format(ev=ev, tr=tr) for a in argv] + ["--out", str(out)]

@@ -5,7 +5,7 @@ import argparse
 import pytest
 
 from evalsieve import cli, constants, ngrams, paraphrase, records
-from evalsieve.contamination import ContaminationConfig, ContaminationJob
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.errors import EvalsieveError
 
 
@@ -78,7 +78,7 @@ def test_as_json_is_plain_json_with_every_published_key():
     with pytest.raises(argparse.ArgumentTypeError):
         cli._code_ngram(str(constants.SEMANTIC_CODE_NGRAM_MAX + 1))
     # one table of clean rules: the job's, the CLI's --clean and the page's (ready.constants)
-    from evalsieve.contamination import CLEAN_RULES
+    from evalsieve.contamination_job import CLEAN_RULES
     assert CLEAN_RULES is constants.CLEAN_RULES
     assert list(v["clean_rules"]) == ["scored", "not-contaminated"]
     assert v["clean_rules"] == constants.CLEAN_RULES

@@ -6,7 +6,9 @@ import pytest
 
 import reference
 from hostile_common import read_csv_export, read_stamped
-from evalsieve.contamination import REPORT_COLUMNS, RUNGS, ContaminationConfig, ContaminationJob
+from evalsieve.contamination_exports import REPORT_COLUMNS
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
+from evalsieve.ladder import RUNGS
 from evalsieve.stamps import InputFile
 
 

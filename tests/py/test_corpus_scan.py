@@ -277,7 +277,7 @@ def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_pa
 
 def test_merge_is_independent_of_finish_order(eval_file, corpus_dir, tmp_path):
     """Results merged in reverse order give the same scan as in corpus order."""
-    from evalsieve.contamination import ContaminationConfig, ContaminationJob
+    from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
     from evalsieve.engines import Merger
 
     files = corpus.expand_inputs([str(corpus_dir)])

@@ -99,8 +99,10 @@ def readme_columns() -> dict[str, list[str]]:
 
 def test_readme_lists_every_csv_exports_columns():
     from evalsieve import constants
-    from evalsieve.contamination import (REPORT_COLUMNS, RUNG_COLUMNS, SEMANTIC_COLUMNS,
-                                         SKIPPED_COLUMNS, TOO_SHORT_COLUMNS)
+    from evalsieve.contamination_exports import (REPORT_COLUMNS, SEMANTIC_COLUMNS,
+                                                 TOO_SHORT_COLUMNS)
+    from evalsieve.ladder import RUNG_COLUMNS
+    from evalsieve.records import SKIPPED_COLUMNS
     from evalsieve.exports import FINGERPRINT_COLUMN, IMPACT_COLUMNS, UNMATCHED_COLUMNS
     from evalsieve.paraphrase import GROUP_COLUMNS, PAIR_COLUMNS
     fp = [FINGERPRINT_COLUMN]

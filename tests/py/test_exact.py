@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from evalsieve.contamination import ContaminationConfig, ContaminationJob
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.ladder import ladder_view
 from evalsieve.ngrams import EvalIndex
 from evalsieve.stamps import InputFile

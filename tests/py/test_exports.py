@@ -136,7 +136,7 @@ def test_report_marks_shared_words_after_an_emoji():
     the eval row's words after the emoji, 'natalia' … 'and', are training record 1's words
     2-12, so the 11-word passage is shared; its span in the original text runs from
     'Natalia' to 'and', the comma inside kept; 'then' and the markup after it are not)."""
-    from evalsieve.contamination import ContaminationConfig, ContaminationJob
+    from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
     ev = ('{"question": "😀 Natalia sold clips to 48 of her friends in April, and then <b>"}\n'
           '{"question": "nothing here is shared with the training text at all today ok"}\n')
     tr = '{"text": "xyz natalia sold clips to 48 of her friends in april and more words"}\n'

@@ -28,7 +28,7 @@ import pytest
 
 from evalsieve import corpus
 from evalsieve.cli import main
-from evalsieve.contamination import ContaminationConfig, ContaminationJob
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.errors import EvalsieveError
 from evalsieve.stamps import InputFile
 

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from evalsieve.contamination import ContaminationConfig, ContaminationJob
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.stamps import InputFile
 from hostile_common import without_fingerprint
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from evalsieve.errors import EvalsieveError
 from evalsieve.ngrams import EvalIndex, TrainingScan, containment_scores
-from evalsieve.purify import (PurifyConfig, boilerplate_ids, counted_ngrams, cut_regions,
+from evalsieve.purify_core import (PurifyConfig, boilerplate_ids, counted_ngrams, cut_regions,
                               kept_pieces, plan_record, segment_matches, still_contaminated,
                               word_spans)
 from evalsieve.purify_records import RecordRewriter, csv_cells

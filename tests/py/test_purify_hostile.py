@@ -47,7 +47,7 @@ def test_purify_reads_what_contamination_reads(name, tmp_path, capsys):
     # an independent rescan of the output, the job fed the file's text (its fields as chosen
     # for the input: a field check on the output's first rows could fail where the cut
     # records were the ones that had the field)
-    from evalsieve.contamination import ContaminationConfig, ContaminationJob
+    from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
     from evalsieve.stamps import InputFile
     job = ContaminationJob(ContaminationConfig(("question",), tuple(fields)), "ev", "jsonl",
                            name, fmt)

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from evalsieve.contamination import (RUNGS, ContaminationConfig, ContaminationJob,
+from evalsieve.contamination_job import (RUNGS, ContaminationConfig, ContaminationJob,
                                      assign_rungs)
 from evalsieve.errors import EvalsieveError
 from evalsieve.semantic import (SemanticConfig, SemanticScan, idf, is_number, pair_cosines,

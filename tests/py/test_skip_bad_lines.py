@@ -13,8 +13,9 @@ import pytest
 
 from evalsieve import corpus
 from evalsieve.cli import main
-from evalsieve.contamination import (SKIPPED_COLUMNS, SKIPPED_EXPORT, ContaminationConfig,
-                                     ContaminationJob)
+from evalsieve.contamination_exports import SKIPPED_EXPORT
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
+from evalsieve.records import SKIPPED_COLUMNS
 from evalsieve.errors import EvalsieveError
 from evalsieve.records import RecordReader, parse_jsonl_line
 from evalsieve.stamps import InputFile
