@@ -39,7 +39,7 @@ class NativeMemory:
 
     def __init__(self, lib_path: str, size: int = 1 << 30):
         self.lib = ctypes.CDLL(lib_path)
-        for name in ("pf_configure", "pf_add_ngrams", "pf_scan"):
+        for name in ("pf_configure", "pf_add_ngrams", "pf_exact", "pf_scan"):
             getattr(self.lib, name).restype = ctypes.c_int
         self.buf = mmap.mmap(-1, size)          # pages are committed when touched
         self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.buf))
@@ -94,7 +94,7 @@ def main() -> int:
         return 0
     from bench_contamination import eval_file, training_file
     from evalsieve import corpus
-    from evalsieve.contamination import ContaminationConfig, ContaminationJob
+    from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
     ev = eval_file()
     tr = training_file(max(a.mb, 200))
     data = tr.read_bytes()[:int(a.mb * 1e6)]
@@ -104,9 +104,10 @@ def main() -> int:
     job.feed_eval(ev.read_text(encoding="utf-8"))
     job.end_eval()
     spec = job.prefilter_spec()
+    keys = list(job.index.exact_keys)
     ways = {}
     t0 = time.process_time()
-    ways["kernel (wasmtime)"] = KernelFilter(spec["ngrams"], spec["n"], "jsonl").scanner(
+    ways["kernel (wasmtime)"] = KernelFilter(spec["ngrams"], spec["n"], "jsonl", keys).scanner(
         spec["paths"]).scan
     setup = {"kernel (wasmtime)": time.process_time() - t0}
     tmp = tempfile.mkdtemp()
@@ -115,14 +116,14 @@ def main() -> int:
         if lib:
             t0 = time.process_time()
             ways["kernel (native, ctypes)"] = KernelScanner(
-                NativeMemory(lib), spec["ngrams"], spec["n"], "jsonl", spec["paths"]).scan
+                NativeMemory(lib), spec["ngrams"], spec["n"], "jsonl", spec["paths"], spec["exact"]["probes"]).scan
             setup["kernel (native, ctypes)"] = time.process_time() - t0
         else:
             print("no clang: the native build is not measured")
     try:
         from evalsieve.fastscan import LineFilter
         t0 = time.process_time()
-        lf = LineFilter(job.index.ngrams, job.index.n, "jsonl")
+        lf = LineFilter(job.index.ngrams, job.index.n, "jsonl", keys)
         setup["numpy LineFilter"] = time.process_time() - t0
         ways["numpy LineFilter"] = lambda b: [lf.candidate_lines(p)[1]
                                               for p in blocks(b, corpus.FILTER_BYTES)]

@@ -6,6 +6,7 @@
 #define FNV_PRIME ((u32)0x1000193u)
 #define MIX ((u32)0x9e3779b1u)
 #define PROBE_MUL ((u32)0x27d4eb2du)
+#define COUNT_MIX ((u32)0x85ebca6bu) /* evalsieve.exact.HASH count_mix */
 #define MAX_BRACKETS 400 /* evalsieve.records.MAX_JSON_DEPTH */
 #define L_SPACE 0x80
 #define L_PUNCT 0x81

@@ -45,7 +45,7 @@ export { ERR, ProtocolError, toErrorObject };
  * @property {number} embedding_dims  floats per sentence embedding
  * @property {{min: number, max: number, default: number}} semantic_code_ngram  tokens per code shingle of the semantic rung (0 = code channel off)
  * @property {{min: number, max: number, default: number}} semantic_code_margin  the code margin's weight (0 = off)
- * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string}} export_names
+ * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string, stamp: string}} export_names
  * @property {BinaryMagic[]} binary_magic
  * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default)
  */
@@ -112,7 +112,7 @@ export const LOG_KIND = Object.freeze({
 /**
  * @typedef {{name: string, mime: string, text: string, blob?: Blob}} Export  blob: a binary export (eval.clean.parquet; text '')
  * @typedef {{name: string, sha256: string | null, bytes: number, gzip: boolean, format?: string}} InputInfo
- * @typedef {{eval_row: number, status: 'contaminated', containment: number, containment_text: string, ngrams_matched: number, ngrams_total: number, training_record: number, shared_passage: string, training_excerpt: string, eval_text: string}} ContaminatedRow
+ * @typedef {{eval_row: number, status: 'contaminated', rung: Rung, containment: number | null, containment_text: string, ngrams_matched: number, ngrams_total: number, training_record: number, shared_passage: string, training_excerpt: string, eval_text: string}} ContaminatedRow
  * @typedef {{rows: ContaminatedRow[], rows_total: number, histogram: {bin_width: number, counts: number[]}, score_figures?: Record<string, any>[], score_settings?: Record<string, any>, ladder: LadderView}} ContaminationView
  *   rows: the contaminated rows in report order, at most 2000; histogram: containment of the
  *   scored rows in tenths (the overlap report's bins); with a scores file, score_figures (per
@@ -135,7 +135,8 @@ export const LOG_KIND = Object.freeze({
 
 // --- the prefilter sub-worker (prefilter-worker.js) ------------------------------------
 /**
- * @typedef {{n: number, ngrams: string[], format: string, paths: any[][], chars: Record<string, string>, kernel?: {chars: Record<string, string>, flags: Record<string, number>}}} PrefilterSpec (kernel: the scan kernel's characters beyond chars, and their context flags: kernel_spec.kernel_chars)
+ * @typedef {{hash: {fnv_offset: number, fnv_prime: number, mix: number, count_mix: number}, probes: number[], scalar_only: boolean}} PrefilterExact (the exact rung's probes and their hash: evalsieve.exact.prefilter_exact)
+ * @typedef {{n: number, ngrams: string[], format: string, paths: any[][], chars: Record<string, string>, kernel?: {chars: Record<string, string>, flags: Record<string, number>}, exact: PrefilterExact}} PrefilterSpec (kernel: the scan kernel's characters beyond chars, and their context flags: kernel_spec.kernel_chars)
  * @typedef {{type: 'spec', spec: PrefilterSpec}} PrefilterSpecMsg
  * @typedef {{type: 'chunk', seq: number, data: string | Uint8Array}} PrefilterChunkMsg (data: UTF-8 bytes, transferred, or text)
  * @typedef {PrefilterSpecMsg | PrefilterChunkMsg} PrefilterIn

@@ -3,7 +3,9 @@
 The worker calls ``call(op, args_json, text)`` for every step (see docs/ARCHITECTURE.md for
 the ops). Nothing here holds a JS proxy: arguments arrive as JSON text (plus one bulk text
 chunk), answers leave as JSON text, so no proxy object crosses the boundary and nothing
-needs destroying. The module imports nothing Pyodide-specific and is tested under CPython.
+needs destroying. It imports nothing Pyodide-specific at import time (``pyodide`` only inside
+``_runtime``, for its version; a ``JsProxy`` buffer is recognised by its ``to_bytes``), so it
+imports and is tested under CPython (tests/py/test_docs.py checks the import).
 
 Every answer is ``{"ok": true, "value": ...}`` or ``{"ok": false, "error": {code, message,
 file, line, expected, detail, text}}``; an unexpected exception becomes code ``internal``.
@@ -19,7 +21,7 @@ import traceback
 from array import array
 
 from . import constants
-from .contamination import ContaminationConfig, ContaminationJob
+from .contamination_job import ContaminationConfig, ContaminationJob
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from .errors import EvalsieveError, bad_input
 from .exports import write_csv
@@ -177,7 +179,7 @@ def _op_cont_finish(args, text):
 
 
 def kept_rows_csv(job) -> str:
-    """``eval.clean.rows.csv`` for a Parquet eval file: the stamp line, then ``eval_row``
+    """``eval.clean.rows.csv`` for a Parquet eval file: ``eval_row``
     (1-based row of the Parquet file) of every row ``eval.clean.parquet`` keeps, in file
     order (what the page offers when it cannot write the file's types faithfully)."""
     return write_csv(job.stamp, ["eval_row"], ([i + 1] for i in job.kept_rows()))

@@ -33,7 +33,8 @@ def choose(index, kind: str = "auto", formats=("jsonl", "text")) -> tuple[dict, 
         from .kernel import KernelFilter, unavailable
         note = unavailable()
         if note is None:
-            return {f: KernelFilter(index.ngrams, index.n, f) for f in fmts}, "kernel", None
+            return {f: KernelFilter(index.ngrams, index.n, f, list(index.exact_keys))
+                    for f in fmts}, "kernel", None
         if kind == "kernel":
             return {}, "off", note
     from .fastscan import LineFilter, numpy_or_none
@@ -41,7 +42,8 @@ def choose(index, kind: str = "auto", formats=("jsonl", "text")) -> tuple[dict, 
         return {}, "off", (note + "; " if note else "") + "numpy is not installed either"
     if index.n < 2:
         return {}, "off", (note + "; " if note else "") + "numpy's filter needs N >= 2"
-    return {f: LineFilter(index.ngrams, index.n, f) for f in fmts}, "numpy", note
+    return {f: LineFilter(index.ngrams, index.n, f, list(index.exact_keys)) for f in fmts}, \
+        "numpy", note
 
 
 def kernel_block(block: bytes, ks, task, state: dict, seg, scan, batch, decode) -> None:

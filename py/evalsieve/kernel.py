@@ -6,9 +6,10 @@ the same bytes in CPython through wasmtime (``pip install 'evalsieve[fast]'``: w
 Linux, macOS and Windows, so no compiler on the user's machine). This module is that host:
 it lays out the kernel's tables from Python's spec (the eval n-grams, the field paths, the
 :func:`kernel_spec.kernel_table`: text.char_table and the marks, with their context
-flags) in the module's memory as prefilter-wasm.js does (the page gives no flags yet), and
-hands it whole blocks of lines. The kernel decides which *records* can be skipped because
-they provably hold no eval n-gram in a chosen field; Python reads every other record
+flags; the exact rung's probes, :func:`exact.prefilter_exact`) in the module's memory as
+prefilter-wasm.js does, and hands it whole blocks of lines. The kernel decides which
+*records* can be skipped because they provably hold no eval n-gram in a chosen field and no
+segment whose words are an exact-key probe; Python reads every other record
 (:mod:`evalsieve.corpus`), so the filter can cost time, never results.
 
 wasmtime is imported lazily (the package stays standard library only, and runs in Pyodide,
@@ -26,7 +27,7 @@ import os
 from array import array
 from pathlib import Path
 
-from .kernel_spec import MIX
+from .kernel_spec import MIX, PROBE_MUL
 
 _HERE = Path(__file__).resolve().parent
 #: where the kernel is looked for: next to this module (the wheel), then the source tree
@@ -57,6 +58,23 @@ def _utf16(s: str) -> list[int]:
 
 
 _EXT_CACHE: dict = {}
+
+
+def exact_table(probes: list[int]) -> tuple[array, int]:
+    """The exact rung's probe table as worker/prefilter-exact.js builds it: the probe values
+    (1..2**32-1) by open addressing, slot ``value * PROBE_MUL``, 0 = empty, at least twice
+    as many slots as probes (a power of two). Returns ``(table, mask)``."""
+    size = 2
+    while size < len(probes) * 2:
+        size <<= 1
+    mask = size - 1
+    table = array("I", [0]) * size
+    for v in probes:
+        k = (v * PROBE_MUL) & mask
+        while table[k] not in (0, v):
+            k = (k + 1) & mask
+        table[k] = v
+    return table, mask
 
 
 def ext_tables() -> tuple[array, array, array]:
@@ -100,7 +118,7 @@ class WasmMemory:
         self.store = wasmtime.Store(engine)
         ex = wasmtime.Instance(self.store, module, []).exports(self.store)
         self.mem = ex["memory"]
-        self._fns = {k: ex[k] for k in ("pf_configure", "pf_add_ngrams", "pf_scan")}
+        self._fns = {k: ex[k] for k in ("pf_configure", "pf_add_ngrams", "pf_exact", "pf_scan")}
 
     def size(self) -> int:
         return self.mem.data_len(self.store)
@@ -126,11 +144,14 @@ class KernelScanner:
         n: words per n-gram; fmt: ``"jsonl"`` or ``"text"``.
         paths: the field paths as :class:`fields.FieldExtractor` splits them (keys, ``"[]"``,
             filter steps: every element is read, a superset).
+        probes: the exact rung's probe values (:func:`exact.prefilter_exact`'s ``probes``
+            for the same format): a segment with one of them makes its record a candidate.
     Raises:
         ValueError: more than MAX_PATHS field paths.
     """
 
-    def __init__(self, memory, ngrams: list[str], n: int, fmt: str, paths: list[list]):
+    def __init__(self, memory, ngrams: list[str], n: int, fmt: str, paths: list[list],
+                 probes: list[int]):
         self.m = memory
         size = 1
         while size < len(ngrams) * 4:
@@ -168,7 +189,10 @@ class KernelScanner:
         grams = "".join(g + "\n" for g in ngrams).encode("utf-16-le", "surrogatepass")
         if grams:
             self.m.call("pf_add_ngrams", self._place(grams), len(grams) // 2)
-        self.out_at = self.at   # the n-grams' space is free again: candidates, then the block
+        exact, exact_mask = exact_table(probes)   # kept: the kernel reads it in every scan
+        self.m.call("pf_exact", self._place(exact.tobytes()),
+                    exact_mask - (1 << 32) if exact_mask >= 1 << 31 else exact_mask)
+        self.out_at = self.at   # the candidates, then the block
         self.cap = 4096
 
     def _zeros(self, nbytes: int) -> int:
@@ -208,6 +232,8 @@ class KernelScanner:
             self.cap *= 2
         if rc == -1:
             return None
+        if rc != 0:
+            raise RuntimeError(f"the kernel's pf_scan returned {rc}")
         base = m.address()
         res = array("i", ctypes.string_at(base + self.res_at, 24))
         count = res[0]
@@ -224,20 +250,32 @@ class KernelFilter:
 
     Args:
         ngrams, n, fmt: as :class:`KernelScanner` (n >= 1; fmt jsonl or text).
+        exact_keys: the eval rows' exact keys (``EvalIndex.exact_keys``); their probes
+            (:func:`exact.prefilter_exact`) are computed once, here.
     Raises:
         ValueError: another format.
     """
 
     name = "kernel"
 
-    def __init__(self, ngrams: list[str], n: int, fmt: str):
+    def __init__(self, ngrams: list[str], n: int, fmt: str, exact_keys: list[str]):
         if fmt not in ("jsonl", "text"):
             raise ValueError("the kernel reads JSONL or text")
+        from .exact import prefilter_exact
         self.ngrams, self.n, self.fmt = list(ngrams), n, fmt
+        self.probes = prefilter_exact(list(exact_keys), fmt)["probes"]
         self._local: dict = {}
 
+    @classmethod
+    def from_spec(cls, spec: dict) -> KernelFilter:
+        """The kernel of a prefilter spec (``ContaminationJob.prefilter_spec``: its n-grams,
+        and its exact probes as the page's kernel takes them)."""
+        kf = cls(spec["ngrams"], spec["n"], spec["format"], ())
+        kf.probes = list(spec["exact"]["probes"])
+        return kf
+
     def __getstate__(self):
-        return {"ngrams": self.ngrams, "n": self.n, "fmt": self.fmt}
+        return {"ngrams": self.ngrams, "n": self.n, "fmt": self.fmt, "probes": self.probes}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -251,7 +289,7 @@ class KernelFilter:
             if len(self._local) and next(iter(self._local))[0] != os.getpid():
                 self._local = {}   # forked: the parent's instances are not ours
             sc = self._local[key] = KernelScanner(_memory(), self.ngrams, self.n, self.fmt,
-                                                  paths)
+                                                  paths, self.probes)
         return sc
 
 

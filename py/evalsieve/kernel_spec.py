@@ -11,7 +11,8 @@ fails when the committed file differs from what this Python gives).
 The hash constants are the candidate filter's own (not part of the rule: a collision only
 adds a candidate): 32-bit FNV-1a per normalised word's UTF-16 code units, a window of N
 word hashes as the polynomial ``h = h * MIX + word`` (mod 2**32, 0 stored as 1), and the
-table slot ``h * PROBE_MUL``. prefilter.js gets them in the prefilter spec.
+table slot ``h * PROBE_MUL``; the exact rung's segment probe mixes the word count in with
+``COUNT_MIX`` (:data:`evalsieve.exact.HASH`). prefilter.js gets them in the prefilter spec.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ FNV_OFFSET = 0x811C9DC5
 FNV_PRIME = 0x01000193
 MIX = 0x9E3779B1
 PROBE_MUL = 0x27D4EB2D
+COUNT_MIX = 0x85EBCA6B   # a segment's word count, in its exact-key probe (evalsieve.exact)
 
 #: ASCII classes (:func:`ascii_classes`): part of a word, white space, punctuation, upper case.
 WORD, SPACE, PUNCT, UPPER = 0, 1, 2, 3
@@ -110,6 +112,7 @@ def header() -> str:
         f"#define FNV_PRIME ((u32){FNV_PRIME:#x}u)\n"
         f"#define MIX ((u32){MIX:#x}u)\n"
         f"#define PROBE_MUL ((u32){PROBE_MUL:#x}u)\n"
+        f"#define COUNT_MIX ((u32){COUNT_MIX:#x}u) /* evalsieve.exact.HASH count_mix */\n"
         f"#define MAX_BRACKETS {MAX_JSON_DEPTH} /* evalsieve.records.MAX_JSON_DEPTH */\n"
         f"#define L_SPACE {L_SPACE:#x}\n#define L_PUNCT {L_PUNCT:#x}\n#define L_STOP {L_STOP:#x}\n"
         f"/* str.isspace() beyond ASCII */\n#define PY_SPACE_HIGH(c) ({spaces})\n\n"
@@ -117,7 +120,8 @@ def header() -> str:
         " * 3 = upper case (lowered: + 32). */\n"
         + _c_table("CLASS", "u8", ascii_classes(), 32)
         + "\n/* LOW[byte] inside a JSON string: < 0x80 a word byte, lowered; else L_SPACE,\n"
-        " * L_PUNCT, or L_STOP ('\"', '\\\\', a control byte, a non-ASCII byte: the slow path). */\n"
+        " * L_PUNCT, or L_STOP ('\"', '\\\\', a control byte, a non-ASCII byte: the slow path)."
+        " */\n"
         + _c_table("LOW", "u8", low_table())
         + "\n/* SKIP[byte] = 1 for the bytes an unread JSON string passes over. */\n"
         + _c_table("SKIP", "u8", skip_table(), 32)

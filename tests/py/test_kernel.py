@@ -53,15 +53,18 @@ def test_prefilter_js_states_the_same_tables():
     assert space == "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
     assert "for (const c of '!\"#%&\\'()*,-./:;?@[\\\\]_{}') CLASS" in js
     assert punct == "!\"#%&'()*,-./:;?@[\\]_{}"
+    # the hash constants: prefilter-exact.js states them for prefilter.js and its probes
+    with open(os.path.join(ROOT, "worker", "prefilter-exact.js"), encoding="utf-8") as f:
+        exact_js = f.read()
     for name, value in (("FNV_OFFSET", kernel_spec.FNV_OFFSET), ("FNV_PRIME", kernel_spec.FNV_PRIME),
-                        ("MIX", kernel_spec.MIX)):
-        assert f"const {name} = {value:#010x}" in js
-    assert f"{kernel_spec.PROBE_MUL:#x}" in js
+                        ("MIX", kernel_spec.MIX), ("COUNT_MIX", kernel_spec.COUNT_MIX)):
+        assert f"const {name} = {value:#010x}" in exact_js
+    assert f"{kernel_spec.PROBE_MUL:#x}" in js and f"{kernel_spec.PROBE_MUL:#x}" in exact_js
 
 
 def _scan_in_child(q, spec):
     from evalsieve.kernel import KernelFilter
-    ks = KernelFilter(spec["ngrams"], spec["n"], "jsonl").scanner(spec["paths"])
+    ks = KernelFilter(spec["ngrams"], spec["n"], "jsonl", spec["ngrams"]).scanner(spec["paths"])
     q.put(ks.scan(spec["block"])[:3])
 
 
@@ -76,7 +79,7 @@ def test_kernel_runs_in_a_process_forked_after_a_compile():
     from evalsieve.kernel import KernelFilter
     block = b'{"text": "alpha beta gamma delta"}\n{"text": "x"}\n\n'
     spec = {"ngrams": ["alpha beta gamma"], "n": 3, "paths": [["text"]], "block": block}
-    ks = KernelFilter(spec["ngrams"], 3, "jsonl").scanner(spec["paths"])
+    ks = KernelFilter(spec["ngrams"], 3, "jsonl", spec["ngrams"]).scanner(spec["paths"])
     here = ks.scan(block)
     assert here[:3] == (2, 3, len(block)) and list(here[3]) == [1, 1, 0, 34]
     ctx = mp.get_context("fork")
@@ -96,11 +99,11 @@ def test_kernel_filter_pickles_without_its_instances():
     pytest.importorskip("wasmtime")
     import pickle
     from evalsieve.kernel import KernelFilter
-    kf = KernelFilter(["a b"], 2, "text")
+    kf = KernelFilter(["a b"], 2, "text", ["a b"])
     kf.scanner([["text"]])
     back = pickle.loads(pickle.dumps(kf))
     assert back._local == {} and back.ngrams == ["a b"] and back.n == 2
-    r = back.scanner([["text"]]).scan("x A, b y\nnothing\n".encode())
+    r = back.scanner([["text"]]).scan(b"x A, b y\nnothing\n")
     assert r[:2] == (2, 2) and list(r[3]) == [1, 1, 0, 8]
 
 
@@ -180,9 +183,9 @@ def test_kernel_reads_every_script_as_the_rule_does():
         grams = [" ".join(w[i:i + 3]) for w in map(normalize_words, lines)
                  for i in range(len(w) - 2)]
         block = ("\n".join(lines) + "\n").encode("utf-8")
-        hit = KernelFilter(grams, 3, "text").scanner([["text"]]).scan(block)
+        hit = KernelFilter(grams, 3, "text", []).scanner([["text"]]).scan(block)
         assert sorted(set(hit[3][1::4])) == list(range(1, len(lines) + 1)), lines
-        none = KernelFilter([], 3, "text").scanner([["text"]]).scan(block)
+        none = KernelFilter([], 3, "text", []).scanner([["text"]]).scan(block)
         read_alone.append(len(lines) - len(none[3]) // 4)
     check()
     print("lines the kernel read alone:", sum(read_alone))

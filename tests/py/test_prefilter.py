@@ -15,8 +15,9 @@ import subprocess
 
 import pytest
 
-from evalsieve.contamination import ContaminationConfig, ContaminationJob
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.stamps import InputFile
+from hostile_common import without_fingerprint
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NODE = shutil.which("node")
@@ -37,7 +38,7 @@ def cpython_calls(spec, tr: str, chunk: int):
     """The kernel in CPython (evalsieve.kernel) over pieces of about ``chunk`` characters
     cut after a line end, as prefilter_runner.mjs cuts them; the same call shape."""
     from evalsieve.kernel import KernelFilter
-    ks = KernelFilter(spec["ngrams"], spec["n"], spec["format"]).scanner(spec["paths"])
+    ks = KernelFilter.from_spec(spec).scanner(spec["paths"])
     text = tr[1:] if tr.startswith("\ufeff") else tr
     calls, records, lines, start = [], 0, 0, 0
     while start < len(text):
@@ -97,8 +98,9 @@ def both_ways(tmp_path, ev, tr, tr_fmt="jsonl", eval_fields=("question",), train
         cand += len(c["records"])
     b = finish(filt)
     assert plain.summary["training_records"] == filt.summary["training_records"]
-    strip = lambda d: {k: (v.split("\n", 1)[1] if k.endswith(".csv") else
-                           v.split("<h2>Run stamp</h2>")[0]) for k, v in d.items()}
+    strip = lambda d: {k: (without_fingerprint(v) if k.endswith(".csv") else
+                           v.split("<h2>Run stamp</h2>")[0]) for k, v in d.items()
+                       if k != "run-stamp.json"}
     assert strip(a) == strip(b)
     return plain.summary, cand
 
