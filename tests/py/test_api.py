@@ -320,15 +320,17 @@ def test_paraphrases_cli_bridge_api_same_exports(tmp_path, model_dir, capsys, fi
         assert without_stamp(name, page[name]) == without_stamp(name, cli[name]), name
 
 
-def test_the_api_doc_examples_run_as_written(tmp_path, monkeypatch, model_dir, fixed_clock):
-    """docs/API.md's Python blocks, run in order in one namespace from a folder where the
+@pytest.mark.parametrize("doc_path", ["README.md", "docs/API.md"])
+def test_the_api_doc_examples_run_as_written(doc_path, tmp_path, monkeypatch, model_dir,
+                                             fixed_clock):
+    """The README's and docs/API.md's Python blocks, each file's run in order in one namespace from a folder where the
     relative paths resolve; `datasets` (not a dependency) is a stand-in module whose
     load_dataset("json", ...) reads the JSON Lines into a Dataset-like object."""
     import re
     import types
     pytest.importorskip("pandas")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    doc = open(os.path.join(root, "docs", "API.md"), encoding="utf-8").read()
+    doc = open(os.path.join(root, doc_path), encoding="utf-8").read()
     blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
     assert len(blocks) == 2
     (tmp_path / "tests").mkdir()
@@ -340,13 +342,13 @@ def test_the_api_doc_examples_run_as_written(tmp_path, monkeypatch, model_dir, f
         return FakeDataset([json.loads(line) for line in open(data_files, encoding="utf-8")])
     monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=load_dataset))
     ns: dict = {}
-    exec(compile(blocks[0], "docs/API.md", "exec"), ns)
+    exec(compile(blocks[0], doc_path, "exec"), ns)
     assert ns["res"].summary["rows_contaminated"] == 7 and len(ns["clean_df"]) == 33
     assert sorted(csv_only({n: 0 for n in os.listdir(tmp_path / "evalsieve-out")})) == \
         sorted(ns["res"].exports)
     assert list(ns["groups"].columns)[:3] == ["group", "size", "member_rows"]
     first = ns["res"]
-    exec(compile(blocks[1], "docs/API.md", "exec"), ns)
+    exec(compile(blocks[1], doc_path, "exec"), ns)
     assert isinstance(ns["clean_ds"], FakeDataset) and len(ns["clean_ds"]) == 33
     assert ns["res"].kept == first.kept
 
