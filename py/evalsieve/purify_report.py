@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 
 from .corpus import is_url
 from .errors import EvalsieveError, bad_input
@@ -108,6 +109,14 @@ def report_csv(rows: list[dict]) -> str:
     w.writeheader()
     w.writerows(rows)
     return buf.getvalue()
+
+
+def export_texts(report: list[dict], summary: dict, stamp: dict) -> list[tuple[str, str]]:
+    """The exports as ``[(name, text)]`` in the order they are written: the report, the
+    summary, then the stamp (last: its presence marks a complete run)."""
+    return [(REPORT, report_csv(report)),
+            (SUMMARY, json.dumps(summary, ensure_ascii=False, indent=1) + "\n"),
+            (STAMP, json.dumps(stamp, ensure_ascii=False, indent=1) + "\n")]
 
 
 def outputs(names: list[str], results: list[dict]) -> list[dict]:

@@ -41,8 +41,8 @@ from .errors import EvalsieveError, bad_input
 from .ngrams import TrainingScan
 from .purify import (SELF_CHECKS, PurifyConfig, boilerplate_ids, counted_ngrams,
                      still_contaminated)
-from .purify_report import (REPORT, STAMP, SUMMARY, check_verdict, figures, outputs,
-                            purify_settings, rel_path as _rel, report_csv, report_rows,
+from .purify_report import (REPORT, STAMP, SUMMARY, check_verdict, export_texts, figures,
+                            outputs, purify_settings, rel_path as _rel, report_rows,
                             rescan_changed)
 from .purify_shards import AtomicOutput, ShardTask, purify_shard
 from .stamps import InputFile, RunStamp, canonical_json
@@ -421,9 +421,7 @@ def _scan_parquet_url(scan: TrainingScan, f: dict) -> None:
 def _write_exports(out: str, report: list[dict], summary: dict, stamp: dict) -> None:
     """The report, the summary, then the stamp (last: its presence marks a complete run);
     each under a temporary name, then renamed."""
-    for name, text in ((REPORT, report_csv(report)),
-                       (SUMMARY, json.dumps(summary, ensure_ascii=False, indent=1) + "\n"),
-                       (STAMP, json.dumps(stamp, ensure_ascii=False, indent=1) + "\n")):
+    for name, text in export_texts(report, summary, stamp):
         w = AtomicOutput(_out_join(out, name))
         w.write(text.encode("utf-8"))
         w.commit()
