@@ -131,7 +131,7 @@ export const LOG_KIND = Object.freeze({
  * @typedef {{figures: Record<string, any>, ms: number}} ParaGroupResult
  * @typedef {{stamp: Record<string, any>, exports: Export[]}} ParaExportsResult
  * @typedef {{name: string, text: string}} ParaExampleResult
- * @typedef {{summary: Record<string, any>, exports: Export[], output: {name: string, bytes: number, sha256: string, saved: 'file' | 'blob', blob?: Blob}, inputs: {eval: InputInfo, train: InputInfo}, timing: {seconds: number}}} PurifyResult  purify.run (saved 'file': written through the File System Access handle args.save; 'blob': the cleaned file is `blob`)
+ * @typedef {{summary: Record<string, any>, exports: Export[], output: {name: string, bytes: number, sha256: string, saved: 'file' | 'blob', blob?: Blob}, inputs: {eval: InputInfo, train: InputInfo}, timing: {seconds: number, scan: number, write: number, check: number}}} PurifyResult  purify.run (saved 'file': written through the File System Access handle args.save; 'blob': the cleaned file is `blob`)
  * @typedef {{sha256: string | null, bytes: number, gzip: boolean, chars: number, lines: number, seconds: number, hash_ms: number, decode_ms: number}} ReadResult
  * @typedef {{rows: number, seconds: number, rows_per_s: number, truncated: number, threads: number, isolated: boolean}} EmbedResult
  */
