@@ -40,7 +40,9 @@ window.showSaveFilePicker = async ({suggestedName}) => {
 };"""
 READ_OPFS = """async (name) => {
   const root = await navigator.storage.getDirectory();
-  const bytes = new Uint8Array(await (await (await root.getFileHandle(name)).getFile()).arrayBuffer());
+  let handle;
+  try { handle = await root.getFileHandle(name); } catch (e) { if (e.name === 'NotFoundError') return null; throw e; }
+  const bytes = new Uint8Array(await (await handle.getFile()).arrayBuffer());
   let s = '';
   for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(s);
@@ -156,6 +158,7 @@ def same_as_cli(page_out: bytes, report: str, stamp: dict, cli_run) -> int:
     assert rows == cli_rows
     assert stamp["settings"] == cli_stamp["settings"]
     assert stamp["outputs"] == cli_stamp["outputs"]
+    assert stamp["inputs"] == cli_stamp["inputs"]
     assert stamp["job"] == "purify" and "Pyodide" in stamp["runtime"]
     return len(rows)
 
@@ -216,3 +219,31 @@ def test_parquet_training_files_are_refused_clearly(blob_tab):
     }""")
     assert err["code"] == "bad_input" and err["file"] == "chat_train.parquet"
     assert "Parquet" in err["message"] and "evalsieve purify" in err["expected"]
+
+
+def test_a_cancelled_write_puts_nothing_in_place_and_the_next_run_works(fsa_tab, tmp_path):
+    page = fsa_tab
+    rng = random.Random(5)
+    big = tmp_path / "big.jsonl"
+    with open(big, "w", encoding="utf-8") as f:
+        for i in range(40_000):
+            f.write(json.dumps({"text": Q[i % 40] if i % 997 == 0 else filler(rng, 40)}) + "\n")
+    contamination_run(page, big)
+    before = int(page.get_attribute("#purify-status", "data-runs") or 0)
+    page.click("#purify-run")
+    page.wait_for_selector('#purify-progress[data-stage="write"]', timeout=120_000)
+    page.click("#purify-cancel")
+    page.wait_for_function("n => Number(document.querySelector('#purify-status').dataset.runs || 0) >= n",
+                           arg=before + 1, timeout=120_000)
+    assert page.get_attribute("#purify-status", "data-state") == "cancelled"
+    assert page.is_hidden("#purify-results")
+    picked = page.evaluate("window.__picked")
+    assert picked == "picked-big.jsonl"
+    # cancelled in the write pass: the stream aborted, the picked file left empty; in the
+    # self-check (the write may end first): the unchecked file removed
+    left = page.evaluate(READ_OPFS, picked)
+    assert left in ("", None)
+    assert purify_run(page, "drop", "changed") == "done", page.text_content("#purify-error")
+    out = base64.b64decode(page.evaluate(READ_OPFS, picked))
+    cli_out, _, _ = cli(big, tmp_path / "cli", "drop", "changed")
+    assert out == cli_out and len(out) < big.stat().st_size

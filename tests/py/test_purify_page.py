@@ -221,6 +221,7 @@ def assert_same_as_cli(files, tmp_path, key, mode, self_check="full", chunk=1 <<
     assert page_rows == cli_rows
     assert stamp["settings"] == cli_stamp["settings"]
     assert stamp["outputs"] == cli_stamp["outputs"]
+    assert stamp["inputs"] == cli_stamp["inputs"]
     assert stamp["job"] == "purify" and stamp["environment"] == {"assets_from": "network"}
     assert res["summary"]["self_check"]["rows_contaminated"] == 0
     summary = json.loads(cli["purify-summary.json"])
