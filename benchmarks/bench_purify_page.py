@@ -8,7 +8,8 @@ GSM8K test questions, each run on a fresh worker (booted first, untimed), taking
   the cleaned file built in a Blob (the download path);
 
 as MB/s of the training file (medians of ``--repeat``) and purify / contamination, with
-purify's passes (scan, write) in MB/s and its self-check in seconds. It also checks that the page's cleaned file is the CLI's (``evalsieve purify``, sha256).
+purify's passes (scan, write) in MB/s and its self-check in seconds. It also checks that
+the page's cleaned file is the CLI's (``evalsieve purify``, sha256).
 
     .venv/bin/python benchmarks/bench_purify_page.py --mb 50 --repeat 3
 """
