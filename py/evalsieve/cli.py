@@ -42,6 +42,7 @@ from .layouts import eval_input
 # the drivers and their input helpers, named here as before (purify, tests)
 from .drivers import _ci_text, run_contamination, run_paraphrases  # noqa: F401
 from .run_io import (Progress, _cpu_seconds, _feed, _input_info, _pick_fields,  # noqa: F401
+                     parquet_reports,
                      _runtime, _silent, _utc_now, describe, find_model_dir, open_input,
                      write_exports)
 
@@ -235,16 +236,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _parquet_reports(exports: dict, log) -> dict:
-    """The CSV reports' Parquet versions (parquet_io.report_writers) when pyarrow is
-    installed, each with the run stamp in its key-value metadata; else none, said once."""
-    from . import parquet_io
-    if not parquet_io.have_pyarrow():
-        log("reports written as CSV only: their Parquet versions need pyarrow "
-            "(pip install 'evalsieve[parquet]')")
-        return {}
-    return parquet_io.report_writers(exports, json.loads(exports[constants.STAMP_EXPORT]))
-
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``evalsieve`` command. Returns the exit status."""
@@ -281,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
             summary, exports = run_paraphrases(args, log)
         else:  # pragma: no cover - argparse guards this
             raise bad_input(f"unknown command {args.command}")
-        write_exports(args.out, {**exports, **_parquet_reports(exports, log)})
+        write_exports(args.out, {**exports, **parquet_reports(exports, log)})
     except EvalsieveError as e:
         print(f"evalsieve: error: {e}", file=sys.stderr)
         if e.detail:

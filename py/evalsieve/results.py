@@ -14,35 +14,29 @@ from dataclasses import dataclass, field
 
 __all__ = ["ContaminationResult", "ParaphraseResult", "csv_rows"]
 
-STAMP_PREFIX = "# run_stamp "
-
-
-def _body(text: str) -> str:
-    """A CSV export without its stamp line (when it has one)."""
-    return text.split("\n", 1)[1] if text.startswith(STAMP_PREFIX) else text
-
 
 def csv_rows(text: str) -> list[dict]:
     """The rows of a CSV export as dicts of strings (the cells as written)."""
-    return list(csv.DictReader(io.StringIO(_body(text), newline="")))
+    return list(csv.DictReader(io.StringIO(text, newline="")))
 
 
 def _write(out_dir: str, exports) -> None:
-    from .run_io import write_exports
+    """Every export and, with pyarrow, the reports' Parquet versions, as the CLI writes."""
+    from .run_io import parquet_reports, write_exports
 
     def writer(data: bytes):
         def write(path: str) -> None:
             with open(path, "wb") as f:
                 f.write(data)
         return write
-    write_exports(out_dir, {k: writer(v) if isinstance(v, bytes) else v
-                            for k, v in exports.items()})
+    files = {k: writer(v) if isinstance(v, bytes) else v for k, v in exports.items()}
+    write_exports(out_dir, {**files, **parquet_reports(exports, lambda msg: None)})
 
 
 def _frame(text: str):
     """A pandas DataFrame of a CSV export (pandas needed)."""
     import pandas as pd
-    return pd.read_csv(io.StringIO(_body(text)), keep_default_na=False, na_values=[""])
+    return pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])
 
 
 @dataclass(frozen=True)

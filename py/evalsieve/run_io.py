@@ -262,6 +262,19 @@ def write_exports(out_dir: str, exports: dict) -> None:
         os.rmdir(tmp)
 
 
+def parquet_reports(exports: dict, log) -> dict:
+    """The CSV reports' Parquet versions (parquet_io.report_writers) when pyarrow is
+    installed, each with the run stamp in its key-value metadata; else none, said once."""
+    import json
+
+    from . import constants, parquet_io
+    if not parquet_io.have_pyarrow():
+        log("reports written as CSV only: their Parquet versions need pyarrow "
+            "(pip install 'evalsieve[parquet]')")
+        return {}
+    return parquet_io.report_writers(exports, json.loads(exports[constants.STAMP_EXPORT]))
+
+
 def _cpu_seconds() -> float:
     """CPU seconds (user + system) of this process and of its finished child processes
     (the worker pool, once joined)."""

@@ -13,6 +13,7 @@ import evalsieve
 from evalsieve import bridge
 from evalsieve.cli import main
 from evalsieve.errors import EvalsieveError
+from hostile_common import without_fingerprint
 
 UTC = "2026-01-01T00:00:00+00:00"
 needs_processes = pytest.mark.skipif(sys.platform == "emscripten",
@@ -31,6 +32,12 @@ def call(op, args=None, text=None, data=None):
 
 def read_dir(d):
     return {n: open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))}
+
+
+def csv_only(files):
+    """A written --out folder less the reports' Parquet versions (written, not exports)."""
+    return {n: v for n, v in files.items() if not n.endswith(".parquet") or
+            n.startswith("eval.clean")}
 
 
 def as_bytes(exports):
@@ -59,11 +66,16 @@ def bridge_contamination(ev_path, tr_path):
 
 def without_stamp(name, data):
     """An export without its stamp (the bridge's stamp names its runtime and file formats
-    as the page gives them)."""
+    as the page gives them): the HTML before its stamp section, the CSVs without their
+    fingerprint column, run-stamp.json's settings only."""
     text = data.decode("utf-8")
     if name.endswith(".html"):
         return text.split("<h2>Run stamp</h2>")[0]
-    return text.split("\n", 1)[1] if text.startswith("# run_stamp ") else text
+    if name == "run-stamp.json":
+        return json.loads(text)["settings"]
+    if name.endswith(".csv"):
+        return without_fingerprint(text)
+    return text
 
 
 def test_contamination_cli_bridge_api_same_exports(fixtures, tmp_path, capsys, fixed_clock):
@@ -75,9 +87,10 @@ def test_contamination_cli_bridge_api_same_exports(fixtures, tmp_path, capsys, f
     cli = read_dir(tmp_path / "cli")
     res = evalsieve.contamination(ev, tr, eval_fields="question", train_fields=["text"])
     # identical exports, byte for byte, stamp included; the same summary but the timings
-    assert as_bytes(res.exports) == cli
+    assert as_bytes(res.exports) == csv_only(cli)
     assert list(res.exports) == ["eval.clean.jsonl", "contamination-report.csv",
-                                 "too-short-to-score.csv", "overlap-report.html"]
+                                 "too-short-to-score.csv", "overlap-report.html",
+                                 "run-stamp.json"]
     res.write(str(tmp_path / "api"))
     assert read_dir(tmp_path / "api") == cli
     timing = ("seconds_training_pass", "cpu_seconds_training_pass")
@@ -86,6 +99,7 @@ def test_contamination_cli_bridge_api_same_exports(fixtures, tmp_path, capsys, f
     assert res.summary["rows_contaminated"] == 7 and res.stamp == cli_summary["stamp"]
     # the bridge, ops as the page calls them: the same rows and figures
     s, page = bridge_contamination(ev, tr)
+    cli = csv_only(cli)
     assert sorted(page) == sorted(cli)
     for name in cli:
         assert without_stamp(name, page[name]) == without_stamp(name, cli[name]), name
@@ -114,7 +128,7 @@ def test_contamination_dataframe_in_dataframe_out(fixtures, tmp_path, capsys, fi
     assert main(["contamination", path, tr, "--eval-field", "question", "--train-field", "text",
                  "--out", str(tmp_path / "cli"), "--quiet"]) == 0
     capsys.readouterr()
-    assert as_bytes(res.exports) == read_dir(tmp_path / "cli")
+    assert as_bytes(res.exports) == csv_only(read_dir(tmp_path / "cli"))
     assert res.summary["rows_contaminated"] == 7 and res.stamp["inputs"][0]["name"] == "eval.jsonl"
     kept = res.clean_rows()
     assert isinstance(kept, pd.DataFrame) and len(kept) == 33
@@ -290,7 +304,7 @@ def test_paraphrases_cli_bridge_api_same_exports(tmp_path, model_dir, capsys, fi
     seen = []
     res = evalsieve.paraphrases(str(f), field="text", label_field="id",
                                 progress=lambda *a: seen.append(a))
-    assert as_bytes(res.exports) == cli and res.summary == cli_summary
+    assert as_bytes(res.exports) == csv_only(cli) and res.summary == cli_summary
     assert seen == [("embed", 0, 6), ("embed", 6, 6)]
     assert [g["member_rows"] for g in res.rows] == ["1 2 3", "4 5"]
     assert [(p["row_a"], p["row_b"]) for p in res.pairs] == [("4", "5"), ("1", "2"), ("2", "3")]
@@ -298,22 +312,25 @@ def test_paraphrases_cli_bridge_api_same_exports(tmp_path, model_dir, capsys, fi
     rows = [json.loads(line) for line in text.splitlines()]
     mem = evalsieve.paraphrases(rows, field="text", label_field="id")
     assert {n: without_stamp(n, v) for n, v in as_bytes(mem.exports).items()} == \
-        {n: without_stamp(n, v) for n, v in cli.items()}
+        {n: without_stamp(n, v) for n, v in csv_only(cli).items()}
     page = bridge_paraphrases(text, "ex.jsonl", model_dir)
+    cli = csv_only(cli)
     assert sorted(page) == sorted(cli)
     for name in cli:
         assert without_stamp(name, page[name]) == without_stamp(name, cli[name]), name
 
 
-def test_the_api_doc_examples_run_as_written(tmp_path, monkeypatch, model_dir, fixed_clock):
-    """docs/API.md's Python blocks, run in order in one namespace from a folder where the
+@pytest.mark.parametrize("doc_path", ["README.md", "docs/API.md"])
+def test_the_api_doc_examples_run_as_written(doc_path, tmp_path, monkeypatch, model_dir,
+                                             fixed_clock):
+    """The README's and docs/API.md's Python blocks, each file's run in order in one namespace from a folder where the
     relative paths resolve; `datasets` (not a dependency) is a stand-in module whose
     load_dataset("json", ...) reads the JSON Lines into a Dataset-like object."""
     import re
     import types
     pytest.importorskip("pandas")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    doc = open(os.path.join(root, "docs", "API.md"), encoding="utf-8").read()
+    doc = open(os.path.join(root, doc_path), encoding="utf-8").read()
     blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
     assert len(blocks) == 2
     (tmp_path / "tests").mkdir()
@@ -325,12 +342,13 @@ def test_the_api_doc_examples_run_as_written(tmp_path, monkeypatch, model_dir, f
         return FakeDataset([json.loads(line) for line in open(data_files, encoding="utf-8")])
     monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=load_dataset))
     ns: dict = {}
-    exec(compile(blocks[0], "docs/API.md", "exec"), ns)
+    exec(compile(blocks[0], doc_path, "exec"), ns)
     assert ns["res"].summary["rows_contaminated"] == 7 and len(ns["clean_df"]) == 33
-    assert sorted(os.listdir(tmp_path / "evalsieve-out")) == sorted(ns["res"].exports)
+    assert sorted(csv_only({n: 0 for n in os.listdir(tmp_path / "evalsieve-out")})) == \
+        sorted(ns["res"].exports)
     assert list(ns["groups"].columns)[:3] == ["group", "size", "member_rows"]
     first = ns["res"]
-    exec(compile(blocks[1], "docs/API.md", "exec"), ns)
+    exec(compile(blocks[1], doc_path, "exec"), ns)
     assert isinstance(ns["clean_ds"], FakeDataset) and len(ns["clean_ds"]) == 33
     assert ns["res"].kept == first.kept
 
@@ -417,7 +435,7 @@ def test_a_parquet_eval_file_gives_the_cli_bytes(tmp_path, capsys, fixed_clock):
     cli = read_dir(tmp_path / "cli")
     res = evalsieve.contamination(str(ev), str(tr), eval_fields="question")
     assert res.clean_name == "eval.clean.parquet" and res.kept == (0, 2)
-    assert as_bytes(res.exports) == cli
+    assert as_bytes(res.exports) == csv_only(cli)
     assert isinstance(res.clean_rows(), bytes)
     res.write(str(tmp_path / "api"))
     assert read_dir(tmp_path / "api") == cli
