@@ -190,3 +190,18 @@ def test_kernel_reads_every_script_as_the_rule_does():
     check()
     print("lines the kernel read alone:", sum(read_alone))
     assert sum(read_alone) > 50, read_alone   # 92 with these settings
+
+
+def test_the_kernel_passes_a_segment_that_is_an_exact_key_probe():
+    """pf_exact: a record whose field's words are an eval row's key (here shorter than N, so
+    no n-gram can catch it) is a candidate; without that key it is not; a field holding the
+    key and more words is not a probe (JSONL probes are prefixes of the key's words)."""
+    pytest.importorskip("wasmtime")
+    from evalsieve.kernel import KernelFilter
+    block = (b'{"text": "alpha beta gamma delta"}\n{"text": "Hi, there!"}\n'
+             b'{"text": "hi there you"}\n')
+    with_key = KernelFilter(["alpha beta gamma"], 3, "jsonl", ["hi there"]).scanner([["text"]])
+    got = with_key.scan(block)
+    assert got[:2] == (3, 3) and list(got[3]) == [1, 1, 0, 34, 2, 2, 35, 57]
+    no_key = KernelFilter(["alpha beta gamma"], 3, "jsonl", ["alpha beta gamma"])
+    assert list(no_key.scanner([["text"]]).scan(block)[3]) == [1, 1, 0, 34]
