@@ -48,7 +48,7 @@ export { ERR, ProtocolError, toErrorObject };
  * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string, stamp: string}} export_names
  * @property {BinaryMagic[]} binary_magic
  * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default)
- * @property {{modes: string[], rows: Record<string, string>, self_checks: string[], radius: {min: number, max: number, default: number}, min_piece: {min: number, max: number, default: number}, max_splits: {min: number, max: number, default: number}}} purify  purify's settings (py/evalsieve/purify.py; first of each list: the default)
+ * @property {{modes: string[], rows: Record<string, string>, self_checks: string[], radius: {min: number, max: number, default: number}, min_piece: {min: number, max: number, default: number}, max_splits: {min: number, max: number, default: number}}} purify  purify's settings (py/evalsieve/purify_core.py; first of each list: the default)
  */
 
 /**

@@ -68,7 +68,7 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
            n: int | None = None, boilerplate: bool = True, threshold: float | None = None,
            mode: str = "cut", radius: int = 200, min_piece: int = 200, max_splits: int = 10,
            rows: str = "scored", workers: int = 1, engine: str = "local",
-           ray_address: str | None = None, filter: str = "auto", self_check: str = "full",
+           ray_address: str | None = None, filter: str = "auto", self_check: str = "changed",
            log=None) -> PurifyResult:
     """Write a decontaminated copy of a training corpus.
 
@@ -82,7 +82,9 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
         n, boilerplate, threshold: the contamination rule's settings.
         mode, radius, min_piece, max_splits, rows: :class:`purify.PurifyConfig`.
         workers, engine, ray_address, filter: how the passes run (never what they find).
-        self_check: ``"full"`` (rescan every output file) or ``"changed"``.
+        self_check: ``"changed"`` (the default: rescan the records it rewrote; every other
+            output record is the bytes the first scan read, which held no counted n-gram) or
+            ``"full"`` (rescan every output file).
         log: ``callback(message)`` for progress lines (default: silent).
     Returns:
         A :class:`PurifyResult`.
