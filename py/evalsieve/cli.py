@@ -17,9 +17,11 @@
 
     evalsieve fields FILE [--json]
 
-Exit status: 0 done; 1 done and ``--fail-on-contamination`` saw a contaminated row;
-2 bad input or usage (a message names the file, the line and what was expected; no export
-is written).
+Exit status (one meaning each; docs/CLI.md): 0 the job ran; 1 it ran and
+``--fail-on-contamination`` saw a contaminated row; 2 usage or bad input (a message names
+the file, the line and what was expected); 3 I/O or environment (``--out`` not writable,
+disk full, a worker process killed, a Ray cluster lost); 4 a bug in evalsieve; 130
+interrupted. Every failure ends in one ``evalsieve: error:`` line and writes no export.
 
 This is the only module that touches argv, paths and the clock.
 """
@@ -33,14 +35,15 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import threading
 import time
 
 from . import __version__, constants
 from .contamination import CLEAN_RULES, ContaminationConfig, ContaminationJob
 from .engines import ENGINES
-from .errors import EvalsieveError, bad_input
+from .errors import EXIT_BAD_INPUT, EXIT_CONTAMINATED, EXIT_OK, EvalsieveError, bad_input
+from .failures import exit_status, say, stdout_gone
+from .outdir import OutDir
 from .corpus import CHUNK_BYTES, HEAD_BYTES, FileSource, expand_inputs, plan_tasks, size_of  # noqa: F401
 from .sample import check_fields, inspect_head
 from .stamps import InputFile
@@ -186,7 +189,8 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     pass runs as tasks (:func:`corpus.plan_tasks`) on the chosen engine and merges exactly.
     """
     from .corpus import make_payload
-    from .engines import Merger, hash_file, run_local, run_ray
+    from .engines import Merger, hash_file, run_local
+    from .ray_engine import run_ray
     if args.semantic:
         _check_encoder_extra()
     ev = open_input(args.eval)
@@ -254,7 +258,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
                                formats={f["fmt"] for f in files})
         if args.filter == "numpy" and not payload["filters"] and \
                 {f["fmt"] for f in files} & {"jsonl", "text"}:
-            raise bad_input("--filter numpy needs numpy (and N >= 2)",
+            raise EvalsieveError("environment", "--filter numpy needs numpy (and N >= 2)",
                             expected="pip install 'evalsieve[fast]', or --filter off")
         payload["skip_bad"] = skip   # corpus.scan_task skips and lists malformed records
         merger = Merger(job, tasks)
@@ -597,28 +601,6 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     return summary, exports
 
 
-def write_exports(out_dir: str, exports: dict) -> None:
-    """Write every export or none: files go to a temp folder in ``out_dir``, then move.
-
-    Each export is its text, or a function that writes the file at the path it is given
-    (a Parquet clean file)."""
-    os.makedirs(out_dir, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".evalsieve-", dir=out_dir)
-    try:
-        for name, text in exports.items():
-            if callable(text):
-                text(os.path.join(tmp, name))
-                continue
-            with open(os.path.join(tmp, name), "w", encoding="utf-8", newline="") as f:
-                f.write(text)
-        for name in exports:
-            os.replace(os.path.join(tmp, name), os.path.join(out_dir, name))
-    finally:
-        for name in os.listdir(tmp):
-            os.unlink(os.path.join(tmp, name))
-        os.rmdir(tmp)
-
-
 def _bounded(cast, lo: float, hi: float, what: str, above_lo: bool = False, any_ok: bool = False):
     """An argparse type: ``cast(s)`` within [lo, hi] (or (lo, hi] with ``above_lo``);
     ``any_ok`` also takes "any"/"none" as None."""
@@ -687,9 +669,19 @@ _INPUTS = ("JSONL, CSV/TSV (separator sniffed: , ; tab |), plain text, optionall
 _DEFAULT_FIELD = "the text field with the most words per row"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, its usage errors ending in the CLI's ``evalsieve: error:`` line (status 2)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        cmd = self.prog.partition(" ")[2]
+        self.exit(EXIT_BAD_INPUT, f"evalsieve: error: {cmd + ': ' if cmd else ''}{message} "
+                  f"(see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``evalsieve`` argument parser (subcommands ``contamination`` and ``paraphrases``)."""
-    p = argparse.ArgumentParser(prog="evalsieve", description="Is your eval set clean? "
+    p = _Parser(prog="evalsieve", description="Is your eval set clean? "
                                 "Train/eval n-gram contamination and paraphrase groups.")
     p.add_argument("--version", action="version", version=f"evalsieve {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -806,7 +798,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``evalsieve`` command. Returns the exit status."""
+    """Entry point of the ``evalsieve`` command. Returns the exit status (``errors.EXIT_*``).
+
+    ``--out`` is checked before the job reads its inputs (:class:`outdir.OutDir`); a failure
+    of any kind prints one ``evalsieve: error:`` line (:func:`failures.exit_status`) and
+    leaves no export; a closed stdout (``| head``) ends the printing quietly, with the
+    run's own status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "contamination" and not args.semantic:
@@ -824,38 +821,51 @@ def main(argv: list[str] | None = None) -> int:
 
     def log(msg: str) -> None:
         if not quiet:
-            print(f"evalsieve: {msg}", file=sys.stderr)
+            say(f"evalsieve: {msg}")
     if quiet:
         log = _silent  # noqa: F811 (Progress draws no bar for a silent log)
 
+    out = None
     try:
         if args.command == "fields":
-            return run_fields(args)
+            return _printed(lambda: run_fields(args), EXIT_OK)
+        out = OutDir(args.out, args.command).prepare()
         if args.command == "contamination":
             summary, exports = run_contamination(args, log)
         elif args.command == "paraphrases":
             summary, exports = run_paraphrases(args, log)
         else:  # pragma: no cover - argparse guards this
             raise bad_input(f"unknown command {args.command}")
-        write_exports(args.out, exports)
-    except EvalsieveError as e:
-        print(f"evalsieve: error: {e}", file=sys.stderr)
-        if e.detail:
-            print(f"evalsieve:   here: {e.detail}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("evalsieve: cancelled", file=sys.stderr)
-        return 130
-    if args.json:
-        print(json.dumps(summary, ensure_ascii=False))
-    elif args.command == "paraphrases":
-        _print_paraphrases(summary, args.out)
-    else:
-        _print_summary(summary, args.out)
+        stale = out.write(exports)
+        out = None   # written: nothing to take back
+        if stale:
+            log(f"removed an earlier run's exports this run did not write: {', '.join(stale)}")
+    except BaseException as e:  # noqa: B902 - every failure ends in one line and a status
+        if out is not None:
+            out.discard()
+        return exit_status(e)
+    status = EXIT_OK
     if args.command == "contamination" and args.fail_on_contamination \
             and summary["rows_contaminated"]:
-        return 1
-    return 0
+        status = EXIT_CONTAMINATED
+    if args.json:
+        return _printed(lambda: print(json.dumps(summary, ensure_ascii=False)), status)
+    if args.command == "paraphrases":
+        return _printed(lambda: _print_paraphrases(summary, args.out), status)
+    return _printed(lambda: _print_summary(summary, args.out), status)
+
+
+def _printed(show, status: int) -> int:
+    """Run ``show`` (which prints on stdout) and return ``status``; when stdout's reader
+    went away (``| head``), stop printing quietly, with the same status (the job ran)."""
+    try:
+        show()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stdout_gone()
+    except BaseException as e:  # noqa: B902
+        return exit_status(e)
+    return status
 
 
 def run_fields(args) -> int:

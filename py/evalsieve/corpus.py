@@ -50,7 +50,7 @@ def _fsspec(path: str):
     try:
         import fsspec
     except ImportError:
-        raise bad_input("reading a URL needs fsspec", file=path,
+        raise EvalsieveError("environment", "reading a URL needs fsspec", file=path,
                         expected="pip install 'evalsieve[remote]' (plus s3fs / gcsfs / "
                                  "huggingface_hub for s3://, gs://, hf://)")
     return fsspec
@@ -694,11 +694,22 @@ def _fault_hook(task: Task) -> None:
     """Fault injection for the tests: with ``EVALSIEVE_FAIL_ONCE=DIR`` every task fails on
     its first attempt (a marker file in DIR records the attempt); with
     ``EVALSIEVE_TASK_DELAY_S=S`` every task first waits S seconds (so a test can interrupt
-    a training pass that is surely running, whatever the machine's speed)."""
+    a training pass that is surely running, whatever the machine's speed); with
+    ``EVALSIEVE_KILL_ONCE=DIR`` the first task to start (of the run, DIR/killed records it)
+    kills the process it runs in with SIGKILL, as the out-of-memory killer would."""
     delay = os.environ.get("EVALSIEVE_TASK_DELAY_S")
     if delay:
         import time
         time.sleep(float(delay))
+    kill = os.environ.get("EVALSIEVE_KILL_ONCE")
+    if kill:
+        try:
+            os.close(os.open(os.path.join(kill, "killed"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            pass
+        else:
+            import signal
+            os.kill(os.getpid(), signal.SIGKILL)
     d = os.environ.get("EVALSIEVE_FAIL_ONCE")
     if not d:
         return

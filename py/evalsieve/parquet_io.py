@@ -13,7 +13,7 @@ import datetime
 import decimal
 import os
 
-from .errors import bad_input
+from .errors import bad_input, environment
 
 #: Rows per record batch read from the file (a row group is read in slices of this size).
 BATCH_ROWS = 8192
@@ -25,7 +25,7 @@ def _pa(name: str):
         import pyarrow
         import pyarrow.parquet
     except ImportError:
-        raise bad_input("this is a Parquet file, and reading Parquet needs pyarrow, which is "
+        raise environment("this is a Parquet file, and reading Parquet needs pyarrow, which is "
                         "not installed", file=name,
                         expected="pip install 'evalsieve[parquet]' (or convert the file to "
                                  "JSON Lines)") from None
@@ -97,8 +97,9 @@ class ParquetSource:
     Args:
         path: the file's path.
     Raises:
-        EvalsieveError(bad_input): pyarrow missing, or not a readable Parquet file (the
-        file and pyarrow's reason named).
+        EvalsieveError: ``environment`` when pyarrow is missing (an extra, exit 3);
+        ``bad_input`` when it is not a readable Parquet file (the file and pyarrow's reason
+        named).
     """
 
     def __init__(self, path: str):

@@ -576,33 +576,34 @@ def test_file_urls_go_through_fsspec(eval_file, corpus_dir, tmp_path):
 
 @needs_processes
 def test_ctrl_c_while_the_pool_starts_terminates_it(eval_file, tmp_path, monkeypatch):
-    """A Ctrl-C that arrives while run_local's pool starts its processes (here: sent from
-    inside Pool(), before it returns) is noted until the pool exists, then stops it: no
-    worker process is left behind."""
+    """A Ctrl-C that arrives while run_local starts its worker processes (here: sent right
+    after the first one started, before the second exists) is noted until they all exist,
+    then stops them: no worker process is left behind."""
     import multiprocessing as mp
     from evalsieve import engines
     if "fork" not in mp.get_all_start_methods():
-        pytest.skip("needs fork (the pool's processes inherit the payload)")
+        pytest.skip("needs fork (the workers inherit the payload)")
     big = tmp_path / "t.jsonl"
     write_jsonl(big, [FILLER + " " + Q[i % 40] for i in range(2000)])
     files = [{"path": str(big), "name": "t.jsonl", "fmt": "jsonl", "fields": ["text"],
               "gzip": False, "size": big.stat().st_size}]
     tasks = corpus.plan_tasks(files, 2, split_min=16384)
     assert len(tasks) > 2
-    ctx = mp.get_context("fork")
-    real = type(ctx).Pool
+    process = mp.get_context("fork").Process
+    real = process.start
+    started = []
 
-    made = []   # holds the pool, so only run_local's own terminate() can stop its workers
-
-    def pool_then_ctrl_c(self, *a, **k):
-        made.append(real(self, *a, **k))
-        os.kill(os.getpid(), signal.SIGINT)   # as if Ctrl-C came while the processes started
-        time.sleep(0.2)   # an unnoted SIGINT raises KeyboardInterrupt here, inside Pool()
-        return made[-1]
-    monkeypatch.setattr(type(ctx), "Pool", pool_then_ctrl_c)
+    def start_then_ctrl_c(self):
+        real(self)
+        started.append(self)
+        if len(started) == 1:
+            os.kill(os.getpid(), signal.SIGINT)   # as if Ctrl-C came while they started
+            time.sleep(0.2)   # an unnoted SIGINT raises KeyboardInterrupt here, mid-start
+    monkeypatch.setattr(process, "start", start_then_ctrl_c)
     monkeypatch.setenv("EVALSIEVE_TASK_DELAY_S", "30")   # the tasks would still be running
     before = set(mp.active_children())
     with pytest.raises(KeyboardInterrupt):
         engines.run_local({"filters": None}, tasks, 2, lambda r: None, lambda n: None)
+    assert len(started) == 2   # the interrupt waited until both existed
     left = [p for p in mp.active_children() if p not in before]
     assert left == [], left
