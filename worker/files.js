@@ -57,6 +57,31 @@ export function firstInvalidUtf8(bytes, final = true) {
   return -1;
 }
 
+const LENIENT = new TextDecoder('utf-8', { ignoreBOM: true });
+const STRICT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Whole lines of UTF-8 bytes as text, each line that is not UTF-8 marked as Python's
+ * surrogateescape marks it (py/evalsieve/decoding.py): its first invalid byte 0xXY becomes
+ * the lone surrogate U+DCXY, after the line's valid start (the rest of the line does not
+ * matter: Python skips the record and names that byte and its character). Exported for tests.
+ * @param {Uint8Array} bytes @returns {string}
+ */
+export function decodeMarkingInvalid(bytes) {
+  try { return STRICT.decode(bytes); } catch { /* line by line below */ }
+  let out = '';
+  for (let start = 0; start < bytes.length;) {
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl === -1 ? bytes.length : nl + 1;
+    const line = bytes.subarray(start, end);
+    const bad = firstInvalidUtf8(line, true);
+    out += bad === -1 ? STRICT.decode(line)
+      : STRICT.decode(line.subarray(0, bad)) + String.fromCharCode(0xdc00 + line[bad]) + LENIENT.decode(line.subarray(bad + 1));
+    start = end;
+  }
+  return out;
+}
+
 function countNewlineBytes(bytes, end) {
   let n = 0;
   for (let i = 0; i < end; i++) if (bytes[i] === 0x0a) n++;
@@ -81,14 +106,18 @@ function countNewlines(s) {
  *   hash: compute the sha256 of the raw bytes (default true).
  *   hardLimit: when > 0, pending text without any '\n' is yielded once it reaches this
  *     length (the chunk then ends mid-line; only readHead uses this).
- * Yields: strings; each but possibly the last ends with '\n'. The BOM is dropped.
+ *   keepBom: leave a leading byte-order mark in the text (Python's reader keeps it aside
+ *     for the clean export); otherwise it is dropped.
+ *   skipBad: lines that are not UTF-8 are marked (decodeMarkingInvalid) instead of being an
+ *     error, for Python to skip as malformed records (the "skip malformed lines" option).
+ * Yields: strings; each but possibly the last ends with '\n'.
  * Returns: {sha256 (hex, or null when hash is false), bytes (raw), gzip (bool),
  *   chars (decoded UTF-16 code units), lines (count of '\n'), hash_ms, decode_ms (time
  *   spent hashing and decoding, for the benchmark's breakdown)}.
  * Raises: ProtocolError bad_input for invalid UTF-8 (names the file, the line and the
  *   approximate byte offset in the decoded stream) or a corrupt gzip stream.
  */
-export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = null, hash = true, hardLimit = 0 } = {}) {
+export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = null, hash = true, hardLimit = 0, keepBom = false, skipBad = false } = {}) {
   const gzip = await isGzip(file);
   let hasher = null;
   if (hash) {
@@ -116,7 +145,9 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
   );
   if (gzip) stream = stream.pipeThrough(new DecompressionStream('gzip'));
   const reader = stream.getReader();
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: keepBom });
+  let held = new Uint8Array(0); // skipBad: the bytes after the last line end, for the next read
+  let first = true;
 
   let pending = '';
   let decodedBytes = 0; // bytes handed to the decoder (after gunzip)
@@ -124,7 +155,21 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
   let chars = 0;
   let finished = false;
 
+  const decodeSkipping = (bytes, streaming) => {
+    const all = new Uint8Array(held.length + (bytes ? bytes.length : 0));
+    all.set(held);
+    if (bytes) all.set(bytes, held.length);
+    const cut = streaming ? all.lastIndexOf(0x0a) + 1 : all.length;
+    held = all.slice(cut);
+    let text = decodeMarkingInvalid(all.subarray(0, cut));
+    if (first && text) {
+      first = false;
+      if (!keepBom && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    return text;
+  };
   const decode = (bytes, streaming) => {
+    if (skipBad) return decodeSkipping(bytes, streaming);
     try {
       return streaming ? decoder.decode(bytes, { stream: true }) : decoder.decode();
     } catch (e) {
@@ -224,8 +269,8 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
  * Returns: {text, complete (bool: the whole file was read), gzip}.
  * Raises: as readTextChunks.
  */
-export async function readHead(file, { maxChars = 1 << 20 } = {}) {
-  const it = readTextChunks(file, { chunkChars: maxChars, hash: false, hardLimit: 64 * maxChars });
+export async function readHead(file, { maxChars = 1 << 20, skipBad = false } = {}) {
+  const it = readTextChunks(file, { chunkChars: maxChars, hash: false, hardLimit: 64 * maxChars, skipBad });
   let text = '';
   let complete = false;
   let gzip = false;
@@ -271,12 +316,13 @@ export const yieldToEventLoop = () => new Promise((resolve) => {
 /**
  * Run `body(chunk)` for every chunk of a file, with cancellation between chunks.
  *
- * Args: isCancelled: () => bool, checked after each chunk is read and before it is used.
+ * Args: isCancelled: () => bool, checked after each chunk is read and before it is used;
+ *   keepBom, skipBad: as readTextChunks.
  * Returns: the summary of readTextChunks.
  * Raises: ProtocolError 'cancelled' when isCancelled() turns true.
  */
-export async function forEachChunk(file, { chunkChars, onBytes, isCancelled }, body) {
-  const it = readTextChunks(file, { chunkChars, onBytes });
+export async function forEachChunk(file, { chunkChars, onBytes, isCancelled, keepBom = false, skipBad = false }, body) {
+  const it = readTextChunks(file, { chunkChars, onBytes, keepBom, skipBad });
   let summary = null;
   try {
     for (;;) {

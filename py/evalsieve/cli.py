@@ -85,7 +85,7 @@ def describe(src, skip_bad: bool = False) -> tuple[dict, str]:
     come from the schema, described from the first rows, and the head is ''."""
     if not hasattr(src, "chunks"):
         return _describe_parquet(src), ""
-    head = src.head()
+    head = src.head(skip_bad)
     return inspect_head(src.name, head, skip_bad=skip_bad), head
 
 
@@ -145,13 +145,15 @@ def _pick_fields(src, requested: list[str] | None, role: str, log,
     return info["format"], fields, head
 
 
-def _feed(src, fmt: str, fields: list[str], text_fn, values_fn) -> None:
-    """Stream one input into a job: text chunks, or Parquet batches of the needed columns."""
+def _feed(src, fmt: str, fields: list[str], text_fn, values_fn, skip_bad: bool = False) -> None:
+    """Stream one input into a job: text chunks (the BOM left for the job's reader, which
+    keeps it for the clean export; ``skip_bad``: lines that are not UTF-8 reach the reader
+    as malformed records), or Parquet batches of the needed columns."""
     if fmt == "parquet":
         for batch in src.values(src.columns_for(fields)):
             values_fn(batch)
     else:
-        for text in src.chunks():
+        for text in src.chunks(skip_bad=skip_bad, keep_bom=True):
             text_fn(text)
 
 
@@ -236,7 +238,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         job.set_scores(scores)
     if first_head:
         job.set_background(first_head)
-    _feed(ev, ev_fmt, ev_fields, job.feed_eval, job.feed_eval_values)
+    _feed(ev, ev_fmt, ev_fields, job.feed_eval, job.feed_eval_values, skip)
     e = job.end_eval()
     log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct n-grams")
     t0, c0 = time.perf_counter(), _cpu_seconds()
@@ -382,9 +384,12 @@ def _log_join(run, log) -> None:
 class Progress:
     """Progress of the training pass on stderr.
 
-    On a terminal with tqdm installed (the ``[progress]`` extra): a bar of bytes read from
-    disk (compressed bytes for gzip), with MB/s and ETA, and tasks done / total when the pass
-    runs as several tasks. Elsewhere: a plain line at most every 10 s.
+    What it counts: bytes of the training files as they are on disk (compressed bytes for
+    gzip), against their total size: with one process each block as it is read, with
+    several each task's byte range when the task ends (``scan_task``'s ``bytes``); the
+    counts add up to the total, so "read X of Y MB" never passes Y. On a terminal with tqdm
+    installed (the ``[progress]`` extra): a bar of them, with MB/s and ETA, and tasks done /
+    total when the pass runs as several tasks. Elsewhere: a plain line at most every 10 s.
     """
 
     def __init__(self, total: int, tasks: int, log, show_tasks: bool):
@@ -423,7 +428,7 @@ class Progress:
         self.last = now
         dt = now - self.t0
         rate = self.read / 1e6 / max(dt, 1e-9)
-        eta = (self.total - self.read) / 1e6 / rate if rate else float("nan")
+        eta = max(0, self.total - self.read) / 1e6 / rate if rate else float("nan")
         tasks = f", tasks {self.done}/{self.tasks}" if self.show_tasks else ""
         self.log(f"train: read {self.read / 1e6:.0f} of {self.total / 1e6:.0f} MB from disk, "
                  f"{rate:.1f} MB/s, ETA {eta:.0f} s{tasks}")
@@ -459,7 +464,7 @@ def _semantic_pass(job: ContaminationJob, files: list[dict], log) -> None:
             continue
         # skipped records are listed by the n-gram pass
         reader = RecordReader(f["fmt"], f["name"], job.config.skip_bad_lines)
-        for text in src.chunks():
+        for text in src.chunks(skip_bad=job.config.skip_bad_lines):
             job.semantic.scan([(r.index, seg(r.value)) for r in reader.feed(text)])
         job.semantic.scan([(r.index, seg(r.value)) for r in reader.finish()])
 
@@ -565,7 +570,7 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     if scores is not None:
         job.set_scores(scores)
     _feed(ev, fmt, fields + ([args.label_field] if args.label_field else []), job.feed_eval,
-          job.feed_eval_values)
+          job.feed_eval_values, args.skip_bad_lines)
     texts = job.end_eval()["texts"]
     enc = NativeEncoder(os.path.join(model_dir, "encoder.onnx"),
                         os.path.join(model_dir, "tokenizer.json"))
@@ -716,8 +721,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 1 when any eval row is contaminated (for CI gating)")
     c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     c.add_argument("--skip-bad-lines", action="store_true",
-                   help="skip malformed JSONL/CSV/TSV records (eval and training files) instead "
-                   "of stopping; each is listed in skipped-lines.csv (file, line, error) and "
+                   help="skip malformed JSONL/CSV/TSV records (eval and training files; lines "
+                   "that are not UTF-8 too) instead of stopping; each is listed in skipped-lines.csv (file, line, error) and "
                    "counted per file in the stamp; a skipped eval line is not in eval.clean "
                    "(Parquet: no effect)")
     c.add_argument("--workers", type=_workers, default=None, metavar="N",
@@ -784,8 +789,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
     q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     q.add_argument("--skip-bad-lines", action="store_true",
-                   help="skip malformed JSONL/CSV/TSV records instead of stopping; each is "
-                   "listed in skipped-lines.csv and counted in the stamp (Parquet: no effect)")
+                   help="skip malformed JSONL/CSV/TSV records (lines that are not UTF-8 too) "
+                   "instead of stopping; each is listed in skipped-lines.csv and counted in the stamp (Parquet: no effect)")
     _add_score_options(q)
     f = sub.add_parser("fields", help="list a file's fields, and the default with its reason",
                        description="Every leaf field of a file with its fill rate, average "

@@ -24,7 +24,9 @@ import os
 import zlib
 from dataclasses import dataclass
 
+from .decoding import BOM, SKIPPING, invalid_utf8
 from .errors import EvalsieveError, bad_input
+from .fault_hooks import TaskFault, fault_hook  # noqa: F401 (TaskFault: Ray retries it)
 from .fields import FieldExtractor
 from .ngrams import TrainingScan
 from .records import RecordReader, is_parquet, parse_record_line, refuse_binary, skip_text
@@ -227,9 +229,11 @@ class FileSource:
 
     gzip is detected by its magic bytes (1f 8b), not the name, and inflated member by member
     (concatenated gzip works); ZIP, Parquet, UTF-16 and other binary formats are refused by
-    their magic bytes (``records.refuse_binary``); the UTF-8 BOM is removed; invalid UTF-8 is
-    an error naming the byte offset and the line. After a full read, ``sha256`` and ``bytes``
-    describe the file as given.
+    their magic bytes (``records.refuse_binary``); the UTF-8 BOM is removed (``keep_bom``:
+    left for the reader, which keeps it for the clean export); invalid UTF-8 is an error
+    naming the byte offset and the line (``skip_bad``: decoded with ``surrogateescape``, for
+    the reader to skip; :mod:`evalsieve.decoding`). After a full read, ``sha256`` and
+    ``bytes`` describe the file as given.
 
     Args:
         path: the file's path (or an fsspec URL).
@@ -250,11 +254,11 @@ class FileSource:
         self.sha256 = ""
         self.bytes = 0
 
-    def chunks(self, limit: int | None = None):
+    def chunks(self, limit: int | None = None, skip_bad: bool = False, keep_bom: bool = False):
         """Yield decoded text chunks; with ``limit``, stop after about that many bytes
         (cut at the last line end), without hashing."""
         h = hashlib.sha256()
-        dec = codecs.getincrementaldecoder("utf-8")("strict")
+        dec = codecs.getincrementaldecoder("utf-8")(SKIPPING if skip_bad else "strict")
         inflater = _Gunzip(self.name) if self.gzip else None
         first = True
         offset = 0   # decoded-stream byte offset, for error messages
@@ -282,7 +286,7 @@ class FileSource:
                 offset += len(data)
                 self._lines += data.count(b"\n")
                 if first and text:
-                    if text.startswith("\ufeff"):
+                    if text.startswith(BOM) and not keep_bom:
                         text = text[1:]
                     first = False
                 # the head ends at a line end: past `limit`, read on to the first one
@@ -319,9 +323,9 @@ class FileSource:
                             line=line,
                             expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)")
 
-    def head(self) -> str:
+    def head(self, skip_bad: bool = False) -> str:
         """About the first MB of text, cut at a line end (for sniffing and field lists)."""
-        return "".join(self.chunks(limit=HEAD_BYTES))
+        return "".join(self.chunks(limit=HEAD_BYTES, skip_bad=skip_bad))
 
     def info(self, role: str, fmt: str) -> InputFile:
         """The file as the run stamp names it (after a full read: sha256 and size set)."""
@@ -492,7 +496,9 @@ def scan_task(payload: dict, task: Task, progress=None) -> dict:
         ``{file, part, records, skipped, chars, bytes, sha256, candidates, partial}``:
         skipped: ``(line, error)`` of the records ``payload["skip_bad"]`` skipped (lines from
         the file's start; candidate lines only when the filter ran); records in the
-        range; decoded characters; bytes read from disk (compressed, for gzip); sha256 of
+        range; decoded characters; the bytes of the file the task covers (its range:
+        the compressed bytes for gzip; the tasks' bytes add up to the files' sizes, which
+        progress counts against); sha256 of
         the file when the task read it whole, else ""; lines the exact check read (None
         without the filter); the :meth:`TrainingScan.partial` with record numbers counted
         from the range's start.
@@ -500,7 +506,7 @@ def scan_task(payload: dict, task: Task, progress=None) -> dict:
         EvalsieveError(bad_input): an unreadable, corrupt or malformed file, naming the file
         and the byte or line (line numbers count from the file's start).
     """
-    _fault_hook(task)
+    fault_hook(task)
     try:
         res = _scan(payload, task, progress)
     except EvalsieveError as e:
@@ -615,15 +621,20 @@ def _scan(payload: dict, task: Task, progress) -> dict:
     skipped = (reader.skipped if reader is not None else state["skip"]) if skip else []
     return {"file": task.file, "part": task.part, "records": state["records"],
             "skipped": skipped,
-            "chars": state["chars"], "bytes": task.nbytes if task.end >= 0 else task.size,
+            "chars": state["chars"], "bytes": task.nbytes,
             "sha256": h.hexdigest() if h is not None else "",
             "candidates": state["cand"] if filt else None, "partial": scan.partial()}
 
 
 def _decode(block: bytes, task: Task, state: dict) -> str:
+    """The block's text; invalid UTF-8 is an error, or with --skip-bad-lines decoded with
+    ``surrogateescape`` for the reader (or, with the filter, :func:`_bad_lines`) to skip."""
     try:
         return block.decode("utf-8")
     except UnicodeDecodeError as e:
+        if state["skip"] is not None:
+            state["escaped"] = True
+            return block.decode("utf-8", SKIPPING)
         line = state["lines"] + block.count(b"\n", 0, e.start) + 1
         where = "byte" if not task.gzip else "byte of the decompressed stream"
         raise bad_input(f"invalid UTF-8 at {where} {task.start + state['offset'] + e.start}",
@@ -634,8 +645,11 @@ def _decode(block: bytes, task: Task, state: dict) -> str:
 def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch) -> None:
     """Scan whole lines (the exact reader; or the filter, then the exact check of the
     candidate lines). Updates ``state`` (offset, lines, chars, records)."""
+    state["escaped"] = False
     text = _decode(block, task, state)
     state["chars"] += len(text)
+    if reader is None and state["escaped"]:
+        _bad_lines(text, task, state)
     if reader is not None:
         for r in reader.feed(text):
             batch.append((r.index, seg(r.value)))
@@ -660,6 +674,18 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
     state["offset"] += len(block)
 
 
+def _bad_lines(text: str, task: Task, state: dict) -> None:
+    """With the filter and --skip-bad-lines, for a block that is not all UTF-8: each of its
+    lines that is not is skipped and listed, candidate or not (as the reader lists them
+    without the filter); ``state["bad"]`` holds their line numbers for :func:`_filtered`."""
+    bad = state["bad"] = set()
+    for k, raw in enumerate(text.split("\n")):
+        err = invalid_utf8(raw, task.name, state["lines"] + k + 1)
+        if err is not None:
+            state["skip"].append((err.line, skip_text(err)))
+            bad.add(err.line)
+
+
 def _filtered(piece: bytes, task: Task, state: dict, filt, seg, scan, batch) -> None:
     """The filter's candidate lines of ``piece`` (whole lines) through the exact check.
     Updates ``state`` (lines, records, candidate lines)."""
@@ -670,10 +696,12 @@ def _filtered(piece: bytes, task: Task, state: dict, filt, seg, scan, batch) -> 
     blanks = 0
     for i in cands.tolist():
         raw = piece[ends[i - 1] + 1 if i else 0:ends[i] if i < len(ends) else None] \
-            .decode("utf-8")
+            .decode("utf-8", SKIPPING)
         if not raw.strip():
             blanks += 1
             continue
+        if ln_base + i + 1 in state.get("bad", ()):
+            continue   # not UTF-8: listed by _bad_lines; the record keeps its number
         try:
             value = parse_record_line(task.fmt, raw, task.name, ln_base + i + 1)
         except EvalsieveError as e:
@@ -688,37 +716,3 @@ def _filtered(piece: bytes, task: Task, state: dict, filt, seg, scan, batch) -> 
     if batch:
         scan.scan(batch)
         batch.clear()
-
-
-def _fault_hook(task: Task) -> None:
-    """Fault injection for the tests: with ``EVALSIEVE_FAIL_ONCE=DIR`` every task fails on
-    its first attempt (a marker file in DIR records the attempt); with
-    ``EVALSIEVE_TASK_DELAY_S=S`` every task first waits S seconds (so a test can interrupt
-    a training pass that is surely running, whatever the machine's speed); with
-    ``EVALSIEVE_KILL_ONCE=DIR`` the first task to start (of the run, DIR/killed records it)
-    kills the process it runs in with SIGKILL, as the out-of-memory killer would."""
-    delay = os.environ.get("EVALSIEVE_TASK_DELAY_S")
-    if delay:
-        import time
-        time.sleep(float(delay))
-    kill = os.environ.get("EVALSIEVE_KILL_ONCE")
-    if kill:
-        try:
-            os.close(os.open(os.path.join(kill, "killed"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        except FileExistsError:
-            pass
-        else:
-            import signal
-            os.kill(os.getpid(), signal.SIGKILL)
-    d = os.environ.get("EVALSIEVE_FAIL_ONCE")
-    if not d:
-        return
-    marker = os.path.join(d, f"task-{task.file}-{task.part}")
-    if not os.path.exists(marker):
-        with open(marker, "w") as f:
-            f.write("failed once\n")
-        raise TaskFault(f"injected fault in task {task.file}.{task.part} (first attempt)")
-
-
-class TaskFault(RuntimeError):
-    """A transient task failure (injected by the retry test); Ray retries it."""

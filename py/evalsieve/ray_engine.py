@@ -200,6 +200,6 @@ def _runtime_env() -> dict:
     path = os.environ.get("PYTHONPATH", "")
     env = {"PYTHONPATH": here + (os.pathsep + path if path else "")}
     for hook in ("EVALSIEVE_FAIL_ONCE", "EVALSIEVE_KILL_ONCE", "EVALSIEVE_TASK_DELAY_S"):
-        if os.environ.get(hook):   # the tests' fault injection (corpus._fault_hook)
+        if os.environ.get(hook):   # the tests' fault injection (fault_hooks.py)
             env[hook] = os.environ[hook]
     return {"env_vars": env}

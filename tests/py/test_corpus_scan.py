@@ -371,7 +371,7 @@ def test_ctrl_c_leaves_no_partial_exports(eval_file, tmp_path):
     big = tmp_path / "big.jsonl"
     write_jsonl(big, [FILLER + " " + Q[i % 40] * 2 for i in range(30000)])
     out = tmp_path / "out"
-    # every task waits 60 s before it reads (corpus._fault_hook), so the interrupt surely
+    # every task waits 60 s before it reads (fault_hooks.py), so the interrupt surely
     # lands inside the training pass, on a fast machine as on a loaded one
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "py"), EVALSIEVE_TASK_DELAY_S="60")
     # the CLI as a terminal starts it: SIGINT at its default (a shell's background job, as
