@@ -13,7 +13,7 @@ Faults (docs/CLI.md, "Faults"):
   no Python exception). So the CLI runs the Ray driver in a forked child process that
   streams the tasks' results back over a pipe: the CLI sees the child end, and stops with
   one ``evalsieve: error:`` line and status 3. A Ray error the driver does see (a task that
-  failed on every retry, a cluster it cannot reach) is the same error.
+  failed on every retry, the local raylet gone, a cluster it cannot reach) is the same.
 * A Ray already started in this process (a library caller's ``ray.init``) is used in place.
 """
 
@@ -102,8 +102,8 @@ def _drive(ray, payload, tasks, address, cpus, on_result, on_bytes, max_retries)
 
 def _ray_failure(e: BaseException, task: Task | None) -> EvalsieveError:
     first = (str(e).strip().splitlines() or [""])[0][:300]
-    what = f"a Ray task failed on every retry ({type(e).__name__}: {first})" if task else \
-        f"Ray failed ({type(e).__name__}: {first})"
+    what = (f"Ray failed while it ran the task ({type(e).__name__}: {first}); the run wrote "
+            "no export") if task else f"Ray failed ({type(e).__name__}: {first})"
     return environment(what, file=task.name if task else None, expected=_CLUSTER)
 
 

@@ -607,3 +607,33 @@ def test_ctrl_c_while_the_pool_starts_terminates_it(eval_file, tmp_path, monkeyp
     assert len(started) == 2   # the interrupt waited until both existed
     left = [p for p in mp.active_children() if p not in before]
     assert left == [], left
+
+
+def test_progress_counts_each_byte_of_the_corpus_once(eval_file, tmp_path, monkeypatch,
+                                                      capsys):
+    """The last byte range of a split file reported the whole file's size, so progress read
+    "read 256 of 252 MB ... ETA -0 s": the tasks' bytes add up to the files' sizes."""
+    big = tmp_path / "big.jsonl"
+    write_jsonl(big, [FILLER + " " + Q[i % 40] for i in range(3000)])
+    small = write_jsonl(tmp_path / "small.jsonl.gz", [FILLER] * 50, gz=True)
+    files = [{"path": str(p), "name": p.name, "fmt": "jsonl", "fields": ["text"],
+              "gzip": p.suffix == ".gz", "size": p.stat().st_size} for p in (big, small)]
+    tasks = corpus.plan_tasks(files, 2, split_min=40_000)
+    assert any(t.file == 0 and t.start > 0 and t.end == -1 for t in tasks)   # a last range
+    from evalsieve.corpus import make_payload
+    from evalsieve.ngrams import EvalIndex
+    payload = make_payload(EvalIndex([[q] for q in Q], None), fast=False)
+    assert sum(corpus.scan_task(payload, t)["bytes"] for t in tasks) == \
+        big.stat().st_size + small.stat().st_size
+    # through the CLI, with two workers: what Progress was told adds up to its total
+    from evalsieve import cli
+    seen = []
+    real_add = cli.Progress.add
+    monkeypatch.setattr(cli.Progress, "add", lambda self, n: (seen.append((n, self.total)),
+                                                              real_add(self, n)))
+    monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 40_000)
+    code, _, err = run_cli(["contamination", eval_file, str(big), str(small), "--eval-field",
+                            "question", "--train-field", "text", "--out", str(tmp_path / "o"),
+                            "--workers", "2"], capsys)
+    assert code == 0, err
+    assert sum(n for n, _ in seen) == seen[0][1] == big.stat().st_size + small.stat().st_size
