@@ -609,6 +609,7 @@ def test_ctrl_c_while_the_pool_starts_terminates_it(eval_file, tmp_path, monkeyp
     assert left == [], left
 
 
+@needs_processes
 def test_progress_counts_each_byte_of_the_corpus_once(eval_file, tmp_path, monkeypatch,
                                                       capsys):
     """The last byte range of a split file reported the whole file's size, so progress read
