@@ -134,6 +134,7 @@ class _Workers:
         self.ctx, self.payload = ctx, payload
         self.procs: list = []
         self.conns: list = []
+        self.told: set[int] = set()   # workers told to exit
 
     def start(self, n: int) -> None:
         """Start ``n`` workers. A Ctrl-C meanwhile is held back until they all exist, then
@@ -159,17 +160,24 @@ class _Workers:
         if interrupted:
             raise KeyboardInterrupt
 
+    #: Tasks each worker holds (the one it runs and the next, waiting in its pipe): a worker
+    #: that ends a task starts the next at once, without waiting for the driver's turn.
+    AHEAD = 2
+
     def run(self, tasks: list[Task], on_result, on_bytes) -> None:
-        """Hand out ``tasks`` in order, one per free worker, until every result is in."""
+        """Hand out ``tasks`` in order (largest first) to the workers, each holding at most
+        ``AHEAD``, the next to whichever answers, until every result is in."""
         from multiprocessing.connection import wait
         todo = iter(tasks)
-        busy: dict[int, Task] = {}
-        for i in range(len(self.procs)):
-            self._give(i, next(todo, None), busy)
-        while busy:
-            ready = set(wait([self.conns[i] for i in busy] +
-                             [self.procs[i].sentinel for i in busy]))
-            for i in sorted(busy):
+        busy: dict[int, list[Task]] = {i: [] for i in range(len(self.procs))}
+        for _ in range(self.AHEAD):
+            for i in busy:
+                self._give(i, next(todo, None), busy)
+        while any(busy.values()):
+            live = [i for i, held in busy.items() if held]
+            ready = set(wait([self.conns[i] for i in live] +
+                             [self.procs[i].sentinel for i in live]))
+            for i in live:
                 conn = self.conns[i]
                 if conn not in ready and self.procs[i].sentinel not in ready:
                     continue
@@ -178,8 +186,8 @@ class _Workers:
                 except (EOFError, OSError):
                     res = None
                 if res is None:
-                    raise self._died(i, busy[i])
-                busy.pop(i)
+                    raise self._died(i, busy[i][0])
+                busy[i].pop(0)
                 if "error" in res:
                     raise _error_from(res["error"])
                 self._give(i, next(todo, None), busy)   # before the merge: no idle worker
@@ -187,14 +195,19 @@ class _Workers:
                 on_result(res)
 
     def _give(self, i: int, task: Task | None, busy: dict) -> None:
+        """Send worker ``i`` a task, or (``None``) tell it to exit after those it holds."""
+        if task is None:
+            if i in self.told:
+                return
+            self.told.add(i)
         try:
             self.conns[i].send(task)
         except OSError:
-            if task is not None:
-                raise self._died(i, task)
+            if task is not None or busy[i]:
+                raise self._died(i, (busy[i] or [task])[0])
             return   # it was to exit anyway
         if task is not None:
-            busy[i] = task
+            busy[i].append(task)
 
     def _died(self, i: int, task: Task) -> EvalsieveError:
         p = self.procs[i]
