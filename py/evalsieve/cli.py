@@ -23,7 +23,8 @@ the file, the line and what was expected); 3 I/O or environment (``--out`` not w
 disk full, a worker process killed, a Ray cluster lost); 4 a bug in evalsieve; 130
 interrupted. Every failure ends in one ``evalsieve: error:`` line and writes no export.
 
-This is the only module that touches argv, paths and the clock.
+This is the only module that touches argv; with the CLI-side modules (corpus, engines,
+ray_engine, outdir, failures, progress) the only one that touches paths and the clock.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from .engines import ENGINES
 from .errors import EXIT_BAD_INPUT, EXIT_CONTAMINATED, EXIT_OK, EvalsieveError, bad_input
 from .failures import exit_status, say, stdout_gone
 from .outdir import OutDir
+from .progress import Progress, silent as _silent
 from .corpus import CHUNK_BYTES, HEAD_BYTES, FileSource, expand_inputs, plan_tasks, size_of  # noqa: F401
 from .sample import check_fields, inspect_head
 from .stamps import InputFile
@@ -261,7 +263,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         if args.filter == "numpy" and not payload["filters"] and \
                 {f["fmt"] for f in files} & {"jsonl", "text"}:
             raise EvalsieveError("environment", "--filter numpy needs numpy (and N >= 2)",
-                            expected="pip install 'evalsieve[fast]', or --filter off")
+                                 expected="pip install 'evalsieve[fast]', or --filter off")
         payload["skip_bad"] = skip   # corpus.scan_task skips and lists malformed records
         merger = Merger(job, tasks)
         total = sum(f["size"] for f in files)
@@ -379,67 +381,6 @@ def _log_join(run, log) -> None:
             log(f"{f['metric']}: one row per paraphrase group: n {g['n']}, mean "
                 f"{g['mean']:.4f} {_ci_text(g['ci95'])}; all rows, clustered 95% interval "
                 f"{_ci_text(c['ci95'])} ({c['clusters']} clusters)")
-
-
-class Progress:
-    """Progress of the training pass on stderr.
-
-    What it counts: bytes of the training files as they are on disk (compressed bytes for
-    gzip), against their total size: with one process each block as it is read, with
-    several each task's byte range when the task ends (``scan_task``'s ``bytes``); the
-    counts add up to the total, so "read X of Y MB" never passes Y. On a terminal with tqdm
-    installed (the ``[progress]`` extra): a bar of them, with MB/s and ETA, and tasks done /
-    total when the pass runs as several tasks. Elsewhere: a plain line at most every 10 s.
-    """
-
-    def __init__(self, total: int, tasks: int, log, show_tasks: bool):
-        self.total, self.tasks, self.log, self.show_tasks = total, tasks, log, show_tasks
-        self.read = 0
-        self.done = 0
-        self.bar = None
-        self.t0 = self.last = time.perf_counter()
-        if log is not _silent and sys.stderr.isatty():
-            try:
-                from tqdm import tqdm
-                self.bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000,
-                                desc="training bytes read", file=sys.stderr, leave=False,
-                                dynamic_ncols=True)
-            except ImportError:
-                self.bar = None
-
-    def add(self, nbytes: int) -> None:
-        """Count bytes read from disk."""
-        self.read += nbytes
-        if self.bar is not None:
-            self.bar.update(nbytes)
-        self._maybe_line()
-
-    def task_done(self) -> None:
-        """Count one finished task (a file or a byte range)."""
-        self.done += 1
-        if self.bar is not None and self.show_tasks:
-            self.bar.set_postfix_str(f"tasks {self.done}/{self.tasks}")
-        self._maybe_line()
-
-    def _maybe_line(self) -> None:
-        now = time.perf_counter()
-        if self.bar is not None or now - self.last < 10:
-            return
-        self.last = now
-        dt = now - self.t0
-        rate = self.read / 1e6 / max(dt, 1e-9)
-        eta = max(0, self.total - self.read) / 1e6 / rate if rate else float("nan")
-        tasks = f", tasks {self.done}/{self.tasks}" if self.show_tasks else ""
-        self.log(f"train: read {self.read / 1e6:.0f} of {self.total / 1e6:.0f} MB from disk, "
-                 f"{rate:.1f} MB/s, ETA {eta:.0f} s{tasks}")
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-def _silent(msg: str) -> None:
-    pass
 
 
 def _semantic_pass(job: ContaminationJob, files: list[dict], log) -> None:
@@ -869,7 +810,7 @@ def _printed(show, status: int) -> int:
     except BrokenPipeError:
         stdout_gone()
     except BaseException as e:  # noqa: B902
-        return exit_status(e)
+        return exit_status(e, written=True)
     return status
 
 

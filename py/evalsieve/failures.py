@@ -28,10 +28,11 @@ def say(line: str) -> None:
         pass
 
 
-def exit_status(e: BaseException) -> int:
+def exit_status(e: BaseException, written: bool = False) -> int:
     """Tell the user what stopped the run, in one ``evalsieve: error:`` line (an
     :class:`EvalsieveError`'s detail on a second, ``evalsieve:   here:``), and return the exit
-    status. SystemExit (argparse's usage errors) is raised again."""
+    status. ``written``: the exports were written before it stopped (while printing the
+    summary). SystemExit (argparse's usage errors) is raised again."""
     if isinstance(e, SystemExit):
         raise e
     if os.environ.get("EVALSIEVE_DEBUG") and not isinstance(e, KeyboardInterrupt):
@@ -44,7 +45,8 @@ def exit_status(e: BaseException) -> int:
             say(f"evalsieve:   {_REPORT}")
         return EXIT_BY_CODE[e.code]
     if isinstance(e, KeyboardInterrupt):
-        say("evalsieve: error: cancelled (Ctrl-C); no export was written")
+        say("evalsieve: error: cancelled (Ctrl-C)" + (
+            "; the exports were written" if written else "; no export was written"))
         return EXIT_INTERRUPTED
     if isinstance(e, ImportError):   # an optional package a step needs (an extra)
         say(f"evalsieve: error: a package is missing or broken: {e} (expected the extra "

@@ -30,6 +30,9 @@ from .errors import EvalsieveError, environment, from_dict
 
 _CLUSTER = ("a working Ray cluster (ray status shows its nodes), or --engine local "
             "(processes on this machine)")
+#: Seconds the Ray driver may take to start or join Ray (ray.init) before the run stops: Ray
+#: itself retries an address where no cluster answers for minutes on end.
+CONNECT_S = 180
 
 
 def run_ray(payload: dict, tasks: list[Task], address: str | None, cpus: int | None,
@@ -64,8 +67,10 @@ def run_ray(payload: dict, tasks: list[Task], address: str | None, cpus: int | N
                     on_bytes, max_retries)
 
 
-def _drive(ray, payload, tasks, address, cpus, on_result, on_bytes, max_retries) -> None:
-    """The Ray driver: start or join Ray, submit every task, hand each result on."""
+def _drive(ray, payload, tasks, address, cpus, on_result, on_bytes, max_retries,
+           on_start=lambda: None) -> None:
+    """The Ray driver: start or join Ray (then ``on_start()``), submit every task, hand each
+    result on."""
     started = False
     try:
         if not ray.is_initialized():
@@ -73,6 +78,7 @@ def _drive(ray, payload, tasks, address, cpus, on_result, on_bytes, max_retries)
             ray.init(**kw, include_dashboard=False, log_to_driver=False,
                      runtime_env=_runtime_env())
             started = True
+        on_start()
         ref = ray.put(payload)
         remote = ray.remote(_ray_task).options(max_retries=max_retries,
                                               retry_exceptions=[TaskFault, OSError])
@@ -110,17 +116,25 @@ def _ray_failure(e: BaseException, task: Task | None) -> EvalsieveError:
 def _drive_in_child(ctx, payload, tasks, address, cpus, on_result, on_bytes,
                     max_retries) -> None:
     """:func:`_drive` in a forked child; its results come back over a pipe and are handed
-    on here. The child's end, whenever it comes before its last message, is an error."""
+    on here. The child's end, whenever it comes before its last message, is an error; so is
+    a Ray that has not started (or been joined) within ``CONNECT_S``."""
+    import time
     from multiprocessing.connection import wait
     mine, theirs = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_child_main, daemon=True,
                         args=(theirs, payload, tasks, address, cpus, max_retries))
     ok = False
+    joined = False
+    deadline = time.monotonic() + CONNECT_S
     try:
         child.start()
         theirs.close()
         while True:
-            wait([mine, child.sentinel])
+            if not wait([mine, child.sentinel],
+                        None if joined else max(0.0, deadline - time.monotonic())):
+                raise environment(f"Ray did not start or answer within {CONNECT_S} s"
+                                  + (f" at --ray-address {address}" if address else ""),
+                                  expected=_CLUSTER)
             try:
                 kind, value = mine.recv() if mine.poll() else (None, None)
             except (EOFError, OSError):
@@ -132,6 +146,9 @@ def _drive_in_child(ctx, payload, tasks, address, cpus, on_result, on_bytes,
                     f"{child.exitcode}) before the training pass was done: Ray stopped it, "
                     "as it does when it loses its node or object store (its messages are "
                     "above); the run wrote no export", expected=_CLUSTER)
+            if kind == "started":
+                joined = True
+                continue
             if kind == "done":
                 ok = True
                 return
@@ -143,7 +160,8 @@ def _drive_in_child(ctx, payload, tasks, address, cpus, on_result, on_bytes,
         mine.close()
         if child.exitcode is None and not ok:
             child.terminate()   # Ray's own SIGTERM handler shuts its local cluster down
-        child.join(timeout=30 if ok else 15)
+        # (a child stuck in ray.init runs no Python signal handler: it is killed sooner)
+        child.join(timeout=30 if ok else 15 if joined else 3)
         if child.exitcode is None:
             child.kill()
             child.join()
@@ -159,7 +177,7 @@ def _child_main(conn, payload, tasks, address, cpus, max_retries) -> None:
     try:
         import ray
         _drive(ray, payload, tasks, address, cpus, lambda res: conn.send(("result", res)),
-               lambda n: None, max_retries)
+               lambda n: None, max_retries, lambda: conn.send(("started", None)))
         conn.send(("done", None))
     except EvalsieveError as e:
         conn.send(("error", e.to_dict()))

@@ -229,3 +229,26 @@ def test_a_closed_stdout_ends_quietly_with_the_runs_own_status(argv, status, tmp
     assert "Traceback" not in err and "BrokenPipe" not in err and "error" not in err, err
     if argv[0] != "fields":
         assert "contamination-report.csv" in os.listdir(tmp_path / "o")
+
+
+@needs_processes
+def test_a_ray_address_where_no_cluster_answers_stops_instead_of_waiting(tmp_path,
+                                                                         monkeypatch):
+    """Ray retries an address where nothing answers for minutes on end; the run stops
+    after ray_engine.CONNECT_S (here 10 s) with an environment error."""
+    pytest.importorskip("ray")
+    import multiprocessing as mp
+    from evalsieve import ray_engine
+    monkeypatch.setattr(ray_engine, "CONNECT_S", 10)
+    train = corpus_files(tmp_path, n=1, rows=50)
+    files = [{"path": train[0], "name": "train-0.jsonl", "fmt": "jsonl", "fields": ["text"],
+              "gzip": False, "size": os.path.getsize(train[0])}]
+    before = set(mp.active_children())
+    t0 = time.time()
+    with pytest.raises(EvalsieveError) as e:
+        ray_engine.run_ray({"index": None, "filters": {}}, corpus.plan_tasks(files, 2),
+                           "127.0.0.1:1", None, lambda r: None, lambda n: None)
+    assert time.time() - t0 < 60
+    assert e.value.code == "environment"
+    assert e.value.message == "Ray did not start or answer within 10 s at --ray-address 127.0.0.1:1"
+    assert [p for p in mp.active_children() if p not in before] == []

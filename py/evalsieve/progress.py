@@ -1,0 +1,69 @@
+"""Progress of the CLI's training pass on stderr (a tqdm bar on a terminal, else a line every
+10 s). CLI side only: it reads the clock."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+
+class Progress:
+    """Progress of the training pass on stderr.
+
+    What it counts: bytes of the training files as they are on disk (compressed bytes for
+    gzip), against their total size: with one process each block as it is read, with
+    several each task's byte range when the task ends (``scan_task``'s ``bytes``); the
+    counts add up to the total, so "read X of Y MB" never passes Y. On a terminal with tqdm
+    installed (the ``[progress]`` extra): a bar of them, with MB/s and ETA, and tasks done /
+    total when the pass runs as several tasks. Elsewhere: a plain line at most every 10 s.
+    """
+
+    def __init__(self, total: int, tasks: int, log, show_tasks: bool):
+        self.total, self.tasks, self.log, self.show_tasks = total, tasks, log, show_tasks
+        self.read = 0
+        self.done = 0
+        self.bar = None
+        self.t0 = self.last = time.perf_counter()
+        if log is not silent and sys.stderr.isatty():
+            try:
+                from tqdm import tqdm
+                self.bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000,
+                                desc="training bytes read", file=sys.stderr, leave=False,
+                                dynamic_ncols=True)
+            except ImportError:
+                self.bar = None
+
+    def add(self, nbytes: int) -> None:
+        """Count bytes read from disk."""
+        self.read += nbytes
+        if self.bar is not None:
+            self.bar.update(nbytes)
+        self._maybe_line()
+
+    def task_done(self) -> None:
+        """Count one finished task (a file or a byte range)."""
+        self.done += 1
+        if self.bar is not None and self.show_tasks:
+            self.bar.set_postfix_str(f"tasks {self.done}/{self.tasks}")
+        self._maybe_line()
+
+    def _maybe_line(self) -> None:
+        now = time.perf_counter()
+        if self.bar is not None or now - self.last < 10:
+            return
+        self.last = now
+        dt = now - self.t0
+        rate = self.read / 1e6 / max(dt, 1e-9)
+        eta = max(0, self.total - self.read) / 1e6 / rate if rate else float("nan")
+        tasks = f", tasks {self.done}/{self.tasks}" if self.show_tasks else ""
+        self.log(f"train: read {self.read / 1e6:.0f} of {self.total / 1e6:.0f} MB from disk, "
+                 f"{rate:.1f} MB/s, ETA {eta:.0f} s{tasks}")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def silent(msg: str) -> None:
+    """The log of --quiet (Progress draws no bar for it)."""
+    pass
