@@ -23,6 +23,8 @@ import contextlib
 import os
 import signal
 import sys
+import threading
+import time
 
 from .corpus import Task, TaskFault
 from .engines import _run_task
@@ -118,7 +120,6 @@ def _drive_in_child(ctx, payload, tasks, address, cpus, on_result, on_bytes,
     """:func:`_drive` in a forked child; its results come back over a pipe and are handed
     on here. The child's end, whenever it comes before its last message, is an error; so is
     a Ray that has not started (or been joined) within ``CONNECT_S``."""
-    import time
     from multiprocessing.connection import wait
     mine, theirs = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_child_main, daemon=True,
@@ -141,11 +142,12 @@ def _drive_in_child(ctx, payload, tasks, address, cpus, on_result, on_bytes,
                 kind = value = None
             if kind is None:
                 child.join(timeout=5)
-                raise environment(
-                    "the Ray driver process ended (status "
-                    f"{child.exitcode}) before the training pass was done: Ray stopped it, "
-                    "as it does when it loses its node or object store (its messages are "
-                    "above); the run wrote no export", expected=_CLUSTER)
+                code = child.exitcode
+                how = (f"was killed by signal {-code}" if code is not None and code < 0 else
+                       f"ended with status {code}: Ray ends its driver so when it loses its "
+                       "node or object store (its messages are above)")
+                raise environment(f"the Ray driver process {how}, before the training pass "
+                                  "was done; the run wrote no export", expected=_CLUSTER)
             if kind == "started":
                 joined = True
                 continue
@@ -169,6 +171,7 @@ def _drive_in_child(ctx, payload, tasks, address, cpus, on_result, on_bytes,
 
 def _child_main(conn, payload, tasks, address, cpus, max_retries) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the CLI handles Ctrl-C and stops us
+    threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
     try:   # whatever Ray writes on stdout goes to stderr (this process writes no summary)
         os.dup2(2, 1)
     except OSError:
@@ -186,6 +189,16 @@ def _child_main(conn, payload, tasks, address, cpus, max_retries) -> None:
                                         f"{e})", expected=_CLUSTER).to_dict()))
     finally:
         conn.close()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """The CLI was killed (SIGKILL, or SIGTERM with no handler): end this driver too, even
+    inside ray.init's retries (a local Ray started here shares its fate: Ray ends its
+    processes with the driver)."""
+    while True:
+        time.sleep(1)
+        if os.getppid() != parent:
+            os._exit(3)
 
 
 @contextlib.contextmanager

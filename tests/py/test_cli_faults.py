@@ -198,7 +198,8 @@ def test_losing_the_ray_node_is_one_error_line_and_status_3(tmp_path):
     rc, stdout, err = finish(p, 180)
     assert rc == 3, err[-3000:]
     [line] = error_lines(err)
-    assert ("the Ray driver process ended" in line and "loses its node" in line
+    assert ("the Ray driver process ended with status 1: Ray ends its driver so when it "
+            "loses its node" in line
             or "Ray failed while it ran the task (LocalRayletDiedError" in line), line
     assert stdout == "" and not out.exists()
 
