@@ -36,18 +36,18 @@ import threading
 import time
 from dataclasses import dataclass
 
+from . import constants
 from .contamination_job import ContaminationConfig, ContaminationJob
 from .corpus import expand_inputs, is_url, make_payload, plan_tasks, scan_task, size_of
-from .engines import Merger, hash_file, run_local, run_ray
+from .engines import Merger, hash_file, run_local
 from .errors import EvalsieveError, bad_input
 from .ngrams import TrainingScan
 from .purify_core import (PurifyConfig, boilerplate_ids, counted_ngrams, still_contaminated)
 from .purify_shards import AtomicOutput, ShardTask, purify_shard
+from .ray_engine import run_ray
 from .stamps import InputFile, RunStamp, canonical_json
 
-REPORT = "purify-report.csv"
-SUMMARY = "purify-summary.json"
-STAMP = "run-stamp.json"
+REPORT, SUMMARY, STAMP = constants.PURIFY_EXPORTS
 STATE_DIR = ".evalsieve-purify"
 REPORT_COLUMNS = ["run_fingerprint", "file", "record", "line", "action", "reason", "splits",
                   "matched_spans", "cut_spans", "chars_removed", "ngrams", "occurrences",
@@ -132,8 +132,8 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
     payload = make_payload(index, fast=filter != "off", formats={f["fmt"] for f in files})
     if filter == "numpy" and not payload["filters"] and \
             {f["fmt"] for f in files} & {"jsonl", "text"}:
-        raise bad_input("--filter numpy needs numpy (and N >= 2)",
-                        expected="pip install 'evalsieve[fast]', or --filter off")
+        raise EvalsieveError("environment", "--filter numpy needs numpy (and N >= 2)",
+                             expected="pip install 'evalsieve[fast]', or --filter off")
     index.keep_hits = True
     try:
         hits, sha, records = _scan(run, payload, job, files, log)
