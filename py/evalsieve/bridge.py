@@ -23,6 +23,7 @@ from array import array
 from . import constants
 from .contamination_job import ContaminationConfig, ContaminationJob
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
+from .purify_page import bridge_ops as _purify_ops
 from .errors import EvalsieveError, bad_input
 from .exports import write_csv
 from .ladder import ladder_view
@@ -42,6 +43,14 @@ def _runtime() -> str:
         except Exception:  # pragma: no cover
             return f"Pyodide (Python {platform.python_version()})"
     return f"{platform.python_implementation()} {platform.python_version()}"
+
+
+def _register(obj) -> int:
+    """Keep ``obj`` under a new handle (``close`` releases it)."""
+    h = _next[0]
+    _next[0] += 1
+    _jobs[h] = obj
+    return h
 
 
 def _job(args: dict):
@@ -427,8 +436,10 @@ OPS = {
     "para.finish": _op_para_finish,
     "close": _op_close,
 }
+# purify in the page (purify_page.py): purify.begin, .plan, .feed, .end, .check, .finish
+OPS.update(_purify_ops(_job, _register, _runtime))
 
-_WITH_DATA = {"para.similarity", "cont.semantic_cosines"}
+_WITH_DATA = {"para.similarity", "cont.semantic_cosines", "purify.feed"}
 
 
 def call(op: str, args_json: str = "{}", text: str | None = None, data=None) -> str:

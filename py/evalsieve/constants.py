@@ -134,7 +134,19 @@ def as_json() -> dict:
         "binary_magic": [{"magic": list(m), "what": what, "todo": todo,
                           "also": None if also is None else {"at": also[0], "magic": list(also[1])}}
                          for m, what, todo, also in BINARY_MAGIC],
+        "purify": _purify_constants(),
     }
+
+
+def _purify_constants() -> dict:
+    """purify's settings for the page (defined in purify.py): the modes, which rows count
+    (key: the stamp's words), the self-checks, and R / minimum piece / maximum splits as
+    ``{min, max, default}``; the first mode, rows and self-check are the defaults."""
+    from . import purify_core as pu
+    return {"modes": list(pu.MODES), "rows": dict(pu.ROWS), "self_checks": list(pu.SELF_CHECKS),
+            **{name: {"min": 0, "max": pu.SETTING_MAX, "default": default}
+               for name, default in (("radius", pu.RADIUS), ("min_piece", pu.MIN_PIECE),
+                                     ("max_splits", pu.MAX_SPLITS))}}
 
 
 if __name__ == "__main__":  # the JSON for tools and the Node tests (tests/js)

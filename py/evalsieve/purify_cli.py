@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import json
 
-from .purify_core import MAX_SPLITS, MIN_PIECE, MODES, RADIUS, ROWS
+from .purify_core import MAX_SPLITS, MIN_PIECE, MODES, RADIUS, ROWS, SELF_CHECKS, SETTING_MAX
 
 
 def add_purify_parser(sub) -> None:
     """Add the ``purify`` subcommand to cli.py's subparsers."""
     from .cli import (_DEFAULT_FIELD, _INPUTS, ENGINES, _bounded, _n, _threshold, _workers)
-    chars = _bounded(int, 0, 10 ** 9, "a whole number of characters from 0")
-    count = _bounded(int, 0, 10 ** 9, "a whole number from 0")
+    chars = _bounded(int, 0, SETTING_MAX, "a whole number of characters from 0")
+    count = _bounded(int, 0, SETTING_MAX, "a whole number from 0")
     p = sub.add_parser(
         "purify", help="write a copy of the training data without the eval set's n-grams",
         description="Remove the eval set's n-grams from the training files (GPT-3 / NeMo "
@@ -52,7 +52,7 @@ def add_purify_parser(sub) -> None:
     p.add_argument("--rows", choices=tuple(ROWS), default="scored",
                    help="whose n-grams to remove: 'scored' (default) = " + ROWS["scored"]
                    + "; 'contaminated' = " + ROWS["contaminated"])
-    p.add_argument("--self-check", choices=("full", "changed"), default="full",
+    p.add_argument("--self-check", choices=SELF_CHECKS, default="full",
                    help="after writing, rescan every output file (full, default) or only "
                    "the records it changed (changed: the others are the bytes the scan read)")
     p.add_argument("--eval-field", action="append", metavar="F",

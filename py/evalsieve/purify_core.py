@@ -57,6 +57,11 @@ ROWS = {
 RADIUS = 200
 MIN_PIECE = 200
 MAX_SPLITS = 10
+#: The largest R, minimum piece and maximum splits a user may set (the CLI and the page).
+SETTING_MAX = 10 ** 9
+#: How the output is checked after writing: rescan every output file, or only the records
+#: it changed (the others are the bytes the scan read).
+SELF_CHECKS = ("full", "changed")
 RULE = ("Counted n-grams: the eval n-grams of the chosen rows that are not boilerplate, "
         "under the contamination rule. drop: a training record holding one in a chosen "
         "field is left out. cut: each occurrence's span (its words' original characters) "
@@ -83,8 +88,8 @@ class PurifyConfig:
         max_splits: a record with more cut regions than this is dropped (>= 0; 10).
         rows: which eval rows' n-grams count, a key of :data:`ROWS` (``"scored"``).
     Raises:
-        EvalsieveError(bad_input): an unknown mode or rows choice, or a negative or
-        non-integer number.
+        EvalsieveError(bad_input): an unknown mode or rows choice, or a number that is not
+        a whole number from 0 to :data:`SETTING_MAX`.
 
     Example: ``PurifyConfig()`` is NeMo Curator's defaults; ``PurifyConfig("drop")`` leaves
     out every record holding a counted n-gram.
@@ -102,9 +107,9 @@ class PurifyConfig:
             raise bad_input(f"unknown rows choice {self.rows!r}", expected=" or ".join(ROWS))
         for name in ("radius", "min_piece", "max_splits"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise bad_input(f"{name} = {v!r} is not a whole number >= 0",
-                                expected="an integer from 0")
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= SETTING_MAX:
+                raise bad_input(f"{name} = {v!r} is not a whole number from 0 to {SETTING_MAX}",
+                                expected=f"an integer from 0 to {SETTING_MAX}")
 
     def settings(self) -> dict:
         """The settings as plain JSON values, for the run stamp."""

@@ -28,31 +28,27 @@ sha256), written last.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import threading
 import time
 from dataclasses import dataclass
 
-from . import constants
 from .contamination_job import ContaminationConfig, ContaminationJob
 from .corpus import expand_inputs, is_url, make_payload, plan_tasks, scan_task, size_of
 from .engines import Merger, hash_file, run_local
 from .errors import EvalsieveError, bad_input
 from .ngrams import TrainingScan
-from .purify_core import (PurifyConfig, boilerplate_ids, counted_ngrams, still_contaminated)
+from .purify_core import (SELF_CHECKS, PurifyConfig, boilerplate_ids, counted_ngrams,
+                          still_contaminated)
+from .purify_report import (REPORT, STAMP, SUMMARY, check_verdict, export_texts, figures,
+                            outputs, purify_settings, rel_path as _rel, report_rows,
+                            rescan_changed)
 from .purify_shards import AtomicOutput, ShardTask, purify_shard
 from .ray_engine import run_ray
 from .stamps import InputFile, RunStamp, canonical_json
 
-REPORT, SUMMARY, STAMP = constants.PURIFY_EXPORTS
 STATE_DIR = ".evalsieve-purify"
-REPORT_COLUMNS = ["run_fingerprint", "file", "record", "line", "action", "reason", "splits",
-                  "matched_spans", "cut_spans", "chars_removed", "ngrams", "occurrences",
-                  "eval_rows"]
-SELF_CHECKS = ("full", "changed")
 
 
 @dataclass(frozen=True)
@@ -146,12 +142,8 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
     job.finish(ev_info, train_in, _utc_now(), runtime=_runtime())
     bp = boilerplate_ids(job.scan.counts, job.cutoff)
     counted, rows_of = counted_ngrams(index, job.scores, bp, rows)
-    settings = {**cfg.settings(), "n": index.n, "n_how": index.n_how,
-                "boilerplate_cutoff": (f"> {job.cutoff} training records" if boilerplate
-                                       else "off"), **config.settings(),
-                "self_check": self_check}
-    for k in ("clean", "rungs", "clean_file_excludes"):   # eval.clean's, not purify's
-        settings.pop(k, None)
+    settings = purify_settings(cfg.settings(), index, boilerplate, job.cutoff, config,
+                               self_check)
     stamp = RunStamp("purify", settings, (ev_info, *train_in), _utc_now(), {}, _runtime())
     fingerprint = stamp.to_dict()["fingerprint"]
     # 2. the output files
@@ -168,44 +160,22 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
     # 3. the self-check
     t2, c2 = time.perf_counter(), _cpu_seconds()
     counts_out = (_rescan_full(run, payload, files) if self_check == "full"
-                  else _rescan_changed(index, job.scan.counts, results))
+                  else rescan_changed(index, job.scan.counts, results))
     check = still_contaminated(index, job.scores, counts_out, bp, threshold, rows)
     t_check, c_check = time.perf_counter() - t2, _cpu_seconds() - c2
     log(f"self-check ({self_check} rescan of the output): {check['rows_contaminated']} eval "
         f"rows still contaminated, {check['rows_asked_contaminated']} of the "
         f"{check['rows_asked']} it was asked to clean")
-    if check["rows_asked_contaminated"]:
-        raise EvalsieveError(
-            "internal", f"the self-check found {check['rows_asked_contaminated']} eval rows "
-            "still contaminated in the purified output (rows "
-            f"{', '.join(map(str, check['rows'][:10]))}); no report was written",
-            expected="0: please report this with the run's inputs")
-    report = _report_rows(fingerprint, files, results, rows_of)
-    outputs = [{"name": f["name"], "path": _rel(f["name"]), "sha256": r["out_sha256"],
-                "bytes": r["out_bytes"], "input_sha256": r["sha256"],
-                "records": r["records"], "records_out": r["records_out"], "cut": r["cut"],
-                "dropped": r["dropped"], "resumed": bool(r.get("resumed"))}
-               for f, r in zip(files, results)]
+    check_verdict(check)
+    names = [f["name"] for f in files]
+    report = report_rows(fingerprint, names, results, rows_of)
     inputs_final = (ev_info, *[InputFile("train", f["name"], r["sha256"], f["size"],
                                          t.format) for f, r, t in zip(files, results, train_in)])
     stamp = RunStamp("purify", settings, inputs_final, stamp.utc, {}, _runtime())
-    stamp_d = {**stamp.to_dict(), "outputs": outputs}
+    stamp_d = {**stamp.to_dict(), "outputs": outputs(names, results)}
     summary = {
-        "mode": mode, "rows": rows, "n": index.n, "boilerplate_cutoff": job.cutoff,
-        "eval_rows": len(index.rows), "eval_rows_counted": sum(
-            1 for s in job.scores if s.status in (("clean", "contaminated") if rows == "scored"
-                                                  else ("contaminated",))),
-        "eval_rows_contaminated_before": job.summary["rows_contaminated"],
-        "ngrams_counted": len(counted), "ngrams_boilerplate": len(bp),
-        "training_files": len(files), "training_records": job.scan.records,
-        "training_bytes": sum(f["size"] for f in files),
-        "records_cut": sum(r["cut"] for r in results),
-        "records_dropped": sum(r["dropped"] for r in results),
-        "records_out": sum(r["records_out"] for r in results),
-        "chars_removed": sum(x["chars_removed"] for x in report),
-        "files_resumed": sum(1 for r in results if r.get("resumed")),
-        "self_check": {"mode": self_check, **{k: v for k, v in check.items() if k != "rows"},
-                       "rows_still_contaminated": check["rows"]},
+        **figures(job, config, counted, bp, results, report, check, self_check,
+                  sum(f["size"] for f in files)),
         "seconds": {"scan": round(t_scan, 3), "write": round(t_write, 3),
                     "self_check": round(t_check, 3)},
         # user + system, this process and its joined worker processes
@@ -220,17 +190,6 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
 
 
 # -- layout -------------------------------------------------------------------------------------
-def _rel(name: str) -> str:
-    """A training file's path under the output folder: its name (URL scheme dropped)."""
-    if is_url(name):
-        name = name.split("://", 1)[1]
-    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
-    if ".." in parts:
-        raise bad_input("a training file's name goes up a folder (..)", file=name,
-                        expected="training files named below their folder argument")
-    return "/".join(parts)
-
-
 def _out_path(out: str, name: str) -> str:
     rel = _rel(name)
     return out.rstrip("/") + "/" + rel if is_url(out) else os.path.join(out, *rel.split("/"))
@@ -460,63 +419,11 @@ def _scan_parquet_url(scan: TrainingScan, f: dict) -> None:
             n += len(rows)
 
 
-def _rescan_changed(index, counts: list[int], results: list[dict]) -> list[int]:
-    """Per n-gram id, the output's records holding it, from the input's counts: each changed
-    record's n-grams taken away, and the n-grams of what was written for it (scanned with
-    :class:`TrainingScan`, the rung itself) added. Records written as they were hold what
-    the first pass found in the same bytes."""
-    out = list(counts)
-    batch = []
-    for res in results:
-        for row in res["rows"]:
-            for g in row["found"]:
-                out[g] -= 1
-            if row["segments_after"] is not None:
-                batch.append((len(batch) + 1, row["segments_after"]))
-    scan = TrainingScan(index)
-    for k in range(0, len(batch), 2000):
-        scan.scan(batch[k:k + 2000])
-    return [a + b for a, b in zip(out, scan.counts)]
-
-
 # -- exports ------------------------------------------------------------------------------------
-def _spans(per_segment) -> str:
-    return " ".join(f"{k + 1}:{a}-{b}" for k, regs in enumerate(per_segment or [])
-                    for a, b in regs)
-
-
-def _report_rows(fingerprint: str, files: list[dict], results: list[dict],
-                 rows_of: dict) -> list[dict]:
-    out = []
-    for f, res in zip(files, results):
-        for r in res["rows"]:
-            evr = sorted({x for g in r["ngrams"] for x in rows_of.get(g, ())})
-            out.append({"run_fingerprint": fingerprint, "file": f["name"],
-                        "record": r["record"], "line": r["line"] if r["line"] else "",
-                        "action": r["action"], "reason": r["reason"], "splits": r["splits"],
-                        "matched_spans": _spans(r.get("matched")),
-                        "cut_spans": _spans(r["regions"]) if r["action"] == "cut" else "",
-                        "chars_removed": r["chars_removed"], "ngrams": len(r["ngrams"]),
-                        "occurrences": r["occurrences"],
-                        "eval_rows": " ".join(map(str, evr))})
-    return out
-
-
-def report_csv(rows: list[dict]) -> str:
-    """``purify-report.csv``: a header on line 1, one row per changed record (RFC 4180)."""
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=REPORT_COLUMNS)
-    w.writeheader()
-    w.writerows(rows)
-    return buf.getvalue()
-
-
 def _write_exports(out: str, report: list[dict], summary: dict, stamp: dict) -> None:
     """The report, the summary, then the stamp (last: its presence marks a complete run);
     each under a temporary name, then renamed."""
-    for name, text in ((REPORT, report_csv(report)),
-                       (SUMMARY, json.dumps(summary, ensure_ascii=False, indent=1) + "\n"),
-                       (STAMP, json.dumps(stamp, ensure_ascii=False, indent=1) + "\n")):
+    for name, text in export_texts(report, summary, stamp):
         w = AtomicOutput(_out_join(out, name))
         w.write(text.encode("utf-8"))
         w.commit()

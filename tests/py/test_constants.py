@@ -65,7 +65,7 @@ def test_as_json_is_plain_json_with_every_published_key():
                       "threshold_max", "para_floor", "para_threshold_max",
                       "para_threshold_default", "para_window", "embedding_dims", "export_names",
                       "binary_magic", "clean_rules", "semantic_code_ngram",
-                      "semantic_code_margin"}
+                      "semantic_code_margin", "purify"}
     # the semantic rung's code channel: SemanticConfig, the CLI and the page's input
     assert v["semantic_code_ngram"] == {"min": 0, "max": 8, "default": 3}
     from evalsieve.semantic import SemanticConfig

@@ -119,7 +119,7 @@ def test_save_to_disk_folder_is_read_as_its_arrow_shards(tmp_path, q, capsys):
             "test/dataset_info.json, test/state.json, train/dataset_info.json, "
             "train/state.json (datasets metadata)") in err
     assert "train: ds/test/data-00000-of-00002.arrow: arrow, fields question" in err
-    stamp, _ = read_csv_export((out / "contamination-report.csv").read_text("utf-8"))
+    stamp = json.loads((out / "run-stamp.json").read_text("utf-8"))
     assert {i["format"] for i in stamp["inputs"] if i["role"] == "train"} == {"arrow"}
 
 

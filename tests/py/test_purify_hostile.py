@@ -59,4 +59,7 @@ def test_purify_reads_what_contamination_reads(name, tmp_path, capsys):
         data = gzip.decompress(data)
     job.feed_train(data.decode("utf-8").removeprefix("\ufeff"))
     f = InputFile("train", name, "", len(data), fmt)
-    assert job.finish(InputFile("eval", "ev", "", 0), f, "")["rows_contaminated"] == 0
+    job.finish(InputFile("eval", "ev", "", 0), f, "")
+    # purify removes the rule's n-grams (GPT-3 / NeMo): no scored row keeps one; an exact
+    # copy of a row too short for n-grams ("too short row") is outside its rule (PURIFY.md)
+    assert [r.eval_row for r in job.scores if r.ngram_status == "contaminated"] == []

@@ -136,7 +136,7 @@ export async function contamination(ctx, args, files) {
  * @param {string[] | null} parquetFields @param {boolean} skipBad (read without the prefilter:
  * lines that are not UTF-8 reach Python as malformed records)
  */
-async function trainingPass(ctx, handle, trainFile, parquetFields, skipBad) {
+export async function trainingPass(ctx, handle, trainFile, parquetFields, skipBad) {
   // with the prefilter, a text file is read as bytes (the filter workers decode them)
   const read = (/** @type {(data: any) => unknown} */ onData, /** @type {((n: number) => Uint8Array) | null} */ alloc = null) => (parquetFields
     ? feedParquet(ctx, 'train', trainFile, parquetFields, (rows) => onData(jsonLines(rows)))
