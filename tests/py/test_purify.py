@@ -5,7 +5,10 @@ by hand on small fixtures (offsets written out in the comments)."""
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
+
+# the property tests need hypothesis, which the Pyodide suite does not install
+pytest.importorskip("hypothesis", reason="hypothesis is not installed (the Pyodide suite)")
+from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from evalsieve.errors import EvalsieveError
 from evalsieve.ngrams import EvalIndex, TrainingScan, containment_scores
