@@ -133,10 +133,10 @@ export async function contamination(ctx, args, files) {
  * (`parquetFields`: the chosen fields) is read row group by row group and its rows handed on
  * as JSON Lines (record i = row i), so the same prefilter and rule apply.
  * @param {import('../dispatch.js').JobContext} ctx @param {number} handle @param {File} trainFile
- * @param {string[] | null} parquetFields @param {boolean} skipBad (read without the prefilter:
- * lines that are not UTF-8 reach Python as malformed records)
+ * @param {string[] | null} parquetFields @param {boolean} [skipBad] (read without the
+ * prefilter: lines that are not UTF-8 reach Python as malformed records; default off)
  */
-export async function trainingPass(ctx, handle, trainFile, parquetFields, skipBad) {
+export async function trainingPass(ctx, handle, trainFile, parquetFields, skipBad = false) {
   // with the prefilter, a text file is read as bytes (the filter workers decode them)
   const read = (/** @type {(data: any) => unknown} */ onData, /** @type {((n: number) => Uint8Array) | null} */ alloc = null) => (parquetFields
     ? feedParquet(ctx, 'train', trainFile, parquetFields, (rows) => onData(jsonLines(rows)))
