@@ -160,17 +160,16 @@ def plan_tasks(files: list[dict], workers: int, split_min: int | None = None) ->
 _FILTERS: dict = {}
 
 
-def make_payload(index, fast: bool = True, formats=("jsonl", "text")) -> dict:
+def make_payload(index, fast: bool = True, formats=("jsonl", "text"),
+                 kind: str = "auto") -> dict:
     """What every task needs, built once (and shipped once to each worker or into Ray's
-    object store): the eval index and, with numpy, a candidate filter per format (of
-    ``formats``, those the filter reads: jsonl and text)."""
-    filters = {}
-    if fast:
-        from .fastscan import LineFilter, numpy_or_none
-        if numpy_or_none() is not None and index.n >= 2:
-            for fmt in sorted(set(formats) & {"jsonl", "text"}):
-                filters[fmt] = LineFilter(index.ngrams, index.n, fmt, list(index.exact_keys))
-    return {"index": index, "filters": filters}
+    object store): the eval index and a candidate filter per format (of ``formats``, those
+    a filter reads: jsonl and text), chosen by :func:`filters.choose` (``kind``; none when
+    ``fast`` is false); ``filter`` names it and ``filter_note`` says why it is not the
+    kernel."""
+    from .filters import choose
+    filters, name, note = choose(index, kind if fast else "off", formats)
+    return {"index": index, "filters": filters, "filter": name, "filter_note": note}
 
 
 def _lines_before(task: Task) -> int:
@@ -298,6 +297,12 @@ def _scan(payload: dict, task: Task, progress) -> dict:
     state = {"offset": 0, "lines": 0, "chars": 0, "records": 0, "cand": 0, "first": True}
     batch: list = []
     skip = bool(payload.get("skip_bad"))   # --skip-bad-lines (cli.py sets it)
+    ks = None
+    if filt is not None and getattr(filt, "name", "") == "kernel":
+        try:
+            ks = filt.scanner(fields._steps)   # this process's kernel for these fields
+        except ValueError:                     # more field paths than the kernel takes
+            filt = None
     reader = None if filt else RecordReader(task.fmt, task.name, skip)
     state["skip"] = [] if skip else None
     carry = b""
@@ -313,9 +318,9 @@ def _scan(payload: dict, task: Task, progress) -> dict:
         cut = data.rfind(b"\n") + 1
         carry = data[cut:]
         if cut:
-            _block(data[:cut], task, state, filt, reader, seg, scan, batch)
+            _block(data[:cut], task, state, ks or filt, reader, seg, scan, batch)
     if carry:
-        _block(carry, task, state, filt, reader, seg, scan, batch)
+        _block(carry, task, state, ks or filt, reader, seg, scan, batch)
     if reader is not None:
         for r in reader.finish():
             batch.append((r.index, seg(r.value)))
@@ -351,6 +356,18 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
     """Scan whole lines (the exact reader; or the filter, then the exact check of the
     candidate lines). Updates ``state`` (offset, lines, chars, records)."""
     state["escaped"] = False
+    if hasattr(filt, "scan"):   # the kernel: it checks the UTF-8 and counts characters
+        from .filters import kernel_block
+
+        def refuse(b: bytes):
+            _decode(b, task, state)   # raises, naming the byte, without --skip-bad-lines
+            raise _NotUtf8
+        try:
+            kernel_block(block, filt, task, state, seg, scan, batch, refuse)
+            state["offset"] += len(block)
+            return
+        except _NotUtf8:   # with --skip-bad-lines: every line of the block to the exact check
+            filt = EVERY_LINE
     text = _decode(block, task, state)
     state["chars"] += len(text)
     if reader is None and state["escaped"]:
@@ -377,6 +394,33 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
                       seg, scan, batch)
             start = end
     state["offset"] += len(block)
+
+
+class _NotUtf8(Exception):
+    """The kernel refused a block that is not all UTF-8, and --skip-bad-lines is on."""
+
+
+class _Lines(list):
+    def tolist(self) -> list:
+        return self
+
+
+class _EveryLine:
+    """A candidate filter that passes every line (for a block the kernel cannot read: with
+    --skip-bad-lines, its lines that are UTF-8 go through the exact check, the others are
+    listed by :func:`_bad_lines`); the numpy filter's ``candidate_lines`` shape."""
+
+    @staticmethod
+    def candidate_lines(piece: bytes):
+        ends, at = _Lines(), piece.find(b"\n")
+        while at >= 0:
+            ends.append(at)
+            at = piece.find(b"\n", at + 1)
+        count = len(ends) + (1 if piece and not piece.endswith(b"\n") else 0)
+        return count, _Lines(range(count)), ends
+
+
+EVERY_LINE = _EveryLine()
 
 
 def _bad_lines(text: str, task: Task, state: dict) -> None:
