@@ -80,11 +80,15 @@ def exports(d):
 @cli_only
 @pytest.mark.parametrize("settings", [["--filter", "off"], ["--filter", "numpy"],
                                       ["--filter", "numpy", "--workers", "2"],
-                                      ["--filter", "off", "--workers", "2"]])
+                                      ["--filter", "off", "--workers", "2"],
+                                      ["--filter", "kernel"],
+                                      ["--filter", "kernel", "--workers", "2"]])
 def test_lines_that_are_not_utf8_are_skipped_alike_on_every_path(settings, tmp_path, capsys,
                                                                   monkeypatch):
     if "numpy" in settings:
         pytest.importorskip("numpy")
+    if "kernel" in settings:   # the kernel refuses such a block: its lines go to the exact check
+        pytest.importorskip("wasmtime")
     ev, tr = make_files(tmp_path)
     monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 60_000)   # --workers 2: byte ranges
     argv = ["contamination", ev, tr, "--eval-field", "question", "--train-field", "text",
