@@ -215,7 +215,8 @@ class ContaminationExports:
         return [i for i in range(len(self.scores)) if self._keeps(i)]
 
     def clean_text(self) -> str:
-        """The kept rows' exact text (header line first for CSV/TSV); UTF-8 = input bytes."""
+        """The kept rows' exact text (header line first for CSV/TSV), after the input's
+        byte-order mark if it had one (and anything is kept); UTF-8 = input bytes."""
         if self.eval_format == "parquet":
             raise bad_input("a Parquet clean file is written by the driver",
                             expected="kept_rows() and pyarrow")
@@ -223,7 +224,8 @@ class ContaminationExports:
         kept = [self._eval_raw[i] for i in self.kept_rows()]
         if kept and head and not head.endswith(("\n", "\r")):
             head += "\r" if self._eval_reader.cr else "\n"  # a header line without its end
-        return head + "".join(kept)
+        text = head + "".join(kept)
+        return self._eval_reader.bom + text if text else text
 
     def report_csv(self) -> str:
         """``contamination-report.csv``: one row per eval row that was scored or that a rung
