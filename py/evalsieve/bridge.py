@@ -19,11 +19,14 @@ import traceback
 from array import array
 
 from . import constants
-from .contamination import ContaminationConfig, ContaminationJob
+from .cont_table import contamination_source, open_record
+from .contamination import VIEW_ROWS, ContaminationConfig, ContaminationJob
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from .errors import EvalsieveError, bad_input
 from .exports import write_csv
 from .ladder import ladder_view
+from .record_id import default_id_field
+from .result_table import query_rows
 from .semantic import SemanticConfig
 from .sample import describe_values, inspect_head
 from .stamps import InputFile
@@ -57,12 +60,15 @@ def _op_inspect(args, text):
     pq = args.get("parquet")
     check = list(args.get("fields") or []) or None
     if pq is not None:
-        return {**describe_values(_values(text), list(pq.get("paths") or []), check=check,
+        info = {**describe_values(_values(text), list(pq.get("paths") or []), check=check,
                                   name=args.get("name") or "input"),
                 "rows": pq.get("rows"), "row_groups": pq.get("row_groups")}
-    return inspect_head(args["name"], text or "", complete=bool(args.get("complete")),
-                        fmt=args.get("format"), check=check,
-                        skip_bad=bool(args.get("skip_bad_lines")))
+    else:
+        info = inspect_head(args["name"], text or "", complete=bool(args.get("complete")),
+                            fmt=args.get("format"), check=check,
+                            skip_bad=bool(args.get("skip_bad_lines")))
+    # the id field a training record is named by (record_id.default_id_field), or None
+    return {**info, "default_id_field": default_id_field(info.get("fields") or [])}
 
 
 def _values(text) -> list:
@@ -112,7 +118,8 @@ def _op_cont_start(args, text):
                               args.get("clean") or "scored",
                               _semantic_config(args.get("semantic")),
                               None if ex is None else tuple(ex),
-                              skip_bad_lines=bool(args.get("skip_bad_lines")))
+                              skip_bad_lines=bool(args.get("skip_bad_lines")),
+                              train_id_field=tr.get("id_field") or None)
     job = ContaminationJob(cfg, ev["name"], ev["format"], tr["name"], tr["format"])
     h = _next[0]
     _next[0] += 1
@@ -152,7 +159,7 @@ def _op_cont_prefilter_spec(args, text):
 def _op_cont_feed_candidates(args, text):
     return {"records": _job(args).feed_train_candidates(
         args["records"], args["lines"], text or "", int(args["records_total"]),
-        int(args.get("chars", 0)))}
+        int(args.get("chars", 0)), args.get("offsets"))}
 
 
 def _input(d: dict, role: str, fmt: str) -> InputFile:
@@ -208,11 +215,22 @@ def _op_cont_exports(args, text):
 
 def _op_cont_view(args, text):
     job = _job(args)
-    v = {**job.view(), "ladder": ladder_view(job)}
+    limit = int(args.get("limit", VIEW_ROWS))   # the page pages with cont.rows: limit 0
+    v = {**job.view(limit), "ladder": ladder_view(job, limit)}
     if job.score_run is not None:      # the score impact, every metric (after cont.finish)
         v["score_figures"] = job.score_run.figures
         v["score_settings"] = _score_settings(job.score_run)
     return v
+
+
+def _op_cont_rows(args, text):
+    """One page of the run's rows (cont_table.contamination_source, result_table.query_rows)."""
+    return query_rows(contamination_source(_job(args)), args)
+
+
+def _op_cont_record(args, text):
+    """A training record the page read again by its offset (text), parsed and marked."""
+    return open_record(_job(args), args["row"], args["file"], args["record"], text or "")
 
 
 def _score_settings(run) -> dict:
@@ -411,6 +429,8 @@ OPS = {
     "cont.finish": _op_cont_finish,
     "cont.exports": _op_cont_exports,
     "cont.view": _op_cont_view,
+    "cont.rows": _op_cont_rows,
+    "cont.record": _op_cont_record,
     "cont.scores": _op_cont_scores,
     "cont.semantic_request": _op_cont_semantic_request,
     "cont.semantic_cosines": _op_cont_semantic_cosines,

@@ -1,7 +1,8 @@
 """The command line: the same jobs as the page, under CPython, for files of any size.
 
     evalsieve contamination EVAL TRAIN [TRAIN ...] --out DIR [--eval-field F ...]
-                            [--train-field F ...] [--n N] [--no-boilerplate] [--threshold X]
+                            [--train-field F ...] [--train-id-field F|none] [--n N]
+                            [--no-boilerplate] [--threshold X]
                             [--workers N] [--engine local|ray] [--ray-address ADDR]
                             [--filter auto|numpy|off] [--clean scored|not-contaminated] [--json]
                             [--fail-on-contamination] [--skip-bad-lines]
@@ -42,6 +43,7 @@ from .contamination import CLEAN_RULES, ContaminationConfig, ContaminationJob
 from .engines import ENGINES
 from .errors import EvalsieveError, bad_input
 from .corpus import CHUNK_BYTES, HEAD_BYTES, FileSource, expand_inputs, plan_tasks, size_of  # noqa: F401
+from .record_id import default_id_field
 from .sample import check_fields, inspect_head
 from .stamps import InputFile
 
@@ -108,11 +110,15 @@ def _check_parquet_fields(src, info: dict, paths: list[str]) -> None:
 
 
 def _pick_fields(src, requested: list[str] | None, role: str, log,
-                 any_of: bool = False, skip_bad: bool = False) -> tuple[str, list[str], str]:
+                 any_of: bool = False, skip_bad: bool = False,
+                 described: dict | None = None) -> tuple[str, list[str], str]:
     """(format, fields, head) of an input (text or Parquet). With ``any_of`` (a file of a
     corpus of several), the requested fields the file has are used, and at least one must be
-    there. ``skip_bad``: the head is sampled around malformed lines (--skip-bad-lines)."""
+    there. ``skip_bad``: the head is sampled around malformed lines (--skip-bad-lines).
+    ``described``: a dict that receives the input's description (``describe``)."""
     info, head = describe(src, skip_bad)
+    if described is not None:
+        described.update(info)
     parquet = info["format"] == "parquet"
     if requested:
         known_paths = {f["path"] for f in info["fields"]}
@@ -195,15 +201,22 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     paths = expand_inputs(args.train)
     files = []
     first_head = ""
+    id_field = None if args.train_id_field in (None, "none") else args.train_id_field
     for k, (p, name) in enumerate(paths):
         src = open_input(p, name)
         quiet = k >= 3 and len(paths) > 4
+        info: dict = {}
         fmt, fields, head = _pick_fields(src, args.train_field, "train",
                                          (lambda m: None) if quiet else log,
-                                         any_of=len(paths) > 1, skip_bad=skip)
+                                         any_of=len(paths) > 1, skip_bad=skip, described=info)
+        if k == 0 and args.train_id_field is None:
+            id_field = default_id_field(info.get("fields") or [])
+            if id_field:
+                log(f"train: record ids from field {id_field} (default: by name; "
+                    "--train-id-field F or none to change)")
         first_head = first_head or head   # the first text file's head: the filter words
         files.append({"path": p, "name": name, "fmt": fmt, "fields": fields, "gzip": src.gzip,
-                      "size": size_of(p)})
+                      "size": size_of(p), "id_field": id_field})
     if len(paths) > 4:
         log(f"train: {len(paths)} files in all")
     field_lists = []
@@ -225,7 +238,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
                               not args.no_boilerplate, args.threshold, args.clean, sem,
                               tuple(args.exclude_rungs) if args.exclude_rungs else None,
-                              skip_bad_lines=skip)
+                              skip_bad_lines=skip, train_id_field=id_field)
     job = ContaminationJob(cfg, ev.name, ev_fmt, files[0]["name"], files[0]["fmt"])
     scores = _load_scores(args, log)
     if scores is not None:
@@ -708,6 +721,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--train-field", action="append", metavar="F",
                    help="training field path to search (repeatable; default: " + _DEFAULT_FIELD
                    + "; with several training files each must have at least one of them)")
+    c.add_argument("--train-id-field", metavar="F",
+                   help="training field holding each record's own id, reported as training_id "
+                   "(default: by name, e.g. id, _id, uid, doc_id, task_id; none: no id)")
     c.add_argument("--n", type=_n, default=None,
                    help="n-gram size in words (default: 5th-percentile eval row length, 8..13)")
     c.add_argument("--no-boilerplate", action="store_true",

@@ -23,6 +23,7 @@ from .exports import (MarkedText, fmt_float, html_page, html_table, score_impact
 from .fields import FieldExtractor
 from .highlight import passage_spans
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores, mostly_too_short
+from .record_id import IdReader
 from .records import Record, RecordReader, parse_record_line, skip_text, split_format
 from .semantic import RULE as SEMANTIC_RULE, SemanticConfig, SemanticScan
 from .stamps import InputFile, RunStamp
@@ -37,7 +38,7 @@ RULE = ("Words: Unicode NFKC, lowercase, every character of Unicode category pun
 
 REPORT_COLUMNS = ["eval_row", "status", "containment", "ngrams_matched", "ngrams_total",
                   "ngrams_boilerplate", "words", "training_file", "training_record",
-                  "shared_passage",
+                  "training_id", "shared_passage",
                   "training_excerpt"]
 TOO_SHORT_COLUMNS = ["eval_row", "words", "n", "reason"]
 #: Most contaminated rows the page's view lists (the report CSV has them all).
@@ -80,6 +81,12 @@ SKIPPED_COLUMNS = ["file", "line", "error"]
 #: What ``eval.clean.*`` keeps, by the ``clean`` setting (stamped with these words; one
 #: table in constants.py, which the page receives in ``ready.constants.clean_rules``).
 CLEAN_RULES = constants.CLEAN_RULES
+
+
+def containment_bin(c: float) -> int:
+    """The histogram's bin of a containment in [0, 1]: ``min(9, int(c × 10))`` (ten bins of
+    0.1 from 0, the last one closed)."""
+    return min(9, int(c * 10))
 
 
 def assign_rungs(exact_record: list[int], ngram_status: list[str],
@@ -128,6 +135,8 @@ class ContaminationConfig:
             instead of stopping (see :class:`evalsieve.records.RecordReader`); each is listed
             in ``skipped-lines.csv`` and counted per file in the stamp. A skipped eval line is
             no row and is not in ``eval.clean.*``. Parquet is not line-based: no effect.
+        train_id_field: the training records' id field (``training_id`` in the report:
+            :mod:`evalsieve.record_id`), or None (no id). Stamped when set.
 
     Example: ``ContaminationConfig(["question"], ["question", "answer"])`` scores GSM8K test
     questions against train questions and answers, N chosen by the rule, any overlap dirty.
@@ -141,6 +150,7 @@ class ContaminationConfig:
     semantic: SemanticConfig | None = None
     exclude_rungs: tuple | None = None
     skip_bad_lines: bool = False
+    train_id_field: str | None = None
 
     def __post_init__(self):
         """Refuse bad settings at construction, so a run fails at its start (the page's
@@ -196,6 +206,8 @@ class ContaminationConfig:
             out.update(self.semantic.settings())
         if self.skip_bad_lines:   # stamped only when on (stamps of runs without it unchanged)
             out["skip_bad_lines"] = SKIP_RULE
+        if self.train_id_field:
+            out["train_id_field"] = self.train_id_field
         return out
 
 
@@ -220,10 +232,14 @@ class ContaminationJob:
         skip = config.skip_bad_lines
         self._eval_reader = RecordReader(eval_format, eval_name, skip)
         self._eval_fields = FieldExtractor(eval_format, list(config.eval_fields), eval_name)
-        self._train_reader = RecordReader(train_format, train_name, skip)
+        self._train_reader = RecordReader(train_format, train_name, skip, offsets=True)
         # skipped records: (file order (-1 = eval), file name, line, error)
         self._skipped: list[tuple[int, str, int, str]] = []
         self._train_fields = FieldExtractor(train_format, list(config.train_fields), train_name)
+        self._train_ids = IdReader(train_format, config.train_id_field, train_name)
+        # per training file: (name, format, fields, CSV/TSV header) for record_view
+        self.train_meta: dict[int, tuple] = {0: (train_name, train_format,
+                                                 list(config.train_fields), None)}
         self._eval_raw: list[str] = []
         self._eval_segments: list[list[str]] = []
         self._eval_numbers: list[int] = []
@@ -329,8 +345,8 @@ class ContaminationJob:
             if getattr(e, "code", None) == "bad_input" and getattr(e, "file", 1) is None:
                 e.file = self.eval_name
             raise
-        self.scan = TrainingScan(self.index)
-        self._batch: list[tuple[int, list[str]]] = []
+        self.scan = TrainingScan(self.index, source=self._source)
+        self._batch: list[tuple] = []
         if self.config.semantic is not None:
             self.semantic = SemanticScan(self._eval_segments, self.config.semantic,
                                          self._background_texts)
@@ -352,7 +368,7 @@ class ContaminationJob:
         seg = self._train_fields.segments
         batch = self._batch
         for r in records:
-            batch.append((r.index, seg(r.value)))
+            batch.append((r.index, seg(r.value), r))
             if len(batch) >= self.TRAIN_BATCH:
                 self._scan_batch(batch)
                 batch.clear()
@@ -361,8 +377,8 @@ class ContaminationJob:
         """One batch of training records through every rung's scan (the exact rung rides in
         :meth:`TrainingScan.scan`)."""
         self.scan.scan(batch)
-        if self.semantic is not None:
-            self.semantic.scan(batch)
+        if self.semantic is not None:   # (record, segments): it keeps no source
+            self.semantic.scan([(it[0], it[1]) for it in batch])
 
     @property
     def exact_record(self) -> list[int]:
@@ -405,6 +421,7 @@ class ContaminationJob:
         fields_of = FieldExtractor(fmt, list(fields), name)
         if index:
             self._scan_records(self._train_reader.finish())
+            self._note_header()
             if self._batch:   # these records belong to the earlier file
                 self._scan_batch(self._batch)
                 self._batch.clear()
@@ -412,8 +429,10 @@ class ContaminationJob:
                                             self._records_external)
         self._take_train_skips()
         self.train_name, self.train_format = name, fmt
-        self._train_reader = RecordReader(fmt, name, self.config.skip_bad_lines)
+        self._train_reader = RecordReader(fmt, name, self.config.skip_bad_lines, offsets=True)
         self._train_fields = fields_of
+        self._train_ids = IdReader(fmt, self.config.train_id_field, name)
+        self.train_meta[index] = (name, fmt, list(fields), None)
         self._records_external = 0
         self.scan.file = index
         if self.semantic is not None:   # its windows name their file too
@@ -438,11 +457,14 @@ class ContaminationJob:
                 "chars": {str(c): r for c, r in char_table().items()}}
 
     def feed_train_candidates(self, records: list[int], lines: list[int], text: str,
-                              records_total: int, chars: int) -> int:
+                              records_total: int, chars: int,
+                              offsets: list[int] | None = None) -> int:
         """Scan the candidate records the prefilter passed on; count the rest as read.
 
         Args:
             records, lines: 1-based record and line numbers of the candidates.
+            offsets: the candidates' UTF-8 byte offsets in the file (after its BOM), or
+                None (rows handed over as text: a Parquet file's).
             text: the candidates' lines (without their newline), joined with "\n".
             records_total: training records read so far, candidates or not.
             chars: characters of training text the prefilter read for this call.
@@ -458,7 +480,8 @@ class ContaminationJob:
             raise EvalsieveError("internal", f"{len(records)} candidates but {len(raws)} lines")
         seg = self._train_fields.segments
         batch = self._batch
-        for rec, ln, raw in zip(records, lines, raws):
+        offs = offsets if offsets is not None and len(offsets) == len(records) else None
+        for k, (rec, ln, raw) in enumerate(zip(records, lines, raws)):
             try:
                 value = parse_record_line(self.train_format, raw, self.train_name, ln)
             except EvalsieveError as e:
@@ -467,7 +490,8 @@ class ContaminationJob:
                 self.add_skipped(max(self._train_next - 1, 0), self.train_name,
                                  [(ln, skip_text(e))])
                 continue   # the record keeps its number (the prefilter counted it)
-            batch.append((rec, seg(value)))
+            batch.append((rec, seg(value), Record(rec, ln, raw, value,
+                                                  offs[k] if offs else -1)))
             if len(batch) >= self.TRAIN_BATCH:
                 self._scan_batch(batch)
                 batch.clear()
@@ -615,6 +639,24 @@ class ContaminationJob:
             self.semantic is not None and self.semantic.matches[i].caught)))
 
     # -- the ladder: close the training pass, the semantic rung's encoder round trip --------
+    def _source(self, r: Record) -> list:
+        """A first-matching training record's source (:attr:`TrainingScan.sources`):
+        ``[byte offset in its file or -1, its UTF-8 bytes, its id or ""]``."""
+        return [r.offset, len(r.raw.encode("utf-8")) if r.offset >= 0 else 0,
+                self._train_ids(r.value)]
+
+    def _note_header(self) -> None:
+        """Keep the current training file's CSV/TSV header (to parse one of its records)."""
+        f = max(self._train_next - 1, 0)
+        if f in self.train_meta and self._train_reader.header is not None:
+            self.train_meta[f] = self.train_meta[f][:3] + (list(self._train_reader.header),)
+
+    def source_of(self, file: int, record: int) -> list:
+        """The source of training record ``record`` (1-based) of file ``file`` (0-based):
+        ``[offset, bytes, id]`` (``[-1, 0, ""]`` when unknown: not a first match)."""
+        src = self.scan.sources.get((file, record)) if self.scan is not None else None
+        return list(src) if src else [-1, 0, ""]
+
     def end_train(self) -> None:
         """Close the training file (idempotent): the last records go through every scan."""
         if self.scan is None:
@@ -622,6 +664,7 @@ class ContaminationJob:
         if self._train_closed:
             return
         self._scan_records(self._train_reader.finish())
+        self._note_header()
         if self._batch:
             self._scan_batch(self._batch)
             self._batch.clear()
@@ -730,7 +773,7 @@ class ContaminationJob:
         counts = [0] * 10
         for r in self.scores:
             if r.scored:
-                counts[min(9, int(r.containment * 10))] += 1
+                counts[containment_bin(r.containment)] += 1
         return {"bin_width": 0.1, "counts": counts}
 
     def view(self, limit: int = VIEW_ROWS) -> dict:
@@ -822,7 +865,7 @@ class ContaminationJob:
         """``contamination-report.csv``: one row per scored eval row (columns REPORT_COLUMNS)."""
         rows = ([r.eval_row, r.status, fmt_float(r.containment), r.ngrams_matched,
                  r.ngrams_total, r.ngrams_boilerplate, r.words, r.training_file,
-                 r.training_record or "",
+                 r.training_record or "", r.training_id,
                  r.shared_passage, r.excerpt] + self._rung_cells(i)
                 for i, r in enumerate(self.scores) if r.scored)
         return write_csv(self.stamp, self.report_columns(), rows)

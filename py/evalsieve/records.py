@@ -70,11 +70,14 @@ class Record(NamedTuple):
         line: 1-based line number where the record starts.
         raw: the record's exact text including its line ending (empty ending at EOF).
         value: dict; JSONL: the parsed object; CSV/TSV: header -> cell; text: {"text": line}.
+        offset: UTF-8 byte offset of the record's first byte in the text fed (the file after
+            its BOM), from a reader made with ``offsets=True``; -1 otherwise.
     """
     index: int
     line: int
     raw: str
     value: dict
+    offset: int = -1
 
 
 def _strip_gz(name: str) -> str:
@@ -364,6 +367,7 @@ class RecordReader:
             as without the option) and becomes no record; ``skipped`` lists it. Not skipped:
             a malformed header, and a quoted field never closed before the end of the file
             (not one line: everything after its quote would go).
+        offsets: count UTF-8 bytes, so each :class:`Record` has its ``offset``.
     Attributes:
         skipped: ``(line, message)`` of every skipped record, in file order (1-based line
             where the record starts; the message says what was wrong and what was expected).
@@ -373,8 +377,11 @@ class RecordReader:
         only the two cases above.
     """
 
-    def __init__(self, fmt: str, name: str, skip_bad: bool = False):
+    def __init__(self, fmt: str, name: str, skip_bad: bool = False, offsets: bool = False):
         self.base, self.delimiter, self.cr = split_format(fmt)
+        self._offsets = offsets   # count bytes: each Record's offset
+        self._bytes = 0           # UTF-8 bytes of the lines consumed so far
+        self._starts: list[int] | None = None   # byte offset of each line being parsed
         self.fmt = fmt
         self.name = name
         self.skip_bad = bool(skip_bad)
@@ -386,6 +393,7 @@ class RecordReader:
         self._count = 0          # records emitted so far
         self._pending: list[str] = []   # CSV: lines of a record whose quotes are still open
         self._pending_line = 0
+        self._pending_offset = -1
         self._pending_quotes = 0
 
     # -- public -----------------------------------------------------------------------------
@@ -423,6 +431,12 @@ class RecordReader:
 
     # -- internals --------------------------------------------------------------------------
     def _lines(self, lines: list[str]) -> list[Record]:
+        if self._offsets:
+            starts = [self._bytes]
+            for b in map(len, map(str.encode, lines)):
+                starts.append(starts[-1] + b)
+            self._bytes = starts.pop()
+            self._starts = starts
         if self.base == "parquet":
             raise bad_input("a Parquet file is not text", file=self.name,
                             expected="its rows as values (the CLI reads Parquet with pyarrow)")
@@ -438,7 +452,8 @@ class RecordReader:
         out = []
         ln = self._line
         n = self._count
-        for raw in lines:
+        starts = self._starts
+        for k, raw in enumerate(lines):
             ln += 1
             if not raw.strip():
                 continue
@@ -452,7 +467,7 @@ class RecordReader:
             if value is None:
                 continue
             n += 1
-            out.append(Record(n, ln, raw, value))
+            out.append(Record(n, ln, raw, value, starts[k] if starts else -1))
         self._line = ln
         self._count = n
         return out
@@ -499,12 +514,14 @@ class RecordReader:
         out = []
         ln = self._line
         n = self._count
-        for raw in lines:
+        starts = self._starts
+        for k, raw in enumerate(lines):
             ln += 1
             if not self._pending:
                 if not raw.strip():
                     continue
                 self._pending_line = ln
+                self._pending_offset = starts[k] if starts else -1
                 self._pending_quotes = 0
             self._pending.append(raw)
             self._pending_quotes += raw.count('"')
@@ -533,7 +550,7 @@ class RecordReader:
                 n += 1   # a skipped record keeps its number
                 continue
             n += 1
-            out.append(Record(n, start, rec_raw, value))
+            out.append(Record(n, start, rec_raw, value, self._pending_offset))
         self._line = ln
         self._count = n
         return out
