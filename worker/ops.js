@@ -5,18 +5,23 @@
 import { OP } from './protocol.js';
 import { inspect } from './jobs/inspect.js';
 import { contamination } from './jobs/contamination.js';
-import { paraphrases, paraGroup, paraExports, paraExample, paraClose } from './jobs/paraphrases.js';
+import { contClose, contRecord, contRows } from './jobs/contamination-held.js';
+import { paraphrases, paraGroup, paraExports, paraExample, paraClose, paraRows } from './jobs/paraphrases.js';
 import { read, embed } from './jobs/bench.js';
 
 /** @type {Record<import('./protocol.js').RunOp, import('./dispatch.js').Op>} */
 export const OPS = {
   [OP.INSPECT]: inspect,
   [OP.CONTAMINATION]: contamination,
+  [OP.CONT_ROWS]: contRows,
+  [OP.CONT_RECORD]: contRecord,
+  [OP.CONT_CLOSE]: contClose,
   [OP.PARAPHRASES]: paraphrases,
   [OP.PARA_GROUP]: paraGroup,
   [OP.PARA_EXPORTS]: paraExports,
   [OP.PARA_EXAMPLE]: paraExample,
   [OP.PARA_CLOSE]: paraClose,
+  [OP.PARA_ROWS]: paraRows,
   [OP.READ]: read,
   [OP.EMBED]: embed,
 };

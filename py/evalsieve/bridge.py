@@ -21,6 +21,7 @@ from array import array
 from . import constants
 from .cont_table import contamination_source, open_record
 from .contamination import VIEW_ROWS, ContaminationConfig, ContaminationJob
+from .para_table import para_source
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from .errors import EvalsieveError, bad_input
 from .exports import write_csv
@@ -392,6 +393,11 @@ def _op_para_group(args, text):
     return _para_figures(_job(args), _threshold(args))
 
 
+def _op_para_rows(args, text):
+    """One page of the pairs or groups at ``args.threshold`` (para_table, query_rows)."""
+    return query_rows(para_source(_job(args), args.get("table"), _threshold(args)), args)
+
+
 def _op_para_finish(args, text):
     """Stamp and every export at ``args.threshold``: ``{stamp, exports: [{name, mime,
     text}]}``."""
@@ -442,6 +448,7 @@ OPS = {
     "para.end_eval": _op_para_end_eval,
     "para.similarity": _op_para_similarity,
     "para.group": _op_para_group,
+    "para.rows": _op_para_rows,
     "para.finish": _op_para_finish,
     "close": _op_close,
 }

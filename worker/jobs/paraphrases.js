@@ -175,6 +175,17 @@ export async function paraExample() {
   return bridge(OP.PARA_EXAMPLE, {});
 }
 
+/**
+ * One page of the held job's pairs or groups: args {handle, table: 'pairs' | 'groups',
+ * threshold, where?, range?, query?, sort?, offset?, limit?} (py/evalsieve/para_table.py).
+ * @type {import('../dispatch.js').Op}
+ * @returns {Promise<import('../protocol.js').RowsPage>}
+ */
+export async function paraRows(ctx, args) {
+  requireHeld(args.handle);
+  return bridge(OP.PARA_ROWS, args);
+}
+
 /** @type {import('../dispatch.js').Op} */
 export async function paraClose(ctx, args) {
   closeHeld(args.handle);
