@@ -641,8 +641,10 @@ class ContaminationJob:
     # -- the ladder: close the training pass, the semantic rung's encoder round trip --------
     def _source(self, r: Record) -> list:
         """A first-matching training record's source (:attr:`TrainingScan.sources`):
-        ``[byte offset in its file or -1, its UTF-8 bytes, its id or ""]``."""
-        return [r.offset, len(r.raw.encode("utf-8")) if r.offset >= 0 else 0,
+        ``[byte offset in its file or -1, its UTF-8 bytes up to (not including) the "\n"
+        that ends it, its id or ""]``."""
+        raw = r.raw[:-1] if r.raw.endswith("\n") else r.raw
+        return [r.offset, len(raw.encode("utf-8")) if r.offset >= 0 else 0,
                 self._train_ids(r.value)]
 
     def _note_header(self) -> None:

@@ -4,7 +4,7 @@
 
 import * as P from '../worker/protocol.js';
 import { $, typedNumber } from '../lib/dom.js';
-import { fmtInt } from '../lib/format.js';
+import { describeError, fmtInt } from '../lib/format.js';
 import { InputSlot } from '../ui/input-slot.js';
 import { JobSection } from './job-section.js';
 import { renderContaminationResults } from './contamination-results.js';
@@ -17,6 +17,9 @@ import { corpusRequest } from './corpus-files.js';
 import { FieldCheck } from '../ui/field-check.js';
 import { StaleBanner } from '../lib/layout.js';
 import { wireSkipBadLines } from './skip-bad-lines.js';
+import { ContaminationRows, sourceLine } from './cont-rows.js';
+import { showRecord } from '../ui/record-dialog.js';
+import { IdFieldChoice } from '../ui/id-field.js';
 
 const { OP } = P;
 const SETTINGS_KEY = 'evalsieve.settings.v1'; // localStorage holds only the settings checkboxes
@@ -61,6 +64,8 @@ export class ContaminationSection extends JobSection {
     this.ladder = new LadderSettings($('#ladder-settings'));
     wireCorpus(this, { input: $('#train-file'), folder: document.querySelector('#train-folder') });
     this.skip = wireSkipBadLines(this, $('#job-contamination .inputs'));
+    this.idField = new IdFieldChoice($('#train-id-field'), $('#train-id-note'));
+    this.rows = new ContaminationRows($('#contaminated'), { client: services.client, onOpen: (r, b, h) => this.#openRecord(r, b, h) });
     this.#loadSettings();
     this.ui.boilerplate.addEventListener('change', () => this.#saveSettings());
     this.#loadExample();
@@ -112,6 +117,7 @@ export class ContaminationSection extends JobSection {
       const { info } = got;
       this.log.add(`${SIDE_TITLE[role]} file ${label ? `(${label}) ` : ''}${file.name}: sniffed ${info.format}${info.gzip ? ' (gzip)' : ''}, ${fmtInt(info.rows_sampled)} rows sampled, ${info.fields.length} fields`);
       slot.picker.render(info, { legend: `${LEGEND[role]} (${info.format})`, checked: (path) => info.default_fields.includes(path) });
+      if (role === 'train') this.idField.show(info);
       if (role === 'eval') {
         this.scores.setEvalFields(info);
         this.check.shown(info.short_check);
@@ -170,9 +176,10 @@ export class ContaminationSection extends JobSection {
     }
     const train = this.slots.train.current;
     const ev = this.slots.eval.current;
+    const idField = this.idField.value();
     const args = {
       eval: { name: ev.file.name, format: ev.info.format, fields: this.slots.eval.picker.chosen() },
-      train: corpus ? corpus.train_files[0] : { name: train.file.name, format: train.info.format, fields: this.slots.train.picker.chosen() },
+      train: { ...(corpus ? corpus.train_files[0] : { name: train.file.name, format: train.info.format, fields: this.slots.train.picker.chosen() }), id_field: idField },
       ...(corpus ? { train_files: corpus.train_files } : {}),
       ...settings,
       ...(scores ? { scores: scores.args } : {}),
@@ -193,7 +200,7 @@ export class ContaminationSection extends JobSection {
         this.ladder.onLog(m.data);
       },
       onResult: (data) => {
-        renderContaminationResults(data, args, label);
+        renderContaminationResults(data, args, label, this.rows);
         renderScoreImpact($('#score-impact'), 'contamination', data.view.score_figures, data.view.score_settings, [
           ['N', String(data.summary.n)], ['threshold', args.threshold === null ? 'any overlap' : `containment ≥ ${args.threshold}`],
           ['contaminated', 'caught by a rung whose rows leave the clean file'], ['eval fields', args.eval.fields.join(', ')]]);
@@ -207,6 +214,22 @@ export class ContaminationSection extends JobSection {
         this.setStatus('done', `Done (${label}).`);
       },
     });
+  }
+
+  /** "Open record": the worker reads the row's training record again (cont.record). */
+  async #openRecord(r, button, handle) {
+    button.disabled = true;
+    const where = sourceLine(r);
+    try {
+      const rec = await this.services.client.request(OP.CONT_RECORD, { handle, row: r.eval_row, file: r.training_file_index,
+        record: r.training_record, offset: r.training_offset, bytes: r.training_bytes }).promise;
+      showRecord(r, where, rec);
+      this.log.add(`opened training record ${r.training_record} of ${r.training_file} (${rec.read})`);
+    } catch (e) {
+      showRecord(r, where, null, describeError(e).text);
+    } finally {
+      button.disabled = false;
+    }
   }
 
   #showAutoN(info, nSet) {

@@ -2,14 +2,16 @@
 // groups. `shown` is a held result (paraphrases-state.js); constants are the rule constants.
 
 import { $, el, definitionRows } from '../lib/dom.js';
-import { fmtBytes, fmtInt, plural } from '../lib/format.js';
-import { renderDataTable } from '../ui/data-table.js';
+import { fmtBytes, fmtInt } from '../lib/format.js';
 import { drawHistogram } from '../ui/histogram.js';
 
 const PARA_MODEL = 'all-MiniLM-L6-v2 (int8 weights, ONNX)';
 
-/** Fill #para-results for `shown`; the histogram's line is at the slider's `threshold`. */
-export function renderParaphraseResults(shown, threshold, constants, onDownload) {
+/**
+ * Fill #para-results for `shown`; the histogram's line is at the slider's `threshold`; rows:
+ * the section's ParaphraseRows (para-rows.js), which pages the pairs and groups.
+ */
+export function renderParaphraseResults(shown, threshold, constants, onDownload, rows) {
   const { figures: f, data, args, label } = shown;
   $('#para-results-label').textContent = label;
   const results = $('#para-results');
@@ -51,9 +53,8 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload)
     b.addEventListener('click', () => onDownload(name, b));
     return b;
   }));
-  renderPairs($('#para-pairs'), f.view);
-  renderGroups($('#para-groups'), f.view);
   results.hidden = false;
+  return rows.show(shown.handle, f.threshold, Boolean(args.eval.label_field));
 }
 
 /**
@@ -90,54 +91,4 @@ function renderThreadsNotice(box, env) {
     + `SharedArrayBuffer and onnxruntime-web cannot start threads. Serve the page with `
     + `"Cross-Origin-Opener-Policy: same-origin" and "Cross-Origin-Embedder-Policy: require-corp" `
     + `(python3 build.py serve does) to embed faster.`;
-}
-
-function caption(total, shownCount, { none, some, word }) {
-  if (total === 0) return none;
-  if (total > shownCount) return `The ${shownCount} ${some} of ${fmtInt(total)} ${word}s; the CSV has them all.`;
-  return plural(shownCount, word);
-}
-
-function renderPairs(table, view) {
-  const pairs = view.pairs;
-  const labels = pairs.some((p) => p.label_a || p.label_b);
-  const col = (key, label, more = {}) => ({ key, label, ...more });
-  const columns = [col('group', 'group', { num: true }), col('row_a', 'row a', { num: true }), col('row_b', 'row b', { num: true }),
-    ...(labels ? [col('label_a', 'label a'), col('label_b', 'label b')] : []),
-    col('cosine', 'cosine', { num: true }), col('text_a', 'text a'), col('text_b', 'text b')];
-  renderDataTable(table, {
-    columns, rows: pairs, label: 'pairs',
-    caption: caption(view.pairs_total, pairs.length, { none: 'No pair at or above the threshold.', some: 'closest', word: 'pair' }),
-    rowData: (p) => ({ rowA: String(p.row_a), rowB: String(p.row_b) }),
-  });
-  table.dataset.total = String(view.pairs_total);
-}
-
-/** A group's members as a list: row number, label (when the file has one) and the text. */
-function memberList(g) {
-  return el('ul', { class: 'members' }, ...g.members.map((m) => el('li', { dataset: { row: String(m.row) } },
-    el('span', { class: 'member-row', text: `row ${m.row}` }),
-    m.label ? el('span', { class: 'member-label', text: ` [${m.label}]` }) : null,
-    el('span', { class: 'member-text', text: ` ${m.text}` }))),
-  g.more ? el('li', { class: 'muted', text: `… and ${g.more} more (in the CSV)` }) : null);
-}
-
-function renderGroups(table, view) {
-  const groups = view.groups;
-  const columns = [
-    { key: 'group', label: 'group', num: true },
-    { key: 'size', label: 'size', num: true },
-    { key: 'members', label: 'members (row, label, text)', value: (g) => g.members.length, sortable: false,
-      text: (g) => g.members.map((m) => `${m.row} ${m.label} ${m.text}`).join('\n'), cell: memberList },
-    { key: 'lowest', label: 'lowest cosine inside', num: true,
-      text: (g) => (g.lowest_pair ? `${g.lowest} (rows ${g.lowest_pair[0]}–${g.lowest_pair[1]})` : 'large group: in the CSV') },
-    { key: 'chained', label: 'chained', value: (g) => (g.chained ? 'chained' : 'no'),
-      cell: (g) => (g.chained ? el('span', { class: 'chained', title: 'some members are below the threshold with each other and joined only through other members', text: 'chained' }) : el('span', { class: 'muted', text: 'no' })) },
-  ];
-  renderDataTable(table, {
-    columns, rows: groups, label: 'groups',
-    caption: caption(view.groups_total, groups.length, { none: 'No groups at this threshold.', some: 'largest', word: 'group' }),
-    rowData: (g) => ({ group: String(g.group), chained: g.chained ? 'yes' : 'no', members: g.members.map((m) => m.row).join(' ') }),
-  });
-  table.dataset.total = String(view.groups_total);
 }

@@ -14,6 +14,7 @@ import { Regrouper, exportsAt } from './paraphrases-state.js';
 import { ScoresInput } from './scores-input.js';
 import { wireParaSkipBadLines } from './skip-bad-lines.js';
 import { renderScoreImpact } from './scores-results.js';
+import { ParaphraseRows } from './para-rows.js';
 
 const { OP } = P;
 const LABEL_GUESSES = ['id', 'idx', 'uid', 'qid', 'task_id', 'question_id', 'key'];
@@ -43,6 +44,7 @@ export class ParaphraseSection extends JobSection {
       results: $('#para-results'),
     };
     this.stale = new StaleBanner(this.ui.results, $('#para-stale'));
+    this.rows = new ParaphraseRows({ client: services.client });
     this.skip = wireParaSkipBadLines(this, $('#job-paraphrases .inputs'));
     this.slot = new InputSlot({
       drop: { zone: $('#para-drop'), input: $('#para-file'), name: $('#para-name') },
@@ -228,7 +230,7 @@ export class ParaphraseSection extends JobSection {
   }
 
   #render() {
-    renderParaphraseResults(this.shown, this.threshold, this.constants, (name, button) => this.#download(name, button));
+    renderParaphraseResults(this.shown, this.threshold, this.constants, (name, button) => this.#download(name, button), this.rows);
     const f = this.shown.figures;
     renderScoreImpact($('#para-score-impact'), 'paraphrases', f.score_figures, f.score_settings, [
       ['threshold', `cosine ≥ ${f.threshold.toFixed(2)} (groups = clusters; every other row its own)`], ['text field', this.shown.args.eval.field]]);
