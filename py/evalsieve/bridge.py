@@ -69,7 +69,11 @@ def _op_inspect(args, text):
                             fmt=args.get("format"), check=check,
                             skip_bad=bool(args.get("skip_bad_lines")))
     # the id field a training record is named by (record_id.default_id_field), or None
-    return {**info, "default_id_field": default_id_field(info.get("fields") or [])}
+    info = {**info, "default_id_field": default_id_field(info.get("fields") or [])}
+    if args.get("role") == "scores" and pq is None:   # the harness filters, with their rows
+        from .scores import harness_filters
+        info["score_filters"] = harness_filters(text or "")
+    return info
 
 
 def _values(text) -> list:

@@ -21,6 +21,8 @@ const RUNG_CHOICES = [
 const STATUSES = ['contaminated', 'clean', 'too_short', 'no_ngram', 'boilerplate_only', 'empty'];
 
 const small = (text) => el('span', { class: 'sub muted', text });
+/** A phone-sized screen (rows are cards there: fewer a page). */
+export const narrow = () => typeof matchMedia === 'function' && matchMedia('(max-width: 640px)').matches;
 
 /** The training record a row is traced to, and the button that opens it. */
 function sourceCell(r, onOpen) {
@@ -79,7 +81,7 @@ export class ContaminationRows {
     this.chip.addEventListener('click', () => this.setBin(null));
     const range = el('span', { class: 'table-filter-range' }, this.rangeKey.node, this.min, '–', this.max);
     this.table = new PagedTable(table, {
-      columns: columns((r, b) => onOpen(r, b, this.handle), false), label: 'rows', pageSize: 50,
+      columns: columns((r, b) => onOpen(r, b, this.handle), false), label: 'rows', pageSize: narrow() ? 20 : 50,
       rowData: (r) => ({ row: String(r.eval_row), rung: r.rung, status: r.status }),
       fetch: (q) => this.client.request(OP.CONT_ROWS, { handle: this.handle, ...q }).promise,
       tools: [this.rung.node, this.status.node, range, this.chip],

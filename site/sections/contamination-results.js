@@ -58,3 +58,18 @@ export function renderContaminationResults(data, args, label, rows) {
   renderLadder($('#ladder'), data.view.ladder, (rung) => rows.setRung(rung));
   return rows.show(data.handle, data.view.ladder);
 }
+
+/**
+ * The one line at the top of the tab that says what the last run found (the worked example's
+ * result is read there without scrolling), with a button to its rows.
+ */
+export function renderResultLine(line, data, label) {
+  const s = data.summary || {};
+  const by = s.rows_contaminated_by_rung || {};
+  const rungs = Object.entries(by).filter(([, n]) => n).map(([k, n]) => `${k} ${fmtInt(n)}`).join(' · ');
+  const who = label === 'example' ? 'Worked example' : label === 'your files' ? 'Your files' : 'Example + your file';
+  const go = el('button', { type: 'button', class: 'link-button', text: 'see the rows ↓' });
+  go.addEventListener('click', () => $('#results').scrollIntoView({ block: 'start', behavior: 'smooth' }));
+  line.replaceChildren(`${who}: ${fmtInt(s.rows_contaminated)} of ${fmtInt(s.rows_scanned)} eval rows contaminated${rungs ? ` (first caught by ${rungs})` : ''}; ${s.clean_file} keeps ${fmtInt(s.rows_kept)}.`, go);
+  line.dataset.label = label;
+}

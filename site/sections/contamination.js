@@ -7,7 +7,7 @@ import { $, typedNumber } from '../lib/dom.js';
 import { describeError, fmtInt } from '../lib/format.js';
 import { InputSlot } from '../ui/input-slot.js';
 import { JobSection } from './job-section.js';
-import { renderContaminationResults } from './contamination-results.js';
+import { renderContaminationResults, renderResultLine } from './contamination-results.js';
 import { parseSettings } from './contamination-settings.js';
 import { ScoresInput } from './scores-input.js';
 import { renderScoreImpact } from './scores-results.js';
@@ -149,6 +149,7 @@ export class ContaminationSection extends JobSection {
     const ev = this.slots.eval.current;
     if (!c || c.n === null || !ev) return;
     this.ui.nAuto.textContent = `auto: N=${c.n} from the ${fmtInt(c.rows_with_words)} sampled rows of ${ev.file.name} (${c.fields.join(' + ')}); the run sets it from every row`;
+    this.ui.nAuto.title = this.ui.nAuto.textContent;
     this.ui.nAuto.dataset.n = String(c.n);
   }
 
@@ -186,7 +187,10 @@ export class ContaminationSection extends JobSection {
       ...this.skip.args(),
     };
     const label = train.label === 'example' && ev.label === 'example' ? 'example' : (train.label || ev.label ? 'example + your file' : 'your files');
-    this.ui.results.hidden = true;
+    // the last results stay in place, greyed, until the new ones replace them (the page does
+    // not jump); a failed or cancelled run hides them
+    if (this.shownRun && !this.ui.results.hidden) this.ui.results.dataset.stale = '1'; // greyed; Run's status line says why
+    const hideOld = () => { this.ui.results.hidden = true; this.stale.clear(); this.shownRun = null; };
     this.ladder.begin();
     return this.runJob({
       op: OP.CONTAMINATION,
@@ -199,8 +203,11 @@ export class ContaminationSection extends JobSection {
         if (m.data && m.data.kind === 'n_chosen') this.#showAutoN(m.data, settings.n);
         this.ladder.onLog(m.data);
       },
+      onCancelled: hideOld,
+      onFailed: hideOld,
       onResult: (data) => {
         renderContaminationResults(data, args, label, this.rows);
+        renderResultLine($('#result-line'), data, label);
         renderScoreImpact($('#score-impact'), 'contamination', data.view.score_figures, data.view.score_settings, [
           ['N', String(data.summary.n)], ['threshold', args.threshold === null ? 'any overlap' : `containment ≥ ${args.threshold}`],
           ['contaminated', 'caught by a rung whose rows leave the clean file'], ['eval fields', args.eval.fields.join(', ')]]);
@@ -237,6 +244,7 @@ export class ContaminationSection extends JobSection {
     this.ui.nAuto.textContent = nSet === null
       ? `auto: N=${info.n}${how ? `, ${how}` : ''}`
       : `set: N=${info.n}`;
+    this.ui.nAuto.title = this.ui.nAuto.textContent; // one line on the page (ellipsis), whole here
     this.ui.nAuto.dataset.n = String(info.n);
   }
 }

@@ -8,6 +8,7 @@ import { fmtInt } from '../lib/format.js';
 import { wordDiff } from '../lib/word-diff.js';
 import { markedText } from '../ui/data-table.js';
 import { PagedTable } from '../ui/paged-table.js';
+import { narrow } from './cont-rows.js';
 
 const { OP } = P;
 
@@ -55,12 +56,12 @@ export class ParaphraseRows {
       .map(([v, t]) => el('option', { value: v, text: t })));
     this.chained.addEventListener('change', () => this.groups.setFilters({ where: this.chained.value === 'any' ? null : { chained: [this.chained.value] } }));
     this.pairs = new PagedTable(/** @type {HTMLTableElement} */ (document.getElementById('para-pairs')), {
-      columns: pairColumns(false), label: 'pairs', pageSize: 50, fetch: fetch('pairs'),
+      columns: pairColumns(false), label: 'pairs', pageSize: narrow() ? 20 : 50, fetch: fetch('pairs'),
       rowData: (p) => ({ rowA: String(p.row_a), rowB: String(p.row_b) }),
       caption: (pg) => (pg.total === 0 ? 'No pair at or above the threshold.' : 'Closest first; every pair at or above the threshold.'),
     });
     this.groups = new PagedTable(/** @type {HTMLTableElement} */ (document.getElementById('para-groups')), {
-      columns: GROUP_COLUMNS, label: 'groups', pageSize: 25, fetch: fetch('groups'),
+      columns: GROUP_COLUMNS, label: 'groups', pageSize: narrow() ? 10 : 25, fetch: fetch('groups'),
       tools: [el('label', { class: 'table-filter-choice', for: 'para-groups-chained' }, 'Chained ', this.chained)],
       rowData: (g) => ({ group: String(g.group), chained: g.chained ? 'yes' : 'no', members: g.members.map((m) => m.row).join(' ') }),
       caption: (pg) => (pg.total === 0 ? 'No groups at this threshold.' : 'Largest first; every group at this threshold.'),

@@ -55,7 +55,7 @@ def cli_contamination(tmp_path: Path, scores: Path, *extra: str) -> tuple[dict, 
 def choose_scores(page, path: Path, prefix: str = "", filter_name: str = "") -> None:
     page.set_input_files(f"#{prefix}scores-file", str(path))
     page.wait_for_selector(f'#{prefix}scores-drop[data-file="{path.name}"][data-state="ready"]', timeout=60_000)
-    page.fill(f"#{prefix}score-filter", filter_name)
+    page.select_option(f"#{prefix}score-filter", filter_name)
 
 
 def download(page, name: str, folder: Path) -> str:
