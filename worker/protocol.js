@@ -45,9 +45,9 @@ export { ERR, ProtocolError, toErrorObject };
  * @property {number} embedding_dims  floats per sentence embedding
  * @property {{min: number, max: number, default: number}} semantic_code_ngram  tokens per code shingle of the semantic rung (0 = code channel off)
  * @property {{min: number, max: number, default: number}} semantic_code_margin  the code margin's weight (0 = off)
- * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string}} export_names
+ * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string, dedup_by_format: Record<string, string>, dedup_dropped: string}} export_names
  * @property {BinaryMagic[]} binary_magic
- * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default)
+ * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default); also published: dedup_keep_rules (the same shape: the row a group keeps in eval.deduplicated.*)
  */
 
 /**
@@ -125,7 +125,7 @@ export const LOG_KIND = Object.freeze({
  * @typedef {Record<string, any> & {format: string, gzip: boolean, head_complete: boolean, size: number, name: string}} InspectResult
  * @typedef {{handle: number, figures: Record<string, any>, eval_info: {rows: number, rows_empty: number, skipped_lines?: Record<string, number>}, input: InputInfo, encoder: {threads: number, isolated: boolean, model_sha256: string}, environment: Environment, timing: Record<string, any>}} ParaphrasesResult
  * @typedef {{figures: Record<string, any>, ms: number}} ParaGroupResult
- * @typedef {{stamp: Record<string, any>, exports: Export[]}} ParaExportsResult
+ * @typedef {{stamp: Record<string, any>, exports: Export[], parquet_kept?: {name: string, rows: number, reason: string}}} ParaExportsResult
  * @typedef {{name: string, text: string}} ParaExampleResult
  * @typedef {{sha256: string | null, bytes: number, gzip: boolean, chars: number, lines: number, seconds: number, hash_ms: number, decode_ms: number}} ReadResult
  * @typedef {{rows: number, seconds: number, rows_per_s: number, truncated: number, threads: number, isolated: boolean}} EmbedResult

@@ -310,7 +310,9 @@ def _op_constants(args, text):
 
 def _op_para_start(args, text):
     ev = args["eval"]
-    cfg = ParaphraseConfig(ev["field"], ev.get("label_field") or None,
+    fields = ev.get("fields") or [ev.get("field")]   # several: embedded together
+    cfg = ParaphraseConfig(fields[0] if len(fields) == 1 else tuple(fields),
+                           ev.get("label_field") or None,
                            args.get("threshold", constants.PARA_THRESHOLD_DEFAULT),
                            args.get("floor", constants.PARA_FLOOR),
                            args.get("window", constants.PARA_WINDOW),
@@ -403,17 +405,26 @@ def _op_para_rows(args, text):
 
 
 def _op_para_finish(args, text):
-    """Stamp and every export at ``args.threshold``: ``{stamp, exports: [{name, mime,
-    text}]}``."""
+    """Stamp and every export at ``args.threshold`` (``args.keep``: the row a group keeps in
+    eval.deduplicated.*, default "first"): ``{stamp, exports: [{name, mime, text}]}``; for a
+    Parquet eval file the deduplicated entry is its rows CSV plus ``kept_rows`` and
+    ``clean_name``, from which the worker writes the Parquet file (as for eval.clean)."""
     job: ParaphraseJob = _job(args)
     ev = dict(args.get("input") or {})
     eval_file = (_input(ev, "eval", job.eval_format) if ev.get("name") else
                  InputFile("eval", job.eval_name, ev.get("sha256", ""), int(ev.get("bytes", 0)),
                            job.eval_format))
     stamp = job.stamp(_threshold(args), eval_file, args.get("utc", ""),
-                      args.get("assets") or {}, _runtime(), args.get("environment") or {})
+                      args.get("assets") or {}, _runtime(), args.get("environment") or {},
+                      keep=args.get("keep") or "first")
     exports = []
     for name in job.export_names():
+        if name == job.dedup_name and job.eval_format == "parquet":   # the worker writes it
+            keep = job.dedup(stamp)[0]
+            exports.append({"name": "eval.deduplicated.rows.csv", "mime": "text/csv",
+                            "text": write_csv(stamp, ["eval_row"], ([i + 1] for i in keep)),
+                            "kept_rows": keep, "clean_name": name})
+            continue
         mime, body = job.export(name, stamp)
         exports.append({"name": name, "mime": mime, "text": body})
     return {"stamp": stamp.to_dict(), "exports": exports}

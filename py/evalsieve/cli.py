@@ -13,7 +13,8 @@
                              [--no-semantic-docstring-cosine] [--no-semantic-explain-away]
                              [--semantic-code-margin X] [--model-dir DIR] [--threads T]]
 
-    evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
+    evalsieve paraphrases EVAL --out DIR [--field F ...] [--label-field F] [--threshold 0.90]
+                          [--dedup-keep first|longest]
                           [--model-dir DIR] [--json] [--scores FILE ...] [--skip-bad-lines]
 
     evalsieve fields FILE [--json]
@@ -559,14 +560,15 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
 
     model_dir = find_model_dir(args.model_dir, log)
     ev = open_input(args.eval)
-    fmt, fields, head = _pick_fields(ev, [args.field] if args.field else None, "para", log,
+    fmt, fields, head = _pick_fields(ev, args.field or None, "para", log,
                                      skip_bad=args.skip_bad_lines)
     if args.label_field:
         if fmt == "parquet":
             _check_parquet_fields(ev, describe(ev)[0], [args.label_field])
         else:
             check_fields(ev.name, fmt, [args.label_field], head, args.skip_bad_lines)
-    cfg = ParaphraseConfig(fields[0], args.label_field, args.threshold,
+    cfg = ParaphraseConfig(fields[0] if len(fields) == 1 else tuple(fields), args.label_field,
+                           args.threshold,
                            floor=min(PAGE_COSINE_FLOOR, args.threshold),
                            skip_bad_lines=args.skip_bad_lines)
     job = ParaphraseJob(cfg, ev.name, fmt)
@@ -588,7 +590,8 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     job.set_similarity(cands, list(nn), list(nn_idx), truncated, emb.astype("float32").tobytes(),
                        {"model_sha256": _sha256_file(os.path.join(model_dir, "encoder.onnx"))})
     figures = job.group(args.threshold)
-    stamp = job.stamp(args.threshold, _input_info(ev, "eval", fmt), _utc_now(), runtime=_runtime())
+    stamp = job.stamp(args.threshold, _input_info(ev, "eval", fmt), _utc_now(), runtime=_runtime(),
+                      keep=args.dedup_keep)
     shown = 0
     for done, total in job.export_steps(args.threshold):   # lowest pairs of every group
         if total >= 1_000_000 and done >= shown + total // 10:
@@ -605,7 +608,14 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
         summary["score_impact"] = paraphrase_summary(figs[0])
         if len(figs) > 1:
             summary["score_impact_more"] = [paraphrase_summary(f) for f in figs[1:]]
-    exports = {name: job.export(name, stamp)[1] for name in job.export_names()}
+    exports = {}
+    for name in job.export_names():
+        if name == job.dedup_name and fmt == "parquet":
+            keep = job.dedup(stamp)[0]
+            exports[name] = lambda path, keep=keep: ev.write_rows(path, keep)
+        else:
+            exports[name] = job.export(name, stamp)[1]
+    summary["rows_deduplicated"] = len(job.dedup(stamp)[0])
     _log_join(scores, log)
     return summary, exports
 
@@ -794,9 +804,14 @@ def build_parser() -> argparse.ArgumentParser:
                        "pooling, L2-normalised, 256 word pieces); a pair is an edge when "
                        "cosine >= threshold; groups are connected components.")
     q.add_argument("eval", help="eval file: " + _INPUTS)
-    q.add_argument("--field", metavar="F", help="text field to embed (default: "
+    q.add_argument("--field", metavar="F", action="append",
+                   help="text field to embed; repeat it to embed several together, joined "
+                   "with a newline (e.g. --field question --field choices; default: "
                    + _DEFAULT_FIELD + ")")
     q.add_argument("--label-field", metavar="F", help="a field naming each row (an id)")
+    q.add_argument("--dedup-keep", choices=tuple(constants.DEDUP_KEEP_RULES), default="first",
+                   help="the row of each group eval.deduplicated.* keeps: the first (default) "
+                   "or the longest")
     q.add_argument("--threshold", type=_cosine, default=constants.PARA_THRESHOLD_DEFAULT, metavar="X",
                    help=f"cosine threshold for an edge, {CLI_COSINE_FLOOR}..1 (default 0.90; the "
                    f"page stops at {PAGE_COSINE_FLOOR} for speed)")

@@ -23,6 +23,7 @@ from .exports import (MarkedText, fmt_float, html_page, html_table, score_impact
 from .fields import FieldExtractor
 from .highlight import passage_spans
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores, mostly_too_short
+from .raw_rows import refuse_parquet, rows_text
 from .record_id import IdReader
 from .records import Record, RecordReader, parse_record_line, skip_text, split_format
 from .semantic import RULE as SEMANTIC_RULE, SemanticConfig, SemanticScan
@@ -854,14 +855,9 @@ class ContaminationJob:
 
     def clean_text(self) -> str:
         """The kept rows' exact text (header line first for CSV/TSV); UTF-8 = input bytes."""
-        if self.eval_format == "parquet":
-            raise bad_input("a Parquet clean file is written by the driver",
-                            expected="kept_rows() and pyarrow")
-        head = self._eval_reader.header_raw or ""
-        kept = [self._eval_raw[i] for i in self.kept_rows()]
-        if kept and head and not head.endswith(("\n", "\r")):
-            head += "\r" if self._eval_reader.cr else "\n"  # a header line without its end
-        return head + "".join(kept)
+        refuse_parquet(self.eval_format, "clean file")
+        return rows_text(self._eval_reader.header_raw, self._eval_reader.cr, self._eval_raw,
+                         self.kept_rows())
 
     def report_csv(self) -> str:
         """``contamination-report.csv``: one row per scored eval row (columns REPORT_COLUMNS)."""

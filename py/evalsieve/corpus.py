@@ -564,7 +564,7 @@ def _scan_parquet(payload: dict, task: Task, progress) -> dict:
     cols = list(task.fields) + ([task.id_field] if task.id_field else [])
     for values in src.values(src.columns_for(cols)):
         batch = [(records + i + 1, seg(v), v) for i, v in enumerate(values)]
-        chars += sum(len(x) for _, segs in batch for x in segs)
+        chars += sum(len(x) for item in batch for x in item[1])
         scan.scan(batch)
         records += len(values)
     scan.records = records

@@ -36,7 +36,7 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload,
     ['model', `${PARA_MODEL} · sha256 ${String(data.encoder?.model_sha256 || '').slice(0, 12)}…`],
     ['pooling', 'mean over the word pieces, L2-normalised (cosine = dot product)'],
     ['window', `${constants.para_window} word pieces incl. [CLS] and [SEP]`],
-    ['field', args.eval.field + (args.eval.label_field ? ` (labels: ${args.eval.label_field})` : '')],
+    ['field', (args.eval.fields || [args.eval.field]).join(' + ') + (args.eval.label_field ? ` (labels: ${args.eval.label_field})` : '')],
     ['input', `${label === 'pasted text' ? 'pasted text' : input.name} · ${fmtBytes(input.bytes)} · sha256 ${String(input.sha256).slice(0, 12)}…${input.gzip ? ' · gzip' : ''}`],
     ['encoder', `onnxruntime-web (${data.environment?.execution_provider ?? 'wasm'}), ${data.encoder?.threads ?? 1} thread${data.encoder?.threads === 1 ? '' : 's'} · ${data.timing ? `${data.timing.rows_per_s.toFixed(1)} rows/s` : ''}`],
     ['provider', `${data.environment?.execution_provider ?? 'wasm'}: ${data.environment?.provider_reason ?? ''}`],
@@ -46,7 +46,10 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload,
   renderThreadsNotice($('#para-threads-notice'), data.environment);
   results.dataset.threshold = f.threshold.toFixed(2);
   drawNnHistogram(f.nn_histogram, threshold);
-  const exportNames = [...constants.export_names.paraphrases, ...(f.score_settings?.exports ?? []), // + score CSVs
+  const fmt = input.format === 'parquet' ? 'parquet' : String(input.format || args.eval.format).split('-')[0];
+  const exportNames = [...constants.export_names.paraphrases,
+    constants.export_names.dedup_by_format[fmt], constants.export_names.dedup_dropped, // one row per group, the rest
+    ...(f.score_settings?.exports ?? []), // + score CSVs
     ...(data.eval_info?.skipped_lines ? [constants.export_names.skipped] : [])]; // + skipped-lines.csv
   $('#para-downloads').replaceChildren(...exportNames.map((name) => {
     const b = el('button', { type: 'button', class: 'download', dataset: { export: name } }, `Download ${name}`);

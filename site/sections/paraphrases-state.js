@@ -13,13 +13,14 @@ const same = (a, b) => Math.abs(a - b) < 1e-9;
  * The exports ({stamp, exports: [{name, mime, text}]}) of `shown` at `threshold` (a cosine; the
  * page passes the threshold its figures show). The threshold goes to the worker with the
  * request, so a regroup still running cannot change what is exported; each threshold's exports
- * are built once (kept per 2 decimals; a failed request is not kept).
+ * are built once (kept per 2 decimals and `keep` rule; a failed request is not kept). `keep`:
+ * the row a group keeps in eval.deduplicated.* ('first' or 'longest').
  */
-export function exportsAt(client, shown, threshold) {
-  const key = threshold.toFixed(2);
+export function exportsAt(client, shown, threshold, keep = 'first') {
+  const key = `${threshold.toFixed(2)} ${keep}`;
   let v = shown.exports.get(key);
   if (!v) {
-    v = client.request(OP.PARA_EXPORTS, { handle: shown.handle, threshold }).promise;
+    v = client.request(OP.PARA_EXPORTS, { handle: shown.handle, threshold, keep }).promise;
     shown.exports.set(key, v);
     v.catch(() => { if (shown.exports.get(key) === v) shown.exports.delete(key); });
   }

@@ -79,6 +79,8 @@ export class ParaphraseSection extends JobSection {
   /** The slider spans Python's floor..maximum and starts at its default (set once). */
   workerReady(constants) {
     super.workerReady(constants);
+    const keep = $('#para-dedup-keep');
+    keep.replaceChildren(...Object.entries(constants.dedup_keep_rules).map(([k, words]) => el('option', { value: k, text: words })));
     const s = this.ui.slider;
     const first = s.disabled;
     Object.assign(s, { min: constants.para_floor, max: constants.para_threshold_max, disabled: false });
@@ -151,16 +153,23 @@ export class ParaphraseSection extends JobSection {
     const select = el('select', { id: 'para-label' }, el('option', { value: '', text: '(none: rows are numbered)' }),
       ...info.fields.map((f) => el('option', { value: f.path, text: f.path })));
     select.value = guess;
+    // more fields embedded with the chosen one (joined with a newline: question + choices)
+    const also = el('fieldset', { class: 'para-also' }, el('legend', { text: '…embedded together with' }),
+      ...texts.map((f) => el('label', { class: 'para-also-field' },
+        el('input', { type: 'checkbox', name: 'para-also', dataset: { path: f.path } }), ` ${f.path}`)));
     this.slot.picker.render(info, {
       legend: `Text field to compare (${info.format})`,
       checked: (path) => path === chosen,
-      extra: [el('label', { class: 'label-field', for: 'para-label' }, 'Label field (names rows in the tables)', select)],
+      extra: [el('label', { class: 'label-field', for: 'para-label' }, 'Label field (names rows in the tables)', select), also],
     });
   }
 
   #chosen() {
-    const l = this.slot.picker.box.querySelector('#para-label');
-    return { field: this.slot.picker.chosen()[0] ?? null, label_field: l && l.value ? l.value : null };
+    const box = this.slot.picker.box;
+    const l = box.querySelector('#para-label');
+    const field = this.slot.picker.chosen()[0] ?? null;
+    const also = [...box.querySelectorAll('input[name="para-also"]:checked')].map((i) => i.dataset.path).filter((p) => p !== field);
+    return { field, fields: field ? [field, ...also] : [], label_field: l && l.value ? l.value : null };
   }
 
   canRun() {
@@ -183,7 +192,8 @@ export class ParaphraseSection extends JobSection {
       return;
     }
     const args = {
-      eval: { name: file.name, format: info.format, field: chosen.field, label_field: chosen.label_field },
+      eval: { name: file.name, format: info.format, field: chosen.field, label_field: chosen.label_field,
+        ...(chosen.fields.length > 1 ? { fields: chosen.fields } : {}) },
       threshold: this.threshold,
       ...(scores ? { scores: scores.args } : {}),
       ...this.skip.args(),
@@ -196,7 +206,7 @@ export class ParaphraseSection extends JobSection {
       args,
       files: { eval: file, ...(scores ? { scores: scores.file } : {}) },
       label: runLabel,
-      summary: `${file.name} [${chosen.field}${chosen.label_field ? `, label ${chosen.label_field}` : ''}], threshold ${args.threshold.toFixed(2)}${scores ? `; scores ${scores.file.name}` : ''}`,
+      summary: `${file.name} [${chosen.fields.join(' + ')}${chosen.label_field ? `, label ${chosen.label_field}` : ''}], threshold ${args.threshold.toFixed(2)}${scores ? `; scores ${scores.file.name}` : ''}`,
       onLog: (m) => this.log.add(`paraphrases: ${m.message}`),
       onResult: (data) => {
         this.shown = { handle: data.handle, figures: data.figures, data, args, label: runLabel, exports: new Map() };
@@ -241,9 +251,10 @@ export class ParaphraseSection extends JobSection {
     button.disabled = true;
     try {
       const shown = this.shown;
-      const v = await exportsAt(this.services.client, shown, shown.figures.threshold);
+      const v = await exportsAt(this.services.client, shown, shown.figures.threshold, $('#para-dedup-keep').value);
       const x = v.exports.find((e) => e.name === name);
-      downloadText(x.name, x.mime, x.text);
+      if (!x) throw { code: 'bad_input', message: `${name} was not written: ${v.parquet_kept ? v.parquet_kept.reason : 'no such export'}`, expected: v.parquet_kept ? `${v.parquet_kept.name}, the kept row numbers` : '' };
+      downloadText(x.name, x.mime, x.blob || x.text);
     } catch (err) {
       this.runError(err);
     } finally {

@@ -98,7 +98,8 @@ def test_bridge_paraphrase_ops_with_binary_block():
     assert f["groups"] == 1 and f["groups_chained"] == 0 and f["rows_in_groups"] == 2
     ev = {"name": "e.jsonl", "sha256": "0" * 64, "bytes": len(text)}
     out = call("para.finish", {"handle": h, "threshold": 0.93, "input": ev, "utc": "t"})["value"]
-    assert [x["name"] for x in out["exports"]] == ["paraphrase-pairs.csv", "paraphrase-groups.csv"]
+    assert [x["name"] for x in out["exports"]] == ["paraphrase-pairs.csv", "paraphrase-groups.csv",
+                                                  "eval.deduplicated.jsonl", "paraphrase-dropped.csv"]
     assert out["stamp"]["settings"]["threshold"] == 0.93
     groups_csv = out["exports"][1]["text"].split("\r\n")
     assert groups_csv[2] == "1,2,1 2,,0.950,1 2,no,1,row 0"
