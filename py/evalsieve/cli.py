@@ -203,6 +203,7 @@ def run_contamination(args, log) -> tuple[dict, dict]:
     files = []
     first_head = ""
     id_field = None if args.train_id_field in (None, "none") else args.train_id_field
+    by_name: list = []   # each training file's id field by name, in corpus order
     for k, (p, name) in enumerate(paths):
         src = open_input(p, name)
         quiet = k >= 3 and len(paths) > 4
@@ -210,14 +211,17 @@ def run_contamination(args, log) -> tuple[dict, dict]:
         fmt, fields, head = _pick_fields(src, args.train_field, "train",
                                          (lambda m: None) if quiet else log,
                                          any_of=len(paths) > 1, skip_bad=skip, described=info)
-        if k == 0 and args.train_id_field is None:
-            id_field = default_id_field(info.get("fields") or [])
-            if id_field:
-                log(f"train: record ids from field {id_field} (default: by name; "
-                    "--train-id-field F or none to change)")
+        by_name.append(default_id_field(info.get("fields") or []))
         first_head = first_head or head   # the first text file's head: the filter words
         files.append({"path": p, "name": name, "fmt": fmt, "fields": fields, "gzip": src.gzip,
-                      "size": size_of(p), "id_field": id_field})
+                      "size": size_of(p)})
+    if args.train_id_field is None:   # the first file's (in corpus order) that has one, as the page
+        id_field = next((f for f in by_name if f), None)
+        if id_field:
+            log(f"train: record ids from field {id_field} (default: by name; "
+                "--train-id-field F or none to change)")
+    for f in files:
+        f["id_field"] = id_field
     if len(paths) > 4:
         log(f"train: {len(paths)} files in all")
     field_lists = []
@@ -733,7 +737,8 @@ def build_parser() -> argparse.ArgumentParser:
                    + "; with several training files each must have at least one of them)")
     c.add_argument("--train-id-field", metavar="F",
                    help="training field holding each record's own id, reported as training_id "
-                   "(default: by name, e.g. id, _id, uid, doc_id, task_id; none: no id)")
+                   "(default: by name, e.g. id, _id, uid, doc_id, task_id, in the first training "
+                   "file that has such a field; none: no id)")
     c.add_argument("--n", type=_n, default=None,
                    help="n-gram size in words (default: 5th-percentile eval row length, 8..13)")
     c.add_argument("--no-boilerplate", action="store_true",

@@ -206,7 +206,7 @@ export class ContaminationSection extends JobSection {
       onCancelled: hideOld,
       onFailed: hideOld,
       onResult: (data) => {
-        renderContaminationResults(data, args, label, this.rows);
+        const drawn = renderContaminationResults(data, args, label, this.rows); // the rows' first page
         renderResultLine($('#result-line'), data, label);
         renderScoreImpact($('#score-impact'), 'contamination', data.view.score_figures, data.view.score_settings, [
           ['N', String(data.summary.n)], ['threshold', args.threshold === null ? 'any overlap' : `containment ≥ ${args.threshold}`],
@@ -219,6 +219,7 @@ export class ContaminationSection extends JobSection {
         if (skipped) this.log.add(skipped, 'warn');
         this.log.add(`done (${label}): ${fmtInt(s.rows_contaminated)} contaminated of ${fmtInt(s.rows_scanned)} eval rows`, 'done');
         this.setStatus('done', `Done (${label}).`);
+        return drawn;
       },
     });
   }

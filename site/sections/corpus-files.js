@@ -89,7 +89,9 @@ export function corpusInfo(parts) {
     for (const d of info.default_fields || []) defaults.add(d);
   }
   const formats = [...new Set(parts.map((p) => `${p.info.format}${p.info.gzip ? ' (gzip)' : ''}`))];
-  return { ...parts[0].info, fields: [...fields.values()], default_fields: [...defaults], format: formats.join(', '), corpus_size: parts.reduce((s, p) => s + p.file.size, 0) };
+  // the records' id field: the first file's (corpus order) that has one by name, as the CLI's
+  const idField = parts.map((p) => p.info.default_id_field).find(Boolean) ?? null;
+  return { ...parts[0].info, fields: [...fields.values()], default_fields: [...defaults], default_id_field: idField, format: formats.join(', '), corpus_size: parts.reduce((s, p) => s + p.file.size, 0) };
 }
 
 /**

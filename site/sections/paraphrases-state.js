@@ -32,8 +32,8 @@ export function exportsAt(client, shown, threshold, keep = 'first') {
  * asked for while one runs waits, and only the latest waiting one is sent.
  *
  * Options: client (lib/worker-client.js); current() -> the shown result or null;
- * onBusy(busy); onGrouped(shown, reply {figures, ms}, t, ms) after shown.figures is updated;
- * onFailed(err).
+ * onBusy(busy); onGrouped(shown, reply {figures, ms}, t, ms) after shown.figures is updated
+ * (a promise it returns is awaited before the next regroup and onBusy(false)); onFailed(err).
  */
 export class Regrouper {
   constructor({ client, current, onBusy, onGrouped, onFailed }) {
@@ -62,7 +62,7 @@ export class Regrouper {
       const v = await this.client.request(OP.PARA_GROUP, { handle: shown.handle, threshold: t }).promise;
       if (this.current() !== shown) return;
       shown.figures = v.figures;
-      this.onGrouped?.(shown, v, t, performance.now() - t0);
+      await this.onGrouped?.(shown, v, t, performance.now() - t0); // (busy until its rows are drawn)
     } catch (err) {
       // A newer run replaced this result (and the worker closed its job): nothing to show.
       if (this.current() !== shown) return;

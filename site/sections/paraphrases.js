@@ -59,8 +59,9 @@ export class ParaphraseSection extends JobSection {
       onGrouped: (shown, v, t, ms) => {
         this.ui.results.dataset.groupMs = ms.toFixed(1);
         this.ui.results.dataset.workerMs = v.ms.toFixed(1);
-        this.#render();
+        const drawn = this.#render();
         this.log.add(`paraphrases: threshold ${t.toFixed(2)}: ${fmtInt(v.figures.groups)} groups, effective rows ${fmtInt(v.figures.effective_rows)} (regrouped in ${ms.toFixed(0)} ms)`);
+        return drawn;
       },
       onFailed: (err) => {
         this.runError(err);
@@ -211,7 +212,7 @@ export class ParaphraseSection extends JobSection {
       onResult: (data) => {
         this.shown = { handle: data.handle, figures: data.figures, data, args, label: runLabel, exports: new Map() };
         this.#markStale(null);
-        this.#render();
+        const drawn = this.#render();
         const skipped = this.skip.showResult(data.eval_info);
         if (skipped) this.log.add(`paraphrases: ${skipped}`, 'warn');
         const f = data.figures;
@@ -219,6 +220,7 @@ export class ParaphraseSection extends JobSection {
         this.setStatus('done', `Done (${runLabel}).`);
         // A threshold moved while the run was going: apply it now.
         if (Math.abs(this.threshold - f.threshold) > 1e-9) this.#sliderMoved();
+        return drawn;
       },
       onCancelled: () => this.#markStale(this.shown ? 'the run was cancelled. Still showing the last valid result.' : null),
       onFailed: () => this.#markStale('the last run failed (see the message below the Run button). Still showing the last valid result.'),
@@ -239,11 +241,13 @@ export class ParaphraseSection extends JobSection {
     else this.stale.mark(this.shown.label === 'example', this.shown.args.eval.name, reason);
   }
 
+  /** Draw the shown result; the promise settles when its pairs and groups are drawn. */
   #render() {
-    renderParaphraseResults(this.shown, this.threshold, this.constants, (name, button) => this.#download(name, button), this.rows);
+    const drawn = renderParaphraseResults(this.shown, this.threshold, this.constants, (name, button) => this.#download(name, button), this.rows);
     const f = this.shown.figures;
     renderScoreImpact($('#para-score-impact'), 'paraphrases', f.score_figures, f.score_settings, [
-      ['threshold', `cosine ≥ ${f.threshold.toFixed(2)} (groups = clusters; every other row its own)`], ['text field', this.shown.args.eval.field]]);
+      ['threshold', `cosine ≥ ${f.threshold.toFixed(2)} (groups = clusters; every other row its own)`], ['text field', (this.shown.args.eval.fields || [this.shown.args.eval.field]).join(' + ')]]);
+    return drawn;
   }
 
   /** Exports are built on demand for the threshold shown (the worker stamps them). */

@@ -1,7 +1,7 @@
 // A result table that Python pages (cont.rows, para.rows: py/evalsieve/result_table.py): the
 // page draws one page of rows (a few hundred DOM rows at most, whatever the result's size),
 // and every filter, the search and the sort go to Python with the next request, so the
-// counts it prints ("N of M rows match") are counted over every row. Headers, rows and long
+// counts it prints ("N of M rows shown": N pass the filters; paged) are counted over every row. Headers, rows and long
 // cells as ui/data-table.js draws them.
 
 import { el } from '../lib/dom.js';
@@ -16,7 +16,8 @@ const SEARCH_DELAY_MS = 250;
  * The tools bar goes before the table's `.table-wrap` (extra controls first, then the search
  * and the live count); the pager (previous / next, the rows shown) after it. The table's
  * dataset says what is drawn: data-shown (rows on this page), data-matched, data-total,
- * data-offset; data-loading while a page is asked for.
+ * data-offset, data-query and data-sort (what the page was drawn for); data-loading while a
+ * page is asked for.
  */
 export class PagedTable {
   /**
@@ -111,24 +112,27 @@ export class PagedTable {
       return null;
     }
     if (seq !== this.seq) return null;
-    this.#draw(page);
+    this.#draw(page, q);
     return page;
   }
 
-  #draw(page) {
+  #draw(page, q) {
     this.page = page;
     const t = this.table;
     this.tbody.replaceChildren(...page.rows.map((r) => rowElement(this.columns, r, this.rowData)));
     updateSortHeaders(this.headers, this.columns, this.state.sortKey, this.state.dir);
     const a = page.rows.length ? page.offset + 1 : 0;
     const b = page.offset + page.rows.length;
-    this.count.textContent = `${fmtInt(page.matched)} of ${fmtInt(page.total)} ${this.label} match`;
+    this.count.textContent = `${fmtInt(page.matched)} of ${fmtInt(page.total)} ${this.label} shown`;
     this.where.textContent = page.matched ? `${this.label} ${fmtInt(a)}–${fmtInt(b)} of ${fmtInt(page.matched)}` : `no ${this.label} match`;
     this.prev.disabled = page.offset === 0;
     this.next.disabled = b >= page.matched;
     this.pager.hidden = page.matched <= page.rows.length;
     this.cap.textContent = this.caption ? this.caption(page) : '';
-    Object.assign(t.dataset, { shown: String(page.rows.length), matched: String(page.matched), total: String(page.total), offset: String(page.offset) });
+    // what is drawn, for tests and the console: the page's rows and counts, and the search and
+    // sort it was drawn for
+    Object.assign(t.dataset, { shown: String(page.rows.length), matched: String(page.matched), total: String(page.total), offset: String(page.offset),
+      query: q.query, sort: q.sort ? `${q.sort.key} ${q.sort.dir}` : '' });
     delete t.dataset.loading;
     clampLongCells(this.tbody);
     if (this.onPage) this.onPage(page);
