@@ -382,6 +382,7 @@ def _op_para_similarity(args, text, data=None):
                                                int(args["pairs"]), bool(args.get("embeddings")))
     job.set_similarity((I, J, C), NN, NNI, int(args.get("truncated", 0)), emb,
                        args.get("model") or {})
+    job.cuts = {int(i): int(at) for i, at in args.get("cuts") or []}   # where windows ended
     return _para_figures(job, _threshold(args))
 
 

@@ -23,7 +23,8 @@ def pairs_source(job: ParaphraseJob, threshold: float) -> TableSource:
     """Every pair at or above ``threshold`` (cosine descending, ties by rows).
 
     Row: ``{pair (1-based rank), group, row_a, row_b, label_a, label_b, cosine (3
-    decimals, text), text_a, text_b, truncated_a, truncated_b}`` (the texts whole).
+    decimals, text), text_a, text_b, cut_a, cut_b}`` (the texts whole; ``cut_*``: where the
+    encoder's window ended in a truncated row's text, a UTF-16 offset, else None).
     Filters: ``where`` on ``group``; ``range`` / sort on ``cosine``, ``row_a``, ``row_b``,
     ``group``. Search: both texts, labels and row numbers.
     """
@@ -36,7 +37,8 @@ def pairs_source(job: ParaphraseJob, threshold: float) -> TableSource:
         return {"pair": k + 1, "group": g.group_of(i) + 1, "row_a": job.rows[i],
                 "row_b": job.rows[j], "label_a": lab[i] if lab else "",
                 "label_b": lab[j] if lab else "", "cosine": _cos3(c),
-                "text_a": job.texts[i], "text_b": job.texts[j]}
+                "text_a": job.texts[i], "text_b": job.texts[j],
+                "cut_a": job.cuts.get(i), "cut_b": job.cuts.get(j)}
 
     def text(k: int) -> str:
         i, j, _ = pair(k)
@@ -54,7 +56,7 @@ def pairs_source(job: ParaphraseJob, threshold: float) -> TableSource:
 def groups_source(job: ParaphraseJob, threshold: float) -> TableSource:
     """Every group at ``threshold`` (largest first, as the exports number them).
 
-    Row: ``{group, size, members: [{row, label, text}] (at most MEMBERS), more, chained,
+    Row: ``{group, size, members: [{row, label, text, cut}] (at most MEMBERS), more, chained,
     lowest, lowest_pair, representative}`` (``lowest``..``representative`` null for a group
     of more than :data:`evalsieve.paraphrase.VIEW_DETAIL_PAIRS` member pairs: the CSV has
     them). Filters: ``where`` on ``chained`` ("yes"/"no"); ``range`` / sort on ``size``,
@@ -64,7 +66,8 @@ def groups_source(job: ParaphraseJob, threshold: float) -> TableSource:
     lab = job.labels
 
     def member(m: int) -> dict:
-        return {"row": job.rows[m], "label": lab[m] if lab else "", "text": job.texts[m]}
+        return {"row": job.rows[m], "label": lab[m] if lab else "", "text": job.texts[m],
+                "cut": job.cuts.get(m)}
 
     def row(k: int) -> dict:
         grp = g.groups[k]

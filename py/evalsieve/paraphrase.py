@@ -153,6 +153,9 @@ class ParaphraseJob:
         self.nn: list[float] = []
         self.nn_index: list[int] = []
         self.truncated = 0
+        # node -> UTF-16 offset in its text where the encoder's window ended (truncated rows,
+        # as the driver measured it; shown by the page, not part of any rule or export)
+        self.cuts: dict[int, int] = {}
         self.model: dict = {}
         self._groupings: dict[float, Grouping] = {}   # by threshold, most recent last
         self.score_run = None   # a scores.ScoreRun (set_scores), for the score impact

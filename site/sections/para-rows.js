@@ -12,10 +12,26 @@ import { narrow } from './cont-rows.js';
 
 const { OP } = P;
 
+/**
+ * `text` with `spans` marked and, for a row the encoder truncated, a ✂ where its window
+ * ended (`cut`: a UTF-16 offset from the worker's tokenizer; the words after it, not
+ * embedded, are greyed).
+ */
+function withCut(text, spans, cut, markClass = null) {
+  if (cut === null || cut === undefined || cut >= text.length) return markedText(text, spans, markClass);
+  const before = spans.filter(([a]) => a < cut).map(([a, b]) => [a, Math.min(b, cut)]);
+  const after = spans.filter(([, b]) => b > cut).map(([a, b]) => [Math.max(a, cut) - cut, b - cut]);
+  return el('span', { class: 'truncated-text', dataset: { cut: String(cut) } },
+    el('span', { class: 'sub muted', text: `✂ truncated: the encoder read the first ${fmtInt(cut)} characters` }),
+    markedText(text.slice(0, cut), before, markClass),
+    el('span', { class: 'window-cut', title: "the encoder's window ends here: the words after it were not embedded", text: ' ✂ ' }),
+    el('span', { class: 'after-window' }, markedText(text.slice(cut), after, markClass)));
+}
+
 /** The pair's two texts, each with the words the other lacks marked. */
 function diffCell(p, side) {
   const d = wordDiff(p.text_a, p.text_b);
-  return markedText(side === 'a' ? p.text_a : p.text_b, side === 'a' ? d.a : d.b, 'diff');
+  return side === 'a' ? withCut(p.text_a, d.a, p.cut_a, 'diff') : withCut(p.text_b, d.b, p.cut_b, 'diff');
 }
 
 function pairColumns(labels) {
@@ -32,7 +48,7 @@ function memberList(g) {
   return el('ul', { class: 'members' }, ...g.members.map((m) => el('li', { dataset: { row: String(m.row) } },
     el('span', { class: 'member-row', text: `row ${m.row}` }),
     m.label ? el('span', { class: 'member-label', text: ` [${m.label}]` }) : null,
-    el('span', { class: 'member-text', text: ` ${m.text}` }))),
+    el('span', { class: 'member-text' }, ' ', withCut(m.text, [], m.cut)))),
   g.more ? el('li', { class: 'muted', text: `… and ${fmtInt(g.more)} more (in the CSV)` }) : null);
 }
 

@@ -114,7 +114,7 @@ export async function paraphrases(ctx, args, files) {
     });
     const simSeconds = (performance.now() - tSim) / 1000;
     const figures = bridge(OP.PARA_SIMILARITY, {
-      handle, rows: texts.length, pairs: sim.I.length, truncated: embedded.truncated,
+      handle, rows: texts.length, pairs: sim.I.length, truncated: embedded.truncated, cuts: embedded.cuts,
       embeddings: true, model: { model_sha256: enc.modelSha256 }, threshold,
     }, null, packSimilarity(sim, embedded.embeddings));
     const inputInfo = { name: file.name, sha256: input.sha256, bytes: input.bytes, format: ev.format, gzip: input.gzip };
