@@ -56,6 +56,17 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload,
     b.addEventListener('click', () => onDownload(name, b));
     return b;
   }));
+  // what eval.deduplicated.* keeps (every row not in a group, one per group; the rows with an
+  // empty field too, which are in no group), under the rule chosen beside the slider
+  const keepRule = constants.dedup_keep_rules[$('#para-dedup-keep').value] ?? '';
+  let dedupNote = $('#para-dedup-rule');
+  if (!dedupNote) {
+    dedupNote = el('p', { class: 'clean-rule', id: 'para-dedup-rule' });
+    $('#para-downloads').after(dedupNote);
+  }
+  dedupNote.textContent = `${constants.export_names.dedup_by_format[fmt]} keeps ${fmtInt(f.effective_rows + f.rows_empty)} rows `
+    + `(the effective rows${f.rows_empty ? `, and the ${fmtInt(f.rows_empty)} with an empty field` : ''}), one per group: ${keepRule}; `
+    + `${constants.export_names.dedup_dropped} lists the ${fmtInt(f.rows_in_groups - f.groups)} rows left out, each with its group.`;
   results.hidden = false;
   return rows.show(shown.handle, f.threshold, Boolean(args.eval.label_field));
 }

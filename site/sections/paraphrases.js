@@ -73,6 +73,7 @@ export class ParaphraseSection extends JobSection {
       clearTimeout(pasteTimer);
       pasteTimer = setTimeout(() => this.#takePaste(), 400);
     });
+    $('#para-dedup-keep').addEventListener('change', () => { if (this.shown) this.#render(); }); // its note
     this.ui.slider.addEventListener('input', () => this.#sliderMoved());
     this.ui.slider.addEventListener('change', () => this.#sliderMoved());
   }

@@ -209,4 +209,15 @@ def test_screenshots_of_each_result_view(run):
         page.wait_for_selector('#record-dialog[data-state="ready"]')
         page.screenshot(path=str(shots / f"contamination-record-{width}.png"))
         page.click("#record-dialog .dialog-close")
+    # the paraphrase tab's result views (its worked example runs when the tab is first shown)
+    page.click("#tab-paraphrases")
+    page.wait_for_function("() => Number(document.querySelector('#para-status').dataset.runs || 0) >= 1",
+                           timeout=RUN_TIMEOUT_MS)
+    for width in (420, 1440):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(300)
+        for name, sel in (("summary", "#para-results-title"), ("pairs", "#para-pairs"), ("groups", "#para-groups")):
+            page.eval_on_selector(sel, "e => e.scrollIntoView({block: 'start'})")
+            page.screenshot(path=str(shots / f"paraphrases-{name}-{width}.png"))
+    page.click("#tab-contamination")
     page.set_viewport_size({"width": 1280, "height": 900})
