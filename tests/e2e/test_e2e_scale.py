@@ -77,13 +77,18 @@ def run(playwright_sync, base_url, tmp_path_factory):
     folder = tmp_path_factory.mktemp("scale")
     paths, planted = build_corpus(folder)
     profile = tempfile.TemporaryDirectory(prefix="evalsieve-scale-")
-    context = launch(playwright_sync, profile.name, viewport={"width": 1280, "height": 900})
+    # the first screen at 1,440 × 900: the worked example's result is read there unscrolled
+    context = launch(playwright_sync, profile.name, viewport={"width": 1440, "height": 900})
     context.add_init_script(CLS_SCRIPT)
     page = open_page(context, base_url)
     assert wait_for_runs(page, 1, BOOT_TIMEOUT_MS) == "done", page.text_content("#error")
     page.wait_for_selector("#contaminated[data-matched]:not([data-loading])")
     page.wait_for_timeout(1000)
     cls_load = page.evaluate("window.__cls")
+    first_screen = page.evaluate("""() => { const r = document.querySelector('#result-line').getBoundingClientRect();
+        return {top: r.top, bottom: r.bottom, scrollY, text: document.querySelector('#result-line').textContent,
+                tagline: document.querySelector('.tagline').textContent}; }""")
+    page.set_viewport_size({"width": 1280, "height": 900})
     page.set_input_files("#train-file", [str(p) for p in paths])
     page.wait_for_selector('#train-fields[data-file="planted-a.jsonl"][data-state="ready"]', timeout=120_000)
     for box in page.query_selector_all("#train-fields input[type=checkbox]"):
@@ -105,7 +110,8 @@ def run(playwright_sync, base_url, tmp_path_factory):
     cls_results = page.evaluate("window.__cls")
     report = download(page, "contamination-report.csv", folder)
     _, rows = read_csv_export(report.decode("utf-8"))
-    yield {"page": page, "rows": rows, "planted": planted, "cls": (cls_load, cls_results), "context": context}
+    yield {"page": page, "rows": rows, "planted": planted, "cls": (cls_load, cls_results), "context": context,
+           "first_screen": first_screen}
     close_page(page)
     context.close()
     profile.cleanup()
@@ -186,6 +192,14 @@ def test_rows_name_file_record_and_id_and_open_the_whole_record(run):
     marks = page.eval_on_selector_all("#record-dialog mark", "ms => ms.map((m) => m.textContent).join(' ')")
     assert marks and marks in want["text"]
     page.click("#record-dialog .dialog-close")
+
+
+def test_the_first_screen_says_what_to_drop_where_and_shows_the_examples_result(run):
+    f = run["first_screen"]
+    assert "training data on the left" in f["tagline"] and "eval set on the right" in f["tagline"]
+    # build.py's worked example: 3 of its 8 eval rows are planted in the training file
+    assert f["text"].startswith("Worked example: 3 of 8 eval rows contaminated"), f["text"]
+    assert f["scrollY"] == 0 and 0 <= f["top"] and f["bottom"] <= 900, f
 
 
 def test_layout_shift_is_small_on_load_and_when_results_appear(run):
