@@ -7,6 +7,7 @@ worked by hand."""
 import csv
 import io
 import json
+import sys
 
 import pytest
 
@@ -150,7 +151,9 @@ def test_sources_merge_in_any_order_to_the_single_scan():
     assert whole.sources[(0, 2)] == [-1, 0, "d-2"]
 
 
-@pytest.mark.parametrize("extra", [[], ["--workers", "2"], ["--filter", "off"], ["--train-id-field", "none"]])
+@pytest.mark.parametrize("extra", [[], pytest.param(["--workers", "2"], marks=pytest.mark.skipif(
+    sys.platform == "emscripten", reason="Pyodide has no processes")), ["--filter", "off"],
+    ["--train-id-field", "none"]])
 def test_cli_training_id_by_name_and_under_every_engine(tmp_path, capsys, extra):
     (tmp_path / "e.jsonl").write_text(jsonl([{"q": Q1}, {"q": Q2}]), encoding="utf-8")
     # enough records that --workers 2 may cut the file into ranges
