@@ -196,7 +196,7 @@ def test_rows_name_file_record_and_id_and_open_the_whole_record(run):
 
 def test_the_first_screen_says_what_to_drop_where_and_shows_the_examples_result(run):
     f = run["first_screen"]
-    assert "training data on the left" in f["tagline"] and "eval set on the right" in f["tagline"]
+    assert f["tagline"].startswith("Drop your training data in Training data and your eval set in Eval set")
     # build.py's worked example: 3 of its 8 eval rows are planted in the training file
     assert f["text"].startswith("Worked example: 3 of 8 eval rows contaminated"), f["text"]
     assert f["scrollY"] == 0 and 0 <= f["top"] and f["bottom"] <= 900, f
