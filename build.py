@@ -19,7 +19,6 @@ import argparse
 import errno
 import hashlib
 import http.server
-import io
 import json
 import os
 import re
@@ -315,7 +314,8 @@ def derive_models(model_onnx: bytes, cache: Path) -> dict[str, bytes]:
                  "from encoder_graph import build_encoder_graph, build_fp32_encoder_graph,"
                  " build_tile_graph;"
                  "build_encoder_graph(sys.argv[2], sys.argv[3]);"
-                 "build_fp32_encoder_graph(sys.argv[3], sys.argv[4]); build_tile_graph(sys.argv[5])",
+                 "build_fp32_encoder_graph(sys.argv[3], sys.argv[4]);"
+                 " build_tile_graph(sys.argv[5])",
                  str(tool.parent), str(src), str(staged["encoder.onnx"]),
                  str(staged["encoder-fp32.onnx"]), str(staged["tile.onnx"])], cwd=ROOT)
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -517,7 +517,7 @@ def write_pyodide_test_dir(dist: Path, wheels: list[Path]) -> None:
             "imports": [dist_name.replace("-", "_")], "depends": wheel_requirements(wheel),
             "unvendored_tests": False, "tool": {},
         }
-    for name, entry in packages.items():
+    for entry in packages.values():
         missing = [req for req, marker in entry["depends"] if req not in packages and not marker]
         if missing:
             raise BuildError(f"dist/pyodide-test: {entry['file_name']} requires "

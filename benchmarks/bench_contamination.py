@@ -1,7 +1,7 @@
 """Contamination throughput: CLI engines, the page and two reference scanners, in one run.
 
 Prints, for the same English JSONL training file (benchmarks/make_training.py, shaped like
-issue 7's corpus: records of 100-600 words of WikiText-2, Shakespeare and GSM8K-train text,
+a web-text pretraining corpus: records of 100-600 words of WikiText-2, Shakespeare and GSM8K-train text,
 about 101,000 in 200 MB, a GSM8K test question planted every 5,000 records) scanned against
 the GSM8K test questions (N = 13):
 

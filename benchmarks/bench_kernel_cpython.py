@@ -2,7 +2,7 @@
 """The page's WebAssembly scan kernel (kernels/prefilter.wasm) in CPython through wasmtime,
 against the CLI's numpy filter (evalsieve.fastscan.LineFilter), on the same corpus.
 
-Issue 7 asks whether one kernel could serve both runtimes. This measures the candidate
+Could one kernel serve both runtimes? This measures the candidate
 filter alone, in CPU time (user + system of this process, robust to other load), per MB of
 the training file: the kernel (its n-gram table hashed by the kernel itself from Python's
 spec, pf_add_ngrams; each piece copied into the module's memory, pf_scan) and LineFilter.candidate_lines
@@ -66,6 +66,23 @@ def tables(spec: dict):
             np.zeros(1 << 15, dtype=np.uint32), ext, np.array(pool, dtype=np.uint16))
 
 
+def exact_table(spec: dict):
+    """The exact rung's probe table (as worker/prefilter-exact.js builds it): the spec's probe
+    values by open addressing, slot = value * 0x27D4EB2D, 0 = empty; (table, mask)."""
+    import numpy as np
+    probes = spec["exact"]["probes"]
+    size = 2
+    while size < len(probes) * 2:
+        size <<= 1
+    table = np.zeros(size, dtype=np.uint32)
+    for v in probes:
+        k = (v * 0x27D4EB2D) & (size - 1)
+        while table[k] not in (0, v):
+            k = (k + 1) & (size - 1)
+        table[k] = v
+    return table, size - 1
+
+
 class KernelFilter:
     """kernels/prefilter.wasm under wasmtime for one spec; scan(piece) -> candidate records."""
 
@@ -114,6 +131,8 @@ class KernelFilter:
             raise ValueError("more field paths than the kernel takes")
         grams = np.array(utf16("".join(g + "\n" for g in spec["ngrams"])), dtype=np.uint16)
         ex["pf_add_ngrams"](self.store, place(grams), len(grams))   # the kernel hashes them
+        exact, exact_mask = exact_table(spec)
+        ex["pf_exact"](self.store, place(exact), exact_mask)        # the exact rung's probes
         self.cap = 4096
 
     def _grow(self, end: int) -> None:
@@ -135,6 +154,8 @@ class KernelFilter:
             self.cap *= 2
         if rc == -1:
             raise ValueError("not UTF-8")
+        if rc != 0:
+            raise ValueError(f"pf_scan returned {rc}")
         res = np.frombuffer(self.mem.read(self.store, self.res_at, self.res_at + 20), dtype=np.int32)
         count = int(res[0])
         out = np.frombuffer(self.mem.read(self.store, out_at, out_at + 16 * count), dtype=np.int32)
@@ -164,7 +185,7 @@ def main() -> int:
         print(f"skipped: {e.name} is not installed (pip install numpy wasmtime)")
         return 0
     from bench_contamination import eval_file, training_file
-    from evalsieve.contamination import ContaminationConfig, ContaminationJob
+    from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
     from evalsieve.fastscan import LineFilter
     ev = eval_file()
     tr = training_file(max(a.mb, 100))
@@ -179,7 +200,7 @@ def main() -> int:
     kf = KernelFilter(spec)
     t_kernel_setup = time.process_time() - t0
     t0 = time.process_time()
-    lf = LineFilter(job.index.ngrams, job.index.n, "jsonl")
+    lf = LineFilter(job.index.ngrams, job.index.n, "jsonl", list(job.index.exact_keys))
     t_numpy_setup = time.process_time() - t0
     parts = list(pieces(data))
     mb = len(data) / 1e6

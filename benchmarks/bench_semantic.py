@@ -20,7 +20,7 @@ Recall = planted rows caught; false-positive rate = clean rows caught ÷ clean r
 default settings (``SemanticConfig()``), through the real ``ContaminationJob`` ladder with
 ``--semantic``. Also printed: the candidate stage's share of windows let through and its recall
 (a window of the planted record overlapping the planted span is among the row's candidates),
-the planted/clean score distributions, and a threshold sweep (for the README; the default is
+the planted/clean score distributions, and a threshold sweep (docs/SEMANTIC.md; the default is
 not fitted to it), and recall/false positives on the even- and odd-numbered eval rows
 apart (0-based; for HumanEval the task id): a change tuned on one half is checked on the other.
 
@@ -50,7 +50,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "py"))
 
-from evalsieve.contamination import ContaminationConfig, ContaminationJob  # noqa: E402
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob  # noqa: E402
 from evalsieve.semantic import SemanticConfig  # noqa: E402
 from evalsieve.stamps import InputFile  # noqa: E402
 

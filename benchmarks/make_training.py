@@ -1,6 +1,6 @@
 """Generate a large English JSONL training file for the contamination benchmarks.
 
-Shaped like the corpus of issue 7 (200 MB of English JSONL, 95,795 records of 100–600 words
+Shaped like a web-text pretraining corpus (200 MB of English JSONL, 95,795 records of 100–600 words
 drawn from WikiText, Shakespeare and GSM8K-train text): each record is a run of consecutive
 text from one source, cut after a word count drawn uniformly from 100..600 —
 

@@ -50,7 +50,7 @@ def _now() -> float:
 def install() -> None:
     """Wrap the stages of the pass with timestamps (before the pool forks, so the workers
     inherit the wrapped functions)."""
-    from evalsieve import cli, contamination, corpus, engines
+    from evalsieve import cli, contamination_job as contamination, corpus, engines
 
     def timed(mod, name, label, first=False):
         fn = getattr(mod, name)

@@ -5,7 +5,8 @@
  * tests/py/test_prefilter.py hold it to that): a record is a *candidate* for Python when a
  * window of N normalised words of a chosen field hashes into the eval n-gram table, or when
  * this kernel cannot read it exactly (malformed JSON, a number or boolean at a field path, a
- * character outside ASCII and text.char_table, JSON nested past 400 brackets). Where the two
+ * character outside ASCII and text.char_table, JSON nested past 400 brackets), or when the
+ * words of a segment are an exact-key probe (pf_exact). Where the two
  * could differ this kernel only adds candidates (a proven superset): with duplicate keys it
  * reads every value of the key (JSON.parse keeps the last). Python confirms every candidate,
  * so the filter can cost time, never results.
@@ -33,6 +34,7 @@ typedef unsigned long long u64;
 #define FNV_PRIME ((u32)0x01000193u)
 #define MIX ((u32)0x9e3779b1u)
 #define PROBE_MUL ((u32)0x27d4eb2du)
+#define COUNT_MIX ((u32)0x85ebca6bu) /* evalsieve.exact.HASH count_mix */
 #define EXT_GONE (-2)
 #define MAX_BRACKETS 400 /* evalsieve.records.MAX_JSON_DEPTH */
 #define MAX_PATHS 64
@@ -104,13 +106,15 @@ static const i32 *PSTEP0; /* per path: index of its first step in STEPS */
 static const i32 *STEPS;  /* per step: [key length in units or -1 for '[]', address of units] */
 static i32 TEXT_FORMAT;   /* 1: a line of a text file is the one segment; 0: JSONL */
 static u32 *RING;
+static const u32 *EXACT; /* the exact-key probes (pf_exact), open addressing, EXACT_MASK + 1 slots */
+static u32 EXACT_MASK;
 
 static i32 s_cand; /* 1: the record is a candidate (hit, unsure or malformed): stop */
 
 /* A segment being read; a local, so that its fields live in registers (linear-memory
  * globals would be reloaded after every RING store). cand: a hit, or a character outside
- * the table. */
-typedef struct { u32 words, slot, roll, h, in, cand; } Seg;
+ * the table. eh: the polynomial of all its words (the exact-key probe, at its end). */
+typedef struct { u32 words, slot, roll, h, in, cand, eh; } Seg;
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -156,6 +160,26 @@ EXPORT("pf_add_ngrams") void pf_add_ngrams(const u16 *units, i32 len) {
   }
 }
 
+/* The exact rung's probes (evalsieve.exact: a segment whose words are a prefix of an eval
+ * row's key, or the key of a text line): `table`, built by prefilter.js (its exact table:
+ * probe values, 0 = empty, slot = value * PROBE_MUL), of mask + 1 slots. pf_scan refuses
+ * to run before this is called (every record would be read as if no key existed). */
+EXPORT("pf_exact") void pf_exact(const u32 *table, u32 mask) {
+  EXACT = table;
+  EXACT_MASK = mask;
+}
+
+/* Is a segment of `words` words, polynomial `eh`, an exact-key probe? (prefilter.js) */
+static int exact_probe(u32 words, u32 eh) {
+  u32 x = eh + words * COUNT_MIX;
+  if (x == 0) x = 1;
+  for (u32 k = (x * PROBE_MUL) & EXACT_MASK;; k = (k + 1) & EXACT_MASK) {
+    u32 v = EXACT[k];
+    if (v == x) return 1;
+    if (v == 0) return 0;
+  }
+}
+
 /* Is the window hash `roll` in the table? (prefilter.js probe) */
 static inline int probe(u32 roll) {
   u32 x = roll == 0 ? 1 : roll;
@@ -169,13 +193,14 @@ static inline int probe(u32 roll) {
 }
 
 INLINE void seg_start(Seg *s) {
-  s->words = 0; s->slot = 0; s->roll = 0; s->h = FNV_OFFSET; s->in = 0; s->cand = 0;
+  s->words = 0; s->slot = 0; s->roll = 0; s->h = FNV_OFFSET; s->in = 0; s->cand = 0; s->eh = 0;
 }
 
 /* A word ended: roll it into the window of the last N words; probe a full window. */
 INLINE void word_end(Seg *s) {
   if (s->words >= N) s->roll -= RING[s->slot] * TOP;
   s->roll = s->roll * MIX + s->h;
+  s->eh = s->eh * MIX + s->h;
   RING[s->slot] = s->h;
   s->slot = s->slot + 1 == N ? 0 : s->slot + 1;
   s->words++;
@@ -207,6 +232,7 @@ static void feed(Seg *s, u32 c) {
 
 INLINE void seg_end(Seg *s) {
   if (s->in) word_end(s); /* the last word ends with the segment */
+  if (s->words && exact_probe(s->words, s->eh)) s->cand = 1;
 }
 
 /* Decode one UTF-8 sequence at p (the chunk is valid UTF-8: pf_scan checked it). */
@@ -569,8 +595,9 @@ static const u8 *line_end(const u8 *p, const u8 *end, u32 *brackets) {
  * [record, line, first byte, end byte] (chunk-local, records and lines 1-based), at most
  * `cap` of them. `res` gets [candidates, records, lines, UTF-16 units, invalid byte].
  * Returns 0; -1 when the chunk is not UTF-8 (res[4] = the first invalid byte); -2 when more
- * than `cap` candidates (call again with more room). */
+ * than `cap` candidates (call again with more room); -3 before pf_exact. */
 EXPORT("pf_scan") i32 pf_scan(const u8 *buf, i32 len, i32 *out, i32 cap, i32 *res) {
+  if (!EXACT) return -3; /* pf_exact was not called */
   u32 units;
   i32 bad = invalid_utf8(buf, len, &units);
   res[4] = bad;

@@ -8,6 +8,7 @@ import { contamination } from './jobs/contamination.js';
 import { contClose, contRecord, contRows } from './jobs/contamination-held.js';
 import { paraphrases, paraGroup, paraExports, paraExample, paraClose, paraRows } from './jobs/paraphrases.js';
 import { read, embed } from './jobs/bench.js';
+import { purify } from './jobs/purify.js';
 
 /** @type {Record<import('./protocol.js').RunOp, import('./dispatch.js').Op>} */
 export const OPS = {
@@ -24,4 +25,5 @@ export const OPS = {
   [OP.PARA_ROWS]: paraRows,
   [OP.READ]: read,
   [OP.EMBED]: embed,
+  [OP.PURIFY]: purify,
 };

@@ -11,7 +11,8 @@ with the eval row. No second pass over the training data.
 
 from __future__ import annotations
 
-from .contamination import ContaminationJob, containment_bin
+from .contamination_exports import containment_bin
+from .contamination_job import ContaminationJob
 from .errors import bad_input
 from .exports import fmt_float
 from .fields import FieldExtractor
@@ -35,25 +36,28 @@ def row_source(job: ContaminationJob, i: int) -> dict:
     """The training record row ``i`` (0-based) is traced to.
 
     The n-gram rung's first record (the report's ``training_file``, ``training_record``,
-    ``training_id``) when the row shares an n-gram; else, when the semantic rung caught it,
-    that rung's record (``semantic_training_*`` in the report).
+    ``training_id``) when the row shares an n-gram; else the exact rung's copy (the report
+    names it too: :func:`evalsieve.verdict.report_records`); else, when the semantic rung
+    caught it, that rung's record (``semantic_training_*`` in the report).
 
     Returns:
         ``{training_file, training_file_index (0-based in the corpus), training_record
         (1-based in that file; 0 = none), training_id ("" = none), training_offset (UTF-8
         byte offset in the file after its BOM; -1 = unknown: a Parquet row, a record only the
-        semantic rung found), training_bytes, source_rung ("ngram", "semantic" or ""),
+        semantic rung found), training_bytes, source_rung ("ngram", "exact", "semantic" or ""),
         exact_file, exact_record (the exact rung's whole-record copy; "" / 0 = none)}``.
     """
     r = job.scores[i]
     names = job.scan.file_names or [job.train_name]
     name, rec, rung = r.training_file, r.training_record or 0, "ngram"
+    ex = job.scan.exact.get(i)
+    if not rec and ex:
+        name, rec, rung = names[ex[0]] if ex[0] < len(names) else job.train_name, ex[1], "exact"
     if not rec and job.semantic is not None and job.semantic.matches[i].caught:
         m = job.semantic.matches[i]
         name, rec, rung = m.training_file or job.train_name, m.training_record or 0, "semantic"
     f = _file_index(job, name)
     off, size, ident = job.source_of(f, rec) if rec else (-1, 0, "")
-    ex = job.scan.exact.get(i)
     return {"training_file": name if rec else "", "training_file_index": f,
             "training_record": rec, "training_id": ident, "training_offset": off,
             "training_bytes": size, "source_rung": rung if rec else "",

@@ -91,21 +91,25 @@ def hash_file(path: str, stop: threading.Event | None = None) -> str:
 
 
 # -- engines -------------------------------------------------------------------------------------
-def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_bytes) -> None:
+def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_bytes,
+              fn=None) -> None:
     """Run the tasks here (workers = 1) or in a pool of ``workers`` forked processes (they
     inherit ``payload``; nothing of it is pickled), each taking the next task of ``tasks``
     when it is free.
 
     Args:
+        fn: the task function, ``fn(payload, task, progress=None) -> result dict`` with
+            ``bytes`` (default :func:`corpus.scan_task`; purify passes its shard writer).
         on_result: called with each task's result, in the driver, as tasks finish.
         on_bytes: called with bytes read (per block with one worker, per task otherwise).
     Raises:
         EvalsieveError: the first task error (the pool is stopped; nothing is merged after).
         KeyboardInterrupt: Ctrl-C (the pool is terminated).
     """
+    fn = fn or scan_task
     if workers <= 1 or len(tasks) <= 1:
         for t in tasks:
-            on_result(scan_task(payload, t, on_bytes))
+            on_result(fn(payload, t, on_bytes))
         return
     import multiprocessing as mp
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
@@ -117,7 +121,8 @@ def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_byte
     hold = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, lambda s, f: interrupted.append(s)) if hold else None
     try:
-        pool = ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(payload,))
+        pool = ctx.Pool(min(workers, len(tasks)), initializer=_init_worker,
+                        initargs=(payload, fn))
     finally:
         if hold:
             signal.signal(signal.SIGINT, previous)
@@ -141,17 +146,18 @@ def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_byte
 
 
 _PAYLOAD: dict | None = None
+_FN = scan_task
 
 
-def _init_worker(payload: dict) -> None:
-    global _PAYLOAD
+def _init_worker(payload: dict, fn=scan_task) -> None:
+    global _PAYLOAD, _FN
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the driver handles Ctrl-C
-    _PAYLOAD = payload
+    _PAYLOAD, _FN = payload, fn
 
 
 def _run_in_worker(task: Task) -> dict:
     try:
-        return scan_task(_PAYLOAD, task)
+        return _FN(_PAYLOAD, task)
     except EvalsieveError as e:
         return {"error": e.to_dict()}
 
@@ -162,10 +168,11 @@ def _error_from(d: dict) -> EvalsieveError:
 
 
 def run_ray(payload: dict, tasks: list[Task], address: str | None, cpus: int | None,
-            on_result, on_bytes, max_retries: int = 3) -> None:
+            on_result, on_bytes, max_retries: int = 3, fn=None) -> None:
     """Run the tasks as Ray tasks.
 
     Args:
+        fn: the task function (default :func:`corpus.scan_task`), as for :func:`run_local`.
         address: ``ray.init`` address (``"auto"``, ``"ray://host:10001"``...), or None to
             start a local Ray with ``cpus`` CPUs.
         max_retries: retries of a task whose worker died or that raised
@@ -188,7 +195,7 @@ def run_ray(payload: dict, tasks: list[Task], address: str | None, cpus: int | N
         ref = ray.put(payload)
         remote = ray.remote(_ray_task).options(max_retries=max_retries,
                                               retry_exceptions=[TaskFault, OSError])
-        pending = {remote.remote(ref, t): t for t in tasks}
+        pending = {remote.remote(ref, t, fn or scan_task): t for t in tasks}
         try:
             while pending:
                 done, _ = ray.wait(list(pending), num_returns=1)
@@ -207,9 +214,9 @@ def run_ray(payload: dict, tasks: list[Task], address: str | None, cpus: int | N
             ray.shutdown()
 
 
-def _ray_task(payload: dict, task: Task) -> dict:
+def _ray_task(payload: dict, task: Task, fn=scan_task) -> dict:
     try:
-        return scan_task(payload, task)
+        return fn(payload, task)
     except EvalsieveError as e:
         return {"error": e.to_dict()}
 

@@ -31,6 +31,13 @@ from .constants import binary_kind
 from .errors import EvalsieveError, bad_input
 
 FORMATS = ("jsonl", "csv", "tsv", "text")
+#: The stamp's words for ``skip_bad_lines`` (the per-file counts are ``skipped_lines``).
+SKIP_RULE = ("on: malformed JSON Lines / CSV / TSV records are skipped, not read; each is "
+             "listed in skipped-lines.csv; a skipped eval line is no row and is not in "
+             "eval.clean; a skipped record keeps its record number")
+#: Columns of ``skipped-lines.csv``: the file's name, the 1-based line where the skipped
+#: record starts, what was wrong and what was expected.
+SKIPPED_COLUMNS = ["file", "line", "error"]
 #: Field separator of each delimited format (the csv module's ``delimiter``).
 DELIMITERS = {"csv": ",", "tsv": "\t", "csv-semicolon": ";", "csv-pipe": "|"}
 _DELIM_NAME = {v: k for k, v in DELIMITERS.items()}
@@ -306,11 +313,11 @@ def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
     except RecursionError:
         raise bad_input("JSON nested too deeply to read", file=name, line=line,
                         expected=f"one JSON object per line, nested at most {MAX_JSON_DEPTH} "
-                                 "levels deep", detail=_clip(raw.rstrip("\r\n")))
+                                 "levels deep", detail=_clip(raw.rstrip("\r\n"))) from None
     except ValueError as e:
         raise bad_input("not valid JSON: " + _json_error_text(e),
                         file=name, line=line, expected="one JSON object per line",
-                        detail=_clip(raw.rstrip("\r\n")))
+                        detail=_clip(raw.rstrip("\r\n"))) from None
     if not isinstance(value, dict):
         raise bad_input(f"a JSON {type(value).__name__} where an object was expected",
                         file=name, line=line, expected="one JSON object per line",
@@ -563,7 +570,7 @@ class RecordReader:
                                    strict=True))
         except (csv.Error, StopIteration) as e:
             raise bad_input(f"malformed {self._kind()} record: {e}", file=self.name, line=line,
-                            expected=self._expected(), detail=_clip(rec_raw))
+                            expected=self._expected(), detail=_clip(rec_raw)) from None
 
     def _kind(self) -> str:
         return "TSV" if self.delimiter == "\t" else "CSV"
@@ -577,7 +584,7 @@ class RecordReader:
             if "unexpected end of data" in str(e):
                 return False  # a quoted field goes on to the next line
             raise bad_input(f"malformed {self._kind()} record: {e}", file=self.name, line=ln,
-                            expected=self._expected(), detail=_clip(raw))
+                            expected=self._expected(), detail=_clip(raw)) from None
         return True
 
 

@@ -14,7 +14,7 @@ and the row as the page draws it (made only for the rows of the page asked for).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from .errors import bad_input
 

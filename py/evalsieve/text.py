@@ -188,7 +188,8 @@ def normalize_many(texts: list[str]) -> list[str]:
             out[i] = normalize_text(t)
     if ascii_idx:
         joined = "\x00".join([texts[i] for i in ascii_idx])
-        parts = joined.encode("ascii").translate(_ASCII_LOWER, _ASCII_PUNCT).decode("ascii").split("\x00")
+        parts = (joined.encode("ascii").translate(_ASCII_LOWER, _ASCII_PUNCT).decode("ascii")
+                 .split("\x00"))
         for i, p in zip(ascii_idx, parts):
             out[i] = p
     return out  # type: ignore[return-value]

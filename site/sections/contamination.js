@@ -20,6 +20,7 @@ import { wireSkipBadLines } from './skip-bad-lines.js';
 import { ContaminationRows, sourceLine } from './cont-rows.js';
 import { showRecord } from '../ui/record-dialog.js';
 import { IdFieldChoice } from '../ui/id-field.js';
+import { PurifyPanel } from './purify.js';
 
 const { OP } = P;
 const SETTINGS_KEY = 'evalsieve.settings.v1'; // localStorage holds only the settings checkboxes
@@ -66,6 +67,8 @@ export class ContaminationSection extends JobSection {
     this.skip = wireSkipBadLines(this, $('#job-contamination .inputs'));
     this.idField = new IdFieldChoice($('#train-id-field'), $('#train-id-note'));
     this.rows = new ContaminationRows($('#contaminated'), { client: services.client, onOpen: (r, b, h) => this.#openRecord(r, b, h) });
+    this.purify = new PurifyPanel($('#purify')); // "Clean the training file", after a run
+    this.purify.mount(services);
     this.#loadSettings();
     this.ui.boilerplate.addEventListener('change', () => this.#saveSettings());
     this.#loadExample();
@@ -77,6 +80,12 @@ export class ContaminationSection extends JobSection {
     Object.assign(this.ui.n, { min: constants.n_min, max: constants.n_max });
     Object.assign(this.ui.threshold, { min: constants.threshold_min_exclusive, max: constants.threshold_max });
     this.ladder.workerReady(constants);
+    this.purify.workerReady(constants);
+  }
+
+  workerDied(err) {
+    super.workerDied(err);
+    this.purify.workerDied(err);
   }
 
   #loadSettings() {
@@ -213,6 +222,7 @@ export class ContaminationSection extends JobSection {
           ['contaminated', 'caught by a rung whose rows leave the clean file'], ['eval fields', args.eval.fields.join(', ')]]);
         this.ui.results.hidden = false;
         this.shownRun = { label, files: `${ev.file.name}, ${train.file.name}` };
+        this.purify.setRun({ args, files: { eval: ev.file, train: train.file }, label, corpus: corpus ? corpus.train_files.length : 1, trainFormat: train.info.format });
         this.stale.clear();
         const s = data.summary || {};
         const skipped = this.skip.showResult(s);

@@ -50,7 +50,8 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload,
   const exportNames = [...constants.export_names.paraphrases,
     constants.export_names.dedup_by_format[fmt], constants.export_names.dedup_dropped, // one row per group, the rest
     ...(f.score_settings?.exports ?? []), // + score CSVs
-    ...(data.eval_info?.skipped_lines ? [constants.export_names.skipped] : [])]; // + skipped-lines.csv
+    ...(data.eval_info?.skipped_lines ? [constants.export_names.skipped] : []), // + skipped-lines.csv
+    constants.export_names.stamp]; // run-stamp.json, last (as ParaphraseJob.export_names)
   $('#para-downloads').replaceChildren(...exportNames.map((name) => {
     const b = el('button', { type: 'button', class: 'download', dataset: { export: name } }, `Download ${name}`);
     b.addEventListener('click', () => onDownload(name, b));

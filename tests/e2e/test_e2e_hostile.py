@@ -55,8 +55,9 @@ def partition(exports: dict[str, str]) -> dict[str, list[int]]:
     got = {"clean": [], "contaminated": [], "too_short": []}
     for r in read_csv_export(exports["contamination-report.csv"])[1]:
         got[r["status"]].append(int(r["eval_row"]))
+    # a row too short to score that a rung caught is contaminated (counted there, once)
     got["too_short"] = [int(r["eval_row"]) for r in
-                        read_csv_export(exports["too-short-to-score.csv"])[1]]
+                        read_csv_export(exports["too-short-to-score.csv"])[1] if not r["rung"]]
     return got
 
 

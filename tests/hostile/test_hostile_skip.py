@@ -1,4 +1,4 @@
-"""Every hostile case again with `--skip-bad-lines` (issue 13 item 6), as the eval file and as
+"""Every hostile case again with `--skip-bad-lines`, as the eval file and as
 the training file. A case whose error is one malformed record (bad JSON, a JSON scalar or list,
 nesting too deep, a row with another field count, a malformed TSV record) now runs: the line
 the error named is the first line of skipped-lines.csv, the stamp counts the file's skipped

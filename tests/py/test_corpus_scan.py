@@ -7,7 +7,6 @@ Every engine and path must give the same exports as the pure-Python single-proce
 import gzip
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -18,6 +17,7 @@ import pytest
 from evalsieve import corpus
 from evalsieve.cli import main
 from evalsieve.errors import EvalsieveError
+from hostile_common import comparable, read_export
 
 #: Processes, threads and subprocesses: the CLI's engines, not the core (Pyodide has none).
 needs_processes = pytest.mark.skipif(sys.platform == "emscripten",
@@ -78,24 +78,12 @@ def run_cli(argv, capsys=None):
 
 
 def exports(d):
-    """The exports of a run folder, with the run stamp (time, fingerprint) taken out."""
-    out = {}
-    for name in sorted(os.listdir(d)):
-        with open(os.path.join(d, name), encoding="utf-8", newline="") as f:
-            text = f.read()
-        if name.endswith(".csv"):
-            text = text.split("\r\n", 1)[1]
-        elif name.endswith(".html"):
-            text = text.split("<h2>Run stamp</h2>")[0]
-        out[name] = text
-    return out
+    """The exports of a run folder, the run's time taken out (hostile_common.comparable)."""
+    return {name: comparable(d, name) for name in sorted(os.listdir(d))}
 
 
 def report_rows(d):
-    import csv
-    with open(os.path.join(d, "contamination-report.csv"), encoding="utf-8", newline="") as f:
-        next(f)
-        return list(csv.DictReader(f))
+    return read_export(d, "contamination-report.csv")[1]
 
 
 @pytest.fixture
@@ -277,8 +265,7 @@ def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_pa
                                    "size": big.stat().st_size}], 3, 20_000)) != len(tasks)
     three = _cli(eval_file, train, tmp_path / "three", "--workers", "3")
     assert one == three
-    s = json.loads(open(tmp_path / "two" / "contamination-report.csv").read().split("\n")[0]
-                   [len("# run_stamp "):])
+    s, _ = read_export(tmp_path / "two", "contamination-report.csv")
     big_in = [i for i in s["inputs"] if i["name"] == "big.jsonl"][0]
     import hashlib
     assert big_in["sha256"] == hashlib.sha256(big.read_bytes()).hexdigest()
@@ -290,7 +277,7 @@ def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_pa
 
 def test_merge_is_independent_of_finish_order(eval_file, corpus_dir, tmp_path):
     """Results merged in reverse order give the same scan as in corpus order."""
-    from evalsieve.contamination import ContaminationConfig, ContaminationJob
+    from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
     from evalsieve.engines import Merger
 
     files = corpus.expand_inputs([str(corpus_dir)])
@@ -464,7 +451,7 @@ def test_filter_never_drops_a_line_the_rule_matches(n):
     curly quotes, non-ASCII white space, JSON escapes), at every offset from the filter's
     strided probes (N = 3: every window; N = 8: windows of 6 words at every 3rd word;
     N = 13: of 10 words at every 4th)."""
-    np = pytest.importorskip("numpy")
+    pytest.importorskip("numpy")
     from hypothesis import given, settings, strategies as st
     from evalsieve.fastscan import LineFilter
     from evalsieve.ngrams import EvalIndex
@@ -531,7 +518,9 @@ def test_several_files_use_the_requested_fields_each_has(eval_file, tmp_path, ca
     assert rows[3]["status"] == "clean"
     code, _, err = run_cli(base + [str(tmp_path / "o2"), str(tmp_path / "a.jsonl"),
                                    str(tmp_path / "c.csv")], capsys)
-    assert code == 2 and "c.csv: no field 'text'" in err
+    assert code == 2 and ("c.csv: this file has none of the --train-field paths asked for "
+                          "(text, content) (expected at least one of them in every training "
+                          "file; this one has: id, other)") in err
 
 
 @needs_processes

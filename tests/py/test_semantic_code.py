@@ -1,4 +1,4 @@
-"""The semantic rung's code channel (issue 9): Type-2 code tokens and shingles, code-row
+"""The semantic rung's code channel: Type-2 code tokens and shingles, code-row
 detection, docstring extraction, and the verifier on code rows. Expectations are computed
 by hand in the comments; no encoder (cosines are given as the driver would)."""
 

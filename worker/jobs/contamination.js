@@ -144,7 +144,7 @@ export async function contamination(ctx, args, files) {
  * @param {import('../dispatch.js').JobContext} ctx @param {number} handle @param {File} trainFile
  * @param {string[] | null} parquetFields
  */
-async function trainingPass(ctx, handle, trainFile, parquetFields) {
+export async function trainingPass(ctx, handle, trainFile, parquetFields) {
   // with the prefilter, a text file is read as bytes (the filter workers decode them)
   const read = (/** @type {(data: any) => unknown} */ onData, /** @type {((n: number) => Uint8Array) | null} */ alloc = null) => (parquetFields
     ? feedParquet(ctx, 'train', trainFile, parquetFields, (rows) => onData(jsonLines(rows)))
