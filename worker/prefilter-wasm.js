@@ -5,8 +5,9 @@
 // drops one: see the C source). It hashes the spec's n-grams into its own table
 // (pf_add_ngrams, prefilter.js's hash code in C; tables() lets the tests compare the two);
 // the char_table map and the exact-key probe table are prefilter.js's
-// (createPrefilter().tables), copied into the module's memory once (pf_exact). Python's spec
-// stays the only source of the rule.
+// (createPrefilter().tables), with the kernel's own characters and their flags from the
+// spec's `kernel` (marks of every script), copied into the module's memory once (pf_exact
+// takes the probe table). Python's spec stays the only source of the rule.
 //
 // loadKernel() fetches and compiles the module once per thread; createKernelScanner() wraps
 // a compiled module and a JS prefilter. No DOM; under Node the tests pass the bytes.
@@ -74,27 +75,42 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
   // the char_table replacements: [length, units...] each, at EXT <= -3 (pool index - 3)
   const ext = Int32Array.from(t.extCode);
   const pool = [];
-  for (const [c, r] of t.extText) {
+  const many = (/** @type {number} */ c, /** @type {string} */ r) => {
     ext[c] = -3 - pool.length;
     pool.push(r.length);
     for (let i = 0; i < r.length; i++) pool.push(r.charCodeAt(i));
+  };
+  for (const [c, r] of t.extText) many(c, r);
+  // the kernel's characters beyond char_table (marks...) and the flags that make the kernel
+  // check reordering and composition as it reads (kernel_spec.kernel_table); without them
+  // the kernel reads char_table alone, as prefilter.js does
+  const kc = spec.kernel;
+  const flags = kc ? new Uint32Array(0x10000) : null;
+  if (kc && flags) {
+    for (const [k, r] of Object.entries(kc.chars)) {
+      const c = Number(k);
+      if (c < 128 || c > 0xffff) continue;
+      if (r.length === 0) ext[c] = -2; else if (r.length === 1) ext[c] = r.charCodeAt(0); else many(c, r);
+    }
+    for (const [k, b] of Object.entries(kc.flags)) if (Number(k) <= 0xffff) flags[Number(k)] = b;
   }
   const keyUnits = keys.reduce((a, k) => a + (k === '[]' ? 0 : k.length), 0);
-  // the layout: cfg | table | bits | exact | ext | pool | psteps | pstep0 | steps | key units | ring | res | out | chunk
+  // the layout: cfg | table | bits | exact | ext | flags | pool | psteps | pstep0 | steps | key units | ring | res | out | chunk
   let at = align(memory.buffer.byteLength); // past the module's own data and stack
   const place = (/** @type {number} */ bytes) => { const a = at; at = align(at + bytes); return a; };
-  const cfgAt = place(13 * 4);
+  const cfgAt = place(14 * 4);
   const tableAt = place(t.table.byteLength);
   const bitsAt = place(t.bits.byteLength);
   const exactAt = place(t.exact.byteLength);
   const extAt = place(ext.byteLength);
+  const flagsAt = flags ? place(flags.byteLength) : 0;
   const poolAt = place(pool.length * 2);
   const pstepsAt = place(psteps.length * 4);
   const pstep0At = place(pstep0.length * 4);
   const stepsAt = place(nsteps * 8);
   const keysAt = place(keyUnits * 2);
   const ringAt = place(Math.max(t.n, 1) * 4);
-  const resAt = place(5 * 4);
+  const resAt = place(6 * 4);
   const fixedEnd = at;
   const grow = (/** @type {number} */ end) => {
     const need = end - memory.buffer.byteLength;
@@ -104,6 +120,7 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
   const i32 = () => new Int32Array(memory.buffer);
   const u8 = () => new Uint8Array(memory.buffer);
   u8().set(new Uint8Array(ext.buffer), extAt); // table and bits: fresh memory, zeroed
+  if (flags) u8().set(new Uint8Array(flags.buffer), flagsAt);
   u8().set(new Uint8Array(t.exact.buffer, t.exact.byteOffset, t.exact.byteLength), exactAt);
   new Uint16Array(memory.buffer, poolAt, pool.length).set(pool);
   i32().set(psteps, pstepsAt / 4);
@@ -122,7 +139,7 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
     k++;
   }
   i32().set([t.n, t.top, tableAt, t.mask, bitsAt, extAt, poolAt, spec.paths.length, pstepsAt, pstep0At, stepsAt,
-    spec.format === 'text' ? 1 : 0, ringAt], cfgAt / 4);
+    spec.format === 'text' ? 1 : 0, ringAt, flagsAt], cfgAt / 4); // flags 0: char_table alone
   if (ex.pf_configure(cfgAt) !== 0) throw new Error(`the kernel takes at most 64 field paths (${spec.paths.length} given)`);
   ex.pf_exact(exactAt, t.exactMask);
   // the n-grams' UTF-16 units, each ended by '\n', in the space the chunks use later

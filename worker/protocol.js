@@ -137,7 +137,7 @@ export const LOG_KIND = Object.freeze({
 // --- the prefilter sub-worker (prefilter-worker.js) ------------------------------------
 /**
  * @typedef {{hash: {fnv_offset: number, fnv_prime: number, mix: number, count_mix: number}, probes: number[], scalar_only: boolean}} PrefilterExact (the exact rung's probes and their hash: evalsieve.exact.prefilter_exact)
- * @typedef {{n: number, ngrams: string[], format: string, paths: any[][], chars: Record<string, string>, exact: PrefilterExact}} PrefilterSpec
+ * @typedef {{n: number, ngrams: string[], format: string, paths: any[][], chars: Record<string, string>, kernel?: {chars: Record<string, string>, flags: Record<string, number>}, exact: PrefilterExact}} PrefilterSpec (kernel: the scan kernel's characters beyond chars, and their context flags: kernel_spec.kernel_chars)
  * @typedef {{type: 'spec', spec: PrefilterSpec}} PrefilterSpecMsg
  * @typedef {{type: 'chunk', seq: number, data: string | Uint8Array}} PrefilterChunkMsg (data: UTF-8 bytes, transferred, or text)
  * @typedef {PrefilterSpecMsg | PrefilterChunkMsg} PrefilterIn

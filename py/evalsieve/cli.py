@@ -4,7 +4,7 @@
                             [--train-field F ...] [--train-id-field F|none] [--n N]
                             [--no-boilerplate] [--threshold X]
                             [--workers N] [--engine local|ray] [--ray-address ADDR]
-                            [--filter auto|numpy|off] [--clean scored|not-contaminated] [--json]
+                            [--filter auto|kernel|numpy|off] [--clean scored|not-contaminated] [--json]
                             [--fail-on-contamination] [--skip-bad-lines]
                             [--scores FILE [--score-field F ...] [--score-key F[=EVAL_F]]
                              [--score-filter NAME]] [--exclude-rungs LIST]
@@ -171,9 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--ray-address", metavar="ADDR", default=None,
                    help="Ray cluster to join (e.g. auto after `ray start --head`); default: "
                    "start a local Ray with --workers CPUs")
-    c.add_argument("--filter", choices=("auto", "numpy", "off"), default="auto",
-                   help="candidate filter in front of the exact check: numpy when installed "
-                   "(auto), required (numpy), or none (off: pure Python); exports are the same")
+    c.add_argument("--filter", choices=("auto", "kernel", "numpy", "off"), default="auto",
+                   help="candidate filter in front of the exact check: the scan kernel "
+                   "(wasmtime), else numpy, when installed (auto); one of them required "
+                   "(kernel, numpy); or none (off: pure Python); exports are the same")
     _add_score_options(c)
     c.add_argument("--exclude-rungs", type=_rungs, metavar="LIST",
                    help="rungs whose rows leave eval.clean, comma-separated from exact,ngram,"

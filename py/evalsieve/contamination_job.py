@@ -364,7 +364,8 @@ class ContaminationJob(TrainSources, ContaminationExports):
     # -- training pass behind the page's prefilter (worker/prefilter.js) ---------------------
     def prefilter_spec(self) -> dict | None:
         """What worker/prefilter.js needs: N, the eval n-grams, the training field paths,
-        the char table, and the exact rung's probes (:func:`evalsieve.exact.prefilter_exact`).
+        the char table, the exact rung's probes (:func:`evalsieve.exact.prefilter_exact`), and
+        for the scan kernel, ``kernel``: kernel_spec.kernel_chars.
 
         Returns None for CSV/TSV training files (their records can span lines; the page
         sends them whole to :meth:`feed_train`).
@@ -374,9 +375,11 @@ class ContaminationJob(TrainSources, ContaminationExports):
         if self.train_format not in ("jsonl", "text") or self.semantic is not None:
             return None  # also -cr files: the prefilter splits lines at LF only; the semantic
                          # rung needs every record
+        from .kernel_spec import kernel_chars
         return {"n": self.index.n, "ngrams": self.index.ngrams, "format": self.train_format,
                 "paths": [list(s) for s in self._train_fields._steps],
                 "chars": {str(c): r for c, r in char_table().items()},
+                "kernel": kernel_chars(),
                 "exact": prefilter_exact(list(self.index.exact_keys), self.train_format)}
 
     def merge_partial(self, part: dict, file: int, record_offset: int = 0,

@@ -162,17 +162,16 @@ def plan_tasks(files: list[dict], workers: int, split_min: int | None = None) ->
 _FILTERS: dict = {}
 
 
-def make_payload(index, fast: bool = True, formats=("jsonl", "text")) -> dict:
+def make_payload(index, fast: bool = True, formats=("jsonl", "text"),
+                 kind: str = "auto") -> dict:
     """What every task needs, built once (and shipped once to each worker or into Ray's
-    object store): the eval index and, with numpy, a candidate filter per format (of
-    ``formats``, those the filter reads: jsonl and text)."""
-    filters = {}
-    if fast:
-        from .fastscan import LineFilter, numpy_or_none
-        if numpy_or_none() is not None and index.n >= 2:
-            for fmt in sorted(set(formats) & {"jsonl", "text"}):
-                filters[fmt] = LineFilter(index.ngrams, index.n, fmt, list(index.exact_keys))
-    return {"index": index, "filters": filters}
+    object store): the eval index and a candidate filter per format (of ``formats``, those
+    a filter reads: jsonl and text), chosen by :func:`filters.choose` (``kind``; none when
+    ``fast`` is false); ``filter`` names it and ``filter_note`` says why it is not the
+    kernel."""
+    from .filters import choose
+    filters, name, note = choose(index, kind if fast else "off", formats)
+    return {"index": index, "filters": filters, "filter": name, "filter_note": note}
 
 
 def _lines_before(task: Task) -> int:
@@ -305,6 +304,12 @@ def _scan(payload: dict, task: Task, progress) -> dict:
     state = {"offset": 0, "lines": 0, "chars": 0, "records": 0, "cand": 0, "first": True}
     batch: list = []
     skip = bool(payload.get("skip_bad"))   # --skip-bad-lines (cli.py sets it)
+    ks = None
+    if filt is not None and getattr(filt, "name", "") == "kernel":
+        try:
+            ks = filt.scanner(fields._steps)   # this process's kernel for these fields
+        except ValueError:                     # more field paths than the kernel takes
+            filt = None
     reader = None if filt else RecordReader(task.fmt, task.name, skip)
     state["skip"] = [] if skip else None
     carry = b""
@@ -320,9 +325,9 @@ def _scan(payload: dict, task: Task, progress) -> dict:
         cut = data.rfind(b"\n") + 1
         carry = data[cut:]
         if cut:
-            _block(data[:cut], task, state, filt, reader, seg, scan, batch)
+            _block(data[:cut], task, state, ks or filt, reader, seg, scan, batch)
     if carry:
-        _block(carry, task, state, filt, reader, seg, scan, batch)
+        _block(carry, task, state, ks or filt, reader, seg, scan, batch)
     if reader is not None:
         for r in reader.finish():
             batch.append((r.index, seg(r.value), r.value))
@@ -352,6 +357,12 @@ def _decode(block: bytes, task: Task, state: dict) -> str:
 def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch) -> None:
     """Scan whole lines (the exact reader; or the filter, then the exact check of the
     candidate lines). Updates ``state`` (offset, lines, chars, records)."""
+    if hasattr(filt, "scan"):   # the kernel: it checks the UTF-8 and counts characters
+        from .filters import kernel_block
+        kernel_block(block, filt, task, state, seg, scan, batch,
+                     lambda b: _decode(b, task, state))
+        state["offset"] += len(block)
+        return
     text = _decode(block, task, state)
     state["chars"] += len(text)
     if reader is not None:

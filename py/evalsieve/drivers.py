@@ -148,12 +148,18 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
         hasher.start()
     prog = None
     try:
-        payload = make_payload(job.index, fast=args.filter != "off",
-                               formats={f["fmt"] for f in files})
-        if args.filter == "numpy" and not payload["filters"] and \
+        payload = make_payload(job.index, formats={f["fmt"] for f in files},
+                               kind=args.filter)
+        if args.filter in ("kernel", "numpy") and payload["filter"] != args.filter and \
                 {f["fmt"] for f in files} & {"jsonl", "text"}:
-            raise bad_input("--filter numpy needs numpy (and N >= 2)",
+            raise bad_input(f"--filter {args.filter} cannot run: "
+                            + (payload["filter_note"] or "numpy's filter needs N >= 2"),
                             expected="pip install 'evalsieve[fast]', or --filter off")
+        if payload["filter"] != "off" or payload["filter_note"]:
+            log(f"filter: {payload['filter']}" + (" (the scan kernel, kernels/prefilter.wasm "
+                "under wasmtime)" if payload["filter"] == "kernel" else "")
+                + (f"; not the kernel: {payload['filter_note']}" if payload["filter_note"]
+                   else ""))
         payload["skip_bad"] = skip   # corpus.scan_task skips and lists malformed records
         merger = Merger(job, tasks)
         total = sum(f["size"] for f in files)
@@ -194,7 +200,7 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
     summary["cpu_seconds_training_pass"] = round(_cpu_seconds() - c0, 3)
     summary["training_engine"] = {"engine": args.engine, "workers": workers,
                                   "tasks": len(tasks),
-                                  "filter": "numpy" if payload["filters"] else "off",
+                                  "filter": payload["filter"],
                                   "candidate_lines": merger.candidates
                                   if merger.filtered and payload["filters"] else None}
     log(f"train: {summary['training_records']} records in {len(files)} file(s); read "

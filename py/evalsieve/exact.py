@@ -39,13 +39,15 @@ from __future__ import annotations
 
 import re
 
+from .kernel_spec import COUNT_MIX, FNV_OFFSET, FNV_PRIME, MIX
+
 #: The hash of a segment's words that prefilter.js and kernels/prefilter.c compute, as
 #: published in the prefilter spec (``exact.hash``): word = 32-bit FNV-1a over the normalised
 #: word's UTF-16 code units (``fnv_offset``, ``fnv_prime``; the n-gram filter's word hash);
 #: segment h = h * ``mix`` + word over its words (mod 2**32, from 0; the n-gram window's
-#: polynomial); probe = (h + words * ``count_mix``) mod 2**32, 0 stored as 1.
-HASH = {"fnv_offset": 0x811C9DC5, "fnv_prime": 0x01000193, "mix": 0x9E3779B1,
-        "count_mix": 0x85EBCA6B}
+#: polynomial); probe = (h + words * ``count_mix``) mod 2**32, 0 stored as 1. The constants
+#: are defined once, in :mod:`evalsieve.kernel_spec` (which writes them into kernels/spec.h).
+HASH = {"fnv_offset": FNV_OFFSET, "fnv_prime": FNV_PRIME, "mix": MIX, "count_mix": COUNT_MIX}
 
 _M32 = 0xFFFFFFFF
 # json.dumps of an int, float or bool, normalised (sign and '.' deleted; 'e+' kept:

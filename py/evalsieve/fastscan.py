@@ -1,4 +1,8 @@
-"""A vectorised candidate filter for the CLI's training scan (numpy; the ``[fast]`` extra).
+"""A vectorised candidate filter for the CLI's training scan (numpy): the fallback.
+
+The CLI's filter is the scan kernel (:mod:`evalsieve.kernel`, kernels/prefilter.wasm under
+wasmtime); this one runs when wasmtime is not installed (the log says so), and it stays a
+second, independent filter the tests hold to the rule.
 
 Python (:mod:`evalsieve.ngrams`) owns the rule and alone decides what matches. This filter
 only decides which training *lines* can be skipped because they provably hold no eval
@@ -61,6 +65,7 @@ without being parsed (the UTF-8 of every byte is checked).
 from __future__ import annotations
 
 from .exact import probe_starts, scalar_only
+from .kernel_spec import PUNCT, ascii_classes
 from .text import char_table
 
 # unit bytes: a non-ASCII word character, unknown, deleted (above ASCII: after the rewrite no
@@ -73,7 +78,7 @@ _K1 = 0x9E3779B97F4A7C15
 _K2 = 0xC2B2AE3D27D4EB4F   # a segment's word count, mixed into its exact-key hash
 _TABLE_BITS = 22   # at most: 4 MB of table, about 16 slots per eval hash
 _STRIDE = 4
-_ASCII_PUNCT = b'!"#%&\'()*,-./:;?@[\\]_{}'
+_ASCII_PUNCT = bytes(c for c, k in enumerate(ascii_classes()) if k == PUNCT)   # the rule's
 # control characters that are not white space: the translation makes each a CAND unit
 _CONTROLS = bytes(range(0x00, 0x09)) + bytes(range(0x0E, 0x1C)) + b"\x7f"
 

@@ -124,7 +124,7 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
     run = _Engine(engine, workers, ray_address)
     t0, c0 = time.perf_counter(), _cpu_seconds()
     # 1. the scan
-    payload = make_payload(index, fast=filter != "off", formats={f["fmt"] for f in files})
+    payload = make_payload(index, formats={f["fmt"] for f in files}, kind=filter)
     if filter == "numpy" and not payload["filters"] and \
             {f["fmt"] for f in files} & {"jsonl", "text"}:
         raise bad_input("--filter numpy needs numpy (and N >= 2)",
@@ -181,7 +181,7 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
         "cpu_seconds": {"scan": round(c_scan, 3), "write": round(c_write, 3),
                         "self_check": round(c_check, 3)},
         "engine": {"engine": engine, "workers": workers,
-                   "filter": "numpy" if payload["filters"] else "off"},
+                   "filter": payload["filter"]},
         "out": out, "fingerprint": fingerprint,
     }
     _write_exports(out, report, summary, stamp_d)

@@ -306,6 +306,9 @@ def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
         EvalsieveError(bad_input): not JSON, or JSON that is not an object (file, line,
         column and the offending text in the message).
     """
+    # the line without its end: an error's column is then the same whether the line came
+    # with its "\n" (the reader) or without (a filter's candidate line)
+    raw = raw.rstrip("\r\n")
     try:
         if raw.count("{") + raw.count("[") > MAX_JSON_DEPTH and _json_depth(raw) > MAX_JSON_DEPTH:
             raise RecursionError

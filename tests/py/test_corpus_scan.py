@@ -1,4 +1,5 @@
-"""The training corpus: several files, byte ranges, the numpy filter, workers, Ray, faults.
+"""The training corpus: several files, byte ranges, the filters (the scan kernel under
+wasmtime, numpy's), workers, Ray, faults.
 
 Every engine and path must give the same exports as the pure-Python single-process scan
 (the reference): the comparisons below are byte-for-byte, apart from the run stamp.
@@ -119,6 +120,11 @@ def corpus_dir(tmp_path):
     return d
 
 
+def _has(module: str) -> bool:
+    import importlib.util
+    return importlib.util.find_spec(module) is not None
+
+
 def test_expand_inputs_directories_globs_order(corpus_dir):
     d = str(corpus_dir)
     got = corpus.expand_inputs([d])
@@ -172,11 +178,17 @@ def _cli(ev, train, out, *extra):
     return exports(out)
 
 
-def test_filter_and_pure_path_give_identical_exports(eval_file, corpus_dir, tmp_path):
-    pytest.importorskip("numpy")
+def _needs(filt):
+    """Skip unless the filter ``filt`` can run here."""
+    pytest.importorskip({"numpy": "numpy", "kernel": "wasmtime"}[filt])
+
+
+@pytest.mark.parametrize("filt", ["numpy", "kernel"])
+def test_filter_and_pure_path_give_identical_exports(eval_file, corpus_dir, tmp_path, filt):
+    _needs(filt)
     train = [str(corpus_dir)]
     pure = _cli(eval_file, train, tmp_path / "pure", "--filter", "off", "--workers", "1")
-    fast = _cli(eval_file, train, tmp_path / "fast", "--filter", "numpy", "--workers", "1")
+    fast = _cli(eval_file, train, tmp_path / "fast", "--filter", filt, "--workers", "1")
     assert pure == fast
     rows = {int(r["eval_row"]): r for r in report_rows(tmp_path / "pure")}
     # the hand-planted records: question k of the eval sample is inside these records
@@ -219,6 +231,39 @@ def test_filter_pieces_give_identical_exports(eval_file, corpus_dir, tmp_path, m
     assert code == 2 and "bad.jsonl, line 12001: not valid JSON" in err, err
 
 
+@pytest.mark.parametrize("block", [1, 97, 300, 4096])
+def test_kernel_blocks_give_identical_exports(eval_file, corpus_dir, tmp_path, monkeypatch,
+                                              capsys, block):
+    """The kernel reads whole blocks of lines (corpus.CHUNK_BYTES reads, cut at line ends,
+    the rest carried): any block size gives the exports of the plain scan; a malformed line
+    many blocks on is named by its line in the file, and with --skip-bad-lines skipped."""
+    _needs("kernel")
+    train = [str(corpus_dir)]
+    pure = _cli(eval_file, train, tmp_path / "pure", "--filter", "off", "--workers", "1")
+    monkeypatch.setattr(corpus, "CHUNK_BYTES", block)
+    fast = _cli(eval_file, train, tmp_path / "fast", "--filter", "kernel", "--workers", "1")
+    assert pure == fast
+    bad = tmp_path / "bad.jsonl"
+    write_jsonl(bad, [FILLER] * 300 + [Q[3]], extra_lines=["{\"text\": \"oops\"", "   ",
+                                                             json.dumps({"text": Q[4]})])
+    code, _, err = run_cli(["contamination", eval_file, str(bad), "--eval-field", "question",
+                            "--train-field", "text", "--out", str(tmp_path / "o"),
+                            "--workers", "1", "--filter", "kernel"], capsys)
+    assert code == 2 and "bad.jsonl, line 302: not valid JSON" in err, err
+    skip = {}
+    for filt in ("off", "kernel"):
+        code, out, _ = run_cli(["contamination", eval_file, str(bad), "--eval-field",
+                                "question", "--train-field", "text", "--out",
+                                str(tmp_path / filt), "--workers", "1", "--filter", filt,
+                                "--skip-bad-lines", "--json", "--quiet"], capsys)
+        assert code == 0
+        skip[filt] = exports(tmp_path / filt)
+        s = json.loads(out)
+        assert s["training_records"] == 303 and s["rows_contaminated"] == 2
+        assert s["training_chars"] == len(bad.read_text(encoding="utf-8"))
+    assert skip["off"] == skip["kernel"]
+
+
 @needs_processes
 def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_path,
                                                    monkeypatch):
@@ -256,14 +301,16 @@ def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_pa
     plan = corpus.plan_tasks(many, 2, 20_000)
     assert [sum(t.file == i for t in plan) for i in range(12)] == [1] * 10 + [2, 16]
     assert plan[0].file == 0 and plan[0].whole            # whole files first, in corpus order
-    two = _cli(eval_file, train, tmp_path / "two", "--workers", "2")
+    two = _cli(eval_file, train, tmp_path / "two", "--workers", "2",
+               *(["--filter", "kernel"] if _has("wasmtime") else []))
     assert one == two
     # three workers cut big.jsonl differently (ranges of bytes left / 6) and finish in
     # another order: the same exports
     assert len(corpus.plan_tasks([{"path": str(big), "name": "big", "fmt": "jsonl",
                                    "fields": ["text"], "gzip": False,
                                    "size": big.stat().st_size}], 3, 20_000)) != len(tasks)
-    three = _cli(eval_file, train, tmp_path / "three", "--workers", "3")
+    three = _cli(eval_file, train, tmp_path / "three", "--workers", "3",
+                 *(["--filter", "numpy"] if _has("numpy") else []))
     assert one == three
     s, _ = read_export(tmp_path / "two", "contamination-report.csv")
     big_in = [i for i in s["inputs"] if i["name"] == "big.jsonl"][0]
@@ -331,7 +378,9 @@ def test_invalid_utf8_in_a_byte_range_names_the_file_line(eval_file, tmp_path, c
     data[at] = 0xFF
     big.write_bytes(bytes(data))
     monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 30_000)
-    for filt in ("off", "numpy"):
+    for filt in ("off", "numpy", "kernel"):
+        if filt != "off":
+            _needs(filt)
         out = tmp_path / f"out-{filt}"
         code, _, err = run_cli(["contamination", eval_file, str(big), "--eval-field",
                                 "question", "--train-field", "text", "--out", str(out),
@@ -411,7 +460,8 @@ def test_ray_engine_matches_one_process_and_survives_a_failed_task(eval_file, co
                                        "EVALSIEVE_FAIL_ONCE": str(tmp_path)}})
     try:
         monkeypatch.setenv("EVALSIEVE_FAIL_ONCE", str(tmp_path))
-        on_ray = _cli(eval_file, train, tmp_path / "ray", "--engine", "ray", "--workers", "2")
+        on_ray = _cli(eval_file, train, tmp_path / "ray", "--engine", "ray", "--workers", "2",
+                      *(["--filter", "kernel"] if _has("wasmtime") else []))
     finally:
         ray.shutdown()
     assert on_ray == one
@@ -525,10 +575,12 @@ def test_several_files_use_the_requested_fields_each_has(eval_file, tmp_path, ca
 
 @needs_processes
 def test_cli_modules_import_without_optional_packages():
-    """cli, corpus, engines and fastscan import numpy, ray, fsspec and tqdm only when used."""
+    """cli, corpus, engines, fastscan and the kernel's host import numpy, wasmtime, ray,
+    fsspec and tqdm only when used."""
     code = ("import sys; import evalsieve.cli, evalsieve.corpus, evalsieve.engines, "
-            "evalsieve.fastscan; "
-            "bad = [k for k in ('numpy', 'ray', 'fsspec', 'tqdm') if k in sys.modules]; "
+            "evalsieve.fastscan, evalsieve.kernel, evalsieve.filters; "
+            "bad = [k for k in ('numpy', 'wasmtime', 'ray', 'fsspec', 'tqdm') "
+            "if k in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT,
                    env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "py")})

@@ -8,7 +8,8 @@ fields (in either key order, a number leaf first), over two user turns of a chat
 inside a longer record, a one-word record, a text file's lines, JSON escapes, duplicated
 records. Every setting must give the exports of ``--filter off --workers 1``:
 
-* the CLI with ``--filter numpy``, and both filters with ``--workers 2`` over byte ranges;
+* the CLI with ``--filter kernel`` (the scan kernel under wasmtime, when installed) and
+  ``--filter numpy``, and the filters with ``--workers 2`` over byte ranges;
 * the page's path: ``ContaminationJob.feed_train_candidates`` fed by worker/prefilter.js
   and by the WebAssembly kernel (tests/py/prefilter_runner.mjs, under Node);
 * Ray (once, on a few corpora), and the hostile corpus (tests/hostile/corpus) as training
@@ -30,6 +31,7 @@ from evalsieve import corpus
 from evalsieve.cli import main
 from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.errors import EvalsieveError
+from evalsieve.kernel import unavailable
 from evalsieve.stamps import InputFile
 
 HERE = Path(__file__).resolve().parent
@@ -234,6 +236,9 @@ def page_path(case: dict, folder: Path, run: str, kernel: str | None) -> dict:
         "eval.clean.jsonl": job.export("eval.clean.jsonl")[1].encode("utf-8")}
 
 
+# the CLI's scan kernel runs where wasmtime is installed (evalsieve.kernel.unavailable)
+KERNEL = unavailable() is None
+
 # a dozen corpora of 12 to 30 eval rows, two runs each (the numpy and JS/wasm filters, one
 # and two workers on each): a few hundred rows through every setting
 SEEDS = list(range(12))
@@ -249,9 +254,12 @@ def test_every_filter_and_worker_count_give_the_same_exports(seed, tmp_path, cap
     for run in RUNS:
         ref = cli(folder, run, n, "off", capsys, "--filter", "off", "--workers", "1")
         assert cli(folder, run, n, "numpy", capsys, "--filter", "numpy", "--workers", "1") == ref
+        if KERNEL:
+            assert cli(folder, run, n, "kernel", capsys, "--filter", "kernel",
+                       "--workers", "1") == ref, run
         with monkeypatch.context() as m:
             m.setattr(corpus, "SPLIT_MIN_BYTES", 1200)      # byte ranges of small files
-            filt = ("numpy", "off")[seed % 2]
+            filt = ("numpy", "off", "kernel" if KERNEL else "numpy")[seed % 3]
             assert cli(folder, run, n, f"{filt}-2", capsys, "--filter", filt,
                        "--workers", "2") == ref, (run, filt)
         if NODE is None:
@@ -331,6 +339,10 @@ def test_hostile_training_files_through_every_filter(name, tmp_path, capsys, mon
     ref = _outcome(argv + ["--filter", "off", "--workers", "1"], tmp_path / "off", capsys)
     got = _outcome(argv + ["--filter", "numpy", "--workers", "1"], tmp_path / "numpy", capsys)
     assert got[:2] == ref[:2]
+    if KERNEL:
+        got = _outcome(argv + ["--filter", "kernel", "--workers", "1"], tmp_path / "kernel",
+                       capsys)
+        assert got[:2] == ref[:2]
     monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 1200)
     assert _outcome(argv + ["--workers", "2"], tmp_path / "two", capsys)[:2] == ref[:2]
     if NODE is None or ref[0] != 0 or not name.endswith((".jsonl", ".txt")):
