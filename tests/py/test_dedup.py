@@ -8,9 +8,11 @@ import io
 import json
 
 import pytest
+from hostile_common import read_csv_export
 
 from evalsieve import constants
 from evalsieve.bridge import call as _call
+from evalsieve.errors import EvalsieveError
 from evalsieve.paraphrase import ParaphraseConfig, ParaphraseJob
 from evalsieve.stamps import InputFile
 
@@ -40,7 +42,7 @@ def exports(job, keep="first"):
 
 
 def rows_of(text):
-    return list(csv.DictReader(io.StringIO(text.split("\n", 1)[1])))
+    return read_csv_export(text)[1]
 
 
 def test_first_row_of_each_group_kept_as_the_inputs_bytes():
@@ -102,7 +104,7 @@ def test_bridge_keep_setting_and_parquet_rows_for_the_worker():
     stamp = pq.stamp(0.9, InputFile("eval", "e.parquet", "", 0), "t")
     assert pq.dedup(stamp)[0] == [0, 3, 5]
     assert pq.dedup_name == "eval.deduplicated.parquet"
-    with pytest.raises(Exception):
+    with pytest.raises(EvalsieveError):
         pq.export("eval.deduplicated.parquet", stamp)
 
 

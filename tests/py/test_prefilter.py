@@ -103,7 +103,7 @@ def both_ways(tmp_path, ev, tr, tr_fmt="jsonl", eval_fields=("question",), train
     # through the plain reader, and its bytes in the file are that record's line
     assert filt.scan.sources == plain.scan.sources
     data = tr.lstrip("\ufeff").encode("utf-8")
-    for (_, rec), (off, size, _) in filt.scan.sources.items():
+    for off, size, _ in filt.scan.sources.values():
         line = data[off:off + size].decode("utf-8")
         assert (off == 0 or data[off - 1:off] == b"\n") and data[off + size:off + size + 1] in (b"\n", b"")
         assert "\n" not in line and (tr_fmt != "jsonl" or json.loads(line))   # one whole record

@@ -10,10 +10,12 @@ import json
 import sys
 
 import pytest
+from hostile_common import read_csv_export
 
 from evalsieve.bridge import call as _call
 from evalsieve.cli import main
-from evalsieve.contamination import REPORT_COLUMNS, ContaminationConfig, ContaminationJob
+from evalsieve.contamination_exports import REPORT_COLUMNS
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.ngrams import EvalIndex, TrainingScan
 from evalsieve.record_id import IdReader, default_id_field
 from evalsieve.records import RecordReader
@@ -78,7 +80,7 @@ def run_job(train_text, id_field="doc_id", fmt="jsonl"):
 
 
 def report_rows(text):
-    return list(csv.DictReader(io.StringIO(text.split("\n", 1)[1])))
+    return read_csv_export(text)[1]
 
 
 def test_report_names_file_record_and_id_and_the_page_reads_the_record_back():
