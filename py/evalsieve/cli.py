@@ -21,13 +21,17 @@
 
     evalsieve purify EVAL TRAIN [TRAIN ...] --out DIR [--mode cut|drop] ... (purify_cli.py)
 
-Exit status: 0 done; 1 done and ``--fail-on-contamination`` saw a contaminated row;
-2 bad input or usage (a message names the file, the line and what was expected; no export
-is written).
+Exit status (one meaning each; docs/CLI.md): 0 the job ran; 1 it ran and
+``--fail-on-contamination`` saw a contaminated row; 2 usage or bad input (a message names
+the file, the line and what was expected); 3 I/O or environment (``--out`` not writable,
+disk full, a worker process killed, a Ray cluster lost, a missing extra); 4 a bug in
+evalsieve; 130 interrupted. Every failure ends in one ``evalsieve: error:`` line and writes
+no export (:mod:`evalsieve.failures`, :mod:`evalsieve.outdir`).
 
 This module parses argv; the drivers (drivers.py, run_io.py) and the CLI-side modules they use
-(corpus, engines, model_cache, encoder_graph, parquet_io, native_encoder) read files, the
-clock and the environment; the core modules read none of them (tests/py/test_docs.py checks it).
+(corpus, engines, ray_engine, outdir, failures, progress, model_cache, encoder_graph,
+parquet_io, native_encoder) read files, the clock and the environment; the core modules read
+none of them (tests/py/test_docs.py checks it).
 """
 
 from __future__ import annotations
@@ -39,14 +43,15 @@ import sys
 from . import __version__, constants
 from .contamination_job import CLEAN_RULES
 from .engines import ENGINES
-from .errors import EvalsieveError, bad_input
-from .layouts import eval_input
+from .errors import EXIT_BAD_INPUT, EXIT_CONTAMINATED, EXIT_OK, EvalsieveError, bad_input  # noqa: F401
+from .failures import exit_status, say, stdout_gone
+from .layouts import eval_input, is_url
+from .outdir import OutDir
 # the drivers and their input helpers, named here as before (purify, tests)
 from .drivers import _ci_text, run_contamination, run_paraphrases  # noqa: F401
 from .run_io import (Progress, _cpu_seconds, _feed, _input_info, _pick_fields,  # noqa: F401
                      parquet_reports,
-                     _runtime, _silent, _utc_now, describe, find_model_dir, open_input,
-                     write_exports)
+                     _runtime, _silent, _utc_now, describe, find_model_dir, open_input)
 
 
 def _bounded(cast, lo: float, hi: float, what: str, above_lo: bool = False, any_ok: bool = False):
@@ -117,9 +122,19 @@ _INPUTS = ("JSONL, CSV/TSV (separator sniffed: , ; tab |), plain text, optionall
 _DEFAULT_FIELD = "the text field with the most words per row"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, its usage errors ending in the CLI's ``evalsieve: error:`` line (status 2)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        cmd = self.prog.partition(" ")[2]
+        self.exit(EXIT_BAD_INPUT, f"evalsieve: error: {cmd + ': ' if cmd else ''}{message} "
+                  f"(see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``evalsieve`` argument parser (subcommands ``contamination`` and ``paraphrases``)."""
-    p = argparse.ArgumentParser(prog="evalsieve", description="Is your eval set clean? "
+    p = _Parser(prog="evalsieve", description="Is your eval set clean? "
                                 "Train/eval n-gram contamination and paraphrase groups.")
     p.add_argument("--version", action="version", version=f"evalsieve {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -158,10 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 1 when any eval row is contaminated (for CI gating)")
     c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     c.add_argument("--skip-bad-lines", action="store_true",
-                   help="skip malformed JSONL/CSV/TSV records (eval and training files) instead "
-                   "of stopping; each is listed in skipped-lines.csv (file, line, error) and "
-                   "counted per file in the stamp; a skipped eval line is not in eval.clean "
-                   "(Parquet: no effect)")
+                   help="skip malformed JSONL/CSV/TSV records (eval and training files; lines "
+                   "that are not UTF-8 too) instead of stopping; each is listed in "
+                   "skipped-lines.csv (file, line, error) and counted per file in the stamp; "
+                   "a skipped eval line is not in eval.clean (Parquet: no effect)")
     c.add_argument("--workers", type=_workers, default=None, metavar="N",
                    help="processes for the training pass (default: all cores); files and "
                    "byte ranges of large uncompressed files run in parallel")
@@ -232,8 +247,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
     q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     q.add_argument("--skip-bad-lines", action="store_true",
-                   help="skip malformed JSONL/CSV/TSV records instead of stopping; each is "
-                   "listed in skipped-lines.csv and counted in the stamp (Parquet: no effect)")
+                   help="skip malformed JSONL/CSV/TSV records (lines that are not UTF-8 too) "
+                   "instead of stopping; each is listed in skipped-lines.csv and counted in "
+                   "the stamp (Parquet: no effect)")
     _add_score_options(q)
     from .purify_cli import add_purify_parser
     add_purify_parser(sub)
@@ -249,7 +265,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``evalsieve`` command. Returns the exit status."""
+    """Entry point of the ``evalsieve`` command. Returns the exit status (``errors.EXIT_*``).
+
+    ``--out`` is checked before the job reads its inputs (:class:`outdir.OutDir`); a failure
+    of any kind prints one ``evalsieve: error:`` line (:func:`failures.exit_status`) and
+    leaves no export; a closed stdout (``| head``) ends the printing quietly, with the
+    run's own status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "contamination" and not args.semantic:
@@ -267,41 +288,60 @@ def main(argv: list[str] | None = None) -> int:
 
     def log(msg: str) -> None:
         if not quiet:
-            print(f"evalsieve: {msg}", file=sys.stderr)
+            say(f"evalsieve: {msg}")
     if quiet:
         log = _silent  # noqa: F811 (Progress draws no bar for a silent log)
 
+    out = None
     try:
         if args.command == "fields":
-            return run_fields(args)
-        if args.command == "purify":   # writes its own outputs (a copy of the corpus)
+            return _printed(lambda: run_fields(args), EXIT_OK)
+        if args.command == "purify":
+            # writes its own outputs (a copy of the corpus, resumable; not staged by OutDir):
+            # the folder is checked first, and one of another job's is refused
+            if not is_url(args.out):
+                out = OutDir(args.out, "purify").prepare()
             from .purify_cli import run_purify
-            return run_purify(args, log)
+            status = run_purify(args, log)
+            out = None
+            return status
+        out = OutDir(args.out, args.command).prepare()
         if args.command == "contamination":
             summary, exports = run_contamination(args, log)
         elif args.command == "paraphrases":
             summary, exports = run_paraphrases(args, log)
         else:  # pragma: no cover - argparse guards this
             raise bad_input(f"unknown command {args.command}")
-        write_exports(args.out, {**exports, **parquet_reports(exports, log)})
-    except EvalsieveError as e:
-        print(f"evalsieve: error: {e}", file=sys.stderr)
-        if e.detail:
-            print(f"evalsieve:   here: {e.detail}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("evalsieve: cancelled", file=sys.stderr)
-        return 130
-    if args.json:
-        print(json.dumps(summary, ensure_ascii=False))
-    elif args.command == "paraphrases":
-        _print_paraphrases(summary, args.out)
-    else:
-        _print_summary(summary, args.out)
+        stale = out.write({**exports, **parquet_reports(exports, log)})
+        out = None   # written: nothing to take back
+        if stale:
+            log(f"removed an earlier run's exports this run did not write: {', '.join(stale)}")
+    except BaseException as e:  # noqa: B902 - every failure ends in one line and a status
+        if out is not None:
+            out.discard()
+        return exit_status(e)
+    status = EXIT_OK
     if args.command == "contamination" and args.fail_on_contamination \
             and summary["rows_contaminated"]:
-        return 1
-    return 0
+        status = EXIT_CONTAMINATED
+    if args.json:
+        return _printed(lambda: print(json.dumps(summary, ensure_ascii=False)), status)
+    if args.command == "paraphrases":
+        return _printed(lambda: _print_paraphrases(summary, args.out), status)
+    return _printed(lambda: _print_summary(summary, args.out), status)
+
+
+def _printed(show, status: int) -> int:
+    """Run ``show`` (which prints on stdout) and return ``status``; when stdout's reader
+    went away (``| head``), stop printing quietly, with the same status (the job ran)."""
+    try:
+        show()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stdout_gone()
+    except BaseException as e:  # noqa: B902
+        return exit_status(e, written=True)
+    return status
 
 
 def run_fields(args) -> int:

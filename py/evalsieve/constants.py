@@ -83,6 +83,8 @@ SCORE_EXPORTS = ("score-impact.csv", "scores-unmatched.csv")
 #: The last of either job's exports: the run stamp as JSON (every CSV export's
 #: ``run_fingerprint`` column holds its ``fingerprint``).
 STAMP_EXPORT = "run-stamp.json"
+#: What ``evalsieve purify`` writes beside its copy of the corpus (the stamp last).
+PURIFY_EXPORTS = ("purify-report.csv", "purify-summary.json", STAMP_EXPORT)
 
 # -- inputs ------------------------------------------------------------------------------------
 #: Files refused by their first bytes (after gunzip): (magic, what it is, what to do, and an

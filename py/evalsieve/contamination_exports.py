@@ -232,10 +232,12 @@ class ContaminationExports:
         return [i for i in range(len(self.scores)) if self._keeps(i)]
 
     def clean_text(self) -> str:
-        """The kept rows' exact text (header line first for CSV/TSV); UTF-8 = input bytes."""
+        """The kept rows' exact text (header line first for CSV/TSV), after the input's
+        byte-order mark if it had one (and anything is kept); UTF-8 = input bytes."""
         refuse_parquet(self.eval_format, "clean file")
-        return rows_text(self._eval_reader.header_raw, self._eval_reader.cr, self._eval_raw,
+        text = rows_text(self._eval_reader.header_raw, self._eval_reader.cr, self._eval_raw,
                          self.kept_rows())
+        return self._eval_reader.bom + text if text else text
 
     def report_csv(self) -> str:
         """``contamination-report.csv``: one row per eval row that was scored or that a rung

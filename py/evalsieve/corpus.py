@@ -19,7 +19,6 @@ two optional extras imported lazily: fsspec (``[remote]``) for ``s3://``, ``gs:/
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 
 from .layouts import (_GLOB, SUPPORTED, expand_inputs, is_url,  # noqa: F401 (re-exported)
@@ -27,7 +26,9 @@ from .layouts import (_GLOB, SUPPORTED, expand_inputs, is_url,  # noqa: F401 (re
 from .corpus_files import (  # noqa: F401  (named here as before)
     CHUNK_BYTES, HEAD_BYTES, HEAD_MAX_BYTES, FileSource, _Gunzip, _expand_url, _fsspec,
     open_binary, size_of)
+from .decoding import SKIPPING, invalid_utf8
 from .errors import EvalsieveError, bad_input
+from .fault_hooks import TaskFault, fault_hook  # noqa: F401 (TaskFault: Ray retries it)
 from .fields import FieldExtractor
 from .ngrams import TrainingScan
 from .record_id import IdReader
@@ -201,7 +202,9 @@ def scan_task(payload: dict, task: Task, progress=None) -> dict:
         ``{file, part, records, skipped, chars, bytes, sha256, candidates, partial}``:
         skipped: ``(line, error)`` of the records ``payload["skip_bad"]`` skipped (lines from
         the file's start; candidate lines only when the filter ran); records in the
-        range; decoded characters; bytes read from disk (compressed, for gzip); sha256 of
+        range; decoded characters; the bytes of the file the task covers (its range:
+        the compressed bytes for gzip; the tasks' bytes add up to the files' sizes, which
+        progress counts against); sha256 of
         the file when the task read it whole, else ""; lines the exact check read (None
         without the filter); the :meth:`TrainingScan.partial` with record numbers counted
         from the range's start.
@@ -209,7 +212,7 @@ def scan_task(payload: dict, task: Task, progress=None) -> dict:
         EvalsieveError(bad_input): an unreadable, corrupt or malformed file, naming the file
         and the byte or line (line numbers count from the file's start).
     """
-    _fault_hook(task)
+    fault_hook(task)
     try:
         res = _scan(payload, task, progress)
     except EvalsieveError as e:
@@ -338,15 +341,20 @@ def _scan(payload: dict, task: Task, progress) -> dict:
     skipped = (reader.skipped if reader is not None else state["skip"]) if skip else []
     return {"file": task.file, "part": task.part, "records": state["records"],
             "skipped": skipped,
-            "chars": state["chars"], "bytes": task.nbytes if task.end >= 0 else task.size,
+            "chars": state["chars"], "bytes": task.nbytes,
             "sha256": h.hexdigest() if h is not None else "",
             "candidates": state["cand"] if filt else None, "partial": scan.partial()}
 
 
 def _decode(block: bytes, task: Task, state: dict) -> str:
+    """The block's text; invalid UTF-8 is an error, or with --skip-bad-lines decoded with
+    ``surrogateescape`` for the reader (or, with the filter, :func:`_bad_lines`) to skip."""
     try:
         return block.decode("utf-8")
     except UnicodeDecodeError as e:
+        if state["skip"] is not None:
+            state["escaped"] = True
+            return block.decode("utf-8", SKIPPING)
         line = state["lines"] + block.count(b"\n", 0, e.start) + 1
         where = "byte" if not task.gzip else "byte of the decompressed stream"
         raise bad_input(f"invalid UTF-8 at {where} {task.start + state['offset'] + e.start}",
@@ -357,14 +365,23 @@ def _decode(block: bytes, task: Task, state: dict) -> str:
 def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch) -> None:
     """Scan whole lines (the exact reader; or the filter, then the exact check of the
     candidate lines). Updates ``state`` (offset, lines, chars, records)."""
+    state["escaped"] = False
     if hasattr(filt, "scan"):   # the kernel: it checks the UTF-8 and counts characters
         from .filters import kernel_block
-        kernel_block(block, filt, task, state, seg, scan, batch,
-                     lambda b: _decode(b, task, state))
-        state["offset"] += len(block)
-        return
+
+        def refuse(b: bytes):
+            _decode(b, task, state)   # raises, naming the byte, without --skip-bad-lines
+            raise _NotUtf8
+        try:
+            kernel_block(block, filt, task, state, seg, scan, batch, refuse)
+            state["offset"] += len(block)
+            return
+        except _NotUtf8:   # with --skip-bad-lines: every line of the block to the exact check
+            filt = EVERY_LINE
     text = _decode(block, task, state)
     state["chars"] += len(text)
+    if reader is None and state["escaped"]:
+        _bad_lines(text, task, state)
     if reader is not None:
         for r in reader.feed(text):
             batch.append((r.index, seg(r.value), r.value))
@@ -389,6 +406,45 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
     state["offset"] += len(block)
 
 
+class _NotUtf8(Exception):
+    """The kernel refused a block that is not all UTF-8, and --skip-bad-lines is on."""
+
+
+class _Lines(list):
+    def tolist(self) -> list:
+        return self
+
+
+class _EveryLine:
+    """A candidate filter that passes every line (for a block the kernel cannot read: with
+    --skip-bad-lines, its lines that are UTF-8 go through the exact check, the others are
+    listed by :func:`_bad_lines`); the numpy filter's ``candidate_lines`` shape."""
+
+    @staticmethod
+    def candidate_lines(piece: bytes):
+        ends, at = _Lines(), piece.find(b"\n")
+        while at >= 0:
+            ends.append(at)
+            at = piece.find(b"\n", at + 1)
+        count = len(ends) + (1 if piece and not piece.endswith(b"\n") else 0)
+        return count, _Lines(range(count)), ends
+
+
+EVERY_LINE = _EveryLine()
+
+
+def _bad_lines(text: str, task: Task, state: dict) -> None:
+    """With the filter and --skip-bad-lines, for a block that is not all UTF-8: each of its
+    lines that is not is skipped and listed, candidate or not (as the reader lists them
+    without the filter); ``state["bad"]`` holds their line numbers for :func:`_filtered`."""
+    bad = state["bad"] = set()
+    for k, raw in enumerate(text.split("\n")):
+        err = invalid_utf8(raw, task.name, state["lines"] + k + 1)
+        if err is not None:
+            state["skip"].append((err.line, skip_text(err)))
+            bad.add(err.line)
+
+
 def _filtered(piece: bytes, task: Task, state: dict, filt, seg, scan, batch) -> None:
     """The filter's candidate lines of ``piece`` (whole lines) through the exact check.
     Updates ``state`` (lines, records, candidate lines)."""
@@ -399,10 +455,12 @@ def _filtered(piece: bytes, task: Task, state: dict, filt, seg, scan, batch) -> 
     blanks = 0
     for i in cands.tolist():
         raw = piece[ends[i - 1] + 1 if i else 0:ends[i] if i < len(ends) else None] \
-            .decode("utf-8")
+            .decode("utf-8", SKIPPING)
         if not raw.strip():
             blanks += 1
             continue
+        if ln_base + i + 1 in state.get("bad", ()):
+            continue   # not UTF-8: listed by _bad_lines; the record keeps its number
         try:
             value = parse_record_line(task.fmt, raw, task.name, ln_base + i + 1)
         except EvalsieveError as e:
@@ -417,26 +475,3 @@ def _filtered(piece: bytes, task: Task, state: dict, filt, seg, scan, batch) -> 
     if batch:
         scan.scan(batch)
         batch.clear()
-
-
-def _fault_hook(task: Task) -> None:
-    """Fault injection for the tests: with ``EVALSIEVE_FAIL_ONCE=DIR`` every task fails on
-    its first attempt (a marker file in DIR records the attempt); with
-    ``EVALSIEVE_TASK_DELAY_S=S`` every task first waits S seconds (so a test can interrupt
-    a training pass that is surely running, whatever the machine's speed)."""
-    delay = os.environ.get("EVALSIEVE_TASK_DELAY_S")
-    if delay:
-        import time
-        time.sleep(float(delay))
-    d = os.environ.get("EVALSIEVE_FAIL_ONCE")
-    if not d:
-        return
-    marker = os.path.join(d, f"task-{task.file}-{task.part}")
-    if not os.path.exists(marker):
-        with open(marker, "w") as f:
-            f.write("failed once\n")
-        raise TaskFault(f"injected fault in task {task.file}.{task.part} (first attempt)")
-
-
-class TaskFault(RuntimeError):
-    """A transient task failure (injected by the retry test); Ray retries it."""

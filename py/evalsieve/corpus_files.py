@@ -12,6 +12,7 @@ import zlib
 
 from .arrow_io import is_arrow
 from .layouts import _GLOB, is_url, supported
+from .decoding import BOM, SKIPPING
 from .errors import EvalsieveError, bad_input
 from .records import is_parquet, refuse_binary
 from .stamps import InputFile
@@ -26,9 +27,9 @@ def _fsspec(path: str):
     try:
         import fsspec
     except ImportError:
-        raise bad_input("reading a URL needs fsspec", file=path,
-                        expected="pip install 'evalsieve[remote]' (plus s3fs / gcsfs / "
-                                 "huggingface_hub for s3://, gs://, hf://)")
+        raise EvalsieveError("environment", "reading a URL needs fsspec", file=path,
+                             expected="pip install 'evalsieve[remote]' (plus s3fs / gcsfs "
+                                      "/ huggingface_hub for s3://, gs://, hf://)")
     return fsspec
 
 
@@ -123,9 +124,11 @@ class FileSource:
 
     gzip is detected by its magic bytes (1f 8b), not the name, and inflated member by member
     (concatenated gzip works); ZIP, Parquet, UTF-16 and other binary formats are refused by
-    their magic bytes (``records.refuse_binary``); the UTF-8 BOM is removed; invalid UTF-8 is
-    an error naming the byte offset and the line. After a full read, ``sha256`` and ``bytes``
-    describe the file as given.
+    their magic bytes (``records.refuse_binary``); the UTF-8 BOM is removed (``keep_bom``:
+    left for the reader, which keeps it for the clean export); invalid UTF-8 is an error
+    naming the byte offset and the line (``skip_bad``: decoded with ``surrogateescape``, for
+    the reader to skip; :mod:`evalsieve.decoding`). After a full read, ``sha256`` and
+    ``bytes`` describe the file as given.
 
     Args:
         path: the file's path (or an fsspec URL).
@@ -147,11 +150,11 @@ class FileSource:
         self.sha256 = ""
         self.bytes = 0
 
-    def chunks(self, limit: int | None = None):
+    def chunks(self, limit: int | None = None, skip_bad: bool = False, keep_bom: bool = False):
         """Yield decoded text chunks; with ``limit``, stop after about that many bytes
         (cut at the last line end), without hashing."""
         h = hashlib.sha256()
-        dec = codecs.getincrementaldecoder("utf-8")("strict")
+        dec = codecs.getincrementaldecoder("utf-8")(SKIPPING if skip_bad else "strict")
         inflater = _Gunzip(self.name) if self.gzip else None
         first = True
         offset = 0   # decoded-stream byte offset, for error messages
@@ -179,7 +182,7 @@ class FileSource:
                 offset += len(data)
                 self._lines += data.count(b"\n")
                 if first and text:
-                    if text.startswith("\ufeff"):
+                    if text.startswith(BOM) and not keep_bom:
                         text = text[1:]
                     first = False
                 # the head ends at a line end: past `limit`, read on to the first one
@@ -216,9 +219,9 @@ class FileSource:
                             line=line,
                             expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)")
 
-    def head(self) -> str:
+    def head(self, skip_bad: bool = False) -> str:
         """About the first MB of text, cut at a line end (for sniffing and field lists)."""
-        return "".join(self.chunks(limit=HEAD_BYTES))
+        return "".join(self.chunks(limit=HEAD_BYTES, skip_bad=skip_bad))
 
     def info(self, role: str, fmt: str) -> InputFile:
         """The file as the run stamp names it (after a full read: sha256 and size set)."""

@@ -40,14 +40,16 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
     (0 of 1, then 1 of 1); a set cancel stops the run between blocks (one worker) or tasks.
 
     Raises:
-        EvalsieveError: bad input (bad_input), a missing extra (asset_load_failed),
+        EvalsieveError: bad input (bad_input), a missing extra (asset_load_failed or
+        environment), a worker process killed or a Ray cluster lost (environment),
         ``args.cancel`` set (cancelled).
 
     TRAIN arguments are expanded into a corpus (:func:`corpus.expand_inputs`); the training
     pass runs as tasks (:func:`corpus.plan_tasks`) on the chosen engine and merges exactly.
     """
     from .corpus import make_payload
-    from .engines import Merger, hash_file, run_local, run_ray
+    from .engines import Merger, hash_file, run_local
+    from .ray_engine import run_ray
     if args.semantic:
         _check_encoder_extra()
     notes: list[str] = []
@@ -129,7 +131,7 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
         job.set_scores(scores)
     if first_head:
         job.set_background(first_head)
-    _feed(ev, ev_fmt, ev_fields, job.feed_eval, job.feed_eval_values)
+    _feed(ev, ev_fmt, ev_fields, job.feed_eval, job.feed_eval_values, skip)
     e = job.end_eval()
     report(args, "eval", e["rows"], e["rows"])
     log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct n-grams")
@@ -152,9 +154,9 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
                                kind=args.filter)
         if args.filter in ("kernel", "numpy") and payload["filter"] != args.filter and \
                 {f["fmt"] for f in files} & {"jsonl", "text"}:
-            raise bad_input(f"--filter {args.filter} cannot run: "
-                            + (payload["filter_note"] or "numpy's filter needs N >= 2"),
-                            expected="pip install 'evalsieve[fast]', or --filter off")
+            raise EvalsieveError("environment", f"--filter {args.filter} cannot run: "
+                                 + (payload["filter_note"] or "numpy's filter needs N >= 2"),
+                                 expected="pip install 'evalsieve[fast]', or --filter off")
         if payload["filter"] != "off" or payload["filter_note"]:
             log(f"filter: {payload['filter']}" + (" (the scan kernel, kernels/prefilter.wasm "
                 "under wasmtime)" if payload["filter"] == "kernel" else "")
@@ -312,7 +314,7 @@ def _semantic_pass(job: ContaminationJob, files: list[dict], log) -> None:
             continue
         # skipped records are listed by the n-gram pass
         reader = RecordReader(f["fmt"], f["name"], job.config.skip_bad_lines)
-        for text in src.chunks():
+        for text in src.chunks(skip_bad=job.config.skip_bad_lines):
             job.semantic.scan([(r.index, seg(r.value)) for r in reader.feed(text)])
         job.semantic.scan([(r.index, seg(r.value)) for r in reader.finish()])
 
@@ -384,7 +386,7 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     if scores is not None:
         job.set_scores(scores)
     _feed(ev, fmt, fields + ([args.label_field] if args.label_field else []), job.feed_eval,
-          job.feed_eval_values)
+          job.feed_eval_values, args.skip_bad_lines)
     texts = job.end_eval()["texts"]
     enc = NativeEncoder(os.path.join(model_dir, "encoder.onnx"),
                         os.path.join(model_dir, "tokenizer.json"))

@@ -22,8 +22,10 @@ fork (``--workers``).
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
+import weakref
 from array import array
 from pathlib import Path
 
@@ -116,6 +118,7 @@ class WasmMemory:
     def __init__(self, engine, module):
         import wasmtime
         self.store = wasmtime.Store(engine)
+        _STORES.add(self.store)
         ex = wasmtime.Instance(self.store, module, []).exports(self.store)
         self.mem = ex["memory"]
         self._fns = {k: ex[k] for k in ("pf_configure", "pf_add_ngrams", "pf_exact", "pf_scan")}
@@ -294,6 +297,22 @@ class KernelFilter:
 
 
 _WASM: dict = {}
+#: every live store of this process, closed at exit before the module and the engine
+_STORES: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _close_wasm() -> None:
+    """Free the wasmtime objects while the interpreter still runs: left to the garbage
+    collector at shutdown, wasmtime's finalizers find its C bindings already torn down and
+    print "Exception ignored in Managed.__del__" after the run's own output."""
+    for store in list(_STORES):
+        store.close()
+    for key in ("module", "engine"):
+        obj = _WASM.pop(key, None)
+        if obj is not None:
+            obj.close()
+    _WASM.clear()
 
 
 def _memory() -> WasmMemory:

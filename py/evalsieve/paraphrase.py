@@ -502,8 +502,9 @@ class ParaphraseJob:
         if name == self.dedup_name:
             refuse_parquet(self.eval_format, "deduplicated file")
             keep, _ = self.dedup(stamp)
-            return "application/octet-stream", rows_text(self._reader.header_raw, self._reader.cr,
-                                           self._raw, keep)
+            text = rows_text(self._reader.header_raw, self._reader.cr, self._raw, keep)
+            # after the input's byte-order mark, as eval.clean (the input's own bytes)
+            return "application/octet-stream", self._reader.bom + text if text else text
         if name == constants.DEDUP_DROPPED_EXPORT:
             return "text/csv", write_csv(stamp, DROPPED_COLUMNS, self.dedup(stamp)[1])
         if name == constants.SKIPPED_EXPORT and self.config.skip_bad_lines:

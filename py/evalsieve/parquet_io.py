@@ -13,7 +13,7 @@ import datetime
 import decimal
 import os
 
-from .errors import bad_input
+from .errors import bad_input, environment
 
 #: Rows per record batch read from the file (a row group is read in slices of this size).
 BATCH_ROWS = 8192
@@ -25,7 +25,7 @@ def _pa(name: str):
         import pyarrow
         import pyarrow.parquet
     except ImportError:
-        raise bad_input("this is a Parquet file, and reading Parquet needs pyarrow, which is "
+        raise environment("this is a Parquet file, and reading Parquet needs pyarrow, which is "
                         "not installed", file=name,
                         expected="pip install 'evalsieve[parquet]' (or convert the file to "
                                  "JSON Lines)") from None
@@ -97,8 +97,9 @@ class ParquetSource:
     Args:
         path: the file's path.
     Raises:
-        EvalsieveError(bad_input): pyarrow missing, or not a readable Parquet file (the
-        file and pyarrow's reason named).
+        EvalsieveError: ``environment`` when pyarrow is missing (an extra, exit 3);
+        ``bad_input`` when it is not a readable Parquet file (the file and pyarrow's reason
+        named).
     """
 
     def __init__(self, path: str):
@@ -240,14 +241,20 @@ def write_report(path: str, export, stamp: dict) -> int:
     return len(export.rows)
 
 
+def report_name(csv_name: str) -> str:
+    """The Parquet version's name of a CSV report: ``contamination-report.csv`` ->
+    ``contamination-report.parquet``."""
+    return csv_name[:-4] + ".parquet"
+
+
 def report_writers(exports: dict, stamp: dict) -> dict:
     """``{"contamination-report.parquet": writer, ...}``: one Parquet writer for every CSV
     export in ``exports`` (``{name: text}``; an ``eval.clean.csv`` is the input's own bytes,
     not a report, and gets none). Each writer takes the path to write (as
-    ``cli.write_exports`` expects)."""
+    ``outdir.OutDir.write`` expects)."""
     from .exports import CsvExport
     out = {}
     for name, text in exports.items():
         if isinstance(text, CsvExport) and name.endswith(".csv"):
-            out[name[:-4] + ".parquet"] = (lambda path, t=text: write_report(path, t, stamp))
+            out[report_name(name)] = (lambda path, t=text: write_report(path, t, stamp))
     return out

@@ -52,9 +52,9 @@ def add_purify_parser(sub) -> None:
     p.add_argument("--rows", choices=tuple(ROWS), default="scored",
                    help="whose n-grams to remove: 'scored' (default) = " + ROWS["scored"]
                    + "; 'contaminated' = " + ROWS["contaminated"])
-    p.add_argument("--self-check", choices=SELF_CHECKS, default="full",
-                   help="after writing, rescan every output file (full, default) or only "
-                   "the records it changed (changed: the others are the bytes the scan read)")
+    p.add_argument("--self-check", choices=SELF_CHECKS, default=SELF_CHECKS[0],
+                   help="after writing, rescan only the records it changed (changed, default: "
+                   "the others are the bytes the scan read) or every output file (full)")
     p.add_argument("--eval-field", action="append", metavar="F",
                    help="eval field path (repeatable; default: " + _DEFAULT_FIELD + ")")
     p.add_argument("--train-field", action="append", metavar="F",

@@ -61,7 +61,7 @@ MAX_SPLITS = 10
 SETTING_MAX = 10 ** 9
 #: How the output is checked after writing: rescan every output file, or only the records
 #: it changed (the others are the bytes the scan read).
-SELF_CHECKS = ("full", "changed")
+SELF_CHECKS = ("changed", "full")
 RULE = ("Counted n-grams: the eval n-grams of the chosen rows that are not boilerplate, "
         "under the contamination rule. drop: a training record holding one in a chosen "
         "field is left out. cut: each occurrence's span (its words' original characters) "

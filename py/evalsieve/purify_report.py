@@ -21,13 +21,12 @@ import csv
 import io
 import json
 
+from . import constants
 from .corpus import is_url
 from .errors import EvalsieveError, bad_input
 from .ngrams import TrainingScan
 
-REPORT = "purify-report.csv"
-SUMMARY = "purify-summary.json"
-STAMP = "run-stamp.json"
+REPORT, SUMMARY, STAMP = constants.PURIFY_EXPORTS
 REPORT_COLUMNS = ["run_fingerprint", "file", "record", "line", "action", "reason", "splits",
                   "matched_spans", "cut_spans", "chars_removed", "ngrams", "occurrences",
                   "eval_rows"]

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from .contamination_job import ContaminationConfig, ContaminationJob
 from .corpus import expand_inputs, is_url, make_payload, plan_tasks, scan_task, size_of
-from .engines import Merger, hash_file, run_local, run_ray
+from .engines import Merger, hash_file, run_local
 from .errors import EvalsieveError, bad_input
 from .ngrams import TrainingScan
 from .purify_core import (SELF_CHECKS, PurifyConfig, boilerplate_ids, counted_ngrams,
@@ -45,6 +45,7 @@ from .purify_report import (REPORT, STAMP, SUMMARY, check_verdict, export_texts,
                             outputs, purify_settings, rel_path as _rel, report_rows,
                             rescan_changed)
 from .purify_shards import AtomicOutput, ShardTask, purify_shard
+from .ray_engine import run_ray
 from .stamps import InputFile, RunStamp, canonical_json
 
 STATE_DIR = ".evalsieve-purify"
@@ -68,7 +69,7 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
            n: int | None = None, boilerplate: bool = True, threshold: float | None = None,
            mode: str = "cut", radius: int = 200, min_piece: int = 200, max_splits: int = 10,
            rows: str = "scored", workers: int = 1, engine: str = "local",
-           ray_address: str | None = None, filter: str = "auto", self_check: str = "full",
+           ray_address: str | None = None, filter: str = "auto", self_check: str = "changed",
            log=None) -> PurifyResult:
     """Write a decontaminated copy of a training corpus.
 
@@ -82,7 +83,9 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
         n, boilerplate, threshold: the contamination rule's settings.
         mode, radius, min_piece, max_splits, rows: :class:`purify.PurifyConfig`.
         workers, engine, ray_address, filter: how the passes run (never what they find).
-        self_check: ``"full"`` (rescan every output file) or ``"changed"``.
+        self_check: ``"changed"`` (the default: rescan the records it rewrote; every other
+            output record is the bytes the first scan read, which held no counted n-gram) or
+            ``"full"`` (rescan every output file).
         log: ``callback(message)`` for progress lines (default: silent).
     Returns:
         A :class:`PurifyResult`.
@@ -127,8 +130,8 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
     payload = make_payload(index, formats={f["fmt"] for f in files}, kind=filter)
     if filter == "numpy" and not payload["filters"] and \
             {f["fmt"] for f in files} & {"jsonl", "text"}:
-        raise bad_input("--filter numpy needs numpy (and N >= 2)",
-                        expected="pip install 'evalsieve[fast]', or --filter off")
+        raise EvalsieveError("environment", "--filter numpy needs numpy (and N >= 2)",
+                             expected="pip install 'evalsieve[fast]', or --filter off")
     index.keep_hits = True
     try:
         hits, sha, records = _scan(run, payload, job, files, log)

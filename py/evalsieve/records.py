@@ -1,9 +1,11 @@
 """Records: push parsers for JSON Lines, delimited text (CSV, TSV, ``;``/``|``) and plain text.
 
-A driver (the CLI or the page's worker) reads a file in chunks, decodes UTF-8 (BOM removed)
-and hands the text to :class:`RecordReader` with ``feed``; the reader returns every record
-completed so far and carries any incomplete one (a partial line, or a CSV record whose
-quoted field holds a newline) over to the next chunk. ``finish`` flushes the last record.
+A driver (the CLI or the page's worker) reads a file in chunks, decodes UTF-8 and hands the
+text to :class:`RecordReader` with ``feed``; the reader returns every record completed so far
+and carries any incomplete one (a partial line, or a CSV record whose quoted field holds a
+newline) over to the next chunk. ``finish`` flushes the last record. A leading byte-order
+mark is kept aside (``RecordReader.bom``); bytes that are not UTF-8 make a record malformed
+(:mod:`evalsieve.decoding`).
 
 Each :class:`Record` keeps ``raw``, the exact text of the record including its line ending
 (so ``"".join(r.raw for r in kept).encode("utf-8")`` is byte-for-byte those rows of a
@@ -25,8 +27,8 @@ import io
 import re
 from typing import NamedTuple
 
-from . import constants
-from .constants import binary_kind
+from .decoding import (BINARY_MAGIC, BOM, ESCAPED, PARQUET_MAGIC,  # noqa: F401 (named here)
+                       invalid_utf8, is_parquet, refuse_binary)
 from .errors import EvalsieveError, bad_input
 from .json_lines import (MAX_JSON_DEPTH, _clip, _no_lone_surrogates,  # noqa: F401 (named here)
                          parse_jsonl_line)
@@ -103,39 +105,6 @@ def format_hint(name: str) -> str | None:
         if base.endswith(ext):
             return fmt
     return None
-
-
-#: Magic bytes of files that are not text (checked on the first bytes after gunzip, before
-#: decoding): the table is constants.BINARY_MAGIC, which the page's worker/files.js receives
-#: in the worker's ``ready`` message.
-BINARY_MAGIC = constants.BINARY_MAGIC
-
-
-
-
-PARQUET_MAGIC = b"PAR1"
-
-
-def is_parquet(head: bytes) -> bool:
-    """True when a file's first bytes are the Parquet magic ``PAR1``."""
-    return head.startswith(PARQUET_MAGIC)
-
-
-def refuse_binary(name: str, head: bytes, parquet_ok: bool = False) -> None:
-    """Refuse a file whose first bytes say it is not text (ZIP, Parquet, UTF-16, ...).
-
-    Args:
-        name: the file's name, for the message.
-        head: its first bytes (after gunzip); 16 are enough.
-        parquet_ok: let Parquet through (the CLI reads it with pyarrow).
-    Raises:
-        EvalsieveError(bad_input): "unsupported format: this looks like a ZIP archive; ...".
-    """
-    kind = binary_kind(head)
-    if kind is not None and not (parquet_ok and head.startswith(PARQUET_MAGIC)):
-        what, todo = kind
-        raise bad_input(f"unsupported format: this looks like {what}", file=name,
-                        expected=f"JSONL, CSV, TSV or plain text in UTF-8 ({todo})")
 
 
 def line_ends_cr(head: str) -> bool:
@@ -296,7 +265,8 @@ class RecordReader:
         name: the file's name, used in error messages.
         skip_bad: skip malformed records instead of stopping (CLI ``--skip-bad-lines``, the
             page's "skip malformed lines"): a JSON Lines line that is not one JSON object, a
-            CSV/TSV record that cannot be parsed or has another field count than the header.
+            CSV/TSV record that cannot be parsed or has another field count than the header,
+            a record with bytes that are not UTF-8 (:mod:`evalsieve.decoding`).
             A skipped record keeps its record number (the next record's number is the same
             as without the option) and becomes no record; ``skipped`` lists it. Not skipped:
             a malformed header, and a quoted field never closed before the end of the file
@@ -305,6 +275,7 @@ class RecordReader:
     Attributes:
         skipped: ``(line, message)`` of every skipped record, in file order (1-based line
             where the record starts; the message says what was wrong and what was expected).
+        bom: ``"\ufeff"`` when the text began with a byte-order mark (taken off), else "".
     Raises (from ``feed``/``finish``):
         EvalsieveError(bad_input): a malformed line, or a row whose field count differs
         from the header's (which file, which line, what was expected); with ``skip_bad``
@@ -329,13 +300,20 @@ class RecordReader:
         self._pending_line = 0
         self._pending_offset = -1
         self._pending_quotes = 0
+        self.bom, self._started = "", False
+        self._escaped = False    # the current text holds bytes that are not UTF-8
 
     # -- public -----------------------------------------------------------------------------
     def feed(self, text: str) -> list[Record]:
         """Parse ``text`` (the next piece of the file) and return the records it completes."""
         if not text:
             return []
+        if not self._started:
+            self._started = True
+            if text.startswith(BOM):
+                self.bom, text = BOM, text[1:]
         buf = self._carry + text
+        self._escaped = ESCAPED.search(buf) is not None
         if not self.cr:
             parts = buf.split("\n")
             self._carry = parts.pop()
@@ -350,6 +328,7 @@ class RecordReader:
 
     def finish(self) -> list[Record]:
         """Flush the last record (a final line without a newline) and check for open quotes."""
+        self._escaped = ESCAPED.search(self._carry) is not None
         out = self._lines([self._carry]) if self._carry else []
         self._carry = ""
         if self._pending:
@@ -392,6 +371,9 @@ class RecordReader:
             if not raw.strip():
                 continue
             try:
+                bad = self._escaped and invalid_utf8(raw, self.name, ln)
+                if bad:
+                    raise bad
                 value = parse(raw, ln)
             except EvalsieveError as e:
                 if not self._skip(e, ln):
@@ -473,6 +455,9 @@ class RecordReader:
             start = self._pending_line
             self._pending = []
             try:
+                bad = self._escaped and invalid_utf8(rec_raw, self.name, start)
+                if bad:
+                    raise bad
                 cells = self._parse(rec_raw, start)
                 if self.header is None:
                     self._set_header(cells, rec_raw)

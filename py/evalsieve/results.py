@@ -20,17 +20,30 @@ def csv_rows(text: str) -> list[dict]:
     return list(csv.DictReader(io.StringIO(text, newline="")))
 
 
-def _write(out_dir: str, exports) -> None:
-    """Every export and, with pyarrow, the reports' Parquet versions, as the CLI writes."""
-    from .run_io import parquet_reports, write_exports
+def _write(out_dir: str, exports, job: str) -> None:
+    """Every export and, with pyarrow, the reports' Parquet versions, as the CLI writes them
+    (:class:`outdir.OutDir`: the folder checked first, every export or none, an earlier
+    run's stale exports of the same job removed, another job's folder refused).
+
+    Raises:
+        EvalsieveError: ``environment`` (the folder cannot be made or written, disk full),
+        ``bad_input`` (it holds another job's exports).
+    """
+    from .outdir import OutDir
+    from .run_io import parquet_reports
 
     def writer(data: bytes):
         def write(path: str) -> None:
             with open(path, "wb") as f:
                 f.write(data)
         return write
+    out = OutDir(out_dir, job).prepare()
     files = {k: writer(v) if isinstance(v, bytes) else v for k, v in exports.items()}
-    write_exports(out_dir, {**files, **parquet_reports(exports, lambda msg: None)})
+    try:
+        out.write({**files, **parquet_reports(exports, lambda msg: None)})
+    except BaseException:
+        out.discard()
+        raise
 
 
 def _frame(text: str):
@@ -115,8 +128,9 @@ class ContaminationResult:
         return select_rows(eval, kind, rows, list(self.kept))
 
     def write(self, out_dir: str) -> None:
-        """Write every export to ``out_dir`` (the CLI's files and bytes), or none."""
-        _write(out_dir, self.exports)
+        """Write every export to ``out_dir`` (the CLI's files and bytes), or none (as the
+        CLI: :func:`_write`)."""
+        _write(out_dir, self.exports, "contamination")
 
 
 @dataclass(frozen=True)
@@ -151,5 +165,6 @@ class ParaphraseResult:
         return _frame(self.exports[name])
 
     def write(self, out_dir: str) -> None:
-        """Write every export to ``out_dir`` (the CLI's files and bytes), or none."""
-        _write(out_dir, self.exports)
+        """Write every export to ``out_dir`` (the CLI's files and bytes), or none (as the
+        CLI: :func:`_write`)."""
+        _write(out_dir, self.exports, "paraphrases")

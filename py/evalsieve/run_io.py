@@ -1,6 +1,7 @@
 """The inputs and outputs of a run, shared by the drivers (the API, the CLI, purify): open
 an input file, describe it, pick its fields, feed it to a job, stamp it; find the encoder;
-write every export or none.
+the reports' Parquet versions (the CLI's :class:`outdir.OutDir` writes every export or
+none; :mod:`evalsieve.progress` shows the training pass).
 
 This module and :mod:`evalsieve.drivers` touch paths and the clock; the jobs do not.
 """
@@ -11,12 +12,10 @@ import datetime
 import hashlib
 import os
 import platform
-import sys
-import tempfile
-import time
 
 from .errors import EvalsieveError, bad_input
 from .corpus import FileSource
+from .progress import Progress, _silent, check_cancel  # noqa: F401 (named here as before)
 from .sample import check_fields, inspect_head, listed_paths
 from .stamps import InputFile
 
@@ -57,7 +56,7 @@ def describe(src, skip_bad: bool = False) -> tuple[dict, str]:
     come from the schema, described from the first rows, and the head is ''."""
     if not hasattr(src, "chunks"):
         return _describe_parquet(src), ""
-    head = src.head()
+    head = src.head(skip_bad)
     return inspect_head(src.name, head, skip_bad=skip_bad), head
 
 
@@ -167,13 +166,15 @@ def _pick_fields(src, requested: list[str] | None, role: str, log,
     return info["format"], fields, head
 
 
-def _feed(src, fmt: str, fields: list[str], text_fn, values_fn) -> None:
-    """Stream one input into a job: text chunks, or Parquet batches of the needed columns."""
+def _feed(src, fmt: str, fields: list[str], text_fn, values_fn, skip_bad: bool = False) -> None:
+    """Stream one input into a job: text chunks (the BOM left for the job's reader, which
+    keeps it for the clean export; ``skip_bad``: lines that are not UTF-8 reach the reader
+    as malformed records), or Parquet batches of the needed columns."""
     if fmt == "parquet":
         for batch in src.values(src.columns_for(fields)):
             values_fn(batch)
     else:
-        for text in src.chunks():
+        for text in src.chunks(skip_bad=skip_bad, keep_bom=True):
             text_fn(text)
 
 
@@ -240,28 +241,6 @@ def _sha256_file(path: str) -> str:
 
 
 
-def write_exports(out_dir: str, exports: dict) -> None:
-    """Write every export or none: files go to a temp folder in ``out_dir``, then move.
-
-    Each export is its text, or a function that writes the file at the path it is given
-    (a Parquet clean file)."""
-    os.makedirs(out_dir, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".evalsieve-", dir=out_dir)
-    try:
-        for name, text in exports.items():
-            if callable(text):
-                text(os.path.join(tmp, name))
-                continue
-            with open(os.path.join(tmp, name), "w", encoding="utf-8", newline="") as f:
-                f.write(text)
-        for name in exports:
-            os.replace(os.path.join(tmp, name), os.path.join(out_dir, name))
-    finally:
-        for name in os.listdir(tmp):
-            os.unlink(os.path.join(tmp, name))
-        os.rmdir(tmp)
-
-
 def parquet_reports(exports: dict, log) -> dict:
     """The CSV reports' Parquet versions (parquet_io.report_writers) when pyarrow is
     installed, each with the run stamp in its key-value metadata; else none, said once."""
@@ -280,84 +259,6 @@ def _cpu_seconds() -> float:
     (the worker pool, once joined)."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
-
-
-class Progress:
-    """Progress of the training pass on stderr.
-
-    On a terminal with tqdm installed (the ``[progress]`` extra): a bar of bytes read from
-    disk (compressed bytes for gzip), with MB/s and ETA, and tasks done / total when the pass
-    runs as several tasks. Elsewhere: a plain line at most every 10 s.
-    """
-
-    def __init__(self, total: int, tasks: int, log, show_tasks: bool, hook=None,
-                 cancel=None):
-        self.total, self.tasks, self.log, self.show_tasks = total, tasks, log, show_tasks
-        self.hook, self.cancel = hook, cancel   # the API's callback and cancel event
-        self.read = 0
-        self.done = 0
-        self.bar = None
-        self.t0 = self.last = time.perf_counter()
-        if log is not _silent and sys.stderr.isatty():
-            try:
-                from tqdm import tqdm
-                self.bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000,
-                                desc="training bytes read", file=sys.stderr, leave=False,
-                                dynamic_ncols=True)
-            except ImportError:
-                self.bar = None
-
-    def add(self, nbytes: int) -> None:
-        """Count bytes read from disk."""
-        self.read += nbytes
-        if self.bar is not None:
-            self.bar.update(nbytes)
-        self._tick()
-        self._maybe_line()
-
-    def task_done(self) -> None:
-        """Count one finished task (a file or a byte range)."""
-        self.done += 1
-        if self.bar is not None and self.show_tasks:
-            self.bar.set_postfix_str(f"tasks {self.done}/{self.tasks}")
-        self._tick()
-        self._maybe_line()
-
-    def _tick(self) -> None:
-        check_cancel(self.cancel)
-        if self.hook is not None:
-            self.hook("train", self.read, self.total)
-
-    def _maybe_line(self) -> None:
-        now = time.perf_counter()
-        if self.bar is not None or now - self.last < 10:
-            return
-        self.last = now
-        dt = now - self.t0
-        rate = self.read / 1e6 / max(dt, 1e-9)
-        eta = (self.total - self.read) / 1e6 / rate if rate else float("nan")
-        tasks = f", tasks {self.done}/{self.tasks}" if self.show_tasks else ""
-        self.log(f"train: read {self.read / 1e6:.0f} of {self.total / 1e6:.0f} MB from disk, "
-                 f"{rate:.1f} MB/s, ETA {eta:.0f} s{tasks}")
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-def _silent(msg: str) -> None:
-    pass
-
-
-def check_cancel(cancel) -> None:
-    """Stop the run when ``cancel`` (anything with ``is_set()``, e.g. ``threading.Event``;
-    or None) is set.
-
-    Raises:
-        EvalsieveError(cancelled): it is set.
-    """
-    if cancel is not None and cancel.is_set():
-        raise EvalsieveError("cancelled", "the run was cancelled")
 
 
 def report(args, stage: str, done: int, total: int) -> None:

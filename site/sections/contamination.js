@@ -122,6 +122,10 @@ export class ContaminationSection extends JobSection {
     if (label === null) this.autoRunExample = false; // the user took over
     const slot = this.slots[role];
     const got = await this.inspectInto(slot, file, label, role);
+    if (!got && label === null && slot.current && slot.current.file === file) {
+      this.inputsChanged(`the ${SIDE_TITLE[role]} file chosen since (${file.name}) could not be read; see the message next to it.`,
+        `Not run: the ${SIDE_TITLE[role]} file ${file.name} could not be read.`);
+    }
     if (got) {
       const { info } = got;
       this.log.add(`${SIDE_TITLE[role]} file ${label ? `(${label}) ` : ''}${file.name}: sniffed ${info.format}${info.gzip ? ' (gzip)' : ''}, ${fmtInt(info.rows_sampled)} rows sampled, ${info.fields.length} fields`);
@@ -146,11 +150,15 @@ export class ContaminationSection extends JobSection {
     if (role === 'eval') this.check.want();
   }
 
-  /** New files were chosen: results still on the page are greyed under a banner. */
-  inputsChanged() {
+  /**
+   * New files were chosen (or one that could not be read): results still on the page are
+   * greyed under a banner saying why, and the status no longer says the run is done.
+   */
+  inputsChanged(reason = 'you have chosen other files since. Press Run to score them.', status = 'Not run yet for the files chosen now: press Run.') {
     if (!this.shownRun || this.ui.results.hidden) return;
     const { label, files } = this.shownRun;
-    this.stale.mark(label === 'example', files, 'you have chosen other files since. Press Run to score them.');
+    this.stale.mark(label === 'example', files, reason);
+    this.inputsStale(status);
   }
 
   /** The auto-N line for the chosen eval fields, from the sampled rows (before a run). */

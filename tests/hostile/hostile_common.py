@@ -173,12 +173,14 @@ def check_html_inert(html: str) -> None:
 
 
 def check_contamination_result(out_dir: Path, summary: dict, rows: list[bytes],
-                               header: bytes) -> dict[str, list[int]]:
+                               header: bytes, bom: bytes = b"") -> dict[str, list[int]]:
     """The partition and byte-exactness promises for one eval file.
 
     Args:
         rows: each eval record's exact bytes (from the case's construction, not evalsieve).
         header: the CSV/TSV header line's bytes, or b"".
+        bom: the file's byte-order mark (b"" without one): eval.clean.* starts with it when
+            it holds anything.
     Returns:
         {"clean": [...], "contaminated": [...], "too_short": [...]} 1-based eval rows (a
         row too short to score that a rung caught is under contaminated only).
@@ -204,6 +206,7 @@ def check_contamination_result(out_dir: Path, summary: dict, rows: list[bytes],
     assert summary["rows_kept"] == len(got["clean"])
     assert summary["rows_contaminated"] == len(got["contaminated"])
     expected = header + b"".join(rows[i - 1] for i in sorted(got["clean"]))
+    expected = bom + expected if expected else expected
     assert (out_dir / clean_name).read_bytes() == expected
     check_csv_cells_safe(report, "contamination-report.csv")
     check_csv_cells_safe(short, "too-short-to-score.csv")

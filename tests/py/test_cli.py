@@ -129,8 +129,8 @@ def test_threshold_and_n_flags(files, tmp_path, capsys):
 ])
 def test_without_the_encoder_extra_the_error_says_how_to_install(argv, files, tmp_path,
                                                                  capsys, monkeypatch):
-    # `pip install .` (no extra), then a job that embeds: exit 2 with the command to run,
-    # before any pass over the files, never a traceback out of main()
+    # `pip install .` (no extra), then a job that embeds: exit 3 (environment) with the
+    # command to run, before any pass over the files, never a traceback out of main()
     ev, tr = files
     monkeypatch.setitem(sys.modules, "onnxruntime", None)   # import onnxruntime -> ImportError
     monkeypatch.setenv("EVALSIEVE_CACHE_DIR", str(tmp_path / "cache"))
@@ -140,6 +140,6 @@ def test_without_the_encoder_extra_the_error_says_how_to_install(argv, files, tm
     out = tmp_path / "o"
     argv = [a.format(ev=ev, tr=tr) for a in argv] + ["--out", str(out)]
     code, _, err = run(argv, capsys)
-    assert code == 2, err
+    assert code == 3, err
     assert "onnxruntime" in err and "pip install 'evalsieve[encoder]'" in err
     assert "Traceback" not in err and log == [] and not out.exists()

@@ -407,7 +407,7 @@ def test_ctrl_c_leaves_no_partial_exports(eval_file, tmp_path):
     big = tmp_path / "big.jsonl"
     write_jsonl(big, [FILLER + " " + Q[i % 40] * 2 for i in range(30000)])
     out = tmp_path / "out"
-    # every task waits 60 s before it reads (corpus._fault_hook), so the interrupt surely
+    # every task waits 60 s before it reads (fault_hooks.py), so the interrupt surely
     # lands inside the training pass, on a fast machine as on a loaded one
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "py"), EVALSIEVE_TASK_DELAY_S="60")
     # the CLI as a terminal starts it: SIGINT at its default (a shell's background job, as
@@ -617,33 +617,65 @@ def test_file_urls_go_through_fsspec(eval_file, corpus_dir, tmp_path):
 
 @needs_processes
 def test_ctrl_c_while_the_pool_starts_terminates_it(eval_file, tmp_path, monkeypatch):
-    """A Ctrl-C that arrives while run_local's pool starts its processes (here: sent from
-    inside Pool(), before it returns) is noted until the pool exists, then stops it: no
-    worker process is left behind."""
+    """A Ctrl-C that arrives while run_local starts its worker processes (here: sent right
+    after the first one started, before the second exists) is noted until they all exist,
+    then stops them: no worker process is left behind."""
     import multiprocessing as mp
     from evalsieve import engines
     if "fork" not in mp.get_all_start_methods():
-        pytest.skip("needs fork (the pool's processes inherit the payload)")
+        pytest.skip("needs fork (the workers inherit the payload)")
     big = tmp_path / "t.jsonl"
     write_jsonl(big, [FILLER + " " + Q[i % 40] for i in range(2000)])
     files = [{"path": str(big), "name": "t.jsonl", "fmt": "jsonl", "fields": ["text"],
               "gzip": False, "size": big.stat().st_size}]
     tasks = corpus.plan_tasks(files, 2, split_min=16384)
     assert len(tasks) > 2
-    ctx = mp.get_context("fork")
-    real = type(ctx).Pool
+    process = mp.get_context("fork").Process
+    real = process.start
+    started = []
 
-    made = []   # holds the pool, so only run_local's own terminate() can stop its workers
-
-    def pool_then_ctrl_c(self, *a, **k):
-        made.append(real(self, *a, **k))
-        os.kill(os.getpid(), signal.SIGINT)   # as if Ctrl-C came while the processes started
-        time.sleep(0.2)   # an unnoted SIGINT raises KeyboardInterrupt here, inside Pool()
-        return made[-1]
-    monkeypatch.setattr(type(ctx), "Pool", pool_then_ctrl_c)
+    def start_then_ctrl_c(self):
+        real(self)
+        started.append(self)
+        if len(started) == 1:
+            os.kill(os.getpid(), signal.SIGINT)   # as if Ctrl-C came while they started
+            time.sleep(0.2)   # an unnoted SIGINT raises KeyboardInterrupt here, mid-start
+    monkeypatch.setattr(process, "start", start_then_ctrl_c)
     monkeypatch.setenv("EVALSIEVE_TASK_DELAY_S", "30")   # the tasks would still be running
     before = set(mp.active_children())
     with pytest.raises(KeyboardInterrupt):
         engines.run_local({"filters": None}, tasks, 2, lambda r: None, lambda n: None)
+    assert len(started) == 2   # the interrupt waited until both existed
     left = [p for p in mp.active_children() if p not in before]
     assert left == [], left
+
+
+@needs_processes
+def test_progress_counts_each_byte_of_the_corpus_once(eval_file, tmp_path, monkeypatch,
+                                                      capsys):
+    """The last byte range of a split file reported the whole file's size, so progress read
+    "read 256 of 252 MB ... ETA -0 s": the tasks' bytes add up to the files' sizes."""
+    big = tmp_path / "big.jsonl"
+    write_jsonl(big, [FILLER + " " + Q[i % 40] for i in range(3000)])
+    small = write_jsonl(tmp_path / "small.jsonl.gz", [FILLER] * 50, gz=True)
+    files = [{"path": str(p), "name": p.name, "fmt": "jsonl", "fields": ["text"],
+              "gzip": p.suffix == ".gz", "size": p.stat().st_size} for p in (big, small)]
+    tasks = corpus.plan_tasks(files, 2, split_min=40_000)
+    assert any(t.file == 0 and t.start > 0 and t.end == -1 for t in tasks)   # a last range
+    from evalsieve.corpus import make_payload
+    from evalsieve.ngrams import EvalIndex
+    payload = make_payload(EvalIndex([[q] for q in Q], None), fast=False)
+    assert sum(corpus.scan_task(payload, t)["bytes"] for t in tasks) == \
+        big.stat().st_size + small.stat().st_size
+    # through the CLI, with two workers: what Progress was told adds up to its total
+    from evalsieve import cli
+    seen = []
+    real_add = cli.Progress.add
+    monkeypatch.setattr(cli.Progress, "add", lambda self, n: (seen.append((n, self.total)),
+                                                              real_add(self, n)))
+    monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 40_000)
+    code, _, err = run_cli(["contamination", eval_file, str(big), str(small), "--eval-field",
+                            "question", "--train-field", "text", "--out", str(tmp_path / "o"),
+                            "--workers", "2"], capsys)
+    assert code == 0, err
+    assert sum(n for n, _ in seen) == seen[0][1] == big.stat().st_size + small.stat().st_size

@@ -148,16 +148,22 @@ def test_docs_links_point_to_files():
 #: environment in cli.py and the CLI-side modules it drives; the core reads none of them.
 ALLOWED = {
     "sys.argv": {"cli.py", "encoder_graph.py"},
-    # purify_run.py is the purify job's driver (it times its passes, as cli.py does)
-    "clock": {"cli.py", "drivers.py", "run_io.py", "purify_run.py"},
+    # purify_run.py is the purify job's driver (it times its passes, as cli.py does);
+    # progress.py times the training pass (MB/s, ETA); ray_engine.py waits CONNECT_S for Ray
+    "clock": {"cli.py", "drivers.py", "run_io.py", "purify_run.py", "progress.py",
+              "ray_engine.py"},
+    # failures.py: EVALSIEVE_DEBUG (the traceback of a bug); fault_hooks.py: the tests'
+    # fault injection; ray_engine.py: PYTHONPATH and those hooks for Ray's workers
     "environment": {"cli.py", "run_io.py", "corpus.py", "engines.py", "model_cache.py",
-                    "purify_shards.py"},
+                    "purify_shards.py", "failures.py", "fault_hooks.py", "ray_engine.py"},
     # the CLI side's readers and writers of files (docs/ARCHITECTURE.md names them)
     # (api.py, inputs.py and results.py: the Python API's driver side, which writes an
-    # in-memory table as JSON Lines for the CLI's driver and writes a result's exports)
+    # in-memory table as JSON Lines for the CLI's driver and writes a result's exports;
+    # outdir.py writes the exports; fault_hooks.py the fault injection's marker files)
     "open()": {"cli.py", "run_io.py", "api.py", "inputs.py", "results.py", "corpus.py",
                "corpus_files.py", "encoder_graph.py", "model_cache.py", "layouts.py",
-               "arrow_io.py", "purify_shards.py", "purify_parquet.py"},
+               "arrow_io.py", "purify_shards.py", "purify_parquet.py", "outdir.py",
+               "fault_hooks.py"},
     "pyodide": {"bridge.py"},
 }
 _CLOCK = {("time", "time"), ("time", "perf_counter"), ("time", "monotonic"),

@@ -295,10 +295,10 @@ def test_parquet_keeps_schema_row_groups_and_untouched_rows(corpus, tmp_path, ca
             assert x == y
 
 
-def test_workers_and_the_changed_self_check_give_the_same_bytes(corpus, tmp_path, capsys):
+def test_workers_and_the_full_self_check_give_the_same_bytes(corpus, tmp_path, capsys):
     one = purify(corpus, tmp_path / "one", capsys)
     two = purify(corpus, tmp_path / "two", capsys, "--workers", "2")
-    quick = purify(corpus, tmp_path / "quick", capsys, "--self-check", "changed")
+    quick = purify(corpus, tmp_path / "quick", capsys, "--self-check", "full")
     t1 = tree(tmp_path / "one")
     t1.pop("purify-summary.json")
     t1.pop("run-stamp.json")
@@ -376,7 +376,7 @@ def test_a_failed_self_check_is_an_error_and_writes_no_report(corpus, tmp_path, 
         payload["index"].ngrams))
     with pytest.raises(Exception) as e:
         purify_run.purify(EVAL, [str(corpus)], str(tmp_path / "o"), eval_fields=["question"],
-                          train_fields=FIELDS)
+                          train_fields=FIELDS, self_check="full")
     assert getattr(e.value, "code", None) == "internal"
     assert "still contaminated" in str(e.value)
     assert not (tmp_path / "o" / "run-stamp.json").exists()

@@ -29,7 +29,7 @@ export async function inspect(ctx, args, files) {
     });
     return { ...value, gzip: false, head_complete: value.rows_sampled === value.rows, size: file.size, name: file.name };
   }
-  let head = await readHead(file, { maxChars: SETTINGS.headChars });
+  let head = await readHead(file, { maxChars: SETTINGS.headChars, skipBad: Boolean(args.skip_bad_lines) });
   if (role === 'scores' && !head.complete && file.size <= SETTINGS.scoresInspectBytes) {
     // a scores file is read whole (as the run will): its harness filters are counted over every row
     /** @type {string[]} */

@@ -10,15 +10,15 @@ const C = ruleConstants(CONSTANTS);
 const read = (raw) => parsePurifySettings(raw, C);
 const refused = (fn) => { try { fn(); } catch (e) { return e; } return null; };
 
-test('empty settings are Python\'s defaults: cut, R 200, pieces of 200, 10 splits, scored rows, full self-check', () => {
+test('empty settings are Python\'s defaults: cut, R 200, pieces of 200, 10 splits, scored rows, changed-records self-check', () => {
   assert.deepEqual(read({ radius: '', min_piece: '', max_splits: '' }),
-    { mode: 'cut', rows: 'scored', self_check: 'full', radius: 200, min_piece: 200, max_splits: 10 });
+    { mode: 'cut', rows: 'scored', self_check: 'changed', radius: 200, min_piece: 200, max_splits: 10 });
 });
 
 test('every choice Python lists is taken, anything else is refused naming the choices', () => {
   assert.equal(read({ mode: 'drop' }).mode, 'drop');
   assert.equal(read({ rows: 'contaminated' }).rows, 'contaminated');
-  assert.equal(read({ self_check: 'changed' }).self_check, 'changed');
+  assert.equal(read({ self_check: 'full' }).self_check, 'full');
   const e = refused(() => read({ mode: 'shred' }));
   assert.equal(e.code, 'bad_input');
   assert.match(e.message, /unknown mode "shred"/);
@@ -27,7 +27,7 @@ test('every choice Python lists is taken, anything else is refused naming the ch
 });
 
 test('the numbers take whole numbers from 0 to Python\'s maximum, nothing else', () => {
-  assert.deepEqual(read({ radius: '0', min_piece: '0', max_splits: '0' }), { mode: 'cut', rows: 'scored', self_check: 'full', radius: 0, min_piece: 0, max_splits: 0 });
+  assert.deepEqual(read({ radius: '0', min_piece: '0', max_splits: '0' }), { mode: 'cut', rows: 'scored', self_check: 'changed', radius: 0, min_piece: 0, max_splits: 0 });
   assert.equal(read({ radius: String(C.purify.radius.max) }).radius, 1e9);
   for (const [key, bad] of [['radius', '-1'], ['radius', '2.5'], ['min_piece', 'not a number'], ['max_splits', String(1e9 + 1)]]) {
     const e = refused(() => read({ [key]: bad }));
