@@ -40,7 +40,7 @@ def cpython_calls(spec, tr: str, chunk: int):
     from evalsieve.kernel import KernelFilter
     ks = KernelFilter.from_spec(spec).scanner(spec["paths"])
     text = tr[1:] if tr.startswith("\ufeff") else tr
-    calls, records, lines, start = [], 0, 0, 0
+    calls, records, lines, start, nbytes = [], 0, 0, 0, 0
     while start < len(text):
         end = len(text) if start + chunk >= len(text) else text.rfind("\n", 0, start + chunk)
         if end < start:
@@ -52,7 +52,9 @@ def cpython_calls(spec, tr: str, chunk: int):
                       "lines": [lines + x for x in c[1::4]],
                       "text": "\n".join(piece[a:b].decode("utf-8")
                                         for a, b in zip(c[2::4], c[3::4])),
-                      "records_total": records + r_in, "chars": points})
+                      "records_total": records + r_in, "chars": points,
+                      "offsets": [nbytes + a for a in c[2::4]]})   # in the file, after its BOM
+        nbytes += len(piece)
         records += r_in
         lines += l_in
         start = end
