@@ -5,7 +5,8 @@
 import { OP } from './protocol.js';
 import { inspect } from './jobs/inspect.js';
 import { contamination } from './jobs/contamination.js';
-import { paraphrases, paraGroup, paraExports, paraExample, paraClose } from './jobs/paraphrases.js';
+import { contClose, contRecord, contRows } from './jobs/contamination-held.js';
+import { paraphrases, paraGroup, paraExports, paraExample, paraClose, paraRows } from './jobs/paraphrases.js';
 import { read, embed } from './jobs/bench.js';
 import { purify } from './jobs/purify.js';
 
@@ -13,11 +14,15 @@ import { purify } from './jobs/purify.js';
 export const OPS = {
   [OP.INSPECT]: inspect,
   [OP.CONTAMINATION]: contamination,
+  [OP.CONT_ROWS]: contRows,
+  [OP.CONT_RECORD]: contRecord,
+  [OP.CONT_CLOSE]: contClose,
   [OP.PARAPHRASES]: paraphrases,
   [OP.PARA_GROUP]: paraGroup,
   [OP.PARA_EXPORTS]: paraExports,
   [OP.PARA_EXAMPLE]: paraExample,
   [OP.PARA_CLOSE]: paraClose,
+  [OP.PARA_ROWS]: paraRows,
   [OP.READ]: read,
   [OP.EMBED]: embed,
   [OP.PURIFY]: purify,

@@ -19,6 +19,26 @@ export function utf8Position(/** @type {Uint8Array} */ bytes) {
   return { line, byte: at };
 }
 
+/**
+ * Chunk-local byte offsets of the starts of `lines` (1-based, ascending) of a chunk's bytes
+ * (lines end at '\n', as prefilter.js counts them).
+ * @param {Uint8Array} bytes @param {number[]} lines @returns {number[]}
+ */
+export function lineStarts(bytes, lines) {
+  const out = new Array(lines.length);
+  let line = 1;
+  let pos = 0;
+  for (let k = 0; k < lines.length; k++) {
+    for (; line < lines[k]; line++) {
+      const nl = bytes.indexOf(0x0a, pos);
+      if (nl === -1) break;
+      pos = nl + 1;
+    }
+    out[k] = pos;
+  }
+  return out;
+}
+
 /** A chunk that is not UTF-8; `utf8` = utf8Position (chunk-local). */
 export class Utf8Error extends Error {
   /** @param {{line: number, byte: number}} utf8 */
@@ -32,19 +52,21 @@ export class Utf8Error extends Error {
  * Args: pf = createPrefilter(spec); data: string | Uint8Array of complete lines (chunks are
  *   cut after '\n', so each is whole UTF-8); wasm: the spec's prefilter-wasm.js scanner, which
  *   then scans bytes without decoding them (text always goes to pf).
- * Returns: ChunkScan (protocol.js).
+ * Returns: ChunkScan (protocol.js); offsets: each candidate's first byte in the chunk (null
+ *   for text).
  * Raises: Utf8Error naming the chunk-local line and byte of the first invalid sequence.
  * @param {any} pf @param {string | Uint8Array} data
  * @param {import('./prefilter-wasm.js').WasmScanner | null} [wasm]
  * @returns {import('./protocol.js').ChunkScan}
  */
 export function scanData(pf, data, wasm = null) {
-  if (typeof data === 'string') return scanChunk(pf, data);
+  if (typeof data === 'string') return { ...scanChunk(pf, data), offsets: null }; // rows as text: no bytes
   if (wasm) return wasm.scanBytes(data);
   const t0 = performance.now();
   let text;
   try { text = UTF8.decode(data); } catch { throw new Utf8Error(utf8Position(data)); }
   const r = scanChunk(pf, text);
+  r.offsets = lineStarts(data, r.lines);
   r.ms = performance.now() - t0;
   return r;
 }

@@ -131,6 +131,7 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
       j.resolve({
         records: l.records.map((r) => r + records),
         lines: l.lines.map((r) => r + lines),
+        offsets: l.offsets ? l.offsets.map((o) => o + bytes) : null, // in the file (after its BOM)
         text: l.text,
         records_total: records + l.records_in,
         chars: l.chars,

@@ -177,12 +177,14 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
     const records = new Array(count);
     const lines = new Array(count);
     const texts = new Array(count);
+    const offsets = new Array(count); // each candidate line's first byte in the chunk
     for (let i = 0, o = outAt / 4; i < count; i++, o += 4) {
       records[i] = m[o];
       lines[i] = m[o + 1];
+      offsets[i] = m[o + 2];
       texts[i] = LINES.decode(bytes.subarray(m[o + 2], m[o + 3]));
     }
-    return { records, lines, text: texts.join('\n'), records_in: recordsIn, lines_in: linesIn, chars: units, ms: performance.now() - t0 };
+    return { records, lines, offsets, text: texts.join('\n'), records_in: recordsIn, lines_in: linesIn, chars: units, ms: performance.now() - t0 };
   };
   const tables = () => ({
     table: new Uint32Array(memory.buffer.slice(tableAt, tableAt + t.table.byteLength)),

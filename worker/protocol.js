@@ -45,10 +45,10 @@ export { ERR, ProtocolError, toErrorObject };
  * @property {number} embedding_dims  floats per sentence embedding
  * @property {{min: number, max: number, default: number}} semantic_code_ngram  tokens per code shingle of the semantic rung (0 = code channel off)
  * @property {{min: number, max: number, default: number}} semantic_code_margin  the code margin's weight (0 = off)
- * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string, stamp: string}} export_names
+ * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string, stamp: string, dedup_by_format: Record<string, string>, dedup_dropped: string}} export_names
  * @property {BinaryMagic[]} binary_magic
- * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default)
- * @property {{modes: string[], rows: Record<string, string>, self_checks: string[], radius: {min: number, max: number, default: number}, min_piece: {min: number, max: number, default: number}, max_splits: {min: number, max: number, default: number}}} purify  purify's settings (py/evalsieve/purify_core.py; first of each list: the default)
+ * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default); also published: dedup_keep_rules (the same shape: the row a group keeps in eval.deduplicated.*)
+ * @property {{modes: string[], rows: Record<string, string>, self_checks: string[], radius: {min: number, max: number, default: number}, min_piece: {min: number, max: number, default: number}, max_splits: {min: number, max: number, default: number}}} purify  purify's settings (py/evalsieve/purify.py; first of each list: the default)
  */
 
 /**
@@ -114,22 +114,20 @@ export const LOG_KIND = Object.freeze({
 /**
  * @typedef {{name: string, mime: string, text: string, blob?: Blob}} Export  blob: a binary export (eval.clean.parquet; text '')
  * @typedef {{name: string, sha256: string | null, bytes: number, gzip: boolean, format?: string}} InputInfo
- * @typedef {{eval_row: number, status: 'contaminated', rung: Rung, containment: number | null, containment_text: string, ngrams_matched: number, ngrams_total: number, training_record: number, shared_passage: string, training_excerpt: string, eval_text: string}} ContaminatedRow
- * @typedef {{rows: ContaminatedRow[], rows_total: number, histogram: {bin_width: number, counts: number[]}, score_figures?: Record<string, any>[], score_settings?: Record<string, any>, ladder: LadderView}} ContaminationView
- *   rows: the contaminated rows in report order, at most 2000; histogram: containment of the
- *   scored rows in tenths (the overlap report's bins); with a scores file, score_figures (per
- *   metric) and score_settings (bridge cont.scores / cont.view); ladder: py/evalsieve/ladder.py
+ * @typedef {{rows: Record<string, any>[], rows_total: number, histogram: {bin_width: number, counts: number[]}, score_figures?: Record<string, any>[], score_settings?: Record<string, any>, ladder: LadderView}} ContaminationView
+ *   rows: none (cont.run asks with limit 0: the page pages them with cont.rows); rows_total: the contaminated rows; histogram: containment of the scored rows in tenths (the overlap report's bins); with a scores file, score_figures (per metric) and score_settings; ladder: py/evalsieve/ladder.py
  * @typedef {'exact' | 'ngram' | 'semantic'} Rung
- * @typedef {{eval_row: number, rung: Rung, leaves_clean: boolean, containment_text: string, training_record: number | '', semantic_score: string, semantic_cosine: string, semantic_training_record: number | '', training_window: string}} LadderRow
- * @typedef {{rungs: Rung[], excluded: Rung[], by_rung: Record<Rung, number | null>, clean_at_these_rungs: number, rows: LadderRow[], rows_total: number, semantic: {figures: Record<string, any>, threshold: number, candidates: number, rule: string, quality_note: string} | null}} LadderView
+ * @typedef {{rungs: Rung[], excluded: Rung[], by_rung: Record<Rung, number | null>, clean_at_these_rungs: number, rows: Record<string, any>[], rows_total: number, semantic: {figures: Record<string, any>, threshold: number, candidates: number, rule: string, quality_note: string} | null}} LadderView
  * @typedef {{eval_texts: string[], window_texts: string[], pairs: [number, number][], figures: {window_words: number, window_how: string, windows: number, windows_sharing_a_key_term: number, windows_embedded: number, pairs_verified: number, docstring_pairs: number, code_rows: number, idf_background: string}}} SemanticRequest  bridge cont.semantic_request
  * @typedef {'cache' | 'network' | 'cache+network'} AssetsFrom  where the worker's checked assets came from (assets.js assetsFrom)
  * @typedef {{assets_from: AssetsFrom, threads?: number, cross_origin_isolated?: boolean, hardware_concurrency?: number, execution_provider?: 'wasm' | 'webgpu', provider_reason?: string, provider_sample_rows?: number, provider_min_cosine?: number | null, webgpu_adapter?: string | null, webgpu_graph_sha256?: string}} Environment  how the page ran; the run stamp's `environment` (webgpu_graph_sha256: encoder-fp32.onnx, only when WebGPU embedded the rows)
- * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo, train_files?: InputInfo[], scores?: InputInfo}, timing: {seconds: number, train_mbps: number | null, semantic_seconds?: number}, environment: Environment, parquet_kept?: {name: string, rows: number, reason: string}}} ContaminationResult
+ * @typedef {{rows: Record<string, any>[], matched: number, total: number, offset: number, limit: number, facets: Record<string, Record<string, number>>}} RowsPage  cont.rows / para.rows (py/evalsieve/result_table.py)
+ * @typedef {{file: string, record: number, id: string, format: string, value: any, text: string, fields: {path: string, text: string, marks: number[][]}[], read: string}} RecordResult  cont.record (read: how the worker read it again)
+ * @typedef {{handle: number, summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo, train_files?: InputInfo[], scores?: InputInfo}, timing: {seconds: number, train_mbps: number | null, semantic_seconds?: number}, environment: Environment, parquet_kept?: {name: string, rows: number, reason: string}}} ContaminationResult
  * @typedef {Record<string, any> & {format: string, gzip: boolean, head_complete: boolean, size: number, name: string}} InspectResult
  * @typedef {{handle: number, figures: Record<string, any>, eval_info: {rows: number, rows_empty: number, skipped_lines?: Record<string, number>}, input: InputInfo, encoder: {threads: number, isolated: boolean, model_sha256: string}, environment: Environment, timing: Record<string, any>}} ParaphrasesResult
  * @typedef {{figures: Record<string, any>, ms: number}} ParaGroupResult
- * @typedef {{stamp: Record<string, any>, exports: Export[]}} ParaExportsResult
+ * @typedef {{stamp: Record<string, any>, exports: Export[], parquet_kept?: {name: string, rows: number, reason: string}}} ParaExportsResult
  * @typedef {{name: string, text: string}} ParaExampleResult
  * @typedef {{summary: Record<string, any>, exports: Export[], output: {name: string, bytes: number, sha256: string, saved: 'file' | 'blob', blob?: Blob}, inputs: {eval: InputInfo, train: InputInfo}, timing: {seconds: number, scan: number, write: number, check: number}}} PurifyResult  purify.run (saved 'file': written through the File System Access handle args.save; 'blob': the cleaned file is `blob`)
  * @typedef {{sha256: string | null, bytes: number, gzip: boolean, chars: number, lines: number, seconds: number, hash_ms: number, decode_ms: number}} ReadResult
@@ -143,8 +141,8 @@ export const LOG_KIND = Object.freeze({
  * @typedef {{type: 'spec', spec: PrefilterSpec}} PrefilterSpecMsg
  * @typedef {{type: 'chunk', seq: number, data: string | Uint8Array}} PrefilterChunkMsg (data: UTF-8 bytes, transferred, or text)
  * @typedef {PrefilterSpecMsg | PrefilterChunkMsg} PrefilterIn
- * @typedef {{records: number[], lines: number[], text: string, records_total: number, chars: number}} Scanned
- * @typedef {{records: number[], lines: number[], text: string, records_in: number, lines_in: number, chars: number, ms: number}} ChunkScan (chunk-local numbers)
+ * @typedef {{records: number[], lines: number[], offsets: number[] | null, text: string, records_total: number, chars: number}} Scanned (offsets: candidates' first bytes in the file after its BOM; null for rows given as text)
+ * @typedef {{records: number[], lines: number[], offsets?: number[] | null, text: string, records_in: number, lines_in: number, chars: number, ms: number}} ChunkScan (chunk-local numbers; offsets: the candidates' first bytes)
  * @typedef {ChunkScan & {type: 'scanned', seq: number, kernel: 'wasm' | 'js', kernel_note?: string, buffer?: ArrayBuffer}} PrefilterScannedMsg (kernel: which scanner read the chunk; kernel_note: why not the WebAssembly kernel; buffer: a byte chunk's, handed back for reuse, transferred)
  * @typedef {{type: 'failed', seq: number, message: string, utf8?: {line: number, byte: number}, buffer?: ArrayBuffer}} PrefilterFailedMsg (utf8: chunk-local)
  * @typedef {PrefilterScannedMsg | PrefilterFailedMsg} PrefilterOut
@@ -175,12 +173,14 @@ export const MSG = Object.freeze({
 export const OP = Object.freeze({
   // run ops (the page -> the worker)
   INSPECT: 'inspect', // sample a file's head: format, fields (also a bridge op)
-  CONTAMINATION: 'cont.run', // the whole contamination job
+  CONTAMINATION: 'cont.run', // the whole contamination job; its handle stays alive for cont.rows (one page of
+  CONT_ROWS: 'cont.rows', // its rows), cont.record (a training record read again by its offset; both also
+  CONT_RECORD: 'cont.record', CONT_CLOSE: 'cont.close', // bridge ops), cont.close (release the handle)
   PARAPHRASES: 'para.run', // embed an eval file and group it; its handle stays alive for:
   PARA_GROUP: 'para.group', // the slider: regroup, no re-embedding (also a bridge op)
   PARA_EXPORTS: 'para.exports', // stamp + CSVs at args.threshold
   PARA_EXAMPLE: 'para.example', // the worked example's JSONL (also a bridge op)
-  PARA_CLOSE: 'para.close', // release a handle
+  PARA_CLOSE: 'para.close', PARA_ROWS: 'para.rows', // release a handle; one page of its pairs or groups at a threshold (also a bridge op)
   READ: 'bench.read', // stream a file through File.stream/gunzip/decode only (the benchmark's ceiling)
   EMBED: 'bench.embed', // time the encoder alone (the benchmark)
   PURIFY: 'purify.run', // the training file cleaned of the eval n-grams (jobs/purify.js)
@@ -215,8 +215,9 @@ export const OP = Object.freeze({
 
 /** What a `run` message may ask the worker for. */
 export const RUN_OPS = Object.freeze([
-  OP.INSPECT, OP.CONTAMINATION, OP.PARAPHRASES, OP.PARA_GROUP, OP.PARA_EXPORTS, OP.PARA_EXAMPLE,
-  OP.PARA_CLOSE, OP.READ, OP.EMBED, OP.PURIFY,
+  OP.INSPECT, OP.CONTAMINATION, OP.CONT_ROWS, OP.CONT_RECORD, OP.CONT_CLOSE, OP.PARAPHRASES,
+  OP.PARA_GROUP, OP.PARA_EXPORTS, OP.PARA_EXAMPLE, OP.PARA_CLOSE, OP.PARA_ROWS, OP.READ, OP.EMBED,
+  OP.PURIFY,
 ]);
 /** @typedef {typeof RUN_OPS[number]} RunOp */
 
@@ -225,6 +226,7 @@ export const BRIDGE_OPS = Object.freeze([
   OP.CONSTANTS, OP.INSPECT, OP.CLOSE,
   OP.CONT_START, OP.CONT_BACKGROUND, OP.CONT_FEED_EVAL, OP.CONT_FEED_EVAL_VALUES, OP.CONT_END_EVAL, OP.CONT_FEED_TRAIN,
   OP.CONT_TRAIN_FILE, OP.CONT_PREFILTER_SPEC, OP.CONT_FEED_CANDIDATES, OP.CONT_FINISH, OP.CONT_EXPORTS, OP.CONT_VIEW,
+  OP.CONT_ROWS, OP.CONT_RECORD, OP.PARA_ROWS,
   OP.CONT_SCORES, OP.PARA_SCORES, OP.CONT_SEMANTIC_REQUEST, OP.CONT_SEMANTIC_COSINES,
   OP.PARA_START, OP.PARA_EXAMPLE, OP.PARA_FEED_EVAL, OP.PARA_FEED_EVAL_VALUES, OP.PARA_END_EVAL, OP.PARA_SIMILARITY,
   OP.PARA_GROUP, OP.PARA_FINISH,

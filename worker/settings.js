@@ -6,6 +6,8 @@
 export const SETTINGS = Object.freeze({
   /** inspect reads at most this much decoded text (1 Mi characters) */
   headChars: 1 << 20,
+  /** a scores file up to this many bytes is inspected whole (its harness filters counted) */
+  scoresInspectBytes: 64 << 20,
   /** one bridge call per ~1 Mi characters of text (tens to hundreds of ms) */
   chunkChars: 1 << 20,
   /** training chunks waiting between the reader and the prefilter pool, per worker (+ 1) */

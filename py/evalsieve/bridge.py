@@ -21,12 +21,16 @@ import traceback
 from array import array
 
 from . import constants
+from .cont_table import contamination_source, open_record
 from .contamination_job import ContaminationConfig, ContaminationJob
+from .para_table import para_source
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from .purify_page import bridge_ops as _purify_ops
 from .errors import EvalsieveError, bad_input
 from .exports import write_csv
 from .ladder import ladder_view
+from .record_id import default_id_field
+from .result_table import query_rows
 from .semantic import SemanticConfig
 from .sample import describe_values, inspect_head
 from .stamps import InputFile
@@ -68,12 +72,19 @@ def _op_inspect(args, text):
     pq = args.get("parquet")
     check = list(args.get("fields") or []) or None
     if pq is not None:
-        return {**describe_values(_values(text), list(pq.get("paths") or []), check=check,
+        info = {**describe_values(_values(text), list(pq.get("paths") or []), check=check,
                                   name=args.get("name") or "input"),
                 "rows": pq.get("rows"), "row_groups": pq.get("row_groups")}
-    return inspect_head(args["name"], text or "", complete=bool(args.get("complete")),
-                        fmt=args.get("format"), check=check,
-                        skip_bad=bool(args.get("skip_bad_lines")))
+    else:
+        info = inspect_head(args["name"], text or "", complete=bool(args.get("complete")),
+                            fmt=args.get("format"), check=check,
+                            skip_bad=bool(args.get("skip_bad_lines")))
+    # the id field a training record is named by (record_id.default_id_field), or None
+    info = {**info, "default_id_field": default_id_field(info.get("fields") or [])}
+    if args.get("role") == "scores" and pq is None:   # the harness filters, with their rows
+        from .scores import harness_filters
+        info["score_filters"] = harness_filters(text or "")
+    return info
 
 
 def _values(text) -> list:
@@ -123,7 +134,8 @@ def _op_cont_start(args, text):
                               args.get("clean") or "scored",
                               _semantic_config(args.get("semantic")),
                               None if ex is None else tuple(ex),
-                              skip_bad_lines=bool(args.get("skip_bad_lines")))
+                              skip_bad_lines=bool(args.get("skip_bad_lines")),
+                              train_id_field=tr.get("id_field") or None)
     job = ContaminationJob(cfg, ev["name"], ev["format"], tr["name"], tr["format"])
     h = _next[0]
     _next[0] += 1
@@ -163,7 +175,7 @@ def _op_cont_prefilter_spec(args, text):
 def _op_cont_feed_candidates(args, text):
     return {"records": _job(args).feed_train_candidates(
         args["records"], args["lines"], text or "", int(args["records_total"]),
-        int(args.get("chars", 0)))}
+        int(args.get("chars", 0)), args.get("offsets"))}
 
 
 def _input(d: dict, role: str, fmt: str) -> InputFile:
@@ -219,11 +231,22 @@ def _op_cont_exports(args, text):
 
 def _op_cont_view(args, text):
     job = _job(args)
-    v = {**job.view(), "ladder": ladder_view(job)}
+    limit = int(args.get("limit", constants.VIEW_ROWS))   # the page pages with cont.rows: limit 0
+    v = {**job.view(limit), "ladder": ladder_view(job, limit)}
     if job.score_run is not None:      # the score impact, every metric (after cont.finish)
         v["score_figures"] = job.score_run.figures
         v["score_settings"] = _score_settings(job.score_run)
     return v
+
+
+def _op_cont_rows(args, text):
+    """One page of the run's rows (cont_table.contamination_source, result_table.query_rows)."""
+    return query_rows(contamination_source(_job(args)), args)
+
+
+def _op_cont_record(args, text):
+    """A training record the page read again by its offset (text), parsed and marked."""
+    return open_record(_job(args), args["row"], args["file"], args["record"], text or "")
 
 
 def _score_settings(run) -> dict:
@@ -298,7 +321,9 @@ def _op_constants(args, text):
 
 def _op_para_start(args, text):
     ev = args["eval"]
-    cfg = ParaphraseConfig(ev["field"], ev.get("label_field") or None,
+    fields = ev.get("fields") or [ev.get("field")]   # several: embedded together
+    cfg = ParaphraseConfig(fields[0] if len(fields) == 1 else tuple(fields),
+                           ev.get("label_field") or None,
                            args.get("threshold", constants.PARA_THRESHOLD_DEFAULT),
                            args.get("floor", constants.PARA_FLOOR),
                            args.get("window", constants.PARA_WINDOW),
@@ -368,6 +393,7 @@ def _op_para_similarity(args, text, data=None):
                                                int(args["pairs"]), bool(args.get("embeddings")))
     job.set_similarity((I, J, C), NN, NNI, int(args.get("truncated", 0)), emb,
                        args.get("model") or {})
+    job.cuts = {int(i): int(at) for i, at in args.get("cuts") or []}   # where windows ended
     return _para_figures(job, _threshold(args))
 
 
@@ -385,18 +411,32 @@ def _op_para_group(args, text):
     return _para_figures(_job(args), _threshold(args))
 
 
+def _op_para_rows(args, text):
+    """One page of the pairs or groups at ``args.threshold`` (para_table, query_rows)."""
+    return query_rows(para_source(_job(args), args.get("table"), _threshold(args)), args)
+
+
 def _op_para_finish(args, text):
-    """Stamp and every export at ``args.threshold``: ``{stamp, exports: [{name, mime,
-    text}]}``."""
+    """Stamp and every export at ``args.threshold`` (``args.keep``: the row a group keeps in
+    eval.deduplicated.*, default "first"): ``{stamp, exports: [{name, mime, text}]}``; for a
+    Parquet eval file the deduplicated entry is its rows CSV plus ``kept_rows`` and
+    ``clean_name``, from which the worker writes the Parquet file (as for eval.clean)."""
     job: ParaphraseJob = _job(args)
     ev = dict(args.get("input") or {})
     eval_file = (_input(ev, "eval", job.eval_format) if ev.get("name") else
                  InputFile("eval", job.eval_name, ev.get("sha256", ""), int(ev.get("bytes", 0)),
                            job.eval_format))
     stamp = job.stamp(_threshold(args), eval_file, args.get("utc", ""),
-                      args.get("assets") or {}, _runtime(), args.get("environment") or {})
+                      args.get("assets") or {}, _runtime(), args.get("environment") or {},
+                      keep=args.get("keep") or "first")
     exports = []
     for name in job.export_names():
+        if name == job.dedup_name and job.eval_format == "parquet":   # the worker writes it
+            keep = job.dedup(stamp)[0]
+            exports.append({"name": "eval.deduplicated.rows.csv", "mime": "text/csv",
+                            "text": write_csv(stamp, ["eval_row"], ([i + 1] for i in keep)),
+                            "kept_rows": keep, "clean_name": name})
+            continue
         mime, body = job.export(name, stamp)
         exports.append({"name": name, "mime": mime, "text": body})
     return {"stamp": stamp.to_dict(), "exports": exports}
@@ -422,6 +462,8 @@ OPS = {
     "cont.finish": _op_cont_finish,
     "cont.exports": _op_cont_exports,
     "cont.view": _op_cont_view,
+    "cont.rows": _op_cont_rows,
+    "cont.record": _op_cont_record,
     "cont.scores": _op_cont_scores,
     "cont.semantic_request": _op_cont_semantic_request,
     "cont.semantic_cosines": _op_cont_semantic_cosines,
@@ -433,6 +475,7 @@ OPS = {
     "para.end_eval": _op_para_end_eval,
     "para.similarity": _op_para_similarity,
     "para.group": _op_para_group,
+    "para.rows": _op_para_rows,
     "para.finish": _op_para_finish,
     "close": _op_close,
 }

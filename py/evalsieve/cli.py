@@ -1,7 +1,8 @@
 """The command line: the same jobs as the page, under CPython, for files of any size.
 
     evalsieve contamination EVAL TRAIN [TRAIN ...] --out DIR [--eval-field F ...]
-                            [--train-field F ...] [--n N] [--no-boilerplate] [--threshold X]
+                            [--train-field F ...] [--train-id-field F|none] [--n N]
+                            [--no-boilerplate] [--threshold X]
                             [--workers N] [--engine local|ray] [--ray-address ADDR]
                             [--filter auto|kernel|numpy|off] [--clean scored|not-contaminated] [--json]
                             [--fail-on-contamination] [--skip-bad-lines]
@@ -12,7 +13,8 @@
                              [--no-semantic-docstring-cosine] [--no-semantic-explain-away]
                              [--semantic-code-margin X] [--model-dir DIR] [--threads T]]
 
-    evalsieve paraphrases EVAL --out DIR [--field F] [--label-field F] [--threshold 0.90]
+    evalsieve paraphrases EVAL --out DIR [--field F ...] [--label-field F] [--threshold 0.90]
+                          [--dedup-keep first|longest]
                           [--model-dir DIR] [--json] [--scores FILE ...] [--skip-bad-lines]
 
     evalsieve fields FILE [--json]
@@ -151,6 +153,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--train-field", action="append", metavar="F",
                    help="training field path to search (repeatable; default: " + _DEFAULT_FIELD
                    + "; with several training files each must have at least one of them)")
+    c.add_argument("--train-id-field", metavar="F",
+                   help="training field holding each record's own id, reported as training_id "
+                   "(default: by name, e.g. id, _id, uid, doc_id, task_id, in the first training "
+                   "file that has such a field; none: no id)")
     c.add_argument("--n", type=_n, default=None,
                    help="n-gram size in words (default: 5th-percentile eval row length, 8..13)")
     c.add_argument("--no-boilerplate", action="store_true",
@@ -222,9 +228,14 @@ def build_parser() -> argparse.ArgumentParser:
                        "pooling, L2-normalised, 256 word pieces); a pair is an edge when "
                        "cosine >= threshold; groups are connected components.")
     q.add_argument("eval", help="eval file: " + _INPUTS)
-    q.add_argument("--field", metavar="F", help="text field to embed (default: "
+    q.add_argument("--field", metavar="F", action="append",
+                   help="text field to embed; repeat it to embed several together, joined "
+                   "with a newline (e.g. --field question --field choices; default: "
                    + _DEFAULT_FIELD + ")")
     q.add_argument("--label-field", metavar="F", help="a field naming each row (an id)")
+    q.add_argument("--dedup-keep", choices=tuple(constants.DEDUP_KEEP_RULES), default="first",
+                   help="the row of each group eval.deduplicated.* keeps: the first (default) "
+                   "or the longest")
     q.add_argument("--threshold", type=_cosine, default=constants.PARA_THRESHOLD_DEFAULT, metavar="X",
                    help=f"cosine threshold for an edge, {CLI_COSINE_FLOOR}..1 (default 0.90; the "
                    f"page stops at {PAGE_COSINE_FLOOR} for speed)")

@@ -63,6 +63,18 @@ CONTAMINATION_REPORTS = ("contamination-report.csv", "too-short-to-score.csv",
                          "overlap-report.html")
 #: The paraphrase job's exports.
 PARAPHRASE_EXPORTS = ("paraphrase-pairs.csv", "paraphrase-groups.csv")
+#: The eval file with one row per paraphrase group (its own bytes, as eval.clean.*), by format,
+#: and the list of the rows it leaves out (each with its group and the row kept for it).
+DEDUP_NAME_BY_FORMAT = {"jsonl": "eval.deduplicated.jsonl", "csv": "eval.deduplicated.csv",
+                        "tsv": "eval.deduplicated.tsv", "text": "eval.deduplicated.txt",
+                        "parquet": "eval.deduplicated.parquet"}
+DEDUP_DROPPED_EXPORT = "paraphrase-dropped.csv"
+#: Which row of a group eval.deduplicated.* keeps (the setting, stamped with these words).
+DEDUP_KEEP_RULES = {
+    "first": "the first row of each group (lowest row number)",
+    "longest": "the longest row of each group (most characters of the embedded text; "
+               "ties: the first)",
+}
 #: Added to either job's exports with ``skip_bad_lines`` (the CLI's --skip-bad-lines): the
 #: skipped records' file, line and error.
 SKIPPED_EXPORT = "skipped-lines.csv"
@@ -127,9 +139,12 @@ def as_json() -> dict:
         "semantic_code_margin": {"min": SEMANTIC_CODE_MARGIN_MIN, "max": SEMANTIC_CODE_MARGIN_MAX,
                                  "default": SEMANTIC_CODE_MARGIN_DEFAULT},
         "clean_rules": dict(CLEAN_RULES),
+        "dedup_keep_rules": dict(DEDUP_KEEP_RULES),
         "export_names": {"clean_by_format": dict(CLEAN_NAME_BY_FORMAT),
                          "contamination": list(CONTAMINATION_REPORTS),
                          "paraphrases": list(PARAPHRASE_EXPORTS),
+                         "dedup_by_format": dict(DEDUP_NAME_BY_FORMAT),
+                         "dedup_dropped": DEDUP_DROPPED_EXPORT,
                          "skipped": SKIPPED_EXPORT, "stamp": STAMP_EXPORT},
         "binary_magic": [{"magic": list(m), "what": what, "todo": todo,
                           "also": None if also is None else {"at": also[0], "magic": list(also[1])}}

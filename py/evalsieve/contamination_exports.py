@@ -14,7 +14,8 @@ from .exports import (MarkedText, fmt_float, html_page, html_table, score_impact
                       write_csv)
 from .highlight import passage_spans
 from .ladder import RUNG_COLUMNS, ladder_sections
-from .ngrams import RowScore
+from .ngrams import RowScore, source_id
+from .raw_rows import refuse_parquet, rows_text
 from .records import SKIPPED_COLUMNS, split_format
 from .verdict import report_records
 
@@ -26,10 +27,16 @@ RULE = ("Words: Unicode NFKC, lowercase, every character of Unicode category pun
         "sides. Containment of an eval row = its distinct n-grams found in training ÷ its "
         "distinct scorable n-grams. Source: GPT-3, Brown et al. 2020, App. C.")
 
+def containment_bin(c: float) -> int:
+    """The histogram's bin of a containment in [0, 1]: ``min(9, int(c × 10))`` (ten bins of
+    0.1 from 0, the last one closed)."""
+    return min(9, int(c * 10))
+
+
 #: The export columns and reasons of the contamination job.
 REPORT_COLUMNS = ["eval_row", "status", "containment", "ngrams_matched", "ngrams_total",
                   "ngrams_boilerplate", "words", "training_file", "training_record",
-                  "shared_passage",
+                  "training_id", "shared_passage",
                   "training_excerpt"]
 TOO_SHORT_COLUMNS = ["eval_row", "words", "n", "reason"]
 #: The export listing skipped records (with ``skip_bad_lines`` only).
@@ -128,7 +135,7 @@ class ContaminationExports:
         counts = [0] * 10
         for r in self.scores:
             if r.scored:
-                counts[min(9, int(r.containment * 10))] += 1
+                counts[containment_bin(r.containment)] += 1
         return {"bin_width": 0.1, "counts": counts}
 
     def view(self, limit: int = constants.VIEW_ROWS) -> dict:
@@ -177,6 +184,16 @@ class ContaminationExports:
         """Per row, the report's ``(training_file, training_record)`` (verdict.report_records)."""
         return report_records(self.scores, self.scan.exact, self.scan.file_names, self.train_name)
 
+    def training_id(self, i: int) -> str:
+        """Row ``i``'s (0-based) training record's own id (``training_id``; "" = none): of the
+        record :meth:`_training_records` names (the n-gram rung's first match, else the exact
+        copy)."""
+        r = self.scores[i]
+        if r.training_record:
+            return r.training_id
+        at = self.scan.exact.get(i)
+        return source_id(self.scan.sources.get(at)) if at else ""
+
     def eval_text(self, i: int) -> str:
         """Row ``i``'s (0-based) chosen fields' values, joined with a newline: the eval text
         the page and the report show beside the training excerpt."""
@@ -217,14 +234,9 @@ class ContaminationExports:
     def clean_text(self) -> str:
         """The kept rows' exact text (header line first for CSV/TSV), after the input's
         byte-order mark if it had one (and anything is kept); UTF-8 = input bytes."""
-        if self.eval_format == "parquet":
-            raise bad_input("a Parquet clean file is written by the driver",
-                            expected="kept_rows() and pyarrow")
-        head = self._eval_reader.header_raw or ""
-        kept = [self._eval_raw[i] for i in self.kept_rows()]
-        if kept and head and not head.endswith(("\n", "\r")):
-            head += "\r" if self._eval_reader.cr else "\n"  # a header line without its end
-        text = head + "".join(kept)
+        refuse_parquet(self.eval_format, "clean file")
+        text = rows_text(self._eval_reader.header_raw, self._eval_reader.cr, self._eval_raw,
+                         self.kept_rows())
         return self._eval_reader.bom + text if text else text
 
     def report_csv(self) -> str:
@@ -236,7 +248,7 @@ class ContaminationExports:
         records = self._training_records()
         rows = ([r.eval_row, r.status, fmt_float(r.containment), r.ngrams_matched,
                  r.ngrams_total, r.ngrams_boilerplate, r.words, records[i][0], records[i][1],
-                 r.shared_passage, r.excerpt] + self._rung_cells(i)
+                 self.training_id(i), r.shared_passage, r.excerpt] + self._rung_cells(i)
                 for i, r in enumerate(self.scores) if r.scored or r.rung)
         return write_csv(self.stamp, self.report_columns(), rows)
 

@@ -21,10 +21,12 @@ from .errors import EvalsieveError, bad_input
 from .exact import prefilter_exact
 from .fields import FieldExtractor
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores, mostly_too_short
-from .records import SKIP_RULE, Record, RecordReader, parse_record_line, skip_text
+from .record_id import IdReader
+from .records import SKIP_RULE, Record, RecordReader
 from .semantic import SemanticConfig, SemanticScan
 from .stamps import InputFile, RunStamp
 from .text import char_table, normalize_many
+from .train_sources import TrainSources
 from .verdict import (RUNGS, apply_ladder, assign_rungs, caught_rungs,  # noqa: F401 (re-exported)
                       report_records)
 
@@ -54,6 +56,8 @@ class ContaminationConfig:
             instead of stopping (see :class:`evalsieve.records.RecordReader`); each is listed
             in ``skipped-lines.csv`` and counted per file in the stamp. A skipped eval line is
             no row and is not in ``eval.clean.*``. Parquet is not line-based: no effect.
+        train_id_field: the training records' id field (``training_id`` in the report:
+            :mod:`evalsieve.record_id`), or None (no id). Stamped when set.
 
     Example: ``ContaminationConfig(["question"], ["question", "answer"])`` scores GSM8K test
     questions against train questions and answers, N chosen by the rule, any overlap dirty.
@@ -67,6 +71,7 @@ class ContaminationConfig:
     semantic: SemanticConfig | None = None
     exclude_rungs: tuple | None = None
     skip_bad_lines: bool = False
+    train_id_field: str | None = None
 
     def __post_init__(self):
         """Refuse bad settings at construction, so a run fails at its start (the page's
@@ -122,10 +127,12 @@ class ContaminationConfig:
             out.update(self.semantic.settings())
         if self.skip_bad_lines:   # stamped only when on (stamps of runs without it unchanged)
             out["skip_bad_lines"] = SKIP_RULE
+        if self.train_id_field:
+            out["train_id_field"] = self.train_id_field
         return out
 
 
-class ContaminationJob(ContaminationExports):
+class ContaminationJob(TrainSources, ContaminationExports):
     """Drive one contamination run.
 
     Args:
@@ -146,10 +153,13 @@ class ContaminationJob(ContaminationExports):
         skip = config.skip_bad_lines
         self._eval_reader = RecordReader(eval_format, eval_name, skip)
         self._eval_fields = FieldExtractor(eval_format, list(config.eval_fields), eval_name)
-        self._train_reader = RecordReader(train_format, train_name, skip)
+        self._train_reader = RecordReader(train_format, train_name, skip, offsets=True)
         # skipped records: (file order (-1 = eval), file name, line, error)
         self._skipped: list[tuple[int, str, int, str]] = []
         self._train_fields = FieldExtractor(train_format, list(config.train_fields), train_name)
+        self._train_ids = IdReader(train_format, config.train_id_field, train_name)
+        self.train_meta: dict[int, tuple] = {0: (train_name, train_format,
+                                                 list(config.train_fields), None)}
         self._eval_raw: list[str] = []
         self._eval_segments: list[list[str]] = []
         self._eval_numbers: list[int] = []
@@ -256,8 +266,8 @@ class ContaminationJob(ContaminationExports):
             if getattr(e, "code", None) == "bad_input" and getattr(e, "file", 1) is None:
                 e.file = self.eval_name
             raise
-        self.scan = TrainingScan(self.index)
-        self._batch: list[tuple[int, list[str]]] = []
+        self.scan = TrainingScan(self.index, source=self._source)
+        self._batch: list[tuple] = []
         if self.config.semantic is not None:
             self.semantic = SemanticScan(self._eval_segments, self.config.semantic,
                                          self._background_texts)
@@ -279,7 +289,7 @@ class ContaminationJob(ContaminationExports):
         seg = self._train_fields.segments
         batch = self._batch
         for r in records:
-            batch.append((r.index, seg(r.value)))
+            batch.append((r.index, seg(r.value), r))
             if len(batch) >= self.TRAIN_BATCH:
                 self._scan_batch(batch)
                 batch.clear()
@@ -288,8 +298,8 @@ class ContaminationJob(ContaminationExports):
         """One batch of training records through every rung's scan (the exact rung rides in
         :meth:`TrainingScan.scan`)."""
         self.scan.scan(batch)
-        if self.semantic is not None:
-            self.semantic.scan(batch)
+        if self.semantic is not None:   # (record, segments): it keeps no source
+            self.semantic.scan([(it[0], it[1]) for it in batch])
 
     @property
     def exact_record(self) -> list[int]:
@@ -332,6 +342,7 @@ class ContaminationJob(ContaminationExports):
         fields_of = FieldExtractor(fmt, list(fields), name)
         if index:
             self._scan_records(self._train_reader.finish())
+            self._note_header()
             if self._batch:   # these records belong to the earlier file
                 self._scan_batch(self._batch)
                 self._batch.clear()
@@ -339,8 +350,10 @@ class ContaminationJob(ContaminationExports):
                                             self._records_external)
         self._take_train_skips()
         self.train_name, self.train_format = name, fmt
-        self._train_reader = RecordReader(fmt, name, self.config.skip_bad_lines)
+        self._train_reader = RecordReader(fmt, name, self.config.skip_bad_lines, offsets=True)
         self._train_fields = fields_of
+        self._train_ids = IdReader(fmt, self.config.train_id_field, name)
+        self.train_meta[index] = (name, fmt, list(fields), None)
         self._records_external = 0
         self.scan.file = index
         if self.semantic is not None:   # its windows name their file too
@@ -368,44 +381,6 @@ class ContaminationJob(ContaminationExports):
                 "chars": {str(c): r for c, r in char_table().items()},
                 "kernel": kernel_chars(),
                 "exact": prefilter_exact(list(self.index.exact_keys), self.train_format)}
-
-    def feed_train_candidates(self, records: list[int], lines: list[int], text: str,
-                              records_total: int, chars: int) -> int:
-        """Scan the candidate records the prefilter passed on; count the rest as read.
-
-        Args:
-            records, lines: 1-based record and line numbers of the candidates.
-            text: the candidates' lines (without their newline), joined with "\n".
-            records_total: training records read so far, candidates or not.
-            chars: characters of training text the prefilter read for this call.
-        Returns:
-            Training records read so far.
-        Raises:
-            EvalsieveError(bad_input): a malformed candidate line (its real line number).
-        """
-        if self.scan is None:
-            raise bad_input("the eval pass has not ended", expected="end_eval before feed_train")
-        raws = text.split("\n") if records else []
-        if len(raws) != len(records) or len(lines) != len(records):
-            raise EvalsieveError("internal", f"{len(records)} candidates but {len(raws)} lines")
-        seg = self._train_fields.segments
-        batch = self._batch
-        for rec, ln, raw in zip(records, lines, raws):
-            try:
-                value = parse_record_line(self.train_format, raw, self.train_name, ln)
-            except EvalsieveError as e:
-                if not self.config.skip_bad_lines or e.code != "bad_input":
-                    raise
-                self.add_skipped(max(self._train_next - 1, 0), self.train_name,
-                                 [(ln, skip_text(e))])
-                continue   # the record keeps its number (the prefilter counted it)
-            batch.append((rec, seg(value)))
-            if len(batch) >= self.TRAIN_BATCH:
-                self._scan_batch(batch)
-                batch.clear()
-        self.training_chars += chars
-        self._records_external = records_total
-        return records_total
 
     def merge_partial(self, part: dict, file: int, record_offset: int = 0,
                       chars: int = 0) -> None:
@@ -556,6 +531,7 @@ class ContaminationJob(ContaminationExports):
         if self._train_closed:
             return
         self._scan_records(self._train_reader.finish())
+        self._note_header()
         if self._batch:
             self._scan_batch(self._batch)
             self._batch.clear()

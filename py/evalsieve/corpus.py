@@ -31,6 +31,7 @@ from .errors import EvalsieveError, bad_input
 from .fault_hooks import TaskFault, fault_hook  # noqa: F401 (TaskFault: Ray retries it)
 from .fields import FieldExtractor
 from .ngrams import TrainingScan
+from .record_id import IdReader
 from .records import RecordReader, parse_record_line, refuse_binary, skip_text
 
 FILTER_BYTES = 256 << 10   # the numpy filter's piece: its passes stay in the CPU's cache
@@ -51,6 +52,7 @@ class Task:
             start right after a line end, so every record is inside exactly one range.
         gzip: the file is gzip (never split).
         size: the file's size in bytes (for progress).
+        id_field: the records' id field ("" = none): each first match's id is kept.
     """
     file: int
     part: int
@@ -62,6 +64,7 @@ class Task:
     end: int
     gzip: bool
     size: int
+    id_field: str = ""
 
     @property
     def whole(self) -> bool:
@@ -149,10 +152,10 @@ def plan_tasks(files: list[dict], workers: int, split_min: int | None = None) ->
             for k in range(len(cuts) - 1):
                 tasks.append(Task(i, k, f["path"], f["name"], f["fmt"], tuple(f["fields"]),
                                   cuts[k], cuts[k + 1] if k + 2 < len(cuts) else -1,
-                                  False, f["size"]))
+                                  False, f["size"], f.get("id_field") or ""))
         else:
             tasks.append(Task(i, 0, f["path"], f["name"], f["fmt"], tuple(f["fields"]), 0, -1,
-                              f["gzip"], f["size"]))
+                              f["gzip"], f["size"], f.get("id_field") or ""))
     return sorted(tasks, key=lambda t: -t.nbytes)
 
 
@@ -265,12 +268,13 @@ def _scan_parquet(payload: dict, task: Task, progress) -> dict:
     from .arrow_io import open_columnar
     src = open_columnar(task.path)
     src.name = task.name
-    scan = TrainingScan(payload["index"])
+    scan = TrainingScan(payload["index"], source=_id_source(task))
     seg = FieldExtractor("parquet", list(task.fields), task.name).segments
     records = chars = 0
-    for values in src.values(src.columns_for(list(task.fields))):
-        batch = [(records + i + 1, seg(v)) for i, v in enumerate(values)]
-        chars += sum(len(x) for _, segs in batch for x in segs)
+    cols = list(task.fields) + ([task.id_field] if task.id_field else [])
+    for values in src.values(src.columns_for(cols)):
+        batch = [(records + i + 1, seg(v), v) for i, v in enumerate(values)]
+        chars += sum(len(x) for item in batch for x in item[1])
         scan.scan(batch)
         records += len(values)
     scan.records = records
@@ -285,12 +289,18 @@ def _scan_parquet(payload: dict, task: Task, progress) -> dict:
             "partial": scan.partial()}
 
 
+def _id_source(task: Task):
+    """The scan's source of a first match in the CLI: ``[-1, 0, id]`` (no byte offset)."""
+    ids = IdReader(task.fmt, task.id_field or None, task.name)
+    return lambda value: [-1, 0, ids(value)]
+
+
 def _scan(payload: dict, task: Task, progress) -> dict:
     if task.fmt == "parquet":
         return _scan_parquet(payload, task, progress)
     index = payload["index"]
     filt = payload["filters"].get(task.fmt)
-    scan = TrainingScan(index)
+    scan = TrainingScan(index, source=_id_source(task))
     h = hashlib.sha256() if task.whole else None
     fields = FieldExtractor(task.fmt, list(task.fields), task.name)
     seg = fields.segments
@@ -323,7 +333,7 @@ def _scan(payload: dict, task: Task, progress) -> dict:
         _block(carry, task, state, ks or filt, reader, seg, scan, batch)
     if reader is not None:
         for r in reader.finish():
-            batch.append((r.index, seg(r.value)))
+            batch.append((r.index, seg(r.value), r.value))
         state["records"] = reader.records_read
     if batch:
         scan.scan(batch)
@@ -374,7 +384,7 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
         _bad_lines(text, task, state)
     if reader is not None:
         for r in reader.feed(text):
-            batch.append((r.index, seg(r.value)))
+            batch.append((r.index, seg(r.value), r.value))
             if len(batch) >= 2000:
                 scan.scan(batch)
                 batch.clear()
@@ -458,7 +468,7 @@ def _filtered(piece: bytes, task: Task, state: dict, filt, seg, scan, batch) -> 
                 raise
             state["skip"].append((ln_base + i + 1, skip_text(e)))
             continue   # the record keeps its number
-        batch.append((rec_base + i + 1 - blanks, seg(value)))
+        batch.append((rec_base + i + 1 - blanks, seg(value), value))
     state["cand"] += len(cands)
     state["records"] += line_count - blanks
     state["lines"] += len(ends)

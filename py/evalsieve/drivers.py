@@ -16,6 +16,7 @@ from .contamination_job import ContaminationConfig, ContaminationJob
 from .errors import EvalsieveError, bad_input
 from .corpus import FileSource, expand_inputs, plan_tasks, size_of
 from .layouts import eval_input
+from .record_id import default_id_field
 from .run_io import (Progress, _check_encoder_extra, _check_parquet_fields, _cpu_seconds,
                      _feed, _input_info, _pick_fields, _runtime, _sha256_file, _utc_now,
                      check_fields, describe, find_model_dir, open_input, report)
@@ -73,17 +74,19 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
     # several files and no --train-field: every file is described first, then each is read
     # with the corpus's defaults it has (sample.corpus_defaults)
     described = []
+    by_name: list = []   # each training file's id field by name, in corpus order
     for k, (p, name) in enumerate(paths):
         src = open_input(p, name)
+        info, head = describe(src, skip)
+        by_name.append(default_id_field(info.get("fields") or []))
         if several and not args.train_field:
-            info, head = describe(src, skip)
             first_head = first_head or head
             described.append((p, name, src, info))
             continue
         quiet = k >= 3 and len(paths) > 4
         fmt, fields, head = _pick_fields(src, args.train_field, "train",
                                          (lambda m: None) if quiet else log,
-                                         any_of=several, skip_bad=skip)
+                                         any_of=several, skip_bad=skip, described=(info, head))
         first_head = first_head or head   # the first text file's head: the filter words
         files.append({"path": p, "name": name, "fmt": fmt, "fields": fields, "gzip": src.gzip,
                       "size": size_of(p), "file_format": getattr(src, "file_format", fmt)})
@@ -97,6 +100,9 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
             files.append({"path": p, "name": name, "fmt": fmt, "fields": fields,
                           "gzip": src.gzip, "size": size_of(p),
                           "file_format": getattr(src, "file_format", fmt)})
+    id_field = _train_id_field(args, by_name, log)
+    for f in files:
+        f["id_field"] = id_field
     if len(paths) > 4:
         log(f"train: {len(paths)} files in all")
     field_lists = []
@@ -118,7 +124,7 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
                               not args.no_boilerplate, args.threshold, args.clean, sem,
                               tuple(args.exclude_rungs) if args.exclude_rungs else None,
-                              skip_bad_lines=skip)
+                              skip_bad_lines=skip, train_id_field=id_field)
     job = ContaminationJob(cfg, ev.name, ev_fmt, files[0]["name"], files[0]["fmt"])
     scores = _load_scores(args, log)
     if scores is not None:
@@ -219,6 +225,20 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
             f"{k} {v}" for k, v in summary["skipped_lines"].items())
             + "; listed in skipped-lines.csv")
     return summary, exports, job
+
+
+def _train_id_field(args, by_name: list, log) -> str | None:
+    """The training records' id field: ``--train-id-field F`` (``none``: no id), else the
+    first file's (in corpus order) that has one by name (``record_id.default_id_field``),
+    as the page chooses it."""
+    given = getattr(args, "train_id_field", None)
+    if given is not None:
+        return None if given == "none" else given
+    id_field = next((f for f in by_name if f), None)
+    if id_field:
+        log(f"train: record ids from field {id_field} (default: by name; "
+            "--train-id-field F or none to change)")
+    return id_field
 
 
 def _load_scores(args, log):
@@ -350,14 +370,15 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
 
     model_dir = find_model_dir(args.model_dir, log)
     ev = open_input(args.eval)
-    fmt, fields, head = _pick_fields(ev, [args.field] if args.field else None, "para", log,
+    fmt, fields, head = _pick_fields(ev, _para_fields(args.field), "para", log,
                                      skip_bad=args.skip_bad_lines)
     if args.label_field:
         if fmt == "parquet":
             _check_parquet_fields(ev, describe(ev)[0], [args.label_field])
         else:
             check_fields(ev.name, fmt, [args.label_field], head, args.skip_bad_lines)
-    cfg = ParaphraseConfig(fields[0], args.label_field, args.threshold,
+    cfg = ParaphraseConfig(fields[0] if len(fields) == 1 else tuple(fields), args.label_field,
+                           args.threshold,
                            floor=min(PAGE_COSINE_FLOOR, args.threshold),
                            skip_bad_lines=args.skip_bad_lines)
     job = ParaphraseJob(cfg, ev.name, fmt)
@@ -381,7 +402,8 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     job.set_similarity(cands, list(nn), list(nn_idx), truncated, emb.astype("float32").tobytes(),
                        {"model_sha256": _sha256_file(os.path.join(model_dir, "encoder.onnx"))})
     figures = job.group(args.threshold)
-    stamp = job.stamp(args.threshold, _input_info(ev, "eval", fmt), _utc_now(), runtime=_runtime())
+    stamp = job.stamp(args.threshold, _input_info(ev, "eval", fmt), _utc_now(), runtime=_runtime(),
+                      keep=getattr(args, "dedup_keep", None) or "first")
     shown = 0
     for done, total in job.export_steps(args.threshold):   # lowest pairs of every group
         if total >= 1_000_000 and done >= shown + total // 10:
@@ -398,9 +420,23 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
         summary["score_impact"] = paraphrase_summary(figs[0])
         if len(figs) > 1:
             summary["score_impact_more"] = [paraphrase_summary(f) for f in figs[1:]]
-    exports = {name: job.export(name, stamp)[1] for name in job.export_names()}
+    exports = {}
+    for name in job.export_names():
+        if name == job.dedup_name and fmt == "parquet":
+            keep = job.dedup(stamp)[0]
+            exports[name] = lambda path, keep=keep: ev.write_rows(path, keep)
+        else:
+            exports[name] = job.export(name, stamp)[1]
+    summary["rows_deduplicated"] = len(job.dedup(stamp)[0])
     _log_join(scores, log)
     return summary, exports
+
+
+def _para_fields(given) -> list[str] | None:
+    """``--field`` as a list (repeated, or one string from the API), or None: the default."""
+    if not given:
+        return None
+    return [given] if isinstance(given, str) else list(given)
 
 
 def _ci_text(ci, digits: int = 4) -> str:

@@ -72,7 +72,7 @@ def kernel_block(block: bytes, ks, task, state: dict, seg, scan, batch, decode) 
                 raise
             state["skip"].append((ln_base + ln, skip_text(e)))
             continue   # the record keeps its number
-        batch.append((rec_base + rec, seg(value)))
+        batch.append((rec_base + rec, seg(value), value))   # value: the record's id (sources)
     state["chars"] += points
     state["cand"] += len(cands) // 4
     state["records"] += records

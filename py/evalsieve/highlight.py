@@ -103,3 +103,53 @@ def code_points(text: str, spans: list[list[int]]) -> list[tuple[int, int]]:
                              f"{len(text)} characters")
         out.append((pos[a], pos[b]))
     return out
+
+
+def ngram_spans(segments: list[str], grams, n: int) -> list[list[int]]:
+    """The spans of ``"\\n".join(segments)`` covered by any of ``grams``: where a training
+    record holds the n-grams it shares with an eval row (the page's "open record").
+
+    Args:
+        segments: the record's raw field values.
+        grams: a set of n-grams, each ``n`` normalised words joined by one space.
+        n: words per n-gram (>= 1).
+    Returns:
+        ``[[start, end], ...]``: half-open UTF-16 ranges of the joined text, in text order,
+        not overlapping: each maximal run of words covered by some n-gram of ``grams``,
+        from its first token's start to its last token's end (n-grams never span two
+        segments, so neither does a span).
+    """
+    spans: list[tuple[int, int]] = []
+    base = 0
+    for seg in segments:
+        found = list(_TOKEN.finditer(seg))
+        words: list[str] = []
+        owner: list[int] = []
+        for t, norm in enumerate(normalize_many([m.group() for m in found])):
+            for w in norm.split():
+                words.append(w)
+                owner.append(t)
+        covered = [False] * len(words)
+        for i in range(len(words) - n + 1):
+            if " ".join(words[i:i + n]) in grams:
+                for j in range(i, i + n):
+                    covered[j] = True
+        j = 0
+        while j < len(words):
+            if not covered[j]:
+                j += 1
+                continue
+            k = j
+            while k + 1 < len(words) and covered[k + 1]:
+                k += 1
+            a, b = found[owner[j]].start(), found[owner[k]].end()
+            if spans and spans[-1][1] >= base + a:   # two runs in one token
+                spans[-1] = (spans[-1][0], base + b)
+            else:
+                spans.append((base + a, base + b))
+            j = k + 1
+        base += len(seg) + 1
+    text = "\n".join(segments)
+    if text.isascii():
+        return [[a, b] for a, b in spans]
+    return [[_utf16(text, a), _utf16(text, b)] for a, b in spans]

@@ -213,6 +213,12 @@ class TrainingScan:
         first_file: per n-gram id, the 0-based training file of its first record.
         first_record: per n-gram id, the 1-based record number in that file (0 = never).
         excerpt: per n-gram id, normalised training words around its first occurrence.
+        sources: ``(file, record) -> source`` of every record that was the first holder of
+            some n-gram or an exact copy when it was scanned (a superset of the records the
+            report names): what a batch item's third element gave, passed through
+            :attr:`source` when set (e.g. the record's value -> ``(byte offset, bytes, id)``).
+            Only records that become a first are kept, so memory stays O(eval n-grams).
+        source: optional ``callable(item[2]) -> source``, called once per such record.
         hits: with ``index.keep_hits``, ``[record, [n-gram ids]]`` of every scanned record
             holding an eval n-gram (ids ascending), in scan order; else None.
     """
@@ -225,6 +231,8 @@ class TrainingScan:
     file_names: list[str] = field(default_factory=list)
     first_file: list[int] = field(default_factory=list)
     exact: dict[int, tuple[int, int]] = field(default_factory=dict)
+    sources: dict[tuple[int, int], object] = field(default_factory=dict)
+    source: object = None
     hits: list | None = None
 
     def __post_init__(self):
@@ -244,11 +252,14 @@ class TrainingScan:
         """
         counts = self.counts
         extra = {"hits": self.hits} if self.hits is not None else {}
-        return {**extra, "records": self.records,
-                "counts": {g: c for g, c in enumerate(counts) if c},
-                "first": {g: [self.first_record[g], self.excerpt.get(g, "")]
-                          for g, c in enumerate(counts) if c},
-                "exact": {i: rec for i, (_, rec) in self.exact.items()}}
+        out = {**extra, "records": self.records,
+               "counts": {g: c for g, c in enumerate(counts) if c},
+               "first": {g: [self.first_record[g], self.excerpt.get(g, "")]
+                         for g, c in enumerate(counts) if c},
+               "exact": {i: rec for i, (_, rec) in self.exact.items()}}
+        if self.sources:   # JSON-able when the sources are (lists, strings, numbers)
+            out["sources"] = {rec: src for (_, rec), src in self.sources.items()}
+        return out
 
     def merge(self, part: dict, file: int, record_offset: int = 0) -> None:
         """Add the :meth:`partial` of a scan of one training file, or of one byte range of
@@ -264,6 +275,13 @@ class TrainingScan:
             record_offset: records of that file before the part's first record.
         """
         counts, ff, fr, ex = self.counts, self.first_file, self.first_record, self.excerpt
+        src = part.get("sources") or {}
+        if src and not isinstance(next(iter(src)), int):
+            src = {int(k): v for k, v in src.items()}
+
+        def take(rec: int, key: tuple[int, int]) -> None:
+            if rec in src:
+                self.sources[key] = src[rec]
         for g, c in part["counts"].items():
             counts[int(g)] += c
         for g, (rec, text) in part["first"].items():
@@ -272,18 +290,21 @@ class TrainingScan:
             if not fr[g] or key < (ff[g], fr[g]):
                 ff[g], fr[g] = key
                 ex[g] = text
+                take(rec, key)
         for i, rec in part.get("exact", {}).items():
             i = int(i)
             key = (file, rec + record_offset)
             if i not in self.exact or key < self.exact[i]:
                 self.exact[i] = key
+                take(rec, key)
 
     def scan(self, batch: list[tuple[int, list[str]]]) -> None:
         """Scan a batch of training records.
 
         Args:
             batch: ``(record_number, segments)`` pairs: 1-based record number and the raw
-                text of each chosen field value, in file order.
+                text of each chosen field value, in file order; an item may have a third
+                element, the record's source (see :attr:`sources`).
         """
         index = self.index
         n = index.n
@@ -292,12 +313,14 @@ class TrainingScan:
         padded = index.padded
         counts = self.counts
         first = self.first_record
-        flat = [s for _, segs in batch for s in segs]
+        flat = [s for item in batch for s in item[1]]
         normed = normalize_many(flat)
         exact_keys, exact_lengths, exact = index.exact_keys, index.exact_lengths, self.exact
         k = 0
-        for rec, segs in batch:
+        for item in batch:
+            rec, segs = item[0], item[1]
             found = None
+            firsts = False   # this record is the first holder of something
             m = len(segs)
             seg_words = [normed[j].split() for j in range(k, k + m)]
             k += m
@@ -306,6 +329,7 @@ class TrainingScan:
                 for i in rows or ():
                     if i not in exact:
                         exact[i] = (self.file, rec)
+                        firsts = True
             for words in seg_words:
                 if len(words) < n or anchor_set.isdisjoint(words):
                     continue
@@ -326,11 +350,15 @@ class TrainingScan:
                                         first[gid] = rec
                                         self.first_file[gid] = self.file
                                         self.excerpt[gid] = _excerpt(joined, padded[gid])
+                                        firsts = True
             if found:
                 for gid in found:
                     counts[gid] += 1
                 if self.hits is not None:
                     self.hits.append([rec, sorted(found)])
+            if firsts and len(item) > 2:
+                self.sources[(self.file, rec)] = (self.source(item[2]) if self.source
+                                                  else item[2])
 
 
 def _excerpt(joined: str, padded_gram: str) -> str:
@@ -389,6 +417,8 @@ class RowScore:
             matched n-gram (0 = none); first in corpus order (files as given, then records).
         shared_passage: the longest run of the row's words covered by matched n-grams.
         excerpt: normalised training words around the first match ([brackets] = the n-gram).
+        training_id: that record's own id (its id field's value; "" = none or no field):
+            the last element of its :attr:`TrainingScan.sources` entry.
     """
     eval_row: int
     words: int
@@ -401,6 +431,7 @@ class RowScore:
     shared_passage: str = ""
     excerpt: str = ""
     training_file: str = ""
+    training_id: str = ""
     ngram_status: str = ""
     rung: str = ""
 
@@ -468,10 +499,18 @@ def containment_scores(index: EvalIndex, scan: TrainingScan, *, boilerplate: boo
             s.training_record = first[g0]
             names = scan.file_names
             s.training_file = names[ff[g0]] if ff[g0] < len(names) else ""
+            s.training_id = source_id(scan.sources.get((ff[g0], first[g0])))
             s.excerpt = scan.excerpt.get(g0, "")
             s.shared_passage = _longest_covered(row, index, set(matched), n)
         out.append(s)
     return out, cutoff
+
+
+def source_id(src) -> str:
+    """The id in a :attr:`TrainingScan.sources` entry (its last element), or ""."""
+    if isinstance(src, (list, tuple)) and src and isinstance(src[-1], str):
+        return src[-1]
+    return ""
 
 
 def _longest_covered(row: EvalRow, index: EvalIndex, matched: set[int], n: int) -> str:

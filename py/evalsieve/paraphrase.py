@@ -24,6 +24,8 @@ from .errors import bad_input
 from .exports import score_impact_csv, stamp_json, unmatched_csv, write_csv
 from .fields import FieldExtractor
 from .grouping import Grouping, PairGraph, group_paraphrases
+from .dedup import DROPPED_COLUMNS, check_keep, dedup_name, dropped_rows, kept_positions
+from .raw_rows import refuse_parquet, rows_text
 from .records import Record, RecordReader
 from .stamps import InputFile, RunStamp
 
@@ -72,8 +74,10 @@ class ParaphraseConfig:
     """Settings of a paraphrase run.
 
     Attributes:
-        field: the text field path to embed (see :mod:`evalsieve.fields`); several values
-            of one row (``messages[].content``) are joined with a newline.
+        field: the text field path to embed (see :mod:`evalsieve.fields`), or a tuple of
+            paths embedded together (MMLU's ``question`` + ``choice0`` ...); the values of one
+            row (several paths, or several values of ``messages[].content``) are joined with a
+            newline, as the contamination job joins a row's fields.
         label_field: a field whose value names each row in the exports (an id), or None.
         threshold: the run's first threshold (cosine in [floor, 1]; a pair is an edge when
             cosine ≥ threshold); every grouping and export names its own threshold.
@@ -102,9 +106,10 @@ class ParaphraseConfig:
             to constants.PARA_CLI_FLOOR); ``threshold`` not in [floor, 1]; ``window`` not a
             whole number of word pieces in 3..constants.PARA_WINDOW.
         """
-        if not isinstance(self.field, str) or not self.field:
+        paths = self.field if isinstance(self.field, (tuple, list)) else (self.field,)
+        if not paths or not all(isinstance(p, str) and p for p in paths):
             raise bad_input(f"field {self.field!r} is not a field path",
-                            expected="a text field path, e.g. question")
+                            expected="a text field path, e.g. question, or several")
         f = self.floor
         if isinstance(f, bool) or not isinstance(f, (int, float)) \
                 or not 0 <= f <= 1:
@@ -137,7 +142,7 @@ class ParaphraseJob:
         self.eval_name, self.eval_format = eval_name, eval_format
         self._reader = RecordReader(eval_format, eval_name, config.skip_bad_lines)
         self._values = 0
-        self._text = FieldExtractor(eval_format, [config.field], eval_name)
+        self._text = FieldExtractor(eval_format, list(self.fields), eval_name)
         self._label = (FieldExtractor(eval_format, [config.label_field], eval_name)
                        if config.label_field else None)
         self.rows: list[int] = []        # 1-based eval record numbers of embedded rows
@@ -148,11 +153,21 @@ class ParaphraseJob:
         self.nn: list[float] = []
         self.nn_index: list[int] = []
         self.truncated = 0
+        # node -> UTF-16 offset in its text where the encoder's window ended (truncated rows,
+        # as the driver measured it; shown by the page, not part of any rule or export)
+        self.cuts: dict[int, int] = {}
         self.model: dict = {}
         self._groupings: dict[float, Grouping] = {}   # by threshold, most recent last
         self.score_run = None   # a scores.ScoreRun (set_scores), for the score impact
-        self._raw: list[str] = []
+        self._raw: list[str] = []          # every record's own text (eval.deduplicated.*)
+        self._raw_rows: list[int] = []     # and its 1-based record number
         self._impact: dict[float, list] = {}   # score-impact figures by threshold
+
+    @property
+    def fields(self) -> tuple:
+        """The embedded field paths, in order (one or several)."""
+        f = self.config.field
+        return tuple(f) if isinstance(f, (tuple, list)) else (f,)
 
     def set_scores(self, run) -> None:
         """Attach per-row scores (a :class:`evalsieve.scores.ScoreRun`) before the eval pass:
@@ -184,8 +199,8 @@ class ParaphraseJob:
 
     def _take(self, records) -> None:
         for r in records:
-            if self.score_run is not None:
-                self._raw.append(r.raw)
+            self._raw.append(r.raw)
+            self._raw_rows.append(r.index)
             segs = self._text.segments(r.value)
             t = "\n".join(segs)
             if not t.strip():
@@ -206,7 +221,7 @@ class ParaphraseJob:
         """
         self._take(self._reader.finish())
         if not self.texts:
-            raise bad_input(f"no row has text in the field {self.config.field!r}",
+            raise bad_input(f"no row has text in the field {' + '.join(self.fields)!r}",
                             file=self.eval_name, expected="a text field with values")
         out = {"rows": len(self.texts), "rows_empty": len(self.empty_rows), "texts": self.texts}
         if self.config.skip_bad_lines:
@@ -360,17 +375,20 @@ class ParaphraseJob:
     # -- stamp and exports ------------------------------------------------------------------
     def stamp(self, threshold: float, eval_file: InputFile, utc: str,
               assets: dict | None = None, runtime: str = "",
-              environment: dict | None = None) -> RunStamp:
+              environment: dict | None = None, keep: str = "first") -> RunStamp:
         """The run stamp of the exports at ``threshold``.
 
         ``environment``: how the page ran (RunStamp.environment: assets_from, threads,
-        cross_origin_isolated, execution_provider); None in the CLI.
+        cross_origin_isolated, execution_provider); None in the CLI. ``keep``: the row each
+        group keeps in ``eval.deduplicated.*`` (:data:`constants.DEDUP_KEEP_RULES`).
 
         Raises:
-            EvalsieveError(bad_input): threshold outside [floor, 1].
+            EvalsieveError(bad_input): threshold outside [floor, 1]; an unknown ``keep``.
         """
         c = self.config
-        settings = {"field": c.field, "label_field": c.label_field,
+        settings = {"field": c.field if isinstance(c.field, str) else list(c.field),
+                    "label_field": c.label_field,
+                    "dedup_keep": constants.DEDUP_KEEP_RULES[check_keep(keep)],
                     "threshold": _check_threshold(threshold, c.floor), "slider_floor": c.floor,
                     "model": MODEL_ID, "model_sha256": self.model.get("model_sha256", ""),
                     "pooling": POOLING, "normalisation": NORMALISATION,
@@ -439,7 +457,21 @@ class ParaphraseJob:
         extra = list(constants.SCORE_EXPORTS) if self.score_run else []
         if self.config.skip_bad_lines:
             extra.append(constants.SKIPPED_EXPORT)
-        return [*constants.PARAPHRASE_EXPORTS, *extra, constants.STAMP_EXPORT]
+        return [*constants.PARAPHRASE_EXPORTS, self.dedup_name,
+                constants.DEDUP_DROPPED_EXPORT, *extra, constants.STAMP_EXPORT]
+
+    @property
+    def dedup_name(self) -> str:
+        """``eval.deduplicated.<ext>`` after the eval file's format."""
+        return dedup_name(self.eval_format)
+
+    def dedup(self, stamp: RunStamp) -> tuple[list[int], list[list]]:
+        """``eval.deduplicated.*`` at the stamp's threshold and keep rule: ``(kept positions
+        (0-based, into the records read, ascending), dropped rows (dedup.dropped_rows))``."""
+        rule = {v: k for k, v in constants.DEDUP_KEEP_RULES.items()}[stamp.settings["dedup_keep"]]
+        g = self.grouping(stamp.settings["threshold"])
+        dropped = dropped_rows(g.groups, self.rows, self.texts, self.labels, rule)
+        return kept_positions(self._raw_rows, dropped), dropped
 
     def export(self, name: str, stamp: RunStamp) -> tuple[str, str]:
         """One export's ``(mime, text)`` at the stamp's threshold (``stamp.settings
@@ -467,6 +499,14 @@ class ParaphraseJob:
                            "yes" if x.chained else "no", self.rows[d.representative],
                            self.texts[d.representative]]
             return "text/csv", write_csv(stamp, GROUP_COLUMNS, rows())
+        if name == self.dedup_name:
+            refuse_parquet(self.eval_format, "deduplicated file")
+            keep, _ = self.dedup(stamp)
+            text = rows_text(self._reader.header_raw, self._reader.cr, self._raw, keep)
+            # after the input's byte-order mark, as eval.clean (the input's own bytes)
+            return "application/octet-stream", self._reader.bom + text if text else text
+        if name == constants.DEDUP_DROPPED_EXPORT:
+            return "text/csv", write_csv(stamp, DROPPED_COLUMNS, self.dedup(stamp)[1])
         if name == constants.SKIPPED_EXPORT and self.config.skip_bad_lines:
             from .records import SKIPPED_COLUMNS
             return "text/csv", write_csv(stamp, SKIPPED_COLUMNS, (

@@ -283,7 +283,10 @@ class OutputScan:
         return self.records
 
     def feed_train_candidates(self, records: list[int], lines: list[int], text: str,
-                              records_total: int, chars: int) -> int:
+                              records_total: int, chars: int,
+                              offsets: list[int] | None = None) -> int:
+        """As ContaminationJob.feed_train_candidates; ``offsets`` (where each candidate's line
+        starts) is not needed here: purify counts records, it does not trace them."""
         raws = text.split("\n") if records else []
         if len(raws) != len(records) or len(lines) != len(records):
             raise EvalsieveError("internal", f"{len(records)} candidates but {len(raws)} lines")

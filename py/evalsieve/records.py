@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from typing import NamedTuple
 
 from .decoding import (BINARY_MAGIC, BOM, ESCAPED, PARQUET_MAGIC,  # noqa: F401 (named here)
                        invalid_utf8, is_parquet, refuse_binary)
 from .errors import EvalsieveError, bad_input
+from .json_lines import (MAX_JSON_DEPTH, _clip, _no_lone_surrogates,  # noqa: F401 (named here)
+                         parse_jsonl_line)
 
 FORMATS = ("jsonl", "csv", "tsv", "text")
 #: The stamp's words for ``skip_bad_lines`` (the per-file counts are ``skipped_lines``).
@@ -79,11 +80,14 @@ class Record(NamedTuple):
         line: 1-based line number where the record starts.
         raw: the record's exact text including its line ending (empty ending at EOF).
         value: dict; JSONL: the parsed object; CSV/TSV: header -> cell; text: {"text": line}.
+        offset: UTF-8 byte offset of the record's first byte in the text fed (the file after
+            its BOM), from a reader made with ``offsets=True``; -1 otherwise.
     """
     index: int
     line: int
     raw: str
     value: dict
+    offset: int = -1
 
 
 def _strip_gz(name: str) -> str:
@@ -242,83 +246,6 @@ def sniff_delimiter(head: str, cr: bool = False, complete: bool = False,
                     ".csv (comma) or .tsv (tab), or one separator per file")
 
 
-def _clip(s: str, n: int = 80) -> str:
-    return s if len(s) <= n else s[:n] + "…"
-
-
-#: Deeper JSON is refused before parsing: Pyodide's stack overflows (a JS RangeError, not a
-#: Python RecursionError) a few thousand levels down.
-MAX_JSON_DEPTH = 400
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-
-
-def _json_depth(raw: str) -> int:
-    """The deepest nesting of objects/arrays in a JSON text (brackets inside strings ignored)."""
-    depth = deepest = 0
-    for c in _JSON_STRING.sub("", raw):
-        if c in "{[":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-        elif c in "}]":
-            depth -= 1
-    return deepest
-
-
-def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
-    """Parse one JSON Lines record.
-
-    Raises:
-        EvalsieveError(bad_input): not JSON, or JSON that is not an object (file, line,
-        column and the offending text in the message).
-    """
-    # the line without its end: an error's column is then the same whether the line came
-    # with its "\n" (the reader) or without (a filter's candidate line)
-    raw = raw.rstrip("\r\n")
-    try:
-        if raw.count("{") + raw.count("[") > MAX_JSON_DEPTH and _json_depth(raw) > MAX_JSON_DEPTH:
-            raise RecursionError
-        value = json.loads(raw)
-    except RecursionError:
-        raise bad_input("JSON nested too deeply to read", file=name, line=line,
-                        expected=f"one JSON object per line, nested at most {MAX_JSON_DEPTH} "
-                                 "levels deep", detail=_clip(raw.rstrip("\r\n"))) from None
-    except ValueError as e:
-        raise bad_input("not valid JSON: " + _json_error_text(e),
-                        file=name, line=line, expected="one JSON object per line",
-                        detail=_clip(raw.rstrip("\r\n"))) from None
-    if not isinstance(value, dict):
-        raise bad_input(f"a JSON {type(value).__name__} where an object was expected",
-                        file=name, line=line, expected="one JSON object per line",
-                        detail=_clip(raw.rstrip("\r\n")))
-    if "\\ud" in raw or "\\uD" in raw:
-        value = _no_lone_surrogates(value)
-    return value
-
-
-def _json_error_text(e: ValueError) -> str:
-    """The json module's message with its column: ``Expecting value at column 7``. Some
-    messages end in "at" already (``Unterminated string starting at``), so the column follows
-    without a second "at"."""
-    msg = str(getattr(e, "msg", e)).rstrip()
-    col = getattr(e, "colno", None)
-    if not col:
-        return msg
-    return f"{msg} column {col}" if msg.endswith(" at") else f"{msg} at column {col}"
-
-
-def _no_lone_surrogates(v):
-    # A JSON escape such as \ud800 decodes to a lone surrogate, which no UTF-8 export (nor
-    # the tokenizer) can hold: it becomes U+FFFD, as it does when the page writes a Blob.
-    if isinstance(v, str):
-        return v.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if isinstance(v, dict):
-        return {_no_lone_surrogates(k): _no_lone_surrogates(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_no_lone_surrogates(x) for x in v]
-    return v
-
-
 def parse_record_line(fmt: str, raw: str, name: str, line: int) -> dict:
     """The value of one line-based record (``jsonl`` or ``text``), as the reader parses it."""
     base = split_format(fmt)[0]
@@ -344,6 +271,7 @@ class RecordReader:
             as without the option) and becomes no record; ``skipped`` lists it. Not skipped:
             a malformed header, and a quoted field never closed before the end of the file
             (not one line: everything after its quote would go).
+        offsets: count UTF-8 bytes, so each :class:`Record` has its ``offset``.
     Attributes:
         skipped: ``(line, message)`` of every skipped record, in file order (1-based line
             where the record starts; the message says what was wrong and what was expected).
@@ -354,8 +282,11 @@ class RecordReader:
         only the two cases above.
     """
 
-    def __init__(self, fmt: str, name: str, skip_bad: bool = False):
+    def __init__(self, fmt: str, name: str, skip_bad: bool = False, offsets: bool = False):
         self.base, self.delimiter, self.cr = split_format(fmt)
+        self._offsets = offsets   # count bytes: each Record's offset
+        self._bytes = 0           # UTF-8 bytes of the lines consumed so far
+        self._starts: list[int] | None = None   # byte offset of each line being parsed
         self.fmt = fmt
         self.name = name
         self.skip_bad = bool(skip_bad)
@@ -367,6 +298,7 @@ class RecordReader:
         self._count = 0          # records emitted so far
         self._pending: list[str] = []   # CSV: lines of a record whose quotes are still open
         self._pending_line = 0
+        self._pending_offset = -1
         self._pending_quotes = 0
         self.bom, self._started = "", False
         self._escaped = False    # the current text holds bytes that are not UTF-8
@@ -412,6 +344,12 @@ class RecordReader:
 
     # -- internals --------------------------------------------------------------------------
     def _lines(self, lines: list[str]) -> list[Record]:
+        if self._offsets:
+            starts = [self._bytes]
+            for b in map(len, map(str.encode, lines)):
+                starts.append(starts[-1] + b)
+            self._bytes = starts.pop()
+            self._starts = starts
         if self.base == "parquet":
             raise bad_input("a Parquet file is not text", file=self.name,
                             expected="its rows as values (the CLI reads Parquet with pyarrow)")
@@ -427,7 +365,8 @@ class RecordReader:
         out = []
         ln = self._line
         n = self._count
-        for raw in lines:
+        starts = self._starts
+        for k, raw in enumerate(lines):
             ln += 1
             if not raw.strip():
                 continue
@@ -444,7 +383,7 @@ class RecordReader:
             if value is None:
                 continue
             n += 1
-            out.append(Record(n, ln, raw, value))
+            out.append(Record(n, ln, raw, value, starts[k] if starts else -1))
         self._line = ln
         self._count = n
         return out
@@ -491,12 +430,14 @@ class RecordReader:
         out = []
         ln = self._line
         n = self._count
-        for raw in lines:
+        starts = self._starts
+        for k, raw in enumerate(lines):
             ln += 1
             if not self._pending:
                 if not raw.strip():
                     continue
                 self._pending_line = ln
+                self._pending_offset = starts[k] if starts else -1
                 self._pending_quotes = 0
             self._pending.append(raw)
             self._pending_quotes += raw.count('"')
@@ -528,7 +469,7 @@ class RecordReader:
                 n += 1   # a skipped record keeps its number
                 continue
             n += 1
-            out.append(Record(n, start, rec_raw, value))
+            out.append(Record(n, start, rec_raw, value, self._pending_offset))
         self._line = ln
         self._count = n
         return out

@@ -537,3 +537,24 @@ def score_run_from_json(args: dict, text: str) -> ScoreRun:
     table = reader.finish()
     return ScoreRun(spec, table, InputFile("scores", args["name"], args.get("sha256", ""),
                                            int(args.get("bytes", 0)), args["format"]))
+
+
+def harness_filters(text: str) -> list[dict]:
+    """The lm-eval filters of a samples file's text, with their rows, in the order met:
+    ``[{"name": "strict-match", "rows": 1319}, ...]`` ([] for a table). A harness row is a
+    JSON object with ``doc_id``, ``filter`` and a ``metrics`` list (as :class:`ScoreReader`
+    tells them); other and malformed lines are not counted here (the run reports them)."""
+    import json
+    counts: dict = {}
+    for line in (text or "").splitlines():
+        if '"filter"' not in line:
+            continue
+        try:
+            v = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(v, dict) and isinstance(v.get("metrics"), list) and "filter" in v \
+                and ORDER_KEY in v:
+            name = str(v["filter"])
+            counts[name] = counts.get(name, 0) + 1
+    return [{"name": k, "rows": n} for k, n in counts.items()]

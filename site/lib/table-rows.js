@@ -1,17 +1,17 @@
-// The pure parts of a result table (ui/data-table.js): sort rows by a column, keep the rows
-// matching a search, and cut a text at highlight spans. Node-tested in
-// tests/js/site/data-table.test.mjs.
+// The pure parts of a result table (ui/data-table.js): a column's text, and a text cut at
+// highlight spans. Node-tested in tests/js/site/data-table.test.mjs. (Result tables are
+// sorted, filtered and paged in Python: py/evalsieve/result_table.py.)
 
 /**
  * @typedef {object} Column
  * @property {string} key       name (data-col on the cells and the header)
  * @property {string} label     header text
- * @property {boolean} [num]    numeric: sorts as numbers, right-aligned (class num)
- * @property {(row: any) => (string|number|null|undefined)} [value]  sort key (default row[key]);
- *   '' / null / undefined / NaN sort last in both directions
- * @property {(row: any) => string} [text]  the text the filter searches (default String(value))
+ * @property {boolean} [num]    numeric: right-aligned (class num)
+ * @property {(row: any) => (string|number|null|undefined)} [value]  the cell's value (default row[key])
+ * @property {(row: any) => string} [text]  the cell's text (default String(value))
  * @property {(row: any) => (Node|string)} [cell]  the cell's content (default the text)
- * @property {boolean} [sortable]  default true
+ * @property {boolean} [sortable]  a sort button in the header (Python sorts by `key`); default true
+ * @property {boolean} [long]  long text: shown a few lines high, with "show all"
  */
 
 /** @param {unknown} v */
@@ -26,53 +26,6 @@ export const textOf = (col, row) => {
   const v = valueOf(col, row);
   return missing(v) ? '' : String(v);
 };
-
-/**
- * Rows sorted by one column, stable (ties keep their order).
- *
- * @param {any[]} rows
- * @param {Column} col
- * @param {'ascending'|'descending'} dir
- * @returns {any[]} a new array; numbers compare as numbers when col.num (strings that parse
- *   as numbers too: '0.8000' < '10'), text by localeCompare with numeric collation; missing
- *   values ('' / null / NaN) last in both directions.
- */
-export function sortRows(rows, col, dir) {
-  const sign = dir === 'descending' ? -1 : 1;
-  const key = (/** @type {any} */ r) => {
-    const v = valueOf(col, r);
-    if (missing(v)) return null;
-    if (!col.num) return String(v);
-    const n = Number(v);
-    return Number.isNaN(n) ? null : n;
-  };
-  const keyed = rows.map((r, i) => ({ r, i, k: key(r) }));
-  keyed.sort((a, b) => {
-    if (a.k === null || b.k === null) return a.k === b.k ? a.i - b.i : (a.k === null ? 1 : -1);
-    const c = col.num ? Number(a.k) - Number(b.k)
-      : String(a.k).localeCompare(String(b.k), undefined, { numeric: true, sensitivity: 'base' });
-    return c !== 0 ? sign * c : a.i - b.i;
-  });
-  return keyed.map((x) => x.r);
-}
-
-/**
- * Rows whose text holds every white-space-separated term of `query` (case-insensitive, each
- * term in some column; a term may be a row number). "" keeps every row.
- *
- * @param {any[]} rows
- * @param {string} query
- * @param {Column[]} columns
- * @returns {any[]} the matching rows, in their order
- */
-export function filterRows(rows, query, columns) {
-  const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
-  if (!terms.length) return rows.slice();
-  return rows.filter((r) => {
-    const hay = columns.map((c) => textOf(c, r)).join('\n').toLowerCase();
-    return terms.every((t) => hay.includes(t));
-  });
-}
 
 /**
  * Cut `text` at `spans` for highlighting.

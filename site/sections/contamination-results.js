@@ -1,31 +1,19 @@
-// The contamination result on the page: counts, the run's settings, the export buttons and
-// the table of contaminated rows. `data` is the worker's contamination result (worker.js):
-// {summary (the CLI's --json summary), exports: [{name, mime, text}], view (Python's
-// ContaminationJob.view: the contaminated rows, every row any rung caught, so the page parses
-// no CSV), inputs, timing}.
+// The contamination result on the page: counts, the run's settings, the export buttons, the
+// histogram, the ladder and the rows. `data` is the worker's contamination result (worker.js):
+// {handle, summary (the CLI's --json summary), exports: [{name, mime, text}], view (Python's
+// ContaminationJob.view: the histogram and the ladder; the rows come page by page from
+// cont.rows, sections/cont-rows.js, so the page parses no CSV), inputs, timing}.
 
 import { $, el, definitionRows, downloadText } from '../lib/dom.js';
 import { fmtBytes, fmtInt } from '../lib/format.js';
 import { renderContaminationNotes } from './contamination-notes.js';
 import { renderLadder } from './ladder-results.js';
-import { markedText, renderDataTable } from '../ui/data-table.js';
 
-// The columns a person reads: the eval row's own text with the words it shares with the
-// training data marked (Python's eval_marks) beside the training excerpt, and the first rung
-// that caught the row (every row a rung caught is listed: Python's view, evalsieve.verdict);
-// the CSV download has every column.
-const TABLE_COLUMNS = [
-  { key: 'eval_row', label: 'eval row', num: true },
-  { key: 'rung', label: 'caught by (first rung)' },
-  { key: 'containment', label: 'containment', num: true, text: (r) => r.containment_text },
-  { key: 'ngrams_matched', label: 'n-grams matched', num: true, text: (r) => `${r.ngrams_matched} of ${r.ngrams_total}` },
-  { key: 'training_record', label: 'training record', num: true },
-  { key: 'eval_text', label: 'eval row text (shared words marked)', cell: (r) => markedText(r.eval_text ?? '', r.eval_marks) },
-  { key: 'training_excerpt', label: 'training excerpt ([n-gram])' },
-];
-
-/** Fill #results (counts, settings, downloads, table) for one run; args are the request's. */
-export function renderContaminationResults(data, args, label) {
+/**
+ * Fill #results (counts, settings, downloads, histogram, ladder, rows) for one run; args are
+ * the request's; rows: the section's ContaminationRows (cont-rows.js).
+ */
+export function renderContaminationResults(data, args, label, rows) {
   const s = data.summary || {};
   $('#results-label').textContent = label;
   $('#results').dataset.label = label;
@@ -63,17 +51,25 @@ export function renderContaminationResults(data, args, label) {
     return b;
   }));
 
-  renderContaminationNotes(data, args);
-  renderTable($('#contaminated'), data.view);
-  renderLadder($('#ladder'), data.view.ladder);
+  renderContaminationNotes(data, args, (bar) => {
+    rows.setBin(bar);
+    $('#rows-title').scrollIntoView({ block: 'start', behavior: 'smooth' });
+  });
+  renderLadder($('#ladder'), data.view.ladder, (rung) => rows.setRung(rung));
+  return rows.show(data.handle, data.view.ladder);
 }
 
-/** view: {rows: [{eval_row, rung, containment_text, eval_text, eval_marks, ...}] (every caught row, at most Python's limit), rows_total}. */
-function renderTable(table, view) {
-  const { rows, rows_total: total } = view;
-  renderDataTable(table, {
-    columns: TABLE_COLUMNS, rows, label: 'rows',
-    caption: total === 0 ? 'No contaminated rows.' : total > rows.length ? `First ${rows.length} of ${total} rows; the CSV has them all.` : `${total} rows`,
-    rowData: (r) => ({ row: String(r.eval_row), rung: r.rung }),
-  });
+/**
+ * The one line at the top of the tab that says what the last run found (the worked example's
+ * result is read there without scrolling), with a button to its rows.
+ */
+export function renderResultLine(line, data, label) {
+  const s = data.summary || {};
+  const by = s.rows_contaminated_by_rung || {};
+  const rungs = Object.entries(by).filter(([, n]) => n).map(([k, n]) => `${k} ${fmtInt(n)}`).join(' · ');
+  const who = label === 'example' ? 'Worked example' : label === 'your files' ? 'Your files' : 'Example + your file';
+  const go = el('button', { type: 'button', class: 'link-button', text: 'see the rows ↓' });
+  go.addEventListener('click', () => $('#results').scrollIntoView({ block: 'start', behavior: 'smooth' }));
+  line.replaceChildren(`${who}: ${fmtInt(s.rows_contaminated)} of ${fmtInt(s.rows_scanned)} eval rows contaminated${rungs ? ` (first caught by ${rungs})` : ''}; ${s.clean_file} keeps ${fmtInt(s.rows_kept)}.`, go);
+  line.dataset.label = label;
 }

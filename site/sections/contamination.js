@@ -4,10 +4,10 @@
 
 import * as P from '../worker/protocol.js';
 import { $, typedNumber } from '../lib/dom.js';
-import { fmtInt } from '../lib/format.js';
+import { describeError, fmtInt } from '../lib/format.js';
 import { InputSlot } from '../ui/input-slot.js';
 import { JobSection } from './job-section.js';
-import { renderContaminationResults } from './contamination-results.js';
+import { renderContaminationResults, renderResultLine } from './contamination-results.js';
 import { parseSettings } from './contamination-settings.js';
 import { ScoresInput } from './scores-input.js';
 import { renderScoreImpact } from './scores-results.js';
@@ -17,6 +17,9 @@ import { corpusRequest } from './corpus-files.js';
 import { FieldCheck } from '../ui/field-check.js';
 import { StaleBanner } from '../lib/layout.js';
 import { wireSkipBadLines } from './skip-bad-lines.js';
+import { ContaminationRows, sourceLine } from './cont-rows.js';
+import { showRecord } from '../ui/record-dialog.js';
+import { IdFieldChoice } from '../ui/id-field.js';
 import { PurifyPanel } from './purify.js';
 
 const { OP } = P;
@@ -62,6 +65,8 @@ export class ContaminationSection extends JobSection {
     this.ladder = new LadderSettings($('#ladder-settings'));
     wireCorpus(this, { input: $('#train-file'), folder: document.querySelector('#train-folder') });
     this.skip = wireSkipBadLines(this, $('#job-contamination .inputs'));
+    this.idField = new IdFieldChoice($('#train-id-field'), $('#train-id-note'));
+    this.rows = new ContaminationRows($('#contaminated'), { client: services.client, onOpen: (r, b, h) => this.#openRecord(r, b, h) });
     this.purify = new PurifyPanel($('#purify')); // "Clean the training file", after a run
     this.purify.mount(services);
     this.#loadSettings();
@@ -125,6 +130,7 @@ export class ContaminationSection extends JobSection {
       const { info } = got;
       this.log.add(`${SIDE_TITLE[role]} file ${label ? `(${label}) ` : ''}${file.name}: sniffed ${info.format}${info.gzip ? ' (gzip)' : ''}, ${fmtInt(info.rows_sampled)} rows sampled, ${info.fields.length} fields`);
       slot.picker.render(info, { legend: `${LEGEND[role]} (${info.format})`, checked: (path) => info.default_fields.includes(path) });
+      if (role === 'train') this.idField.show(info);
       if (role === 'eval') {
         this.scores.setEvalFields(info);
         this.check.shown(info.short_check);
@@ -160,6 +166,7 @@ export class ContaminationSection extends JobSection {
     const ev = this.slots.eval.current;
     if (!c || c.n === null || !ev) return;
     this.ui.nAuto.textContent = `auto: N=${c.n} from the ${fmtInt(c.rows_with_words)} sampled rows of ${ev.file.name} (${c.fields.join(' + ')}); the run sets it from every row`;
+    this.ui.nAuto.title = this.ui.nAuto.textContent;
     this.ui.nAuto.dataset.n = String(c.n);
   }
 
@@ -187,16 +194,20 @@ export class ContaminationSection extends JobSection {
     }
     const train = this.slots.train.current;
     const ev = this.slots.eval.current;
+    const idField = this.idField.value();
     const args = {
       eval: { name: ev.file.name, format: ev.info.format, fields: this.slots.eval.picker.chosen() },
-      train: corpus ? corpus.train_files[0] : { name: train.file.name, format: train.info.format, fields: this.slots.train.picker.chosen() },
+      train: { ...(corpus ? corpus.train_files[0] : { name: train.file.name, format: train.info.format, fields: this.slots.train.picker.chosen() }), id_field: idField },
       ...(corpus ? { train_files: corpus.train_files } : {}),
       ...settings,
       ...(scores ? { scores: scores.args } : {}),
       ...this.skip.args(),
     };
     const label = train.label === 'example' && ev.label === 'example' ? 'example' : (train.label || ev.label ? 'example + your file' : 'your files');
-    this.ui.results.hidden = true;
+    // the last results stay in place, greyed, until the new ones replace them (the page does
+    // not jump); a failed or cancelled run hides them
+    if (this.shownRun && !this.ui.results.hidden) this.ui.results.dataset.stale = '1'; // greyed; Run's status line says why
+    const hideOld = () => { this.ui.results.hidden = true; this.stale.clear(); this.shownRun = null; };
     this.ladder.begin();
     return this.runJob({
       op: OP.CONTAMINATION,
@@ -209,8 +220,11 @@ export class ContaminationSection extends JobSection {
         if (m.data && m.data.kind === 'n_chosen') this.#showAutoN(m.data, settings.n);
         this.ladder.onLog(m.data);
       },
+      onCancelled: hideOld,
+      onFailed: hideOld,
       onResult: (data) => {
-        renderContaminationResults(data, args, label);
+        const drawn = renderContaminationResults(data, args, label, this.rows); // the rows' first page
+        renderResultLine($('#result-line'), data, label);
         renderScoreImpact($('#score-impact'), 'contamination', data.view.score_figures, data.view.score_settings, [
           ['N', String(data.summary.n)], ['threshold', args.threshold === null ? 'any overlap' : `containment ≥ ${args.threshold}`],
           ['contaminated', 'caught by a rung whose rows leave the clean file'], ['eval fields', args.eval.fields.join(', ')]]);
@@ -223,8 +237,25 @@ export class ContaminationSection extends JobSection {
         if (skipped) this.log.add(skipped, 'warn');
         this.log.add(`done (${label}): ${fmtInt(s.rows_contaminated)} contaminated of ${fmtInt(s.rows_scanned)} eval rows`, 'done');
         this.setStatus('done', `Done (${label}).`);
+        return drawn;
       },
     });
+  }
+
+  /** "Open record": the worker reads the row's training record again (cont.record). */
+  async #openRecord(r, button, handle) {
+    button.disabled = true;
+    const where = sourceLine(r);
+    try {
+      const rec = await this.services.client.request(OP.CONT_RECORD, { handle, row: r.eval_row, file: r.training_file_index,
+        record: r.training_record, offset: r.training_offset, bytes: r.training_bytes }).promise;
+      showRecord(r, where, rec);
+      this.log.add(`opened training record ${r.training_record} of ${r.training_file} (${rec.read})`);
+    } catch (e) {
+      showRecord(r, where, null, describeError(e).text);
+    } finally {
+      button.disabled = false;
+    }
   }
 
   #showAutoN(info, nSet) {
@@ -232,6 +263,7 @@ export class ContaminationSection extends JobSection {
     this.ui.nAuto.textContent = nSet === null
       ? `auto: N=${info.n}${how ? `, ${how}` : ''}`
       : `set: N=${info.n}`;
+    this.ui.nAuto.title = this.ui.nAuto.textContent; // one line on the page (ellipsis), whole here
     this.ui.nAuto.dataset.n = String(info.n);
   }
 }

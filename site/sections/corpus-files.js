@@ -142,10 +142,12 @@ export function corpusInfo(parts) {
   }
   const formats = [...new Set(parts.map((p) => `${p.info.format}${p.info.gzip ? ' (gzip)' : ''}`))];
   const defaults = Object.keys(reasons);
+  // the records' id field: the first file's (corpus order) that has one by name, as the CLI's
+  const idField = parts.map((p) => p.info.default_id_field).find(Boolean) ?? null;
   return {
     ...parts[0].info, fields: [...fields.values()], filter_fields: [...filters.values()], default_fields: defaults,
     default_reasons: reasons, default_reason: defaults.length ? 'each file\'s own default' : parts[0].info.default_reason,
-    format: formats.join(', '), corpus_size: parts.reduce((s, p) => s + p.file.size, 0),
+    default_id_field: idField, format: formats.join(', '), corpus_size: parts.reduce((s, p) => s + p.file.size, 0),
   };
 }
 

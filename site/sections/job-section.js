@@ -134,7 +134,8 @@ export class JobSection {
   /**
    * One run, start to end: show progress, send the request, keep the status, the log and the
    * cancel button true, and end with exactly one of onResult(data) / onCancelled() /
-   * onFailed(err). `summary` is the log line's text after "run <label>: ".
+   * onFailed(err) (a promise onResult returns is awaited: the run ends when its result is
+   * drawn). `summary` is the log line's text after "run <label>: ".
    */
   async runJob({ op, args, files, label, summary, onLog, onResult, onCancelled = null, onFailed = null }) {
     this.errors.hide();
@@ -147,7 +148,9 @@ export class JobSection {
     this.setStatus('running', `Running (${label})…`);
     this.log.add(`${this.logPrefix}run ${label}: ${summary}`);
     try {
-      onResult(await req.promise);
+      const drawn = onResult(await req.promise);
+      // a result drawn in steps (tables whose first page Python sends): the run ends when it is
+      if (drawn && typeof drawn.then === 'function') await drawn.catch((e) => this.log.add(`${this.logPrefix}could not draw the result: ${describeError(P.toErrorObject(e)).text}`, 'error'));
     } catch (err) {
       if (err && err.code === ERR.CANCELLED) {
         this.log.add(`${this.logPrefix}cancelled`, 'warn');

@@ -2,14 +2,16 @@
 // groups. `shown` is a held result (paraphrases-state.js); constants are the rule constants.
 
 import { $, el, definitionRows } from '../lib/dom.js';
-import { fmtBytes, fmtInt, plural } from '../lib/format.js';
-import { renderDataTable } from '../ui/data-table.js';
+import { fmtBytes, fmtInt } from '../lib/format.js';
 import { drawHistogram } from '../ui/histogram.js';
 
 const PARA_MODEL = 'all-MiniLM-L6-v2 (int8 weights, ONNX)';
 
-/** Fill #para-results for `shown`; the histogram's line is at the slider's `threshold`. */
-export function renderParaphraseResults(shown, threshold, constants, onDownload) {
+/**
+ * Fill #para-results for `shown`; the histogram's line is at the slider's `threshold`; rows:
+ * the section's ParaphraseRows (para-rows.js), which pages the pairs and groups.
+ */
+export function renderParaphraseResults(shown, threshold, constants, onDownload, rows) {
   const { figures: f, data, args, label } = shown;
   $('#para-results-label').textContent = label;
   const results = $('#para-results');
@@ -34,7 +36,7 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload)
     ['model', `${PARA_MODEL} · sha256 ${String(data.encoder?.model_sha256 || '').slice(0, 12)}…`],
     ['pooling', 'mean over the word pieces, L2-normalised (cosine = dot product)'],
     ['window', `${constants.para_window} word pieces incl. [CLS] and [SEP]`],
-    ['field', args.eval.field + (args.eval.label_field ? ` (labels: ${args.eval.label_field})` : '')],
+    ['field', (args.eval.fields || [args.eval.field]).join(' + ') + (args.eval.label_field ? ` (labels: ${args.eval.label_field})` : '')],
     ['input', `${label === 'pasted text' ? 'pasted text' : input.name} · ${fmtBytes(input.bytes)} · sha256 ${String(input.sha256).slice(0, 12)}…${input.gzip ? ' · gzip' : ''}`],
     ['encoder', `onnxruntime-web (${data.environment?.execution_provider ?? 'wasm'}), ${data.encoder?.threads ?? 1} thread${data.encoder?.threads === 1 ? '' : 's'} · ${data.timing ? `${data.timing.rows_per_s.toFixed(1)} rows/s` : ''}`],
     ['provider', `${data.environment?.execution_provider ?? 'wasm'}: ${data.environment?.provider_reason ?? ''}`],
@@ -44,7 +46,10 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload)
   renderThreadsNotice($('#para-threads-notice'), data.environment);
   results.dataset.threshold = f.threshold.toFixed(2);
   drawNnHistogram(f.nn_histogram, threshold);
-  const exportNames = [...constants.export_names.paraphrases, ...(f.score_settings?.exports ?? []), // + score CSVs
+  const fmt = input.format === 'parquet' ? 'parquet' : String(input.format || args.eval.format).split('-')[0];
+  const exportNames = [...constants.export_names.paraphrases,
+    constants.export_names.dedup_by_format[fmt], constants.export_names.dedup_dropped, // one row per group, the rest
+    ...(f.score_settings?.exports ?? []), // + score CSVs
     ...(data.eval_info?.skipped_lines ? [constants.export_names.skipped] : []), // + skipped-lines.csv
     constants.export_names.stamp]; // run-stamp.json, last (as ParaphraseJob.export_names)
   $('#para-downloads').replaceChildren(...exportNames.map((name) => {
@@ -52,9 +57,19 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload)
     b.addEventListener('click', () => onDownload(name, b));
     return b;
   }));
-  renderPairs($('#para-pairs'), f.view);
-  renderGroups($('#para-groups'), f.view);
+  // what eval.deduplicated.* keeps (every row not in a group, one per group; the rows with an
+  // empty field too, which are in no group), under the rule chosen beside the slider
+  const keepRule = constants.dedup_keep_rules[$('#para-dedup-keep').value] ?? '';
+  let dedupNote = $('#para-dedup-rule');
+  if (!dedupNote) {
+    dedupNote = el('p', { class: 'clean-rule', id: 'para-dedup-rule' });
+    $('#para-downloads').after(dedupNote);
+  }
+  dedupNote.textContent = `${constants.export_names.dedup_by_format[fmt]} keeps ${fmtInt(f.effective_rows + f.rows_empty)} rows `
+    + `(the effective rows${f.rows_empty ? `, and the ${fmtInt(f.rows_empty)} with an empty field` : ''}), one per group: ${keepRule}; `
+    + `${constants.export_names.dedup_dropped} lists the ${fmtInt(f.rows_in_groups - f.groups)} rows left out, each with its group.`;
   results.hidden = false;
+  return rows.show(shown.handle, f.threshold, Boolean(args.eval.label_field));
 }
 
 /**
@@ -91,54 +106,4 @@ function renderThreadsNotice(box, env) {
     + `SharedArrayBuffer and onnxruntime-web cannot start threads. Serve the page with `
     + `"Cross-Origin-Opener-Policy: same-origin" and "Cross-Origin-Embedder-Policy: require-corp" `
     + `(python3 build.py serve does) to embed faster.`;
-}
-
-function caption(total, shownCount, { none, some, word }) {
-  if (total === 0) return none;
-  if (total > shownCount) return `The ${shownCount} ${some} of ${fmtInt(total)} ${word}s; the CSV has them all.`;
-  return plural(shownCount, word);
-}
-
-function renderPairs(table, view) {
-  const pairs = view.pairs;
-  const labels = pairs.some((p) => p.label_a || p.label_b);
-  const col = (key, label, more = {}) => ({ key, label, ...more });
-  const columns = [col('group', 'group', { num: true }), col('row_a', 'row a', { num: true }), col('row_b', 'row b', { num: true }),
-    ...(labels ? [col('label_a', 'label a'), col('label_b', 'label b')] : []),
-    col('cosine', 'cosine', { num: true }), col('text_a', 'text a'), col('text_b', 'text b')];
-  renderDataTable(table, {
-    columns, rows: pairs, label: 'pairs',
-    caption: caption(view.pairs_total, pairs.length, { none: 'No pair at or above the threshold.', some: 'closest', word: 'pair' }),
-    rowData: (p) => ({ rowA: String(p.row_a), rowB: String(p.row_b) }),
-  });
-  table.dataset.total = String(view.pairs_total);
-}
-
-/** A group's members as a list: row number, label (when the file has one) and the text. */
-function memberList(g) {
-  return el('ul', { class: 'members' }, ...g.members.map((m) => el('li', { dataset: { row: String(m.row) } },
-    el('span', { class: 'member-row', text: `row ${m.row}` }),
-    m.label ? el('span', { class: 'member-label', text: ` [${m.label}]` }) : null,
-    el('span', { class: 'member-text', text: ` ${m.text}` }))),
-  g.more ? el('li', { class: 'muted', text: `… and ${g.more} more (in the CSV)` }) : null);
-}
-
-function renderGroups(table, view) {
-  const groups = view.groups;
-  const columns = [
-    { key: 'group', label: 'group', num: true },
-    { key: 'size', label: 'size', num: true },
-    { key: 'members', label: 'members (row, label, text)', value: (g) => g.members.length, sortable: false,
-      text: (g) => g.members.map((m) => `${m.row} ${m.label} ${m.text}`).join('\n'), cell: memberList },
-    { key: 'lowest', label: 'lowest cosine inside', num: true,
-      text: (g) => (g.lowest_pair ? `${g.lowest} (rows ${g.lowest_pair[0]}–${g.lowest_pair[1]})` : 'large group: in the CSV') },
-    { key: 'chained', label: 'chained', value: (g) => (g.chained ? 'chained' : 'no'),
-      cell: (g) => (g.chained ? el('span', { class: 'chained', title: 'some members are below the threshold with each other and joined only through other members', text: 'chained' }) : el('span', { class: 'muted', text: 'no' })) },
-  ];
-  renderDataTable(table, {
-    columns, rows: groups, label: 'groups',
-    caption: caption(view.groups_total, groups.length, { none: 'No groups at this threshold.', some: 'largest', word: 'group' }),
-    rowData: (g) => ({ group: String(g.group), chained: g.chained ? 'yes' : 'no', members: g.members.map((m) => m.row).join(' ') }),
-  });
-  table.dataset.total = String(view.groups_total);
 }

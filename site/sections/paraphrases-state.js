@@ -13,13 +13,14 @@ const same = (a, b) => Math.abs(a - b) < 1e-9;
  * The exports ({stamp, exports: [{name, mime, text}]}) of `shown` at `threshold` (a cosine; the
  * page passes the threshold its figures show). The threshold goes to the worker with the
  * request, so a regroup still running cannot change what is exported; each threshold's exports
- * are built once (kept per 2 decimals; a failed request is not kept).
+ * are built once (kept per 2 decimals and `keep` rule; a failed request is not kept). `keep`:
+ * the row a group keeps in eval.deduplicated.* ('first' or 'longest').
  */
-export function exportsAt(client, shown, threshold) {
-  const key = threshold.toFixed(2);
+export function exportsAt(client, shown, threshold, keep = 'first') {
+  const key = `${threshold.toFixed(2)} ${keep}`;
   let v = shown.exports.get(key);
   if (!v) {
-    v = client.request(OP.PARA_EXPORTS, { handle: shown.handle, threshold }).promise;
+    v = client.request(OP.PARA_EXPORTS, { handle: shown.handle, threshold, keep }).promise;
     shown.exports.set(key, v);
     v.catch(() => { if (shown.exports.get(key) === v) shown.exports.delete(key); });
   }
@@ -31,8 +32,8 @@ export function exportsAt(client, shown, threshold) {
  * asked for while one runs waits, and only the latest waiting one is sent.
  *
  * Options: client (lib/worker-client.js); current() -> the shown result or null;
- * onBusy(busy); onGrouped(shown, reply {figures, ms}, t, ms) after shown.figures is updated;
- * onFailed(err).
+ * onBusy(busy); onGrouped(shown, reply {figures, ms}, t, ms) after shown.figures is updated
+ * (a promise it returns is awaited before the next regroup and onBusy(false)); onFailed(err).
  */
 export class Regrouper {
   constructor({ client, current, onBusy, onGrouped, onFailed }) {
@@ -61,7 +62,7 @@ export class Regrouper {
       const v = await this.client.request(OP.PARA_GROUP, { handle: shown.handle, threshold: t }).promise;
       if (this.current() !== shown) return;
       shown.figures = v.figures;
-      this.onGrouped?.(shown, v, t, performance.now() - t0);
+      await this.onGrouped?.(shown, v, t, performance.now() - t0); // (busy until its rows are drawn)
     } catch (err) {
       // A newer run replaced this result (and the worker closed its job): nothing to show.
       if (this.current() !== shown) return;

@@ -14,6 +14,7 @@ import { Regrouper, exportsAt } from './paraphrases-state.js';
 import { ScoresInput } from './scores-input.js';
 import { wireParaSkipBadLines } from './skip-bad-lines.js';
 import { renderScoreImpact } from './scores-results.js';
+import { ParaphraseRows } from './para-rows.js';
 
 const { OP } = P;
 const LABEL_GUESSES = ['id', 'idx', 'uid', 'qid', 'task_id', 'question_id', 'key'];
@@ -43,6 +44,7 @@ export class ParaphraseSection extends JobSection {
       results: $('#para-results'),
     };
     this.stale = new StaleBanner(this.ui.results, $('#para-stale'));
+    this.rows = new ParaphraseRows({ client: services.client });
     this.skip = wireParaSkipBadLines(this, $('#job-paraphrases .inputs'));
     this.slot = new InputSlot({
       drop: { zone: $('#para-drop'), input: $('#para-file'), name: $('#para-name') },
@@ -57,8 +59,9 @@ export class ParaphraseSection extends JobSection {
       onGrouped: (shown, v, t, ms) => {
         this.ui.results.dataset.groupMs = ms.toFixed(1);
         this.ui.results.dataset.workerMs = v.ms.toFixed(1);
-        this.#render();
+        const drawn = this.#render();
         this.log.add(`paraphrases: threshold ${t.toFixed(2)}: ${fmtInt(v.figures.groups)} groups, effective rows ${fmtInt(v.figures.effective_rows)} (regrouped in ${ms.toFixed(0)} ms)`);
+        return drawn;
       },
       onFailed: (err) => {
         this.runError(err);
@@ -70,6 +73,7 @@ export class ParaphraseSection extends JobSection {
       clearTimeout(pasteTimer);
       pasteTimer = setTimeout(() => this.#takePaste(), 400);
     });
+    $('#para-dedup-keep').addEventListener('change', () => { if (this.shown) this.#render(); }); // its note
     this.ui.slider.addEventListener('input', () => this.#sliderMoved());
     this.ui.slider.addEventListener('change', () => this.#sliderMoved());
   }
@@ -77,6 +81,8 @@ export class ParaphraseSection extends JobSection {
   /** The slider spans Python's floor..maximum and starts at its default (set once). */
   workerReady(constants) {
     super.workerReady(constants);
+    const keep = $('#para-dedup-keep');
+    keep.replaceChildren(...Object.entries(constants.dedup_keep_rules).map(([k, words]) => el('option', { value: k, text: words })));
     const s = this.ui.slider;
     const first = s.disabled;
     Object.assign(s, { min: constants.para_floor, max: constants.para_threshold_max, disabled: false });
@@ -153,16 +159,23 @@ export class ParaphraseSection extends JobSection {
     const select = el('select', { id: 'para-label' }, el('option', { value: '', text: '(none: rows are numbered)' }),
       ...info.fields.map((f) => el('option', { value: f.path, text: f.path })));
     select.value = guess;
+    // more fields embedded with the chosen one (joined with a newline: question + choices)
+    const also = el('fieldset', { class: 'para-also' }, el('legend', { text: '…embedded together with' }),
+      ...texts.map((f) => el('label', { class: 'para-also-field' },
+        el('input', { type: 'checkbox', name: 'para-also', dataset: { path: f.path } }), ` ${f.path}`)));
     this.slot.picker.render(info, {
       legend: `Text field to compare (${info.format})`,
       checked: (path) => path === chosen,
-      extra: [el('label', { class: 'label-field', for: 'para-label' }, 'Label field (names rows in the tables)', select)],
+      extra: [el('label', { class: 'label-field', for: 'para-label' }, 'Label field (names rows in the tables)', select), also],
     });
   }
 
   #chosen() {
-    const l = this.slot.picker.box.querySelector('#para-label');
-    return { field: this.slot.picker.chosen()[0] ?? null, label_field: l && l.value ? l.value : null };
+    const box = this.slot.picker.box;
+    const l = box.querySelector('#para-label');
+    const field = this.slot.picker.chosen()[0] ?? null;
+    const also = [...box.querySelectorAll('input[name="para-also"]:checked')].map((i) => i.dataset.path).filter((p) => p !== field);
+    return { field, fields: field ? [field, ...also] : [], label_field: l && l.value ? l.value : null };
   }
 
   canRun() {
@@ -185,7 +198,8 @@ export class ParaphraseSection extends JobSection {
       return;
     }
     const args = {
-      eval: { name: file.name, format: info.format, field: chosen.field, label_field: chosen.label_field },
+      eval: { name: file.name, format: info.format, field: chosen.field, label_field: chosen.label_field,
+        ...(chosen.fields.length > 1 ? { fields: chosen.fields } : {}) },
       threshold: this.threshold,
       ...(scores ? { scores: scores.args } : {}),
       ...this.skip.args(),
@@ -198,12 +212,12 @@ export class ParaphraseSection extends JobSection {
       args,
       files: { eval: file, ...(scores ? { scores: scores.file } : {}) },
       label: runLabel,
-      summary: `${file.name} [${chosen.field}${chosen.label_field ? `, label ${chosen.label_field}` : ''}], threshold ${args.threshold.toFixed(2)}${scores ? `; scores ${scores.file.name}` : ''}`,
+      summary: `${file.name} [${chosen.fields.join(' + ')}${chosen.label_field ? `, label ${chosen.label_field}` : ''}], threshold ${args.threshold.toFixed(2)}${scores ? `; scores ${scores.file.name}` : ''}`,
       onLog: (m) => this.log.add(`paraphrases: ${m.message}`),
       onResult: (data) => {
         this.shown = { handle: data.handle, figures: data.figures, data, args, label: runLabel, exports: new Map() };
         this.#markStale(null);
-        this.#render();
+        const drawn = this.#render();
         const skipped = this.skip.showResult(data.eval_info);
         if (skipped) this.log.add(`paraphrases: ${skipped}`, 'warn');
         const f = data.figures;
@@ -211,6 +225,7 @@ export class ParaphraseSection extends JobSection {
         this.setStatus('done', `Done (${runLabel}).`);
         // A threshold moved while the run was going: apply it now.
         if (Math.abs(this.threshold - f.threshold) > 1e-9) this.#sliderMoved();
+        return drawn;
       },
       onCancelled: () => this.#markStale(this.shown ? 'the run was cancelled. Still showing the last valid result.' : null),
       onFailed: () => this.#markStale('the last run failed (see the message below the Run button). Still showing the last valid result.'),
@@ -231,11 +246,13 @@ export class ParaphraseSection extends JobSection {
     else this.stale.mark(this.shown.label === 'example', this.shown.args.eval.name, reason);
   }
 
+  /** Draw the shown result; the promise settles when its pairs and groups are drawn. */
   #render() {
-    renderParaphraseResults(this.shown, this.threshold, this.constants, (name, button) => this.#download(name, button));
+    const drawn = renderParaphraseResults(this.shown, this.threshold, this.constants, (name, button) => this.#download(name, button), this.rows);
     const f = this.shown.figures;
     renderScoreImpact($('#para-score-impact'), 'paraphrases', f.score_figures, f.score_settings, [
-      ['threshold', `cosine ≥ ${f.threshold.toFixed(2)} (groups = clusters; every other row its own)`], ['text field', this.shown.args.eval.field]]);
+      ['threshold', `cosine ≥ ${f.threshold.toFixed(2)} (groups = clusters; every other row its own)`], ['text field', (this.shown.args.eval.fields || [this.shown.args.eval.field]).join(' + ')]]);
+    return drawn;
   }
 
   /** Exports are built on demand for the threshold shown (the worker stamps them). */
@@ -243,9 +260,10 @@ export class ParaphraseSection extends JobSection {
     button.disabled = true;
     try {
       const shown = this.shown;
-      const v = await exportsAt(this.services.client, shown, shown.figures.threshold);
+      const v = await exportsAt(this.services.client, shown, shown.figures.threshold, $('#para-dedup-keep').value);
       const x = v.exports.find((e) => e.name === name);
-      downloadText(x.name, x.mime, x.text);
+      if (!x) throw { code: 'bad_input', message: `${name} was not written: ${v.parquet_kept ? v.parquet_kept.reason : 'no such export'}`, expected: v.parquet_kept ? `${v.parquet_kept.name}, the kept row numbers` : '' };
+      downloadText(x.name, x.mime, x.blob || x.text);
     } catch (err) {
       this.runError(err);
     } finally {

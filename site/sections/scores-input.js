@@ -31,7 +31,7 @@ export class ScoresInput {
     this.ui = {
       key: el('select', { id: id('score-key') }),
       evalKey: el('select', { id: id('score-eval-key') }),
-      filter: el('input', { type: 'text', id: id('score-filter'), placeholder: "the file's only filter", spellcheck: 'false' }),
+      filter: el('select', { id: id('score-filter') }),
       metrics: el('input', { type: 'text', id: id('score-metrics'), placeholder: "the file's metric(s)", spellcheck: 'false' }),
       clear: el('button', { type: 'button', id: id('scores-clear'), disabled: true, text: 'Remove scores' }),
     };
@@ -41,14 +41,30 @@ export class ScoresInput {
       el('label', {}, 'Join on the scores field ', this.ui.key),
       el('label', {}, '= the eval field ', this.ui.evalKey),
       el('label', {}, 'Harness filter ', this.ui.filter),
-      el('span', { class: 'muted', text: 'needed when the file holds several filters (e.g. strict-match and flexible-extract)' }),
+      this.ui.filterNote = el('span', { class: 'muted', text: 'the filters of an lm-eval samples file are listed here, with their rows' }),
       el('label', {}, 'Metrics (comma-separated) ', this.ui.metrics),
       this.ui.clear);
-    host.replaceChildren(zone, options);
+    // folded to one line until a file is chosen (the first screen stays short and still)
+    this.box = el('details', { class: 'scores-box' }, el('summary', { text: 'Per-row scores (optional): how much does contamination move the score?' }), zone, options);
+    host.replaceChildren(this.box);
     this.zone = zone; // data-file, data-state: reading | ready | error (the tests wait on it)
     this.drop = new DropZone({ zone, input, name }, (file) => this.take(file));
     this.#fillKeys(null);
+    this.#fillFilters(null);
     this.setEvalFields(null);
+  }
+
+  /** The harness filters of the file (inspect's score_filters: [{name, rows}]) as choices. */
+  #fillFilters(info) {
+    const found = (info && info.score_filters) || [];
+    const rows = (n) => `${n.toLocaleString('en-US')} row${n === 1 ? '' : 's'}${info.head_complete === false ? ' in the first part read' : ''}`;
+    this.ui.filter.replaceChildren(
+      el('option', { value: '', text: found.length > 1 ? `choose one of ${found.length} filters` : "the file's only filter (or none: a table)" }),
+      ...found.map((f) => el('option', { value: f.name, text: `${f.name} (${rows(f.rows)})` })));
+    this.ui.filter.value = found.length === 1 ? found[0].name : '';
+    this.ui.filterNote.textContent = found.length > 1
+      ? `this file holds ${found.length} filters: the score impact uses the one chosen`
+      : found.length === 1 ? 'the file holds one filter' : 'no lm-eval filter in this file (a table of scores)';
   }
 
   /** The eval file's inspected fields (for the "= the eval field" list); null = none yet. */
@@ -76,12 +92,14 @@ export class ScoresInput {
     this.drop.show(`${file.name} (${fmtBytes(file.size)}) · reading…`, '');
     Object.assign(this.zone.dataset, { file: file.name, state: 'reading' });
     this.ui.clear.disabled = false;
+    this.box.open = true;
     try {
       const info = await this.client.request(OP.INSPECT, { name: file.name, role: 'scores' }, { scores: file }).promise;
       if (this.current !== entry) return;
       entry.info = info;
       this.drop.show(`${file.name} (${fmtBytes(file.size)}) · ${info.format}`, '');
       this.#fillKeys(info);
+      this.#fillFilters(info);
       this.zone.dataset.state = 'ready';
       this.onLog?.(`scores file ${file.name}: sniffed ${info.format}, ${info.fields.length} fields`);
     } catch (err) {
@@ -99,6 +117,7 @@ export class ScoresInput {
     Object.assign(this.zone.dataset, { file: '', state: '' });
     this.ui.clear.disabled = true;
     this.#fillKeys(null);
+    this.#fillFilters(null);
   }
 
   /**
@@ -116,7 +135,7 @@ export class ScoresInput {
       args: {
         name: c.file.name, format: c.info.format, metrics, key,
         eval_key: key ? (this.ui.evalKey.value || null) : null,
-        filter: this.ui.filter.value.trim() || null,
+        filter: this.ui.filter.value || null,
       },
     };
   }

@@ -6,9 +6,9 @@
 import { el, svg } from '../lib/dom.js';
 import { fmtBytes, fmtInt } from '../lib/format.js';
 
-const W = 460; // plot width (px)
-const LEFT = 150; // room for the point labels
-const RIGHT = 20;
+const W = 460; // plot width (viewBox units; the plot scales down to its box)
+const LABEL_CHAR = 6.4; // a label character's width at the plot's 11-unit font, generously
+const RIGHT = 24; // half the last tick label, and a margin
 const ROW = 26;
 const TOP = 10;
 const AXIS = 28; // room for the axis and its ticks
@@ -125,9 +125,11 @@ function range(points, binary) {
 /** Points with 95% whiskers (inline SVG, no script): one row per point, a shared x axis. */
 function plot(points, binary, label) {
   const [lo, hi] = range(points, binary);
+  // room for the longest point label, so that none is clipped ("contaminated rows (n=13)")
+  const LEFT = Math.min(W / 2, 16 + Math.ceil(LABEL_CHAR * Math.max(...points.map((p) => p.label.length))));
   const x = (v) => LEFT + ((v - lo) / (hi - lo)) * (W - LEFT - RIGHT);
   const h = TOP + points.length * ROW + AXIS;
-  const root = svg('svg', { class: 'score-plot', role: 'img', 'aria-label': label, viewBox: `0 0 ${W} ${h}`, width: W, height: h });
+  const root = svg('svg', { class: 'score-plot', role: 'img', 'aria-label': label, viewBox: `0 0 ${W} ${h}`, 'data-left': LEFT });
   const axisY = TOP + points.length * ROW + 4;
   root.append(svg('line', { class: 'axis', x1: LEFT, x2: W - RIGHT, y1: axisY, y2: axisY }));
   for (let i = 0; i <= 4; i++) {

@@ -1,47 +1,72 @@
-// A result table a person can work with: click a column header to sort (aria-sort on the
-// <th>, a <button> inside it for the keyboard), type in a filter box to narrow the rows, and
-// read long text in full (the table grows with the page; no small inner scroll box; on a narrow
-// screen each row reflows into a card, its cells labelled from data-label). Cells
-// are DOM nodes or text (textContent); data never goes through innerHTML. The pure parts
-// (sorting, filtering, highlight pieces) are in lib/table-rows.js.
+// The parts of a result table a person works with: header cells whose button sorts
+// (aria-sort on the <th>), a search box, rows whose long text shows a few lines and a "show
+// all" button (on a narrow screen each row reflows into a card, its cells labelled from
+// data-label), and text with its shared words in <mark>s. Cells are DOM nodes or text
+// (textContent); data never goes through innerHTML. ui/paged-table.js puts them together
+// for the tables Python pages (cont.rows, para.rows); lib/table-rows.js has the pure parts.
 
 import { el } from '../lib/dom.js';
-import { filterRows, markPieces, sortRows, textOf } from '../lib/table-rows.js';
+import { markPieces, textOf } from '../lib/table-rows.js';
 
 /**
  * A <span class="marked-text"> holding `text` with each span in a <mark> (text nodes only).
  *
  * @param {string} text
  * @param {number[][]} [spans]
+ * @param {string} [markClass]  the marks' class (e.g. 'diff': words that differ)
  */
-export function markedText(text, spans = []) {
+export function markedText(text, spans = [], markClass = null) {
   return el('span', { class: 'marked-text' }, ...markPieces(text, spans)
-    .map((p) => (p.mark ? el('mark', { text: p.text }) : document.createTextNode(p.text))));
+    .map((p) => (p.mark ? el('mark', { text: p.text, class: markClass }) : document.createTextNode(p.text))));
 }
 
-/** @type {WeakMap<HTMLTableElement, {query: string, sortKey: string|null, dir: 'ascending'|'descending', input: HTMLInputElement, count: HTMLElement}>} */
-const STATE = new WeakMap();
+/**
+ * The <tr> of one row: a <td> per column (data-col, data-label; class num), its content
+ * c.cell(row) or the text; a column with `long` holds it in a `div.clamp` (a few lines,
+ * "show all": see clampLongCells).
+ *
+ * @param {import('../lib/table-rows.js').Column[]} columns @param {any} row
+ * @param {(row: any) => Record<string, string>} [rowData]  the <tr>'s dataset
+ */
+export function rowElement(columns, row, rowData) {
+  return el('tr', { dataset: rowData ? rowData(row) : undefined },
+    ...columns.map((c) => {
+      const content = c.cell ? c.cell(row) : textOf(c, row);
+      return el('td', { class: c.num ? 'num' : null, dataset: { col: c.key, label: c.label } },
+        c.long ? el('div', { class: 'clamp' }, content) : content);
+    }));
+}
 
 /**
- * Fill `table` with rows, sortable by header click and narrowed by a filter box.
+ * Give each `div.clamp` of `root` whose text is longer than its few lines a "show all"
+ * button after it (toggles to "show less"); the others get none. Call after the rows are in
+ * the document (it measures them).
  *
- * The filter box and a live row count go in a `.table-tools` bar just before the table (before
- * its `.table-wrap` when it has one), made once per table and kept, with its text and the sort,
- * across re-renders (a regrouped paraphrase result keeps the search). Header buttons carry
- * data-col; <th aria-sort> is ascending / descending on the sorted column, none elsewhere.
- *
- * @param {HTMLTableElement} table  needs an id (the filter's aria-controls)
- * @param {{columns: import('../lib/table-rows.js').Column[], rows: any[], caption: string, label?: string,
- *   rowData?: (row: any) => Record<string, string>}} spec  label: what the filter searches,
- *   e.g. 'rows' or 'pairs'; rowData: the <tr>'s dataset
+ * @param {HTMLElement} root
  */
-export function renderDataTable(table, { columns, rows, caption, label = 'rows', rowData }) {
-  const state = toolsFor(table, label);
-  const trs = new Map(rows.map((r) => [r, el('tr', { dataset: rowData ? rowData(r) : undefined },
-    ...columns.map((c) => el('td', { class: c.num ? 'num' : null, dataset: { col: c.key, label: c.label } },
-      c.cell ? c.cell(r) : textOf(c, r))))]));
-  const tbody = el('tbody');
-  const headers = columns.map((c) => {
+export function clampLongCells(root) {
+  for (const box of root.querySelectorAll('div.clamp')) {
+    if (box.nextElementSibling?.classList.contains('clamp-toggle')) continue;
+    if (box.scrollHeight <= box.clientHeight + 2) continue;
+    const b = el('button', { type: 'button', class: 'clamp-toggle', 'aria-expanded': 'false', text: 'show all' });
+    b.addEventListener('click', () => {
+      const open = box.classList.toggle('open');
+      b.setAttribute('aria-expanded', String(open));
+      b.textContent = open ? 'show less' : 'show all';
+    });
+    box.after(b);
+  }
+}
+
+/**
+ * The header cells, with a sort button for each sortable column; `state.sortKey` / `dir`
+ * mark the sorted one (updateSortHeaders). Clicking a button calls onSort(column key).
+ *
+ * @param {import('../lib/table-rows.js').Column[]} columns
+ * @param {(key: string) => void} onSort
+ */
+export function headerCells(columns, onSort) {
+  return columns.map((c) => {
     const th = el('th', { scope: 'col', dataset: { col: c.key }, class: c.num ? 'num' : null });
     if (c.sortable === false) {
       th.textContent = c.label;
@@ -49,58 +74,39 @@ export function renderDataTable(table, { columns, rows, caption, label = 'rows',
     }
     const b = el('button', { type: 'button', class: 'sort', dataset: { col: c.key } }, c.label,
       el('span', { class: 'sort-arrow', 'aria-hidden': 'true' }));
-    b.addEventListener('click', () => {
-      state.dir = state.sortKey === c.key && state.dir === 'ascending' ? 'descending' : 'ascending';
-      state.sortKey = c.key;
-      update();
-    });
+    b.addEventListener('click', () => onSort(c.key));
     th.append(b);
     return th;
   });
-  const update = () => {
-    const col = columns.find((c) => c.key === state.sortKey);
-    let shown = filterRows(rows, state.query, columns);
-    if (col) shown = sortRows(shown, col, state.dir);
-    tbody.replaceChildren(...shown.map((r) => /** @type {HTMLElement} */ (trs.get(r))));
-    headers.forEach((th, i) => {
-      const on = columns[i].key === state.sortKey;
-      if (columns[i].sortable === false) return;
-      th.setAttribute('aria-sort', on ? state.dir : 'none');
-      const arrow = th.querySelector('.sort-arrow');
-      if (arrow) arrow.textContent = on ? (state.dir === 'ascending' ? ' ▲' : ' ▼') : '';
-    });
-    state.count.textContent = shown.length === rows.length
-      ? `${rows.length} ${label} shown`
-      : `${shown.length} of ${rows.length} ${label} shown`;
-    table.dataset.shown = String(shown.length);
-  };
-  state.input.oninput = () => {
-    state.query = state.input.value;
-    update();
-  };
-  table.classList.add('data-table');
-  table.replaceChildren(el('caption', { text: caption }), el('thead', {}, el('tr', {}, ...headers)), tbody);
-  state.input.closest('.table-tools')?.toggleAttribute('hidden', rows.length === 0);
-  update();
 }
 
+/** aria-sort and the arrow on each sortable header cell of `headers` (from headerCells). */
+export function updateSortHeaders(headers, columns, sortKey, dir) {
+  headers.forEach((th, i) => {
+    if (columns[i].sortable === false) return;
+    const on = columns[i].key === sortKey;
+    th.setAttribute('aria-sort', on ? dir : 'none');
+    const arrow = th.querySelector('.sort-arrow');
+    if (arrow) arrow.textContent = on ? (dir === 'ascending' ? ' ▲' : ' ▼') : '';
+  });
+}
+
+/** The next sort after a click on `key`: ascending, then descending on a second click. */
+export const nextSort = (state, key) => ({
+  sortKey: key, dir: state.sortKey === key && state.dir === 'ascending' ? 'descending' : 'ascending',
+});
+
 /**
- * The filter bar of `table` (made once): a labelled search box and a live row count.
+ * A `.table-tools` bar for `table`: "Search <label>" and its box, and a live count.
  *
- * @param {HTMLTableElement} table
+ * @param {HTMLTableElement} table  has an id
  * @param {string} label
  */
-function toolsFor(table, label) {
-  const had = STATE.get(table);
-  if (had) return had;
+export function searchBar(table, label) {
   const id = `${table.id}-filter`;
   const input = /** @type {HTMLInputElement} */ (el('input', { type: 'search', id, class: 'table-filter',
-    'aria-controls': table.id, autocomplete: 'off', spellcheck: 'false', placeholder: `words or row numbers` }));
+    'aria-controls': table.id, autocomplete: 'off', spellcheck: 'false', placeholder: 'words or row numbers' }));
   const count = el('span', { class: 'table-count muted', role: 'status', 'aria-live': 'polite' });
   const bar = el('div', { class: 'table-tools' }, el('label', { for: id, text: `Search ${label}` }), input, count);
-  const wrap = table.parentElement?.classList.contains('table-wrap') ? table.parentElement : table;
-  wrap.before(bar);
-  const state = { query: '', sortKey: /** @type {string|null} */ (null), dir: /** @type {'ascending'|'descending'} */ ('ascending'), input, count };
-  STATE.set(table, state);
-  return state;
+  return { bar, input, count };
 }

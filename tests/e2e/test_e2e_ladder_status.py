@@ -42,7 +42,7 @@ def test_exact_and_ngram_rows_are_contaminated_in_the_page_and_its_exports(tab, 
     shown = tab.eval_on_selector_all("#contaminated tbody tr",
                                      "trs => trs.map(t => [t.dataset.row, t.dataset.rung])")
     assert shown == [["1", "exact"], ["2", "exact"], ["3", "ngram"]]
-    assert tab.text_content('#contaminated tr[data-row="2"] td[data-col="rung"]') == "exact"
+    assert tab.text_content('#contaminated tr[data-row="2"] td[data-col="rung"] .rung') == "exact"
     rungs = {tr_.get_attribute("data-rung"): [td.text_content() for td in tr_.query_selector_all("td")]
              for tr_ in tab.query_selector_all("#ladder-rungs tbody tr")}
     assert rungs["exact"] == ["2", "yes"] and rungs["ngram"] == ["1", "yes"]

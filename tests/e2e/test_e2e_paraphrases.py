@@ -25,7 +25,8 @@ from test_e2e_contamination import check_protocol, worker_messages
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = shared_data_dir()
 FIXTURES = ROOT / "tests" / "fixtures"
-EXPORTS = ["paraphrase-pairs.csv", "paraphrase-groups.csv", "run-stamp.json"]
+EXPORTS = ["paraphrase-pairs.csv", "paraphrase-groups.csv", "eval.deduplicated.jsonl", "paraphrase-dropped.csv",
+           "run-stamp.json"]
 RUN_TIMEOUT_MS = 300_000
 
 
@@ -137,7 +138,7 @@ def download_exports(page, folder: Path) -> dict[str, str]:
         assert info.value.suggested_filename == name
         target = folder / name
         info.value.save_as(target)
-        got[name] = target.read_text(encoding="utf-8")
+        got[name] = target.read_bytes().decode("utf-8")   # as written (line ends kept)
     return got
 
 
@@ -301,6 +302,17 @@ def test_gsm8k_rephrasings_found_and_slider_consistent(gsm_run, dist_dir):
         assert len(groups) == number(f[t]["groups"])
         aligned = sum(1 for p in pairs if int(p["row_b"]) - int(p["row_a"]) == 100 and int(p["row_a"]) <= 100)
         assert aligned > len(pairs) / 2, f"threshold {t}: {aligned} of {len(pairs)} pairs are question + its rephrasing"
+        # eval.deduplicated.jsonl: the input's own lines, one row per group (the first), as
+        # many as the effective rows (no row is empty here); the rest listed with their group
+        lines = gsm_run["path"].read_bytes().decode("utf-8").splitlines(keepends=True)
+        dedup = exports["eval.deduplicated.jsonl"].splitlines(keepends=True)
+        assert len(dedup) == number(f[t]["effective_rows"])
+        _, dropped = read_export(exports["paraphrase-dropped.csv"])
+        gone = {int(r["eval_row"]) for r in dropped}
+        assert dedup == [x for i, x in enumerate(lines, 1) if i not in gone]
+        first = {g["group"]: int(g["member_rows"].split()[0]) for g in groups}
+        assert all(int(r["kept_row"]) == first[r["group"]] for r in dropped)
+        assert len(gone) == number(f[t]["rows_in_groups"]) - number(f[t]["groups"])
     # At 0.90 most questions are found with their rephrasing.
     pairs90, _ = check_exports(gsm_run["exports"][0.90], 0.90, sha)
     found = {int(p["row_a"]) for p in pairs90 if int(p["row_b"]) - int(p["row_a"]) == 100}
@@ -341,6 +353,10 @@ def test_cli_and_page_agree(gsm_run, dist_dir, tmp_path):
     _, page_groups = read_export(gsm_run["exports"][0.90]["paraphrase-groups.csv"])
     _, cli_groups = read_export((tmp_path / "paraphrase-groups.csv").read_text(encoding="utf-8"))
     assert [g["member_rows"] for g in page_groups] == [g["member_rows"] for g in cli_groups]
+    # the deduplicated file: the same bytes from the page and the CLI, as many rows as effective rows
+    page_dedup = gsm_run["exports"][0.90]["eval.deduplicated.jsonl"].encode("utf-8")
+    assert page_dedup == (tmp_path / "eval.deduplicated.jsonl").read_bytes()
+    assert len(page_dedup.splitlines()) == cli["effective_rows"] == cli["rows_deduplicated"]
 
 
 # --------------------------------------------------------------------------- (d) cancel

@@ -55,7 +55,7 @@ def cli_contamination(tmp_path: Path, scores: Path, *extra: str) -> tuple[dict, 
 def choose_scores(page, path: Path, prefix: str = "", filter_name: str = "") -> None:
     page.set_input_files(f"#{prefix}scores-file", str(path))
     page.wait_for_selector(f'#{prefix}scores-drop[data-file="{path.name}"][data-state="ready"]', timeout=60_000)
-    page.fill(f"#{prefix}score-filter", filter_name)
+    page.select_option(f"#{prefix}score-filter", filter_name)
 
 
 def download(page, name: str, folder: Path) -> str:
@@ -86,11 +86,39 @@ def page(browser_context, base_url):
     close_page(p)
 
 
+CLIPPED_TEXT = """(sel) => {
+    // the <text>s of each chart that leave its box, and the pairs of them that overlap
+    const out = [];
+    for (const s of document.querySelectorAll(sel)) {
+        const box = s.getBoundingClientRect();
+        const room = s.parentElement.getBoundingClientRect();   // the chart fits its box and the window
+        if (box.right > Math.min(room.right, window.innerWidth) + 0.5 || box.left < room.left - 0.5) out.push(`chart wider than its box: ${s.id || s.className.baseVal}`);
+        const rs = [...s.querySelectorAll('text')].map((t) => [t.textContent, t.getBoundingClientRect()]);
+        for (const [t, r] of rs) {
+            if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5) out.push(`outside: ${t}`);
+        }
+        rs.forEach(([a, r], i) => rs.slice(i + 1).forEach(([b, q]) => {
+            const w = Math.min(r.right, q.right) - Math.max(r.left, q.left), h = Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top);
+            if (w > 0.5 && h > 0.5) out.push(`overlap: ${a} / ${b}`);
+        }));
+    }
+    return out;
+}"""
+
+
 def test_three_files_plot_table_and_csv_equal_the_cli(page, tmp_path):
     choose_file(page, "eval", EVAL, ["question"])
     choose_file(page, "train", TRAIN, ["text"])
     choose_scores(page, SAMPLES, filter_name="strict-match")
+    # the file's filters are a choice, each with its rows (40 of each in the fixture)
+    options = page.eval_on_selector_all("#score-filter option", "os => os.map((o) => o.textContent)")
+    assert options == ["choose one of 2 filters", "strict-match (40 rows)", "flexible-extract (40 rows)"]
     assert run_and_wait(page) == "done", page.text_content("#error")
+    # no chart label is clipped by its box or lies over another, at 420 and 1,280 px
+    for width in (420, 1280):
+        page.set_viewport_size({"width": width, "height": 1000})
+        assert page.evaluate(CLIPPED_TEXT, "svg.score-plot, #cont-histogram") == [], width
+    page.set_viewport_size({"width": 1280, "height": 1000})
     check_protocol(worker_messages(page))
 
     # The CSV: every figure equal to the CLI's on the same three files (the stamp line aside,

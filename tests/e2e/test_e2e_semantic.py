@@ -73,7 +73,7 @@ def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
     assert rung_cells("exact") == ["0", "yes"] and rung_cells("ngram") == ["0", "yes"]
     assert rung_cells("semantic") == ["2", "no"] and rung_cells("none") == ["38", ""]
     shown = {tr.get_attribute("data-row"): tr.get_attribute("data-rung")
-             for tr in page.query_selector_all("#ladder-rows tbody tr")}
+             for tr in page.query_selector_all("#contaminated tbody tr")}   # caught by any rung
     assert shown == {"3": "semantic", "15": "semantic"}
     # caught rows are contaminated though the semantic rung's rows stay in eval.clean
     assert count(page, "contaminated") == "2" and count(page, "kept") == "40"

@@ -59,7 +59,17 @@ def run(page) -> str:
     return wait_for_runs(page, before + 1, RUN_TIMEOUT_MS)
 
 
+def settled(page, table: str, query: str = "", sort: str | None = None) -> None:
+    """Wait until `table` (paged in Python: ui/paged-table.js) shows the page drawn for this
+    search (the box waits a moment after typing) and, when given, this sort ("key dir")."""
+    page.wait_for_function(
+        "([t, q, s]) => { const d = document.querySelector(t).dataset;"
+        " return d.loading === undefined && d.query === q && (s === null || d.sort === s); }",
+        arg=[table, query, sort], timeout=30_000)
+
+
 def shown_rows(page, table: str = "#contaminated") -> list[int]:
+    settled(page, table, page.input_value(f"{table}-filter"))
     return [int(x) for x in page.eval_on_selector_all(f"{table} tbody tr", "trs => trs.map(t => t.dataset.row)")]
 
 
@@ -96,15 +106,15 @@ def test_example_row_shows_its_own_text_with_the_shared_words_marked(tab):
     # beside it, the training excerpt (normalised training words around the first match)
     excerpt = tab.text_content('#contaminated tr[data-row="3"] td[data-col="training_excerpt"]')
     assert "telegraph operators could send" in excerpt and "rhythm" in excerpt
-    assert tab.text_content('#contaminated tr[data-row="3"] td[data-col="training_record"]') == "7"
+    # the training record it is traced to: its file, its number there and its own id
+    source = tab.text_content('#contaminated tr[data-row="3"] td[data-col="training_record"]')
+    assert "train.jsonl" in source and "record 7" in source and "id doc-7" in source
     for row in (1, 2):
         assert marks(tab, row) == [EXAMPLE_EVAL[row - 1][0]]
-    # the ladder's caught rows show the same text and marks; the semantic rung did not run,
-    # so its empty columns are left out
-    assert shown_rows(tab, "#ladder-rows") == [1, 2, 3]
-    assert marks(tab, 3, "#ladder-rows") == [question]
-    cols = tab.eval_on_selector_all("#ladder-rows thead th", "ths => ths.map(t => t.dataset.col)")
-    assert cols == ["eval_row", "rung", "leaves_clean", "containment", "training_record", "eval_text"]
+    # one table of every row (the rung that caught it is a column and a filter)
+    assert tab.text_content('#contaminated tr[data-row="3"] td[data-col="rung"]').startswith("ngram")
+    cols = tab.eval_on_selector_all("#contaminated thead th", "ths => ths.map(t => t.dataset.col)")
+    assert cols == ["eval_row", "rung", "containment", "training_record", "eval_text", "training_excerpt"]
 
 
 def test_sorting_by_a_header_reorders_rows_and_sets_aria_sort(tab):
@@ -113,13 +123,16 @@ def test_sorting_by_a_header_reorders_rows_and_sets_aria_sort(tab):
     assert "waggle dance" in EXAMPLE_TRAIN[2] and "Sourdough" in EXAMPLE_TRAIN[1] and "Morse" in EXAMPLE_TRAIN[6]
     header = '#contaminated th[data-col="training_record"]'
     tab.click(f"{header} button")
+    settled(tab, "#contaminated", sort="training_record ascending")
     assert shown_rows(tab) == [2, 1, 3]
     assert tab.get_attribute(header, "aria-sort") == "ascending"
     assert tab.get_attribute('#contaminated th[data-col="eval_row"]', "aria-sort") == "none"
     tab.click(f"{header} button")
+    settled(tab, "#contaminated", sort="training_record descending")
     assert shown_rows(tab) == [3, 1, 2]
     assert tab.get_attribute(header, "aria-sort") == "descending"
     tab.click('#contaminated th[data-col="eval_row"] button')
+    settled(tab, "#contaminated", sort="eval_row ascending")
     assert shown_rows(tab) == [1, 2, 3]
 
 
@@ -128,7 +141,8 @@ def test_the_filter_box_narrows_rows(tab):
     assert tab.get_attribute(box, "aria-controls") == "contaminated"
     tab.fill(box, "telegraph")
     assert shown_rows(tab) == [3]
-    assert tab.text_content("#contaminated-filter ~ .table-count") == "1 of 3 rows shown"
+    # 1 row passes the search and the filter (caught by a rung) of the example's 8 rows
+    assert tab.text_content("#contaminated-filter ~ .table-count") == "1 of 8 rows shown"
     tab.fill(box, "flour water")  # both words: row 2 only
     assert shown_rows(tab) == [2]
     tab.fill(box, "flour telegraph")
@@ -146,7 +160,7 @@ def test_a_partly_shared_row_is_marked_at_the_right_characters(tab, tmp_path):
     # Hand check: the shared words are "honey bees … waggle dance" (11 words: 4 of the row's
     # 10 8-grams, containment 0.4); the mark runs from "HONEY" to the end of "dance,".
     assert marks(tab, 1) == ["HONEY bees communicate the direction of flowers with a waggle dance,"]
-    assert tab.text_content('#contaminated tr[data-row="1"] td[data-col="containment"]') == "0.4000"
+    assert tab.text_content('#contaminated tr[data-row="1"] td[data-col="containment"]').startswith("0.4000")
     assert want[0]["containment"] == pytest.approx(0.4)
     # After an emoji (2 UTF-16 units, 1 code point) and full-width letters (NFKC: "honey");
     # "—" is punctuation, so the mark ends at "dance".
@@ -154,8 +168,10 @@ def test_a_partly_shared_row_is_marked_at_the_right_characters(tab, tmp_path):
     assert tab.text_content('#contaminated tr[data-row="3"] td[data-col="eval_text"]') == evals[2]
     # containment sorts as a number
     tab.click('#contaminated th[data-col="containment"] button')
+    settled(tab, "#contaminated", sort="containment ascending")
     assert shown_rows(tab) == [1, 3]
     tab.click('#contaminated th[data-col="containment"] button')
+    settled(tab, "#contaminated", sort="containment descending")
     assert shown_rows(tab) == [3, 1]
 
 
@@ -234,19 +250,25 @@ def test_paraphrase_groups_show_their_members_text_and_pairs_are_searchable(para
     assert texts == list(WORKED_EXAMPLE[:3])
     assert para.is_visible(f"{g} li[data-row='3'] .member-text")
     # pairs at 0.90: 1-2, 2-3, 4-5 (paraphrase.py WORKED_EXAMPLE)
-    pairs = lambda: para.eval_on_selector_all("#para-pairs tbody tr", "trs => trs.map(t => [Number(t.dataset.rowA), Number(t.dataset.rowB)])")
+    def pairs():
+        settled(para, "#para-pairs", para.input_value("#para-pairs-filter"))
+        return para.eval_on_selector_all("#para-pairs tbody tr", "trs => trs.map(t => [Number(t.dataset.rowA), Number(t.dataset.rowB)])")
     assert sorted(pairs()) == [[1, 2], [2, 3], [4, 5]]
     para.fill("#para-pairs-filter", "france")
     assert pairs() == [[4, 5]]
     para.fill("#para-pairs-filter", "password reset")
     assert sorted(pairs()) == [[1, 2], [2, 3]]  # row 3 does not say "reset", row 2 does
     para.fill("#para-pairs-filter", "")
+    settled(para, "#para-pairs")
     para.click('#para-pairs th[data-col="row_a"] button')
+    settled(para, "#para-pairs", sort="row_a ascending")
     para.click('#para-pairs th[data-col="row_a"] button')
+    settled(para, "#para-pairs", sort="row_a descending")
     assert pairs() == [[4, 5], [2, 3], [1, 2]]
     assert para.get_attribute('#para-pairs th[data-col="row_a"]', "aria-sort") == "descending"
     # the groups search looks in the members' text
     para.fill("#para-groups-filter", "capital")
+    settled(para, "#para-groups", "capital")
     assert para.eval_on_selector_all("#para-groups tbody tr", "trs => trs.map(t => t.dataset.members)") == ["4 5"]
     para.fill("#para-groups-filter", "")
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from evalsieve import constants
+
 import make_corpus
 from hostile_common import (check_contamination_result, check_csv_cells_safe, check_error,
                             model_dir_or_none, read_csv_export, run_cli, summary_of,
@@ -112,8 +114,12 @@ def test_paraphrases(case, corpus, tmp_path, capsys, one_encoder):
     assert rc == 0, err
     summary = summary_of(stdout)
     assert summary["rows_scanned"] + summary["rows_empty"] == len(case.rows)
-    assert sorted(p.name for p in out.iterdir()) == sorted(with_parquet(
-        ["paraphrase-groups.csv", "paraphrase-pairs.csv", "run-stamp.json"]))
+    names = sorted(p.name for p in out.iterdir())
+    dedup = [n for n in names if n.startswith("eval.deduplicated.")]   # after the eval format
+    assert len(dedup) == 1 and dedup[0] in constants.DEDUP_NAME_BY_FORMAT.values(), names
+    assert sorted(set(names) - set(dedup)) == sorted(with_parquet(
+        ["paraphrase-dropped.csv", "paraphrase-groups.csv", "paraphrase-pairs.csv",
+         "run-stamp.json"]))
     pairs = (out / "paraphrase-pairs.csv").read_text(encoding="utf-8")
     groups = (out / "paraphrase-groups.csv").read_text(encoding="utf-8")
     check_csv_cells_safe(pairs, "paraphrase-pairs.csv")

@@ -15,13 +15,18 @@ import { NO_EXACT } from './exact-spec.mjs';
 const spec = { n: 2, ngrams: ['alpha beta', 'gamma delta'], format: 'text', paths: [], chars: {}, exact: NO_EXACT };
 const chunks = ['alpha beta one\nnothing here\n', 'x y\ngamma delta z\n', 'last line alpha\n'];
 
-/** What createPrefilter itself says about `chunks`, scanned in order. */
-function expected() {
+/** What createPrefilter itself says about `texts` (default: `chunks`), scanned in order;
+ *  with `bytes` (the chunks given as UTF-8 bytes) each candidate's byte offset in the stream
+ *  (the UTF-8 length of everything before its line), else offsets null (rows given as text). */
+function expected({ bytes = false, texts = chunks } = {}) {
   const pf = createPrefilter(spec);
   const state = { records: 0, lines: 0 };
-  return chunks.map((text) => {
+  const all = texts.join('');
+  const starts = [0]; // byte offset of each line of the stream
+  for (const l of all.split('\n')) starts.push(starts[starts.length - 1] + Buffer.byteLength(l) + 1);
+  return texts.map((text) => {
     const c = pf.scan(text, state);
-    return { records: c.map((x) => x[0]), lines: c.map((x) => x[1]), text: c.map((x) => x[2]).join('\n'), records_total: state.records, chars: text.length };
+    return { records: c.map((x) => x[0]), lines: c.map((x) => x[1]), offsets: bytes ? c.map((x) => starts[x[1] - 1]) : null, text: c.map((x) => x[2]).join('\n'), records_total: state.records, chars: text.length };
   });
 }
 
@@ -130,14 +135,7 @@ test('a pool of 3 answering in reverse order gives the inline result, in the ord
 
 test('a pool of 2 with more chunks than workers: any answer order, the same result', async () => {
   const many = [...chunks, ...chunks, ...chunks]; // 9 chunks
-  const want = (() => {
-    const p = createPrefilter(spec);
-    const state = { records: 0, lines: 0 };
-    return many.map((text) => {
-      const c = p.scan(text, state);
-      return { records: c.map((x) => x[0]), lines: c.map((x) => x[1]), text: c.map((x) => x[2]).join('\n'), records_total: state.records, chars: text.length };
-    });
-  })();
+  const want = expected({ texts: many });
   // by hand: each copy holds 5 records, candidates its 1st and 4th
   assert.deepEqual(want.map((r) => r.records), [[1], [4], [], [6], [9], [], [11], [14], []]);
   assert.deepEqual(want.map((r) => r.records_total), [2, 4, 5, 7, 9, 10, 12, 14, 15]);
@@ -213,10 +211,11 @@ test('byte chunks: the same answers as text; copied to a worker until it has ans
   assert.equal(sent.transfer.length, 1); // in the transfer list
   assert.equal(sent.transfer[0], later.buffer);
   for (const i of [2, 1, 3]) w.answer(i);
-  const want = expected();
+  const want = expected({ bytes: true });
   assert.deepEqual(await Promise.all(got), want);
-  // the 4th chunk: record 6 (after 5), line 6; a chars count of decoded text
-  assert.deepEqual(await fourth, { records: [6], lines: [6], text: 'gamma delta again', records_total: 6, chars: 18 });
+  // the 4th chunk: record 6 (after 5), line 6 at byte 62 (after 28 + 18 + 16 bytes); a chars
+  // count of decoded text
+  assert.deepEqual(await fourth, { records: [6], lines: [6], offsets: [62], text: 'gamma delta again', records_total: 6, chars: 18 });
 });
 
 test('a chunk that is not UTF-8 rejects with bad_input naming the file, the line and the byte', async () => {
@@ -262,15 +261,9 @@ test('chunk buffers come back from the worker (and a copied chunk\'s own) and ar
     got.push(pf.scan(v));
     for (const m of w.sent.filter((x) => x.type === 'chunk' && !x.done)) { m.done = true; w.answer(m.seq); }
   }
-  const a = expected();
-  const b = (() => { // the same three chunks again, numbered after the first three
-    const pf2 = createPrefilter(spec);
-    const state = { records: 0, lines: 0 };
-    return [...chunks, ...chunks].map((text) => {
-      const c = pf2.scan(text, state);
-      return { records: c.map((x) => x[0]), lines: c.map((x) => x[1]), text: c.map((x) => x[2]).join('\n'), records_total: state.records, chars: text.length };
-    });
-  })();
+  const a = expected({ bytes: true });
+  // the same three chunks again, numbered (and placed) after the first three
+  const b = expected({ bytes: true, texts: [...chunks, ...chunks] });
   assert.deepEqual(b.slice(0, 3), a);
   assert.deepEqual(await Promise.all(got), [b[0], b[1], b[2], b[3], b[4], b[5]]);
   // a chunk longer than chunkBytes (one long line) gets a buffer of its own, not kept

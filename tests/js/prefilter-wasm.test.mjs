@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { createPrefilter, scanChunk } from '../../worker/prefilter.js';
-import { scanData } from '../../worker/prefilter-bytes.js';
+import { lineStarts, scanData } from '../../worker/prefilter-bytes.js';
 import { createKernelScanner, loadKernel } from '../../worker/prefilter-wasm.js';
 import { startPrefilter } from '../../worker/prefilter-client.js';
 import { HASH, NO_EXACT, exactFor, segmentProbe } from './exact-spec.mjs';
@@ -32,9 +32,11 @@ function scanners(spec) {
   return { js, w: createKernelScanner(spec, mod, js) };
 }
 
-/** Both scanners on one chunk of bytes: [JS (decoded, then scanChunk), kernel]. */
+/** Both scanners on one chunk of bytes: [JS (decoded, then scanChunk; the candidates' byte
+ *  offsets found by prefilter-bytes.js lineStarts), kernel (its own offsets)]. */
 function both(spec, bytes, { js, w } = scanners(spec)) {
-  const a = scanChunk(js, dec.decode(bytes));
+  const a = { ...scanChunk(js, dec.decode(bytes)) };
+  a.offsets = lineStarts(bytes, a.lines);
   const b = w.scanBytes(bytes);
   for (const r of [a, b]) delete r.ms;
   return [a, b];
@@ -128,8 +130,12 @@ test('the kernel and the JS scan agree on seeded random JSONL and text chunks', 
     const sp = spec(r, format, 1 + (seed % 4), paths);
     const lines = Array.from({ length: 60 }, () => line(r, format));
     const body = lines.join('\n') + (r() < 0.5 ? '\n' : '');
-    const [a, b] = both(sp, enc.encode(body));
+    const bytes = enc.encode(body);
+    const [a, b] = both(sp, bytes);
     assert.deepEqual(b, a, `seed ${seed}`);
+    // each offset is where its candidate's line starts: the bytes there are its text
+    const texts = a.records.length ? a.text.split('\n') : [];
+    a.offsets.forEach((o, k) => assert.equal(dec.decode(bytes.subarray(o, o + enc.encode(texts[k]).length)), texts[k], `seed ${seed} candidate ${k}`));
     cases += a.records_in;
     hits += a.records.length;
   }

@@ -103,7 +103,8 @@ def test_bridge_paraphrase_ops_with_binary_block():
     ev = {"name": "e.jsonl", "sha256": "0" * 64, "bytes": len(text)}
     out = call("para.finish", {"handle": h, "threshold": 0.93, "input": ev, "utc": "t"})["value"]
     assert [x["name"] for x in out["exports"]] == ["paraphrase-pairs.csv", "paraphrase-groups.csv",
-                                                   "run-stamp.json"]
+                                                  "eval.deduplicated.jsonl", "paraphrase-dropped.csv",
+                                                  "run-stamp.json"]
     assert out["stamp"]["settings"]["threshold"] == 0.93
     groups_csv = out["exports"][1]["text"].split("\r\n")
     assert groups_csv[1] == "1,2,1 2,,0.950,1 2,no,1,row 0," + out["stamp"]["fingerprint"]

@@ -53,7 +53,8 @@ def test_export_names_are_the_constants():
     assert (cfg.threshold, cfg.floor, cfg.window) == (constants.PARA_THRESHOLD_DEFAULT,
                                                       constants.PARA_FLOOR, constants.PARA_WINDOW)
     job = paraphrase.ParaphraseJob(cfg, "e.jsonl", "jsonl")
-    assert job.export_names() == [*constants.PARAPHRASE_EXPORTS, "run-stamp.json"]
+    assert job.export_names() == [*constants.PARAPHRASE_EXPORTS, "eval.deduplicated.jsonl",
+                                  constants.DEDUP_DROPPED_EXPORT, "run-stamp.json"]
     assert paraphrase.DIM == constants.EMBEDDING_DIMS
 
 
@@ -65,7 +66,8 @@ def test_as_json_is_plain_json_with_every_published_key():
                       "threshold_max", "para_floor", "para_threshold_max",
                       "para_threshold_default", "para_window", "embedding_dims", "export_names",
                       "binary_magic", "clean_rules", "semantic_code_ngram",
-                      "semantic_code_margin", "purify"}
+                      "semantic_code_margin", "purify", "dedup_keep_rules"}
+    assert list(v["dedup_keep_rules"]) == ["first", "longest"]   # the first is the default
     # the semantic rung's code channel: SemanticConfig, the CLI and the page's input
     assert v["semantic_code_ngram"] == {"min": 0, "max": 8, "default": 3}
     from evalsieve.semantic import SemanticConfig
@@ -83,7 +85,8 @@ def test_as_json_is_plain_json_with_every_published_key():
     assert list(v["clean_rules"]) == ["scored", "not-contaminated"]
     assert v["clean_rules"] == constants.CLEAN_RULES
     assert set(v["export_names"]) == {"clean_by_format", "contamination", "paraphrases",
-                                      "skipped", "stamp"}
+                                      "skipped", "stamp", "dedup_by_format", "dedup_dropped"}
+    assert v["export_names"]["dedup_by_format"]["csv"] == "eval.deduplicated.csv"
     assert v["export_names"]["skipped"] == "skipped-lines.csv"
     assert v["export_names"]["stamp"] == constants.STAMP_EXPORT == "run-stamp.json"
     assert v["binary_magic"][0] == {"magic": [0x50, 0x4B, 3, 4], "what": constants.BINARY_MAGIC[0][1],

@@ -105,6 +105,7 @@ def test_readme_lists_every_csv_exports_columns():
     from evalsieve.records import SKIPPED_COLUMNS
     from evalsieve.exports import FINGERPRINT_COLUMN, IMPACT_COLUMNS, UNMATCHED_COLUMNS
     from evalsieve.paraphrase import GROUP_COLUMNS, PAIR_COLUMNS
+    from evalsieve.dedup import DROPPED_COLUMNS
     fp = [FINGERPRINT_COLUMN]
     want = {
         "contamination-report.csv": REPORT_COLUMNS + RUNG_COLUMNS + fp,
@@ -115,6 +116,7 @@ def test_readme_lists_every_csv_exports_columns():
         "scores-unmatched.csv": UNMATCHED_COLUMNS + fp,
         "paraphrase-pairs.csv": PAIR_COLUMNS + fp,
         "paraphrase-groups.csv": GROUP_COLUMNS + fp,
+        constants.DEDUP_DROPPED_EXPORT: DROPPED_COLUMNS + fp,
         constants.PARQUET_KEPT_ROWS_NAME: ["eval_row"] + fp,
     }
     got = readme_columns()
@@ -125,7 +127,8 @@ def test_readme_lists_every_csv_exports_columns():
     assert got == want
     names = re.findall(r"^\| `([^`]+)`", read("README.md").split("## Exports", 1)[1], re.M)
     for name in (*constants.CONTAMINATION_REPORTS, *constants.PARAPHRASE_EXPORTS,
-                 *constants.SCORE_EXPORTS, constants.SKIPPED_EXPORT, constants.STAMP_EXPORT):
+                 *constants.SCORE_EXPORTS, constants.SKIPPED_EXPORT, constants.STAMP_EXPORT,
+                 constants.DEDUP_DROPPED_EXPORT, constants.DEDUP_NAME_BY_FORMAT["jsonl"]):
         assert name in names, name
 
 

@@ -16,7 +16,8 @@ from hostile_common import read_export
 FP = "run_fingerprint"
 #: The documented columns of each CSV export (README "Exports"), hand-written.
 REPORT = ["eval_row", "status", "containment", "ngrams_matched", "ngrams_total",
-          "ngrams_boilerplate", "words", "training_file", "training_record", "shared_passage",
+          "ngrams_boilerplate", "words", "training_file", "training_record", "training_id",
+          "shared_passage",
           "training_excerpt", "rung", FP]
 TOO_SHORT = ["eval_row", "words", "n", "reason", "rung", FP]
 SKIPPED = ["file", "line", "error", FP]

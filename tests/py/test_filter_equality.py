@@ -32,6 +32,8 @@ from evalsieve.cli import main
 from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.errors import EvalsieveError
 from evalsieve.kernel import unavailable
+from evalsieve.record_id import default_id_field
+from evalsieve.sample import inspect_head
 from evalsieve.stamps import InputFile
 
 HERE = Path(__file__).resolve().parent
@@ -210,7 +212,12 @@ def page_path(case: dict, folder: Path, run: str, kernel: str | None) -> dict:
     drives it); None: every record into the job, no prefilter."""
     names, fields = RUNS[run]
     fmt = FORMATS
-    cfg = ContaminationConfig(tuple(EVAL_FIELDS), tuple(fields), n=case["n"])
+    # the id field as the page defaults it: by name, from the first training file's fields
+    # (bridge's inspect answer, site/ui/id-field.js), as the CLI defaults --train-id-field
+    head = inspect_head(names[0], case["train"][names[0]].decode("utf-8"), complete=True,
+                        fmt=fmt[names[0]])
+    cfg = ContaminationConfig(tuple(EVAL_FIELDS), tuple(fields), n=case["n"],
+                              train_id_field=default_id_field(head.get("fields") or []))
     job = ContaminationJob(cfg, "eval.jsonl", "jsonl", names[0], fmt[names[0]])
     job.feed_eval(case["eval"].decode("utf-8"))
     job.end_eval()
@@ -227,7 +234,7 @@ def page_path(case: dict, folder: Path, run: str, kernel: str | None) -> dict:
             capture_output=True, text=True, check=True).stdout)
         for c in calls:
             job.feed_train_candidates(c["records"], c["lines"], c["text"], c["records_total"],
-                                      c["chars"])
+                                      c["chars"], c["offsets"])
     files = [InputFile("train", name, "0" * 64, len(case["train"][name]), fmt[name])
              for name in names]
     job.finish(InputFile("eval", "eval.jsonl", "0" * 64, len(case["eval"])), files, "t")

@@ -245,6 +245,8 @@ def test_inspect_bridge_op_carries_the_fields_information():
     v = json.loads(bridge.call("inspect", json.dumps({"name": "c.jsonl", "complete": True}),
                                text))["value"]
     direct = inspect_head("c.jsonl", text, complete=True)
+    # the bridge adds the training records' id field, by name (record_id.default_id_field)
+    assert v.pop("default_id_field") == "id"
     assert v == json.loads(json.dumps(direct))
     assert {"path", "fill", "avg_chars", "kind", "constant", "reason", "avg_words"} <= set(v["fields"][0])
     assert v["default_reason"] and "messages[role=user].content" in [

@@ -40,7 +40,7 @@ def cpython_calls(spec, tr: str, chunk: int):
     from evalsieve.kernel import KernelFilter
     ks = KernelFilter.from_spec(spec).scanner(spec["paths"])
     text = tr[1:] if tr.startswith("\ufeff") else tr
-    calls, records, lines, start = [], 0, 0, 0
+    calls, records, lines, start, nbytes = [], 0, 0, 0, 0
     while start < len(text):
         end = len(text) if start + chunk >= len(text) else text.rfind("\n", 0, start + chunk)
         if end < start:
@@ -52,7 +52,9 @@ def cpython_calls(spec, tr: str, chunk: int):
                       "lines": [lines + x for x in c[1::4]],
                       "text": "\n".join(piece[a:b].decode("utf-8")
                                         for a, b in zip(c[2::4], c[3::4])),
-                      "records_total": records + r_in, "chars": points})
+                      "records_total": records + r_in, "chars": points,
+                      "offsets": [nbytes + a for a in c[2::4]]})   # in the file, after its BOM
+        nbytes += len(piece)
         records += r_in
         lines += l_in
         start = end
@@ -94,10 +96,19 @@ def both_ways(tmp_path, ev, tr, tr_fmt="jsonl", eval_fields=("question",), train
     calls = run_scanner(filt.prefilter_spec(), tr, train, chunk, kernel)
     cand = 0
     for c in calls:
-        filt.feed_train_candidates(c["records"], c["lines"], c["text"], c["records_total"], c["chars"])
+        filt.feed_train_candidates(c["records"], c["lines"], c["text"], c["records_total"], c["chars"],
+                                   c["offsets"])
         cand += len(c["records"])
     b = finish(filt)
     assert plain.summary["training_records"] == filt.summary["training_records"]
+    # each first match's source (byte offset, length, id) is the same through the filter as
+    # through the plain reader, and its bytes in the file are that record's line
+    assert filt.scan.sources == plain.scan.sources
+    data = tr.lstrip("\ufeff").encode("utf-8")
+    for off, size, _ in filt.scan.sources.values():
+        line = data[off:off + size].decode("utf-8")
+        assert (off == 0 or data[off - 1:off] == b"\n") and data[off + size:off + size + 1] in (b"\n", b"")
+        assert "\n" not in line and (tr_fmt != "jsonl" or json.loads(line))   # one whole record
     strip = lambda d: {k: (without_fingerprint(v) if k.endswith(".csv") else
                            v.split("<h2>Run stamp</h2>")[0]) for k, v in d.items()
                        if k != "run-stamp.json"}

@@ -18,6 +18,8 @@
 // (self.crossOriginIsolated); otherwise onnxruntime-web silently uses one thread. It is read
 // once, at the first session creation.
 
+import { tokenizeWithWindow } from './window.js';
+
 const DIM = 384;
 const WINDOW = 256;
 
@@ -77,30 +79,6 @@ async function importModule(url) {
   } catch (e) {
     throw assetError(url, e);
   }
-}
-
-/**
- * Word-piece ids of `texts` under the window rule.
- * @param {object} tokenizer  a @huggingface/tokenizers Tokenizer
- * @param {string[]} texts
- * @param {number} window  pieces per row including [CLS] and [SEP]
- * @param {number} clsId
- * @param {number} sepId
- * @returns {{ids: number[][], truncated: number}}
- */
-export function tokenizeWithWindow(tokenizer, texts, window, clsId, sepId) {
-  const keep = window - 2;
-  const ids = [];
-  let truncated = 0;
-  for (const text of texts) {
-    let body = tokenizer.encode(String(text), { add_special_tokens: false }).ids;
-    if (body.length > keep) {
-      truncated += 1;
-      body = body.slice(0, keep);
-    }
-    ids.push([clsId, ...body, sepId]);
-  }
-  return { ids, truncated };
 }
 
 /**
@@ -192,7 +170,7 @@ export async function createEncoder(opts = {}) {
   }
   const tileSession = o.tileUrl ? await makeSession(o.tileUrl) : null;
 
-  /** {ids: number[][], truncated} for `texts` (see tokenizeWithWindow). */
+  /** {ids: number[][], truncated, cuts} for `texts` (see tokenizeWithWindow). */
   function tokenize(texts) {
     return tokenizeWithWindow(tokenizer, texts, o.window, clsId, sepId);
   }

@@ -7,7 +7,7 @@ import { ERR, ProtocolError } from '../protocol.js';
 import { yieldToEventLoop } from '../files.js';
 
 /**
- * @typedef {{tokenize: (texts: string[]) => {ids: number[][], truncated: number},
+ * @typedef {{tokenize: (texts: string[]) => {ids: number[][], truncated: number, cuts?: [number, number][]},
  *   encodeIds: (ids: number[][]) => Promise<{embeddings: Float32Array}>}} RowEncoder
  */
 
@@ -67,7 +67,7 @@ const PARAPHRASE_REFUSAL = Object.freeze({ what: 'rows', cli: 'the command line:
  * @param {(e: {seconds: number, rows_per_s_first_batch: number}) => void} [o.onEstimate]
  * @param {{what: string, cli: string}} [o.refusal]  the refusal's words: what is embedded, and
  *   the command that does it natively (default: rows, `evalsieve paraphrases`)
- * @returns {Promise<{embeddings: Float32Array, truncated: number, seconds: number,
+ * @returns {Promise<{embeddings: Float32Array, truncated: number, cuts: [number, number][], seconds: number,
  *   estimate: {seconds: number, rows_per_s_first_batch: number} | null}>}  embeddings: n x dim, row-major
  */
 export async function embedRows(encoder, texts, { dim, batchSize, sort = true, maxSeconds = Infinity, isCancelled = () => false, onProgress = () => {}, onEstimate = () => {}, refusal = PARAPHRASE_REFUSAL }) {
@@ -99,5 +99,6 @@ export async function embedRows(encoder, texts, { dim, batchSize, sort = true, m
     onProgress(Math.min(s + rows.length, n), n, eta);
     await yieldToEventLoop(); // let a `cancel` message in
   }
-  return { embeddings, truncated: tok.truncated, seconds: (performance.now() - t0) / 1000, estimate };
+  // cuts: [row, UTF-16 offset in its text where the window ended] of each truncated row
+  return { embeddings, truncated: tok.truncated, cuts: tok.cuts || [], seconds: (performance.now() - t0) / 1000, estimate };
 }

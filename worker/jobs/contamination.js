@@ -18,6 +18,7 @@ import { corpusEntries, corpusPass, finishTrainInputs } from './contamination-co
 import { isParquet } from '../parquet.js';
 import { feedParquet, jsonLines, parquetHead } from './parquet-input.js';
 import { cleanParquetExport } from '../parquet-write.js';
+import { holdContamination } from './contamination-held.js';
 
 /**
  * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
@@ -54,6 +55,7 @@ export async function contamination(ctx, args, files) {
     skip_bad_lines: Boolean(args.skip_bad_lines),
   };
   const { handle } = bridge(OP.CONT_START, startArgs);
+  let held = false; // a finished run's handle stays alive (contamination-held.js)
   const t0 = performance.now();
   const encoderP = startArgs.semantic ? ensureEncoder(ctx) : null; // loads during the passes
   encoderP?.catch(() => {});
@@ -76,8 +78,9 @@ export async function contamination(ctx, args, files) {
     ctx.throwIfCancelled();
 
     ctx.log(`training pass: reading ${trainFile.name}${trainFile.size ? ` (${(trainFile.size / 1e6).toFixed(1)} MB)` : ''}`);
+    const idField = startArgs.train.id_field ? [startArgs.train.id_field] : []; // a Parquet file's id column is read too
     /** @type {import('./contamination-corpus.js').FilePass} */
-    const pass = async (c, h, file, entry) => trainingPass(c, h, file, (await isParquet(file)) ? ((entry && entry.fields) || startArgs.train.fields) : null, startArgs.skip_bad_lines);
+    const pass = async (c, h, file, entry) => trainingPass(c, h, file, (await isParquet(file)) ? [...((entry && entry.fields) || startArgs.train.fields), ...idField] : null, startArgs.skip_bad_lines);
     const { input: trainInput, records, files: trainInputs } = await corpusPass(ctx, handle, corpus, pass);
     const mbps = trainInput.seconds > 0 ? trainInput.bytes / 1e6 / trainInput.seconds : null;
     ctx.log(`training pass done: ${records} records, ${trainInput.bytes} bytes${trainInput.gzip ? ' (gzip)' : ''}${mbps ? `, ${mbps.toFixed(1)} MB/s` : ''}`, {
@@ -101,9 +104,13 @@ export async function contamination(ctx, args, files) {
     // every export, each built once; a Parquet eval file's clean file is written here
     const clean = await cleanParquetExport(ctx, evalFile, bridge(OP.CONT_EXPORTS, { handle }));
     const exports = clean.exports;
-    const view = bridge(OP.CONT_VIEW, { handle }); // what the page shows; no CSV parsing there
+    // what the page shows; no CSV parsing there (its rows come page by page: cont.rows)
+    const view = bridge(OP.CONT_VIEW, { handle, limit: 0 });
+    holdContamination(handle, corpus.map((e) => e.file)); // cont.rows / cont.record until the next run
+    held = true;
     ctx.log(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     return {
+      handle,
       summary,
       eval_info: evalInfo,
       exports,
@@ -120,7 +127,9 @@ export async function contamination(ctx, args, files) {
       ...(clean.parquet_kept ? { parquet_kept: clean.parquet_kept } : {}),
     };
   } finally {
-    try { bridge(OP.CLOSE, { handle }); } catch (e) { console.warn('close failed', e); }
+    if (!held) {
+      try { bridge(OP.CLOSE, { handle }); } catch (e) { console.warn('close failed', e); }
+    }
   }
 }
 
@@ -165,7 +174,7 @@ export async function trainingPass(ctx, handle, trainFile, parquetFields, skipBa
     total = r.records_total;
     chars += r.chars;
     const v = bridge(OP.CONT_FEED_CANDIDATES, {
-      handle, records: r.records, lines: r.lines, records_total: r.records_total, chars: r.chars,
+      handle, records: r.records, lines: r.lines, records_total: r.records_total, chars: r.chars, offsets: r.offsets,
     }, r.text);
     spent.python += performance.now() - t1;
     records = v.records ?? records;

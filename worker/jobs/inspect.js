@@ -3,7 +3,7 @@
 // format and fields.
 
 import { OP } from '../protocol.js';
-import { readHead } from '../files.js';
+import { forEachChunk, readHead } from '../files.js';
 import { bridge } from '../runtime.js';
 import { SETTINGS } from '../settings.js';
 import { requireFile } from './common.js';
@@ -11,9 +11,10 @@ import { isParquet } from '../parquet.js';
 import { inspectParquet } from './parquet-input.js';
 
 /**
- * args: {role?: 'eval' | 'train', name?, fields?: string[], skip_bad_lines?} (fields: the
- * chosen fields for the answer's short_check, default the default fields; skip_bad_lines:
- * sample around malformed lines); files: {[role]: File}.
+ * args: {role?: 'eval' | 'train' | 'scores', name?, fields?: string[], skip_bad_lines?} (fields:
+ * the chosen fields for the answer's short_check, default the default fields; skip_bad_lines:
+ * sample around malformed lines); files: {[role]: File}. A scores file of at most
+ * SETTINGS.scoresInspectBytes is read whole: the answer's score_filters count every row.
  * @type {import('../dispatch.js').Op}
  * @returns {Promise<import('../protocol.js').InspectResult>}
  */
@@ -28,7 +29,14 @@ export async function inspect(ctx, args, files) {
     });
     return { ...value, gzip: false, head_complete: value.rows_sampled === value.rows, size: file.size, name: file.name };
   }
-  const head = await readHead(file, { maxChars: SETTINGS.headChars, skipBad: Boolean(args.skip_bad_lines) });
+  let head = await readHead(file, { maxChars: SETTINGS.headChars, skipBad: Boolean(args.skip_bad_lines) });
+  if (role === 'scores' && !head.complete && file.size <= SETTINGS.scoresInspectBytes) {
+    // a scores file is read whole (as the run will): its harness filters are counted over every row
+    /** @type {string[]} */
+    const parts = [];
+    await forEachChunk(file, { chunkChars: SETTINGS.chunkChars, onBytes: null, isCancelled: ctx.isCancelled }, (t) => { parts.push(t); });
+    head = { ...head, text: parts.join(''), complete: true };
+  }
   ctx.throwIfCancelled();
   const value = bridge(OP.INSPECT, { name: args.name || file.name, role, complete: head.complete, fields, skip_bad_lines: Boolean(args.skip_bad_lines) }, head.text);
   ctx.log(`${file.name}: ${value.format}, ${value.rows_sampled} rows sampled${head.gzip ? ' (gzip)' : ''}`, {

@@ -17,8 +17,9 @@ import { readWithProgress, requireFile, utcNow } from './common.js';
 import { isParquet } from '../parquet.js';
 import { feedParquet } from './parquet-input.js';
 import { readScores, scoresLogText } from './scores.js';
+import { cleanParquetExport } from '../parquet-write.js';
 
-/** @type {Map<number, {input: import('../protocol.js').InputInfo, assets: Record<string, any>, environment: import('../protocol.js').Environment}>} bridge handle -> a finished run */
+/** @type {Map<number, {file: File, input: import('../protocol.js').InputInfo, assets: Record<string, any>, environment: import('../protocol.js').Environment}>} bridge handle -> a finished run */
 const held = new Map();
 
 /** @param {number} handle */
@@ -40,7 +41,7 @@ function requireHeld(handle) {
 /**
  * Read the eval file, embed its rows, tile the cosines, group.
  *
- * args: {eval: {name, format, field, label_field}, threshold?, batch_size?, sort?,
+ * args: {eval: {name, format, field, fields? (several: embedded together), label_field}, threshold?, batch_size?, sort?,
  *   max_seconds?, threads? (first encoder use only), webgpu? ('any': also a software fallback
  *   adapter, embed/provider.js), scores?, skip_bad_lines? (skip malformed
  *   JSONL/CSV/TSV records: Python counts them and lists them in skipped-lines.csv)};
@@ -57,7 +58,7 @@ export async function paraphrases(ctx, args, files) {
   const K = getRuntime().constants;
   const threshold = args.threshold ?? K.para_threshold_default;
   const { handle } = bridge(OP.PARA_START, {
-    eval: { name: ev.name || file.name, format: ev.format, field: ev.field, label_field: ev.label_field || null },
+    eval: { name: ev.name || file.name, format: ev.format, field: ev.field, ...(Array.isArray(ev.fields) ? { fields: ev.fields } : {}), label_field: ev.label_field || null },
     threshold, floor: K.para_floor, window: K.para_window, skip_bad_lines: Boolean(args.skip_bad_lines),
   });
   let kept = false;
@@ -68,7 +69,7 @@ export async function paraphrases(ctx, args, files) {
     const scores = await readScores(ctx, args, files);
     if (scores) ctx.log(scoresLogText(bridge(OP.PARA_SCORES, { handle, ...scores.args }, scores.text)));
     const input = (await isParquet(file))
-      ? await feedParquet(ctx, 'read', file, [ev.field, ev.label_field].filter(Boolean), (rows) => bridge(OP.PARA_FEED_EVAL_VALUES, { handle }, JSON.stringify(rows)))
+      ? await feedParquet(ctx, 'read', file, [...(Array.isArray(ev.fields) ? ev.fields : [ev.field]), ev.label_field].filter(Boolean), (rows) => bridge(OP.PARA_FEED_EVAL_VALUES, { handle }, JSON.stringify(rows)))
       : await readWithProgress(ctx, 'read', file, (text) => bridge(OP.PARA_FEED_EVAL, { handle }, text), { keepBom: true, skipBad: Boolean(args.skip_bad_lines) });
     const info = bridge(OP.PARA_END_EVAL, { handle });
     const texts = info.texts;
@@ -113,7 +114,7 @@ export async function paraphrases(ctx, args, files) {
     });
     const simSeconds = (performance.now() - tSim) / 1000;
     const figures = bridge(OP.PARA_SIMILARITY, {
-      handle, rows: texts.length, pairs: sim.I.length, truncated: embedded.truncated,
+      handle, rows: texts.length, pairs: sim.I.length, truncated: embedded.truncated, cuts: embedded.cuts,
       embeddings: true, model: { model_sha256: enc.modelSha256 }, threshold,
     }, null, packSimilarity(sim, embedded.embeddings));
     const inputInfo = { name: file.name, sha256: input.sha256, bytes: input.bytes, format: ev.format, gzip: input.gzip };
@@ -126,7 +127,7 @@ export async function paraphrases(ctx, args, files) {
       provider_sample_rows: choice.sample_rows, provider_min_cosine: choice.min_cosine, webgpu_adapter: choice.adapter,
       ...(gpu ? { webgpu_graph_sha256: gpu.modelSha256 } : {}),
     };
-    held.set(handle, { input: inputInfo, assets: { ...getRuntime().assets, ...enc.assets, ...(gpu ? gpu.assets : {}) }, environment });
+    held.set(handle, { file, input: inputInfo, assets: { ...getRuntime().assets, ...enc.assets, ...(gpu ? gpu.assets : {}) }, environment });
     kept = true;
     for (const h of [...held.keys()]) if (h !== handle) closeHeld(h);
     const seconds = (performance.now() - t0) / 1000;
@@ -161,18 +162,33 @@ export async function paraGroup(ctx, args) {
 
 /**
  * Stamp + exports of the held job at args.threshold (the threshold the page's figures show;
- * para.finish regroups at it when the held grouping is at another one).
+ * para.finish regroups at it when the held grouping is at another one) and args.keep (the
+ * row a group keeps in eval.deduplicated.*).
  * @type {import('../dispatch.js').Op}
  * @returns {Promise<import('../protocol.js').ParaExportsResult>}
  */
 export async function paraExports(ctx, args) {
   const job = requireHeld(args.handle);
-  return bridge(OP.PARA_FINISH, { handle: args.handle, threshold: args.threshold, input: job.input, utc: utcNow(), assets: job.assets, environment: job.environment });
+  const v = bridge(OP.PARA_FINISH, { handle: args.handle, threshold: args.threshold, keep: args.keep || 'first', input: job.input, utc: utcNow(), assets: job.assets, environment: job.environment });
+  // a Parquet eval file's eval.deduplicated.parquet is written here, as eval.clean.parquet is
+  const written = await cleanParquetExport(ctx, job.file, v.exports);
+  return { ...v, exports: written.exports, ...(written.parquet_kept ? { parquet_kept: written.parquet_kept } : {}) };
 }
 
 /** @type {import('../dispatch.js').Op} @returns {Promise<import('../protocol.js').ParaExampleResult>} */
 export async function paraExample() {
   return bridge(OP.PARA_EXAMPLE, {});
+}
+
+/**
+ * One page of the held job's pairs or groups: args {handle, table: 'pairs' | 'groups',
+ * threshold, where?, range?, query?, sort?, offset?, limit?} (py/evalsieve/para_table.py).
+ * @type {import('../dispatch.js').Op}
+ * @returns {Promise<import('../protocol.js').RowsPage>}
+ */
+export async function paraRows(ctx, args) {
+  requireHeld(args.handle);
+  return bridge(OP.PARA_ROWS, args);
 }
 
 /** @type {import('../dispatch.js').Op} */

@@ -25,15 +25,21 @@ test('exports are asked for at an explicit threshold, and cached per threshold',
   const client = fakeClient();
   const shown = held('h1', 0.9);
   const first = exportsAt(client, shown, 0.9);
-  assert.deepEqual(client.calls.map((c) => [c.op, c.args]), [[OP.PARA_EXPORTS, { handle: 'h1', threshold: 0.9 }]]);
+  assert.deepEqual(client.calls.map((c) => [c.op, c.args]), [[OP.PARA_EXPORTS, { handle: 'h1', threshold: 0.9, keep: 'first' }]]);
   client.calls[0].resolve({ exports: [{ name: 'paraphrase-pairs.csv', text: 'at 0.90' }] });
   assert.equal((await first).exports[0].text, 'at 0.90');
   await exportsAt(client, shown, 0.9); // cached: no second request
   assert.equal(client.calls.length, 1);
   const other = exportsAt(client, shown, 0.85);
-  assert.deepEqual(client.calls[1].args, { handle: 'h1', threshold: 0.85 });
+  assert.deepEqual(client.calls[1].args, { handle: 'h1', threshold: 0.85, keep: 'first' });
   client.calls[1].resolve({ exports: [{ name: 'paraphrase-pairs.csv', text: 'at 0.85' }] });
   assert.equal((await other).exports[0].text, 'at 0.85');
+  // the row a group keeps in eval.deduplicated.* is asked for too, and cached apart
+  const longest = exportsAt(client, shown, 0.9, 'longest');
+  assert.deepEqual(client.calls[2].args, { handle: 'h1', threshold: 0.9, keep: 'longest' });
+  client.calls[2].resolve({ exports: [{ name: 'eval.deduplicated.jsonl', text: 'longest' }] });
+  assert.equal((await longest).exports[0].text, 'longest');
+  assert.equal(client.calls.length, 3);
 });
 
 test('a download while a regroup runs gets the exports of the threshold shown, not the one coming', async () => {
@@ -44,7 +50,7 @@ test('a download while a regroup runs gets the exports of the threshold shown, n
   const dl = exportsAt(client, shown, shown.figures.threshold);
   assert.deepEqual(client.calls.map((c) => [c.op, c.args]), [
     [OP.PARA_GROUP, { handle: 'h1', threshold: 0.85 }],
-    [OP.PARA_EXPORTS, { handle: 'h1', threshold: 0.9 }],
+    [OP.PARA_EXPORTS, { handle: 'h1', threshold: 0.9, keep: 'first' }],
   ]);
   client.calls[0].resolve({ figures: { threshold: 0.85, groups: 2 }, ms: 1 });
   client.calls[1].resolve({ exports: [] });
@@ -53,8 +59,8 @@ test('a download while a regroup runs gets the exports of the threshold shown, n
   assert.equal(shown.figures.threshold, 0.85);
   // Now 0.85 is shown: a download asks for 0.85 (the 0.90 exports stay cached under 0.90).
   exportsAt(client, shown, shown.figures.threshold);
-  assert.deepEqual(client.calls[2].args, { handle: 'h1', threshold: 0.85 });
-  assert.deepEqual([...shown.exports.keys()], ['0.90', '0.85']);
+  assert.deepEqual(client.calls[2].args, { handle: 'h1', threshold: 0.85, keep: 'first' });
+  assert.deepEqual([...shown.exports.keys()], ['0.90 first', '0.85 first']);
 });
 
 test('regroups run one at a time; only the latest waiting threshold is sent', async () => {
