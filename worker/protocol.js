@@ -44,7 +44,6 @@ export { ERR, ProtocolError, toErrorObject };
  * @property {number} para_window  word pieces per row incl. [CLS] and [SEP]
  * @property {number} embedding_dims  floats per sentence embedding
  * @property {{min: number, max: number, default: number}} semantic_code_ngram  tokens per code shingle of the semantic rung (0 = code channel off)
- * @property {{min: number, max: number, default: number}} semantic_code_margin  the code margin's weight (0 = off)
  * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string}} export_names
  * @property {BinaryMagic[]} binary_magic
  * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default)
@@ -120,7 +119,7 @@ export const LOG_KIND = Object.freeze({
  * @typedef {'exact' | 'ngram' | 'semantic'} Rung
  * @typedef {{eval_row: number, rung: Rung, leaves_clean: boolean, containment_text: string, training_record: number | '', semantic_score: string, semantic_cosine: string, semantic_training_record: number | '', training_window: string}} LadderRow
  * @typedef {{rungs: Rung[], excluded: Rung[], by_rung: Record<Rung, number | null>, clean_at_these_rungs: number, rows: LadderRow[], rows_total: number, semantic: {figures: Record<string, any>, threshold: number, candidates: number, rule: string, quality_note: string} | null}} LadderView
- * @typedef {{eval_texts: string[], window_texts: string[], pairs: [number, number][], figures: {window_words: number, window_how: string, windows: number, windows_sharing_a_key_term: number, windows_embedded: number, pairs_verified: number, docstring_pairs: number, code_rows: number, idf_background: string}}} SemanticRequest  bridge cont.semantic_request
+ * @typedef {{eval_texts: string[], window_texts: string[], pairs: [number, number][], figures: {window_words: number, window_how: string, windows: number, windows_sharing_a_key_term: number, windows_embedded: number, pairs_verified: number, docstring_pairs: number, code_rows: number, probes: number, idf_background: string}}} SemanticRequest  bridge cont.semantic_request (eval_texts: the probes of the eval rows, then docstrings; window_texts: the fitted spans, then docstrings; windows_embedded counts the spans)
  * @typedef {'cache' | 'network' | 'cache+network'} AssetsFrom  where the worker's checked assets came from (assets.js assetsFrom)
  * @typedef {{assets_from: AssetsFrom, threads?: number, cross_origin_isolated?: boolean, hardware_concurrency?: number, execution_provider?: 'wasm' | 'webgpu', provider_reason?: string, provider_sample_rows?: number, provider_min_cosine?: number | null, webgpu_adapter?: string | null, webgpu_graph_sha256?: string}} Environment  how the page ran; the run stamp's `environment` (webgpu_graph_sha256: encoder-fp32.onnx, only when WebGPU embedded the rows)
  * @typedef {{summary: Record<string, any>, eval_info: Record<string, any>, exports: Export[], view: ContaminationView, inputs: {eval: InputInfo, train: InputInfo, train_files?: InputInfo[], scores?: InputInfo}, timing: {seconds: number, train_mbps: number | null, semantic_seconds?: number}, environment: Environment, parquet_kept?: {name: string, rows: number, reason: string}}} ContaminationResult

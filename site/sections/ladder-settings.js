@@ -45,7 +45,7 @@ export class LadderSettings {
 
   /**
    * The request's ladder arguments: {semantic: null (off) or the rung's settings
-   * ({code_ngram, docstring_cosine}; the rest take Python's defaults), exclude_rungs: the
+   * ({code_ngram}; the rest take Python's defaults), exclude_rungs: the
    * ticked rungs among those that run}. Throws bad_input for a code setting out of range.
    */
   value() {
@@ -59,7 +59,7 @@ export class LadderSettings {
   /** The run's log line: "semantic rung on; eval.clean leaves out exact, ngram". */
   describe(v) {
     const s = v.semantic;
-    const code = s ? ` (code shingles ${s.code_ngram || 'off'}, docstrings ${s.docstring_cosine ? 'embedded' : 'not embedded'}, code margin ${s.code_margin || 'off'}, explaining away ${s.explain_away ? 'on' : 'off'})` : '';
+    const code = s ? ` (code shingles ${s.code_ngram || 'off'})` : '';
     return `semantic rung ${v.semantic ? 'on' : 'off'}${code}; eval.clean leaves out ${v.exclude_rungs.join(', ') || 'no rung'}`;
   }
 
