@@ -93,8 +93,8 @@ def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
         for k in ENCODER_COLUMNS:
             assert (r[k] == c[k] == "") or abs(float(r[k]) - float(c[k])) <= 2e-4, (r, k)
     for k in ("rungs", "clean_file_excludes", "semantic_threshold",
-              "semantic_candidates_per_row", "semantic_window_words", "semantic_explain_away",
-              "semantic_code_margin"):
+              "semantic_candidates_per_row", "semantic_window_words",
+              "semantic_verifier_weights"):
         assert stamp["settings"][k] == cli_stamp["settings"][k], k
     assert stamp["settings"]["clean_file_excludes"] == ["exact", "ngram"]
     assert stamp["assets"]["encoder_provider"] == "wasm"
