@@ -57,14 +57,14 @@ SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "se
 #: without it (leave-one-set-out; benchmarks/bench_semantic.py, docs/SEMANTIC.md), printed
 #: beside every semantic result.
 QUALITY_NOTE = ("Measured with each set scored at settings chosen without it (recall, false "
-                "positives): GSM8K rephrasings 0.94 at 0.7%; GSM8K question-only copies of "
-                "question + answer rows 0.92 at 1.5%; GSM8K in 1,000-word documents 0.96 at "
-                "0.5%; HumanEval rephrased programs 0.68 at 0% (0.83 at 1.2% at the defaults, "
-                "fitted with it); Bing snippets of ARC/MMLU 0.99 at 3.5%; BIG-bench rephrase "
-                "0.82 at 0%; MRPC and STS-B paraphrases 0.79 and 0.67 against near-paraphrase "
-                "negatives caught at 50% and 16%. Held out from every choice: MMLU GPT-4 "
-                "rephrasings 0.39 at 1.5% (worst English set), MMLU verbatim question copies "
-                "0.92 at 2.0%, Chinese translations 0.00 (benchmarks/bench_semantic.py)")
+                "positives): GSM8K rephrasings 0.94 at 0.3%; GSM8K question-only copies of "
+                "question + answer rows 0.93 at 1.5%; GSM8K in 1,000-word documents 0.96 at "
+                "0.5%; HumanEval rephrased programs 0.78 at 1.2%; Bing snippets of ARC/MMLU "
+                "0.99 at 3.5%; BIG-bench rephrase 0.82 at 0%; MRPC and STS-B paraphrases 0.73 "
+                "and 0.61, their near-paraphrase negatives caught at 48% and 12%. Held out "
+                "from every choice: MMLU GPT-4 rephrasings 0.38 at 2.0% (the worst English "
+                "set), MMLU question-only verbatim copies 0.92 at 1.5%, Chinese translations "
+                "0.00 (benchmarks/bench_semantic.py; docs/SEMANTIC.md)")
 
 _REASONS = {
     "empty": "empty: no words in the chosen fields",

@@ -15,7 +15,7 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
    (white-space split of its chosen fields) are cut into windows of W words, stride ⌈W/2⌉;
    W = the median probe length in words, clamped to 16..160. An inverted index maps each
    probe's *key terms* (its terms, numbers included, in at most max(1, 5%) of the background
-   passages: rare terms) to the probes; a window's candidate score for a probe is the IDF-weighted
+   passages and in at most max(10, 5%) of the probes: rare terms) to the probes; a window's candidate score for a probe is the IDF-weighted
    share of the probe's key terms the window holds, and each probe keeps its ``candidates``
    best windows (ties: earlier window). The background is the first training records (about
    1 MB) cut into passages of W words (a record of 1,000 words is 1,000 / W passages, so a
@@ -58,6 +58,10 @@ from .semantic_verifier import (VERIFIER_THRESHOLD, VERIFIER_WEIGHTS, best_span,
 
 #: Clamp of the window size in words (160 English words ≈ 210 word pieces < 256).
 WINDOW_MIN, WINDOW_MAX = 16, 160
+#: ... and in at most that share of the probes, or this many (a small eval set keeps its keys).
+RARE_MIN_PROBES = 10
+#: Key-term weights are summed in units of 2^-20 (integers: exact in any order).
+KEY_UNITS = 1 << 20
 #: A term is a key term (rare) when it is in at most this share of the background passages.
 RARE_SHARE = 0.05
 
@@ -65,18 +69,19 @@ RULE = ("Semantic rung: each eval row is looked for as its probes (each chosen f
         "≥ 8 words, and the whole row when a value is shorter); training records cut into "
         "windows of W words (W = median probe length in words, clamped to 16..160), stride "
         "⌈W/2⌉; candidate windows = the k with the highest IDF-weighted share of the probe's "
-        "rare words and numbers (and, for a row that defines a function or class, its rare "
-        "code shingles: n-grams of its tokens with names and literals abstracted, as Type-2 "
-        "clone detection compares code); in each, the span of 1.5 × the probe's words holding "
-        "most of its terms is compared: probe and span embedded with all-MiniLM-L6-v2 (int8, "
-        "256 word pieces); a logistic regression fitted on labelled public pairs scores the "
-        "cosine, the IDF-weighted share of the probe's terms in the span, the share of its "
-        "numbers there (of its code shingles, for code, with the docstrings' cosine and how "
-        "far the code share stands out from the probe's other candidates); a pair then loses "
-        "the amount by which another eval row scores higher on the same window (explaining "
-        "away); a row is caught when its best probe scores ≥ threshold. It cannot see "
-        "translations, heavy abstraction or a rewording that changes every name and number; "
-        "a row it passes is clean at these rungs, not clean.")
+        "rare words and numbers (rare in the training head and among the probes; for a row "
+        "that defines a function or class also its rare code shingles: n-grams of its tokens "
+        "with names and literals abstracted, as Type-2 clone detection compares code); in "
+        "each, the span holding most of the probe's rare terms, cut to them, is compared "
+        "(for code, the window): probe and span embedded with all-MiniLM-L6-v2 (int8, 256 "
+        "word pieces); a logistic regression fitted on labelled public pairs scores the "
+        "cosine, the IDF-weighted share of the probe's terms in the span and the share of "
+        "its numbers there (for code: of its code shingles, plus how far that share stands "
+        "out from the probe's other candidates, and the docstrings' cosine); a pair then "
+        "loses the amount by which another eval row scores higher on the same window "
+        "(explaining away); a row is caught when its best probe scores ≥ threshold. It cannot "
+        "see translations, heavy abstraction or a rewording that changes every name and "
+        "number; a row it passes is clean at these rungs, not clean.")
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ class SemanticConfig:
         threshold: verifier probability in (0, 1]; a row is caught when its best score ≥
             threshold. The default is fitted with the verifier (:data:`VERIFIER_THRESHOLD`).
         rare_share: a term is a key term when it is in at most this share of background
-            passages (W words each), in (0, 1].
+            passages (W words each) and of the probes (or 10 probes), in (0, 1].
         code_ngram: n of the code channel's shingles (1..8), or 0 to turn the code channel
             off (code rows are then scored as prose).
 
@@ -233,19 +238,28 @@ class SemanticScan:
             for w in terms & self.vocab:
                 df[w] = df.get(w, 0) + 1
         cap = max(1.0, config.rare_share * len(bg))
+        # ... and rare among the probes: a term more than 5% of the probes share ("each", "how
+        # much" in GSM8K) tells a window's probes apart no better than chance, and would put
+        # every window among hundreds of probes' candidates
+        in_probes: dict[str, int] = {}
+        for p in self.probes:
+            for w in p.terms | (p.code or frozenset()):
+                in_probes[w] = in_probes.get(w, 0) + 1
+        eval_cap = max(RARE_MIN_PROBES, config.rare_share * len(self.probes))
         self.postings: dict[str, list[int]] = {}
         for i, p in enumerate(self.probes):
-            keys = tuple((w, idf(df.get(w, 0), len(bg)))
-                         for w in sorted(p.terms | (p.code or frozenset()))
-                         if df.get(w, 0) <= cap)
+            rare = [w for w in sorted(p.terms | (p.code or frozenset())) if df.get(w, 0) <= cap]
+            p.anchors = frozenset(w for w in rare if w in p.terms)   # they place its spans
+            keys = tuple((w, idf(df.get(w, 0), len(bg))) for w in rare if in_probes[w] <= eval_cap)
             p.keys, p.key_weight = keys, sum(x for _, x in keys)
             for w, _ in keys:
                 self.postings.setdefault(w, []).append(i)
         self.key_weight = {w: x for p in self.probes for w, x in p.keys}
+        self._key_units = {w: round(x * KEY_UNITS) for w, x in self.key_weight.items()}
         self.windows_seen = 0
         self.windows_with_key = 0
         self.window_df: dict[str, int] = {}
-        self._heaps: list[list] = [[] for _ in self.probes]   # (score, -serial, serial)
+        self._heaps: list[list] = [[] for _ in self.probes]   # (key units, -serial, serial)
         self._kept: dict[int, Window] = {}
         self._refs: dict[int, int] = {}
         self.pairs: list[Pair] | None = None
@@ -286,8 +300,8 @@ class SemanticScan:
             records: ``(1-based record number, field values)`` per training record.
         """
         size = self.window
-        postings, kw, df = self.postings, self.key_weight, self.window_df
-        probes = self.probes
+        postings, kw, df = self.postings, self._key_units, self.window_df
+        heaps = self._heaps
         k = self.config.candidates
         for rec, segs in records:
             words = " ".join(segs).split()
@@ -299,28 +313,28 @@ class SemanticScan:
                 terms = self._terms(nwords, words, s, e)
                 for w in terms:
                     df[w] = df.get(w, 0) + 1
-                acc: dict[int, float] = {}
+                # integer weights: a sum does not depend on the order of the window's terms
+                # (set order varies with hash seeds: the page's Pyodide and the CLI differ),
+                # so ties between windows are ties on every runtime; a probe's windows are
+                # ranked by this sum, its share of the probe's (fixed) key weight
+                acc: dict[int, int] = {}
                 for w in terms:
                     p = postings.get(w)
                     if p:
                         x = kw[w]
                         for i in p:
-                            acc[i] = acc.get(i, 0.0) + x
+                            acc[i] = acc.get(i, 0) + x
                 if not acc:
                     continue
                 self.windows_with_key += 1
                 serial = self.windows_seen
                 window = None
                 for i, x in acc.items():
-                    # rounded: the sum's order follows set order, which varies between runs
-                    # (hash seeds; the page's Pyodide and the CLI differ), and its last bits
-                    # must not break ties between windows
-                    item = (round(x / probes[i].key_weight, 12), -serial, serial)
-                    h = self._heaps[i]
+                    h = heaps[i]
                     if len(h) < k:
-                        heapq.heappush(h, item)
-                    elif item > h[0]:
-                        self._release(heapq.heapreplace(h, item)[2])
+                        heapq.heappush(h, (x, -serial, serial))
+                    elif x > h[0][0]:      # a tie keeps the earlier window
+                        self._release(heapq.heapreplace(h, (x, -serial, serial))[2])
                     else:
                         continue
                     if window is None:
@@ -361,7 +375,7 @@ class SemanticScan:
         for pi, h in enumerate(self._heaps):
             p = self.probes[pi]
             weight = {t: idf(df.get(t, 0), n) for t in p.terms}
-            anchors = {t for t, _ in p.keys if t in p.terms} or weight
+            anchors = p.anchors or weight
             length = span_length(p.words)
             pad, shortest = span_cut(p.words)
             fits = []
@@ -503,8 +517,8 @@ class SemanticScan:
                 w = self._windows[x.window]
                 c, lex, num, code, dc, runner = f
                 out[p.row] = SemanticMatch(
-                    s, c, lex, num, w.record, x.start, self._span_text(x), s >= self.config.threshold,
-                    w.file, code, dc, rival, runner, p.part)
+                    s, c, lex, num, w.record, x.start, self._span_text(x),
+                    s >= self.config.threshold, w.file, code, dc, rival, runner, p.part)
         self.matches = out
         return out
 

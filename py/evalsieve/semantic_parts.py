@@ -48,6 +48,7 @@ class Probe:
     numbers: frozenset
     keys: tuple = ()          # (term, weight) of its key terms
     key_weight: float = 0.0
+    anchors: frozenset = frozenset()  # its terms rare in the background (place its spans)
     code: frozenset | None = None   # its code shingles when its row is code (is_code)
     docstring: str | None = None    # its docstring prose when its row is code
 

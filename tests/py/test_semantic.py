@@ -117,6 +117,30 @@ def test_a_long_background_record_is_many_passages():
         "zebra": pytest.approx(math.log(4 / 2)), "cross": pytest.approx(math.log(4))}
 
 
+def test_a_term_most_probes_share_is_no_key_term():
+    # 30 eval rows all hold "zebra" (30 of 30 probes > max(10, 5% of 30)); each holds its own
+    # number too (1 probe each): only the numbers are keys, though "zebra" is rare in the
+    # background (no passage holds it); "zebra" still places the spans (an anchor)
+    ev = [[f"zebra number {i}"] for i in range(30)]
+    s = SemanticScan(ev, SemanticConfig(window_words=4), BACKGROUND)
+    assert [w for w, _ in s.probes[7].keys] == ["7"] and "zebra" not in s.postings
+    assert "zebra" in s.probes[7].anchors and "number" in s.probes[7].anchors
+    # 10 rows sharing it keep it: the floor of 10 probes
+    s = SemanticScan(ev[:10], SemanticConfig(window_words=4), BACKGROUND)
+    assert "zebra" in dict(s.probes[7].keys) and len(s.postings["zebra"]) == 10
+
+
+def test_ties_between_windows_keep_the_earlier_one():
+    # key weights are summed as integers (2^-20 units): a window's sum is the same in any
+    # order, and of two windows holding the same key terms the earlier one is kept
+    ev = [["Janet sells duck eggs"]]
+    s = SemanticScan(ev, SemanticConfig(window_words=4, candidates=1), BACKGROUND)
+    s.scan([(1, ["eggs duck Janet sells"]), (2, ["Janet sells duck eggs"])])
+    s.request()
+    assert [w.record for w in s._windows] == [1]
+    assert all(isinstance(v, int) for v in s._key_units.values())
+
+
 def test_candidate_stage_keeps_the_best_windows_and_skips_the_rest():
     recs = [(1, ["a b c d e f"]),                      # windows (0,4) (2,6): no key term
             (2, ["Janet owns 16 ducks"]),              # one window: janet 16 ducks
