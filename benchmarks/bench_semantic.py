@@ -2,10 +2,10 @@
 """Quality of the semantic rung on labelled public sets, leave-one-set-out (prints figures).
 
 The sets are built from ../shared/data by ``benchmarks/semantic_sets.py`` (seeded; its
-docstring says what each holds): eight *fitting* sets (gsm8k, humaneval, gsm8k_stem,
-gsm8k_long, mrpc, stsb, bigbench, web) and *held-out* sets that no setting was chosen on
-(mmlu_heldout; mmlu_rephrase and mmlu_chinese with ``--decontaminator DIR``, a folder holding
-llm-decontaminator's ``data/rephrase/*_filtered_question.jsonl`` files). Each set runs through
+docstring says what each holds): nine *fitting* sets (gsm8k, humaneval, gsm8k_stem,
+gsm8k_long, mrpc, stsb, bigbench, web, codealpaca) and *held-out* sets that no setting was
+chosen on (mmlu_heldout; mmlu_rephrase and mmlu_chinese with ``--decontaminator DIR``, a
+folder holding llm-decontaminator's ``data/rephrase/*_filtered_question.jsonl`` files). Each set runs through
 the real ``ContaminationJob`` ladder with the semantic rung at ``SemanticConfig()``.
 
 Printed per set: recall (contaminated rows caught), false positives (clean rows caught ÷ clean
@@ -15,9 +15,9 @@ rows), the candidate stage's recall (a candidate span overlaps the planted text)
   ``VERIFIER_THRESHOLD``) and the worst set;
 * **leave-one-set-out**: each fitting set scored at verifier weights and a threshold chosen on
   the other fitting sets (``semantic_fit.py``: logistic regression on labelled pairs; the
-  threshold is the lowest at which every other set with clean negatives has ≤ 1% false
-  positives);
-* with ``--fit``: the weights and threshold fitted on all eight fitting sets (what the module
+  threshold is the lowest at which ≤ 1% of the clean rows of the other sets with clean
+  negatives are caught, each set weighing the same);
+* with ``--fit``: the weights and threshold fitted on all nine fitting sets (what the module
   commits), and every set at them.
 
     .venv/bin/python benchmarks/bench_semantic.py [--data ../shared/data] [--model dist/assets/model]

@@ -952,7 +952,7 @@ class ContaminationJob:
         fig = [("window", f"{f['window_words']} words ({f['window_how']}), stride "
                           f"{(f['window_words'] + 1) // 2} words"),
                ("windows scanned", f["windows"]),
-               ("windows sharing a key term with some row", f["windows_sharing_a_key_term"]),
+               ("windows sharing a key term with some probe", f["windows_sharing_a_key_term"]),
                ("probes (eval rows and their field values)", f["probes"]),
                ("spans embedded (fitted in the candidate windows)", f["windows_embedded"]),
                ("(probe, span) pairs verified", f["pairs_verified"]),

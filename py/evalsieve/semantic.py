@@ -15,9 +15,9 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
    (white-space split of its chosen fields) are cut into windows of W words, stride ⌈W/2⌉;
    W = the median probe length in words, clamped to 16..160. An inverted index maps each
    probe's *key terms* (its terms, numbers included, in at most max(1, 5%) of the background
-   passages and in at most max(10, 5%) of the probes: rare terms) to the probes; a window's candidate score for a probe is the IDF-weighted
-   share of the probe's key terms the window holds, and each probe keeps its ``candidates``
-   best windows (ties: earlier window). The background is the first training records (about
+   passages and in at most max(10, 5%) of the probes: rare terms) to the probes; a window's
+   candidate score for a probe is the IDF-weighted share of the probe's key terms the window
+   holds, and each probe keeps its ``candidates`` best windows (ties: earlier window). The background is the first training records (about
    1 MB) cut into passages of W words (a record of 1,000 words is 1,000 / W passages, so a
    word common in long documents stays rare where it is rare), or the eval rows when none is
    given. A *code row* (:func:`is_code`) also has its
@@ -260,6 +260,7 @@ class SemanticScan:
         self.windows_with_key = 0
         self.window_df: dict[str, int] = {}
         self._heaps: list[list] = [[] for _ in self.probes]   # (key units, -serial, serial)
+        self._floor = [-1] * len(self.probes)   # a full heap's lowest key units, else -1
         self._kept: dict[int, Window] = {}
         self._refs: dict[int, int] = {}
         self.pairs: list[Pair] | None = None
@@ -301,7 +302,7 @@ class SemanticScan:
         """
         size = self.window
         postings, kw, df = self.postings, self._key_units, self.window_df
-        heaps = self._heaps
+        heaps, floor = self._heaps, self._floor
         k = self.config.candidates
         for rec, segs in records:
             words = " ".join(segs).split()
@@ -318,25 +319,29 @@ class SemanticScan:
                 # so ties between windows are ties on every runtime; a probe's windows are
                 # ranked by this sum, its share of the probe's (fixed) key weight
                 acc: dict[int, int] = {}
+                get = acc.get
                 for w in terms:
                     p = postings.get(w)
                     if p:
                         x = kw[w]
                         for i in p:
-                            acc[i] = acc.get(i, 0) + x
+                            acc[i] = get(i, 0) + x
                 if not acc:
                     continue
                 self.windows_with_key += 1
                 serial = self.windows_seen
                 window = None
                 for i, x in acc.items():
+                    if x <= floor[i]:      # the probe's heap is full and holds better (a tie
+                        continue           # keeps the earlier window)
                     h = heaps[i]
                     if len(h) < k:
                         heapq.heappush(h, (x, -serial, serial))
-                    elif x > h[0][0]:      # a tie keeps the earlier window
-                        self._release(heapq.heapreplace(h, (x, -serial, serial))[2])
+                        if len(h) == k:
+                            floor[i] = h[0][0]
                     else:
-                        continue
+                        self._release(heapq.heapreplace(h, (x, -serial, serial))[2])
+                        floor[i] = h[0][0]
                     if window is None:
                         c0 = max(0, s - size)
                         window = Window(rec, s, e, c0, words[c0:e + size], self.file_name,

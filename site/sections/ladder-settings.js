@@ -75,10 +75,10 @@ export class LadderSettings {
     if (!data) return;
     if (data.kind === 'semantic') {
       this.pending = data;
-      this.estimate.textContent = `Semantic rung: ${fmtInt(data.windows_embedded)} of ${fmtInt(data.windows)} windows let through by the candidate stage; embedding them and ${fmtInt(data.eval_rows)} eval rows (${fmtInt(data.texts)} texts), estimate after the first batch…`;
+      this.estimate.textContent = `Semantic rung: ${fmtInt(data.windows_embedded)} spans fitted in the candidate windows of ${fmtInt(data.windows)} windows; embedding them and ${fmtInt(data.eval_rows)} eval texts (${fmtInt(data.texts)} texts), estimate after the first batch…`;
     } else if (data.kind === 'estimate' && this.pending) {
       const s = Math.max(1, Math.round(data.seconds));
-      this.estimate.textContent = `Semantic rung: about ${s < 90 ? `${s} s` : `${Math.round(s / 60)} min`} to embed ${fmtInt(this.pending.texts)} texts (${fmtInt(this.pending.windows_embedded)} of ${fmtInt(this.pending.windows)} windows; measured ${data.rows_per_s_first_batch.toFixed(1)} texts/s on the first batch).`;
+      this.estimate.textContent = `Semantic rung: about ${s < 90 ? `${s} s` : `${Math.round(s / 60)} min`} to embed ${fmtInt(this.pending.texts)} texts (${fmtInt(this.pending.windows_embedded)} spans from ${fmtInt(this.pending.windows)} windows; measured ${data.rows_per_s_first_batch.toFixed(1)} texts/s on the first batch).`;
       this.estimate.dataset.seconds = String(data.seconds);
       this.pending = null;
     }

@@ -64,7 +64,7 @@ def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
     assert "the candidate stage lets" in log[at("semantic rung: ")]
     est = page.query_selector("#semantic-estimate")
     assert float(est.get_attribute("data-seconds")) > 0
-    assert "windows; measured" in est.text_content()
+    assert "windows; measured" in est.text_content() and "spans from" in est.text_content()
 
     # the ladder on the page
     def rung_cells(k):
