@@ -48,7 +48,8 @@ def head_file(corpus: Path, mb: float, out_dir: Path) -> Path:
     return out
 
 
-def ngram_seconds(ev: Path, tr: Path, out: Path) -> float:
+def ngram_seconds(ev: Path, tr: Path, out: Path) -> tuple[float, float]:
+    """The CLI's ``seconds_training_pass`` and ``cpu_seconds_training_pass``."""
     proc = subprocess.run([sys.executable, "-m", "evalsieve.cli", "contamination", str(ev),
                            str(tr), "--eval-field", "question", "--train-field", "text",
                            "--workers", "1", "--out", str(out), "--json", "--quiet"],
@@ -56,11 +57,13 @@ def ngram_seconds(ev: Path, tr: Path, out: Path) -> float:
                                                                "PYTHONPATH": str(ROOT / "py")})
     if proc.returncode not in (0, 1):
         raise SystemExit(proc.stderr)
-    return json.loads(proc.stdout)["seconds_training_pass"]
+    s = json.loads(proc.stdout)
+    return s["seconds_training_pass"], s["cpu_seconds_training_pass"]
 
 
-def semantic_seconds(ev: Path, tr: Path) -> tuple[float, dict]:
-    """The rung's scan of ``tr`` and its request, as the CLI runs them (embedding excluded)."""
+def semantic_seconds(ev: Path, tr: Path) -> tuple[float, float, dict]:
+    """The rung's scan of ``tr`` and its request, as the CLI runs them (embedding excluded):
+    wall and CPU seconds, and the rung's figures."""
     job = ContaminationJob(ContaminationConfig(("question",), ("text",),
                                                semantic=SemanticConfig()),
                            ev.name, "jsonl", tr.name, "jsonl")
@@ -69,10 +72,10 @@ def semantic_seconds(ev: Path, tr: Path) -> tuple[float, dict]:
     job.feed_eval(ev.read_text(encoding="utf-8"))
     job.end_eval()
     files = [{"name": tr.name, "path": str(tr), "fmt": "jsonl", "fields": ["text"]}]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     cli._semantic_pass(job, files, lambda msg: None)
     job.semantic.request()
-    return time.perf_counter() - t0, job.semantic.figures()
+    return time.perf_counter() - t0, time.process_time() - c0, job.semantic.figures()
 
 
 def main():
@@ -98,19 +101,22 @@ def main():
     for mb in sizes:
         tr = head_file(corpus, mb, tmp)
         size = tr.stat().st_size
-        t_ng = ngram_seconds(ev, tr, tmp / f"out{int(mb)}")
-        t_sem, fig = semantic_seconds(ev, tr)
-        rows.append((size, t_ng, t_sem, fig))
+        t_ng, c_ng = ngram_seconds(ev, tr, tmp / f"out{int(mb)}")
+        t_sem, c_sem, fig = semantic_seconds(ev, tr)
+        rows.append((size, t_ng, t_sem, c_ng, c_sem))
         print(f"{size / 1e6:6.1f} MB: n-gram pass {t_ng:7.1f} s ({size / 1e6 / t_ng:6.1f} MB/s); "
               f"semantic scan + spans {t_sem:7.1f} s ({size / 1e6 / t_sem:5.2f} MB/s; "
               f"{fig['windows']:,} windows, {fig['windows'] / t_sem:,.0f} windows/s, "
-              f"{fig['windows_embedded']:,} spans for {fig['probes']:,} probes)", flush=True)
+              f"{fig['windows_embedded']:,} spans for {fig['probes']:,} probes); CPU seconds: "
+              f"n-gram {c_ng:.1f}, semantic {c_sem:.1f}", flush=True)
     if len(rows) >= 2:
-        (s0, n0, m0, _), (s1, n1, m1, _) = rows[0], rows[-1]
-        ng = (s1 - s0) / 1e6 / max(n1 - n0, 1e-9)
-        sem = (s1 - s0) / 1e6 / max(m1 - m0, 1e-9)
-        print(f"marginal ({(s1 - s0) / 1e6:.0f} MB more): n-gram {ng:.1f} MB/s, semantic "
-              f"{sem:.2f} MB/s (embedding excluded); semantic / n-gram = {sem / ng:.3f}")
+        a, b = rows[0], rows[-1]
+        mb = (b[0] - a[0]) / 1e6
+        for label, i, j in (("wall clock", 1, 2), ("CPU time", 3, 4)):
+            ng = mb / max(b[i] - a[i], 1e-9)
+            sem = mb / max(b[j] - a[j], 1e-9)
+            print(f"marginal by {label} ({mb:.0f} MB more): n-gram {ng:.1f} MB/s, semantic "
+                  f"{sem:.2f} MB/s (embedding excluded); semantic / n-gram = {sem / ng:.3f}")
 
 
 if __name__ == "__main__":
