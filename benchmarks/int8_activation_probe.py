@@ -1,4 +1,4 @@
-"""Would int8 activations make the page's encoder fast enough, and stay accurate? (issue 12)
+"""Would int8 activations make the page's encoder fast enough, and stay accurate?
 
 The shipped ``encoder.onnx`` is weight-only int8: both runtimes fold ``Cast`` + ``Mul`` into
 float32 weights at session creation and run float32 ``MatMul`` (see
@@ -16,10 +16,10 @@ sides of the trade:
   stored as uint8 with zero point 128) times the source model's own int8 weights
   (``MatMulInteger`` then the two scales). A token's scale comes from that token alone, so a
   row's vector is still independent of its batch-mates, but it is dynamic quantisation, which
-  issue 12 rules out by name; it is measured here as the best case of int8 activations.
+  the encoder's design rules out (a row's vector must not depend on its batch); it is measured here as the best case of int8 activations.
 
 For each graph (the shipped one first): cosine against the fp32 sentence-transformers vectors
-of tests/golden/minilm_reference.json (issue 12's floor: >= 0.995 on every row), whether a
+of tests/golden/minilm_reference.json (the floor: >= 0.995 on every row), whether a
 batch of 32 equals the rows alone bit for bit, and the median time of one batch (``--batch`` x
 ``--pieces``) in native onnxruntime and onnxruntime-web under Node (wall and CPU seconds, 1
 thread). Writes the variants to a temporary folder; nothing is shipped.

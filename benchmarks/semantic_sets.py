@@ -343,7 +343,7 @@ def build_web(data: str) -> BenchSet:
             source[len(rows)] = list(range(len(docs), len(docs) + len(snips)))
         rows.append({"question": q, "answer": ans})
         docs.extend(snips)
-    for (aid, q, ans), snips in report:
+    for (_aid, q, ans), snips in report:
         add(q, ans, snips)
     in_report = {aid for (aid, _, _), _ in report}
     for (aid, _, _), snips in other:   # web text of items the detector judged clean: beside

@@ -3,7 +3,7 @@
 Runs ``evalsieve contamination`` in a fresh process per run (the CLI's code path, through
 ``cli.main``; 1 and 2 workers alternated, so that both see the same load) with
 timestamps wrapped around each stage of the pass: the payload (numpy import and filter
-build), planning the tasks, the pool start (fork until each worker's initializer ran), each
+build), planning the tasks, the pool start (fork until each worker process ran), each
 task in each worker (start and end, and the worker's CPU seconds for it), each merge in the
 driver, the pool shutdown, the hasher thread and the job's finish. All times are seconds
 from the pass's start (the CLI's own ``seconds_training_pass`` timer starts there, within
@@ -50,7 +50,7 @@ def _now() -> float:
 def install() -> None:
     """Wrap the stages of the pass with timestamps (before the pool forks, so the workers
     inherit the wrapped functions)."""
-    from evalsieve import cli, contamination, corpus, engines
+    from evalsieve import cli, contamination_job as contamination, corpus, engines
 
     def timed(mod, name, label, first=False):
         fn = getattr(mod, name)
@@ -101,12 +101,12 @@ def install() -> None:
         return res
     engines.scan_task = traced_scan
 
-    init = engines._init_worker
+    loop = engines._worker_loop
 
-    def traced_init(payload):
+    def traced_loop(conn, payload):   # a worker process starts
         INIT["t"] = _now()
-        init(payload)
-    engines._init_worker = traced_init
+        loop(conn, payload)
+    engines._worker_loop = traced_loop
 
     add = engines.Merger.add
 

@@ -5,7 +5,8 @@
  * tests/py/test_prefilter.py hold it to that): a record is a *candidate* for Python when a
  * window of N normalised words of a chosen field hashes into the eval n-gram table, or when
  * this kernel cannot read it exactly (malformed JSON, a number or boolean at a field path, a
- * character outside ASCII and text.char_table, JSON nested past 400 brackets). Where the two
+ * character outside ASCII and text.char_table, JSON nested past 400 brackets), or when the
+ * words of a segment are an exact-key probe (pf_exact). Where the two
  * could differ this kernel only adds candidates (a proven superset): with duplicate keys it
  * reads every value of the key (JSON.parse keeps the last). Python confirms every candidate,
  * so the filter can cost time, never results.
@@ -19,76 +20,53 @@
  * Freestanding C (no libc); build: python3 build.py wasm (clang --target=wasm32, wasm-ld).
  */
 
-#include <wasm_simd128.h> /* clang's own header: SIMD intrinsics, no libc */
-
 typedef unsigned char u8;
 typedef unsigned short u16;
 typedef int i32;
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
-#define EXPORT(name) __attribute__((export_name(name)))
+/* 16-byte masks: bit k set when byte k of p is >= 0x80 (ASCII16) or == c (EQ16). The
+ * compilers' own headers, no libc: WebAssembly SIMD for the committed .wasm; SSE2 or plain C
+ * for a native build of the same source (benchmarks/bench_kernel_cpython.py --native). */
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#define LOAD16(p) wasm_v128_load(p)
+#define HIGH16(v) ((u32)wasm_i8x16_bitmask(v))
+#define EQ16(v, c) ((u32)wasm_i8x16_bitmask(wasm_i8x16_eq((v), wasm_i8x16_splat(c))))
+typedef v128_t v16;
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#define LOAD16(p) _mm_loadu_si128((const __m128i *)(p))
+#define HIGH16(v) ((u32)_mm_movemask_epi8(v))
+#define EQ16(v, c) ((u32)_mm_movemask_epi8(_mm_cmpeq_epi8((v), _mm_set1_epi8((char)(c)))))
+typedef __m128i v16;
+#else
+typedef const u8 *v16;
+#define LOAD16(p) (p)
+static inline u32 HIGH16(v16 p) { u32 m = 0; for (int k = 0; k < 16; k++) m |= (u32)(p[k] >> 7) << k; return m; }
+static inline u32 EQ16(v16 p, u8 c) { u32 m = 0; for (int k = 0; k < 16; k++) m |= (u32)(p[k] == c) << k; return m; }
+#endif
 
-#define FNV_OFFSET ((u32)0x811c9dc5u)
-#define FNV_PRIME ((u32)0x01000193u)
-#define MIX ((u32)0x9e3779b1u)
-#define PROBE_MUL ((u32)0x27d4eb2du)
+/* The host passes addresses as offsets into the kernel's memory: a WebAssembly module's
+ * linear memory (BASE 0), or a native build's buffer (pf_base). */
+#ifdef __wasm__
+#define EXPORT(name) __attribute__((export_name(name)))
+#define AT(type, off) ((type)(unsigned long)(u32)(off))
+#else
+#define EXPORT(name) __attribute__((visibility("default")))
+static u8 *BASE;
+EXPORT("pf_base") void pf_base(u8 *base) { BASE = base; }
+#define AT(type, off) ((type)(BASE + (u32)(off)))
+#endif
+
 #define EXT_GONE (-2)
-#define MAX_BRACKETS 400 /* evalsieve.records.MAX_JSON_DEPTH */
 #define MAX_PATHS 64
 #define KEY_UNITS 256
 
-/* Per ASCII code: 0 = part of a word, 1 = white space (Python str.split), 2 = punctuation
- * (Unicode category P*: deleted), 3 = upper-case letter (lowercased). As prefilter.js CLASS:
- * white space = \t \n \v \f \r \x1c-\x1f ' '; punctuation = !"#%&'()*,-./:;?@[\\]_{}. */
-static const u8 CLASS[128] = {
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1,
-  1, 2, 2, 2, 0, 2, 2, 2, 2, 2, 2, 0, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0, 0, 0, 2,
-  2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 0, 2,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 0,
-};
-
-/* LOW[byte] for the hot loop of a JSON string: < 0x80 = a word byte, lowered (CLASS 0 and 3);
- * L_SPACE / L_PUNCT = CLASS 1 / 2; L_STOP = '"', '\\', a control byte or a non-ASCII byte
- * (the slow path). SKIP[byte] = 1 for the bytes an unread string passes over. Both follow from
- * CLASS and JSON's string grammar (RFC 8259 section 7). */
-#define L_SPACE 0x80
-#define L_PUNCT 0x81
-#define L_STOP 0x82
-#define W L_SPACE
-#define P L_PUNCT
-#define S L_STOP
-static const u8 LOW[256] = {
-  S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
-  S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
-  W, P, S, P, 36, P, P, P, P, P, P, 43, P, P, P, P,
-  48, 49, 50, 51, 52, 53, 54, 55, 56, 57, P, P, 60, 61, 62, P,
-  P, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111,
-  112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, P, S, P, 94, P,
-  96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111,
-  112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, P, 124, P, 126, 127,
-  S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
-  S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
-  S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
-  S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
-  S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
-  S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
-  S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
-  S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
-};
-#undef W
-#undef P
-#undef S
-static const u8 SKIP[256] = {
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-  1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
-  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-};
+/* CLASS, LOW, SKIP, the hash constants, MAX_BRACKETS and PY_SPACE_HIGH: generated from
+ * Python's rule (evalsieve.kernel_spec; python3 build.py wasm writes it). */
+#include "spec.h"
 
 /* configuration (pf_configure) */
 static u32 N;          /* words per n-gram */
@@ -104,33 +82,50 @@ static const i32 *PSTEP0; /* per path: index of its first step in STEPS */
 static const i32 *STEPS;  /* per step: [key length in units or -1 for '[]', address of units] */
 static i32 TEXT_FORMAT;   /* 1: a line of a text file is the one segment; 0: JSONL */
 static u32 *RING;
+static const u32 *FLAGS;  /* by UTF-16 code unit: the kernel table's context flags, or 0:
+                           * then EXT holds only characters read whatever their neighbours */
+static const u32 *EXACT; /* the exact-key probes (pf_exact), open addressing, EXACT_MASK + 1 slots */
+static u32 EXACT_MASK;
 
 static i32 s_cand; /* 1: the record is a candidate (hit, unsure or malformed): stop */
 
 /* A segment being read; a local, so that its fields live in registers (linear-memory
  * globals would be reloaded after every RING store). cand: a hit, or a character outside
- * the table. */
-typedef struct { u32 words, slot, roll, h, in, cand; } Seg;
+ * the table; mk: see MK_FIRST; eh: the polynomial of all its words (the
+ * exact-key probe, at its end). */
+#define PEND 8 /* marks held back: canonical reordering of a run of marks */
+typedef struct { u32 words, slot, roll, h, in, cand, eh, mk, np, floor; u16 pend[PEND]; u8 pcc[PEND]; } Seg;
+
+/* Seg.mk: what the next character could join (FLAGS, kernel_spec.kernel_table): the last
+ * combining class of the previous character's NFKD (bits 0-7) and MK_FIRST when the last
+ * starter is a composition first. ASCII counts as a first (a letter can take an accent). */
+#define MK_FIRST 0x100u
+#define F_SECOND (1u << 16)
+#define F_FIRST (1u << 17)
+#define F_NOSTARTER (1u << 18)
 
 #define INLINE static inline __attribute__((always_inline))
 
 /* Point the kernel at its tables. cfg (i32 words): n, top, table, mask, bits, ext, pool,
- * npaths, psteps, pstep0, steps, text_format, ring (addresses in this module's memory).
+ * npaths, psteps, pstep0, steps, text_format, ring, flags (addresses in this module's memory;
+ * flags 0: EXT is text.char_table alone).
  * Returns 0, or -1 when there are more than MAX_PATHS field paths (prefilter.js then scans). */
-EXPORT("pf_configure") i32 pf_configure(const i32 *cfg) {
+EXPORT("pf_configure") i32 pf_configure(i32 cfg_at) {
+  const i32 *cfg = AT(const i32 *, cfg_at);
   N = (u32)cfg[0];
   TOP = (u32)cfg[1];
-  TABLE = (u32 *)cfg[2];
+  TABLE = AT(u32 *, cfg[2]);
   MASK = (u32)cfg[3];
-  BITS = (u32 *)cfg[4];
-  EXT = (const i32 *)cfg[5];
-  POOL = (const u16 *)cfg[6];
+  BITS = AT(u32 *, cfg[4]);
+  EXT = AT(const i32 *, cfg[5]);
+  POOL = AT(const u16 *, cfg[6]);
   NPATHS = cfg[7];
-  PSTEPS = (const i32 *)cfg[8];
-  PSTEP0 = (const i32 *)cfg[9];
-  STEPS = (const i32 *)cfg[10];
+  PSTEPS = AT(const i32 *, cfg[8]);
+  PSTEP0 = AT(const i32 *, cfg[9]);
+  STEPS = AT(const i32 *, cfg[10]);
   TEXT_FORMAT = cfg[11];
-  RING = (u32 *)cfg[12];
+  RING = AT(u32 *, cfg[12]);
+  FLAGS = cfg[13] ? AT(const u32 *, cfg[13]) : 0;
   return NPATHS > MAX_PATHS ? -1 : 0;
 }
 
@@ -138,7 +133,8 @@ EXPORT("pf_configure") i32 pf_configure(const i32 *cfg) {
  * number, as prefilter.js sizes it). `units`: the n-grams' UTF-16 code units, words joined by
  * one ' ', each n-gram ended by '\n' (normalised words hold neither). Each n-gram's hash is
  * prefilter.js's: FNV-1a per word, h = h * MIX + word, 0 stored as 1. */
-EXPORT("pf_add_ngrams") void pf_add_ngrams(const u16 *units, i32 len) {
+EXPORT("pf_add_ngrams") void pf_add_ngrams(i32 units_at, i32 len) {
+  const u16 *units = AT(const u16 *, units_at);
   u32 h = 0, w = FNV_OFFSET;
   for (i32 i = 0; i < len; i++) {
     u32 c = units[i];
@@ -156,6 +152,26 @@ EXPORT("pf_add_ngrams") void pf_add_ngrams(const u16 *units, i32 len) {
   }
 }
 
+/* The exact rung's probes (evalsieve.exact: a segment whose words are a prefix of an eval
+ * row's key, or the key of a text line): `table`, built by prefilter.js (its exact table:
+ * probe values, 0 = empty, slot = value * PROBE_MUL), of mask + 1 slots. pf_scan refuses
+ * to run before this is called (every record would be read as if no key existed). */
+EXPORT("pf_exact") void pf_exact(i32 table_at, u32 mask) {
+  EXACT = AT(const u32 *, table_at);
+  EXACT_MASK = mask;
+}
+
+/* Is a segment of `words` words, polynomial `eh`, an exact-key probe? (prefilter.js) */
+static int exact_probe(u32 words, u32 eh) {
+  u32 x = eh + words * COUNT_MIX;
+  if (x == 0) x = 1;
+  for (u32 k = (x * PROBE_MUL) & EXACT_MASK;; k = (k + 1) & EXACT_MASK) {
+    u32 v = EXACT[k];
+    if (v == x) return 1;
+    if (v == 0) return 0;
+  }
+}
+
 /* Is the window hash `roll` in the table? (prefilter.js probe) */
 static inline int probe(u32 roll) {
   u32 x = roll == 0 ? 1 : roll;
@@ -169,13 +185,16 @@ static inline int probe(u32 roll) {
 }
 
 INLINE void seg_start(Seg *s) {
-  s->words = 0; s->slot = 0; s->roll = 0; s->h = FNV_OFFSET; s->in = 0; s->cand = 0;
+  s->words = 0; s->slot = 0; s->roll = 0; s->h = FNV_OFFSET; s->in = 0; s->cand = 0; s->mk = 0;
+  s->eh = 0;
+  s->np = 0;
 }
 
 /* A word ended: roll it into the window of the last N words; probe a full window. */
 INLINE void word_end(Seg *s) {
   if (s->words >= N) s->roll -= RING[s->slot] * TOP;
   s->roll = s->roll * MIX + s->h;
+  s->eh = s->eh * MIX + s->h;
   RING[s->slot] = s->h;
   s->slot = s->slot + 1 == N ? 0 : s->slot + 1;
   s->words++;
@@ -194,10 +213,39 @@ INLINE void unit(Seg *s, u32 c) {
 }
 
 /* One character of a segment (a code point; above U+FFFF, or a surrogate, is unknown). */
+/* The held-back marks, in canonical order, into the word. */
+static void flush(Seg *s) {
+  for (u32 k = 0; k < s->np; k++) unit(s, s->pend[k]);
+  s->np = 0;
+}
+
 static void feed(Seg *s, u32 c) {
-  if (c < 128) { unit(s, c); return; }
+  if (s->np && c < 128) flush(s);
+  if (c < 128) { s->mk = MK_FIRST; unit(s, c); return; }
   if (c > 0xffff) { s->cand = 1; return; }
   i32 m = EXT[c];
+  if (FLAGS && m != -1) {
+    u32 f = FLAGS[c], fc = f & 0xff, lc = (f >> 8) & 0xff;
+    /* composing this character with the starter before it: Python decides */
+    if ((f & F_SECOND) && (s->mk & MK_FIRST)) { s->cand = 1; return; }
+    /* a mark of one unit that decomposes to itself is held back (the rule sorts a run of
+     * marks by class, stably); one that would sort before a character already in the
+     * word (a starter's own marks) is Python's */
+    int mark = (f & F_NOSTARTER) && m >= 0 && fc == lc;
+    if (fc && fc < (mark && s->np ? s->floor : (s->mk & 0xff))) { s->cand = 1; return; }
+    if (mark && s->np < PEND) {
+      if (!s->np) s->floor = s->mk & 0xff; /* the last class of what came before the run */
+      u32 k = s->np++;
+      while (k && s->pcc[k - 1] > fc) { s->pend[k] = s->pend[k - 1]; s->pcc[k] = s->pcc[k - 1]; k--; }
+      s->pend[k] = (u16)m;
+      s->pcc[k] = (u8)fc;
+      s->mk = (s->mk & MK_FIRST) | s->pcc[s->np - 1];
+      return;
+    }
+    if (s->np) flush(s);
+    if (fc && fc < (s->mk & 0xff)) { s->cand = 1; return; }
+    s->mk = (f & F_NOSTARTER) ? (s->mk & MK_FIRST) | lc : ((f & F_FIRST) ? MK_FIRST : 0) | lc;
+  }
   if (m >= 0) { unit(s, (u32)m); return; }
   if (m == EXT_GONE) return;
   if (m == -1) { s->cand = 1; return; }
@@ -206,7 +254,9 @@ static void feed(Seg *s, u32 c) {
 }
 
 INLINE void seg_end(Seg *s) {
+  if (s->np) flush(s);
   if (s->in) word_end(s); /* the last word ends with the segment */
+  if (s->words && exact_probe(s->words, s->eh)) s->cand = 1;
 }
 
 /* Decode one UTF-8 sequence at p (the chunk is valid UTF-8: pf_scan checked it). */
@@ -281,6 +331,7 @@ INLINE const u8 *escape(const u8 *p, i32 *u) {
 static const u8 *string_scan(const u8 *p) {
   Seg s;
   seg_start(&s);
+  const u8 *slow = p; /* the end of the last character read by the slow path */
   for (;;) {
     /* the hot loop: printable ASCII, no escapes (LOW: the lowered word byte, or a class).
      * No bounds test: the byte at END is '\n' or the 0 that pf_scan's caller puts after the
@@ -309,6 +360,7 @@ static const u8 *string_scan(const u8 *p) {
       return p + 1;
     }
     if (c < 0x20) { s_cand = 1; return 0; } /* a raw control character: not JSON */
+    if (p != slow) s.mk = MK_FIRST; /* ASCII (the hot loop) came before */
     u32 cp;
     if (c == '\\') {
       i32 u;
@@ -318,8 +370,10 @@ static const u8 *string_scan(const u8 *p) {
     } else {
       cp = utf8_at(&p); /* c >= 128: a multi-byte character */
     }
+    slow = p;
     feed(&s, cp);
     if (s.cand) { s_cand = 1; return 0; }
+    if (s.np && (*p < 0x80)) { flush(&s); if (s.cand) { s_cand = 1; return 0; } } /* ASCII next */
   }
 }
 
@@ -399,7 +453,7 @@ static u64 descend(u64 active, i32 depth, const u16 *key, i32 len) {
     const i32 *st = STEPS + 2 * (PSTEP0[q] + depth);
     if (key == 0) { if (st[0] == -1) out |= (u64)1 << q; continue; }
     if (st[0] != len) continue;
-    const u16 *want = (const u16 *)st[1];
+    const u16 *want = AT(const u16 *, st[1]);
     i32 k = 0;
     while (k < len && want[k] == key[k]) k++;
     if (k == len) out |= (u64)1 << q;
@@ -476,13 +530,11 @@ static const u8 *value(const u8 *p, u64 active, i32 depth) {
 
 /* ------------------------------------------------------------------------- lines */
 
-/* Python's str.isspace() set (prefilter.js PY_BLANK): is the line only these? */
+/* Python's str.isspace() set: is the line only these? */
 static int blank(const u8 *p, const u8 *end) {
   while (p < end) {
     u32 c = utf8_at(&p);
-    if (c < 128) { if (c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1c && c <= 0x1f)) continue; return 0; }
-    if (c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
-        c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000) continue;
+    if (c < 128 ? CLASS[c] == 1 : PY_SPACE_HIGH(c)) continue;
     return 0;
   }
   return 1;
@@ -512,13 +564,14 @@ static int candidate(const u8 *p, const u8 *end, u32 brackets) {
 
 /* Index of the first byte of an invalid UTF-8 sequence, or -1 (files.js firstInvalidUtf8).
  * *units gets the text's length in UTF-16 code units (a 4-byte sequence is two). */
-static i32 invalid_utf8(const u8 *b, i32 n, u32 *units) {
+static i32 invalid_utf8(const u8 *b, i32 n, u32 *units, u32 *points) {
   i32 i = 0;
   u32 less = 0; /* bytes beyond a sequence's UTF-16 units */
+  u32 four = 0; /* 4-byte sequences: two UTF-16 units, one code point */
   *units = 0;
+  *points = 0;
   while (i < n) {
-    while (i + 16 <= n && !wasm_i8x16_bitmask(wasm_v128_load(b + i))) i += 16; /* ASCII */
-    if (i >= n) break;
+    while (i + 16 <= n && !HIGH16(LOAD16(b + i))) i += 16; /* ASCII */
     if (i >= n) break;
     u32 c = b[i];
     if (c < 0x80) { i++; continue; }
@@ -538,19 +591,20 @@ static i32 invalid_utf8(const u8 *b, i32 n, u32 *units) {
     if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
     i += need + 1;
     less += need == 3 ? 2 : (u32)need;
+    four += need == 3;
   }
   *units = (u32)n - less;
+  *points = *units - four;
   return -1;
 }
 
 /* The end of the line at p (its '\n', or end) and, in *brackets, its '{' and '[' count. */
 static const u8 *line_end(const u8 *p, const u8 *end, u32 *brackets) {
   u32 br = 0;
-  const v128_t nl = wasm_i8x16_splat('\n'), ob = wasm_i8x16_splat('{'), sb = wasm_i8x16_splat('[');
   while (end - p >= 16) {
-    v128_t v = wasm_v128_load(p);
-    u32 lf = wasm_i8x16_bitmask(wasm_i8x16_eq(v, nl));
-    u32 bm = wasm_i8x16_bitmask(wasm_v128_or(wasm_i8x16_eq(v, ob), wasm_i8x16_eq(v, sb)));
+    v16 v = LOAD16(p);
+    u32 lf = EQ16(v, '\n');
+    u32 bm = EQ16(v, '{') | EQ16(v, '[');
     if (lf) {
       u32 k = (u32)__builtin_ctz(lf);
       *brackets = br + (u32)__builtin_popcount(bm & ((1u << k) - 1));
@@ -567,12 +621,16 @@ static const u8 *line_end(const u8 *p, const u8 *end, u32 *brackets) {
 /* Filter one chunk of complete lines at `buf` (`len` bytes; buf[len] must be 0, a sentinel
  * for the hot loop). Candidates go to `out` as
  * [record, line, first byte, end byte] (chunk-local, records and lines 1-based), at most
- * `cap` of them. `res` gets [candidates, records, lines, UTF-16 units, invalid byte].
- * Returns 0; -1 when the chunk is not UTF-8 (res[4] = the first invalid byte); -2 when more
- * than `cap` candidates (call again with more room). */
-EXPORT("pf_scan") i32 pf_scan(const u8 *buf, i32 len, i32 *out, i32 cap, i32 *res) {
-  u32 units;
-  i32 bad = invalid_utf8(buf, len, &units);
+ * `cap` of them. `res` gets [candidates, records, lines, UTF-16 units, invalid byte, code
+ * points]. Returns 0; -1 when the chunk is not UTF-8 (res[4] = the first invalid byte); -2
+ * when more than `cap` candidates (call again with more room); -3 before pf_exact.
+ * Arguments are offsets in the kernel's memory (AT). */
+EXPORT("pf_scan") i32 pf_scan(i32 buf_at, i32 len, i32 out_at, i32 cap, i32 res_at) {
+  if (!EXACT) return -3; /* pf_exact was not called */
+  const u8 *buf = AT(const u8 *, buf_at);
+  i32 *out = AT(i32 *, out_at), *res = AT(i32 *, res_at);
+  u32 units, points;
+  i32 bad = invalid_utf8(buf, len, &units, &points);
   res[4] = bad;
   if (bad >= 0) return -1;
   i32 count = 0, records = 0, lines = 0;
@@ -598,5 +656,6 @@ EXPORT("pf_scan") i32 pf_scan(const u8 *buf, i32 len, i32 *out, i32 cap, i32 *re
   res[1] = records;
   res[2] = lines;
   res[3] = (i32)units;
+  res[5] = (i32)points;
   return 0;
 }

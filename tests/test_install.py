@@ -1,6 +1,7 @@
-"""`pip install 'evalsieve[encoder]'` is enough: the built wheel, installed into a fresh venv
-outside the repository, runs both jobs from another folder with no build step (the encoder
-is derived on first use into the user cache folder).
+"""`pip install 'evalsieve[encoder,fast]'` is enough: the built wheel, installed into a fresh
+venv outside the repository, runs both jobs from another folder with no build step (the
+encoder is derived on first use into the user cache folder), and its training pass runs the
+scan kernel (the wheel's prefilter.wasm under wasmtime's own wheel: no compiler).
 
 Marked ``install``; it runs in the suite. The dependencies come from PyPI once (``pip
 download`` into ``.cache/pip-wheels``, redone when the extra's requirements change) and are
@@ -24,10 +25,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+EXTRAS = ("encoder", "fast")
+
+
 def _extra_requirements() -> list[str]:
     import tomllib
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    return meta["project"]["optional-dependencies"]["encoder"]
+    return [r for e in EXTRAS for r in meta["project"]["optional-dependencies"][e]]
 
 
 @pytest.mark.install
@@ -38,14 +42,17 @@ def test_wheel_installs_whole_and_runs_both_jobs(tmp_path):
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
     assert {"evalsieve/model.lock.json", "evalsieve/model_cache.py",
-            "evalsieve/encoder_graph.py", "evalsieve/parquet_io.py"} <= names
+            "evalsieve/encoder_graph.py", "evalsieve/parquet_io.py",
+            "evalsieve/prefilter.wasm"} <= names
+    with zipfile.ZipFile(wheel) as z:   # the committed kernel, byte for byte
+        assert z.read("evalsieve/prefilter.wasm") == build.KERNEL_WASM.read_bytes()
     t0 = time.perf_counter()
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = str(venv / "bin" / "python")
     # The local wheel cache: every dependency of the extra, fetched from PyPI once (pip
     # download), then installed from there with no index (a warm run needs no network).
-    req = f"evalsieve[encoder] @ {wheel.as_uri()}"
+    req = f"evalsieve[{','.join(EXTRAS)}] @ {wheel.as_uri()}"
     local = build.DEFAULT_CACHE / "pip-wheels"
     stamp = local / ".requirements"
     want = "\n".join(sorted(_extra_requirements()))
@@ -59,8 +66,10 @@ def test_wheel_installs_whole_and_runs_both_jobs(tmp_path):
                 pytest.skip(f"PyPI is not reachable: {got.stderr[-300:]}")
             raise AssertionError(got.stderr[-3000:])
         stamp.write_text(want)
-    pip = subprocess.run([py, "-m", "pip", "install", "--quiet", "--no-index", "--find-links",
-                          str(local), req], capture_output=True, text=True, timeout=600)
+    # wheels only: pip builds nothing from source (no compiler is used, none is needed)
+    pip = subprocess.run([py, "-m", "pip", "install", "--quiet", "--no-index", "--only-binary=:all:",
+                          "--find-links", str(local), req], capture_output=True, text=True,
+                         timeout=600)
     assert pip.returncode == 0, pip.stderr[-3000:]
     print(f"venv + pip install: {time.perf_counter() - t0:.0f} s")
     xdg = tmp_path / "xdg-cache"     # platformdirs' user cache folder on Linux
@@ -84,9 +93,11 @@ def test_wheel_installs_whole_and_runs_both_jobs(tmp_path):
         assert p.returncode == 0, p.stderr
         return json.loads(p.stdout), p.stderr
 
-    s, _ = run("contamination", "gsm8k_test_sample.jsonl", "train_mix.jsonl", "--eval-field",
-               "question", "--train-field", "text", "--out", "cont", "--json")
+    s, err = run("contamination", "gsm8k_test_sample.jsonl", "train_mix.jsonl", "--eval-field",
+                 "question", "--train-field", "text", "--out", "cont", "--json")
     assert s["rows_scanned"] == 40 and s["training_records"] == 127
+    assert s["training_engine"]["filter"] == "kernel" and "filter: kernel" in err, err
+    assert s["rows_contaminated"] == 7
     assert (work / "cont" / "eval.clean.jsonl").is_file()
     s, err = run("paraphrases", "gsm8k_test_sample.jsonl", "--field", "question", "--out",
                  "para", "--json")

@@ -6,8 +6,10 @@
 
 import { ERR, ProtocolError } from './protocol.js';
 import { binaryKind, isGzip } from './magic.js';
+import { decodeMarkingInvalid, firstInvalidUtf8 } from './utf8.js';
 
 export { binaryKind, isGzip, setBinaryMagic } from './magic.js';
+export { decodeMarkingInvalid, firstInvalidUtf8 } from './utf8.js';
 
 let sha256Factory = null;
 let sha256URL = /** @type {string | null} */ (null);
@@ -26,35 +28,6 @@ export const getSha256Factory = () => sha256Factory;
 
 function badInput(file, message, extra = {}) {
   return new ProtocolError(ERR.BAD_INPUT, message, { file: file.name, ...extra });
-}
-
-/**
- * Index of the first byte that starts an invalid UTF-8 sequence (a truncated sequence at the
- * very end counts as invalid only when `final`), or -1.
- */
-export function firstInvalidUtf8(bytes, final = true) {
-  const n = bytes.length;
-  let i = 0;
-  while (i < n) {
-    const b = bytes[i];
-    if (b < 0x80) { i++; continue; }
-    let need;
-    let min;
-    if (b >= 0xc2 && b <= 0xdf) { need = 1; min = 0x80; }
-    else if (b >= 0xe0 && b <= 0xef) { need = 2; min = 0x800; }
-    else if (b >= 0xf0 && b <= 0xf4) { need = 3; min = 0x10000; }
-    else return i;
-    let cp = b & (0x3f >> need);
-    for (let k = 1; k <= need; k++) {
-      if (i + k >= n) return final ? i : -1;
-      const c = bytes[i + k];
-      if ((c & 0xc0) !== 0x80) return i;
-      cp = (cp << 6) | (c & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
-    i += need + 1;
-  }
-  return -1;
 }
 
 function countNewlineBytes(bytes, end) {
@@ -81,14 +54,18 @@ function countNewlines(s) {
  *   hash: compute the sha256 of the raw bytes (default true).
  *   hardLimit: when > 0, pending text without any '\n' is yielded once it reaches this
  *     length (the chunk then ends mid-line; only readHead uses this).
- * Yields: strings; each but possibly the last ends with '\n'. The BOM is dropped.
+ *   keepBom: leave a leading byte-order mark in the text (Python's reader keeps it aside
+ *     for the clean export); otherwise it is dropped.
+ *   skipBad: lines that are not UTF-8 are marked (decodeMarkingInvalid) instead of being an
+ *     error, for Python to skip as malformed records (the "skip malformed lines" option).
+ * Yields: strings; each but possibly the last ends with '\n'.
  * Returns: {sha256 (hex, or null when hash is false), bytes (raw), gzip (bool),
  *   chars (decoded UTF-16 code units), lines (count of '\n'), hash_ms, decode_ms (time
  *   spent hashing and decoding, for the benchmark's breakdown)}.
  * Raises: ProtocolError bad_input for invalid UTF-8 (names the file, the line and the
  *   approximate byte offset in the decoded stream) or a corrupt gzip stream.
  */
-export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = null, hash = true, hardLimit = 0 } = {}) {
+export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = null, hash = true, hardLimit = 0, keepBom = false, skipBad = false } = {}) {
   const gzip = await isGzip(file);
   let hasher = null;
   if (hash) {
@@ -116,7 +93,9 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
   );
   if (gzip) stream = stream.pipeThrough(new DecompressionStream('gzip'));
   const reader = stream.getReader();
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: keepBom });
+  let held = new Uint8Array(0); // skipBad: the bytes after the last line end, for the next read
+  let first = true;
 
   let pending = '';
   let decodedBytes = 0; // bytes handed to the decoder (after gunzip)
@@ -124,7 +103,21 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
   let chars = 0;
   let finished = false;
 
+  const decodeSkipping = (bytes, streaming) => {
+    const all = new Uint8Array(held.length + (bytes ? bytes.length : 0));
+    all.set(held);
+    if (bytes) all.set(bytes, held.length);
+    const cut = streaming ? all.lastIndexOf(0x0a) + 1 : all.length;
+    held = all.slice(cut);
+    let text = decodeMarkingInvalid(all.subarray(0, cut));
+    if (first && text) {
+      first = false;
+      if (!keepBom && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    return text;
+  };
   const decode = (bytes, streaming) => {
+    if (skipBad) return decodeSkipping(bytes, streaming);
     try {
       return streaming ? decoder.decode(bytes, { stream: true }) : decoder.decode();
     } catch (e) {
@@ -224,8 +217,8 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
  * Returns: {text, complete (bool: the whole file was read), gzip}.
  * Raises: as readTextChunks.
  */
-export async function readHead(file, { maxChars = 1 << 20 } = {}) {
-  const it = readTextChunks(file, { chunkChars: maxChars, hash: false, hardLimit: 64 * maxChars });
+export async function readHead(file, { maxChars = 1 << 20, skipBad = false } = {}) {
+  const it = readTextChunks(file, { chunkChars: maxChars, hash: false, hardLimit: 64 * maxChars, skipBad });
   let text = '';
   let complete = false;
   let gzip = false;
@@ -271,12 +264,13 @@ export const yieldToEventLoop = () => new Promise((resolve) => {
 /**
  * Run `body(chunk)` for every chunk of a file, with cancellation between chunks.
  *
- * Args: isCancelled: () => bool, checked after each chunk is read and before it is used.
+ * Args: isCancelled: () => bool, checked after each chunk is read and before it is used;
+ *   keepBom, skipBad: as readTextChunks.
  * Returns: the summary of readTextChunks.
  * Raises: ProtocolError 'cancelled' when isCancelled() turns true.
  */
-export async function forEachChunk(file, { chunkChars, onBytes, isCancelled }, body) {
-  const it = readTextChunks(file, { chunkChars, onBytes });
+export async function forEachChunk(file, { chunkChars, onBytes, isCancelled, keepBom = false, skipBad = false }, body) {
+  const it = readTextChunks(file, { chunkChars, onBytes, keepBom, skipBad });
   let summary = null;
   try {
     for (;;) {

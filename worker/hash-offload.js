@@ -1,9 +1,9 @@
 // @ts-check
 // The training pass's sha256 off the reading thread: a hashing worker (hash-worker.js) gets
 // the raw bytes in the order they were read, in batches of SETTINGS.hashBatchBytes copied out
-// of the stream's buffers into a few buffers that travel there and back (a copy costs about
-// 0.15 ms/MB, a fresh buffer per batch 0.5 more; hash-wasm's sha256 costs about 7 ms/MB on
-// this project's test machine, which the reading thread no longer spends). When the worker
+// of the stream's buffers into a few buffers that travel there and back (a copy costs the
+// reading thread a small fraction of what hash-wasm's sha256 would; docs/BENCHMARKS.md has
+// the figures). When the worker
 // cannot start or load hash-wasm, the bytes are hashed here, as before, and `note` says why:
 // never a silent difference, and the digest is the same bytes' sha256 either way.
 

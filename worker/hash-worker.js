@@ -1,8 +1,8 @@
 // @ts-check
 // A module worker that keeps the streaming sha256 of a training file (hash-wasm's
 // createSHA256), so that hashing runs on a core of its own instead of the reading thread's
-// (issue 7: on two cores the reader, read + sha256 + Python, was the training pass's
-// bottleneck). It gets the raw bytes in the order they were read (postMessage keeps order),
+// (on two cores the reader, read + sha256 + Python, bounds the training
+// pass). It gets the raw bytes in the order they were read (postMessage keeps order),
 // in batches that the client moves here (hash-offload.js) and gets back to fill again, and
 // answers the digest once.
 // Its messages are protocol.js HashIn / HashOut.

@@ -7,6 +7,7 @@ import { inspect } from './jobs/inspect.js';
 import { contamination } from './jobs/contamination.js';
 import { paraphrases, paraGroup, paraExports, paraExample, paraClose } from './jobs/paraphrases.js';
 import { read, embed } from './jobs/bench.js';
+import { purify } from './jobs/purify.js';
 
 /** @type {Record<import('./protocol.js').RunOp, import('./dispatch.js').Op>} */
 export const OPS = {
@@ -19,4 +20,5 @@ export const OPS = {
   [OP.PARA_CLOSE]: paraClose,
   [OP.READ]: read,
   [OP.EMBED]: embed,
+  [OP.PURIFY]: purify,
 };

@@ -15,8 +15,10 @@
 // record and line numbers. A hash collision only adds a candidate; a record holding an eval
 // n-gram always hits, since equal words give equal hashes. So the filter can cost time,
 // never results (tests/py/test_prefilter.py checks this against the pure-Python pass).
-//
-// No DOM, no imports: it runs in the worker and under Node for the tests.
+// A segment whose words are an exact-rung probe (prefilter-exact.js) makes its record a
+// candidate too. No DOM: it runs in the worker and under Node for the tests.
+
+import { FNV_OFFSET, FNV_PRIME, MIX, createExactProbes } from './prefilter-exact.js';
 
 // Python's str.isspace() set: a line made only of these is blank (not a record).
 const PY_BLANK = /^[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
@@ -34,9 +36,6 @@ const EXT_NONE = -1;
 const EXT_GONE = -2;
 const EXT_MANY = -3;
 
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
-const MIX = 0x9e3779b1 | 0; // multiplier of the n-gram polynomial
 
 function powMix(e) {
   let r = 1;
@@ -65,13 +64,15 @@ function wordHash(word) {
  *
  * Args: spec = {n, ngrams: [string] (normalised words joined by one space), format:
  *   'jsonl'|'text', paths: [[step, ...]] (field paths split into keys and '[]'),
- *   chars: {code: normalised text} (text.char_table)}.
+ *   chars: {code: normalised text} (text.char_table), exact: PrefilterExact (protocol.js)}.
  * Returns: {scan(text, state) -> {candidates: [[record, line, raw]], records, lines},
- *   segmentHits, tables: {n, top, table, mask, bits, extCode, extText} (prefilter-wasm.js)}.
+ *   segmentHits, tables: {n, top, table, mask, bits, extCode, extText, exact, exactMask}
+ *   (prefilter-wasm.js)}. Throws when spec.exact is missing or not this filter's hash.
  */
 export function createPrefilter(spec) {
   const n = spec.n | 0;
   const top = powMix(n - 1);
+  const { exact, exactMask, exactProbe } = createExactProbes(spec.exact);
   // open-addressing table of n-gram hashes (0 marks empty; a real 0 is stored as 1)
   let size = 1;
   while (size < spec.ngrams.length * 4) size <<= 1;
@@ -127,18 +128,20 @@ export function createPrefilter(spec) {
     let words = 0;
     let slot = 0;
     let roll = 0;
+    let eh = 0; // the whole segment's polynomial (the exact-key probe)
     let h = FNV_OFFSET;
     let inWord = false;
     const len = s.length;
     for (let i = 0; i < len; i++) {
       const c = s.charCodeAt(i);
-      if (c >= 128) return segmentHitsAny(s, i, words, slot, roll, h, inWord);
+      if (c >= 128) return segmentHitsAny(s, i, words, slot, roll, eh, h, inWord);
       const cls = CLASS[c];
       if (cls === 0) { h = Math.imul(h ^ c, FNV_PRIME); inWord = true; continue; }
       if (cls === 3) { h = Math.imul(h ^ (c + 32), FNV_PRIME); inWord = true; continue; }
       if (cls === 2 || !inWord) continue;
       if (words >= n) roll = (roll - Math.imul(ring[slot], top)) | 0;
       roll = (Math.imul(roll, MIX) + h) | 0;
+      eh = (Math.imul(eh, MIX) + h) | 0;
       ring[slot] = h;
       slot = slot + 1 === n ? 0 : slot + 1;
       words++;
@@ -146,17 +149,19 @@ export function createPrefilter(spec) {
       h = FNV_OFFSET;
       if (words >= n && probe(roll)) return true;
     }
-    if (!inWord) return false;
+    if (!inWord) return exactProbe(words, eh);
     // the last word ends with the segment (the general loop's trailing ' ')
     if (words >= n) roll = (roll - Math.imul(ring[slot], top)) | 0;
     roll = (Math.imul(roll, MIX) + h) | 0;
-    return words + 1 >= n && probe(roll);
+    eh = (Math.imul(eh, MIX) + h) | 0;
+    return (words + 1 >= n && probe(roll)) || exactProbe(words + 1, eh);
   }
 
   /** true when a segment has a window whose hash is in the table; null when it meets a
    *  character outside the table first (Python decides); else false. Goes on from index
-   *  `i` with the state segmentHits reached there (all 0 / FNV_OFFSET / false: from the start). */
-  function segmentHitsAny(s, i, words, slot, roll, h, inWord) {
+   *  `i` with the state segmentHits reached there (all 0 / FNV_OFFSET / false: from the
+   *  start; eh: the exact-key polynomial, a probe at the end is a hit too). */
+  function segmentHitsAny(s, i, words, slot, roll, eh, h, inWord) {
     // Per character one class lookup and, inside a word, one FNV-1a step; per word end one
     // rolling-hash update and one table probe. A non-ASCII character is read as its table
     // text, in the same pass (no copy of the segment).
@@ -185,6 +190,7 @@ export function createPrefilter(spec) {
       // a word ended: roll it into the window of the last n words
       if (words >= n) roll = (roll - Math.imul(ring[slot], top)) | 0;
       roll = (Math.imul(roll, MIX) + h) | 0;
+      eh = (Math.imul(eh, MIX) + h) | 0;
       ring[slot] = h;
       slot = slot + 1 === n ? 0 : slot + 1;
       words++;
@@ -192,7 +198,7 @@ export function createPrefilter(spec) {
       h = FNV_OFFSET;
       if (words >= n && probe(roll)) return true;
     }
-    return false;
+    return exactProbe(words, eh);
   }
 
   // Field walk, as evalsieve.fields._walk: strings are segments; any other leaf -> unsure.
@@ -264,7 +270,7 @@ export function createPrefilter(spec) {
   }
 
   // the tables, for the WebAssembly kernel (prefilter-wasm.js): one place builds them
-  const tables = { n, top, table, mask, bits, extCode, extText };
+  const tables = { n, top, table, mask, bits, extCode, extText, exact, exactMask };
   return { scan, segmentHits, tables };
 }
 

@@ -21,7 +21,7 @@
 //
 // Op names: one scheme for the page's requests and the Python bridge (py/evalsieve/bridge.py
 // OPS): `inspect`, `constants`, `close`, and `<job>.<step>` with job `cont` (contamination),
-// `para` (paraphrases) or `bench` (benchmarks). RUN_OPS: what a `run` may ask for; BRIDGE_OPS:
+// `para` (paraphrases), `purify` (the training file cleaned) or `bench` (benchmarks). RUN_OPS: what a `run` may ask for; BRIDGE_OPS:
 // what the worker asks Python (tests/js/test_node.py and contract.test.mjs hold both to the code).
 
 import { ERR, ERROR_CODES, ProtocolError, toErrorObject } from './errors.js';
@@ -44,9 +44,10 @@ export { ERR, ProtocolError, toErrorObject };
  * @property {number} para_window  word pieces per row incl. [CLS] and [SEP]
  * @property {number} embedding_dims  floats per sentence embedding
  * @property {{min: number, max: number, default: number}} semantic_code_ngram  tokens per code shingle of the semantic rung (0 = code channel off)
- * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string}} export_names
+ * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string, stamp: string}} export_names
  * @property {BinaryMagic[]} binary_magic
  * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default)
+ * @property {{modes: string[], rows: Record<string, string>, self_checks: string[], radius: {min: number, max: number, default: number}, min_piece: {min: number, max: number, default: number}, max_splits: {min: number, max: number, default: number}}} purify  purify's settings (py/evalsieve/purify_core.py; first of each list: the default)
  */
 
 /**
@@ -76,11 +77,12 @@ export { ERR, ProtocolError, toErrorObject };
 
 /**
  * Progress stages: `eval`, `train` (contamination, bytes), `read` (paraphrases, bytes),
- * `embed` (rows, with eta_s: seconds left, null before the first batch), `tiles` (cosine tiles).
- * @typedef {'eval' | 'train' | 'read' | 'embed' | 'tiles'} ProgressStage
+ * `embed` (rows, with eta_s: seconds left, null before the first batch), `tiles` (cosine tiles),
+ * `write` / `check` (purify: the training file written, the output rescanned; bytes).
+ * @typedef {'eval' | 'train' | 'read' | 'embed' | 'tiles' | 'write' | 'check'} ProgressStage
  * @typedef {'bytes' | 'rows' | 'tiles'} ProgressUnit
  */
-export const STAGE = Object.freeze({ EVAL: 'eval', TRAIN: 'train', READ: 'read', EMBED: 'embed', TILES: 'tiles' });
+export const STAGE = Object.freeze({ EVAL: 'eval', TRAIN: 'train', READ: 'read', EMBED: 'embed', TILES: 'tiles', WRITE: 'write', CHECK: 'check' });
 
 /**
  * `log.data` by kind (the page reads these; a log without data is text only).
@@ -111,7 +113,7 @@ export const LOG_KIND = Object.freeze({
 /**
  * @typedef {{name: string, mime: string, text: string, blob?: Blob}} Export  blob: a binary export (eval.clean.parquet; text '')
  * @typedef {{name: string, sha256: string | null, bytes: number, gzip: boolean, format?: string}} InputInfo
- * @typedef {{eval_row: number, status: 'contaminated', containment: number, containment_text: string, ngrams_matched: number, ngrams_total: number, training_record: number, shared_passage: string, training_excerpt: string, eval_text: string}} ContaminatedRow
+ * @typedef {{eval_row: number, status: 'contaminated', rung: Rung, containment: number | null, containment_text: string, ngrams_matched: number, ngrams_total: number, training_record: number, shared_passage: string, training_excerpt: string, eval_text: string}} ContaminatedRow
  * @typedef {{rows: ContaminatedRow[], rows_total: number, histogram: {bin_width: number, counts: number[]}, score_figures?: Record<string, any>[], score_settings?: Record<string, any>, ladder: LadderView}} ContaminationView
  *   rows: the contaminated rows in report order, at most 2000; histogram: containment of the
  *   scored rows in tenths (the overlap report's bins); with a scores file, score_figures (per
@@ -128,13 +130,15 @@ export const LOG_KIND = Object.freeze({
  * @typedef {{figures: Record<string, any>, ms: number}} ParaGroupResult
  * @typedef {{stamp: Record<string, any>, exports: Export[]}} ParaExportsResult
  * @typedef {{name: string, text: string}} ParaExampleResult
+ * @typedef {{summary: Record<string, any>, exports: Export[], output: {name: string, bytes: number, sha256: string, saved: 'file' | 'blob', blob?: Blob}, inputs: {eval: InputInfo, train: InputInfo}, timing: {seconds: number, scan: number, write: number, check: number}}} PurifyResult  purify.run (saved 'file': written through the File System Access handle args.save; 'blob': the cleaned file is `blob`)
  * @typedef {{sha256: string | null, bytes: number, gzip: boolean, chars: number, lines: number, seconds: number, hash_ms: number, decode_ms: number}} ReadResult
  * @typedef {{rows: number, seconds: number, rows_per_s: number, truncated: number, threads: number, isolated: boolean}} EmbedResult
  */
 
 // --- the prefilter sub-worker (prefilter-worker.js) ------------------------------------
 /**
- * @typedef {{n: number, ngrams: string[], format: string, paths: any[][], chars: Record<string, string>}} PrefilterSpec
+ * @typedef {{hash: {fnv_offset: number, fnv_prime: number, mix: number, count_mix: number}, probes: number[], scalar_only: boolean}} PrefilterExact (the exact rung's probes and their hash: evalsieve.exact.prefilter_exact)
+ * @typedef {{n: number, ngrams: string[], format: string, paths: any[][], chars: Record<string, string>, kernel?: {chars: Record<string, string>, flags: Record<string, number>}, exact: PrefilterExact}} PrefilterSpec (kernel: the scan kernel's characters beyond chars, and their context flags: kernel_spec.kernel_chars)
  * @typedef {{type: 'spec', spec: PrefilterSpec}} PrefilterSpecMsg
  * @typedef {{type: 'chunk', seq: number, data: string | Uint8Array}} PrefilterChunkMsg (data: UTF-8 bytes, transferred, or text)
  * @typedef {PrefilterSpecMsg | PrefilterChunkMsg} PrefilterIn
@@ -178,6 +182,7 @@ export const OP = Object.freeze({
   PARA_CLOSE: 'para.close', // release a handle
   READ: 'bench.read', // stream a file through File.stream/gunzip/decode only (the benchmark's ceiling)
   EMBED: 'bench.embed', // time the encoder alone (the benchmark)
+  PURIFY: 'purify.run', // the training file cleaned of the eval n-grams (jobs/purify.js)
   // bridge ops (the worker -> py/evalsieve/bridge.py)
   CONSTANTS: 'constants',
   CLOSE: 'close',
@@ -203,13 +208,14 @@ export const OP = Object.freeze({
   PARA_END_EVAL: 'para.end_eval',
   PARA_SIMILARITY: 'para.similarity',
   PARA_FINISH: 'para.finish',
+  PURIFY_BEGIN: 'purify.begin', PURIFY_PLAN: 'purify.plan', PURIFY_FEED: 'purify.feed', PURIFY_END: 'purify.end', PURIFY_CHECK: 'purify.check', PURIFY_FINISH: 'purify.finish', // py/evalsieve/purify_page.py
 });
 /** @typedef {typeof OP[keyof typeof OP]} OpName */
 
 /** What a `run` message may ask the worker for. */
 export const RUN_OPS = Object.freeze([
   OP.INSPECT, OP.CONTAMINATION, OP.PARAPHRASES, OP.PARA_GROUP, OP.PARA_EXPORTS, OP.PARA_EXAMPLE,
-  OP.PARA_CLOSE, OP.READ, OP.EMBED,
+  OP.PARA_CLOSE, OP.READ, OP.EMBED, OP.PURIFY,
 ]);
 /** @typedef {typeof RUN_OPS[number]} RunOp */
 
@@ -221,10 +227,11 @@ export const BRIDGE_OPS = Object.freeze([
   OP.CONT_SCORES, OP.PARA_SCORES, OP.CONT_SEMANTIC_REQUEST, OP.CONT_SEMANTIC_COSINES,
   OP.PARA_START, OP.PARA_EXAMPLE, OP.PARA_FEED_EVAL, OP.PARA_FEED_EVAL_VALUES, OP.PARA_END_EVAL, OP.PARA_SIMILARITY,
   OP.PARA_GROUP, OP.PARA_FINISH,
+  OP.PURIFY_BEGIN, OP.PURIFY_PLAN, OP.PURIFY_FEED, OP.PURIFY_END, OP.PURIFY_CHECK, OP.PURIFY_FINISH,
 ]);
 /** @typedef {typeof BRIDGE_OPS[number]} BridgeOp */
 /** The long jobs: they run one at a time, in the order asked (worker/dispatch.js). */
-export const QUEUED_OPS = Object.freeze([OP.CONTAMINATION, OP.PARAPHRASES, OP.EMBED, OP.READ]);
+export const QUEUED_OPS = Object.freeze([OP.CONTAMINATION, OP.PARAPHRASES, OP.EMBED, OP.READ, OP.PURIFY]);
 
 /** Boot stages in order; `boot.done` is the index of the stage being entered. */
 export const BOOT_STAGES = Object.freeze(/** @type {const} */ (['manifest', 'pyodide', 'packages', 'evalsieve', 'ready']));

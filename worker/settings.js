@@ -27,4 +27,7 @@ export const SETTINGS = Object.freeze({
   embedMaxSeconds: 30 * 60,
   /** at most one progress message per stage per this many ms (the last one always goes) */
   progressIntervalMs: 100,
+  /** purify without the File System Access API builds the cleaned file in a Blob, at most
+   * this many bytes (1 GiB: a browser holds a Blob in memory or its own temporary files) */
+  purifyBlobMaxBytes: 2 ** 30,
 });

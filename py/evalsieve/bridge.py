@@ -3,7 +3,9 @@
 The worker calls ``call(op, args_json, text)`` for every step (see docs/ARCHITECTURE.md for
 the ops). Nothing here holds a JS proxy: arguments arrive as JSON text (plus one bulk text
 chunk), answers leave as JSON text, so no proxy object crosses the boundary and nothing
-needs destroying. The module imports nothing Pyodide-specific and is tested under CPython.
+needs destroying. It imports nothing Pyodide-specific at import time (``pyodide`` only inside
+``_runtime``, for its version; a ``JsProxy`` buffer is recognised by its ``to_bytes``), so it
+imports and is tested under CPython (tests/py/test_docs.py checks the import).
 
 Every answer is ``{"ok": true, "value": ...}`` or ``{"ok": false, "error": {code, message,
 file, line, expected, detail, text}}``; an unexpected exception becomes code ``internal``.
@@ -19,8 +21,9 @@ import traceback
 from array import array
 
 from . import constants
-from .contamination import ContaminationConfig, ContaminationJob
+from .contamination_job import ContaminationConfig, ContaminationJob
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
+from .purify_page import bridge_ops as _purify_ops
 from .errors import EvalsieveError, bad_input
 from .exports import write_csv
 from .ladder import ladder_view
@@ -40,6 +43,14 @@ def _runtime() -> str:
         except Exception:  # pragma: no cover
             return f"Pyodide (Python {platform.python_version()})"
     return f"{platform.python_implementation()} {platform.python_version()}"
+
+
+def _register(obj) -> int:
+    """Keep ``obj`` under a new handle (``close`` releases it)."""
+    h = _next[0]
+    _next[0] += 1
+    _jobs[h] = obj
+    return h
 
 
 def _job(args: dict):
@@ -171,7 +182,7 @@ def _op_cont_finish(args, text):
 
 
 def kept_rows_csv(job) -> str:
-    """``eval.clean.rows.csv`` for a Parquet eval file: the stamp line, then ``eval_row``
+    """``eval.clean.rows.csv`` for a Parquet eval file: ``eval_row``
     (1-based row of the Parquet file) of every row ``eval.clean.parquet`` keeps, in file
     order (what the page offers when it cannot write the file's types faithfully)."""
     return write_csv(job.stamp, ["eval_row"], ([i + 1] for i in job.kept_rows()))
@@ -419,8 +430,10 @@ OPS = {
     "para.finish": _op_para_finish,
     "close": _op_close,
 }
+# purify in the page (purify_page.py): purify.begin, .plan, .feed, .end, .check, .finish
+OPS.update(_purify_ops(_job, _register, _runtime))
 
-_WITH_DATA = {"para.similarity", "cont.semantic_cosines"}
+_WITH_DATA = {"para.similarity", "cont.semantic_cosines", "purify.feed"}
 
 
 def call(op: str, args_json: str = "{}", text: str | None = None, data=None) -> str:

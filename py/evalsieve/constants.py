@@ -63,6 +63,11 @@ PARAPHRASE_EXPORTS = ("paraphrase-pairs.csv", "paraphrase-groups.csv")
 SKIPPED_EXPORT = "skipped-lines.csv"
 #: Added to either job's exports when per-row scores are given (docs/SCORE_IMPACT.md).
 SCORE_EXPORTS = ("score-impact.csv", "scores-unmatched.csv")
+#: The last of either job's exports: the run stamp as JSON (every CSV export's
+#: ``run_fingerprint`` column holds its ``fingerprint``).
+STAMP_EXPORT = "run-stamp.json"
+#: What ``evalsieve purify`` writes beside its copy of the corpus (the stamp last).
+PURIFY_EXPORTS = ("purify-report.csv", "purify-summary.json", STAMP_EXPORT)
 
 # -- inputs ------------------------------------------------------------------------------------
 #: Files refused by their first bytes (after gunzip): (magic, what it is, what to do, and an
@@ -72,7 +77,8 @@ BINARY_MAGIC = (
     (b"PK\x03\x04", "a ZIP archive (or .xlsx/.docx)", "unzip it, or export the sheet as CSV", None),
     (b"PK\x05\x06", "a ZIP archive (empty)", "unzip it, or export the sheet as CSV", None),
     (b"PAR1", "a Parquet file", "here it is read as text: the page reads a Parquet file "
-     "as it is, not inside gzip; gunzip it, or use the CLI (pip install 'evalsieve[parquet]'), or convert it to JSON Lines, "
+     "as it is, not inside gzip; gunzip it, or use the CLI (pip install "
+     "'evalsieve[parquet]'), or convert it to JSON Lines, "
      "e.g. pandas.read_parquet(F).to_json(OUT, orient='records', lines=True)", None),
     (b"\xff\xfe", "UTF-16 text (little-endian byte-order mark)",
      "re-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE", None),
@@ -83,7 +89,11 @@ BINARY_MAGIC = (
     (b"\x28\xb5\x2f\xfd", "a Zstandard file", "decompress it (unzstd) or recompress it with gzip",
      None),
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "extract it first", None),
-    (b"ARROW1", "an Arrow/Feather file", "convert it to JSON Lines", None),
+    (b"ARROW1", "an Arrow/Feather file", "the CLI reads it as training data (pip install "
+     "'evalsieve[parquet]'); or convert it to Parquet or JSON Lines", None),
+    (b"\xff\xff\xff\xff", "an Arrow stream (a Hugging Face datasets cache or save_to_disk "
+     "shard)", "the CLI reads it as training data (pip install 'evalsieve[parquet]'); or save "
+     "the dataset as Parquet or JSON Lines (Dataset.to_parquet / to_json)", None),
     (b"SQLite format 3\x00", "an SQLite database", "export a table as CSV or JSON Lines", None),
     (b"%PDF-", "a PDF document", "extract its text first", None),
 )
@@ -113,13 +123,28 @@ def as_json() -> dict:
         "export_names": {"clean_by_format": dict(CLEAN_NAME_BY_FORMAT),
                          "contamination": list(CONTAMINATION_REPORTS),
                          "paraphrases": list(PARAPHRASE_EXPORTS),
-                         "skipped": SKIPPED_EXPORT},
+                         "skipped": SKIPPED_EXPORT, "stamp": STAMP_EXPORT},
         "binary_magic": [{"magic": list(m), "what": what, "todo": todo,
                           "also": None if also is None else {"at": also[0], "magic": list(also[1])}}
                          for m, what, todo, also in BINARY_MAGIC],
+        "purify": _purify_constants(),
     }
+
+
+def _purify_constants() -> dict:
+    """purify's settings for the page (defined in purify.py): the modes, which rows count
+    (key: the stamp's words), the self-checks, and R / minimum piece / maximum splits as
+    ``{min, max, default}``; the first mode, rows and self-check are the defaults."""
+    from . import purify_core as pu
+    return {"modes": list(pu.MODES), "rows": dict(pu.ROWS), "self_checks": list(pu.SELF_CHECKS),
+            **{name: {"min": 0, "max": pu.SETTING_MAX, "default": default}
+               for name, default in (("radius", pu.RADIUS), ("min_piece", pu.MIN_PIECE),
+                                     ("max_splits", pu.MAX_SPLITS))}}
 
 
 if __name__ == "__main__":  # the JSON for tools and the Node tests (tests/js)
     import json
     print(json.dumps(as_json(), indent=1))
+
+#: Most contaminated rows the page's view lists (the report CSV has them all).
+VIEW_ROWS = 2000

@@ -11,9 +11,8 @@ on the engine, the number of workers or the order in which tasks finish:
   ranges are done: the merge of a range waits for its predecessors' counts, see
   :class:`Merger`).
 
-Ray (``pip install 'evalsieve[ray]'``): the eval index and filters go into the object store
-once (``ray.put``); one task per file or byte range; tasks are pure functions of their
-inputs, so Ray's retries (worker lost, or :class:`corpus.TaskFault`) are safe.
+Ray (``pip install 'evalsieve[ray]'``) is :mod:`evalsieve.ray_engine`; it runs the same
+:func:`_run_task` in its tasks.
 """
 
 from __future__ import annotations
@@ -23,8 +22,8 @@ import os
 import signal
 import threading
 
-from .corpus import Task, TaskFault, open_binary, scan_task
-from .errors import EvalsieveError
+from .corpus import Task, open_binary, scan_task
+from .errors import EvalsieveError, from_dict
 
 ENGINES = ("local", "ray")
 
@@ -91,134 +90,206 @@ def hash_file(path: str, stop: threading.Event | None = None) -> str:
 
 
 # -- engines -------------------------------------------------------------------------------------
-def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_bytes) -> None:
-    """Run the tasks here (workers = 1) or in a pool of ``workers`` forked processes (they
-    inherit ``payload``; nothing of it is pickled), each taking the next task of ``tasks``
-    when it is free.
+def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_bytes,
+              fn=None) -> None:
+    """Run the tasks here (workers = 1) or in ``workers`` forked processes (they inherit
+    ``payload``; nothing of it is pickled), each taking the next task of ``tasks`` (largest
+    first) when it is free.
+
+    A worker that dies (the out-of-memory killer's SIGKILL, a crash) stops the run within
+    a moment, naming its task: the driver watches every worker's process, not only its
+    answers (``multiprocessing.Pool`` would replace the worker and wait for its task
+    forever).
 
     Args:
+        fn: the task function, ``fn(payload, task, progress=None) -> result dict`` with
+            ``bytes`` (default :func:`corpus.scan_task`; purify passes its shard writer).
         on_result: called with each task's result, in the driver, as tasks finish.
         on_bytes: called with bytes read (per block with one worker, per task otherwise).
     Raises:
-        EvalsieveError: the first task error (the pool is stopped; nothing is merged after).
-        KeyboardInterrupt: Ctrl-C (the pool is terminated).
+        EvalsieveError: the first task error; ``environment`` when a worker died (the other
+            workers are stopped; nothing is merged after).
+        KeyboardInterrupt: Ctrl-C (the workers are terminated).
     """
+    fn = fn or scan_task
     if workers <= 1 or len(tasks) <= 1:
         for t in tasks:
-            on_result(scan_task(payload, t, on_bytes))
+            on_result(fn(payload, t, on_bytes))
         return
     import multiprocessing as mp
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    # A Ctrl-C while the pool starts its processes would leave a pool that nothing
-    # terminates: it is noted meanwhile and raised inside the try below, which terminates
-    # it. (A Python signal handler runs in the main thread, whichever thread got the signal;
-    # only the main thread may set one.)
-    interrupted: list[int] = []
-    hold = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, lambda s, f: interrupted.append(s)) if hold else None
-    try:
-        pool = ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(payload,))
-    finally:
-        if hold:
-            signal.signal(signal.SIGINT, previous)
+    pool = _Workers(ctx, payload, fn)
     ok = False
     try:
-        if interrupted:
-            raise KeyboardInterrupt
-        # one task at a time, in the planned order (largest first): the workers end together
-        for res in pool.imap_unordered(_run_in_worker, tasks, chunksize=1):
-            if "error" in res:
-                raise _error_from(res["error"])
-            on_bytes(res["bytes"])
-            on_result(res)
+        pool.start(min(workers, len(tasks)))
+        pool.run(tasks, on_result, on_bytes)
         ok = True
     finally:
-        if ok:
-            pool.close()
+        pool.stop(ok)
+
+
+class _Workers:
+    """Worker processes of :func:`run_local`, each with a pipe of its own: the driver sends
+    a task, the worker answers with its result (or its error as a dict); ``None`` tells it
+    to exit. The driver waits on the pipes and on the processes' sentinels together, so a
+    worker's death is seen at once."""
+
+    def __init__(self, ctx, payload: dict, fn=scan_task):
+        self.ctx, self.payload, self.fn = ctx, payload, fn
+        self.procs: list = []
+        self.conns: list = []
+        self.told: set[int] = set()   # workers told to exit
+
+    def start(self, n: int) -> None:
+        """Start ``n`` workers. A Ctrl-C meanwhile is held back until they all exist, then
+        raised (the caller's ``stop`` then terminates them): a Python signal handler runs in
+        the main thread, whichever thread got the signal, and only the main thread may set
+        one."""
+        interrupted: list[int] = []
+        hold = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, lambda s, f: interrupted.append(s)) \
+            if hold else None
+        try:
+            for _ in range(n):
+                mine, theirs = self.ctx.Pipe()
+                p = self.ctx.Process(target=_worker_loop, args=(theirs, self.payload, self.fn),
+                                     daemon=True)
+                p.start()
+                theirs.close()   # the worker's end lives in the worker only: EOF if it dies
+                self.procs.append(p)
+                self.conns.append(mine)
+        finally:
+            if hold:
+                signal.signal(signal.SIGINT, previous)
+        if interrupted:
+            raise KeyboardInterrupt
+
+    #: Tasks each worker holds (the one it runs and the next, waiting in its pipe): a worker
+    #: that ends a task starts the next at once, without waiting for the driver's turn.
+    AHEAD = 2
+
+    def run(self, tasks: list[Task], on_result, on_bytes) -> None:
+        """Hand out ``tasks`` in order (largest first) to the workers, each holding at most
+        ``AHEAD``, the next to whichever answers, until every result is in."""
+        from multiprocessing.connection import wait
+        todo = iter(tasks)
+        busy: dict[int, list[Task]] = {i: [] for i in range(len(self.procs))}
+        for _ in range(self.AHEAD):
+            for i in busy:
+                self._give(i, next(todo, None), busy)
+        while any(busy.values()):
+            live = [i for i, held in busy.items() if held]
+            ready = set(wait([self.conns[i] for i in live] +
+                             [self.procs[i].sentinel for i in live]))
+            for i in live:
+                conn = self.conns[i]
+                if conn not in ready and self.procs[i].sentinel not in ready:
+                    continue
+                try:   # a result first, even from a worker that has exited since
+                    res = conn.recv() if conn.poll() else None
+                except (EOFError, OSError):
+                    res = None
+                if res is None:
+                    raise self._died(i, busy[i][0])
+                busy[i].pop(0)
+                if "error" in res:
+                    raise _error_from(res["error"])
+                self._give(i, next(todo, None), busy)   # before the merge: no idle worker
+                on_bytes(res["bytes"])
+                on_result(res)
+
+    def _give(self, i: int, task: Task | None, busy: dict) -> None:
+        """Send worker ``i`` a task, or (``None``) tell it to exit after those it holds."""
+        if task is None:
+            if i in self.told:
+                return
+            self.told.add(i)
+        try:
+            self.conns[i].send(task)
+        except OSError:
+            if task is not None or busy[i]:
+                raise self._died(i, (busy[i] or [task])[0])
+            return   # it was to exit anyway
+        if task is not None:
+            busy[i].append(task)
+
+    def _died(self, i: int, task: Task) -> EvalsieveError:
+        p = self.procs[i]
+        p.join(timeout=2)
+        code = p.exitcode
+        if code is None:
+            how = "stopped answering"
+        elif code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = "an unknown signal"
+            how = f"was killed by signal {-code} ({name}"
+            how += ", which the out-of-memory killer sends)" if -code == signal.SIGKILL else ")"
         else:
-            pool.terminate()
-        pool.join()
+            how = f"exited with status {code}"
+        part = ("the whole file" if task.whole else
+                f"bytes {task.start} to {task.start + task.nbytes} of it")
+        n = len(self.procs)
+        return EvalsieveError(
+            "environment", f"worker process {p.pid} of the training pass {how} while it "
+            f"scanned {part}; the run stopped and wrote no export", file=task.name,
+            expected=f"memory for every worker: run again with fewer --workers (this run "
+            f"had {n}), or with more free memory")
+
+    def stop(self, ok: bool) -> None:
+        """End every worker: after a run that finished they are exiting (told so) and are
+        waited for; otherwise they are terminated (SIGTERM, then SIGKILL)."""
+        for c in self.conns:
+            c.close()
+        for p in self.procs:
+            if not ok and p.exitcode is None:
+                p.terminate()
+        for p in self.procs:
+            p.join(timeout=10 if ok else 2)
+            if p.exitcode is None:
+                p.kill()
+                p.join()
 
 
-_PAYLOAD: dict | None = None
-
-
-def _init_worker(payload: dict) -> None:
-    global _PAYLOAD
+def _worker_loop(conn, payload: dict, fn=scan_task) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the driver handles Ctrl-C
-    _PAYLOAD = payload
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return   # the driver is gone
+        if task is None:
+            return
+        conn.send(_run_task(payload, task, fn=fn))
 
 
-def _run_in_worker(task: Task) -> dict:
+def _run_task(payload: dict, task: Task, retried: tuple = (), fn=scan_task) -> dict:
+    """One task in a worker (a process of :func:`run_local` or a Ray task): its result, or
+    its error as a plain dict (what crosses the process boundary). Exceptions of the types
+    in ``retried`` are raised (Ray retries them). ``fn``: the task function (default
+    :func:`corpus.scan_task`; purify passes its shard writer)."""
     try:
-        return scan_task(_PAYLOAD, task)
+        return fn(payload, task)
     except EvalsieveError as e:
         return {"error": e.to_dict()}
+    except retried:
+        raise
+    except OSError as e:
+        return {"error": EvalsieveError(
+            "environment", f"an I/O error in a worker ({e.strerror or e})", file=task.name,
+            expected="a readable file").to_dict()}
+    except MemoryError:
+        return {"error": EvalsieveError(
+            "environment", "a worker ran out of memory", file=task.name,
+            expected="fewer --workers, or more free memory").to_dict()}
+    except Exception as e:  # a bug: named, with where it happened
+        import traceback
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        return {"error": EvalsieveError(
+            "internal", f"{type(e).__name__} in a worker: {e}", file=task.name,
+            detail=f"{os.path.basename(where.filename)}:{where.lineno}").to_dict()}
 
 
 def _error_from(d: dict) -> EvalsieveError:
-    return EvalsieveError(d["code"], d["message"], file=d["file"], line=d["line"],
-                          expected=d["expected"], detail=d["detail"])
-
-
-def run_ray(payload: dict, tasks: list[Task], address: str | None, cpus: int | None,
-            on_result, on_bytes, max_retries: int = 3) -> None:
-    """Run the tasks as Ray tasks.
-
-    Args:
-        address: ``ray.init`` address (``"auto"``, ``"ray://host:10001"``...), or None to
-            start a local Ray with ``cpus`` CPUs.
-        max_retries: retries of a task whose worker died or that raised
-            :class:`corpus.TaskFault` or OSError (tasks are idempotent).
-    Raises:
-        EvalsieveError: ray missing, or the first task error (other tasks are cancelled).
-    """
-    try:
-        import ray
-    except ImportError:
-        raise EvalsieveError("bad_input", "--engine ray needs Ray",
-                             expected="pip install 'evalsieve[ray]'")
-    started = False
-    if not ray.is_initialized():
-        kw = {"address": address} if address else {"num_cpus": cpus}
-        ray.init(**kw, include_dashboard=False, log_to_driver=False,
-                 runtime_env=_runtime_env())
-        started = True
-    try:
-        ref = ray.put(payload)
-        remote = ray.remote(_ray_task).options(max_retries=max_retries,
-                                              retry_exceptions=[TaskFault, OSError])
-        pending = {remote.remote(ref, t): t for t in tasks}
-        try:
-            while pending:
-                done, _ = ray.wait(list(pending), num_returns=1)
-                for obj in done:
-                    pending.pop(obj)
-                    res = ray.get(obj)
-                    if "error" in res:
-                        raise _error_from(res["error"])
-                    on_bytes(res["bytes"])
-                    on_result(res)
-        finally:
-            for obj in pending:
-                ray.cancel(obj, force=True)
-    finally:
-        if started:
-            ray.shutdown()
-
-
-def _ray_task(payload: dict, task: Task) -> dict:
-    try:
-        return scan_task(payload, task)
-    except EvalsieveError as e:
-        return {"error": e.to_dict()}
-
-
-def _runtime_env() -> dict:
-    """Workers of a local Ray import evalsieve from the same place as the driver."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.environ.get("PYTHONPATH", "")
-    env = {"PYTHONPATH": here + (os.pathsep + path if path else "")}
-    if os.environ.get("EVALSIEVE_FAIL_ONCE"):
-        env["EVALSIEVE_FAIL_ONCE"] = os.environ["EVALSIEVE_FAIL_ONCE"]
-    return {"env_vars": env}
+    return from_dict(d)

@@ -2,12 +2,29 @@
 
 Codes (see docs/ARCHITECTURE.md): ``bad_input`` (the user's file is not what was expected),
 ``cancelled`` (the user stopped the run), ``asset_load_failed`` (a model/wasm file failed to
-load or verify), ``internal`` (a bug: please report it).
+load or verify), ``environment`` (the machine failed the run: an export folder that cannot
+be written, a full disk, a worker process killed, a Ray cluster lost; CLI only),
+``internal`` (a bug: please report it).
+
+Each code has one exit status of the CLI (``EXIT_BY_CODE``; docs/CLI.md has the table).
 """
 
 from __future__ import annotations
 
-CODES = ("bad_input", "cancelled", "asset_load_failed", "internal")
+CODES = ("bad_input", "cancelled", "asset_load_failed", "environment", "internal")
+
+#: The CLI's exit statuses, one meaning each (docs/CLI.md).
+EXIT_OK = 0            # the job ran (whatever it found)
+EXIT_CONTAMINATED = 1  # it ran and found contamination, with --fail-on-contamination only
+EXIT_BAD_INPUT = 2     # usage or bad input: nothing was written
+EXIT_ENVIRONMENT = 3   # I/O or environment: --out not writable, disk full, a worker killed...
+EXIT_INTERNAL = 4      # a bug in evalsieve (the message asks for a report)
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as a shell reports it)
+
+#: Exit status of a run that stopped with an :class:`EvalsieveError` of each code.
+EXIT_BY_CODE = {"bad_input": EXIT_BAD_INPUT, "cancelled": EXIT_INTERRUPTED,
+                "asset_load_failed": EXIT_ENVIRONMENT, "environment": EXIT_ENVIRONMENT,
+                "internal": EXIT_INTERNAL}
 
 
 class EvalsieveError(Exception):
@@ -60,3 +77,14 @@ class EvalsieveError(Exception):
 def bad_input(message: str, **where) -> EvalsieveError:
     """Shorthand for ``EvalsieveError("bad_input", message, **where)``."""
     return EvalsieveError("bad_input", message, **where)
+
+
+def environment(message: str, **where) -> EvalsieveError:
+    """Shorthand for ``EvalsieveError("environment", message, **where)``."""
+    return EvalsieveError("environment", message, **where)
+
+
+def from_dict(d: dict) -> EvalsieveError:
+    """The error again from its :meth:`EvalsieveError.to_dict` (after a process boundary)."""
+    return EvalsieveError(d["code"], d["message"], file=d.get("file"), line=d.get("line"),
+                          expected=d.get("expected"), detail=d.get("detail"))

@@ -1,10 +1,14 @@
 """Exports: the files a run writes (the page downloads the same bytes the CLI writes).
 
-CSV exports (RFC 4180, ``\\r\\n`` line ends as the csv module writes them) start with one
-comment line, ``# run_stamp {json}``; the header is line 2 (``pandas.read_csv(f,
-skiprows=1)``). Text cells that a spreadsheet would run as a formula (starting with ``=``,
-``+``, ``-``, ``@``, tab or carriage return) get a leading ``'`` (OWASP CSV injection
-guidance). ``eval.clean.*`` is never touched: it is the kept rows' own bytes.
+CSV exports are plain CSV (RFC 4180, ``\\r\\n`` line ends as the csv module writes them):
+the header on line 1, then one record per row, so ``pandas.read_csv(path)``,
+``polars.read_csv(path)``, ``duckdb.read_csv(path)`` and ``csv.DictReader`` read them with
+default settings. Their last column, ``run_fingerprint``, holds the run stamp's fingerprint
+in every row; the stamp itself travels beside them as ``run-stamp.json``
+(:func:`stamp_json`) and in ``overlap-report.html``. Text cells that a spreadsheet would run
+as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return) get a
+leading ``'`` (OWASP CSV injection guidance; the Parquet versions keep the text as it
+was). ``eval.clean.*`` is never touched: it is the kept rows' own bytes.
 """
 
 from __future__ import annotations
@@ -12,11 +16,14 @@ from __future__ import annotations
 import csv
 import html
 import io
+import json
 import re
 
 from .stamps import RunStamp, canonical_json
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: The last column of every CSV export: the run stamp's fingerprint (64 hex digits).
+FINGERPRINT_COLUMN = "run_fingerprint"
 
 
 def safe_cell(value) -> str:
@@ -36,19 +43,50 @@ def safe_cell(value) -> str:
     return s
 
 
-def write_csv(stamp: RunStamp, header: list[str], rows) -> str:
-    """A CSV export: the stamp line, the header, then ``rows`` (iterables of cells).
+class CsvExport(str):
+    """A CSV export's text (a ``str``: write it as UTF-8), with what it was made of.
+
+    Attributes:
+        header: the column names, ``run_fingerprint`` last.
+        rows: the cells as given to :func:`write_csv` (Python values before
+            :func:`safe_cell`, without the fingerprint), a list of lists.
+        fingerprint: the run stamp's fingerprint (every row's last cell).
+    """
+    header: list
+    rows: list
+    fingerprint: str
+
+
+def write_csv(stamp: RunStamp, header: list[str], rows) -> CsvExport:
+    """A CSV export: the header, then ``rows`` (iterables of cells), each row ending with
+    the run stamp's fingerprint (column ``run_fingerprint``).
 
     Returns:
-        The file's text (encode as UTF-8 to write it).
+        The file's text as a :class:`CsvExport` (encode as UTF-8 to write it).
+    Raises:
+        ValueError: ``header`` already names ``run_fingerprint``, or a row's length is not
+        the header's.
     """
+    if FINGERPRINT_COLUMN in header:
+        raise ValueError(f"{FINGERPRINT_COLUMN} is added by write_csv")
+    fp = stamp.to_dict()["fingerprint"]
+    raw = [list(r) for r in rows]
     buf = io.StringIO()
-    buf.write(stamp.line() + "\r\n")
     w = csv.writer(buf)
-    w.writerow(header)
-    for r in rows:
-        w.writerow([safe_cell(c) for c in r])
-    return buf.getvalue()
+    w.writerow([*header, FINGERPRINT_COLUMN])
+    for r in raw:
+        if len(r) != len(header):
+            raise ValueError(f"a row of {len(r)} cells under a header of {len(header)}")
+        w.writerow([*(safe_cell(c) for c in r), fp])
+    out = CsvExport(buf.getvalue())
+    out.header, out.rows, out.fingerprint = [*header, FINGERPRINT_COLUMN], raw, fp
+    return out
+
+
+def stamp_json(stamp: RunStamp) -> str:
+    """``run-stamp.json``: the stamp with its fingerprint (:meth:`RunStamp.to_dict`) as
+    indented JSON, keys sorted, UTF-8 kept, one newline at the end."""
+    return json.dumps(stamp.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def fmt_float(x: float | None, digits: int = 4) -> str:
@@ -61,7 +99,8 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:78em;color:#1
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
 table{border-collapse:collapse;width:100%;margin:.5em 0}
 table.settings{width:auto;max-width:100%}
-td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left;overflow-wrap:break-word}
+td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left;
+overflow-wrap:break-word}
 td.long{overflow-wrap:anywhere}
 th{background:#f3f3f3;overflow-wrap:normal}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 td.num{white-space:nowrap}th.num{width:1%}
@@ -187,11 +226,12 @@ def stamp_section(stamp: RunStamp) -> str:
     rows += [(f"page: {k}", plain_text(v)) for k, v in sorted(d["environment"].items())]
     return ("<h2>Run stamp</h2>" + html_table(["what", "value"], rows, frozenset({1}),
                                               cls="settings")
-            + "<details><summary>The run stamp as canonical JSON (as in the CSV exports' "
-              "first line)</summary><pre>" + html.escape(canonical_json(d)) + "</pre></details>")
+            + "<details><summary>The run stamp as canonical JSON (run-stamp.json holds the "
+              "same; the CSV exports' run_fingerprint column holds its fingerprint)</summary>"
+              "<pre>" + html.escape(canonical_json(d)) + "</pre></details>")
 
 
-# -- score impact (issue 8) -------------------------------------------------------------------
+# -- score impact --------------------------------------------------------------------------------
 IMPACT_COLUMNS = ["metric", "kind", "subset", "n", "clusters", "mean", "ci95_lo", "ci95_hi",
                   "interval", "se_naive", "se_clustered", "design_effect", "effective_n"]
 UNMATCHED_COLUMNS = ["side", "score_line", "eval_row", "key", "reason"]
@@ -241,7 +281,7 @@ def impact_rows(figures: list[dict]) -> list[list]:
 
 
 def score_impact_csv(stamp: RunStamp, figures: list[dict]) -> str:
-    """``score-impact.csv``: the stamp line, then one row per metric and subset."""
+    """``score-impact.csv``: one row per metric and subset."""
     return write_csv(stamp, IMPACT_COLUMNS, impact_rows(figures))
 
 

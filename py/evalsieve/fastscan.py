@@ -1,4 +1,8 @@
-"""A vectorised candidate filter for the CLI's training scan (numpy; the ``[fast]`` extra).
+"""A vectorised candidate filter for the CLI's training scan (numpy): the fallback.
+
+The CLI's filter is the scan kernel (:mod:`evalsieve.kernel`, kernels/prefilter.wasm under
+wasmtime); this one runs when wasmtime is not installed (the log says so), and it stays a
+second, independent filter the tests hold to the rule.
 
 Python (:mod:`evalsieve.ngrams`) owns the rule and alone decides what matches. This filter
 only decides which training *lines* can be skipped because they provably hold no eval
@@ -32,8 +36,21 @@ How one block of whole lines (bytes) is read, all in numpy:
    of the top bits, up to 2**22 entries, then an exact search of the sorted hashes): at
    N = 13, a quarter of the lookups of probing every window.
 
+5. The exact rung (:mod:`evalsieve.exact`): a line is a candidate when one of its
+   segments' words are a probe of an eval row's key. A text line is one segment (its words:
+   one difference of the prefix sums of step 4). In JSONL an unescaped ``"`` becomes the
+   unit QUOTE (a word gap), so the strings of a line are the runs between its quotes taken
+   in pairs; every string that is a value (the next byte after it, white space skipped, is
+   not ``:``) is a segment: a superset of the chosen fields' values. A segment's hash is
+   the sum of its word hashes plus its word count times a constant, looked up in the
+   probes' hashes (every non-empty prefix of each key, :func:`exact.probe_starts`). A JSONL
+   line whose quotes do not pair up is a candidate; when some key could be made only of
+   number or boolean leaves (:func:`exact.scalar_only`), so is every line with a word
+   outside its strings.
+
 A line holding an eval n-gram in a chosen field always has a window whose hash is in the
-table (the field's words are consecutive words of the line), so the filter can cost time,
+table (the field's words are consecutive words of the line), and a line holding an exact
+copy of an eval row has a segment that is a probe of its key, so the filter can cost time,
 never results. Windows across fields or lines only add candidates. Lines that the byte
 test cannot classify (a JSONL line not shaped ``{...}``, a text line starting with white
 space) are candidates too, so the exact reader decides whether they are records and
@@ -47,15 +64,21 @@ without being parsed (the UTF-8 of every byte is checked).
 
 from __future__ import annotations
 
+from .exact import probe_starts, scalar_only
+from .kernel_spec import PUNCT, ascii_classes
 from .text import char_table
 
 # unit bytes: a non-ASCII word character, unknown, deleted (above ASCII: after the rewrite no
 # other byte >= 0x80 is left, and they count as word bytes, > 0x20)
 WORD, CAND, DEL = 0x80, 0x81, 0x82
+# JSONL: an unescaped '"' after the translation (a gap between words, below 0x20: no raw
+# byte becomes it, 0x1F itself is white space to Python and becomes a space)
+QUOTE = 0x1F
 _K1 = 0x9E3779B97F4A7C15
+_K2 = 0xC2B2AE3D27D4EB4F   # a segment's word count, mixed into its exact-key hash
 _TABLE_BITS = 22   # at most: 4 MB of table, about 16 slots per eval hash
 _STRIDE = 4
-_ASCII_PUNCT = b'!"#%&\'()*,-./:;?@[\\]_{}'
+_ASCII_PUNCT = bytes(c for c, k in enumerate(ascii_classes()) if k == PUNCT)   # the rule's
 # control characters that are not white space: the translation makes each a CAND unit
 _CONTROLS = bytes(range(0x00, 0x09)) + bytes(range(0x0E, 0x1C)) + b"\x7f"
 
@@ -124,12 +147,15 @@ class LineFilter:
         ngrams: the eval n-grams (normalised words joined by one space).
         n: words per n-gram (>= 2).
         fmt: ``"jsonl"`` or ``"text"``.
+        exact_keys: the eval rows' exact-rung keys (``EvalIndex.exact_keys``); lines holding
+            a copy of one are candidates too. Without them the filter passes on only the
+            lines that may hold an n-gram (the exact rung then misses copies that hold none).
     Raises:
         ImportError: numpy is missing. ValueError: n < 2 or another format (the caller then
         uses the exact scan alone).
     """
 
-    def __init__(self, ngrams: list[str], n: int, fmt: str):
+    def __init__(self, ngrams: list[str], n: int, fmt: str, exact_keys=()):
         np = numpy_or_none()
         if np is None:
             raise ImportError("numpy is not installed (pip install 'evalsieve[fast]')")
@@ -150,7 +176,7 @@ class LineFilter:
         delete = bytes([c for c in _ASCII_PUNCT if not (fmt == "jsonl" and c == 0x22)]) + \
             bytes([DEL])
         if fmt == "jsonl":
-            table[0x22] = 0x20
+            table[0x22] = QUOTE
         table[WORD], table[CAND] = WORD, CAND
         self._table, self._delete = bytes(table), delete
         # strided probes: every window of N words holds exactly one window of K = N - S + 1
@@ -164,6 +190,9 @@ class LineFilter:
         self._shift = np.uint64(64 - bits)
         self.table = np.zeros(1 << bits, dtype=bool)
         self.table[self.hashes >> self._shift] = True
+        keys = list(exact_keys)
+        self.exact = np.unique(self._probe_hashes(keys))
+        self.scalar_only = fmt == "jsonl" and any(scalar_only(k) for k in keys)
 
     # -- hashing ----------------------------------------------------------------------------
     def _window_hashes(self, t: bytes, stride: int | None = None):
@@ -177,6 +206,24 @@ class LineFilter:
         less than" bit trick, exact for the lowest such byte): equal words hash equal; words
         of more than 8 bytes that share their first 8 collide, which only adds candidates.
         Only word *starts* are searched for (one pass over the bytes), never their ends."""
+        return self._windows(*self._word_prefix(t), stride)
+
+    def _windows(self, starts, p, stride: int | None = None):
+        """:meth:`_window_hashes` from :meth:`_word_prefix`'s word starts and prefix sums."""
+        np = numpy_or_none()
+        w, k = len(starts), self.k
+        stride = self.stride if stride is None else stride
+        if w < k:
+            return starts[:0], np.zeros(0, dtype=np.uint64)
+        m = (w - k) // stride + 1
+        with np.errstate(over="ignore"):
+            g = p[k::stride][:m] - p[0::stride][:m]
+        return starts[0::stride][:m], g
+
+    @staticmethod
+    def _word_prefix(t: bytes):
+        """(word starts, prefix sums of the word hashes) of a unit byte string: ``p[j]`` is
+        the sum (mod 2**64) of the hashes of words 0..j-1 (see :meth:`_window_hashes`)."""
         np = numpy_or_none()
         a = np.frombuffer(t + b"\x00" * 8, dtype=np.uint8)
         isword = (a > 0x20).view(np.uint8)
@@ -184,22 +231,100 @@ class LineFilter:
         if isword[0]:
             starts = np.concatenate((np.zeros(1, dtype=starts.dtype), starts))
         v = np.ndarray((len(a) - 7,), dtype="<u8", buffer=a, strides=(1,))
-        w, k = len(starts), self.k
-        stride = self.stride if stride is None else stride
-        if w < k:
-            return starts[:0], np.zeros(0, dtype=np.uint64)
+        w = len(starts)
+        p = np.empty(w + 1, dtype=np.uint64)
+        p[0] = 0
         with np.errstate(over="ignore"):
             x = v[starts]
             low = _first_gap(np, x)
             low -= _ONE                      # the mask; low = 0 (no gap) keeps all 8 bytes
             x &= low
             x *= _U1
-            p = np.empty(w + 1, dtype=np.uint64)
-            p[0] = 0
             np.cumsum(x, out=p[1:])
-            m = (w - k) // stride + 1
-            g = p[k::stride][:m] - p[0::stride][:m]
-        return starts[0::stride][:m], g
+        return starts, p
+
+    def _probe_hashes(self, keys: list[str]):
+        """The exact-key probes' hashes (:mod:`evalsieve.exact`: for text the keys, for JSONL
+        every non-empty prefix of each key and of its tails after number-like words), as a
+        segment of the line gets them in :meth:`candidate_lines`."""
+        np = numpy_or_none()
+        if not keys:
+            return np.zeros(0, dtype=np.uint64)
+        text = ("\n".join(keys) + "\n").encode("utf-8", "surrogatepass").translate(
+            _LEAD_TO_WORD, _CONTINUATION)
+        _, p = self._word_prefix(text)
+        split = [k.split() for k in keys]
+        lens = np.array([len(w) for w in split], dtype=np.int64)
+        first = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(lens)[:-1]))
+        if self.fmt == "text":   # the whole key: one segment
+            a, c = first, lens
+        else:                   # every prefix: word a .. a + c - 1, c = 1 .. len
+            key = np.repeat(np.arange(len(keys)), lens)
+            c = np.arange(int(lens.sum())) - np.repeat(first, lens) + 1
+            a = first[key]
+            more = [(first[i] + m, lens[i] - m) for i, w in enumerate(split)
+                    for m in probe_starts(w, "jsonl")[1:]]
+            if more:   # tails after number-like words (rare): their prefixes too
+                a = np.concatenate([a] + [np.full(k, s) for s, k in more])
+                c = np.concatenate([c] + [np.arange(1, k + 1) for _, k in more])
+        with np.errstate(over="ignore"):
+            return p[a + c] - p[a] + c.astype(np.uint64) * np.uint64(_K2)
+
+    def _exact_lines(self, t: bytes, ta, nl, starts, p, bu, line_count: int):
+        """Lines of the unit block ``t`` with a segment that is an exact-key probe, and (JSONL)
+        lines whose quotes do not pair up or, with a scalar-only key, with a word outside a
+        string: a list of arrays of line indexes. ``bu``: the block before the translation
+        (its quotes are the QUOTE units of ``t``, in order)."""
+        np = numpy_or_none()
+        out = []
+        if self.fmt == "text":
+            ls = np.concatenate((np.zeros(1, dtype=nl.dtype), nl + 1))[:line_count]
+            le = np.append(nl, len(t))[:line_count]
+            a, b = np.searchsorted(starts, ls), np.searchsorted(starts, le)
+            seg_line = np.arange(line_count)
+        else:
+            q = np.flatnonzero(ta == QUOTE)
+            if not len(q):
+                return out
+            ql = np.searchsorted(nl, q)                # the line of each quote
+            rank = np.arange(len(q)) - np.searchsorted(ql, ql)   # its place in its line
+            opens = np.flatnonzero((rank & 1) == 0)
+            paired = opens + 1 < len(q)
+            paired[paired] = ql[opens[paired] + 1] == ql[opens[paired]]
+            if not paired.all():                       # an odd quote: not JSON, Python says
+                out.append(ql[opens[~paired]])
+            opens = opens[paired]
+            qb = np.flatnonzero(bu == 0x22)
+            if len(qb) != len(q):   # cannot happen (a quote unit is a quote): be safe
+                return out + [np.unique(ql)]
+            e = qb[opens + 1] + 1                      # after the closing quote
+            last = len(bu) - 1
+            while True:                                # white space before a ':'
+                nxt = bu[np.minimum(e, last)]
+                sp = ((nxt == 0x20) | (nxt == 0x09) | (nxt == 0x0D)) & (e <= last)
+                if not sp.any():
+                    break
+                e[sp] += 1
+            value = (e > last) | (bu[np.minimum(e, last)] != 0x3A)
+            opens = opens[value]
+            a = np.searchsorted(starts, q[opens])
+            b = np.searchsorted(starts, q[opens + 1])
+            seg_line = ql[opens]
+            if self.scalar_only and len(starts):
+                # a word outside every string (a number, true, false, null)
+                at = np.searchsorted(q, starts)
+                wl = np.searchsorted(nl, starts)
+                outside = ((at - np.searchsorted(ql, wl)) & 1) == 0
+                out.append(wl[outside])
+        cnt = b - a
+        keep = cnt > 0
+        if keep.any() and len(self.exact):
+            a, b, cnt, seg_line = a[keep], b[keep], cnt[keep], seg_line[keep]
+            with np.errstate(over="ignore"):
+                h = p[b] - p[a] + cnt.astype(np.uint64) * np.uint64(_K2)
+            at = np.minimum(np.searchsorted(self.exact, h), len(self.exact) - 1)
+            out.append(seg_line[self.exact[at] == h])
+        return out
 
     def _eval_hashes(self, ngrams: list[str]):
         np = numpy_or_none()
@@ -247,8 +372,10 @@ class LineFilter:
         ta = np.frombuffer(t, dtype=np.uint8)
         nl = np.flatnonzero(ta == 0x0A)
         line_count = len(nl) + (0 if t.endswith(b"\n") else 1)
-        starts, g = self._window_hashes(t)
-        lines = []
+        all_starts, p = self._word_prefix(t)
+        starts, g = self._windows(all_starts, p)
+        lines = self._exact_lines(t, ta, nl, all_starts, p,
+                                  np.frombuffer(block_u, dtype=np.uint8), line_count)
         if len(g):
             hit = np.flatnonzero(self.table[g >> self._shift])
             if len(hit):

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from typing import Iterable, Iterator, NamedTuple
 
+from .constants import N_AUTO_MIN
 from .errors import bad_input
+from .field_names import KIND_TEXT, name_kind, prompt_rank
 from .records import split_format
 from .text import normalize_many
 
@@ -43,7 +46,7 @@ class FieldInfo(NamedTuple):
         kind: ``"text"`` if every value is a JSON string (or CSV/TSV/text cell), else
             ``"other"`` (numbers, booleans; these are scored as their JSON text).
         constant: True when one value is shared by more than half of the sampled records
-            (a system prompt, an instruction template): shown, but not selected by default.
+            (a system prompt, an instruction template): shown, but never selected by default.
         reason: why the field is not selected by default, or "".
         avg_words: mean count of *prose words* per sampled record (records without the field
             count 0): words under the contamination rule (NFKC, lowercase, punctuation
@@ -51,6 +54,15 @@ class FieldInfo(NamedTuple):
             once punctuation is gone) count little.
         text_share: share of sampled records whose value is non-empty text (a string).
         filter: True for an element-filter path (``messages[role=user].content``).
+        named: what the name says the field holds (:func:`evalsieve.field_names.name_kind`:
+            ``prompt``, ``user_turn``, ``neutral``, ``answer``, ``code``, ``meta``,
+            ``turn``), or ``looks_code`` for a neutral name whose values look like code.
+        shared: for a field that is not constant but holds a part shared by more than half
+            of the sampled records: ``"the same element on 974 of 974 sampled rows ('You
+            are…')"`` (one value of a list, such as a chat's system turn) or ``"a 12-word
+            passage on 980 of 1000 sampled rows ('below is an…')"`` (a run of at least
+            :data:`PASSAGE_WORDS` words under the rule); else "".
+        shared_rows: the sampled records holding that part (0 without one).
     """
     path: str
     fill: float
@@ -61,6 +73,20 @@ class FieldInfo(NamedTuple):
     avg_words: float = 0.0
     text_share: float = 0.0
     filter: bool = False
+    named: str = ""
+    shared: str = ""
+    shared_rows: int = 0
+
+
+#: A run of at least this many words (under the rule) shared by more than half of the
+#: sampled rows is a template: it is N_AUTO_MIN, the smallest N the rule picks itself, so
+#: such a run makes n-grams that every one of those rows holds.
+PASSAGE_WORDS = N_AUTO_MIN
+#: A field named for the prompt (or a user turn) counts as one with at least this many
+#: prose words per row; with fewer (a one-word ``question_concept``) its name says nothing.
+PHRASE_WORDS = 3
+#: Shared parts are quoted in reasons cut to this many characters.
+QUOTE_CHARS = 48
 
 
 def _leaf_text(v) -> str | None:
@@ -104,6 +130,10 @@ def flatten(value, prefix: str = "", filters: bool = False) -> Iterator[tuple[st
         yield prefix, value
 
 
+def _is_prose(w: str) -> bool:
+    return not w.isdigit() and any(c.isalpha() for c in w)
+
+
 def prose_words(texts: list[str]) -> list[int]:
     """How many prose words each text holds: words of the contamination rule
     (:func:`evalsieve.text.normalize_many`) holding at least one letter.
@@ -111,8 +141,75 @@ def prose_words(texts: list[str]) -> list[int]:
     Example: ``prose_words(["Natalia sold 48/2 = <<48/2=24>>24 clips", "https://x.org/a"])``
     is ``[3, 1]`` (the sums are numbers; the URL is one word).
     """
-    return [sum(1 for w in t.split() if not w.isdigit() and any(c.isalpha() for c in w))
-            for t in normalize_many(texts)]
+    return [sum(1 for w in t.split() if _is_prose(w)) for t in normalize_many(texts)]
+
+
+def _quote(text: str) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= QUOTE_CHARS else flat[:QUOTE_CHARS - 1].rstrip() + "…")
+
+
+def shared_passage(rows: list[list[list[str]]], total: int,
+                   n: int = PASSAGE_WORDS) -> tuple[int, list[str]]:
+    """The run of at least ``n`` words most rows share, if more than half of ``total`` do.
+
+    Args:
+        rows: per sampled row holding the field, its segments' words under the rule (an
+            n-gram never spans two segments, as in the run).
+        total: rows sampled (rows without the field count against "more than half").
+        n: the shortest run that counts.
+    Returns:
+        ``(rows holding it, its words)``: the ``n``-gram held by the most rows (the first
+        seen on a tie), extended both ways through the other ``n``-grams held by more than
+        half of the rows; ``(0, [])`` when no ``n``-gram is held by more than half (or by
+        fewer than 2 rows).
+    """
+    need = total // 2 + 1   # more than half of the sampled rows
+    if len(rows) < max(2, need):
+        return 0, []
+    # a run on `need` of the rows is on at least one of the first len(rows) - need + 1: only
+    # runs seen there are counted in the later rows
+    first = len(rows) - need + 1
+    df: dict[tuple, int] = {}
+    for k, segs in enumerate(rows):
+        # (in order of appearance, so "the first seen" does not depend on string hashing)
+        grams = dict.fromkeys(tuple(ws[i:i + n]) for ws in segs for i in range(len(ws) - n + 1))
+        if k < first:
+            for g in grams:
+                df[g] = df.get(g, 0) + 1
+        else:
+            for g in grams:
+                if g in df:
+                    df[g] += 1
+    top = max(df.values(), default=0)
+    if top < need:
+        return 0, []
+    top_gram = next(g for g, c in df.items() if c == top)   # the first seen among equals
+    common = [g for g, c in df.items() if c * 2 > total]   # in order of appearance
+    after = {g[:-1]: g for g in common}
+    before = {g[1:]: g for g in common}
+    words, seen = list(top_gram), {top_gram}
+    while (g := after.get(tuple(words[-(n - 1):]))) is not None and g not in seen:
+        seen.add(g)
+        words.append(g[-1])
+    while (g := before.get(tuple(words[:n - 1]))) is not None and g not in seen:
+        seen.add(g)
+        words.insert(0, g[0])
+    return top, words
+
+
+def _looks_like_code(texts: list[str]) -> bool:
+    """True when more than half of ``texts`` (a field's values, one per row) are code: at
+    least 2 non-empty lines, and at least 60% of them indented or ending in ``: ; { } )``
+    (Python, C-like and JavaScript bodies; prose lines end in words and full stops)."""
+    code = 0
+    for t in texts:
+        lines = [ln for ln in t.splitlines() if ln.strip()]
+        if len(lines) >= 2 and 10 * sum(1 for ln in lines if ln[:1] in " \t" or
+                                        ln.rstrip()[-1:] in (":", ";", "{", "}", ")")) \
+                >= 6 * len(lines):
+            code += 1
+    return code * 2 > len(texts)
 
 
 def discover_fields(values: Iterable[dict], filters: bool = True) -> list[FieldInfo]:
@@ -123,8 +220,11 @@ def discover_fields(values: Iterable[dict], filters: bool = True) -> list[FieldI
         filters: also describe element-filter paths (``messages[role=user].content``).
     Returns:
         One :class:`FieldInfo` per path, plain paths in first-seen order, then the filter
-        paths in first-seen order. The constant flag is per path: a system turn shared by
-        every record makes ``messages[role=system].content`` constant, not the user turns.
+        paths in first-seen order. The constant flag is per path (a system turn shared by
+        every record makes ``messages[role=system].content`` constant, not the user
+        turns); ``shared`` finds the same turn inside ``messages[].content`` (an element
+        shared by more than half of the rows) and a template inside one string (a shared
+        run of :data:`PASSAGE_WORDS` words, :func:`shared_passage`).
     """
     order: list[str] = []
     filled: dict[str, int] = {}
@@ -132,7 +232,9 @@ def discover_fields(values: Iterable[dict], filters: bool = True) -> list[FieldI
     chars: dict[str, int] = {}
     texty: dict[str, bool] = {}
     seen_vals: dict[str, dict[str, int]] = {}
-    word_texts: dict[str, list[str]] = {}
+    elems: dict[str, dict[str, int]] = {}
+    multi: dict[str, bool] = {}
+    row_segs: dict[str, list[list[str]]] = {}
     total = 0
     for value in values:
         total += 1
@@ -143,8 +245,8 @@ def discover_fields(values: Iterable[dict], filters: bool = True) -> list[FieldI
                 order.append(path)
                 filled[path] = texts[path] = chars[path] = 0
                 texty[path] = True
-                seen_vals[path] = {}
-                word_texts[path] = []
+                multi[path] = False
+                seen_vals[path], elems[path], row_segs[path] = {}, {}, []
             if leaf is not None and not isinstance(leaf, str):
                 texty[path] = False
             elif isinstance(leaf, str) and leaf.strip():
@@ -159,10 +261,16 @@ def discover_fields(values: Iterable[dict], filters: bool = True) -> list[FieldI
             if joined.strip():
                 filled[path] += 1
                 chars[path] += sum(len(s) for s in segs)
-                word_texts[path].append("\n".join(segs))
+                row_segs[path].append(segs)
                 counts = seen_vals[path]
                 if len(counts) < 10000:
                     counts[joined] = counts.get(joined, 0) + 1
+                if len(segs) > 1:
+                    multi[path] = True
+                ec = elems[path]
+                for s in dict.fromkeys(segs):   # each once, in order (not hash order)
+                    if s.strip() and (s in ec or len(ec) < 10000):
+                        ec[s] = ec.get(s, 0) + 1
     out = []
     plain = [p for p in order if "=" not in p]
     filtered = [p for p in order if "=" in p]
@@ -170,35 +278,149 @@ def discover_fields(values: Iterable[dict], filters: bool = True) -> list[FieldI
         f = filled[path]
         top = max(seen_vals[path].values(), default=0)
         constant = top >= 2 and top * 2 > total
-        reason = ""
+        segs = row_segs[path]
+        flat = normalize_many([s for r in segs for s in r])
+        words_of: list[list[list[str]]] = []
+        i = 0
+        for r in segs:
+            words_of.append([w.split() for w in flat[i:i + len(r)]])
+            i += len(r)
+        vocab = Counter(w for r in words_of for ws in r for w in ws)
+        words = sum(c for w, c in vocab.items() if _is_prose(w))
+        reason, shared, shared_rows = "", "", 0
         if constant:
             reason = f"the same value on {top} of {total} sampled rows (a shared template)"
         elif f == 0:
             reason = "empty on every sampled row"
-        words = sum(prose_words(word_texts[path])) if word_texts[path] else 0
+        else:
+            if multi[path]:
+                val, k = max(elems[path].items(), key=lambda kv: kv[1], default=("", 0))
+                if k >= 2 and k * 2 > total:
+                    shared, shared_rows = (f"the same element on {k} of {total} sampled rows "
+                                           f"({_quote(val)})"), k
+            if not shared and texts[path] * 2 > total and \
+                    sum(vocab.values()) >= PASSAGE_WORDS * f:
+                k, run = shared_passage(words_of, total)
+                if k:
+                    shared, shared_rows = (f"a {len(run)}-word passage on {k} of {total} "
+                                           f"sampled rows ({_quote(' '.join(run))})"), k
+            if shared:
+                reason = f"holds {shared}: a shared system turn, template or preamble"
+        named = name_kind(path)[0]
+        if named == "neutral" and f and _looks_like_code(["\n".join(r) for r in segs]):
+            named = "looks_code"
+        if not reason and named in KIND_TEXT:
+            reason = KIND_TEXT[named]
         out.append(FieldInfo(path, f / total if total else 0.0,
                              chars[path] / f if f else 0.0,
                              "text" if texty[path] else "other", constant, reason,
                              words / total if total else 0.0,
-                             texts[path] / total if total else 0.0, path in filtered))
+                             texts[path] / total if total else 0.0, path in filtered,
+                             named, shared, shared_rows))
     return out
+
+
+#: The order of the kinds a default may be, within a group (user turns first).
+_TIER = {"user_turn": 0, "prompt": 1, "neutral": 2}
+
+
+def _kind(f: FieldInfo) -> str:
+    """The field's kind for the default: its name's (``named``), where a prompt or user
+    turn of fewer than :data:`PHRASE_WORDS` prose words per row counts as neutral."""
+    k = f.named or name_kind(f.path)[0]
+    if k in ("user_turn", "prompt") and f.avg_words < PHRASE_WORDS:
+        return "neutral"
+    return k
+
+
+def _rank(f: FieldInfo) -> tuple:
+    """Sort key of a candidate for the default, best first: fields that may hold the prompt
+    (user turns, then fields named for it, then neutral names) without a shared part; the
+    same with one; then the rest (answers, labels, code, ids); within a kind, a prompt's
+    name (:func:`evalsieve.field_names.prompt_rank`), then more prose words per row, then
+    more characters of text."""
+    k = _kind(f)
+    group = (0 if k in _TIER else 2) + (1 if f.shared else 0)
+    return (group, _TIER.get(k, 3), prompt_rank(f.path) if k == "prompt" else (0, 0),
+            -f.avg_words, -f.avg_chars * f.fill)
+
+
+def _passed(f: FieldInfo, best_kind: str) -> str:
+    """Why a field with more words than the chosen one (of kind ``best_kind``) was passed
+    over."""
+    k = _kind(f)
+    if f.shared:
+        return "holds " + f.shared
+    if k in KIND_TEXT:
+        return KIND_TEXT[k]
+    if k == "prompt" and best_kind == "prompt":
+        return f"named for the prompt too ({name_kind(f.path)[1]!r}), later in the rule's order"
+    if k == "prompt":
+        return "named for the prompt, after the user turns"
+    return "not named for the prompt"
+
+
+def _why(best: FieldInfo, text: list[FieldInfo], infos: list[FieldInfo]) -> str:
+    """The reason for ``best`` among the candidates ``text``, in words a person can check."""
+    k = _kind(best)
+    w = f"{best.avg_words:.1f} prose words per row"
+    if k == "user_turn":
+        m = re.search(r"\[([^\[\]=]+)=([^\[\]]*)\]", best.path)
+        why = f"the user turns of a chat ({m.group(1)}={m.group(2)}), {w}"
+        whole = next((f for f in infos if f.path == unfiltered(best.path)), None)
+        if whole is not None and whole.shared:
+            why += f"; {whole.path} also holds {whole.shared}, and"
+        why += " the other turns are answers or instructions"
+    elif k == "prompt":
+        why = f"named for the prompt ({name_kind(best.path)[1]!r}), {w}"
+    elif k == "neutral":
+        why = (f"no text field is named for the prompt; the most prose words per row "
+               f"({best.avg_words:.1f}) among the others")
+    else:
+        why = (f"no text field may hold the prompt by its name; this one is "
+               f"{KIND_TEXT[k]}, with the most prose words per row ({best.avg_words:.1f})")
+    said = unfiltered(best.path) if k == "user_turn" else best.path
+    over = sorted((f for f in text if f.path not in (best.path, said) and not f.filter
+                   and f.avg_words > best.avg_words), key=lambda f: -f.avg_words)
+    if over and _rank(best)[0] < 2:
+        why += "; passed over: " + ", ".join(
+            f"{f.path} ({f.avg_words:.1f} words: {_passed(f, k)})" for f in over[:3]) + (
+            f" and {len(over) - 3} more" if len(over) > 3 else "")
+    if best.shared:
+        why += (f"; warning: it holds {best.shared}, so a training record holding that "
+                "part matches every such row: choose a field without it if one holds the "
+                "prompt")
+    return why
 
 
 def default_choice(infos: list[FieldInfo]) -> tuple[list[str], str]:
     """The preselected field and why: ``([path], reason)``, or ``([], reason)``.
 
-    Rule: among plain (unfiltered) fields that are text on most sampled rows (text share
-    > 0.5) and not constant, the one with the most prose words per row on average
-    (:attr:`FieldInfo.avg_words`; ties: more characters). Without such a field, the
-    non-constant field with the most words of any kind; none at all: ``[]`` (choose).
+    Rule (one for the CLI, ``evalsieve fields`` and the page): the candidates are the
+    fields that are text on most sampled rows (text share > 0.5) and not constant; element
+    filters only on a user role. Best first (:func:`_rank`):
+
+    1. without a part shared by most rows (:attr:`FieldInfo.shared`): the user turns of a
+       chat (``messages[role=user].content``, ``conversations[from=human].value``), then
+       a field named for the prompt (``question``, ``problem``, ``prompt``, ...; see
+       :mod:`evalsieve.field_names`; the exact name before a compound one, then the word's
+       priority), then a neutral name; a prompt or user turn needs :data:`PHRASE_WORDS`
+       prose words per row;
+    2. the same with a shared part (the reason then warns);
+    3. answers, labels, choices, code, ids, other chat turns, and neutral fields whose
+       values look like code.
+
+    Within a step: more prose words per row (:attr:`FieldInfo.avg_words`), then more
+    characters. With no text field on most rows: the non-constant field with the most
+    words of any kind; none at all: ``[]`` (choose). The reason names the fields passed
+    over that have more words, and why.
     """
-    usable = [f for f in infos if not f.constant and f.fill > 0 and not f.filter]
+    usable = [f for f in infos if not f.constant and f.fill > 0 and
+              (not f.filter or _kind(f) == "user_turn")]
     text = [f for f in usable if f.text_share > 0.5]
     if text:
-        best = max(text, key=lambda f: (f.avg_words, f.avg_chars * f.fill))
-        return [best.path], (f"the most words per row ({best.avg_words:.1f} on average) among "
-                             f"the {len(text)} field{'s' * (len(text) != 1)} that are text on "
-                             "most rows and not constant")
+        best = min(text, key=_rank)
+        return [best.path], _why(best, text, infos)
     if usable:
         best = max(usable, key=lambda f: (f.avg_words, f.avg_chars * f.fill))
         return [best.path], ("no field is text on most rows; the non-constant field with the "

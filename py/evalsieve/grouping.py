@@ -31,7 +31,7 @@ import operator
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 
 class UnionFind:
@@ -132,7 +132,8 @@ class PairGraph:
             if i > j:
                 i, j = j, i
             if i == j or i < 0 or j >= n:
-                raise ValueError(f"candidate pair ({i}, {j}) is not two distinct rows of 0..{n - 1}")
+                raise ValueError(f"candidate pair ({i}, {j}) is not two distinct rows of "
+                                 f"0..{n - 1}")
             keyed.append((-c, i, j))
         keyed.sort()
         self._neg = array("d", [k[0] for k in keyed])   # −cosine, ascending

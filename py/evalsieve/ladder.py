@@ -8,10 +8,34 @@ measured quality note. The values are the report CSV's (same formatting of numbe
 
 from __future__ import annotations
 
-from .contamination import QUALITY_NOTE, RUNGS, VIEW_ROWS, ContaminationJob
+import html
+from typing import TYPE_CHECKING
+
+from .constants import VIEW_ROWS
 from .errors import bad_input
-from .exports import fmt_float
+from .exports import fmt_float, html_table
 from .semantic import RULE as SEMANTIC_RULE
+# the ladder's order and a row's first rung; verdict.py derives status and rung
+from .verdict import RUNGS, assign_rungs  # noqa: F401 (re-exported)
+
+if TYPE_CHECKING:   # the job imports this module; nothing here imports the job
+    from .contamination_job import ContaminationJob
+
+#: Columns appended to both CSV reports (the ladder), and to the report with the semantic rung.
+RUNG_COLUMNS = ["rung"]
+
+#: Measured recall and false positives of the semantic rung, each set at defaults chosen
+#: without it (leave-one-set-out; benchmarks/bench_semantic.py, docs/SEMANTIC.md), printed
+#: beside every semantic result.
+QUALITY_NOTE = ("Measured with each set scored at settings chosen without it (recall, false "
+                "positives): GSM8K rephrasings 0.94 at 0.3%; GSM8K question-only copies of "
+                "question + answer rows 0.93 at 1.5%; GSM8K in 1,000-word documents 0.96 at "
+                "0.5%; HumanEval rephrased programs 0.78 at 1.2%; Bing snippets of ARC/MMLU "
+                "0.99 at 3.5%; BIG-bench rephrase 0.82 at 0%; MRPC and STS-B paraphrases 0.73 "
+                "and 0.61, their near-paraphrase negatives caught at 48% and 12%. Held out "
+                "from every choice: MMLU GPT-4 rephrasings 0.38 at 2.0% (the worst English "
+                "set), MMLU question-only verbatim copies 0.92 at 1.5%, Chinese translations "
+                "0.00 (benchmarks/bench_semantic.py; docs/SEMANTIC.md)")
 
 
 def ladder_view(job: ContaminationJob, limit: int = VIEW_ROWS) -> dict:
@@ -28,7 +52,8 @@ def ladder_view(job: ContaminationJob, limit: int = VIEW_ROWS) -> dict:
         rung's first record, or the exact rung's), semantic_score, semantic_cosine,
         semantic_training_record, training_window, eval_text, eval_marks}`` (numbers as the CSV
         prints them, '' when absent; eval_text and eval_marks as in ``ContaminationJob.view``:
-        the row's own text and where it holds its n-gram shared passage). ``semantic``: None when the rung did not run, else ``{figures (the summary's
+        the row's own text and where it holds its n-gram shared passage). ``semantic``: None
+        when the rung did not run, else ``{figures (the summary's
         ``semantic``), threshold, candidates, rule, quality_note}``.
     Raises:
         EvalsieveError(bad_input): called before ``finish``.
@@ -67,3 +92,60 @@ def ladder_view(job: ContaminationJob, limit: int = VIEW_ROWS) -> dict:
     return {"rungs": list(c.rungs), "excluded": [k for k in RUNGS if k in excluded],
             "by_rung": dict(by), "clean_at_these_rungs": sum(1 for x in job.rung if not x),
             "rows": rows, "rows_total": total, "semantic": semantic}
+
+
+def ladder_sections(self) -> list[str]:
+    """overlap-report.html's ladder: rows per rung, the exact rung, the semantic rung."""
+    s, c = self.summary, self.config
+    by = s["rows_contaminated_by_rung"]
+    ladder = [(k, by[k] if by[k] is not None else "did not run",
+               "yes" if k in c.excluded else ("no" if k in c.rungs else "")) for k in RUNGS]
+    ladder.append(("none (clean at these rungs)", sum(1 for x in self.rung if not x), ""))
+    out = ["<h2>The ladder: which rung caught each row first</h2>",
+           "<p>Rungs run in order exact → ngram → semantic; a row counts under the first "
+           "rung that caught it. A row no rung caught is <b>clean at these rungs</b>, not "
+           "clean: what the rungs cannot see is listed below.</p>",
+           html_table(["rung", "rows caught first here", "rows leave eval.clean"], ladder,
+                      frozenset({1})),
+           ]
+    exact = [(self._eval_numbers[i], f, rec) for i, (f, rec) in
+             enumerate(zip(self.exact_file, self.exact_record)) if rec]
+    out += [f"<h2>Rung exact ({len(exact)})</h2><p>The eval row's words, after the "
+            "normalisation above, equal a whole training record's words (the chosen fields "
+            "of both, joined; every row with a word, rows too short for n-grams too).</p>",
+            html_table(["eval_row", "training_file", "training_record"], exact,
+                       frozenset({0, 2}))]
+    if self.semantic is None:
+        out.append("<h2>Rung semantic</h2><p>Did not run (CLI: <code>--semantic</code>). "
+                   "Reworded copies of eval rows that share no n-gram with the training "
+                   "data are not looked for.</p>")
+        return out
+    f = s["semantic"]
+    m = self.semantic.matches
+    caught = sorted(((i, x) for i, x in enumerate(m) if x.caught),
+                    key=lambda t: (-t[1].score, t[0]))
+    fig = [("window", f"{f['window_words']} words ({f['window_how']}), stride "
+                      f"{(f['window_words'] + 1) // 2} words"),
+           ("windows scanned", f["windows"]),
+           ("windows sharing a key term with some probe", f["windows_sharing_a_key_term"]),
+           ("probes (eval rows and their field values)", f["probes"]),
+           ("spans embedded (fitted in the candidate windows)", f["windows_embedded"]),
+           ("(probe, span) pairs verified", f["pairs_verified"]),
+           ("candidate windows per probe", c.semantic.candidates),
+           ("threshold", f"verifier probability ≥ {c.semantic.threshold}"),
+           ("IDF background of key terms", f["idf_background"]),
+           ("measured quality at these defaults", QUALITY_NOTE)]
+    rows = [(self._eval_numbers[i], self.rung[i], fmt_float(x.score), fmt_float(x.cosine),
+             fmt_float(x.lexical), fmt_float(x.numbers), x.training_record, x.window)
+            for i, x in caught]
+    out += [f"<h2>Rung semantic ({len(caught)} rows caught)</h2>",
+            f"<p class=\"rule\">{_esc(SEMANTIC_RULE)}</p>",
+            html_table(["figure", "value"], fig, frozenset({1}), cls="settings"),
+            html_table(["eval_row", "first rung", "score", "cosine", "lexical", "numbers",
+                        "training_record", "training window"], rows,
+                       frozenset({0, 2, 3, 4, 5, 6}))]
+    return out
+
+
+def _esc(s: str) -> str:
+    return html.escape(s)

@@ -161,7 +161,8 @@ class NativeEncoder:
         """
         n = len(ids)
         if not sort:
-            return [list(range(s, min(s + self.batch_size, n))) for s in range(0, n, self.batch_size)]
+            size = self.batch_size
+            return [list(range(s, min(s + size, n))) for s in range(0, n, size)]
         order = sorted(range(n), key=lambda i: (-len(ids[i]), i))
         out, cur = [], []
         for i in order:

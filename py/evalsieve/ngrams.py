@@ -1,6 +1,6 @@
 """Word n-grams, the eval index, the training scan and containment.
 
-The rule (GPT-3, Brown et al. 2020, App. C; stated in the page, the README and every report):
+The rule (GPT-3, Brown et al. 2020, App. C; stated in the page, docs/RULES.md and every report):
 
 * words: see :mod:`evalsieve.text` (NFKC, lowercase, delete Unicode P*, split on white space);
 * N = the 5th-percentile word count of the non-empty eval rows, nearest-rank method (the
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from . import constants
 from .errors import bad_input
+from .exact import row_key
 from .text import normalize_many
 
 #: The clamp of the rule's own N (constants.N_AUTO_MIN..N_AUTO_MAX = 8..13).
@@ -114,6 +115,10 @@ class EvalIndex:
         EvalsieveError(bad_input): N given outside 1..1000, or no row has a word.
     """
 
+    #: When True, every :class:`TrainingScan` of this index lists its records that hold
+    #: an eval n-gram (``hits``; purify reads them). Off for the contamination job.
+    keep_hits = False
+
     def __init__(self, rows_segments: list[list[str]], n: int | None = None,
                  background: dict[str, int] | None = None):
         flat = [s for segs in rows_segments for s in segs]
@@ -146,12 +151,12 @@ class EvalIndex:
         self._ids = ids
         self._freq = freq
         self.padded = [f" {g} " for g in self.ngrams]
-        # the exact rung: a scorable row's normalised words, all segments joined by one space
+        # the exact rung: every row with a word, keyed by its normalised words, all segments
+        # joined by one space (evalsieve.exact.row_key); an empty row has no key
         self.exact_keys: dict[str, list[int]] = {}
         for i, row in enumerate(self.rows):
-            if row.ngram_ids:
-                key = " ".join(w for words in row.segments for w in words)
-                self.exact_keys.setdefault(key, []).append(i)
+            if row.words:
+                self.exact_keys.setdefault(row_key(row.segments), []).append(i)
         self.exact_lengths = frozenset(len(k.split()) for k in self.exact_keys)
         self.set_background(background or {})
 
@@ -193,9 +198,11 @@ class TrainingScan:
     order (files in the order given, records in file order).
 
     The exact rung rides along: a training record whose normalised words (all its segments,
-    joined) equal a scorable eval row's is recorded in ``exact`` (row -> first (file,
-    record)). A scorable row's exact copy holds all of the row's n-grams, so every candidate
-    filter in front of :meth:`scan` passes it on.
+    joined: :func:`evalsieve.exact.row_key`) equal an eval row's (any row with a word, too
+    short for n-grams or not) is recorded in ``exact`` (row -> first (file, record)). Such a
+    copy may hold no eval n-gram (its words split over two training fields, or fewer than
+    N); every candidate filter in front of :meth:`scan` passes it on by its exact-key probes
+    (:mod:`evalsieve.exact`).
 
     Attributes:
         records: training records in the corpus (all files), set by the driver when the pass
@@ -206,6 +213,8 @@ class TrainingScan:
         first_file: per n-gram id, the 0-based training file of its first record.
         first_record: per n-gram id, the 1-based record number in that file (0 = never).
         excerpt: per n-gram id, normalised training words around its first occurrence.
+        hits: with ``index.keep_hits``, ``[record, [n-gram ids]]`` of every scanned record
+            holding an eval n-gram (ids ascending), in scan order; else None.
     """
     index: EvalIndex
     records: int = 0
@@ -216,12 +225,15 @@ class TrainingScan:
     file_names: list[str] = field(default_factory=list)
     first_file: list[int] = field(default_factory=list)
     exact: dict[int, tuple[int, int]] = field(default_factory=dict)
+    hits: list | None = None
 
     def __post_init__(self):
         g = len(self.index.ngrams)
         self.counts = [0] * g
         self.first_record = [0] * g
         self.first_file = [0] * g
+        if self.index.keep_hits:
+            self.hits = []
 
     def partial(self) -> dict:
         """This scan's result in a mergeable form (plain JSON-able values).
@@ -231,7 +243,8 @@ class TrainingScan:
             excerpt]}}`` with only the n-grams found; record numbers as this scan saw them.
         """
         counts = self.counts
-        return {"records": self.records,
+        extra = {"hits": self.hits} if self.hits is not None else {}
+        return {**extra, "records": self.records,
                 "counts": {g: c for g, c in enumerate(counts) if c},
                 "first": {g: [self.first_record[g], self.excerpt.get(g, "")]
                           for g, c in enumerate(counts) if c},
@@ -316,6 +329,8 @@ class TrainingScan:
             if found:
                 for gid in found:
                     counts[gid] += 1
+                if self.hits is not None:
+                    self.hits.append([rec, sorted(found)])
 
 
 def _excerpt(joined: str, padded_gram: str) -> str:
@@ -359,8 +374,12 @@ class RowScore:
     Attributes:
         eval_row: 1-based record number in the eval file.
         words: words in the chosen fields.
-        status: ``"clean"``, ``"contaminated"``, ``"too_short"``, ``"no_ngram"`` (has N words
-            in all but no single field has N), ``"empty"`` or ``"boilerplate_only"``.
+        status: the ladder's verdict: ``"contaminated"`` when any rung caught the row (set by
+            :func:`evalsieve.verdict.apply_ladder`), else :attr:`ngram_status`.
+        ngram_status: the n-gram rung's own verdict: ``"clean"``, ``"contaminated"``,
+            ``"too_short"``, ``"no_ngram"`` (has N words in all but no single field has N),
+            ``"empty"`` or ``"boilerplate_only"`` (:func:`containment_scores` sets both).
+        rung: the first rung of the ladder that caught the row ('' = none; apply_ladder).
         ngrams_total: distinct scorable (non-boilerplate) n-grams.
         ngrams_matched: of those, how many were found in training.
         ngrams_boilerplate: distinct n-grams dropped as boilerplate.
@@ -382,11 +401,18 @@ class RowScore:
     shared_passage: str = ""
     excerpt: str = ""
     training_file: str = ""
+    ngram_status: str = ""
+    rung: str = ""
+
+    def __post_init__(self):
+        if not self.ngram_status:
+            self.ngram_status = self.status
 
     @property
     def scored(self) -> bool:
-        """True when the row got a containment (status clean or contaminated)."""
-        return self.status in ("clean", "contaminated")
+        """True when the n-gram rung gave the row a containment (its ngram_status is clean
+        or contaminated)."""
+        return self.containment is not None
 
 
 def containment_scores(index: EvalIndex, scan: TrainingScan, *, boilerplate: bool = True,

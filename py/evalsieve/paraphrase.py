@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from . import constants
 from .errors import bad_input
-from .exports import score_impact_csv, unmatched_csv, write_csv
+from .exports import score_impact_csv, stamp_json, unmatched_csv, write_csv
 from .fields import FieldExtractor
 from .grouping import Grouping, PairGraph, group_paraphrases
 from .records import Record, RecordReader
@@ -249,7 +249,8 @@ class ParaphraseJob:
             self.graph = PairGraph(n, candidates, self.config.floor, emb, DIM,
                                    cosine=None if emb is not None else _no_embeddings)
         except ValueError as e:
-            raise bad_input(f"similarity results: {e}", expected="each pair of embedded rows once")
+            raise bad_input(f"similarity results: {e}",
+                            expected="each pair of embedded rows once") from None
         self.nn = [float(x) for x in nn]
         self.nn_index = [int(x) for x in nn_index]
         self.truncated = int(truncated)
@@ -293,11 +294,13 @@ class ParaphraseJob:
             EvalsieveError(bad_input): threshold outside [floor, 1], or no similarity yet.
         """
         g = self.grouping(threshold)
-        best = max(range(len(self.nn)), key=lambda i: (self.nn[i], -i)) if len(self.nn) > 1 else None
+        best = (max(range(len(self.nn)), key=lambda i: (self.nn[i], -i))
+                if len(self.nn) > 1 else None)
         closest = None
         if best is not None and self.nn_index[best] >= 0:
             a, b = sorted((best, self.nn_index[best]))
-            closest = {"row_a": self.rows[a], "row_b": self.rows[b], "cosine": round(self.nn[best], 6)}
+            closest = {"row_a": self.rows[a], "row_b": self.rows[b],
+                       "cosine": round(self.nn[best], 6)}
         bins = [0] * 20
         for x in self.nn:
             bins[max(0, min(19, int(x * 20)))] += 1
@@ -373,7 +376,7 @@ class ParaphraseJob:
                     "pooling": POOLING, "normalisation": NORMALISATION,
                     "token_window": c.window, "rows_truncated": self.truncated}
         if c.skip_bad_lines:   # stamped only when on
-            from .contamination import SKIP_RULE
+            from .records import SKIP_RULE
             settings["skip_bad_lines"] = SKIP_RULE
             settings["skipped_lines"] = {self.eval_name: len(self._reader.skipped)}
         inputs = (eval_file,)
@@ -432,11 +435,11 @@ class ParaphraseJob:
         return paraphrase_summary(figs[0]) if figs else None
 
     def export_names(self) -> list[str]:
-        """The names :meth:`export` accepts."""
+        """The names :meth:`export` accepts (``run-stamp.json`` last)."""
         extra = list(constants.SCORE_EXPORTS) if self.score_run else []
         if self.config.skip_bad_lines:
             extra.append(constants.SKIPPED_EXPORT)
-        return [*constants.PARAPHRASE_EXPORTS, *extra]
+        return [*constants.PARAPHRASE_EXPORTS, *extra, constants.STAMP_EXPORT]
 
     def export(self, name: str, stamp: RunStamp) -> tuple[str, str]:
         """One export's ``(mime, text)`` at the stamp's threshold (``stamp.settings
@@ -465,14 +468,17 @@ class ParaphraseJob:
                            self.texts[d.representative]]
             return "text/csv", write_csv(stamp, GROUP_COLUMNS, rows())
         if name == constants.SKIPPED_EXPORT and self.config.skip_bad_lines:
-            from .contamination import SKIPPED_COLUMNS
-            return "text/csv", write_csv(stamp, SKIPPED_COLUMNS,
-                                         ([self.eval_name, ln, m] for ln, m in self._reader.skipped))
+            from .records import SKIPPED_COLUMNS
+            return "text/csv", write_csv(stamp, SKIPPED_COLUMNS, (
+                [self.eval_name, ln, m] for ln, m in self._reader.skipped))
         if name == "score-impact.csv" and self.score_run:
-            return "text/csv", score_impact_csv(stamp, self.score_figures(stamp.settings["threshold"]))
+            figures = self.score_figures(stamp.settings["threshold"])
+            return "text/csv", score_impact_csv(stamp, figures)
         if name == "scores-unmatched.csv" and self.score_run:
             self.score_figures(stamp.settings["threshold"])   # the join
             return "text/csv", unmatched_csv(stamp, self.score_run.join)
+        if name == constants.STAMP_EXPORT:
+            return "application/json", stamp_json(stamp)
         raise bad_input(f"no export named {name!r}", expected=", ".join(self.export_names()))
 
 

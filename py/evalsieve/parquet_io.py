@@ -13,7 +13,7 @@ import datetime
 import decimal
 import os
 
-from .errors import bad_input
+from .errors import bad_input, environment
 
 #: Rows per record batch read from the file (a row group is read in slices of this size).
 BATCH_ROWS = 8192
@@ -25,7 +25,7 @@ def _pa(name: str):
         import pyarrow
         import pyarrow.parquet
     except ImportError:
-        raise bad_input("this is a Parquet file, and reading Parquet needs pyarrow, which is "
+        raise environment("this is a Parquet file, and reading Parquet needs pyarrow, which is "
                         "not installed", file=name,
                         expected="pip install 'evalsieve[parquet]' (or convert the file to "
                                  "JSON Lines)") from None
@@ -97,8 +97,9 @@ class ParquetSource:
     Args:
         path: the file's path.
     Raises:
-        EvalsieveError(bad_input): pyarrow missing, or not a readable Parquet file (the
-        file and pyarrow's reason named).
+        EvalsieveError: ``environment`` when pyarrow is missing (an extra, exit 3);
+        ``bad_input`` when it is not a readable Parquet file (the file and pyarrow's reason
+        named).
     """
 
     def __init__(self, path: str):
@@ -171,3 +172,89 @@ class ParquetSource:
             if written == 0:
                 w.write_table(self.schema.empty_table())
         return written
+
+
+# -- the reports as Parquet (the CLI writes them beside the CSVs when pyarrow is installed) --
+#: Report columns whose cells are numbers printed at a fixed precision (exports.fmt_float,
+#: the paraphrase cosines): float64 in the Parquet versions. Every other column's type
+#: follows its values: all integers int64, all numbers float64, all booleans bool (an
+#: empty cell is null there), else text as written before the CSV's formula guard.
+FLOAT_COLUMNS = frozenset({
+    "containment", "cosine", "lowest_internal_cosine", "semantic_score", "semantic_cosine",
+    "semantic_lexical", "semantic_numbers", "semantic_code", "semantic_docstring_cosine",
+    "semantic_rival", "semantic_code_runner_up"})
+#: Key-value metadata keys of a Parquet report: the stamp (canonical JSON, as in
+#: run-stamp.json) and its fingerprint.
+STAMP_KEY, FINGERPRINT_KEY = b"evalsieve.run_stamp", b"evalsieve.run_fingerprint"
+
+
+def have_pyarrow() -> bool:
+    """Is pyarrow importable (the Parquet reports are written only then)?"""
+    try:
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _column(pa, name: str, values: list):
+    """One report column as a pyarrow array (types: see FLOAT_COLUMNS)."""
+    given = [v for v in values if v is not None and v != ""]
+    if name in FLOAT_COLUMNS:
+        return pa.array([None if v is None or v == "" else float(v) for v in values],
+                        pa.float64())
+    if given and all(isinstance(v, bool) for v in given):
+        typ = pa.bool_()
+    elif given and all(isinstance(v, int) and not isinstance(v, bool) for v in given):
+        typ = pa.int64()
+    elif given and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in given):
+        typ = pa.float64()
+    else:
+        return pa.array([None if v is None else str(v) for v in values], pa.string())
+    return pa.array([None if v is None or v == "" else v for v in values], typ)
+
+
+def write_report(path: str, export, stamp: dict) -> int:
+    """Write a CSV export's rows as a Parquet file with the run stamp in its key-value
+    metadata (``evalsieve.run_stamp``: canonical JSON; ``evalsieve.run_fingerprint``).
+
+    Args:
+        path: the file to write.
+        export: an :class:`evalsieve.exports.CsvExport` (its ``header`` and raw ``rows``).
+        stamp: the run stamp as a dict (:meth:`RunStamp.to_dict`, run-stamp.json).
+    Returns:
+        Rows written (the CSV's row count).
+    Raises:
+        ValueError: the stamp's fingerprint is not the export's.
+    """
+    from .stamps import canonical_json
+    pa, pq = _pa(os.path.basename(path))
+    if stamp.get("fingerprint") != export.fingerprint:
+        raise ValueError("the stamp is not the export's run")
+    names = export.header[:-1]
+    cols = [_column(pa, n, [r[k] for r in export.rows]) for k, n in enumerate(names)]
+    cols.append(pa.array([export.fingerprint] * len(export.rows), pa.string()))
+    table = pa.table(cols, names=export.header).replace_schema_metadata(
+        {STAMP_KEY: canonical_json(stamp).encode("utf-8"),
+         FINGERPRINT_KEY: export.fingerprint.encode("ascii")})
+    pq.write_table(table, path)
+    return len(export.rows)
+
+
+def report_name(csv_name: str) -> str:
+    """The Parquet version's name of a CSV report: ``contamination-report.csv`` ->
+    ``contamination-report.parquet``."""
+    return csv_name[:-4] + ".parquet"
+
+
+def report_writers(exports: dict, stamp: dict) -> dict:
+    """``{"contamination-report.parquet": writer, ...}``: one Parquet writer for every CSV
+    export in ``exports`` (``{name: text}``; an ``eval.clean.csv`` is the input's own bytes,
+    not a report, and gets none). Each writer takes the path to write (as
+    ``outdir.OutDir.write`` expects)."""
+    from .exports import CsvExport
+    out = {}
+    for name, text in exports.items():
+        if isinstance(text, CsvExport) and name.endswith(".csv"):
+            out[report_name(name)] = (lambda path, t=text: write_report(path, t, stamp))
+    return out

@@ -1,9 +1,11 @@
 """Records: push parsers for JSON Lines, delimited text (CSV, TSV, ``;``/``|``) and plain text.
 
-A driver (the CLI or the page's worker) reads a file in chunks, decodes UTF-8 (BOM removed)
-and hands the text to :class:`RecordReader` with ``feed``; the reader returns every record
-completed so far and carries any incomplete one (a partial line, or a CSV record whose
-quoted field holds a newline) over to the next chunk. ``finish`` flushes the last record.
+A driver (the CLI or the page's worker) reads a file in chunks, decodes UTF-8 and hands the
+text to :class:`RecordReader` with ``feed``; the reader returns every record completed so far
+and carries any incomplete one (a partial line, or a CSV record whose quoted field holds a
+newline) over to the next chunk. ``finish`` flushes the last record. A leading byte-order
+mark is kept aside (``RecordReader.bom``); bytes that are not UTF-8 make a record malformed
+(:mod:`evalsieve.decoding`).
 
 Each :class:`Record` keeps ``raw``, the exact text of the record including its line ending
 (so ``"".join(r.raw for r in kept).encode("utf-8")`` is byte-for-byte those rows of a
@@ -26,11 +28,18 @@ import json
 import re
 from typing import NamedTuple
 
-from . import constants
-from .constants import binary_kind
+from .decoding import (BINARY_MAGIC, BOM, ESCAPED, PARQUET_MAGIC,  # noqa: F401 (named here)
+                       invalid_utf8, is_parquet, refuse_binary)
 from .errors import EvalsieveError, bad_input
 
 FORMATS = ("jsonl", "csv", "tsv", "text")
+#: The stamp's words for ``skip_bad_lines`` (the per-file counts are ``skipped_lines``).
+SKIP_RULE = ("on: malformed JSON Lines / CSV / TSV records are skipped, not read; each is "
+             "listed in skipped-lines.csv; a skipped eval line is no row and is not in "
+             "eval.clean; a skipped record keeps its record number")
+#: Columns of ``skipped-lines.csv``: the file's name, the 1-based line where the skipped
+#: record starts, what was wrong and what was expected.
+SKIPPED_COLUMNS = ["file", "line", "error"]
 #: Field separator of each delimited format (the csv module's ``delimiter``).
 DELIMITERS = {"csv": ",", "tsv": "\t", "csv-semicolon": ";", "csv-pipe": "|"}
 _DELIM_NAME = {v: k for k, v in DELIMITERS.items()}
@@ -92,39 +101,6 @@ def format_hint(name: str) -> str | None:
         if base.endswith(ext):
             return fmt
     return None
-
-
-#: Magic bytes of files that are not text (checked on the first bytes after gunzip, before
-#: decoding): the table is constants.BINARY_MAGIC, which the page's worker/files.js receives
-#: in the worker's ``ready`` message.
-BINARY_MAGIC = constants.BINARY_MAGIC
-
-
-
-
-PARQUET_MAGIC = b"PAR1"
-
-
-def is_parquet(head: bytes) -> bool:
-    """True when a file's first bytes are the Parquet magic ``PAR1``."""
-    return head.startswith(PARQUET_MAGIC)
-
-
-def refuse_binary(name: str, head: bytes, parquet_ok: bool = False) -> None:
-    """Refuse a file whose first bytes say it is not text (ZIP, Parquet, UTF-16, ...).
-
-    Args:
-        name: the file's name, for the message.
-        head: its first bytes (after gunzip); 16 are enough.
-        parquet_ok: let Parquet through (the CLI reads it with pyarrow).
-    Raises:
-        EvalsieveError(bad_input): "unsupported format: this looks like a ZIP archive; ...".
-    """
-    kind = binary_kind(head)
-    if kind is not None and not (parquet_ok and head.startswith(PARQUET_MAGIC)):
-        what, todo = kind
-        raise bad_input(f"unsupported format: this looks like {what}", file=name,
-                        expected=f"JSONL, CSV, TSV or plain text in UTF-8 ({todo})")
 
 
 def line_ends_cr(head: str) -> bool:
@@ -296,6 +272,9 @@ def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
         EvalsieveError(bad_input): not JSON, or JSON that is not an object (file, line,
         column and the offending text in the message).
     """
+    # the line without its end: an error's column is then the same whether the line came
+    # with its "\n" (the reader) or without (a filter's candidate line)
+    raw = raw.rstrip("\r\n")
     try:
         if raw.count("{") + raw.count("[") > MAX_JSON_DEPTH and _json_depth(raw) > MAX_JSON_DEPTH:
             raise RecursionError
@@ -303,11 +282,11 @@ def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
     except RecursionError:
         raise bad_input("JSON nested too deeply to read", file=name, line=line,
                         expected=f"one JSON object per line, nested at most {MAX_JSON_DEPTH} "
-                                 "levels deep", detail=_clip(raw.rstrip("\r\n")))
+                                 "levels deep", detail=_clip(raw.rstrip("\r\n"))) from None
     except ValueError as e:
         raise bad_input("not valid JSON: " + _json_error_text(e),
                         file=name, line=line, expected="one JSON object per line",
-                        detail=_clip(raw.rstrip("\r\n")))
+                        detail=_clip(raw.rstrip("\r\n"))) from None
     if not isinstance(value, dict):
         raise bad_input(f"a JSON {type(value).__name__} where an object was expected",
                         file=name, line=line, expected="one JSON object per line",
@@ -359,7 +338,8 @@ class RecordReader:
         name: the file's name, used in error messages.
         skip_bad: skip malformed records instead of stopping (CLI ``--skip-bad-lines``, the
             page's "skip malformed lines"): a JSON Lines line that is not one JSON object, a
-            CSV/TSV record that cannot be parsed or has another field count than the header.
+            CSV/TSV record that cannot be parsed or has another field count than the header,
+            a record with bytes that are not UTF-8 (:mod:`evalsieve.decoding`).
             A skipped record keeps its record number (the next record's number is the same
             as without the option) and becomes no record; ``skipped`` lists it. Not skipped:
             a malformed header, and a quoted field never closed before the end of the file
@@ -367,6 +347,7 @@ class RecordReader:
     Attributes:
         skipped: ``(line, message)`` of every skipped record, in file order (1-based line
             where the record starts; the message says what was wrong and what was expected).
+        bom: ``"\ufeff"`` when the text began with a byte-order mark (taken off), else "".
     Raises (from ``feed``/``finish``):
         EvalsieveError(bad_input): a malformed line, or a row whose field count differs
         from the header's (which file, which line, what was expected); with ``skip_bad``
@@ -387,13 +368,20 @@ class RecordReader:
         self._pending: list[str] = []   # CSV: lines of a record whose quotes are still open
         self._pending_line = 0
         self._pending_quotes = 0
+        self.bom, self._started = "", False
+        self._escaped = False    # the current text holds bytes that are not UTF-8
 
     # -- public -----------------------------------------------------------------------------
     def feed(self, text: str) -> list[Record]:
         """Parse ``text`` (the next piece of the file) and return the records it completes."""
         if not text:
             return []
+        if not self._started:
+            self._started = True
+            if text.startswith(BOM):
+                self.bom, text = BOM, text[1:]
         buf = self._carry + text
+        self._escaped = ESCAPED.search(buf) is not None
         if not self.cr:
             parts = buf.split("\n")
             self._carry = parts.pop()
@@ -408,6 +396,7 @@ class RecordReader:
 
     def finish(self) -> list[Record]:
         """Flush the last record (a final line without a newline) and check for open quotes."""
+        self._escaped = ESCAPED.search(self._carry) is not None
         out = self._lines([self._carry]) if self._carry else []
         self._carry = ""
         if self._pending:
@@ -443,6 +432,9 @@ class RecordReader:
             if not raw.strip():
                 continue
             try:
+                bad = self._escaped and invalid_utf8(raw, self.name, ln)
+                if bad:
+                    raise bad
                 value = parse(raw, ln)
             except EvalsieveError as e:
                 if not self._skip(e, ln):
@@ -522,6 +514,9 @@ class RecordReader:
             start = self._pending_line
             self._pending = []
             try:
+                bad = self._escaped and invalid_utf8(rec_raw, self.name, start)
+                if bad:
+                    raise bad
                 cells = self._parse(rec_raw, start)
                 if self.header is None:
                     self._set_header(cells, rec_raw)
@@ -546,7 +541,7 @@ class RecordReader:
                                    strict=True))
         except (csv.Error, StopIteration) as e:
             raise bad_input(f"malformed {self._kind()} record: {e}", file=self.name, line=line,
-                            expected=self._expected(), detail=_clip(rec_raw))
+                            expected=self._expected(), detail=_clip(rec_raw)) from None
 
     def _kind(self) -> str:
         return "TSV" if self.delimiter == "\t" else "CSV"
@@ -560,7 +555,7 @@ class RecordReader:
             if "unexpected end of data" in str(e):
                 return False  # a quoted field goes on to the next line
             raise bad_input(f"malformed {self._kind()} record: {e}", file=self.name, line=ln,
-                            expected=self._expected(), detail=_clip(raw))
+                            expected=self._expected(), detail=_clip(raw)) from None
         return True
 
 

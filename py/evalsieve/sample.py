@@ -151,3 +151,27 @@ def check_fields(name: str, fmt: str, paths: list[str], head: str,
                             "list's objects")
         raise bad_input(f"no field {p!r} in the first {info['rows_sampled']} rows",
                         file=name, expected="one of: " + ", ".join(sorted(known)))
+
+
+def listed_paths(info: dict) -> list[str]:
+    """Every path an ``inspect`` answer lists: plain fields, then element-filter paths."""
+    return [f["path"] for f in info["fields"] + info["filter_fields"]]
+
+
+def corpus_defaults(infos: list[tuple[str, dict]]) -> dict[str, str]:
+    """The default fields of a corpus of several files: each file's own default
+    (:func:`evalsieve.fields.default_choice`), in corpus order, each path once, with the
+    first file that chose it. Each file is then read with those of these paths it lists
+    (:func:`listed_paths`), as it is with the ``--train-field`` paths asked for, and as the
+    page reads the fields ticked for a corpus.
+
+    Args:
+        infos: ``(file name, inspect answer)`` per file, in corpus order.
+    Returns:
+        ``{path: name of the first file whose default it is}``, in that order.
+    """
+    out: dict[str, str] = {}
+    for name, info in infos:
+        for p in info["default_fields"]:
+            out.setdefault(p, name)
+    return out

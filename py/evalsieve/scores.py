@@ -242,7 +242,7 @@ class ScoreReader:
                 v = _lookup(value, m)
             except KeyError:
                 raise bad_input(f"no score {m!r} in this row", file=self.name, line=line,
-                                expected=f"the field {m!r} in every row (--score-field)")
+                                expected=f"the field {m!r} in every row (--score-field)") from None
             vals[m] = to_score(v, self.name, line, m)
         t.keys.append(key)
         t.lines.append(line)
@@ -411,7 +411,7 @@ def contamination_impact(table: ScoreTable, join: Join, statuses: list[str],
 
 
 def contamination_summary(fig: dict) -> dict:
-    """The ``score_impact`` object of the contamination JSON summary (issue 8's shape):
+    """The ``score_impact`` object of the contamination JSON summary :
     ``{metric, rows_joined, rows_unmatched, all, clean, contaminated,
     difference_contaminated_minus_clean}``, each subset ``{n, mean, ci95}``."""
     return {"metric": fig["metric"], "rows_joined": fig["rows_joined"],
@@ -469,7 +469,7 @@ def paraphrase_impact(table: ScoreTable, join: Join, group_of: dict, representat
 
 
 def paraphrase_summary(fig: dict) -> dict:
-    """The ``score_impact`` object of the paraphrase JSON summary (issue 8's shape):
+    """The ``score_impact`` object of the paraphrase JSON summary :
     ``{metric, n, mean, se_naive, se_clustered, design_effect, effective_n}``."""
     c = fig["clustered"]
     return {"metric": fig["metric"], "n": c["n"], "mean": c["mean"], "se_naive": c["se_naive"],

@@ -17,11 +17,12 @@ four steps; only step 3 needs an encoder, and it stays outside this module (the 
    probe's *key terms* (its terms, numbers included, in at most max(1, 5%) of the background
    passages and in at most max(10, 5%) of the probes: rare terms) to the probes; a window's
    candidate score for a probe is the IDF-weighted share of the probe's key terms the window
-   holds, and each probe keeps its ``candidates`` best windows (ties: earlier window). The background is the first training records (about
-   1 MB) cut into passages of W words (a record of 1,000 words is 1,000 / W passages, so a
-   word common in long documents stays rare where it is rare), or the eval rows when none is
-   given. A *code row* (:func:`is_code`) also has its
-   rare *code shingles* as key terms (:func:`code_tokens`: names and literals abstracted).
+   holds, and each probe keeps its ``candidates`` best windows (ties: earlier window). The
+   background is the first training records (about 1 MB) cut into passages of W words (a
+   record of 1,000 words is 1,000 / W passages, so a word common in long documents stays rare
+   where it is rare), or the eval rows when none is given. A *code row* (:func:`is_code`)
+   also has its rare *code shingles* as key terms (:func:`code_tokens`: names and literals
+   abstracted).
 3. **Fitted spans and embedding.** In a kept window and a window either side, the span of
    ⌈1.5 × the probe's words⌉ words that holds the most of the probe's terms by IDF is found,
    then cut to its first and last rare term of the probe (plus 5% of the probe's words either

@@ -68,7 +68,3 @@ class RunStamp:
         body = {k: v for k, v in d.items() if k != "utc"}
         d["fingerprint"] = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
         return d
-
-    def line(self) -> str:
-        """The stamp as one comment line for CSV exports: ``# run_stamp {json}``."""
-        return "# run_stamp " + canonical_json(self.to_dict())

@@ -77,16 +77,10 @@ def normalize_text(text: str) -> str:
     return t
 
 
-#: Blocks whose characters the page's prefilter may normalise one by one (see char_table):
-#: Latin-1 Supplement, Latin Extended-A/B, IPA Extensions, Spacing Modifier Letters, Greek
-#: and Coptic, Cyrillic, Latin Extended Additional, Greek Extended, General Punctuation,
-#: Currency Symbols, Letterlike Symbols, Number Forms, Arrows, Mathematical Operators, CJK
-#: Symbols and Punctuation, Hiragana, Katakana, CJK Unified Ideographs. (Hangul is left out:
-#: its jamo compose with their neighbours.)
-SAFE_BLOCKS = ((0x80, 0x24F), (0x250, 0x2AF), (0x2B0, 0x2FF), (0x370, 0x3FF), (0x400, 0x4FF),
-               (0x1E00, 0x1EFF), (0x1F00, 0x1FFF), (0x2000, 0x206F), (0x20A0, 0x20CF),
-               (0x2100, 0x218F), (0x2190, 0x22FF), (0x3000, 0x303F), (0x3040, 0x30FF),
-               (0x4E00, 0x9FFF))
+#: The code points whose characters the filters may normalise one by one (see char_table):
+#: the whole Basic Multilingual Plane. (The filters read text as UTF-16 code units; above
+#: U+FFFF a character sends its record to Python.)
+SAFE_BLOCKS = ((0x80, 0xFFFF),)
 
 #: Characters whose lowercase depends on their neighbours (Unicode Final_Sigma, the only
 #: context ``str.lower`` applies): no character whose NFKC form holds one (Σ, and Ϲ which
@@ -94,19 +88,70 @@ SAFE_BLOCKS = ((0x80, 0x24F), (0x250, 0x2AF), (0x2B0, 0x2FF), (0x370, 0x3FF), (0
 CONTEXT_CASED = frozenset({0x03A3})
 
 
+def composition_seconds() -> frozenset[int]:
+    """Characters that canonical composition joins to the starter before them: the second
+    character of every primary composite (accents such as U+0301; among starters, the Hangul
+    vowel and trailing jamo and a few vowel signs of Indic scripts, such as U+09BE; among the
+    viramas, Sinhala's U+0DCA), from this Python's ``unicodedata`` (about 0.15 s, once)."""
+    return _composites()[1]
+
+
+def composition_firsts() -> frozenset[int]:
+    """The first characters of every primary composite (the starters a following character
+    can compose with: ``e`` before U+0301, a Hangul leading jamo or LV syllable)."""
+    return _composites()[0]
+
+
+def _composites() -> tuple[frozenset[int], frozenset[int]]:
+    global _seconds
+    if _seconds is None:
+        dec, nfc = unicodedata.decomposition, unicodedata.normalize
+        firsts, seconds = set(), set()
+        for c in range(sys.maxunicode + 1):
+            d = dec(chr(c))
+            if not d or d[0] == "<" or d.count(" ") != 1:
+                continue
+            a, b = (chr(int(x, 16)) for x in d.split())
+            if nfc("NFC", a + b) == chr(c):   # not a composition exclusion
+                firsts.add(ord(a))
+                seconds.add(ord(b))
+        for c in range(0xAC00, 0xD7A4):   # Hangul syllables compose by algorithm: LV, LV + T
+            parts = nfc("NFD", chr(c))
+            seconds.add(ord(parts[-1]))
+            firsts.add(ord(parts[0]) if len(parts) == 2 else c - (c - 0xAC00) % 28)
+        _seconds = (frozenset(firsts), frozenset(seconds))
+    return _seconds
+
+
+_seconds: tuple[frozenset[int], frozenset[int]] | None = None
+
+#: The one canonical combining class whose marks the table holds: 9, the viramas of the
+#: Indic and Southeast Asian scripts (U+094D in Devanagari). No virama composes with
+#: anything, and marks of a single class never reorder among themselves; a virama after a
+#: character whose decomposition ends in marks of a higher class moves before them, which
+#: they still compose across (a class-9 mark blocks none of them). Marks of any other class
+#: (accents, the nukta: they compose or reorder) send a record to Python.
+TABLE_MARK_CLASS = 9
+
+
 def char_table(blocks=SAFE_BLOCKS) -> dict[int, str]:
     """Non-ASCII characters whose normalisation does not depend on their neighbours.
 
     For each code point ``c`` in ``blocks`` that is a starter (canonical combining class 0)
-    whose NFKC form is made of starters only, ``table[c] = normalize_text(c)`` (NFKC, lower,
-    punctuation deleted; white space kept as it is). For text made only of ASCII and these
-    characters, ``normalize_text`` equals the concatenation of the characters' own results;
-    tests/py/test_text.py checks every adjacent pair. worker/prefilter.js uses the table to
-    read most English text exactly without Python; any other character sends the record to
-    Python.
+    whose NFKC form is made of starters only, and whose decomposition does not start with a
+    starter that composes with the one before it (:func:`composition_seconds`: a Hangul
+    vowel or trailing jamo, say), and for each virama that composes with nothing
+    (:data:`TABLE_MARK_CLASS`),
+    ``table[c] = normalize_text(c)`` (NFKC, lower, punctuation
+    deleted; white space kept as it is). For text made only of ASCII and these characters,
+    ``normalize_text`` equals the concatenation of the characters' own results: a character
+    of the table never composes with, or reorders against, its neighbours (tests/py/
+    test_text.py checks the pairs that could). The filters (the scan kernel, prefilter.js,
+    numpy's) use the table to read text of every script of the BMP exactly without Python;
+    any other character sends the record to Python.
 
-    Built once per process and ``blocks`` (about 0.03 s in CPython; the CLI's numpy filter
-    builds it inside the timed training pass); each call returns a fresh copy.
+    Built once per process and ``blocks`` (about 0.2 s in CPython; the CLI builds it inside
+    the timed training pass); each call returns a fresh copy.
 
     Returns:
         ``{code point: replacement string}`` (possibly empty: a deleted character).
@@ -128,19 +173,26 @@ def _build_char_table(blocks) -> dict[int, str]:
     comb = unicodedata.combining
     cat = unicodedata.category
     nfkc = unicodedata.normalize
+    seconds = composition_seconds()
     out = {}
     for lo, hi in blocks:
         for c in range(lo, hi + 1):
             ch = chr(c)
             kind = cat(ch)
-            if kind in ("Cn", "Cs", "Co") or comb(ch):
+            if kind in ("Cn", "Cs", "Co") or c in seconds:
+                continue
+            if comb(ch):   # a mark: only the viramas (see TABLE_MARK_CLASS)
+                if comb(ch) == TABLE_MARK_CLASS and nfkc("NFKD", ch) == ch:
+                    out[c] = normalize_text(ch)
+                continue
+            if ord(nfkc("NFKD", ch)[0]) in seconds:
                 continue
             k = nfkc("NFKC", ch)
             if k == ch:
                 if c in CONTEXT_CASED:
                     continue
                 if kind == "Lo":
-                    out[c] = ch
+                    out[c] = normalize_text(ch)
                     continue
             elif any(comb(x) or ord(x) in CONTEXT_CASED for x in k):
                 continue
@@ -188,7 +240,8 @@ def normalize_many(texts: list[str]) -> list[str]:
             out[i] = normalize_text(t)
     if ascii_idx:
         joined = "\x00".join([texts[i] for i in ascii_idx])
-        parts = joined.encode("ascii").translate(_ASCII_LOWER, _ASCII_PUNCT).decode("ascii").split("\x00")
+        parts = (joined.encode("ascii").translate(_ASCII_LOWER, _ASCII_PUNCT).decode("ascii")
+                 .split("\x00"))
         for i, p in zip(ascii_idx, parts):
             out[i] = p
     return out  # type: ignore[return-value]

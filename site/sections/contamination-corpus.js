@@ -1,11 +1,11 @@
-// A training corpus on the Contamination tab (issue 7): several dropped or chosen files, or a
+// A training corpus on the Contamination tab: several dropped or chosen files, or a
 // folder (the "folder" input, or a folder dropped: DataTransfer entries), scanned as one
 // corpus; corpus-files.js names and orders the files as the CLI does. Each file keeps its own
 // format and fields.
 
 import * as P from '../worker/protocol.js';
 import { fmtBytes } from '../lib/format.js';
-import { CORPUS_EXTENSIONS, corpusInfo, corpusOfDrop, corpusOfInput, corpusOrder } from './corpus-files.js';
+import { ARROW_NOTE, CORPUS_EXTENSIONS, corpusInfo, corpusOfDrop, corpusOfInput, corpusOrder } from './corpus-files.js';
 
 const { OP } = P;
 
@@ -18,9 +18,10 @@ const { OP } = P;
 async function selectCorpus(section, files) {
   const slot = section.slots.train;
   let sorted;
+  const { leftOut = [], arrow = 0 } = /** @type {any} */ (files);
   try {
     sorted = corpusOrder(files);
-    if (!sorted.length) throw new Error(`no training file in this folder (supported: ${CORPUS_EXTENSIONS.join(' ')}, each also .gz)`);
+    if (!sorted.length) throw new Error(arrow ? ARROW_NOTE : `no training file in this folder (supported: ${CORPUS_EXTENSIONS.join(' ')}, each also .gz)`);
   } catch (e) {
     section.inputError(e, slot.drop.zone);
     return;
@@ -49,6 +50,7 @@ async function selectCorpus(section, files) {
   if (!got) return; // another choice superseded this one
   got.corpus = parts;
   section.log.add(`training corpus: ${parts.length} files, ${fmtBytes(size)}: ${parts.map((p) => `${p.file.name} (${p.info.format}${p.info.gzip ? ', gzip' : ''})`).join(', ')}`);
+  if (leftOut.length) section.log.add(`left out of the folder: ${leftOut.map((f) => `${f.name} (${f.why})`).join(', ')}`);
   slot.picker.render(got.info, { legend: `Fields to scan (${parts.length} files: ${got.info.format})`, checked: (path) => got.info.default_fields.includes(path) });
   section.inputsChanged();
   section.errors.hide();

@@ -1,7 +1,8 @@
 // The contamination result on the page: counts, the run's settings, the export buttons and
 // the table of contaminated rows. `data` is the worker's contamination result (worker.js):
 // {summary (the CLI's --json summary), exports: [{name, mime, text}], view (Python's
-// ContaminationJob.view: the contaminated rows, so the page parses no CSV), inputs, timing}.
+// ContaminationJob.view: the contaminated rows, every row any rung caught, so the page parses
+// no CSV), inputs, timing}.
 
 import { $, el, definitionRows, downloadText } from '../lib/dom.js';
 import { fmtBytes, fmtInt } from '../lib/format.js';
@@ -10,10 +11,12 @@ import { renderLadder } from './ladder-results.js';
 import { markedText, renderDataTable } from '../ui/data-table.js';
 
 // The columns a person reads: the eval row's own text with the words it shares with the
-// training data marked (Python's eval_marks) beside the training excerpt; the CSV download
-// has every column.
+// training data marked (Python's eval_marks) beside the training excerpt, and the first rung
+// that caught the row (every row a rung caught is listed: Python's view, evalsieve.verdict);
+// the CSV download has every column.
 const TABLE_COLUMNS = [
   { key: 'eval_row', label: 'eval row', num: true },
+  { key: 'rung', label: 'caught by (first rung)' },
   { key: 'containment', label: 'containment', num: true, text: (r) => r.containment_text },
   { key: 'ngrams_matched', label: 'n-grams matched', num: true, text: (r) => `${r.ngrams_matched} of ${r.ngrams_total}` },
   { key: 'training_record', label: 'training record', num: true },
@@ -65,12 +68,12 @@ export function renderContaminationResults(data, args, label) {
   renderLadder($('#ladder'), data.view.ladder);
 }
 
-/** view: {rows: [{eval_row, containment_text, eval_text, eval_marks, ...}] (at most Python's limit), rows_total}. */
+/** view: {rows: [{eval_row, rung, containment_text, eval_text, eval_marks, ...}] (every caught row, at most Python's limit), rows_total}. */
 function renderTable(table, view) {
   const { rows, rows_total: total } = view;
   renderDataTable(table, {
     columns: TABLE_COLUMNS, rows, label: 'rows',
     caption: total === 0 ? 'No contaminated rows.' : total > rows.length ? `First ${rows.length} of ${total} rows; the CSV has them all.` : `${total} rows`,
-    rowData: (r) => ({ row: String(r.eval_row) }),
+    rowData: (r) => ({ row: String(r.eval_row), rung: r.rung }),
   });
 }

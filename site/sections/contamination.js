@@ -17,6 +17,7 @@ import { corpusRequest } from './corpus-files.js';
 import { FieldCheck } from '../ui/field-check.js';
 import { StaleBanner } from '../lib/layout.js';
 import { wireSkipBadLines } from './skip-bad-lines.js';
+import { PurifyPanel } from './purify.js';
 
 const { OP } = P;
 const SETTINGS_KEY = 'evalsieve.settings.v1'; // localStorage holds only the settings checkboxes
@@ -61,6 +62,8 @@ export class ContaminationSection extends JobSection {
     this.ladder = new LadderSettings($('#ladder-settings'));
     wireCorpus(this, { input: $('#train-file'), folder: document.querySelector('#train-folder') });
     this.skip = wireSkipBadLines(this, $('#job-contamination .inputs'));
+    this.purify = new PurifyPanel($('#purify')); // "Clean the training file", after a run
+    this.purify.mount(services);
     this.#loadSettings();
     this.ui.boilerplate.addEventListener('change', () => this.#saveSettings());
     this.#loadExample();
@@ -72,6 +75,12 @@ export class ContaminationSection extends JobSection {
     Object.assign(this.ui.n, { min: constants.n_min, max: constants.n_max });
     Object.assign(this.ui.threshold, { min: constants.threshold_min_exclusive, max: constants.threshold_max });
     this.ladder.workerReady(constants);
+    this.purify.workerReady(constants);
+  }
+
+  workerDied(err) {
+    super.workerDied(err);
+    this.purify.workerDied(err);
   }
 
   #loadSettings() {
@@ -108,6 +117,10 @@ export class ContaminationSection extends JobSection {
     if (label === null) this.autoRunExample = false; // the user took over
     const slot = this.slots[role];
     const got = await this.inspectInto(slot, file, label, role);
+    if (!got && label === null && slot.current && slot.current.file === file) {
+      this.inputsChanged(`the ${SIDE_TITLE[role]} file chosen since (${file.name}) could not be read; see the message next to it.`,
+        `Not run: the ${SIDE_TITLE[role]} file ${file.name} could not be read.`);
+    }
     if (got) {
       const { info } = got;
       this.log.add(`${SIDE_TITLE[role]} file ${label ? `(${label}) ` : ''}${file.name}: sniffed ${info.format}${info.gzip ? ' (gzip)' : ''}, ${fmtInt(info.rows_sampled)} rows sampled, ${info.fields.length} fields`);
@@ -131,11 +144,15 @@ export class ContaminationSection extends JobSection {
     if (role === 'eval') this.check.want();
   }
 
-  /** New files were chosen: results still on the page are greyed under a banner. */
-  inputsChanged() {
+  /**
+   * New files were chosen (or one that could not be read): results still on the page are
+   * greyed under a banner saying why, and the status no longer says the run is done.
+   */
+  inputsChanged(reason = 'you have chosen other files since. Press Run to score them.', status = 'Not run yet for the files chosen now: press Run.') {
     if (!this.shownRun || this.ui.results.hidden) return;
     const { label, files } = this.shownRun;
-    this.stale.mark(label === 'example', files, 'you have chosen other files since. Press Run to score them.');
+    this.stale.mark(label === 'example', files, reason);
+    this.inputsStale(status);
   }
 
   /** The auto-N line for the chosen eval fields, from the sampled rows (before a run). */
@@ -199,6 +216,7 @@ export class ContaminationSection extends JobSection {
           ['contaminated', 'caught by a rung whose rows leave the clean file'], ['eval fields', args.eval.fields.join(', ')]]);
         this.ui.results.hidden = false;
         this.shownRun = { label, files: `${ev.file.name}, ${train.file.name}` };
+        this.purify.setRun({ args, files: { eval: ev.file, train: train.file }, label, corpus: corpus ? corpus.train_files.length : 1, trainFormat: train.info.format });
         this.stale.clear();
         const s = data.summary || {};
         const skipped = this.skip.showResult(s);

@@ -8,10 +8,53 @@
  *  Parquet only where the page's inspect reads it. Files chosen one by one are all taken. */
 export const CORPUS_EXTENSIONS = ['.jsonl', '.ndjson', '.json', '.csv', '.tsv', '.tab', '.txt', '.parquet'];
 
+/** Files of a Hugging Face dataset folder that hold no rows (py/evalsieve/layouts.py
+ *  HF_METADATA): a folder leaves them out, as the CLI's walk does. */
+const HF_METADATA = ['dataset_info.json', 'dataset_infos.json', 'dataset_dict.json', 'state.json'];
+
+/** What the page says of a folder holding Arrow shards (a datasets cache or save_to_disk). */
+export const ARROW_NOTE = 'this folder holds Arrow shards (a Hugging Face datasets cache or save_to_disk folder), which the page does not read: use the CLI (pip install \'evalsieve[parquet]\'), or save the dataset as Parquet or JSON Lines (Dataset.to_parquet / to_json)';
+
 /** @param {string} name */
 function supported(name) {
   const low = name.toLowerCase().replace(/\.gz$/, '');
   return CORPUS_EXTENSIONS.some((e) => low.endsWith(e));
+}
+
+/**
+ * Why a folder leaves out a file it would otherwise read (layouts.py _skip_reason and the
+ * walk's folder rule), or null. `path` starts with the dropped folder's own name.
+ * @param {string} path
+ */
+function leftOutReason(path) {
+  const parts = path.split('/').slice(1);
+  const base = parts[parts.length - 1] || '';
+  if (parts.slice(0, -1).some((p) => p.startsWith('.'))) return 'hidden';
+  if (parts.slice(0, -1).some((p) => p.endsWith('.incomplete'))) return 'an unfinished datasets build';
+  if (HF_METADATA.includes(base)) return 'datasets metadata';
+  if (base.startsWith('.')) return 'hidden';
+  return null;
+}
+
+/**
+ * The files of a folder the page reads, in the order given, with what it left out:
+ * `files.leftOut` ([{name, why}], supported files only) and `files.arrow` (Arrow shards
+ * seen, which only the CLI reads).
+ * @param {File[]} named files named by their path in the folder
+ * @returns {File[] & {leftOut: Array<{name: string, why: string}>, arrow: number}}
+ */
+function keepFolderFiles(named) {
+  const leftOut = [];
+  const kept = [];
+  let arrow = 0;
+  for (const f of named) {
+    if (/\.arrow$/i.test(f.name)) { arrow++; continue; }
+    if (!supported(f.name)) continue;
+    const why = leftOutReason(f.name);
+    if (why) leftOut.push({ name: f.name, why });
+    else kept.push(f);
+  }
+  return Object.assign(kept, { leftOut, arrow });
 }
 
 /**
@@ -25,8 +68,7 @@ const named = (file, name) => (file.name === name ? file : new File([file], name
 async function walk(entry, out) {
   if (entry.isFile) {
     const file = await new Promise((resolve, reject) => entry.file(resolve, reject));
-    const path = entry.fullPath.replace(/^\//, '');
-    if (supported(path)) out.push(named(file, path));
+    out.push(named(file, entry.fullPath.replace(/^\//, '')));
     return;
   }
   const reader = entry.createReader();
@@ -51,20 +93,23 @@ export function corpusOfDrop(dt) {
   if (!folder && (dt.files?.length || 0) <= 1) return null;
   if (entries.some((e) => !e)) return Promise.resolve([...dt.files]);
   return (async () => {
-    const out = [];
+    const inFolders = [];
+    const loose = [];
     for (const e of entries) {
-      if (e.isDirectory) await walk(e, out);
-      else out.push(await new Promise((resolve, reject) => e.file(resolve, reject)));
+      if (e.isDirectory) await walk(e, inFolders);
+      else loose.push(await new Promise((resolve, reject) => e.file(resolve, reject)));
     }
-    return out;
+    const kept = keepFolderFiles(inFolders);
+    return Object.assign([...kept, ...loose], { leftOut: kept.leftOut, arrow: kept.arrow });
   })();
 }
 
-/** Files of a <input type=file multiple> or <input webkitdirectory>, named by their path. */
+/** Files of a <input type=file multiple> or <input webkitdirectory>, named by their path
+ *  (a folder's: only those it reads, with `leftOut` and `arrow` as keepFolderFiles). */
 export function corpusOfInput(list) {
   const files = [...list];
   const folder = files.some((f) => f.webkitRelativePath);
-  return folder ? files.filter((f) => supported(f.webkitRelativePath)).map((f) => named(f, f.webkitRelativePath)) : files;
+  return folder ? keepFolderFiles(files.map((f) => named(f, f.webkitRelativePath))) : files;
 }
 
 /** Sorted by name (code units, as Python sorts these paths); a name twice is an error. */
@@ -77,34 +122,52 @@ export function corpusOrder(files) {
 }
 
 /**
- * One field list for the corpus: every field of any file (first file's figures first),
- * checked by default where some file picks it by default.
+ * One field list for the corpus: every field of any file, plain then element-filter paths
+ * (the first file's figures for a path several files have), ticked by default where some
+ * file picks it by default: each file's default in corpus order, each path once, as
+ * py/evalsieve/sample.py corpus_defaults orders them for the CLI. `default_reasons` gives,
+ * per default path, the reason of the file whose default it is, named (each file's own
+ * figures; the picker shows it under that field).
  * @param {Array<{file: File, info: Record<string, any>}>} parts
  */
 export function corpusInfo(parts) {
   const fields = new Map();
-  const defaults = new Set();
-  for (const { info } of parts) {
+  const filters = new Map();
+  /** @type {Record<string, string>} */
+  const reasons = {};
+  for (const { file, info } of parts) {
     for (const f of info.fields) if (!fields.has(f.path)) fields.set(f.path, f);
-    for (const d of info.default_fields || []) defaults.add(d);
+    for (const f of info.filter_fields || []) if (!filters.has(f.path)) filters.set(f.path, f);
+    for (const d of info.default_fields || []) if (!(d in reasons)) reasons[d] = `${file.name}: ${info.default_reason}`;
   }
   const formats = [...new Set(parts.map((p) => `${p.info.format}${p.info.gzip ? ' (gzip)' : ''}`))];
-  return { ...parts[0].info, fields: [...fields.values()], default_fields: [...defaults], format: formats.join(', '), corpus_size: parts.reduce((s, p) => s + p.file.size, 0) };
+  const defaults = Object.keys(reasons);
+  return {
+    ...parts[0].info, fields: [...fields.values()], filter_fields: [...filters.values()], default_fields: defaults,
+    default_reasons: reasons, default_reason: defaults.length ? 'each file\'s own default' : parts[0].info.default_reason,
+    format: formats.join(', '), corpus_size: parts.reduce((s, p) => s + p.file.size, 0),
+  };
 }
+
+/** Every path a file's `inspect` lists: plain fields, then element-filter paths. */
+const listedPaths = (info) => [...info.fields, ...(info.filter_fields || [])].map((f) => f.path);
 
 /**
  * What a run sends for the corpus: `train_files[i] = {name, format, fields}` (the chosen
- * fields this file has, at least one) and the files under 'train', 'train.1', ...
- * (worker/jobs/contamination-corpus.js).
+ * fields this file lists, element filters included, at least one: the CLI's rule for the
+ * --train-field paths, py/evalsieve/cli.py _present) and the files under 'train',
+ * 'train.1', ... (worker/jobs/contamination-corpus.js).
  * @param {Array<{file: File, info: Record<string, any>}>} parts @param {string[]} chosen
- * @throws {Error} a file holds none of the chosen fields (names the file and its fields)
+ * @throws {Error} a file holds none of the chosen fields (names the file, the fields chosen
+ *   and its own)
  */
 export function corpusRequest(parts, chosen) {
   const trainFiles = parts.map(({ file, info }) => {
-    const has = new Set(info.fields.map((f) => f.path));
+    const listed = listedPaths(info);
+    const has = new Set(listed);
     const fields = chosen.filter((c) => has.has(c));
     if (!fields.length) {
-      throw new Error(`${file.name}: none of the chosen training fields (${chosen.join(', ')}) is in this file; its fields: ${[...has].join(', ') || 'none'}`);
+      throw new Error(`${file.name}: none of the chosen training fields (${chosen.join(', ')}) is in this file; its fields: ${listed.join(', ') || 'none'}`);
     }
     return { name: file.name, format: info.format, fields };
   });

@@ -61,6 +61,11 @@ export class JobSection {
     this.status.textContent = text;
   }
 
+  /** The inputs changed after a run ended: the status says the results shown are not for them. */
+  inputsStale(text) {
+    if (this.runId === null && this.status.dataset.runs) this.setStatus('idle', text);
+  }
+
   /** Extra arguments of this section's inspect requests (e.g. skip_bad_lines). */
   inspectArgs() {
     return {};

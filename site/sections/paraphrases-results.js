@@ -45,7 +45,8 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload)
   results.dataset.threshold = f.threshold.toFixed(2);
   drawNnHistogram(f.nn_histogram, threshold);
   const exportNames = [...constants.export_names.paraphrases, ...(f.score_settings?.exports ?? []), // + score CSVs
-    ...(data.eval_info?.skipped_lines ? [constants.export_names.skipped] : [])]; // + skipped-lines.csv
+    ...(data.eval_info?.skipped_lines ? [constants.export_names.skipped] : []), // + skipped-lines.csv
+    constants.export_names.stamp]; // run-stamp.json, last (as ParaphraseJob.export_names)
   $('#para-downloads').replaceChildren(...exportNames.map((name) => {
     const b = el('button', { type: 'button', class: 'download', dataset: { export: name } }, `Download ${name}`);
     b.addEventListener('click', () => onDownload(name, b));

@@ -123,7 +123,10 @@ export class ParaphraseSection extends JobSection {
     const shownAs = label === 'pasted' ? `pasted text (${fmtBytes(file.size)})` : null;
     const got = await this.inspectInto(this.slot, file, label, 'eval', {
       shownAs,
-      onFailed: () => this.#markStale('the new input is not valid (see the message above). Still showing the last valid result.'),
+      onFailed: () => {
+        this.#markStale('the new input is not valid (see the message above). Still showing the last valid result.');
+        if (this.shown) this.inputsStale(`Not run: ${label === 'pasted' ? 'the pasted text' : file.name} could not be read.`);
+      },
       anchor: label === 'pasted' ? this.ui.paste.closest('label') : null,
     });
     if (!got) return;
@@ -133,6 +136,7 @@ export class ParaphraseSection extends JobSection {
     this.scores.setEvalFields(info);
     this.errors.hide();
     this.#markStale(label === 'example' ? null : `you have chosen ${label === 'pasted' ? 'pasted text' : file.name} since. Press Run to compare its rows.`);
+    if (label !== 'example' && this.shown) this.inputsStale('Not run yet for the input chosen now: press Run.');
     this.updateRunButton();
     if (this.autoRun && label === 'example' && this.slot.current === got) {
       this.autoRun = false;

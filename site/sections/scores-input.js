@@ -1,4 +1,4 @@
-// The optional third input of a job (issue 8): a per-row scores file (lm-evaluation-harness
+// The optional third input of a job: a per-row scores file (lm-evaluation-harness
 // --log_samples, or a JSONL/CSV/TSV table with a key and score columns) and the options that
 // say how to read and join it. The worker reads it whole and hands it to Python (cont.scores /
 // para.scores); a bad file (a key used twice, several filters and none chosen) comes back as

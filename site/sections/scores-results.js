@@ -1,4 +1,4 @@
-// The score impact on the page (issue 8): per metric, the table of figures with their 95%
+// The score impact on the page: per metric, the table of figures with their 95%
 // intervals and an SVG plot of points with 95% whiskers, each beside the settings that produced
 // it. The figures are Python's (scores.contamination_impact / ParaphraseJob.score_figures,
 // formulas in docs/SCORE_IMPACT.md); nothing is computed here but positions on the plot.

@@ -38,10 +38,14 @@ export class FieldPicker {
    * List info.fields ([{path, fill, avg_chars, avg_words, constant, reason, samples}]) and
    * then info.filter_fields (element-filter paths, same shape) under `legend`; fields for
    * which checked(path) is true start checked; the paths in info.default_fields are marked
-   * "default" with info.default_reason beside them; `extra` nodes follow the list.
+   * "default" with info.default_reason beside them (info.default_reasons[path] when given:
+   * a corpus, each default with the reason of the file it is the default of); `extra` nodes
+   * follow the list.
    */
   render(info, { legend, checked, extra = [] }) {
     const defaults = new Set(info.default_fields || []);
+    // a corpus (sections/corpus-files.js) gives each default its own file's reason
+    const reasonOf = (path) => info.default_reasons?.[path] ?? info.default_reason;
     const item = (f, i) => {
       const id = `${this.idPrefix}-${i}`;
       const input = el('input', { type: this.type, id, value: f.path, dataset: { path: f.path } });
@@ -57,7 +61,7 @@ export class FieldPicker {
           isDefault ? el('span', { class: 'badge default-mark', text: 'default' }) : null, ' ',
           el('span', { class: 'muted', text: stats }),
           f.constant || f.reason ? el('span', { class: 'reason', text: ` — ${f.reason || 'constant'}` }) : null),
-        isDefault && info.default_reason ? el('p', { class: 'default-reason', text: `Default: ${info.default_reason}.` }) : null,
+        isDefault && reasonOf(f.path) ? el('p', { class: 'default-reason', text: `Default: ${reasonOf(f.path)}.` }) : null,
         samplesList(f.samples));
     };
     const plain = info.fields || [];

@@ -6,10 +6,8 @@ rule), never from evalsieve itself.
 
 from __future__ import annotations
 
-import csv
 import gzip
 import hashlib
-import io
 import json
 import random
 import re
@@ -18,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from hostile_common import read_csv_export, read_stamped
 from pagekit import choose_file, runs_so_far, shared_data_dir, wait_for_runs
 from gpt3_reference import contamination
 
@@ -28,7 +27,7 @@ SHARED = shared_data_dir()
 GSM8K_TEST_OVERLAPS = [581, 602, 632]
 GSM8K_TRAIN_SOURCES = [20, 406, 1314, 5162]
 EXPORTS = ["eval.clean.jsonl", "contamination-report.csv", "too-short-to-score.csv",
-           "overlap-report.html"]
+           "overlap-report.html", "run-stamp.json"]
 
 
 # --------------------------------------------------------------------------- inputs
@@ -118,12 +117,9 @@ def download_all(page, folder: Path) -> dict[str, bytes]:
     return got
 
 
-def read_report(text: str) -> tuple[dict, list[dict]]:
-    first, rest = text.split("\n", 1)
-    first = first.rstrip("\r")
-    assert first.startswith("# run_stamp "), first[:80]
-    stamp = json.loads(first[len("# run_stamp "):])
-    return stamp, list(csv.DictReader(io.StringIO(rest)))
+def read_report(text: str, stamp_text: str | None = None) -> tuple:
+    """(fingerprint, rows) of a CSV export; (stamp, rows) with the run's run-stamp.json."""
+    return read_stamped(text, stamp_text) if stamp_text else read_csv_export(text)
 
 
 def worker_messages(page) -> list[dict]:
@@ -203,7 +199,8 @@ def test_real_files_and_exports(page, which, request, tmp_path):
     kept = [line for line, r in zip(case.eval_lines, rows) if r["status"] == "clean"]
     assert files["eval.clean.jsonl"] == b"".join(kept)
 
-    stamp, report = read_report(files["contamination-report.csv"].decode("utf-8"))
+    stamp, report = read_report(files["contamination-report.csv"].decode("utf-8"),
+                                files["run-stamp.json"].decode("utf-8"))
     stamp_text = json.dumps(stamp)
     assert hashlib.sha256(case.eval_path.read_bytes()).hexdigest() in stamp_text
     assert hashlib.sha256(case.train_bytes).hexdigest() in stamp_text
@@ -246,9 +243,12 @@ def test_gzip_training_file_by_magic_bytes(page, case, tmp_path):
     assert count(page, "contaminated") == str(len(case.dirty_rows))
     assert count(page, "training records") == f"{len(case.train_texts):,}"
     assert "(gzip)" in page.text_content("#log")
-    with page.expect_download() as info:
-        page.click('button[data-export="contamination-report.csv"]')
-    stamp, _ = read_report(Path(info.value.path()).read_text(encoding="utf-8"))
+    got = {}
+    for name in ("contamination-report.csv", "run-stamp.json"):
+        with page.expect_download() as info:
+            page.click(f'button[data-export="{name}"]')
+        got[name] = Path(info.value.path()).read_text(encoding="utf-8")
+    stamp, _ = read_report(got["contamination-report.csv"], got["run-stamp.json"])
     assert hashlib.sha256(gz).hexdigest() in json.dumps(stamp)  # sha256 of the bytes given
     assert "sha256 on a worker of its own" in page.text_content("#log")  # of the raw bytes
 

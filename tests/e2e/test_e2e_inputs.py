@@ -1,4 +1,4 @@
-"""Issue 10 in the real page: inputs as people have them and what the result says about them.
+"""In the real page: inputs as people have them and what the result says about them.
 
 Quoted TSV (the issue's minimal case), a `;`-separated file with lone-CR line ends named .tsv,
 chat data narrowed to user turns with an element filter (shown in the field list with the
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from hostile_common import read_csv_export, read_stamped
 from pagekit import choose_file, wait_for_runs
 from gpt3_reference import contamination
 
@@ -58,10 +59,9 @@ def download(page, name: str, folder: Path) -> bytes:
     return target.read_bytes()
 
 
-def report(text: str) -> tuple[dict, list[dict]]:
-    first, rest = text.split("\n", 1)
-    assert first.startswith("# run_stamp "), first[:60]
-    return json.loads(first.rstrip("\r")[len("# run_stamp "):]), list(csv.DictReader(io.StringIO(rest)))
+def report(text: str, stamp_text: str | None = None) -> tuple:
+    """(fingerprint, rows) of a CSV export; (stamp, rows) with the run's run-stamp.json."""
+    return read_stamped(text, stamp_text) if stamp_text else read_csv_export(text)
 
 
 def field_paths(page, role: str, selector: str = ".field-list:not(.filter-list)") -> list[str]:
@@ -86,9 +86,9 @@ def train_jsonl(folder: Path, texts: list[str]) -> Path:
 
 def test_quoted_tsv_minimal_case_is_one_row_correctly_scored(tab, tmp_path):
     # the issue's printf, byte for byte
-    data = ('question\tanswer\n"What did Nixon mean by ""I am not a crook""?"\t"He was answering '
-            'a question about his personal finances\nduring a press conference in Orlando in '
-            '1973"\n').encode()
+    data = (b'question\tanswer\n"What did Nixon mean by ""I am not a crook""?"\t"He was answering '
+            b'a question about his personal finances\nduring a press conference in Orlando in '
+            b'1973"\n')
     path = tmp_path / "quoted.tsv"
     path.write_bytes(data)
     rows = list(csv.DictReader(io.StringIO(data.decode(), newline=""), delimiter="\t"))
@@ -165,7 +165,7 @@ def test_element_filter_in_the_picker_scores_user_turns(tab, tmp_path):
     assert filters == [f["path"] for f in info["filter_fields"]]
     marked = tab.eval_on_selector_all("#eval-fields li.default input", "xs => xs.map(x => x.value)")
     assert marked == info["default_fields"] and marked
-    assert tab.is_visible(f'#eval-fields li.default .default-mark')
+    assert tab.is_visible('#eval-fields li.default .default-mark')
     assert info["default_reason"] in tab.text_content("#eval-fields .default-reason")
     sys_item = '#eval-fields li:has(input[data-path="messages[role=system].content"])'
     assert "constant" in tab.get_attribute(sys_item, "class").split()
@@ -207,7 +207,8 @@ def test_parquet_in_the_page(tab, tmp_path, capsys):
     assert "eval.clean.parquet" in names and "eval.clean.rows.csv" not in names
     note = tab.text_content("#clean-rule")
     assert "eval.clean.parquet keeps 4 rows" in note and "every row not contaminated" in note
-    stamp, _ = report(download(tab, "contamination-report.csv", tmp_path).decode())
+    stamp, _ = report(download(tab, "contamination-report.csv", tmp_path).decode(),
+                      download(tab, "run-stamp.json", tmp_path).decode())
     assert hashlib.sha256(ev.read_bytes()).hexdigest() in json.dumps(stamp)
     assert "every row not contaminated" in json.dumps(stamp)
 
@@ -318,7 +319,7 @@ def test_parquet_in_the_paraphrases_tab(browser_context, base_url, tmp_path):
 
 
 def test_slider_floor_is_explained_beside_the_slider(tab):
-    """Issue 10 item 8: the page keeps its 0.75 floor for speed and says so beside the
+    """The page keeps its 0.75 floor for speed and says so beside the
     slider; the number is Python's (constants.PARA_FLOOR), the CLI goes lower."""
     from evalsieve import constants
     note = tab.text_content("#para-floor-note")

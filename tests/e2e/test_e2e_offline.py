@@ -24,7 +24,7 @@ import pytest
 from pagekit import DistServer, build_module, choose_file, close_page, launch, open_page, wait_for_runs
 from test_e2e_cli_parity import cli_exports, without_stamp
 from test_e2e_contamination import count, download_all, read_report, run_and_wait
-from test_e2e_paraphrases import (download_exports, figures, number, read_export, run_para,
+from test_e2e_paraphrases import (figures, number, run_para, stamped_pairs,
                                   wait_para_runs)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,7 +81,8 @@ def test_offline_after_first_visit(sw_context, dist_dir, tmp_path):
         # First visit, online: the example runs from the network.
         assert wait_for_runs(page, 1) == "done"
         first = download_all(page, tmp_path / "first")
-        stamp, _ = read_report(first["contamination-report.csv"].decode("utf-8"))
+        stamp, _ = read_report(first["contamination-report.csv"].decode("utf-8"),
+                               first["run-stamp.json"].decode("utf-8"))
         assert stamp["environment"] == {"assets_from": "network"}
         # The service worker fills one cache, named after the list, with every listed file.
         assert wait_for_offline_cache(page) == [listed["cache"]]
@@ -110,7 +111,8 @@ def test_offline_after_first_visit(sw_context, dist_dir, tmp_path):
         cli_files = cli_exports(eval_path, train_path, tmp_path / "cli", ["question"], ["text"])
         for name in page_files:
             assert without_stamp(name, page_files[name]) == without_stamp(name, cli_files[name]), name
-        stamp, rows = read_report(page_files["contamination-report.csv"].decode("utf-8"))
+        stamp, rows = read_report(page_files["contamination-report.csv"].decode("utf-8"),
+                                  page_files["run-stamp.json"].decode("utf-8"))
         assert stamp["environment"] == {"assets_from": "cache"}
         assert any(r["status"] == "contaminated" for r in rows)
 
@@ -123,7 +125,7 @@ def test_offline_after_first_visit(sw_context, dist_dir, tmp_path):
         questions = [json.loads(x)["question"] for x in eval_path.open(encoding="utf-8")]
         assert run_para(page, eval_path, "question") == "done", page.text_content("#para-error")
         assert number(figures(page)["rows_scanned"]) == len(questions)
-        stamp, pairs = read_export(download_exports(page, tmp_path / "para")["paraphrase-pairs.csv"])
+        stamp, pairs = stamped_pairs(page, tmp_path / "para")
         env = stamp["environment"]
         assert env["assets_from"] == "cache"
         assert env["cross_origin_isolated"] is True and env["execution_provider"] == "wasm"

@@ -8,8 +8,6 @@ from the page itself. Timings are printed, not asserted.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import re
@@ -20,13 +18,14 @@ from pathlib import Path
 
 import pytest
 
+from hostile_common import read_csv_export, read_stamped
 from pagekit import close_page, open_page, shared_data_dir
 from test_e2e_contamination import check_protocol, worker_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = shared_data_dir()
 FIXTURES = ROOT / "tests" / "fixtures"
-EXPORTS = ["paraphrase-pairs.csv", "paraphrase-groups.csv"]
+EXPORTS = ["paraphrase-pairs.csv", "paraphrase-groups.csv", "run-stamp.json"]
 RUN_TIMEOUT_MS = 300_000
 
 
@@ -142,11 +141,15 @@ def download_exports(page, folder: Path) -> dict[str, str]:
     return got
 
 
-def read_export(text: str) -> tuple[dict, list[dict]]:
-    first, rest = text.split("\n", 1)
-    first = first.rstrip("\r")
-    assert first.startswith("# run_stamp "), first[:80]
-    return json.loads(first[len("# run_stamp "):]), list(csv.DictReader(io.StringIO(rest)))
+def read_export(text: str, stamp_text: str | None = None) -> tuple:
+    """(fingerprint, rows) of a CSV export; (stamp, rows) with the run's run-stamp.json."""
+    return read_stamped(text, stamp_text) if stamp_text else read_csv_export(text)
+
+
+def stamped_pairs(page, folder: Path) -> tuple[dict, list[dict]]:
+    """(run stamp, rows) of paraphrase-pairs.csv, downloaded with its run-stamp.json."""
+    got = download_exports(page, folder)
+    return read_export(got["paraphrase-pairs.csv"], got["run-stamp.json"])
 
 
 def model_sha256(dist_dir: Path) -> str:
@@ -154,10 +157,11 @@ def model_sha256(dist_dir: Path) -> str:
 
 
 def check_exports(exports: dict[str, str], threshold: float, sha: str) -> tuple[list[dict], list[dict]]:
-    """Stamp first (model sha256, threshold, window 256); pairs >= threshold and descending;
-    groups are exactly the connected components of the pairs."""
-    stamp_p, pairs = read_export(exports["paraphrase-pairs.csv"])
-    stamp_g, groups = read_export(exports["paraphrase-groups.csv"])
+    """The stamp (run-stamp.json, the CSVs' fingerprint: model sha256, threshold, window
+    256); pairs >= threshold and descending; groups are exactly the connected components of
+    the pairs."""
+    stamp_p, pairs = read_export(exports["paraphrase-pairs.csv"], exports["run-stamp.json"])
+    stamp_g, groups = read_export(exports["paraphrase-groups.csv"], exports["run-stamp.json"])
     assert stamp_p == stamp_g
     s = json.dumps(stamp_p)
     assert sha in s, "the stamp names the model's sha256"
@@ -280,7 +284,7 @@ def gsm_run(browser_context, base_url, dist_dir, tmp_path_factory):
 def test_gsm8k_rephrasings_found_and_slider_consistent(gsm_run, dist_dir):
     sha = model_sha256(dist_dir)
     f = {t: {k: v for k, v in fig.items()} for t, fig in gsm_run["figures"].items()}
-    for t, fig in f.items():
+    for fig in f.values():
         assert number(fig["rows_scanned"]) == 200
         rows, in_groups, groups = (number(fig[k]) for k in ("rows_scanned", "rows_in_groups", "groups"))
         assert number(fig["effective_rows"]) == rows - in_groups + groups

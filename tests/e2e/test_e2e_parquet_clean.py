@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pagekit import choose_file, wait_for_runs
+from pagekit import choose_file
 from test_e2e_inputs import FIXTURES, USER, count, download, last_result, report, run, settings
 
 pa = pytest.importorskip("pyarrow", reason="the clean Parquet file is checked with pyarrow")

@@ -1,4 +1,4 @@
-"""Score impact in the real page (issue 8): drop an eval file, a training file and a per-row
+"""Score impact in the real page: drop an eval file, a training file and a per-row
 scores file, read the plot and the table, download score-impact.csv and hold it to the CLI's
 on the same three files (evalsieve.cli.main in-process). Bad scores files end in an error
 that names the file and the line.
@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from hostile_common import read_csv_export, read_stamped
 from pagekit import choose_file, close_page, open_page, wait_for_runs
 from test_e2e_contamination import check_protocol, run_and_wait, worker_messages
 
@@ -32,11 +33,9 @@ SAMPLES = FIXTURES / "samples_gsm8k_sample.jsonl"
 SCORE_EXPORTS = ["score-impact.csv", "scores-unmatched.csv"]
 
 
-def read_export(text: str) -> tuple[dict, list[dict]]:
-    """(run stamp, rows) of one of our CSV exports (first line `# run_stamp {json}`)."""
-    first, rest = text.split("\n", 1)
-    assert first.startswith("# run_stamp "), first[:80]
-    return json.loads(first[len("# run_stamp "):]), list(csv.DictReader(io.StringIO(rest)))
+def read_export(text: str, stamp_text: str | None = None) -> tuple:
+    """(fingerprint, rows) of one of our CSV exports; (stamp, rows) with run-stamp.json."""
+    return read_stamped(text, stamp_text) if stamp_text else read_csv_export(text)
 
 
 def cli_contamination(tmp_path: Path, scores: Path, *extra: str) -> tuple[dict, dict]:
@@ -49,7 +48,8 @@ def cli_contamination(tmp_path: Path, scores: Path, *extra: str) -> tuple[dict, 
                      "--train-field", "text", "--out", str(out), "--quiet", "--json",
                      "--scores", str(scores), *extra])
     assert code == 0
-    return json.loads(buf.getvalue()), {n: (out / n).read_text(encoding="utf-8") for n in SCORE_EXPORTS}
+    return json.loads(buf.getvalue()), {n: (out / n).read_text(encoding="utf-8")
+                                        for n in (*SCORE_EXPORTS, "run-stamp.json")}
 
 
 def choose_scores(page, path: Path, prefix: str = "", filter_name: str = "") -> None:
@@ -96,9 +96,9 @@ def test_three_files_plot_table_and_csv_equal_the_cli(page, tmp_path):
     # The CSV: every figure equal to the CLI's on the same three files (the stamp line aside,
     # which holds the time and the page's assets; its inputs and settings must agree too).
     summary, cli = cli_contamination(tmp_path, SAMPLES, "--score-filter", "strict-match")
-    got = {n: download(page, n, tmp_path) for n in SCORE_EXPORTS}
-    page_stamp, page_rows = read_export(got["score-impact.csv"])
-    cli_stamp, cli_rows = read_export(cli["score-impact.csv"])
+    got = {n: download(page, n, tmp_path) for n in (*SCORE_EXPORTS, "run-stamp.json")}
+    page_stamp, page_rows = read_export(got["score-impact.csv"], got["run-stamp.json"])
+    cli_stamp, cli_rows = read_export(cli["score-impact.csv"], cli["run-stamp.json"])
     assert page_rows == cli_rows
     assert page_stamp["inputs"] == cli_stamp["inputs"]   # names, sha256, bytes: scores included
     assert page_stamp["inputs"][2]["role"] == "scores"

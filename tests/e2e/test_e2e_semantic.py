@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from pagekit import choose_file, wait_for_runs
-from test_e2e_contamination import (check_protocol, download_all, read_report, run_and_wait,
-                                    worker_messages)
+from test_e2e_contamination import (check_protocol, count, download_all, read_report,
+                                    run_and_wait, worker_messages)
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -42,7 +42,7 @@ def cli_run(out: Path) -> dict[str, bytes]:
 
 
 def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
-    from evalsieve.contamination import QUALITY_NOTE
+    from evalsieve.ladder import QUALITY_NOTE
 
     wait_for_runs(page, 1)  # the example's run at load (semantic rung off)
     assert not page.is_checked("#setting-semantic")  # off by default
@@ -75,18 +75,26 @@ def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
     shown = {tr.get_attribute("data-row"): tr.get_attribute("data-rung")
              for tr in page.query_selector_all("#ladder-rows tbody tr")}
     assert shown == {"3": "semantic", "15": "semantic"}
+    # caught rows are contaminated though the semantic rung's rows stay in eval.clean
+    assert count(page, "contaminated") == "2" and count(page, "kept") == "40"
+    assert page.eval_on_selector_all("#contaminated tbody tr", "trs => trs.map(t => "
+                                     "[t.dataset.row, t.dataset.rung])") == [
+        ["3", "semantic"], ["15", "semantic"]]
     assert QUALITY_NOTE in page.text_content("#semantic-quality")
     assert "cannot see translations" in page.text_content("#semantic-rule")
 
     (tmp_path / "page").mkdir()
     got = download_all(page, tmp_path / "page")
     want = cli_run(tmp_path / "cli")
-    stamp, rows = read_report(got["contamination-report.csv"].decode("utf-8"))
-    cli_stamp, cli_rows = read_report(want["contamination-report.csv"].decode("utf-8"))
+    stamp, rows = read_report(got["contamination-report.csv"].decode("utf-8"),
+                              got["run-stamp.json"].decode("utf-8"))
+    cli_stamp, cli_rows = read_report(want["contamination-report.csv"].decode("utf-8"),
+                                      want["run-stamp.json"].decode("utf-8"))
     assert list(rows[0]) == list(cli_rows[0])
     assert [(r["eval_row"], r["rung"], r["semantic_training_record"]) for r in rows] == \
         [(r["eval_row"], r["rung"], r["semantic_training_record"]) for r in cli_rows]
     assert [r["eval_row"] for r in rows if r["rung"]] == ["3", "15"]
+    assert [r["eval_row"] for r in rows if r["status"] == "contaminated"] == ["3", "15"]
     for r, c in zip(rows, cli_rows):
         assert {k: v for k, v in r.items() if k not in ENCODER_COLUMNS} == \
             {k: v for k, v in c.items() if k not in ENCODER_COLUMNS}, r["eval_row"]
@@ -103,6 +111,7 @@ def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
     assert got["eval.clean.jsonl"] == want["eval.clean.jsonl"] == EVAL.read_bytes()
     html = got["overlap-report.html"].decode("utf-8")
     assert "Rung semantic (2 rows caught)" in html and QUALITY_NOTE in html
+    assert "Contaminated rows (2)" in html and "Caught first by the semantic rung (2)" in html
     check_protocol(worker_messages(page))
     embed = [m for m in worker_messages(page) if m["type"] == "progress" and m["stage"] == "embed"]
     assert embed and embed[-1]["done"] == embed[-1]["total"] > 2

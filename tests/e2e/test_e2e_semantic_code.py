@@ -35,7 +35,8 @@ def cli_report(out: Path, *flags: str) -> tuple[dict, list[dict]]:
     assert main(["contamination", str(EVAL), str(TRAIN), "--eval-field", "text",
                  "--train-field", "text", "--semantic", *flags, "--threads", "1",
                  "--out", str(out), "--quiet"]) == 0
-    return read_report((out / "contamination-report.csv").read_text(encoding="utf-8"))
+    return read_report((out / "contamination-report.csv").read_text(encoding="utf-8"),
+                       (out / "run-stamp.json").read_text(encoding="utf-8"))
 
 
 def test_code_settings_in_the_page_equal_the_cli(page, tmp_path):
@@ -81,7 +82,8 @@ def test_code_settings_in_the_page_equal_the_cli(page, tmp_path):
 
     (tmp_path / "page").mkdir()
     got = download_all(page, tmp_path / "page")
-    stamp, rows = read_report(got["contamination-report.csv"].decode("utf-8"))
+    stamp, rows = read_report(got["contamination-report.csv"].decode("utf-8"),
+                              got["run-stamp.json"].decode("utf-8"))
     assert stamp["settings"]["semantic_code_ngram"] == 4
     assert "semantic_code_margin" not in stamp["settings"]
     cli_stamp, cli_rows = cli_report(tmp_path / "cli4", "--semantic-code-ngram", "4")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pagekit import DistServer, close_page, open_page
-from test_e2e_paraphrases import download_exports, read_export, wait_para_runs
+from test_e2e_paraphrases import stamped_pairs, wait_para_runs
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def test_not_isolated_page_says_it_runs_on_one_thread(browser_context, not_isola
         assert "Not cross-origin isolated" in text
         assert f"ran on 1 thread, not {cores}" in text
         assert "1 thread " in p.text_content('#para-settings dd[data-setting="encoder"]')
-        stamp, _ = read_export(download_exports(p, tmp_path)["paraphrase-pairs.csv"])
+        stamp, _ = stamped_pairs(p, tmp_path)
         env = stamp["environment"]
         assert (env["cross_origin_isolated"], env["threads"], env["hardware_concurrency"]) == (False, 1, cores)
     finally:

@@ -1,4 +1,4 @@
-"""Issue 13 items 4 and 6 in the real page: error boxes without "null" or "at at", the "skip
+"""In the real page: error boxes without "null" or "at at", the "skip
 malformed lines" checkbox (counted, listed in skipped-lines.csv, stamped; eval.clean keeps only
 the input's own good lines), and an overlap-report.html that fits 1280 px and A4 and runs no
 script.
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from hostile_common import read_csv_export, without_fingerprint
 from pagekit import choose_file, download, wait_for_runs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -42,10 +43,10 @@ def run(page) -> str:
     return wait_for_runs(page, before + 1, RUN_TIMEOUT_MS)
 
 
-def csv_body(data: bytes) -> tuple[dict, list[list[str]]]:
-    first, rest = data.decode("utf-8").split("\n", 1)
-    assert first.startswith("# run_stamp {")
-    return json.loads(first.rstrip("\r")[len("# run_stamp "):]), list(csv.reader(io.StringIO(rest)))
+def csv_body(data: bytes) -> tuple[str | None, list[list[str]]]:
+    """(fingerprint, rows with the header first) of a CSV export, without run_fingerprint."""
+    fp, _ = read_csv_export(data.decode("utf-8"))
+    return fp, list(csv.reader(io.StringIO(without_fingerprint(data.decode("utf-8")))))
 
 
 def error_text(page) -> str:
@@ -120,7 +121,9 @@ def test_skip_malformed_lines_counts_lists_and_keeps_clean_bytes(tab, tmp_path):
     note = tab.inner_text("#skipped-note")
     assert "3 malformed lines skipped" in note and "skip-eval.jsonl: 2" in note \
         and "skip-train.jsonl: 1" in note
-    stamp, rows = csv_body(download(tab, "skipped-lines.csv", tmp_path))
+    fp, rows = csv_body(download(tab, "skipped-lines.csv", tmp_path))
+    stamp = json.loads(download(tab, "run-stamp.json", tmp_path))
+    assert stamp["fingerprint"] == fp
     assert rows[0] == ["file", "line", "error"]
     assert [(r[0], r[1]) for r in rows[1:]] == [("skip-eval.jsonl", "2"), ("skip-eval.jsonl", "5"),
                                                 ("skip-train.jsonl", "2")]
@@ -145,18 +148,25 @@ def test_report_fits_1280_and_a4_and_runs_no_script(tab, browser_context, tmp_pa
     assert run(tab) == "done"
     html = download(tab, "overlap-report.html", tmp_path).decode("utf-8")
     assert "<script" not in html.lower() and not re.search(r"\son\w+\s*=", html, re.I)
-    view = tab.eval_on_selector_all("#contaminated tbody tr", "rs => rs.map(r => r.dataset.row)")
-    assert len(view) >= 3
+    shown = tab.eval_on_selector_all("#contaminated tbody tr",
+                                     "rs => rs.map(r => [r.dataset.row, r.dataset.rung])")
+    assert len(shown) >= 3
+    # the report lists them under the first rung that caught them, each group in page order
+    view = [row for row, _ in sorted(shown, key=lambda x: ["exact", "ngram", "semantic"]
+                                     .index(x[1]))]
     report = browser_context.new_page()
     try:
         report.set_viewport_size({"width": 1280, "height": 900})
         report.goto((tmp_path / "overlap-report.html").as_uri())
         assert report.evaluate("document.documentElement.scrollWidth") <= 1280
-        # the rows in the page's order, each with its eval text
+        # the rows in the page's order within each rung's group, each with its eval text
         rows = report.evaluate("""() => {
             const h = [...document.querySelectorAll('h2')].find(x => x.textContent.startsWith('Contaminated rows'));
-            let t = h.nextElementSibling; while (t.tagName !== 'TABLE') t = t.nextElementSibling;
-            return [...t.querySelectorAll('tbody tr')].map(r => [...r.cells].map(c => c.textContent));
+            const out = [];
+            for (let t = h.nextElementSibling; t && t.tagName !== 'H2'; t = t.nextElementSibling) {
+                if (t.tagName === 'TABLE') out.push(...[...t.querySelectorAll('tbody tr')].map(r => [...r.cells].map(c => c.textContent)));
+            }
+            return out;
         }""")
         assert [r[0] for r in rows] == view
         questions = [json.loads(x)["question"] for x in

@@ -1,4 +1,4 @@
-"""Issue 13 (items 1, 2, 7) in the real page at a phone-sized window (420 × 800): the field
+"""The real page at a phone-sized window (420 × 800): the field
 list shows evidence (sample values, the default's reason, the too-short warning, a combination
 one click away); choosing files never moves the window (the event log scrolls in its own box);
 an input's error sits next to its drop zone, in view, and is logged; old results are greyed
@@ -95,10 +95,10 @@ def test_field_list_shows_samples_and_why_the_default(phone):
     assert samples[0].startswith("Janet’s ducks lay 16 eggs per day. She eats three for breakfast")
     answer = phone.locator('#eval-fields li:has(input[data-path="answer"]) .samples li').first
     assert answer.text_content().startswith("Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day. She makes")
-    # fields.py default_choice: question has 40.55 prose words per row on average, answer 35.95
+    # fields.py default_choice: question is named for the prompt (40.55 prose words per row
+    # on average; the answer, with 35.95, is named for an answer)
     assert default.locator(".default-reason").text_content() == (
-        "Default: the most words per row (40.5 on average) among the 2 fields that are text on "
-        "most rows and not constant.")
+        "Default: named for the prompt ('question'), 40.5 prose words per row.")
     assert phone.is_hidden("#eval-fields .short-warning")
     # the auto-N line now describes this file, not the example
     n_auto = phone.text_content("#n-auto")

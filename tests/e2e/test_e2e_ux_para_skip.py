@@ -1,4 +1,4 @@
-"""Issue 13 item 6 in the Paraphrases tab: "skip malformed lines" (the CLI's --skip-bad-lines)
+"""In the Paraphrases tab: "skip malformed lines" (the CLI's --skip-bad-lines)
 next to the eval drop zone. Ticked, a JSONL file with two malformed lines runs: the two are
 counted on the page, listed (file, line, error) in skipped-lines.csv and stamped; unticked, the
 error names the file and the first bad line.
@@ -70,12 +70,13 @@ def test_para_skip_malformed_lines_counts_lists_and_stamps(para_page, tmp_path):
     assert number(f["rows_scanned"]) == 6 and number(f["groups"]) == 2
     members = [r.get_attribute("data-members") for r in p.query_selector_all("#para-groups tr[data-members]")]
     assert sorted(members) == ["1 2 4", "5 7"]
-    stamp, rows = read_export(download(p, "skipped-lines.csv", tmp_path))
+    stamp_text = download(p, "run-stamp.json", tmp_path)
+    stamp, rows = read_export(download(p, "skipped-lines.csv", tmp_path), stamp_text)
     assert [(r["file"], r["line"]) for r in rows] == [(NAME, "3"), (NAME, "6")]
     assert rows[1]["error"].startswith("a JSON list where an object was expected")
     assert stamp["settings"]["skipped_lines"] == {NAME: 2}
     assert "skip" in stamp["settings"]["skip_bad_lines"]
-    gstamp, groups = read_export(download(p, "paraphrase-groups.csv", tmp_path))
+    gstamp, groups = read_export(download(p, "paraphrase-groups.csv", tmp_path), stamp_text)
     assert gstamp["settings"]["skipped_lines"] == {NAME: 2}
     assert sorted(g["member_rows"] for g in groups) == ["1 2 4", "5 7"]
     # unticked again, the same file stops at its first bad line once more

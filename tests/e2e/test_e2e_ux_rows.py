@@ -1,4 +1,4 @@
-"""Issue 13 (3, 5) in the real page: rows you can read and charts that read.
+"""In the real page: rows you can read and charts that read.
 
 The contaminated rows show each eval row's own text with the shared words in <mark> beside the
 training excerpt (hand-checked rows: the worked example's row 3, whose case and punctuation

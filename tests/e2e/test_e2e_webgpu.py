@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from pagekit import CHROMIUM_FLAGS, chromium_path, close_page, open_page
-from test_e2e_paraphrases import download_exports, read_export, run_para, set_threshold, wait_para_runs
+from test_e2e_paraphrases import (download_exports, read_export, run_para, set_threshold,
+                                  stamped_pairs, wait_para_runs)
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "minilm_reference.json"
@@ -75,7 +76,7 @@ def run_file(context, base_url, path: Path, out: Path, timeout_ms: int, query: s
         assert run_para(p, path, "text", timeout_ms) == "done", p.text_content("#para-error")
         set_threshold(p, THRESHOLD)
         files = download_exports(p, out)
-        stamp, pairs = read_export(files["paraphrase-pairs.csv"])
+        stamp, pairs = read_export(files["paraphrase-pairs.csv"], files["run-stamp.json"])
         _, groups = read_export(files["paraphrase-groups.csv"])
         shown = p.text_content('#para-settings dd[data-setting="provider"]')
         return stamp, pairs, groups, p.text_content("#log"), shown, list(p.watch.requests)
@@ -155,7 +156,7 @@ def test_a_webgpu_graph_that_fails_its_sha256_falls_back_to_wasm_saying_why(gpu_
         assert wait_para_runs(p, 1) == "done", p.text_content("#para-error")
         assert run_para(p, sts_file, "text") == "done", p.text_content("#para-error")
         set_threshold(p, THRESHOLD)
-        stamp, pairs = read_export(download_exports(p, tmp_path)["paraphrase-pairs.csv"])
+        stamp, pairs = stamped_pairs(p, tmp_path)
         env = stamp["environment"]
         assert env["execution_provider"] == "wasm"
         assert re.fullmatch(r"WebGPU on google swiftshader.* failed: .*assets/model/encoder-fp32\.onnx "

@@ -163,10 +163,12 @@ def cases(big: bool = False) -> list[Case]:
 
     # -- encodings and line ends -------------------------------------------------------------
     add(ok("bom.jsonl", base, "UTF-8 BOM before JSON Lines", prefix=BOM,
-           outcome="a result; the BOM is not part of any row (clean file starts at row 1)"))
+           outcome="a result; the BOM is not part of any row; the clean file starts with it "
+           "again, then the kept rows"))
     add(ok("bom.csv", csv_rows([[str(i + 1), s] for i, s in enumerate(S[:4])]),
            "UTF-8 BOM before a CSV header", prefix=BOM, header=b"id,question\n",
-           outcome="a result; the first header name is `id`, not `\\ufeffid`"))
+           outcome="a result; the first header name is `id`, not `\\ufeffid`; the clean file "
+           "starts with the BOM"))
     add(ok("crlf.jsonl", jsonl_rows(S[:4] + [SHORT], end=b"\r\n"), "CRLF line ends",
            outcome="a result; kept rows keep their CRLF"))
     add(ok("crlf.csv", csv_rows([[str(i + 1), s] for i, s in enumerate(S[:4])], end="\r\n"),
@@ -186,10 +188,12 @@ def cases(big: bool = False) -> list[Case]:
            csv_rows([["1", S[0]], ["2", S[1]]]) + [csv_rows([["3", S[2]]])[0].rstrip(b"\n")],
            "CSV whose last record has no newline", header=b"id,question\n"))
     add(bad("invalid-utf8.jsonl", b"".join(base[:2]) + jl({"q": "caf"}).replace(b"caf", b"caf\xe9 au lait") + b"\n",
-            "a Latin-1 byte (0xE9) on line 3", "error naming the byte offset and line 3",
+            "a Latin-1 byte (0xE9) on line 3", "error naming the byte offset and line 3 "
+            "(--skip-bad-lines: line 3 skipped and listed)",
             ["invalid utf-8", "byte"], line=3))
     add(bad("latin1.csv", "id,question\n1,Crème brûlée for the café\n".encode("latin-1"),
-            "a whole file in Latin-1", "error: invalid UTF-8 (re-encode)", ["invalid utf-8"],
+            "a whole file in Latin-1", "error: invalid UTF-8 (re-encode; --skip-bad-lines: every "
+            "record is malformed, so still an error)", ["invalid utf-8"],
             line=2))
     add(bad("utf16le-bom.txt", "\n".join(S[:3]).encode("utf-16"), "UTF-16 with a BOM (FF FE)",
             "error: unsupported encoding UTF-16, re-encode as UTF-8", ["utf-16"]))

@@ -12,7 +12,8 @@ import pytest
 
 import make_corpus
 from hostile_common import (check_contamination_result, check_csv_cells_safe, check_error,
-                            model_dir_or_none, read_csv_export, run_cli, summary_of)
+                            model_dir_or_none, read_csv_export, run_cli, summary_of,
+                            with_parquet)
 
 CASES = make_corpus.cases(big=True)
 IDS = [c.name for c in CASES]
@@ -49,7 +50,8 @@ def test_as_eval_file(case, corpus, tmp_path, capsys):
         return
     assert rc == 0, err
     assert "Traceback" not in err
-    got = check_contamination_result(out, summary_of(stdout), case.rows, case.header)
+    bom = make_corpus.BOM if case.data.startswith(make_corpus.BOM) else b""
+    got = check_contamination_result(out, summary_of(stdout), case.rows, case.header, bom)
     if case.name == "markup.jsonl":
         assert got["contaminated"] == [1, 2, 3] and got["clean"] == [4]
         html = (out / "overlap-report.html").read_text(encoding="utf-8")
@@ -110,8 +112,8 @@ def test_paraphrases(case, corpus, tmp_path, capsys, one_encoder):
     assert rc == 0, err
     summary = summary_of(stdout)
     assert summary["rows_scanned"] + summary["rows_empty"] == len(case.rows)
-    assert sorted(p.name for p in out.iterdir()) == ["paraphrase-groups.csv",
-                                                     "paraphrase-pairs.csv"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(with_parquet(
+        ["paraphrase-groups.csv", "paraphrase-pairs.csv", "run-stamp.json"]))
     pairs = (out / "paraphrase-pairs.csv").read_text(encoding="utf-8")
     groups = (out / "paraphrase-groups.csv").read_text(encoding="utf-8")
     check_csv_cells_safe(pairs, "paraphrase-pairs.csv")

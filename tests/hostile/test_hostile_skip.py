@@ -1,10 +1,10 @@
-"""Every hostile case again with `--skip-bad-lines` (issue 13 item 6), as the eval file and as
+"""Every hostile case again with `--skip-bad-lines`, as the eval file and as
 the training file. A case whose error is one malformed record (bad JSON, a JSON scalar or list,
-nesting too deep, a row with another field count, a malformed TSV record) now runs: the line
-the error named is the first line of skipped-lines.csv, the stamp counts the file's skipped
-lines, and eval.clean holds none of the skipped lines' bytes. Every other error (empty, binary,
-UTF-8, NUL, a JSON array, an unclosed quote, Parquet named otherwise) is the same error as
-without the option."""
+nesting too deep, a row with another field count, a malformed TSV record, a line that is not
+UTF-8) now runs: the line the error named is the first line of skipped-lines.csv, the stamp
+counts the file's skipped lines, and eval.clean holds none of the skipped lines' bytes. Every
+other error (empty, binary, NUL, UTF-16, a JSON array, an unclosed quote, Parquet named
+otherwise) is the same error as without the option."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ CASES = [c for c in make_corpus.cases(big=False) if c.error]
 IDS = [c.name for c in CASES]
 #: Error words of the cases that are one malformed record (the option skips them).
 SKIPPABLE = ("not valid json", "object", "nested", "field but the header", "fields but the header",
-             "malformed tsv record", "malformed csv record")
+             "malformed tsv record", "malformed csv record", "invalid utf-8")
 
 
 def skippable(case) -> bool:
@@ -33,8 +33,8 @@ def corpus(tmp_path_factory):
 
 def test_the_skippable_cases_are_the_expected_ones():
     assert sorted(c.name for c in CASES if skippable(c)) == [
-        "csv-ragged.csv", "deep-nesting.jsonl", "malformed-middle.jsonl", "scalars.jsonl",
-        "tsv-ragged.tsv", "tsv-stray-quotes.tsv"]
+        "csv-ragged.csv", "deep-nesting.jsonl", "invalid-utf8.jsonl", "latin1.csv",
+        "malformed-middle.jsonl", "scalars.jsonl", "tsv-ragged.tsv", "tsv-stray-quotes.tsv"]
 
 
 @pytest.mark.parametrize("role", ["eval", "train"])
@@ -48,7 +48,8 @@ def test_with_skip_bad_lines(case, role, corpus, tmp_path, capsys):
     if rc == 2 and "every record in the start of the file is malformed" in err:
         # every record sampled is malformed: the error names the first skipped line
         check_error(rc, err, out, case.name, case.error, case.line)
-        assert case.name in ("pretty.json", "scalars.jsonl", "tsv-stray-quotes.tsv"), err
+        assert case.name in ("pretty.json", "scalars.jsonl", "tsv-stray-quotes.tsv",
+                             "latin1.csv"), err
         return
     if not skippable(case):
         check_error(rc, err, out, case.name, case.error, case.line)

@@ -28,7 +28,7 @@ test('the worker answers exactly the RUN_OPS; every op name is in one vocabulary
   const names = Object.values(P.OP);
   assert.equal(new Set(names).size, names.length);
   for (const op of [...P.RUN_OPS, ...P.BRIDGE_OPS]) assert.ok(names.includes(op), op);
-  for (const op of names) assert.match(op, /^(inspect|constants|close|(cont|para|bench)\.[a-z_]+)$/, op);
+  for (const op of names) assert.match(op, /^(inspect|constants|close|(cont|para|purify|bench)\.[a-z_]+)$/, op);
   for (const op of P.QUEUED_OPS) assert.ok(P.RUN_OPS.includes(op), op);
   assert.equal(P.validate(P.run('x', P.OP.CONT_START, {})), 'run: unknown op "cont.start"'); // a bridge-only op
 });

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { File } from 'node:buffer';
 
-import { binaryKind, firstInvalidUtf8, readHead, readTextChunks, setBinaryMagic, setSha256Factory, forEachChunk } from '../../worker/files.js';
+import { binaryKind, decodeMarkingInvalid, firstInvalidUtf8, readHead, readTextChunks, setBinaryMagic, setSha256Factory, forEachChunk } from '../../worker/files.js';
 import * as P from '../../worker/protocol.js';
 import { ProgressGate, TerminalLedger } from '../../worker/dispatch.js';
 import { CONSTANTS } from './constants.mjs';
@@ -69,6 +69,39 @@ test('invalid UTF-8 is bad_input naming the file, the line and the byte', async 
     assert.match(o.message, /byte 11/);
     return true;
   });
+});
+
+test('keepBom leaves the BOM for Python (the clean export starts with it again)', async () => {
+  const bom = Buffer.from('\ufeffq,a\nx,1\n', 'utf-8');
+  assert.equal((await collect(new File([bom], 'b.csv'), { keepBom: true })).chunks.join(''), '\ufeffq,a\nx,1\n');
+  assert.equal((await collect(new File([bom], 'b.csv'), { keepBom: true, skipBad: true })).chunks.join(''), '\ufeffq,a\nx,1\n');
+  assert.equal((await collect(new File([bom], 'b.csv'), { skipBad: true })).chunks.join(''), 'q,a\nx,1\n');
+});
+
+test('decodeMarkingInvalid marks a bad line as Python surrogateescape does its first bad byte', () => {
+  const b = (...parts) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf-8') : Buffer.from(p))));
+  // Python: b'caf\xe9 x\n'.decode('utf-8', 'surrogateescape') == 'caf\udce9 x\n'
+  assert.equal(decodeMarkingInvalid(b('ok é\n', 'caf', [0xe9], ' x\n')), 'ok é\ncaf\udce9 x\n');
+  // a truncated sequence (e2 82 then 'A'): the escape is its first byte, at character 1
+  assert.equal(decodeMarkingInvalid(b([0xe2, 0x82], 'A\n', '€\n')), '\udce2\ufffdA\n€\n');
+  // a surrogate encoded in UTF-8 (ed a0 80) and an overlong (c0 80): their first byte
+  assert.equal(decodeMarkingInvalid(b('𝄞', [0xed, 0xa0, 0x80])).slice(0, 3), '𝄞\udced');
+  assert.equal(decodeMarkingInvalid(b([0xc0, 0x80], '\n')).charCodeAt(0), 0xdcc0);
+  assert.equal(decodeMarkingInvalid(b('all fine ✓\n')), 'all fine ✓\n');
+});
+
+test('skipBad: lines that are not UTF-8 are marked, not an error, across read boundaries', async () => {
+  const good = Buffer.from(lines, 'utf-8');
+  const bad = Buffer.concat([good.subarray(0, 70_000), Buffer.from([0xff, 0xfe]), good.subarray(70_000), Buffer.from([0x61, 0xc3])]);
+  const { chunks, summary } = await collect(new File([bad], 'bad.jsonl'), { chunkChars: 10_000, skipBad: true });
+  const text = chunks.join('');
+  assert.equal(text, decodeMarkingInvalid(bad));
+  assert.equal(summary.bytes, bad.length);
+  const marks = [...text.matchAll(/[\udc80-\udcff]/g)].map((m) => text.charCodeAt(m.index));
+  assert.deepEqual(marks, [0xdcff, 0xdcc3]); // one per bad line (the rest of a line is lenient)
+  const cut = good.subarray(0, 70_000).toString('utf-8');
+  assert.ok(text.startsWith(cut.slice(0, cut.lastIndexOf('\n') + 1)));
+  await assert.rejects(collect(new File([bad], 'bad.jsonl'), { chunkChars: 10_000 }), (e) => P.toErrorObject(e).code === 'bad_input');
 });
 
 test('a file that starts like gzip but is not is bad_input', async () => {

@@ -10,8 +10,9 @@ import assert from 'node:assert/strict';
 import { createPrefilter } from '../../worker/prefilter.js';
 import { scanData } from '../../worker/prefilter-bytes.js';
 import { poolSize, startPrefilter } from '../../worker/prefilter-client.js';
+import { NO_EXACT } from './exact-spec.mjs';
 
-const spec = { n: 2, ngrams: ['alpha beta', 'gamma delta'], format: 'text', paths: [], chars: {} };
+const spec = { n: 2, ngrams: ['alpha beta', 'gamma delta'], format: 'text', paths: [], chars: {}, exact: NO_EXACT };
 const chunks = ['alpha beta one\nnothing here\n', 'x y\ngamma delta z\n', 'last line alpha\n'];
 
 /** What createPrefilter itself says about `chunks`, scanned in order. */

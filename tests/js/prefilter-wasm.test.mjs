@@ -15,6 +15,7 @@ import { createPrefilter, scanChunk } from '../../worker/prefilter.js';
 import { scanData } from '../../worker/prefilter-bytes.js';
 import { createKernelScanner, loadKernel } from '../../worker/prefilter-wasm.js';
 import { startPrefilter } from '../../worker/prefilter-client.js';
+import { HASH, NO_EXACT, exactFor, segmentProbe } from './exact-spec.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const mod = await loadKernel(readFileSync(path.join(ROOT, 'kernels/prefilter.wasm')));
@@ -106,11 +107,13 @@ function line(r, format) {
   return s + (r() < 0.1 ? '\r' : '');
 }
 
-/** A spec whose n-grams are random windows of the vocabulary (so that records hit). */
+/** A spec whose n-grams are random windows of the vocabulary (so that records hit), and
+ *  whose exact-rung keys are short random runs of it (so that segments hit them too). */
 function spec(r, format, n, paths) {
   const ngrams = new Set();
   for (let i = 0; i < 40; i++) ngrams.add(Array.from({ length: n }, () => VOCAB[Math.floor(r() * VOCAB.length)]).join(' '));
-  return { n, ngrams: [...ngrams], format, paths, chars: CHARS };
+  const keys = Array.from({ length: 12 }, () => Array.from({ length: 1 + Math.floor(r() * 3) }, () => VOCAB[Math.floor(r() * VOCAB.length)]).join(' '));
+  return { n, ngrams: [...ngrams], format, paths, chars: CHARS, exact: exactFor(keys, format) };
 }
 
 test('the kernel and the JS scan agree on seeded random JSONL and text chunks', () => {
@@ -143,7 +146,7 @@ test('the kernel and the JS scan agree chunk by chunk on the committed fixtures'
   for (const [file, format, paths] of [['train_mix.jsonl', 'jsonl', [['text']]], ['semantic_train.jsonl', 'jsonl', [['text']]],
     ['samples_gsm8k_sample.jsonl', 'jsonl', [['doc', 'question'], ['resps', '[]', '[]']]], ['train_mix.jsonl', 'text', []]]) {
     const bytes = readFileSync(path.join(ROOT, 'tests/fixtures', file));
-    const sp = { n: 5, ngrams, format, paths, chars: CHARS };
+    const sp = { n: 5, ngrams, format, paths, chars: CHARS, exact: exactFor(words.map((w) => w.join(' ')), format) };
     const pair = scanners(sp);
     let total = 0;
     let cand = 0;
@@ -179,7 +182,7 @@ test('the kernel hashes the n-grams into the very table and bitset prefilter.js 
 });
 
 test('a chunk that is not UTF-8 fails with the same chunk-local line and byte', () => {
-  const sp = { n: 2, ngrams: ['alpha beta'], format: 'jsonl', paths: [['text']], chars: CHARS };
+  const sp = { n: 2, ngrams: ['alpha beta'], format: 'jsonl', paths: [['text']], chars: CHARS, exact: NO_EXACT };
   const js = createPrefilter(sp);
   const w = createKernelScanner(sp, mod, js);
   for (const bad of [[0xff], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80]]) {
@@ -192,7 +195,7 @@ test('a chunk that is not UTF-8 fails with the same chunk-local line and byte', 
 });
 
 test('duplicate keys: the kernel reads every value (a superset of JSON.parse, which keeps the last)', () => {
-  const sp = { n: 2, ngrams: ['alpha beta'], format: 'jsonl', paths: [['text']], chars: CHARS };
+  const sp = { n: 2, ngrams: ['alpha beta'], format: 'jsonl', paths: [['text']], chars: CHARS, exact: NO_EXACT };
   const body = enc.encode('{"text": "alpha beta", "text": "none"}\n{"text": "none", "text": "alpha beta"}\n{"text": 5, "text": "x"}\n');
   const [a, b] = both(sp, body);
   assert.deepEqual(a.records, [2]);
@@ -200,12 +203,12 @@ test('duplicate keys: the kernel reads every value (a superset of JSON.parse, wh
 });
 
 test('a spec with more field paths than the kernel takes is refused (the caller scans with prefilter.js)', () => {
-  const sp = { n: 2, ngrams: ['a b'], format: 'jsonl', paths: Array.from({ length: 65 }, (_, i) => [`f${i}`]), chars: {} };
+  const sp = { n: 2, ngrams: ['a b'], format: 'jsonl', paths: Array.from({ length: 65 }, (_, i) => [`f${i}`]), chars: {}, exact: NO_EXACT };
   assert.throws(() => createKernelScanner(sp, mod), /at most 64 field paths \(65 given\)/);
 });
 
 test('the reading thread scans with the kernel once it has compiled, and says why when it cannot', async () => {
-  const sp = { n: 2, ngrams: ['alpha beta'], format: 'jsonl', paths: [['text']], chars: CHARS };
+  const sp = { n: 2, ngrams: ['alpha beta'], format: 'jsonl', paths: [['text']], chars: CHARS, exact: NO_EXACT };
   const chunk = () => enc.encode('{"text": "Alpha, beta!"}\n{"text": "gamma"}\n');
   const ok = startPrefilter(sp, { makeWorker: () => null, kernel: () => loadKernel(readFileSync(path.join(ROOT, 'kernels/prefilter.wasm'))) });
   await new Promise((r) => setTimeout(r, 50)); // the kernel compiles
@@ -215,4 +218,44 @@ test('the reading thread scans with the kernel once it has compiled, and says wh
   await new Promise((r) => setTimeout(r, 0));
   assert.deepEqual((await bad.scan(chunk())).records, [1]); // the same answer from prefilter.js
   assert.deepEqual(bad.kernels, { wasm: 0, js: 1, notes: ['WebAssembly kernel did not load: no WebAssembly here'] });
+});
+
+test("the exact-key probes are Python's (evalsieve.exact), and the kernel's table is prefilter.js's", () => {
+  const keys = ['alpha', 'alpha beta gamma', 'café 中文 ﬁx', '12 apples', '7', 'true 3'];
+  const py = JSON.parse(execFileSync(process.env.EVALSIEVE_PYTHON || 'python3', ['-c',
+    'import json, sys; from evalsieve.exact import prefilter_exact as p; k = json.loads(sys.argv[1]); '
+    + 'print(json.dumps({f: p(k, f) for f in ("jsonl", "text")}))', JSON.stringify(keys)],
+  { env: { ...process.env, PYTHONPATH: path.join(ROOT, 'py') }, encoding: 'utf-8' }));
+  assert.deepEqual(py.jsonl.hash, HASH);
+  for (const format of ['jsonl', 'text']) assert.deepEqual(exactFor(keys, format), py[format], format);
+  assert.equal(segmentProbe(['a']), 0x69f7f397); // FNV-1a("a") + count_mix, by hand
+  assert.equal(py.text.probes.length, keys.length);
+  assert.ok(py.jsonl.scalar_only && py.jsonl.probes.includes(segmentProbe(['apples']))); // after the number leaf "12"
+  const sp = { n: 3, ngrams: ['alpha beta gamma'], format: 'jsonl', paths: [['a'], ['b']], chars: CHARS, exact: py.jsonl };
+  const js = createPrefilter(sp);
+  assert.deepEqual(createKernelScanner(sp, mod, js).tables().exact, new Uint32Array(js.tables.exact.buffer));
+  assert.throws(() => createPrefilter({ ...sp, exact: { ...py.jsonl, hash: { ...HASH, mix: 3 } } }), /exact\.hash\.mix/);
+  assert.throws(() => createPrefilter({ ...sp, exact: undefined }), /exact\.hash/);
+});
+
+test('a record whose fields join to an eval row (no n-gram in any one field) is a candidate in both', () => {
+  const key = 'what is the sum of two and two and then three';
+  const sp = { n: 8, ngrams: ['what is the sum of two and two', 'is the sum of two and two and', 'the sum of two and two and then', 'sum of two and two and then three'],
+    format: 'jsonl', paths: [['a'], ['b'], ['m', ['=', 'role', 'user'], 'c']], chars: CHARS, exact: exactFor([key, 'hi'], 'jsonl') };
+  const lines = [
+    '{"a": "What is the sum", "b": "of two and two, and then three?"}', // fields joined
+    '{"b": "of two and two and then three", "a": "what is the sum"}', // a first in path order
+    '{"m": [{"role": "user", "c": "What is"}, {"role": "assistant", "c": "?"}, {"role": "user", "c": "the sum of two and two and then three"}]}',
+    '{"a": "Hi!"}', // a one-word row equals a one-word record
+    '{"a": "the sum of two", "b": "and two"}', // shares words only: not a probe
+    '{"a": "hi there"}',
+    '{"a": "sum of", "b": "hi"}', // a probe in a later field: a candidate (a superset)
+  ];
+  const [a, b] = both(sp, enc.encode(lines.join('\n') + '\n'));
+  assert.deepEqual(a.records, [1, 2, 3, 4, 7]);
+  assert.deepEqual(b.records, a.records);
+  const text = { ...sp, format: 'text', paths: [], exact: exactFor([key, 'hi'], 'text') };
+  const [c, d] = both(text, enc.encode('What is the sum of two and two, and then three?\nwhat is\nHI\n'));
+  assert.deepEqual(c.records, [1, 3]); // a text line is its record's one segment: the whole key only
+  assert.deepEqual(d.records, c.records);
 });

@@ -12,14 +12,16 @@ import { execFileSync } from 'node:child_process';
 function answer(fetchBody) {
   const worker = new URL('../../worker/prefilter-worker.js', import.meta.url).href;
   const wasm = new URL('../../kernels/prefilter.wasm', import.meta.url);
+  const exact = new URL('./exact-spec.mjs', import.meta.url).href;
   const code = `
     import { readFileSync } from 'node:fs';
+    import { NO_EXACT } from ${JSON.stringify(exact)};
     const WASM = readFileSync(new URL(${JSON.stringify(wasm.href)}));
     const posted = [];
     globalThis.self = { postMessage: (m) => posted.push(m) };
     globalThis.fetch = ${fetchBody};
     await import(${JSON.stringify(worker)});
-    const spec = { n: 2, ngrams: ['alpha beta'], format: 'jsonl', paths: [['text']], chars: {} };
+    const spec = { n: 2, ngrams: ['alpha beta'], format: 'jsonl', paths: [['text']], chars: {}, exact: NO_EXACT };
     await self.onmessage({ data: { type: 'spec', spec } });
     const data = new TextEncoder().encode('{"text": "x Alpha beta"}\\n{"text": "gamma"}\\n\\n');
     await self.onmessage({ data: { type: 'chunk', seq: 7, data } });

@@ -6,6 +6,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "py"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# hostile_common.read_csv_export: the one reader of CSV exports the tests share
+sys.path.insert(0, os.path.join(ROOT, "tests", "hostile"))
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 SHARED = os.environ.get("EVALSIEVE_SHARED_DATA",

@@ -9,7 +9,7 @@ Returns plain tuples so the comparison does not depend on the package's classes:
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from evalsieve.grouping import connected_components
 

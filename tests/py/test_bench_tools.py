@@ -1,4 +1,4 @@
-"""The measuring helpers of the encoder benchmarks (issue 12): per-op profile aggregation and
+"""The measuring helpers of the encoder benchmarks: per-op profile aggregation and
 the browser's CPU time. Benchmarks print figures, never pass/fail; these check the arithmetic
 the figures rest on."""
 

@@ -3,6 +3,7 @@ import os
 
 from evalsieve import bridge
 from evalsieve.cli import main
+from hostile_common import read_csv_export, without_fingerprint
 
 
 def call(op, args=None, text=None):
@@ -15,9 +16,9 @@ def test_bridge_run_equals_cli_exports(fixtures, tmp_path, capsys):
     ev = open(ev_path, encoding="utf-8", newline="").read()
     tr = open(tr_path, encoding="utf-8", newline="").read()
     info = call("inspect", {"name": "gsm8k_test_sample.jsonl"}, ev)["value"]
-    # the most prose words per row: question (the answers are mostly sums)
+    # named for the prompt (and the most prose words per row: the answers are mostly sums)
     assert info["format"] == "jsonl" and info["default_fields"] == ["question"]
-    assert info["default_reason"].startswith("the most words per row")
+    assert info["default_reason"] == "named for the prompt ('question'), 40.5 prose words per row"
     h = call("cont.start", {"eval": {"name": "gsm8k_test_sample.jsonl", "format": "jsonl",
                                      "fields": ["question"]},
                             "train": {"name": "train_mix.jsonl", "format": "jsonl",
@@ -46,9 +47,12 @@ def test_bridge_run_equals_cli_exports(fixtures, tmp_path, capsys):
         if x["name"].startswith("eval.clean"):
             assert x["text"] == disk
         elif x["name"].endswith(".csv"):
-            # identical but for the stamp line (time, runtime and input hashes differ)
-            assert x["text"].split("\r\n", 1)[1] == disk.split("\r\n", 1)[1], x["name"]
-            assert len(x["text"].splitlines()) > 1
+            # identical but for the fingerprint (runtime and input hashes differ)
+            assert without_fingerprint(x["text"]) == without_fingerprint(disk), x["name"]
+            assert read_csv_export(x["text"])[0] in (s["stamp"]["fingerprint"], None)
+        elif x["name"] == "run-stamp.json":
+            page, cli = json.loads(x["text"]), json.loads(disk)
+            assert page == s["stamp"] and page["settings"] == cli["settings"]
         else:
             cut = "<h2>Run stamp</h2>"
             assert x["text"].split(cut)[0] == disk.split(cut)[0]
@@ -98,15 +102,16 @@ def test_bridge_paraphrase_ops_with_binary_block():
     assert f["groups"] == 1 and f["groups_chained"] == 0 and f["rows_in_groups"] == 2
     ev = {"name": "e.jsonl", "sha256": "0" * 64, "bytes": len(text)}
     out = call("para.finish", {"handle": h, "threshold": 0.93, "input": ev, "utc": "t"})["value"]
-    assert [x["name"] for x in out["exports"]] == ["paraphrase-pairs.csv", "paraphrase-groups.csv"]
+    assert [x["name"] for x in out["exports"]] == ["paraphrase-pairs.csv", "paraphrase-groups.csv",
+                                                   "run-stamp.json"]
     assert out["stamp"]["settings"]["threshold"] == 0.93
     groups_csv = out["exports"][1]["text"].split("\r\n")
-    assert groups_csv[2] == "1,2,1 2,,0.950,1 2,no,1,row 0"
+    assert groups_csv[1] == "1,2,1 2,,0.950,1 2,no,1,row 0," + out["stamp"]["fingerprint"]
     # the exports name their threshold; the job keeps none (the last regroup was at 0.93)
     out = call("para.finish", {"handle": h, "threshold": 0.9, "input": ev, "utc": "t"})["value"]
     assert out["stamp"]["settings"]["threshold"] == 0.9
     groups_csv = out["exports"][1]["text"].split("\r\n")
-    assert groups_csv[2] == "1,3,1 2 3,,0.800,1 3,yes,2,row 1"
+    assert groups_csv[1] == "1,3,1 2 3,,0.800,1 3,yes,2,row 1," + out["stamp"]["fingerprint"]
     r = call("para.finish", {"handle": h, "input": ev, "utc": "t"})
     assert r["ok"] is False and r["error"]["code"] == "bad_input" and "threshold" in r["error"]["message"]
     r = call("para.group", {"handle": h})
@@ -116,8 +121,8 @@ def test_bridge_paraphrase_ops_with_binary_block():
     out = call("para.finish", {"handle": h, "threshold": 0.93, "input": ev, "utc": "t",
                                "environment": env})["value"]
     assert out["stamp"]["environment"] == env
-    first_line = out["exports"][0]["text"].split("\r\n", 1)[0]
-    assert json.loads(first_line[len("# run_stamp "):])["environment"] == env
+    texts = {x["name"]: x["text"] for x in out["exports"]}
+    assert json.loads(texts["run-stamp.json"])["environment"] == env
     bad = json.loads(bridge.call("para.similarity", json.dumps(
         {"handle": h, "rows": 4, "pairs": 3}), None, blob[:-4]))
     assert bad["ok"] is False and "expected" in bad["error"]["message"]
@@ -169,7 +174,7 @@ def test_cont_view_and_exports_after_finish(fixtures):
     names = [x["name"] for x in exports]
     call("close", {"handle": h})
     assert names == ["eval.clean.jsonl", "contamination-report.csv", "too-short-to-score.csv",
-                     "overlap-report.html"]
+                     "overlap-report.html", "run-stamp.json"]
     assert view["rows_total"] == s["rows_contaminated"] == 7 == len(view["rows"])
     assert sum(view["histogram"]["counts"]) == s["rows_scored"]
 

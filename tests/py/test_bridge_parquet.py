@@ -4,8 +4,6 @@ cont.feed_eval_values (training rows as JSON Lines, as the worker sends them thr
 prefilter) scores as the CLI's pyarrow run; the page's
 clean export for a Parquet eval file lists the rows the CLI's eval.clean.parquet keeps."""
 
-import csv
-import io
 import json
 import os
 
@@ -17,6 +15,7 @@ pq = pytest.importorskip("pyarrow.parquet", reason="the reference run needs pyar
 from evalsieve import bridge  # noqa: E402
 from evalsieve.cli import main  # noqa: E402
 from evalsieve.parquet_io import ParquetSource  # noqa: E402
+from hostile_common import read_csv_export  # noqa: E402
 
 FIELD = "messages[role=user].content"
 
@@ -33,8 +32,8 @@ def rows_of(path, columns=None):
 
 
 def body(csv_text):
-    """A stamped CSV export without its stamp line, as dict rows."""
-    return list(csv.DictReader(io.StringIO(csv_text.split("\r\n", 1)[1])))
+    """A CSV export's rows as dicts, without the run_fingerprint column."""
+    return read_csv_export(csv_text)[1]
 
 
 def test_inspect_values_is_the_cli_field_list(fixtures, capsys):

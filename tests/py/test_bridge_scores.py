@@ -8,10 +8,11 @@ import os
 import pytest
 
 from evalsieve.cli import main
-from evalsieve.contamination import ContaminationConfig, ContaminationJob
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.errors import EvalsieveError
 from evalsieve.scores import score_run_from_json
 from evalsieve.stamps import InputFile
+from hostile_common import without_fingerprint
 
 
 def test_json_scores_on_the_job_equal_the_cli(fixtures, tmp_path, capsys):
@@ -43,9 +44,11 @@ def test_json_scores_on_the_job_equal_the_cli(fixtures, tmp_path, capsys):
     assert s["score_impact"] == cli["score_impact"]
     assert s["stamp"]["inputs"][2] == cli["stamp"]["inputs"][2]
     assert s["stamp"]["settings"] == cli["stamp"]["settings"]
-    assert job.export_names()[-2:] == ["score-impact.csv", "scores-unmatched.csv"]
+    assert job.export_names()[-3:] == ["score-impact.csv", "scores-unmatched.csv",
+                                       "run-stamp.json"]
     with open(tmp_path / "score-impact.csv", encoding="utf-8", newline="") as f:
-        assert job.export("score-impact.csv")[1].split("\n", 1)[1] == f.read().split("\n", 1)[1]
+        assert without_fingerprint(job.export("score-impact.csv")[1]) == \
+            without_fingerprint(f.read())
 
 
 def test_paraphrase_scores_before_the_eval_pass_only():
@@ -98,8 +101,8 @@ def test_cont_scores_op_gives_the_view_every_metric(fixtures):
     assert f["all"]["method"] == "wilson"
     assert s["score_impact"]["all"]["ci95"] == f["all"]["ci95"]
     assert (view["score_settings"]["rows_unmatched"], view["score_settings"]["rows_unscored"]) == (0, 0)
-    assert [e["name"] for e in _call("cont.exports", {"handle": h})["value"]][-2:] == \
-        ["score-impact.csv", "scores-unmatched.csv"]
+    assert [e["name"] for e in _call("cont.exports", {"handle": h})["value"]][-3:] == \
+        ["score-impact.csv", "scores-unmatched.csv", "run-stamp.json"]
 
 
 def test_para_scores_op_and_the_figures_at_each_threshold():

@@ -6,8 +6,9 @@ import json
 import struct
 
 from evalsieve import bridge
-from evalsieve.contamination import QUALITY_NOTE
+from evalsieve.ladder import QUALITY_NOTE
 from evalsieve.semantic_verifier import VERIFIER_THRESHOLD, VERIFIER_WEIGHTS
+from hostile_common import without_fingerprint
 
 from test_semantic import EVAL_ROWS, TRAIN, _jsonl, ladder_job
 
@@ -52,18 +53,20 @@ def test_bridge_ladder_equals_the_job_driven_directly():
     s, view, exports = run()
     job, direct = ladder_job()
     assert s["rows_contaminated_by_rung"] == direct["rows_contaminated_by_rung"] == {
-        "exact": 1, "ngram": 1, "semantic": 1}
-    body = lambda t: t.split("\r\n", 1)[1]  # noqa: E731  (the stamp line differs: runtime)
-    assert body(exports["contamination-report.csv"]) == body(job.report_csv())
+        "exact": 2, "ngram": 1, "semantic": 1}   # row 5 "hi" is a one-word exact copy
+    # the fingerprint differs (runtime)
+    assert without_fingerprint(exports["contamination-report.csv"]) == \
+        without_fingerprint(job.report_csv())
     assert exports["eval.clean.jsonl"] == job.clean_text() == _jsonl("q", EVAL_ROWS[3:4])
     lad = view["ladder"]
     assert lad["rungs"] == ["exact", "ngram", "semantic"]
     assert lad["excluded"] == ["exact", "ngram", "semantic"]
-    assert lad["by_rung"] == {"exact": 1, "ngram": 1, "semantic": 1}
-    assert lad["clean_at_these_rungs"] == 2 and lad["rows_total"] == 3
+    assert lad["by_rung"] == {"exact": 2, "ngram": 1, "semantic": 1}
+    assert lad["clean_at_these_rungs"] == 1 and lad["rows_total"] == 4
     assert [(r["eval_row"], r["rung"], r["leaves_clean"]) for r in lad["rows"]] == [
-        (1, "exact", True), (2, "ngram", True), (3, "semantic", True)]
-    exact, ngram, sem = lad["rows"]
+        (1, "exact", True), (2, "ngram", True), (3, "semantic", True), (5, "exact", True)]
+    exact, ngram, sem, short = lad["rows"]
+    assert short["training_record"] == 4 and short["containment_text"] == ""
     assert exact["training_record"] == 1 and ngram["training_record"] == 2
     m = job.semantic.matches[2]
     assert sem["semantic_training_record"] == 3 == m.training_record
@@ -79,10 +82,10 @@ def test_bridge_exclude_rungs_keep_the_unticked_rungs_rows():
     assert s["clean_file_excludes"] == ["exact", "ngram"]
     assert s["stamp"]["settings"]["clean_file_excludes"] == ["exact", "ngram"]
     assert exports["eval.clean.jsonl"] == _jsonl("q", EVAL_ROWS[2:4])   # the reworded row stays
-    assert [r["leaves_clean"] for r in view["ladder"]["rows"]] == [True, True, False]
+    assert [r["leaves_clean"] for r in view["ladder"]["rows"]] == [True, True, False, True]
     s, view, _ = run(cosine=0.1)
     assert s["rows_contaminated_by_rung"]["semantic"] == 0
-    assert [r["rung"] for r in view["ladder"]["rows"]] == ["exact", "ngram"]
+    assert [r["rung"] for r in view["ladder"]["rows"]] == ["exact", "ngram", "exact"]
 
 
 def test_bridge_refuses_bad_rung_settings_at_start():

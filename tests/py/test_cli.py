@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from evalsieve.cli import main
+from hostile_common import with_parquet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -35,8 +36,9 @@ def test_json_summary_and_four_exports(files, tmp_path, capsys):
     assert s["rows_scanned"] == 40 and s["training_records"] == 127
     assert s["training_bytes"] == os.path.getsize(tr)
     assert s["rows_scored"] == s["rows_contaminated"] + s["rows_kept"]
-    assert sorted(os.listdir(tmp_path)) == ["contamination-report.csv", "eval.clean.jsonl",
-                                            "overlap-report.html", "too-short-to-score.csv"]
+    assert sorted(os.listdir(tmp_path)) == sorted(with_parquet(
+        ["contamination-report.csv", "eval.clean.jsonl", "overlap-report.html",
+         "too-short-to-score.csv", "run-stamp.json"]))
     import hashlib
     with open(ev, "rb") as f:
         assert s["stamp"]["inputs"][0]["sha256"] == hashlib.sha256(f.read()).hexdigest()
@@ -127,17 +129,17 @@ def test_threshold_and_n_flags(files, tmp_path, capsys):
 ])
 def test_without_the_encoder_extra_the_error_says_how_to_install(argv, files, tmp_path,
                                                                  capsys, monkeypatch):
-    # `pip install .` (no extra), then a job that embeds: exit 2 with the command to run,
-    # before any pass over the files, never a traceback out of main()
+    # `pip install .` (no extra), then a job that embeds: exit 3 (environment) with the
+    # command to run, before any pass over the files, never a traceback out of main()
     ev, tr = files
     monkeypatch.setitem(sys.modules, "onnxruntime", None)   # import onnxruntime -> ImportError
     monkeypatch.setenv("EVALSIEVE_CACHE_DIR", str(tmp_path / "cache"))
     log = []
-    monkeypatch.setattr("evalsieve.cli.open_input",
+    monkeypatch.setattr("evalsieve.drivers.open_input",
                         lambda *a, **k: log.append(a) or (_ for _ in ()).throw(AssertionError))
     out = tmp_path / "o"
     argv = [a.format(ev=ev, tr=tr) for a in argv] + ["--out", str(out)]
     code, _, err = run(argv, capsys)
-    assert code == 2, err
+    assert code == 3, err
     assert "onnxruntime" in err and "pip install 'evalsieve[encoder]'" in err
     assert "Traceback" not in err and log == [] and not out.exists()

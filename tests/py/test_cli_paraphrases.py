@@ -1,13 +1,12 @@
 """The CLI's paraphrase job end to end (needs the encoder extra and dist/assets/model)."""
 
-import csv
-import io
 import json
 import os
 
 import pytest
 
 from evalsieve.cli import main
+from hostile_common import read_csv_export
 
 pytest.importorskip("onnxruntime", reason="the paraphrase CLI needs the encoder extra "
                     "(pip install -e .[encoder]); python3 build.py test installs it")
@@ -15,8 +14,7 @@ pytest.importorskip("tokenizers", reason="needs the encoder extra")
 
 
 def rows_of(text):
-    assert text.startswith("# run_stamp {")
-    return list(csv.DictReader(io.StringIO(text.split("\n", 1)[1])))
+    return read_csv_export(text)[1]
 
 
 def test_worked_example_groups_and_chain(tmp_path, model_dir, capsys):

@@ -6,7 +6,6 @@ samples file's exact_match) and statsmodels (Wilson intervals, clustered standar
 
 import csv
 import hashlib
-import io
 import json
 import os
 import sys
@@ -14,16 +13,15 @@ import sys
 import pytest
 
 from evalsieve.cli import main
+from hostile_common import read_export
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 
 def rows_of(path):
-    text = open(path, encoding="utf-8", newline="").read()
-    assert text.startswith("# run_stamp {")
-    return json.loads(text.split("\n", 1)[0][len("# run_stamp "):]), \
-        list(csv.DictReader(io.StringIO(text.split("\n", 1)[1])))
+    """(stamp, rows) of a CSV export, the stamp from the run-stamp.json beside it."""
+    return read_export(os.path.dirname(path), os.path.basename(path))
 
 
 def run(argv, capsys):
@@ -98,7 +96,7 @@ def test_contamination_with_harness_samples(files, tmp_path, capsys):
     by = {r["subset"]: r for r in rows}
     assert set(by) == {"all", "clean", "contaminated", "too_short", "contaminated_minus_clean",
                        "clean_minus_all", "contaminated_rung_exact", "contaminated_rung_ngram"}
-    # the rungs partition the contaminated rows (issue 8: per rung, once there are several)
+    # the rungs partition the contaminated rows (per rung, once there are several)
     assert int(by["contaminated_rung_exact"]["n"]) + int(by["contaminated_rung_ngram"]["n"]) \
         == int(by["contaminated"]["n"])
     assert float(by["clean"]["mean"]) == pytest.approx(si["clean"]["mean"], abs=1e-6)

@@ -6,16 +6,16 @@ other problems) and the GPT-4 rephrasings of eval rows 3 and 15 planted inside p
 No eval row shares an n-gram with this training file, so only the semantic rung can catch them.
 """
 
-import csv
 import math
-import io
 import json
 import os
+import re
 
 import pytest
 
 from evalsieve.cli import main
 from evalsieve.semantic_verifier import VERIFIER_THRESHOLD, VERIFIER_WEIGHTS
+from hostile_common import read_csv_export
 
 pytest.importorskip("onnxruntime", reason="the semantic rung needs the encoder extra "
                     "(pip install -e .[encoder]); python3 build.py test installs it")
@@ -23,8 +23,7 @@ pytest.importorskip("tokenizers", reason="needs the encoder extra")
 
 
 def rows_of(text):
-    assert text.startswith("# run_stamp {")
-    return list(csv.DictReader(io.StringIO(text.split("\n", 1)[1])))
+    return read_csv_export(text)[1]
 
 
 def run_code(fixtures, model_dir, out, capsys, *flags):
@@ -62,7 +61,7 @@ def test_planted_rephrasings_are_caught_and_clean_rows_are_not(tmp_path, fixture
     with open(tr, encoding="utf-8") as f:
         train = [json.loads(line)["text"] for line in f]
     for r in caught.values():
-        assert r["rung"] == "semantic" and r["status"] == "clean"
+        assert r["rung"] == "semantic" and r["status"] == "contaminated"   # caught: dirty
         assert float(r["semantic_score"]) >= VERIFIER_THRESHOLD
         assert float(r["semantic_cosine"]) > 0.7 and r["semantic_part"] == "row"
         # the window is a span of the planted record's words
@@ -72,12 +71,38 @@ def test_planted_rephrasings_are_caught_and_clean_rows_are_not(tmp_path, fixture
     clean = [r for r in report if not r["rung"]]
     assert len(clean) == 38
     assert all(float(r["semantic_score"] or 0) < VERIFIER_THRESHOLD for r in clean)
+    assert {r["status"] for r in clean} == {"clean"}
     kept = (out / "eval.clean.jsonl").read_text(encoding="utf-8").splitlines()
     with open(ev, encoding="utf-8") as f:
         lines = f.read().splitlines()
     assert kept == [l for i, l in enumerate(lines, 1) if i not in (3, 15)]
     html = (out / "overlap-report.html").read_text(encoding="utf-8")
     assert "Rung semantic (2 rows caught)" in html and "clean at these rungs" in html
+    assert "Contaminated rows (2)" in html and "Caught first by the semantic rung (2)" in html
+    listed = html.split("<h2>Contaminated rows")[1].split("<h2>")[0]
+    assert [int(x) for x in re.findall(r'<tr><td class="num">(\d+)</td>', listed)] == [3, 15]
+
+
+def test_semantic_rows_kept_in_eval_clean_are_still_contaminated(tmp_path, fixtures, model_dir,
+                                                                 capsys):
+    """--exclude-rungs exact,ngram keeps the semantic rung's rows in eval.clean; the summary,
+    the report and the HTML list still count them as contaminated."""
+    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    out = tmp_path / "o"
+    assert main(["contamination", ev, os.path.join(fixtures, "semantic_train.jsonl"),
+                 "--eval-field", "question", "--train-field", "text", "--semantic",
+                 "--exclude-rungs", "exact,ngram", "--threads", "1", "--model-dir", model_dir,
+                 "--out", str(out), "--json", "--quiet"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["rows_contaminated"] == 2 and s["rows_kept"] == 40
+    assert s["rows_contaminated_by_rung"]["semantic"] == 2
+    report = rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
+    assert [(r["eval_row"], r["status"]) for r in report if r["rung"]] == [
+        ("3", "contaminated"), ("15", "contaminated")]
+    with open(ev, "rb") as f:
+        assert (out / "eval.clean.jsonl").read_bytes() == f.read()
+    html = (out / "overlap-report.html").read_text(encoding="utf-8")
+    assert "Contaminated rows (2)" in html and "Caught first by the semantic rung (2)" in html
 
 
 def test_exclude_rungs_needs_a_rung_that_runs(tmp_path, fixtures, capsys):

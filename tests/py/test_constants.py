@@ -5,7 +5,7 @@ import argparse
 import pytest
 
 from evalsieve import cli, constants, ngrams, paraphrase, records
-from evalsieve.contamination import ContaminationConfig, ContaminationJob
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.errors import EvalsieveError
 
 
@@ -37,7 +37,7 @@ def test_cli_bounds_are_the_constants():
         cli._threshold("0")
     assert cli._threshold("1") == 1.0 and cli._threshold("any") is None
     assert cli._cosine(str(constants.PARA_FLOOR)) == constants.PARA_FLOOR
-    # the CLI goes below the page's slider floor, down to PARA_CLI_FLOOR (issue 10)
+    # the CLI goes below the page's slider floor, down to PARA_CLI_FLOOR
     assert cli._cosine(str(constants.PARA_CLI_FLOOR)) == constants.PARA_CLI_FLOOR == 0.5
     with pytest.raises(argparse.ArgumentTypeError):
         cli._cosine("0.4999")
@@ -48,12 +48,12 @@ def test_cli_bounds_are_the_constants():
 def test_export_names_are_the_constants():
     for fmt, name in constants.CLEAN_NAME_BY_FORMAT.items():
         job = ContaminationJob(ContaminationConfig(("q",), ("t",)), "e", fmt, "t", "jsonl")
-        assert job.export_names() == [name, *constants.CONTAMINATION_REPORTS]
+        assert job.export_names() == [name, *constants.CONTAMINATION_REPORTS, "run-stamp.json"]
     cfg = paraphrase.ParaphraseConfig("q")
     assert (cfg.threshold, cfg.floor, cfg.window) == (constants.PARA_THRESHOLD_DEFAULT,
                                                       constants.PARA_FLOOR, constants.PARA_WINDOW)
     job = paraphrase.ParaphraseJob(cfg, "e.jsonl", "jsonl")
-    assert job.export_names() == list(constants.PARAPHRASE_EXPORTS)
+    assert job.export_names() == [*constants.PARAPHRASE_EXPORTS, "run-stamp.json"]
     assert paraphrase.DIM == constants.EMBEDDING_DIMS
 
 
@@ -64,7 +64,7 @@ def test_as_json_is_plain_json_with_every_published_key():
     assert set(v) == {"n_min", "n_max", "n_auto_min", "n_auto_max", "threshold_min_exclusive",
                       "threshold_max", "para_floor", "para_threshold_max",
                       "para_threshold_default", "para_window", "embedding_dims", "export_names",
-                      "binary_magic", "clean_rules", "semantic_code_ngram"}
+                      "binary_magic", "clean_rules", "semantic_code_ngram", "purify"}
     # the semantic rung's code channel: SemanticConfig, the CLI and the page's input
     assert v["semantic_code_ngram"] == {"min": 0, "max": 8, "default": 3}
     from evalsieve.semantic import SemanticConfig
@@ -73,13 +73,14 @@ def test_as_json_is_plain_json_with_every_published_key():
     with pytest.raises(argparse.ArgumentTypeError):
         cli._code_ngram(str(constants.SEMANTIC_CODE_NGRAM_MAX + 1))
     # one table of clean rules: the job's, the CLI's --clean and the page's (ready.constants)
-    from evalsieve.contamination import CLEAN_RULES
+    from evalsieve.contamination_job import CLEAN_RULES
     assert CLEAN_RULES is constants.CLEAN_RULES
     assert list(v["clean_rules"]) == ["scored", "not-contaminated"]
     assert v["clean_rules"] == constants.CLEAN_RULES
     assert set(v["export_names"]) == {"clean_by_format", "contamination", "paraphrases",
-                                      "skipped"}
+                                      "skipped", "stamp"}
     assert v["export_names"]["skipped"] == "skipped-lines.csv"
+    assert v["export_names"]["stamp"] == constants.STAMP_EXPORT == "run-stamp.json"
     assert v["binary_magic"][0] == {"magic": [0x50, 0x4B, 3, 4], "what": constants.BINARY_MAGIC[0][1],
                                     "todo": constants.BINARY_MAGIC[0][2], "also": None}
     bz = [m for m in v["binary_magic"] if m["also"]]

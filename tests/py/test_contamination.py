@@ -1,5 +1,3 @@
-import csv
-import io
 import json
 import os
 import re
@@ -7,7 +5,10 @@ import re
 import pytest
 
 import reference
-from evalsieve.contamination import REPORT_COLUMNS, ContaminationConfig, ContaminationJob
+from hostile_common import read_csv_export, read_stamped
+from evalsieve.contamination_exports import REPORT_COLUMNS
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
+from evalsieve.ladder import RUNGS
 from evalsieve.stamps import InputFile
 
 
@@ -25,13 +26,6 @@ def run_job(eval_text, train_text, eval_fmt="jsonl", train_fmt="jsonl", eval_fie
                          InputFile("train", "train", "t" * 64, len(train_text)),
                          "2026-01-01T00:00:00+00:00")
     return job, summary
-
-
-def read_csv_export(text):
-    lines = text.split("\r\n", 1)
-    assert lines[0].startswith("# run_stamp {")
-    stamp = json.loads(lines[0][len("# run_stamp "):])
-    return stamp, list(csv.DictReader(io.StringIO(lines[1])))
 
 
 @pytest.fixture
@@ -100,7 +94,8 @@ def test_report_columns_stamp_and_formula_guard():
     ev = '{"question": "=cmd one two three four five six seven eight nine ten"}\n'
     tr = '{"text": "=cmd one two three four five six seven eight nine ten"}\n'
     job, s = run_job(ev, tr, n=8)
-    stamp, rows = read_csv_export(job.export("contamination-report.csv")[1])
+    stamp, rows = read_stamped(job.export("contamination-report.csv")[1],
+                               job.export("run-stamp.json")[1])
     assert list(rows[0].keys()) == REPORT_COLUMNS + ["rung"]   # the ladder's column
     assert rows[0]["rung"] == "exact"              # the row equals the training record
     # "=" is a symbol (kept by the rule); the cell must not start a formula
@@ -203,16 +198,20 @@ def test_view_keeps_at_most_limit_rows_and_counts_them_all():
 
 def test_html_report_rows_in_page_order_with_eval_text(fixture_run):
     """overlap-report.html lists the contaminated rows as the page does (view(): eval-file
-    order), each with its eval text; no attribute handler, no script; the stamp JSON is in a
-    collapsed <details>; every row of view() is in the report, in the same order."""
+    order) under the first rung that caught them, each with its eval text; no attribute
+    handler, no script; the stamp JSON is in a collapsed <details>; every row of view() is
+    in the report, in the same order within its rung."""
     ev, tr = fixture_run
     job, s = run_job(ev, tr)
     page = job.export("overlap-report.html")[1]
-    view = [r["eval_row"] for r in job.view()["rows"]]
+    rows = job.view()["rows"]
+    view = [r["eval_row"] for r in rows]
     assert view == sorted(view) and len(view) == s["rows_contaminated"] >= 3
-    body = page.split("<h2>Contaminated rows")[1].split("</table>")[0]
+    body = page.split("<h2>Contaminated rows")[1].split("<h2>")[0]
     cells = re.findall(r"<tr><td class=\"num\">(\d+)</td>", body)
-    assert [int(c) for c in cells] == view
+    by_rung = sorted(rows, key=lambda r: (RUNGS.index(r["rung"]), r["eval_row"]))
+    assert [int(c) for c in cells] == [r["eval_row"] for r in by_rung]
+    assert {r["rung"] for r in rows} == {"exact", "ngram"}   # both groups hold rows
     questions = [json.loads(l)["question"] for l in ev.splitlines()]
     import html as h
     for r in view:   # the text as the file holds it, shared words inside <mark>

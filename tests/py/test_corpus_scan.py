@@ -1,4 +1,5 @@
-"""The training corpus: several files, byte ranges, the numpy filter, workers, Ray, faults.
+"""The training corpus: several files, byte ranges, the filters (the scan kernel under
+wasmtime, numpy's), workers, Ray, faults.
 
 Every engine and path must give the same exports as the pure-Python single-process scan
 (the reference): the comparisons below are byte-for-byte, apart from the run stamp.
@@ -7,7 +8,6 @@ Every engine and path must give the same exports as the pure-Python single-proce
 import gzip
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -18,6 +18,7 @@ import pytest
 from evalsieve import corpus
 from evalsieve.cli import main
 from evalsieve.errors import EvalsieveError
+from hostile_common import comparable, read_export
 
 #: Processes, threads and subprocesses: the CLI's engines, not the core (Pyodide has none).
 needs_processes = pytest.mark.skipif(sys.platform == "emscripten",
@@ -78,24 +79,12 @@ def run_cli(argv, capsys=None):
 
 
 def exports(d):
-    """The exports of a run folder, with the run stamp (time, fingerprint) taken out."""
-    out = {}
-    for name in sorted(os.listdir(d)):
-        with open(os.path.join(d, name), encoding="utf-8", newline="") as f:
-            text = f.read()
-        if name.endswith(".csv"):
-            text = text.split("\r\n", 1)[1]
-        elif name.endswith(".html"):
-            text = text.split("<h2>Run stamp</h2>")[0]
-        out[name] = text
-    return out
+    """The exports of a run folder, the run's time taken out (hostile_common.comparable)."""
+    return {name: comparable(d, name) for name in sorted(os.listdir(d))}
 
 
 def report_rows(d):
-    import csv
-    with open(os.path.join(d, "contamination-report.csv"), encoding="utf-8", newline="") as f:
-        next(f)
-        return list(csv.DictReader(f))
+    return read_export(d, "contamination-report.csv")[1]
 
 
 @pytest.fixture
@@ -129,6 +118,11 @@ def corpus_dir(tmp_path):
     (d / "sub" / "notes.md").write_text(Q[18])       # not a supported extension: skipped
     (d / "sub" / "t.txt").write_text(f"{FILLER}\n\n  {Q[19]}\n{Q[0]}\r\n", encoding="utf-8")
     return d
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+    return importlib.util.find_spec(module) is not None
 
 
 def test_expand_inputs_directories_globs_order(corpus_dir):
@@ -184,11 +178,17 @@ def _cli(ev, train, out, *extra):
     return exports(out)
 
 
-def test_filter_and_pure_path_give_identical_exports(eval_file, corpus_dir, tmp_path):
-    pytest.importorskip("numpy")
+def _needs(filt):
+    """Skip unless the filter ``filt`` can run here."""
+    pytest.importorskip({"numpy": "numpy", "kernel": "wasmtime"}[filt])
+
+
+@pytest.mark.parametrize("filt", ["numpy", "kernel"])
+def test_filter_and_pure_path_give_identical_exports(eval_file, corpus_dir, tmp_path, filt):
+    _needs(filt)
     train = [str(corpus_dir)]
     pure = _cli(eval_file, train, tmp_path / "pure", "--filter", "off", "--workers", "1")
-    fast = _cli(eval_file, train, tmp_path / "fast", "--filter", "numpy", "--workers", "1")
+    fast = _cli(eval_file, train, tmp_path / "fast", "--filter", filt, "--workers", "1")
     assert pure == fast
     rows = {int(r["eval_row"]): r for r in report_rows(tmp_path / "pure")}
     # the hand-planted records: question k of the eval sample is inside these records
@@ -231,6 +231,39 @@ def test_filter_pieces_give_identical_exports(eval_file, corpus_dir, tmp_path, m
     assert code == 2 and "bad.jsonl, line 12001: not valid JSON" in err, err
 
 
+@pytest.mark.parametrize("block", [1, 97, 300, 4096])
+def test_kernel_blocks_give_identical_exports(eval_file, corpus_dir, tmp_path, monkeypatch,
+                                              capsys, block):
+    """The kernel reads whole blocks of lines (corpus.CHUNK_BYTES reads, cut at line ends,
+    the rest carried): any block size gives the exports of the plain scan; a malformed line
+    many blocks on is named by its line in the file, and with --skip-bad-lines skipped."""
+    _needs("kernel")
+    train = [str(corpus_dir)]
+    pure = _cli(eval_file, train, tmp_path / "pure", "--filter", "off", "--workers", "1")
+    monkeypatch.setattr(corpus, "CHUNK_BYTES", block)
+    fast = _cli(eval_file, train, tmp_path / "fast", "--filter", "kernel", "--workers", "1")
+    assert pure == fast
+    bad = tmp_path / "bad.jsonl"
+    write_jsonl(bad, [FILLER] * 300 + [Q[3]], extra_lines=["{\"text\": \"oops\"", "   ",
+                                                             json.dumps({"text": Q[4]})])
+    code, _, err = run_cli(["contamination", eval_file, str(bad), "--eval-field", "question",
+                            "--train-field", "text", "--out", str(tmp_path / "o"),
+                            "--workers", "1", "--filter", "kernel"], capsys)
+    assert code == 2 and "bad.jsonl, line 302: not valid JSON" in err, err
+    skip = {}
+    for filt in ("off", "kernel"):
+        code, out, _ = run_cli(["contamination", eval_file, str(bad), "--eval-field",
+                                "question", "--train-field", "text", "--out",
+                                str(tmp_path / filt), "--workers", "1", "--filter", filt,
+                                "--skip-bad-lines", "--json", "--quiet"], capsys)
+        assert code == 0
+        skip[filt] = exports(tmp_path / filt)
+        s = json.loads(out)
+        assert s["training_records"] == 303 and s["rows_contaminated"] == 2
+        assert s["training_chars"] == len(bad.read_text(encoding="utf-8"))
+    assert skip["off"] == skip["kernel"]
+
+
 @needs_processes
 def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_path,
                                                    monkeypatch):
@@ -268,17 +301,18 @@ def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_pa
     plan = corpus.plan_tasks(many, 2, 20_000)
     assert [sum(t.file == i for t in plan) for i in range(12)] == [1] * 10 + [2, 16]
     assert plan[0].file == 0 and plan[0].whole            # whole files first, in corpus order
-    two = _cli(eval_file, train, tmp_path / "two", "--workers", "2")
+    two = _cli(eval_file, train, tmp_path / "two", "--workers", "2",
+               *(["--filter", "kernel"] if _has("wasmtime") else []))
     assert one == two
     # three workers cut big.jsonl differently (ranges of bytes left / 6) and finish in
     # another order: the same exports
     assert len(corpus.plan_tasks([{"path": str(big), "name": "big", "fmt": "jsonl",
                                    "fields": ["text"], "gzip": False,
                                    "size": big.stat().st_size}], 3, 20_000)) != len(tasks)
-    three = _cli(eval_file, train, tmp_path / "three", "--workers", "3")
+    three = _cli(eval_file, train, tmp_path / "three", "--workers", "3",
+                 *(["--filter", "numpy"] if _has("numpy") else []))
     assert one == three
-    s = json.loads(open(tmp_path / "two" / "contamination-report.csv").read().split("\n")[0]
-                   [len("# run_stamp "):])
+    s, _ = read_export(tmp_path / "two", "contamination-report.csv")
     big_in = [i for i in s["inputs"] if i["name"] == "big.jsonl"][0]
     import hashlib
     assert big_in["sha256"] == hashlib.sha256(big.read_bytes()).hexdigest()
@@ -290,7 +324,7 @@ def test_workers_and_byte_ranges_match_one_process(eval_file, corpus_dir, tmp_pa
 
 def test_merge_is_independent_of_finish_order(eval_file, corpus_dir, tmp_path):
     """Results merged in reverse order give the same scan as in corpus order."""
-    from evalsieve.contamination import ContaminationConfig, ContaminationJob
+    from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
     from evalsieve.engines import Merger
 
     files = corpus.expand_inputs([str(corpus_dir)])
@@ -344,7 +378,9 @@ def test_invalid_utf8_in_a_byte_range_names_the_file_line(eval_file, tmp_path, c
     data[at] = 0xFF
     big.write_bytes(bytes(data))
     monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 30_000)
-    for filt in ("off", "numpy"):
+    for filt in ("off", "numpy", "kernel"):
+        if filt != "off":
+            _needs(filt)
         out = tmp_path / f"out-{filt}"
         code, _, err = run_cli(["contamination", eval_file, str(big), "--eval-field",
                                 "question", "--train-field", "text", "--out", str(out),
@@ -371,7 +407,7 @@ def test_ctrl_c_leaves_no_partial_exports(eval_file, tmp_path):
     big = tmp_path / "big.jsonl"
     write_jsonl(big, [FILLER + " " + Q[i % 40] * 2 for i in range(30000)])
     out = tmp_path / "out"
-    # every task waits 60 s before it reads (corpus._fault_hook), so the interrupt surely
+    # every task waits 60 s before it reads (fault_hooks.py), so the interrupt surely
     # lands inside the training pass, on a fast machine as on a loaded one
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "py"), EVALSIEVE_TASK_DELAY_S="60")
     # the CLI as a terminal starts it: SIGINT at its default (a shell's background job, as
@@ -424,7 +460,8 @@ def test_ray_engine_matches_one_process_and_survives_a_failed_task(eval_file, co
                                        "EVALSIEVE_FAIL_ONCE": str(tmp_path)}})
     try:
         monkeypatch.setenv("EVALSIEVE_FAIL_ONCE", str(tmp_path))
-        on_ray = _cli(eval_file, train, tmp_path / "ray", "--engine", "ray", "--workers", "2")
+        on_ray = _cli(eval_file, train, tmp_path / "ray", "--engine", "ray", "--workers", "2",
+                      *(["--filter", "kernel"] if _has("wasmtime") else []))
     finally:
         ray.shutdown()
     assert on_ray == one
@@ -464,7 +501,7 @@ def test_filter_never_drops_a_line_the_rule_matches(n):
     curly quotes, non-ASCII white space, JSON escapes), at every offset from the filter's
     strided probes (N = 3: every window; N = 8: windows of 6 words at every 3rd word;
     N = 13: of 10 words at every 4th)."""
-    np = pytest.importorskip("numpy")
+    pytest.importorskip("numpy")
     from hypothesis import given, settings, strategies as st
     from evalsieve.fastscan import LineFilter
     from evalsieve.ngrams import EvalIndex
@@ -531,15 +568,19 @@ def test_several_files_use_the_requested_fields_each_has(eval_file, tmp_path, ca
     assert rows[3]["status"] == "clean"
     code, _, err = run_cli(base + [str(tmp_path / "o2"), str(tmp_path / "a.jsonl"),
                                    str(tmp_path / "c.csv")], capsys)
-    assert code == 2 and "c.csv: no field 'text'" in err
+    assert code == 2 and ("c.csv: this file has none of the --train-field paths asked for "
+                          "(text, content) (expected at least one of them in every training "
+                          "file; this one has: id, other)") in err
 
 
 @needs_processes
 def test_cli_modules_import_without_optional_packages():
-    """cli, corpus, engines and fastscan import numpy, ray, fsspec and tqdm only when used."""
+    """cli, corpus, engines, fastscan and the kernel's host import numpy, wasmtime, ray,
+    fsspec and tqdm only when used."""
     code = ("import sys; import evalsieve.cli, evalsieve.corpus, evalsieve.engines, "
-            "evalsieve.fastscan; "
-            "bad = [k for k in ('numpy', 'ray', 'fsspec', 'tqdm') if k in sys.modules]; "
+            "evalsieve.fastscan, evalsieve.kernel, evalsieve.filters; "
+            "bad = [k for k in ('numpy', 'wasmtime', 'ray', 'fsspec', 'tqdm') "
+            "if k in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT,
                    env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "py")})
@@ -576,33 +617,65 @@ def test_file_urls_go_through_fsspec(eval_file, corpus_dir, tmp_path):
 
 @needs_processes
 def test_ctrl_c_while_the_pool_starts_terminates_it(eval_file, tmp_path, monkeypatch):
-    """A Ctrl-C that arrives while run_local's pool starts its processes (here: sent from
-    inside Pool(), before it returns) is noted until the pool exists, then stops it: no
-    worker process is left behind."""
+    """A Ctrl-C that arrives while run_local starts its worker processes (here: sent right
+    after the first one started, before the second exists) is noted until they all exist,
+    then stops them: no worker process is left behind."""
     import multiprocessing as mp
     from evalsieve import engines
     if "fork" not in mp.get_all_start_methods():
-        pytest.skip("needs fork (the pool's processes inherit the payload)")
+        pytest.skip("needs fork (the workers inherit the payload)")
     big = tmp_path / "t.jsonl"
     write_jsonl(big, [FILLER + " " + Q[i % 40] for i in range(2000)])
     files = [{"path": str(big), "name": "t.jsonl", "fmt": "jsonl", "fields": ["text"],
               "gzip": False, "size": big.stat().st_size}]
     tasks = corpus.plan_tasks(files, 2, split_min=16384)
     assert len(tasks) > 2
-    ctx = mp.get_context("fork")
-    real = type(ctx).Pool
+    process = mp.get_context("fork").Process
+    real = process.start
+    started = []
 
-    made = []   # holds the pool, so only run_local's own terminate() can stop its workers
-
-    def pool_then_ctrl_c(self, *a, **k):
-        made.append(real(self, *a, **k))
-        os.kill(os.getpid(), signal.SIGINT)   # as if Ctrl-C came while the processes started
-        time.sleep(0.2)   # an unnoted SIGINT raises KeyboardInterrupt here, inside Pool()
-        return made[-1]
-    monkeypatch.setattr(type(ctx), "Pool", pool_then_ctrl_c)
+    def start_then_ctrl_c(self):
+        real(self)
+        started.append(self)
+        if len(started) == 1:
+            os.kill(os.getpid(), signal.SIGINT)   # as if Ctrl-C came while they started
+            time.sleep(0.2)   # an unnoted SIGINT raises KeyboardInterrupt here, mid-start
+    monkeypatch.setattr(process, "start", start_then_ctrl_c)
     monkeypatch.setenv("EVALSIEVE_TASK_DELAY_S", "30")   # the tasks would still be running
     before = set(mp.active_children())
     with pytest.raises(KeyboardInterrupt):
         engines.run_local({"filters": None}, tasks, 2, lambda r: None, lambda n: None)
+    assert len(started) == 2   # the interrupt waited until both existed
     left = [p for p in mp.active_children() if p not in before]
     assert left == [], left
+
+
+@needs_processes
+def test_progress_counts_each_byte_of_the_corpus_once(eval_file, tmp_path, monkeypatch,
+                                                      capsys):
+    """The last byte range of a split file reported the whole file's size, so progress read
+    "read 256 of 252 MB ... ETA -0 s": the tasks' bytes add up to the files' sizes."""
+    big = tmp_path / "big.jsonl"
+    write_jsonl(big, [FILLER + " " + Q[i % 40] for i in range(3000)])
+    small = write_jsonl(tmp_path / "small.jsonl.gz", [FILLER] * 50, gz=True)
+    files = [{"path": str(p), "name": p.name, "fmt": "jsonl", "fields": ["text"],
+              "gzip": p.suffix == ".gz", "size": p.stat().st_size} for p in (big, small)]
+    tasks = corpus.plan_tasks(files, 2, split_min=40_000)
+    assert any(t.file == 0 and t.start > 0 and t.end == -1 for t in tasks)   # a last range
+    from evalsieve.corpus import make_payload
+    from evalsieve.ngrams import EvalIndex
+    payload = make_payload(EvalIndex([[q] for q in Q], None), fast=False)
+    assert sum(corpus.scan_task(payload, t)["bytes"] for t in tasks) == \
+        big.stat().st_size + small.stat().st_size
+    # through the CLI, with two workers: what Progress was told adds up to its total
+    from evalsieve import cli
+    seen = []
+    real_add = cli.Progress.add
+    monkeypatch.setattr(cli.Progress, "add", lambda self, n: (seen.append((n, self.total)),
+                                                              real_add(self, n)))
+    monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 40_000)
+    code, _, err = run_cli(["contamination", eval_file, str(big), str(small), "--eval-field",
+                            "question", "--train-field", "text", "--out", str(tmp_path / "o"),
+                            "--workers", "2"], capsys)
+    assert code == 0, err
+    assert sum(n for n, _ in seen) == seen[0][1] == big.stat().st_size + small.stat().st_size

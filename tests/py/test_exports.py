@@ -1,11 +1,13 @@
 """evalsieve.exports: CSV cells, the CSV layout and the HTML helpers (hand-computed)."""
 
+import json
 import re
 
 import pytest
 
-from evalsieve.exports import (MarkedText, fmt_float, html_page, html_table, marked_html,
-                               plain_text, safe_cell, stamp_section, write_csv)
+from evalsieve.exports import (CsvExport, MarkedText, fmt_float, html_page, html_table,
+                               marked_html, plain_text, safe_cell, stamp_json, stamp_section,
+                               write_csv)
 from evalsieve.stamps import InputFile, RunStamp
 
 
@@ -31,10 +33,31 @@ def stamp():
 
 def test_write_csv_layout_hand_written():
     s = stamp()
+    fp = s.to_dict()["fingerprint"]
     text = write_csv(s, ["a", "b", "c", "d", "e"], [["x,y", "=x", None, 1.5, 'q"q'], [1, "", "-", 0, "é"]])
-    assert text == (s.line() + "\r\n" + "a,b,c,d,e\r\n"
-                    + "\"x,y\",'=x,,1.5,\"q\"\"q\"\r\n"
-                    + "1,,'-,0,é\r\n")
+    # plain CSV: the header first, the stamp's fingerprint as the last column of every row
+    assert text == ("a,b,c,d,e,run_fingerprint\r\n"
+                    + "\"x,y\",'=x,,1.5,\"q\"\"q\"," + fp + "\r\n"
+                    + "1,,'-,0,é," + fp + "\r\n")
+    assert isinstance(text, CsvExport) and text.fingerprint == fp
+    assert text.header == ["a", "b", "c", "d", "e", "run_fingerprint"]
+    assert text.rows == [["x,y", "=x", None, 1.5, 'q"q'], [1, "", "-", 0, "é"]]  # as given
+    assert write_csv(s, ["a"], []) == "a,run_fingerprint\r\n"
+
+
+def test_write_csv_refuses_a_ragged_row_and_its_own_column():
+    with pytest.raises(ValueError, match="2 cells under a header of 1"):
+        write_csv(stamp(), ["a"], [["x", "y"]])
+    with pytest.raises(ValueError, match="run_fingerprint"):
+        write_csv(stamp(), ["a", "run_fingerprint"], [])
+
+
+def test_stamp_json_is_the_stamp_with_its_fingerprint():
+    s = stamp()
+    text = stamp_json(s)
+    assert json.loads(text) == s.to_dict() and text.endswith("}\n")
+    assert text.startswith('{\n  "assets": {},\n')        # indented, keys sorted
+    assert '"e<1>.jsonl"' in text                          # UTF-8 and markup kept as they are
 
 
 def test_fmt_float():
@@ -113,7 +136,7 @@ def test_report_marks_shared_words_after_an_emoji():
     the eval row's words after the emoji, 'natalia' … 'and', are training record 1's words
     2-12, so the 11-word passage is shared; its span in the original text runs from
     'Natalia' to 'and', the comma inside kept; 'then' and the markup after it are not)."""
-    from evalsieve.contamination import ContaminationConfig, ContaminationJob
+    from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
     ev = ('{"question": "😀 Natalia sold clips to 48 of her friends in April, and then <b>"}\n'
           '{"question": "nothing here is shared with the training text at all today ok"}\n')
     tr = '{"text": "xyz natalia sold clips to 48 of her friends in april and more words"}\n'

@@ -7,6 +7,7 @@ import pytest
 from evalsieve.grouping import PairGraph, connected_components, group_paraphrases
 from evalsieve.paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from evalsieve.stamps import InputFile
+from hostile_common import without_fingerprint
 
 
 def grouped(n, candidates, threshold, cosine, floor):
@@ -95,11 +96,12 @@ def test_job_end_to_end_with_synthetic_vectors():
     stamp = job.stamp(0.9, InputFile("eval", "e.jsonl", "0" * 64, len(text)),
                       "2026-01-01T00:00:00+00:00")
     pairs_csv = job.export("paraphrase-pairs.csv", stamp)[1].split("\r\n")
-    assert pairs_csv[0].startswith("# run_stamp") and '"model_sha256":"abab' in pairs_csv[0]
-    assert pairs_csv[1] == "group,row_a,row_b,label_a,label_b,cosine,text_a,text_b"
-    assert len([l for l in pairs_csv[2:] if l]) == 2
+    assert pairs_csv[0] == "group,row_a,row_b,label_a,label_b,cosine,text_a,text_b,run_fingerprint"
+    assert len([l for l in pairs_csv[1:] if l]) == 2
+    assert all(l.endswith("," + stamp.to_dict()["fingerprint"]) for l in pairs_csv[1:] if l)
+    assert '"model_sha256": "abab' in job.export("run-stamp.json", stamp)[1]
     groups_csv = job.export("paraphrase-groups.csv", stamp)[1].split("\r\n")
-    assert groups_csv[2].split(",")[:3] == ["1", "2", "1 2"]
+    assert groups_csv[1].split(",")[:3] == ["1", "2", "1 2"]
     # slider: a higher threshold than both pairs empties the groups without re-embedding
     f = job.group(0.9999)
     assert f["groups"] == 0 and f["effective_rows"] == 5
@@ -250,7 +252,8 @@ def golden_job(threshold, floor=golden.FLOOR):
 
 def bodies(job, eval_file, threshold):
     stamp = job.stamp(threshold, eval_file, "t")
-    return {name: job.export(name, stamp)[1].split("\r\n", 1)[1] for name in job.export_names()}
+    return {name: without_fingerprint(job.export(name, stamp)[1])
+            for name in job.export_names() if name.endswith(".csv")}
 
 
 @pytest.mark.parametrize("small", [grouping.SMALL_GROUP, 2])
@@ -357,7 +360,7 @@ def arc_job(n, step, floor):
 
 
 def test_regroup_of_one_1000_row_group_does_not_visit_its_member_pairs(monkeypatch):
-    """Issue 11: a regroup recomputed every member pair of every group (one group of 1,000
+    """A regroup once recomputed every member pair of every group (one group of 1,000
     rows: 499,500 cosines, 8.7 s). Now the slider's regroup of such a group looks at its
     edges and one member pair outside them; the lowest pair waits for the exports.
 
@@ -383,14 +386,14 @@ def test_regroup_of_one_1000_row_group_does_not_visit_its_member_pairs(monkeypat
 
 
 def test_dead_code_stays_gone():
-    """Issue 11 removed grouping.py's unused ``dot`` and ``Group.edges`` (a group keeps its
+    """grouping.py's unused ``dot`` and ``Group.edges`` stay removed (a group keeps its
     edge count; its edges are a prefix of the tile graph)."""
     assert not hasattr(grouping, "dot")
     assert "edges" not in grouping.Group.__slots__ and not hasattr(grouping.Group, "edges")
 
 
 def test_paraphrase_config_refuses_bad_settings_on_construction():
-    """Issue 11: configs validate on construction, so para.start fails before any pass."""
+    """Configs validate on construction, so para.start fails before any pass."""
     from evalsieve.errors import EvalsieveError
     for kw in ({"threshold": 5}, {"threshold": None}, {"threshold": "x"},
                {"threshold": 0.7},                      # under the default floor 0.75

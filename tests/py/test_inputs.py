@@ -1,8 +1,6 @@
-"""Issue 10, CLI side: CSV/TSV dialects, element filters, the default field and its reason,
+"""Inputs, CLI side: CSV/TSV dialects, element filters, the default field and its reason,
 `evalsieve fields`, the --clean setting, and the lower paraphrase threshold."""
 
-import csv
-import io
 import json
 import os
 
@@ -12,6 +10,7 @@ from evalsieve import bridge
 from evalsieve.cli import build_parser, main
 from evalsieve.fields import FieldExtractor, default_choice, discover_fields, prose_words
 from evalsieve.sample import inspect_head
+from hostile_common import read_export
 
 NIXON = ('question\tanswer\n"What did Nixon mean by ""I am not a crook""?"\t"He was answering a '
          'question about his personal finances\nduring a press conference in Orlando in 1973"\n')
@@ -27,8 +26,7 @@ def run(argv, capsys):
 
 
 def report_rows(folder):
-    text = open(os.path.join(folder, "contamination-report.csv"), encoding="utf-8").read()
-    return list(csv.DictReader(io.StringIO(text.split("\n", 1)[1])))
+    return read_export(folder, "contamination-report.csv")[1]
 
 
 def test_issue_minimal_quoted_tsv_is_one_row_correctly_scored(tmp_path, capsys):
@@ -104,8 +102,10 @@ def test_filter_paths_discovered_and_constant_per_path():
     assert not infos["messages[].content"].constant
     assert "messages[role=assistant].content" in infos
     assert "messages[role=user].role" not in infos  # the key itself is not offered
-    # the default is a plain path; a filter path is never preselected
-    assert default_choice(list(infos.values()))[0] == ["messages[].content"]
+    # the system turn is one element of messages[].content on every row: the default is
+    # the user turns
+    assert infos["messages[].content"].shared.startswith("the same element on 6 of 6")
+    assert default_choice(list(infos.values()))[0] == ["messages[role=user].content"]
     ex = FieldExtractor("jsonl", ["messages[role=user].content"])
     assert ex.segments(rows[2]) == ["user question 2 about some topic or other"]
     sharegpt = {"conversations": [{"from": "human", "value": "hi there"},
@@ -150,22 +150,22 @@ def test_prose_words_counts_words_with_letters():
 
 def test_default_is_most_prose_words_among_mostly_text_fields():
     rows = [{"url": f"https://example.org/a/very/long/path/that/is/one/word/{i}" + "x" * 80,
-             "q": f"how many apples are left in basket {i} now",
+             "body": f"how many apples are left in basket {i} now",
              "calc": f"3 + {i} = 7; 7 * 2 = 14; 14 - 1 = 13; 13 / 1 = 13 and done",
              "sparse": "many many words in this one field on a single row only here " * 3}
-            if i else {"url": "u", "q": "a question", "calc": "1", "sparse": ""}
+            if i else {"url": "u", "body": "a question", "calc": "1", "sparse": ""}
             for i in range(4)]
     rows[2]["sparse"] = rows[3]["sparse"] = ""
     infos = discover_fields(rows)
     by = {f.path: f for f in infos}
     assert not any(f.constant for f in infos)
     assert by["url"].avg_words == 1.0 and by["calc"].avg_words == 2 * 3 / 4  # "and done"
-    assert by["q"].avg_words == (2 + 8 * 3) / 4  # "4" is not a word
+    assert by["body"].avg_words == (2 + 8 * 3) / 4  # "4" is not a word
     assert by["sparse"].text_share == 0.25 and by["sparse"].avg_words == 13 * 3 / 4
     chosen, why = default_choice(infos)
-    assert chosen == ["q"]
-    assert why == ("the most words per row (6.5 on average) among the 3 fields that are text "
-                   "on most rows and not constant")
+    assert chosen == ["body"]
+    assert why == ("no text field is named for the prompt; the most prose words per row (6.5) "
+                   "among the others")
     # with no field text on most rows, the most words of any kind
     assert default_choice([by["sparse"], by["url"]._replace(text_share=0.5)])[0] == ["sparse"]
 
@@ -182,7 +182,7 @@ def test_short_default_warns_on_stderr_and_in_the_summary(tmp_path, capsys):
     assert s["warnings"] == ["5 of 6 eval rows with words are too short to score at N = 8: "
                              "choose a longer field or a smaller N (--n)"]
     assert "evalsieve: warning: 5 of 6 eval rows with words are too short" in err
-    assert "fields q (default: the most words per row" in err
+    assert "fields q (default: named for the prompt ('q'), " in err
 
 
 def _shared_file(shared, *parts):
@@ -200,7 +200,9 @@ def test_truthfulqa_default_is_not_the_source_url(shared, capsys):
     assert info["default_fields"] != ["Source"]
     by = {f["path"]: f for f in info["fields"]}
     assert by["Source"]["avg_words"] < 1.2 < by["Question"]["avg_words"]
-    assert by[info["default_fields"][0]]["avg_words"] > 20
+    # the answer lists have three times the words, but the question is the prompt
+    assert info["default_fields"] == ["Question"]
+    assert by["Incorrect Answers"]["avg_words"] > 3 * by["Question"]["avg_words"]
 
 
 def test_gsm8k_default_is_question(shared, capsys):
@@ -230,10 +232,10 @@ def test_fields_command_table_and_json(tmp_path, capsys):
     assert by["messages[].role"]["constant"]
     user = next(x for x in info["filter_fields"] if x["path"] == "messages[role=user].content")
     assert user["avg_words"] == 5.0 and user["avg_chars"] == len("user question number 0 about rivers")
-    assert info["default_fields"] == ["messages[].content"]
+    assert info["default_fields"] == ["messages[role=user].content"]
     code, out, _ = run(["fields", str(f)], capsys)
     assert "c.jsonl: jsonl; 3 rows sampled" in out
-    assert f"default field: messages[].content ({info['default_reason']})" in out
+    assert f"default field: messages[role=user].content ({info['default_reason']})" in out
     assert "element filters" in out and "messages[role=user].content" in out
     assert "constant: the same value on 3 of 3 sampled rows" in out
 

@@ -12,6 +12,7 @@ import pytest
 
 from evalsieve import bridge
 from evalsieve.cli import main
+from hostile_common import read_stamped, without_fingerprint
 
 
 def call(op, args=None, text=None):
@@ -74,13 +75,12 @@ def test_corpus_through_the_bridge_equals_the_cli(fixtures, tmp_path, capsys):
     capsys.readouterr()
     disk = open(out / "contamination-report.csv", encoding="utf-8", newline="").read()
     page = exports["contamination-report.csv"]
-    assert page.split("\n", 1)[1] == disk.split("\n", 1)[1]
-    rows = list(csv.DictReader(io.StringIO(page.split("\n", 1)[1])))
+    assert without_fingerprint(page) == without_fingerprint(disk)
+    stamp, rows = read_stamped(page, exports["run-stamp.json"])
     hits = {(r["training_file"], r["training_record"]) for r in rows if r["training_file"]}
     # (file, record in that file): hand-checked against the shards (CSV record 36 = line 117)
     assert ("c/sub/c.csv", "36") in hits and ("c/a.jsonl", "22") in hits
     assert ("c/b.jsonl.gz", "21") in hits
-    stamp = json.loads(page.split("\n", 1)[0][len("# run_stamp "):])
     assert [i["name"] for i in stamp["inputs"] if i["role"] == "train"] == [f[1] for f in files]
 
 
@@ -94,7 +94,7 @@ def test_train_file_out_of_order_is_refused(fixtures, tmp_path):
     r = call("cont.train_file", {"handle": h, "file": 2, "name": "x", "format": "jsonl",
                                  "fields": ["text"]})
     assert "out of order" in r["error"]["message"]
-    with pytest.raises(Exception):
+    with pytest.raises(RuntimeError, match="train_file|order|file"):
         raise_if_error(call("cont.train_file", {"handle": h, "file": 1, "name": "y",
                                                 "format": "jsonl", "fields": []}))
     call("close", {"handle": h})

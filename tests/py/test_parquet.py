@@ -1,8 +1,6 @@
 """Parquet in the CLI (pyarrow, the `parquet` extra): schema paths, batched reading, the clean
 export with the input's schema and equal values, and a clear error without pyarrow."""
 
-import csv
-import io
 import json
 import sys
 
@@ -14,6 +12,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 from evalsieve import parquet_io  # noqa: E402
 from evalsieve.cli import main  # noqa: E402
+from hostile_common import read_export  # noqa: E402
 
 S = ["The quiet harbour town kept seven lighthouses burning through every winter storm that year",
      "A patient gardener measured rainfall in copper buckets lined along the northern orchard wall",
@@ -83,8 +82,8 @@ def test_contamination_parquet_eval_and_train(tmp_path, capsys):
     s = json.loads(stdout)
     assert s["clean_file"] == "eval.clean.parquet" and s["training_records"] == 3
     assert s["stamp"]["inputs"][0]["format"] == "parquet"
-    report = (out / "contamination-report.csv").read_text(encoding="utf-8").split("\n", 1)[1]
-    status = {int(r["eval_row"]): r["status"] for r in csv.DictReader(io.StringIO(report))}
+    status = {int(r["eval_row"]): r["status"]
+              for r in read_export(out, "contamination-report.csv")[1]}
     assert status == {1: "contaminated", 2: "clean", 3: "contaminated", 5: "clean"}
     clean = pq.read_table(out / "eval.clean.parquet")
     given = pq.read_table(ev)
@@ -125,7 +124,7 @@ def test_without_pyarrow_the_error_says_how_to_install(tmp_path, capsys, monkeyp
     monkeypatch.setitem(sys.modules, "pyarrow", None)   # import pyarrow -> ImportError
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     code, _, err = run(["contamination", str(ev), str(ev), "--out", str(tmp_path / "o")], capsys)
-    assert code == 2
+    assert code == 3   # a missing extra: the environment, not the input
     assert "e.parquet: this is a Parquet file, and reading Parquet needs pyarrow" in err
     assert "pip install 'evalsieve[parquet]'" in err
 

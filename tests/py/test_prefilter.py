@@ -2,9 +2,10 @@
 
 Runs the filter under Node on real and adversarial training files and checks that the
 Python rule fed only the filter's candidates gives exactly the exports of the plain
-pure-Python pass. Every test runs twice: with prefilter.js on decoded text, and with the
+pure-Python pass. Every test runs three times: with prefilter.js on decoded text, with the
 WebAssembly kernel (kernels/prefilter.wasm, what the page's prefilter workers run) on UTF-8
-bytes.
+bytes, and with the same kernel in CPython under wasmtime (evalsieve.kernel, the CLI's
+filter; skipped without wasmtime).
 """
 
 import json
@@ -14,18 +15,59 @@ import subprocess
 
 import pytest
 
-from evalsieve.contamination import ContaminationConfig, ContaminationJob
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.stamps import InputFile
+from hostile_common import without_fingerprint
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="needs Node.js to run worker/prefilter.js")
 
 
-@pytest.fixture(params=["js", "wasm"])
+@pytest.fixture(params=["js", "wasm", "cpython"])
 def kernel(request):
-    """Which scanner prefilter_runner.mjs runs: prefilter.js, or the WebAssembly kernel."""
+    """Which scanner runs: prefilter.js or the WebAssembly kernel under Node
+    (prefilter_runner.mjs), or the kernel in CPython (evalsieve.kernel)."""
+    if request.param == "cpython":
+        pytest.importorskip("wasmtime", reason="the CPython host of the kernel needs wasmtime")
+    elif NODE is None:
+        pytest.skip("needs Node.js to run worker/prefilter.js")
     return request.param
+
+
+def cpython_calls(spec, tr: str, chunk: int):
+    """The kernel in CPython (evalsieve.kernel) over pieces of about ``chunk`` characters
+    cut after a line end, as prefilter_runner.mjs cuts them; the same call shape."""
+    from evalsieve.kernel import KernelFilter
+    ks = KernelFilter.from_spec(spec).scanner(spec["paths"])
+    text = tr[1:] if tr.startswith("\ufeff") else tr
+    calls, records, lines, start = [], 0, 0, 0
+    while start < len(text):
+        end = len(text) if start + chunk >= len(text) else text.rfind("\n", 0, start + chunk)
+        if end < start:
+            end = text.find("\n", start + chunk)
+        end = len(text) if end == -1 else end + 1 if end < len(text) else end
+        piece = text[start:end].encode("utf-8")
+        r_in, l_in, points, c = ks.scan(piece)
+        calls.append({"records": [records + x for x in c[0::4]],
+                      "lines": [lines + x for x in c[1::4]],
+                      "text": "\n".join(piece[a:b].decode("utf-8")
+                                        for a, b in zip(c[2::4], c[3::4])),
+                      "records_total": records + r_in, "chars": points})
+        records += r_in
+        lines += l_in
+        start = end
+    return calls
+
+
+def run_scanner(spec, tr: str, train_path, chunk: int, kernel: str):
+    """The calls of one scanner over the training text (see both_ways)."""
+    if kernel == "cpython":
+        return cpython_calls(spec, tr, chunk)
+    spec_path = train_path.parent / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    return json.loads(subprocess.run([NODE, os.path.join(HERE, "prefilter_runner.mjs"),
+                                      str(spec_path), str(train_path), str(chunk), kernel],
+                                     capture_output=True, text=True, check=True).stdout)
 
 
 def job_for(ev, tr_fmt, eval_fields, train_fields):
@@ -47,21 +89,18 @@ def both_ways(tmp_path, ev, tr, tr_fmt="jsonl", eval_fields=("question",), train
     plain.feed_train(tr)
     a = finish(plain)
     filt = job_for(ev, tr_fmt, eval_fields, train_fields)
-    spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps(filt.prefilter_spec()))
     train = tmp_path / "train.txt"
     train.write_text(tr, encoding="utf-8", newline="")
-    out = subprocess.run([NODE, os.path.join(HERE, "prefilter_runner.mjs"), str(spec), str(train),
-                          str(chunk), kernel], capture_output=True, text=True, check=True).stdout
-    calls = json.loads(out)
+    calls = run_scanner(filt.prefilter_spec(), tr, train, chunk, kernel)
     cand = 0
     for c in calls:
         filt.feed_train_candidates(c["records"], c["lines"], c["text"], c["records_total"], c["chars"])
         cand += len(c["records"])
     b = finish(filt)
     assert plain.summary["training_records"] == filt.summary["training_records"]
-    strip = lambda d: {k: (v.split("\n", 1)[1] if k.endswith(".csv") else
-                           v.split("<h2>Run stamp</h2>")[0]) for k, v in d.items()}
+    strip = lambda d: {k: (without_fingerprint(v) if k.endswith(".csv") else
+                           v.split("<h2>Run stamp</h2>")[0]) for k, v in d.items()
+                       if k != "run-stamp.json"}
     assert strip(a) == strip(b)
     return plain.summary, cand
 
@@ -158,15 +197,29 @@ def test_too_deep_json_is_refused_the_same_way(tmp_path, kernel):
         both_ways(tmp_path, ev, tr, kernel=kernel)
     assert plain.value.line == 2 and "nested too deeply" in plain.value.message
     filt = job_for(ev, "jsonl", ("question",), ("text",))
-    spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps(filt.prefilter_spec()))
     train = tmp_path / "train.txt"
     train.write_text(tr, encoding="utf-8")
-    calls = json.loads(subprocess.run([NODE, os.path.join(HERE, "prefilter_runner.mjs"), str(spec),
-                                       str(train), "4096", kernel], capture_output=True, text=True,
-                                      check=True).stdout)
+    calls = run_scanner(filt.prefilter_spec(), tr, train, 4096, kernel)
     assert calls[0]["lines"] == [2]
     with pytest.raises(EvalsieveError) as filtered:
         for c in calls:
             filt.feed_train_candidates(c["records"], c["lines"], c["text"], c["records_total"], c["chars"])
     assert filtered.value.line == 2 and filtered.value.message == plain.value.message
+
+
+def test_every_script_with_marks(tmp_path, kernel):
+    """Marks the rule reorders or composes (Arabic shadda before or after its vowel, the
+    nukta after na, which it composes with, and after da, which it does not, Hangul jamo,
+    an accent after ASCII), in records that hold an eval row and in records that do not:
+    the exports of the plain pass whichever scanner reads them."""
+    hi = "\u0915\u094d\u0937\u092e\u093e \u0921\u093c\u093e \u0928\u093c\u092f\u093e"   # conjunct, nukta
+    ar = "\u0645\u064f\u062d\u064e\u0645\u0651\u064e\u062f"   # damma, fatha, shadda + fatha
+    ko = "\ud55c\uad6d\uc5b4 \u1100\u1161\u11a8"
+    q = f"{hi} {ar} {ko} caf\u00e9 e\u0301t\u00e9 alpha beta gamma delta epsilon zeta"
+    ev = json.dumps({"question": q}, ensure_ascii=False) + "\n"
+    swapped = q.replace("\u0651\u064e", "\u064e\u0651")     # the order NFC gives
+    lines = [json.dumps({"text": t}, ensure_ascii=a) for t in
+             (q, swapped, q.replace("\u0921", "\u0928"), "x " + q + " y", hi + " " + ar,
+              ko * 20, "no match " + ar * 30) for a in (True, False)]
+    s, cand = both_ways(tmp_path, ev, "\n".join(lines) + "\n", kernel=kernel)
+    assert s["training_records"] == 14 and s["rows_contaminated"] == 1

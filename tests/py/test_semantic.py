@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from evalsieve.contamination import (RUNGS, ContaminationConfig, ContaminationJob,
+from evalsieve.contamination_job import (RUNGS, ContaminationConfig, ContaminationJob,
                                      assign_rungs)
 from evalsieve.errors import EvalsieveError
 from evalsieve.semantic import (SemanticConfig, SemanticScan, idf, is_number, pair_cosines,
@@ -269,23 +269,26 @@ def ladder_job(exclude=None, cosine=0.95, semantic=True):
 
 def test_ladder_rungs_summary_and_columns():
     job, s = ladder_job()
-    # "hi" (row 5) equals training record 4 but is too short to score: the exact rung looks
-    # only at rows with an n-gram (their copies pass every candidate filter, so the CLI's
-    # filtered, parallel scan and the page's prefiltered one find the same)
-    assert job.rung == ["exact", "ngram", "semantic", "", ""]
-    assert s["rows_contaminated_by_rung"] == {"exact": 1, "ngram": 1, "semantic": 1}
-    assert s["rows_scored"] == 4 and s["rows_contaminated"] == 3 and s["rows_kept"] == 1
-    header = job.report_csv().split("\r\n")[1].split(",")
-    assert header[-13:] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
+    # "hi" (row 5) equals training record 4: too short to score, an exact copy all the same
+    # (a one-word row equal to a one-word record); every caught row is contaminated
+    assert job.rung == ["exact", "ngram", "semantic", "", "exact"]
+    assert [r.status for r in job.scores] == ["contaminated"] * 3 + ["clean", "contaminated"]
+    assert s["rows_contaminated_by_rung"] == {"exact": 2, "ngram": 1, "semantic": 1}
+    assert s["rows_scored"] == 4 and s["rows_contaminated"] == 4 and s["rows_kept"] == 1
+    header = job.report_csv().split("\r\n")[0].split(",")
+    assert header[-1] == "run_fingerprint"
+    assert header[-14:-1] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
                             "semantic_numbers", "semantic_code", "semantic_docstring_cosine",
                             "semantic_rival", "semantic_code_runner_up", "semantic_part",
                             "semantic_training_file", "semantic_training_record",
                             "training_window"]
-    row3 = job.report_csv().split("\r\n")[4].split(",")
+    row3 = job.report_csv().split("\r\n")[3].split(",")
     assert row3[0] == "3" and row3[header.index("semantic_part")] == "row"
-    assert job.too_short_csv().split("\r\n")[2].endswith(",")   # "hi": no rung
+    fp = job.stamp.to_dict()["fingerprint"]
+    assert "\n5,1,8,fewer than N words,exact," + fp in job.too_short_csv()   # "hi": rung exact
     html = job.report_html()
-    for title in ("Rung exact (1)", "Contaminated rows (2)", "Rung semantic (1 rows caught)",
+    for title in ("Rung exact (2)", "Contaminated rows (4)", "Rung semantic (1 rows caught)",
+                  "Caught first by the exact rung (2)", "Caught first by the semantic rung (1)",
                   "clean at these rungs"):
         assert title in html
 
@@ -306,8 +309,8 @@ def test_low_cosine_leaves_the_reworded_row_clean():
 
 def test_semantic_off_adds_only_the_rung_column():
     job, s = ladder_job(semantic=False)
-    assert s["rows_contaminated_by_rung"] == {"exact": 1, "ngram": 1, "semantic": None}
-    assert job.report_csv().split("\r\n")[1].endswith("training_excerpt,rung")
+    assert s["rows_contaminated_by_rung"] == {"exact": 2, "ngram": 1, "semantic": None}
+    assert job.report_csv().split("\r\n")[0].endswith("training_excerpt,rung,run_fingerprint")
     assert job.clean_text() == _jsonl("q", EVAL_ROWS[2:4])
     with pytest.raises(EvalsieveError):
         ContaminationConfig(("q",), ("t",), exclude_rungs=("semantic",))

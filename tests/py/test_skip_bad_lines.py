@@ -1,4 +1,4 @@
-"""Skip malformed lines (CLI --skip-bad-lines, the page's checkbox; issue 13 item 6).
+"""Skip malformed lines (CLI --skip-bad-lines, the page's checkbox).
 
 Hand-made files whose bad lines are known: the skipped line numbers, the per-file counts in
 the stamp, the rows scored and the exact bytes of eval.clean are asserted.
@@ -13,11 +13,13 @@ import pytest
 
 from evalsieve import corpus
 from evalsieve.cli import main
-from evalsieve.contamination import (SKIPPED_COLUMNS, SKIPPED_EXPORT, ContaminationConfig,
-                                     ContaminationJob)
+from evalsieve.contamination_exports import SKIPPED_EXPORT
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
+from evalsieve.records import SKIPPED_COLUMNS
 from evalsieve.errors import EvalsieveError
 from evalsieve.records import RecordReader, parse_jsonl_line
 from evalsieve.stamps import InputFile
+from hostile_common import read_csv_export, without_fingerprint
 
 # eval: good rows on lines 1, 3, 6, 7; line 2 is not JSON, line 4 is blank (not a record),
 # line 5 is a JSON array (not an object). Records: 1 (line 1), 2 (skipped), 3 (line 3),
@@ -121,8 +123,10 @@ def run_job(skip=True, eval_text=EVAL, train_text=TRAIN):
 
 
 def csv_rows(text):
-    assert text.startswith("# run_stamp {")
-    return list(csv.reader(io.StringIO(text.partition("\n")[2])))
+    """A CSV export's rows, header first, without the run_fingerprint column."""
+    rows = list(csv.reader(io.StringIO(without_fingerprint(text))))
+    assert len(rows) == len(read_csv_export(text)[1]) + 1
+    return rows
 
 
 def test_job_skips_counts_stamps_and_lists():
@@ -139,7 +143,7 @@ def test_job_skips_counts_stamps_and_lists():
                                                   ("5", "clean"), ("6", "clean")]
     assert SKIPPED_EXPORT in job.export_names()
     mime, text = job.export(SKIPPED_EXPORT)
-    assert mime == "text/csv" and text.startswith("# run_stamp {")
+    assert mime == "text/csv" and text.startswith("file,line,error,run_fingerprint\r\n")
     rows = csv_rows(text)
     assert rows[0] == SKIPPED_COLUMNS == ["file", "line", "error"]
     assert [(r[0], r[1]) for r in rows[1:]] == [("ev.jsonl", "2"), ("ev.jsonl", "5"),

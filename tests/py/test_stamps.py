@@ -1,7 +1,6 @@
 """evalsieve.stamps: canonical JSON and the run stamp's fingerprint (hand-computed)."""
 
 import hashlib
-import json
 
 from evalsieve import __version__
 from evalsieve.stamps import InputFile, RunStamp, canonical_json
@@ -35,11 +34,3 @@ def test_fingerprint_ignores_the_time_and_follows_every_setting():
     a = stamp().to_dict()["fingerprint"]
     assert stamp(utc="2030-05-05T05:05:05+00:00").to_dict()["fingerprint"] == a
     assert stamp(n=8).to_dict()["fingerprint"] != a
-
-
-def test_stamp_line_is_the_canonical_json_of_the_dict():
-    s = stamp()
-    line = s.line()
-    assert line.startswith("# run_stamp {") and "\n" not in line
-    assert json.loads(line[len("# run_stamp "):]) == s.to_dict()
-    assert line[len("# run_stamp "):] == canonical_json(s.to_dict())

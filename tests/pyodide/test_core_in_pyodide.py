@@ -27,6 +27,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 # What the inner run reads, relative to ROOT (tests/golden: the encoder's reference rows).
 SUITE_DIRS = ("tests/py", "tests/fixtures", "tests/golden")
+# Single files the core suite imports from elsewhere: the shared reader of CSV exports.
+SUITE_FILES = ("tests/hostile/hostile_common.py",)
 INNER_ROOT = "/evalsieve"
 # tests/py has ~75 tests; the ones needing ../shared, subprocesses, Node or onnxruntime
 # skip inside Pyodide. Fewer passes than this means the inner run quietly lost tests.
@@ -38,7 +40,7 @@ INNER_ARGS = [*(os.environ.get("EVALSIEVE_PYODIDE_TESTS") or "tests/py").split()
 
 
 def suite_zip() -> bytes:
-    """tests/py + tests/fixtures as a deflated zip (paths relative to ROOT)."""
+    """SUITE_DIRS and SUITE_FILES as a deflated zip (paths relative to ROOT)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for folder in SUITE_DIRS:
@@ -47,6 +49,8 @@ def suite_zip() -> bytes:
                 if (path.is_file() and "__pycache__" not in rel.parts
                         and not any(part.startswith(".") for part in rel.parts)):
                     archive.write(path, rel.as_posix())
+        for name in SUITE_FILES:
+            archive.write(ROOT / name, name)
     return buffer.getvalue()
 
 

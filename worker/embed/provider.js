@@ -4,8 +4,9 @@
 // WebGPU are reported wrong in onnxruntime-web and transformers.js issues), and a sample of
 // the user's own rows embedded on both WebGPU and WASM agrees row by row within cosine
 // MIN_AGREEMENT. A software fallback adapter (GPUAdapterInfo.isFallbackAdapter: WebGPU run on
-// the CPU, e.g. SwiftShader) is not used unless asked for: it agrees, but embedded 0.35 rows/s
-// against WASM's 22-27 on the same rows here (tests/e2e/test_e2e_webgpu.py). Otherwise WASM. The choice and its reason are returned for the result, the
+// the CPU, e.g. SwiftShader) is not used unless asked for: it agrees, but is far slower than
+// WASM (docs/BENCHMARKS.md, tests/e2e/test_e2e_webgpu.py). Otherwise WASM. The choice and its
+// reason are returned for the result, the
 // log and the run stamp: never a silent fallback. Pure apart from the callbacks it is given
 // (tests/js/provider.test.mjs drives it with stub adapters).
 

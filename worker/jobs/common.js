@@ -24,18 +24,21 @@ export function utcNow() {
 
 /**
  * Read `file` in line-aligned text chunks with byte progress on `stage` (0 first, file.size
- * last, so the stage ends at done == total).
+ * last, so the stage ends at done == total). options: {keepBom?, skipBad?} (files.js
+ * readTextChunks: an eval file's BOM stays for Python's clean export; with "skip malformed
+ * lines", lines that are not UTF-8 reach Python as malformed records).
  * @param {import('../dispatch.js').JobContext} ctx
  * @param {import('../protocol.js').ProgressStage} stage
  * @param {File} file
  * @param {(text: string) => unknown} onText
+ * @param {{keepBom?: boolean, skipBad?: boolean}} [options]
  * @returns {Promise<{sha256: string | null, bytes: number, gzip: boolean, chars: number, lines: number, seconds: number, hash_ms?: number, decode_ms?: number}>}
  */
-export async function readWithProgress(ctx, stage, file, onText) {
+export async function readWithProgress(ctx, stage, file, onText, options = {}) {
   const report = (/** @type {number} */ done) => ctx.progress(stage, done, file.size, 'bytes');
   report(0);
   const t = performance.now();
-  const summary = await forEachChunk(file, { chunkChars: SETTINGS.chunkChars, onBytes: report, isCancelled: ctx.isCancelled }, onText);
+  const summary = await forEachChunk(file, { chunkChars: SETTINGS.chunkChars, onBytes: report, isCancelled: ctx.isCancelled, ...options }, onText);
   report(file.size);
   return { ...summary, seconds: (performance.now() - t) / 1000 };
 }

@@ -1,5 +1,5 @@
 // @ts-check
-// A training corpus of several files in the contamination job (issue 7): the page's dropped
+// A training corpus of several files in the contamination job: the page's dropped
 // files or folder, read one after another in the order given. Each file keeps its own
 // format and fields; Python (cont.train_file, ContaminationJob.begin_train_file) numbers
 // its records from 1, so a training record is (file, record number in that file), as in

@@ -63,11 +63,11 @@ export async function contamination(ctx, args, files) {
     ctx.log(`eval pass: reading ${evalFile.name}`);
     const evalInput = evalParquet
       ? await feedParquet(ctx, 'eval', evalFile, startArgs.eval.fields, (rows) => bridge(OP.CONT_FEED_EVAL_VALUES, { handle }, JSON.stringify(rows)))
-      : await readWithProgress(ctx, 'eval', evalFile, (text) => bridge(OP.CONT_FEED_EVAL, { handle }, text));
+      : await readWithProgress(ctx, 'eval', evalFile, (text) => bridge(OP.CONT_FEED_EVAL, { handle }, text), { keepBom: true, skipBad: startArgs.skip_bad_lines });
     // A sample of the training file picks rare filter words for the Python scan (speed only).
     const trainHead = trainParquet
       ? { text: jsonLines(await parquetHead(trainFile)) }
-      : await readHead(trainFile, { maxChars: SETTINGS.headChars });
+      : await readHead(trainFile, { maxChars: SETTINGS.headChars, skipBad: startArgs.skip_bad_lines });
     bridge(OP.CONT_BACKGROUND, { handle }, trainHead.text);
     const evalInfo = bridge(OP.CONT_END_EVAL, { handle });
     ctx.log(`eval pass done: ${evalInfo.rows} rows, ${evalInfo.rows_scorable} scorable, ${evalInfo.rows_too_short} too short; N = ${evalInfo.n} (${evalInfo.n_how})`, {
@@ -77,7 +77,7 @@ export async function contamination(ctx, args, files) {
 
     ctx.log(`training pass: reading ${trainFile.name}${trainFile.size ? ` (${(trainFile.size / 1e6).toFixed(1)} MB)` : ''}`);
     /** @type {import('./contamination-corpus.js').FilePass} */
-    const pass = async (c, h, file, entry) => trainingPass(c, h, file, (await isParquet(file)) ? ((entry && entry.fields) || startArgs.train.fields) : null);
+    const pass = async (c, h, file, entry) => trainingPass(c, h, file, (await isParquet(file)) ? ((entry && entry.fields) || startArgs.train.fields) : null, startArgs.skip_bad_lines);
     const { input: trainInput, records, files: trainInputs } = await corpusPass(ctx, handle, corpus, pass);
     const mbps = trainInput.seconds > 0 ? trainInput.bytes / 1e6 / trainInput.seconds : null;
     ctx.log(`training pass done: ${records} records, ${trainInput.bytes} bytes${trainInput.gzip ? ' (gzip)' : ''}${mbps ? `, ${mbps.toFixed(1)} MB/s` : ''}`, {
@@ -133,13 +133,14 @@ export async function contamination(ctx, args, files) {
  * (`parquetFields`: the chosen fields) is read row group by row group and its rows handed on
  * as JSON Lines (record i = row i), so the same prefilter and rule apply.
  * @param {import('../dispatch.js').JobContext} ctx @param {number} handle @param {File} trainFile
- * @param {string[] | null} parquetFields
+ * @param {string[] | null} parquetFields @param {boolean} [skipBad] (read without the
+ * prefilter: lines that are not UTF-8 reach Python as malformed records; default off)
  */
-async function trainingPass(ctx, handle, trainFile, parquetFields) {
+export async function trainingPass(ctx, handle, trainFile, parquetFields, skipBad = false) {
   // with the prefilter, a text file is read as bytes (the filter workers decode them)
   const read = (/** @type {(data: any) => unknown} */ onData, /** @type {((n: number) => Uint8Array) | null} */ alloc = null) => (parquetFields
     ? feedParquet(ctx, 'train', trainFile, parquetFields, (rows) => onData(jsonLines(rows)))
-    : alloc ? forEachByteChunk(ctx, 'train', trainFile, onData, SETTINGS.chunkChars, alloc) : readWithProgress(ctx, 'train', trainFile, onData));
+    : alloc ? forEachByteChunk(ctx, 'train', trainFile, onData, SETTINGS.chunkChars, alloc) : readWithProgress(ctx, 'train', trainFile, onData, { skipBad }));
   let records = 0;
   const spec = bridge(OP.CONT_PREFILTER_SPEC, { handle });
   if (!spec) {

@@ -28,7 +28,7 @@ export async function inspect(ctx, args, files) {
     });
     return { ...value, gzip: false, head_complete: value.rows_sampled === value.rows, size: file.size, name: file.name };
   }
-  const head = await readHead(file, { maxChars: SETTINGS.headChars });
+  const head = await readHead(file, { maxChars: SETTINGS.headChars, skipBad: Boolean(args.skip_bad_lines) });
   ctx.throwIfCancelled();
   const value = bridge(OP.INSPECT, { name: args.name || file.name, role, complete: head.complete, fields, skip_bad_lines: Boolean(args.skip_bad_lines) }, head.text);
   ctx.log(`${file.name}: ${value.format}, ${value.rows_sampled} rows sampled${head.gzip ? ' (gzip)' : ''}`, {

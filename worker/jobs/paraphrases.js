@@ -69,7 +69,7 @@ export async function paraphrases(ctx, args, files) {
     if (scores) ctx.log(scoresLogText(bridge(OP.PARA_SCORES, { handle, ...scores.args }, scores.text)));
     const input = (await isParquet(file))
       ? await feedParquet(ctx, 'read', file, [ev.field, ev.label_field].filter(Boolean), (rows) => bridge(OP.PARA_FEED_EVAL_VALUES, { handle }, JSON.stringify(rows)))
-      : await readWithProgress(ctx, 'read', file, (text) => bridge(OP.PARA_FEED_EVAL, { handle }, text));
+      : await readWithProgress(ctx, 'read', file, (text) => bridge(OP.PARA_FEED_EVAL, { handle }, text), { keepBom: true, skipBad: Boolean(args.skip_bad_lines) });
     const info = bridge(OP.PARA_END_EVAL, { handle });
     const texts = info.texts;
     if (info.skipped_lines) ctx.log(`${file.name}: ${info.skipped_lines[ev.name || file.name] ?? 0} malformed lines skipped`);

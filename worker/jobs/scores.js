@@ -1,5 +1,5 @@
 // @ts-check
-// The optional per-row scores file of a contamination or paraphrase run (issue 8): read it
+// The optional per-row scores file of a contamination or paraphrase run: read it
 // whole (files.js: gzip by magic, strict UTF-8, sha256; a bad byte names the file and line)
 // and build the arguments of the bridge's cont.scores / para.scores, which Python reads with
 // scores.score_run_from_json and attaches with set_scores before the eval pass.

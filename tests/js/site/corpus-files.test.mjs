@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { CORPUS_EXTENSIONS, corpusOfDrop, corpusOfInput, corpusOrder, corpusRequest } from '../../../site/sections/corpus-files.js';
+import { CORPUS_EXTENSIONS, corpusInfo, corpusOfDrop, corpusOfInput, corpusOrder, corpusRequest } from '../../../site/sections/corpus-files.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const python = process.env.EVALSIEVE_PYTHON || 'python3';
@@ -70,4 +70,77 @@ test('each file gets the chosen fields it has; a file with none is named', () =>
   assert.deepEqual(Object.keys(r.files), ['train', 'train.1']);
   assert.equal(r.files['train.1'], parts[1].file);
   assert.throws(() => corpusRequest(parts, ['text']), /^Error: b\.csv: none of the chosen training fields \(text\) is in this file; its fields: content$/);
+});
+
+// Two chat files as Python's inspect describes them (sample.inspect_head), for the tests below.
+const USER = 'messages[role=user].content';
+const HUMAN = 'conversations[from=human].value';
+function inspected(name, rows) {
+  const code = 'import json, sys; from evalsieve.sample import inspect_head; '
+    + 'print(json.dumps(inspect_head(sys.argv[1], sys.stdin.read(), complete=True)))';
+  return JSON.parse(execFileSync(python, ['-c', code, name], {
+    env: { ...process.env, PYTHONPATH: path.join(ROOT, 'py') }, encoding: 'utf-8',
+    input: rows.map((r) => JSON.stringify(r) + '\n').join(''),
+  }));
+}
+const openaiRows = [0, 1, 2].map((i) => ({ messages: [{ role: 'system', content: 'You are a helpful assistant.' }, { role: 'user', content: `what is the name of river number ${i} in the north` }, { role: 'assistant', content: `river ${i}` }] }));
+const sharegptRows = [0, 1].map((i) => ({ conversations: [{ from: 'human', value: `how many bridges cross the long river in town ${i} today` }, { from: 'gpt', value: `${i}` }] }));
+
+test('element-filter paths count as fields a file has (OpenAI and ShareGPT together)', () => {
+  const parts = [
+    { file: new File([''], 'a.jsonl'), info: inspected('a.jsonl', openaiRows) },
+    { file: new File([''], 'b.jsonl'), info: inspected('b.jsonl', sharegptRows) },
+  ];
+  const r = corpusRequest(parts, [USER, HUMAN]);
+  assert.deepEqual(r.train_files, [{ name: 'a.jsonl', format: 'jsonl', fields: [USER] }, { name: 'b.jsonl', format: 'jsonl', fields: [HUMAN] }]);
+  const c = { file: new File([''], 'c.jsonl'), info: inspected('c.jsonl', [{ prompt: 'a plain prompt of some words' }]) };
+  assert.throws(() => corpusRequest([...parts, c], [USER, HUMAN]), (e) => e.message === `c.jsonl: none of the chosen training fields (${USER}, ${HUMAN}) is in this file; its fields: prompt`);
+  // the corpus's field list offers both files' element filters
+  const info = corpusInfo(parts);
+  assert.ok(info.filter_fields.some((f) => f.path === USER) && info.filter_fields.some((f) => f.path === HUMAN));
+});
+
+test("each default field carries its own file's reason; the order is Python's corpus_defaults", () => {
+  const plain = inspected('c.jsonl', [{ question: 'which of the two bridges is older and by how many years' }, { question: 'a short one here' }]);
+  const parts = [
+    { file: new File([''], 'a.jsonl'), info: inspected('a.jsonl', openaiRows) },
+    { file: new File([''], 'b.jsonl'), info: inspected('b.jsonl', sharegptRows) },
+    { file: new File([''], 'c.jsonl'), info: plain },
+  ];
+  const info = corpusInfo(parts);
+  const code = 'import json, sys; from evalsieve.sample import corpus_defaults; '
+    + 'print(json.dumps(list(corpus_defaults(json.load(sys.stdin)))))';
+  const py = JSON.parse(execFileSync(python, ['-c', code], {
+    env: { ...process.env, PYTHONPATH: path.join(ROOT, 'py') }, encoding: 'utf-8',
+    input: JSON.stringify(parts.map((p) => [p.file.name, p.info])),
+  }));
+  assert.deepEqual(info.default_fields, py);
+  assert.deepEqual(info.default_fields, [USER, HUMAN, 'question']);
+  for (const p of parts) {
+    const d = p.info.default_fields[0];
+    assert.equal(info.default_reasons[d], `${p.file.name}: ${p.info.default_reason}`);
+  }
+  // three different reasons, each with its own file's figures
+  assert.equal(new Set(Object.values(info.default_reasons)).size, 3);
+  assert.match(info.default_reasons.question, /^c\.jsonl: named for the prompt \('question'\), 8\.0 prose words per row$/);
+});
+
+test('a Hugging Face dataset folder: metadata, hidden folders and unfinished builds are left out, as the CLI leaves them', () => {
+  const code = 'import json; from evalsieve.layouts import HF_METADATA; print(json.dumps(list(HF_METADATA)))';
+  const meta = JSON.parse(execFileSync(python, ['-c', code], { env: { ...process.env, PYTHONPATH: path.join(ROOT, 'py') }, encoding: 'utf-8' }));
+  const f = (rel) => Object.assign(new File(['x'], rel.split('/').pop()), { webkitRelativePath: rel });
+  const rels = ['hub/README.md', 'hub/.gitattributes', 'hub/data/train-00000-of-00001.parquet', 'hub/data/test-00000-of-00001.parquet',
+    'hub/.cache/huggingface/download/data/x.json', 'hub/b.incomplete/part.jsonl', 'hub/.hidden.jsonl', ...meta.map((m) => `hub/sub/${m}`)];
+  const got = corpusOfInput(rels.map(f));
+  assert.deepEqual([...got].map((x) => x.name), ['hub/data/train-00000-of-00001.parquet', 'hub/data/test-00000-of-00001.parquet']);
+  assert.deepEqual(got.leftOut, [
+    { name: 'hub/.cache/huggingface/download/data/x.json', why: 'hidden' },
+    { name: 'hub/b.incomplete/part.jsonl', why: 'an unfinished datasets build' },
+    { name: 'hub/.hidden.jsonl', why: 'hidden' },
+    ...meta.map((m) => ({ name: `hub/sub/${m}`, why: 'datasets metadata' })),
+  ]);
+  assert.equal(got.arrow, 0);
+  const arrow = corpusOfInput(['ds/train/data-00000-of-00001.arrow', 'ds/train/state.json', 'ds/dataset_dict.json'].map(f));
+  assert.equal(arrow.length, 0);
+  assert.equal(arrow.arrow, 1);
 });

@@ -13,103 +13,24 @@ of the score, which gives the same containment as a second pass would.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 from . import constants
+from .contamination_exports import ContaminationExports
 from .errors import EvalsieveError, bad_input
-from .exports import (MarkedText, fmt_float, html_page, html_table, score_impact_csv,
-                      score_impact_section, stamp_section, unmatched_csv, write_csv)
+from .exact import prefilter_exact
 from .fields import FieldExtractor
-from .highlight import passage_spans
 from .ngrams import EvalIndex, RowScore, TrainingScan, containment_scores, mostly_too_short
-from .records import Record, RecordReader, parse_record_line, skip_text, split_format
-from .semantic import RULE as SEMANTIC_RULE, SemanticConfig, SemanticScan
+from .records import SKIP_RULE, Record, RecordReader, parse_record_line, skip_text
+from .semantic import SemanticConfig, SemanticScan
 from .stamps import InputFile, RunStamp
 from .text import char_table, normalize_many
-
-RULE = ("Words: Unicode NFKC, lowercase, every character of Unicode category punctuation (P*) "
-        "deleted, split on white space. N = the 5th-percentile word count of the non-empty "
-        "eval rows (nearest rank), clamped to 8..13. Boilerplate: eval n-grams found in more "
-        "than max(10, ⌈0.001 × training records⌉) training records are dropped from both "
-        "sides. Containment of an eval row = its distinct n-grams found in training ÷ its "
-        "distinct scorable n-grams. Source: GPT-3, Brown et al. 2020, App. C.")
-
-REPORT_COLUMNS = ["eval_row", "status", "containment", "ngrams_matched", "ngrams_total",
-                  "ngrams_boilerplate", "words", "training_file", "training_record",
-                  "shared_passage",
-                  "training_excerpt"]
-TOO_SHORT_COLUMNS = ["eval_row", "words", "n", "reason"]
-#: Most contaminated rows the page's view lists (the report CSV has them all).
-VIEW_ROWS = 2000
-#: The ladder, in order: a row's ``rung`` is the first of these that caught it.
-RUNGS = ("exact", "ngram", "semantic")
-#: Columns appended to both CSV reports (the ladder), and to the report with the semantic rung.
-RUNG_COLUMNS = ["rung"]
-#: The export listing skipped records (with ``skip_bad_lines`` only).
-SKIPPED_EXPORT = constants.SKIPPED_EXPORT
-SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "semantic_numbers",
-                    "semantic_code", "semantic_docstring_cosine", "semantic_rival",
-                    "semantic_code_runner_up", "semantic_part", "semantic_training_file",
-                    "semantic_training_record", "training_window"]
-
-#: Measured recall and false positives of the semantic rung, each set at defaults chosen
-#: without it (leave-one-set-out; benchmarks/bench_semantic.py, docs/SEMANTIC.md), printed
-#: beside every semantic result.
-QUALITY_NOTE = ("Measured with each set scored at settings chosen without it (recall, false "
-                "positives): GSM8K rephrasings 0.94 at 0.3%; GSM8K question-only copies of "
-                "question + answer rows 0.93 at 1.5%; GSM8K in 1,000-word documents 0.96 at "
-                "0.5%; HumanEval rephrased programs 0.78 at 1.2%; Bing snippets of ARC/MMLU "
-                "0.99 at 3.5%; BIG-bench rephrase 0.82 at 0%; MRPC and STS-B paraphrases 0.73 "
-                "and 0.61, their near-paraphrase negatives caught at 48% and 12%. Held out "
-                "from every choice: MMLU GPT-4 rephrasings 0.38 at 2.0% (the worst English "
-                "set), MMLU question-only verbatim copies 0.92 at 1.5%, Chinese translations "
-                "0.00 (benchmarks/bench_semantic.py; docs/SEMANTIC.md)")
-
-_REASONS = {
-    "empty": "empty: no words in the chosen fields",
-    "too_short": "fewer than N words",
-    "no_ngram": "no single field value has N words (n-grams never span two fields)",
-    "boilerplate_only": "boilerplate only: every n-gram is in more training records than the cut-off",
-}
-
-
-#: The stamp's words for ``skip_bad_lines`` (the per-file counts are ``skipped_lines``).
-SKIP_RULE = ("on: malformed JSON Lines / CSV / TSV records are skipped, not read; each is "
-             "listed in skipped-lines.csv; a skipped eval line is no row and is not in "
-             "eval.clean; a skipped record keeps its record number")
-#: Columns of ``skipped-lines.csv``: the file's name, the 1-based line where the skipped
-#: record starts, what was wrong and what was expected.
-SKIPPED_COLUMNS = ["file", "line", "error"]
+from .verdict import (RUNGS, apply_ladder, assign_rungs, caught_rungs,  # noqa: F401 (re-exported)
+                      report_records)
 
 #: What ``eval.clean.*`` keeps, by the ``clean`` setting (stamped with these words; one
 #: table in constants.py, which the page receives in ``ready.constants.clean_rules``).
 CLEAN_RULES = constants.CLEAN_RULES
-
-
-def assign_rungs(exact_record: list[int], ngram_status: list[str],
-                 semantic_caught: list[bool] | None) -> list[str]:
-    """The first rung of the ladder (exact, ngram, semantic) that caught each eval row.
-
-    Args:
-        exact_record: per row, the 1-based training record equal to it after normalisation
-            (0 = none; only scorable rows are looked for).
-        ngram_status: per row, the n-gram rung's status ("contaminated" = caught).
-        semantic_caught: per row, the semantic rung's verdict, or None when it did not run.
-    Returns:
-        Per row ``"exact"``, ``"ngram"``, ``"semantic"`` or ``""`` (no rung caught it).
-    """
-    out = []
-    for i, rec in enumerate(exact_record):
-        if rec:
-            out.append("exact")
-        elif ngram_status[i] == "contaminated":
-            out.append("ngram")
-        elif semantic_caught is not None and semantic_caught[i]:
-            out.append("semantic")
-        else:
-            out.append("")
-    return out
 
 
 @dataclass(frozen=True)
@@ -204,7 +125,7 @@ class ContaminationConfig:
         return out
 
 
-class ContaminationJob:
+class ContaminationJob(ContaminationExports):
     """Drive one contamination run.
 
     Args:
@@ -250,7 +171,8 @@ class ContaminationJob:
         self.semantic: SemanticScan | None = None
         self._cosines_set = False
         self._train_closed = False
-        self.rung: list[str] = []
+        self.rung: list[str] = []          # per row, the first rung that caught it
+        self._caught: list[tuple] = []     # per row, every rung that caught it (verdict.py)
 
     def set_scores(self, run) -> None:
         """Attach per-row scores (a :class:`evalsieve.scores.ScoreRun`) before :meth:`finish`:
@@ -428,7 +350,9 @@ class ContaminationJob:
 
     # -- training pass behind the page's prefilter (worker/prefilter.js) ---------------------
     def prefilter_spec(self) -> dict | None:
-        """What worker/prefilter.js needs: N, the eval n-grams, the training field paths.
+        """What worker/prefilter.js needs: N, the eval n-grams, the training field paths,
+        the char table, the exact rung's probes (:func:`evalsieve.exact.prefilter_exact`), and
+        for the scan kernel, ``kernel``: kernel_spec.kernel_chars.
 
         Returns None for CSV/TSV training files (their records can span lines; the page
         sends them whole to :meth:`feed_train`).
@@ -438,9 +362,12 @@ class ContaminationJob:
         if self.train_format not in ("jsonl", "text") or self.semantic is not None:
             return None  # also -cr files: the prefilter splits lines at LF only; the semantic
                          # rung needs every record
+        from .kernel_spec import kernel_chars
         return {"n": self.index.n, "ngrams": self.index.ngrams, "format": self.train_format,
                 "paths": [list(s) for s in self._train_fields._steps],
-                "chars": {str(c): r for c, r in char_table().items()}}
+                "chars": {str(c): r for c, r in char_table().items()},
+                "kernel": kernel_chars(),
+                "exact": prefilter_exact(list(self.index.exact_keys), self.train_format)}
 
     def feed_train_candidates(self, records: list[int], lines: list[int], text: str,
                               records_total: int, chars: int) -> int:
@@ -523,9 +450,13 @@ class ContaminationJob:
         self.scores, self.cutoff = containment_scores(
             self.index, self.scan, boilerplate=c.boilerplate, threshold=c.threshold,
             row_numbers=self._eval_numbers)
-        self.rung = assign_rungs(self.exact_record, [r.status for r in self.scores],
-                                 [m.caught for m in self.semantic.matches]
-                                 if self.semantic is not None else None)
+        # the ladder's verdict, in one place: every export and view reads status and rung
+        ex = self.scan.exact
+        self._caught = caught_rungs([i in ex for i in range(len(self.scores))],
+                                    [r.ngram_status for r in self.scores],
+                                    [m.caught for m in self.semantic.matches]
+                                    if self.semantic is not None else None)
+        self.rung = apply_ladder(self.scores, self._caught)
         settings = c.settings()
         settings.update({"n": self.index.n, "n_how": self.index.n_how,
                          "boilerplate_cutoff": (f"> {self.cutoff} training records"
@@ -546,10 +477,10 @@ class ContaminationJob:
                               dict(environment or {}))
         s = self.scores
         scored = [r for r in s if r.scored]
-        dirty = [r for i, r in enumerate(s) if r.scored and self._excluded(i)]
+        dirty = [r for r in s if r.status == "contaminated"]   # caught by any rung
         warnings = []
-        worded = [r for r in s if r.status != "empty"]
-        short = [r for r in worded if not r.scored and r.status != "boilerplate_only"]
+        worded = [r for r in s if r.ngram_status != "empty"]
+        short = [r for r in worded if not r.scored and r.ngram_status != "boilerplate_only"]
         if mostly_too_short(len(short), len(worded)):
             warnings.append(f"{len(short)} of {len(worded)} eval rows with words are too short "
                             f"to score at N = {self.index.n}: choose a longer field or a "
@@ -558,7 +489,7 @@ class ContaminationJob:
             "n": self.index.n, "n_how": self.index.n_how,
             "rows_scanned": len(s), "rows_scored": len(scored),
             "rows_too_short": len(s) - len(scored),
-            "rows_boilerplate_only": sum(1 for r in s if r.status == "boilerplate_only"),
+            "rows_boilerplate_only": sum(1 for r in s if r.ngram_status == "boilerplate_only"),
             "rows_contaminated": len(dirty),
             "rows_kept": sum(1 for i in range(len(s)) if self._keeps(i)),
             "training_records": self.scan.records, "training_bytes": sum(f.bytes for f in train_files),
@@ -598,9 +529,10 @@ class ContaminationJob:
         run.join_eval(self.eval_format, self.eval_name,
                       lambda: head + ("" if not head or head.endswith("\n") else "\n")
                       + "".join(self._eval_raw), len(self._eval_raw))
-        # "contaminated" = the row leaves eval.clean (caught by an excluded rung)
+        # "contaminated" = the row leaves eval.clean (caught by an excluded rung); a row a
+        # kept rung caught counts as clean when scored
         status = {r.eval_row: ("contaminated" if self._excluded(i) else
-                               "clean" if r.status == "contaminated" else r.status)
+                               "clean" if r.scored else r.ngram_status)
                   for i, r in enumerate(self.scores)}
         rung = {r.eval_row: self.rung[i] for i, r in enumerate(self.scores)}
         rows = range(1, len(self._eval_raw) + 1)
@@ -614,10 +546,7 @@ class ContaminationJob:
     def _excluded(self, i: int) -> bool:
         """Row i (0-based) is caught by a rung whose rows leave the clean file."""
         ex = self.config.excluded
-        return any(caught and r in ex for r, caught in zip(RUNGS, (
-            self.scan is not None and i in self.scan.exact,   # = bool(exact_record[i]), O(1)
-            self.scores[i].status == "contaminated",
-            self.semantic is not None and self.semantic.matches[i].caught)))
+        return any(r in ex for r in self._caught[i])
 
     # -- the ladder: close the training pass, the semantic rung's encoder round trip --------
     def end_train(self) -> None:
@@ -634,32 +563,6 @@ class ContaminationJob:
             + self._records_merged + self._train_readers_done
         self._take_train_skips()
         self._train_closed = True
-
-    def _take_train_skips(self) -> None:
-        """The current training reader's skipped records, into the run's list."""
-        r = self._train_reader
-        self.add_skipped(max(self._train_next - 1, 0), r.name, r.skipped)
-        r.skipped = []
-
-    def add_skipped(self, file: int, name: str, lines) -> None:
-        """Note skipped records of training file ``file`` (0-based; ``name``): ``lines`` are
-        ``(line, error)`` pairs (the CLI's tasks and the page's prefiltered pass report them
-        here; records this job's own readers skip are noted by the job)."""
-        self._skipped += [(file, name, ln, m) for ln, m in lines]
-
-    @property
-    def skipped(self) -> list[tuple[str, int, str]]:
-        """``(file, line, error)`` of every skipped record: the eval file's first, then each
-        training file's in corpus order, lines ascending (the rows of skipped-lines.csv)."""
-        return [(n, ln, m) for _, n, ln, m in sorted(self._skipped, key=lambda t: (t[0], t[2]))]
-
-    def skipped_counts(self) -> dict[str, int]:
-        """Skipped records per file name, every input listed (0 when none was skipped)."""
-        out = {self.eval_name: 0}
-        out.update({f.name: 0 for f in self.train_files} or {self.train_name: 0})
-        for name, _, _ in self.skipped:
-            out[name] = out.get(name, 0) + 1
-        return out
 
     def semantic_request(self) -> dict:
         """Close the training pass; the texts the encoder must embed for the semantic rung.
@@ -690,293 +593,3 @@ class ContaminationJob:
         self._cosines_set = True
 
     # -- exports ----------------------------------------------------------------------------
-    @property
-    def clean_name(self) -> str:
-        """``eval.clean.jsonl``, or ``.csv``/``.tsv``/``.txt``/``.parquet`` after the eval
-        file's format (``csv-semicolon`` is ``.csv``)."""
-        base = "parquet" if self.eval_format == "parquet" else split_format(self.eval_format)[0]
-        return constants.CLEAN_NAME_BY_FORMAT[base]
-
-    def export_names(self) -> list[str]:
-        """The names :meth:`export` accepts, in the order the page lists them
-        (``skipped-lines.csv`` only with ``skip_bad_lines``)."""
-        extra = list(constants.SCORE_EXPORTS) if self.score_run else []
-        if self.config.skip_bad_lines:
-            extra.append(SKIPPED_EXPORT)
-        return [self.clean_name, *constants.CONTAMINATION_REPORTS, *extra]
-
-    def export(self, name: str) -> tuple[str, str]:
-        """One export's ``(mime type, text)``.
-
-        Raises:
-            EvalsieveError(bad_input): unknown name, or called before :meth:`finish`.
-        """
-        if self.scores is None:
-            raise bad_input("the run has not finished", expected="finish before export")
-        if name == self.clean_name:
-            return "application/octet-stream", self.clean_text()
-        if name == "contamination-report.csv":
-            return "text/csv", self.report_csv()
-        if name == "too-short-to-score.csv":
-            return "text/csv", self.too_short_csv()
-        if name == "overlap-report.html":
-            return "text/html", self.report_html()
-        if name == SKIPPED_EXPORT and self.config.skip_bad_lines:
-            return "text/csv", write_csv(self.stamp, SKIPPED_COLUMNS, self.skipped)
-        if name == "score-impact.csv" and self.score_run:
-            return "text/csv", score_impact_csv(self.stamp, self.score_run.figures)
-        if name == "scores-unmatched.csv" and self.score_run:
-            return "text/csv", unmatched_csv(self.stamp, self.score_run.join)
-        raise bad_input(f"no export named {name!r}", expected=", ".join(self.export_names()))
-
-    def histogram(self) -> dict:
-        """Containment of the scored rows in ten bins of 0.1, the last one closed ([0.9, 1.0]):
-        ``{bin_width: 0.1, counts: [10 ints]}`` (the overlap report's histogram)."""
-        counts = [0] * 10
-        for r in self.scores:
-            if r.scored:
-                counts[min(9, int(r.containment * 10))] += 1
-        return {"bin_width": 0.1, "counts": counts}
-
-    def view(self, limit: int = VIEW_ROWS) -> dict:
-        """What the page shows of a finished run, so it does not parse the CSV it downloads.
-
-        Args:
-            limit: most rows listed (the report CSV has them all).
-        Returns:
-            ``{rows, rows_total, histogram}``: ``rows`` are the contaminated rows in report
-            order (eval-file order), at most ``limit``, each ``{eval_row, status,
-            containment (float), containment_text (as the CSV prints it), ngrams_matched,
-            ngrams_total, training_record, shared_passage, training_excerpt, eval_text (the
-            chosen fields' values joined with a newline), eval_marks (where eval_text holds
-            the shared passage: :func:`evalsieve.highlight.passage_spans`, UTF-16 offsets)}``;
-            ``rows_total`` counts them all;
-            ``histogram`` is :meth:`histogram`.
-        Raises:
-            EvalsieveError(bad_input): called before :meth:`finish`.
-        """
-        if self.scores is None:
-            raise bad_input("the run has not finished", expected="finish before view")
-        rows, total = [], 0
-        for i, r in self.contaminated():
-            total += 1
-            if len(rows) < limit:
-                rows.append({"eval_row": r.eval_row, "status": r.status,
-                             "containment": r.containment,
-                             "containment_text": fmt_float(r.containment),
-                             "ngrams_matched": r.ngrams_matched, "ngrams_total": r.ngrams_total,
-                             "training_record": r.training_record,
-                             "shared_passage": r.shared_passage, "training_excerpt": r.excerpt,
-                             **self.eval_text_marks(i)})
-        return {"rows": rows, "rows_total": total, "histogram": self.histogram()}
-
-    def contaminated(self) -> list[tuple[int, RowScore]]:
-        """``(position, score)`` of every contaminated row in the order the page lists them
-        and ``overlap-report.html`` prints them: eval-file order (ascending ``eval_row``)."""
-        return [(i, r) for i, r in enumerate(self.scores) if r.status == "contaminated"]
-
-    def eval_text(self, i: int) -> str:
-        """Row ``i``'s (0-based) chosen fields' values, joined with a newline: the eval text
-        the page and the report show beside the training excerpt."""
-        return "\n".join(self._eval_segments[i])
-
-    def eval_text_marks(self, i: int) -> dict:
-        """Row i's (0-based) own text and where it holds its shared passage, for the page.
-
-        Returns:
-            ``{eval_text: the chosen fields' values joined with a newline, eval_marks:
-            [[start, end], ...] in UTF-16 code units (highlight.passage_spans; [] when the
-            row shares no n-gram)}``.
-        """
-        segs = self._eval_segments[i]
-        return {"eval_text": self.eval_text(i),
-                "eval_marks": passage_spans(segs, self.scores[i].shared_passage)}
-
-    def _marked_eval_text(self, i: int) -> MarkedText:
-        """Row i's eval text for the report's table: its shared passage inside <mark>, as
-        the page marks it (:meth:`eval_text_marks`)."""
-        m = self.eval_text_marks(i)
-        return MarkedText(m["eval_text"], m["eval_marks"])
-
-    def _keeps(self, i: int) -> bool:
-        """Does eval.clean keep row i (0-based)? Not when a rung whose rows leave the clean
-        file caught it; and, under the default clean rule, only scored rows."""
-        if self._excluded(i):
-            return False
-        return self.config.clean == "not-contaminated" or self.scores[i].scored
-
-    def kept_rows(self) -> list[int]:
-        """0-based positions of the eval rows ``eval.clean.*`` keeps, in file order (the
-        driver uses them to write a Parquet clean file)."""
-        if self.scores is None:
-            raise bad_input("the run has not finished", expected="finish before export")
-        return [i for i in range(len(self.scores)) if self._keeps(i)]
-
-    def clean_text(self) -> str:
-        """The kept rows' exact text (header line first for CSV/TSV); UTF-8 = input bytes."""
-        if self.eval_format == "parquet":
-            raise bad_input("a Parquet clean file is written by the driver",
-                            expected="kept_rows() and pyarrow")
-        head = self._eval_reader.header_raw or ""
-        kept = [self._eval_raw[i] for i in self.kept_rows()]
-        if kept and head and not head.endswith(("\n", "\r")):
-            head += "\r" if self._eval_reader.cr else "\n"  # a header line without its end
-        return head + "".join(kept)
-
-    def report_csv(self) -> str:
-        """``contamination-report.csv``: one row per scored eval row (columns REPORT_COLUMNS)."""
-        rows = ([r.eval_row, r.status, fmt_float(r.containment), r.ngrams_matched,
-                 r.ngrams_total, r.ngrams_boilerplate, r.words, r.training_file,
-                 r.training_record or "",
-                 r.shared_passage, r.excerpt] + self._rung_cells(i)
-                for i, r in enumerate(self.scores) if r.scored)
-        return write_csv(self.stamp, self.report_columns(), rows)
-
-    def report_columns(self) -> list[str]:
-        """``contamination-report.csv``'s header: REPORT_COLUMNS, ``rung``, and the semantic
-        rung's columns when it ran."""
-        return REPORT_COLUMNS + RUNG_COLUMNS + (SEMANTIC_COLUMNS if self.semantic else [])
-
-    def _rung_cells(self, i: int) -> list:
-        cells = [self.rung[i]]
-        if self.semantic is not None:
-            m = self.semantic.matches[i]
-            cells += [fmt_float(m.score), fmt_float(m.cosine), fmt_float(m.lexical),
-                      fmt_float(m.numbers), fmt_float(m.code), fmt_float(m.docstring_cosine),
-                      fmt_float(m.rival), fmt_float(m.code_runner_up), _part(m.part),
-                      (m.training_file or self.train_name) if m.training_record else "",
-                      m.training_record or "", m.window]
-        return cells
-
-    def too_short_csv(self) -> str:
-        """``too-short-to-score.csv``: every row not scored, its word count and reason."""
-        n = self.index.n
-        rows = ([r.eval_row, r.words, n, _REASONS[r.status], self.rung[i]]
-                for i, r in enumerate(self.scores) if not r.scored)
-        return write_csv(self.stamp, TOO_SHORT_COLUMNS + RUNG_COLUMNS, rows)
-
-    def report_html(self) -> str:
-        """``overlap-report.html``: self-contained (no script, no external reference), the
-        figures beside every setting, a containment histogram, the contaminated rows."""
-        s = self.summary
-        head = [("rows scanned", s["rows_scanned"]), ("rows scored", s["rows_scored"]),
-                ("rows too short to score", s["rows_too_short"]),
-                ("  of which boilerplate only", s["rows_boilerplate_only"]),
-                ("rows contaminated", s["rows_contaminated"]),
-                ("rows kept (eval.clean)", s["rows_kept"]),
-                ("training files", s["training_files"]),
-                ("eval.clean keeps", s["clean_rule"]),
-                ("training records", s["training_records"]),
-                ("training bytes", s["training_bytes"]),
-                ("N (words per n-gram)", f"{s['n']} — {s['n_how']}"),
-                ("boilerplate cut-off", (f"n-grams in more than {self.cutoff} training records "
-                                         f"dropped ({s['ngrams_boilerplate']} dropped)")
-                 if self.cutoff else "off"),
-                ("threshold", "any overlap (≥ 1 matched n-gram)" if s["threshold"] is None
-                 else f"containment ≥ {s['threshold']}")]
-        scored = [r for r in self.scores if r.scored]
-        bins = self.histogram()["counts"]
-        zero = sum(1 for r in scored if r.ngrams_matched == 0)
-        big = max(bins) or 1
-        hist_rows = []
-        for i, b in enumerate(bins):
-            label = f"[{i / 10:.1f}, {(i + 1) / 10:.1f})" if i < 9 else "[0.9, 1.0]"
-            hist_rows.append((label, b, f"<span class=\"bar\" style=\"width:{b / big * 30:.2f}em\">"
-                              "</span>"))
-        hist = ["<table><thead><tr><th>containment</th><th>rows</th><th></th></tr></thead><tbody>"]
-        for label, b, bar in hist_rows:
-            hist.append(f"<tr><td>{label}</td><td class=\"num\">{b}</td><td>{bar}</td></tr>")
-        hist.append("</tbody></table>")
-        dirty = self.contaminated()   # the page's order (eval-file order)
-        rows = [(r.eval_row, fmt_float(r.containment), f"{r.ngrams_matched}/{r.ngrams_total}",
-                 self._marked_eval_text(i), r.training_file, r.training_record, r.shared_passage,
-                 r.excerpt)
-                for i, r in dirty]
-        names = [f.name for f in self.train_files] or [self.train_name]
-        against = (f"training file <b>{_esc(names[0])}</b>" if len(names) == 1 else
-                   f"{len(names)} training files (<b>{_esc(names[0])}</b> … "
-                   f"<b>{_esc(names[-1])}</b>; every one is listed in the run stamp)")
-        sections = [
-            "<h1>evalsieve — eval/training overlap report</h1>",
-            f"<p>Eval file <b>{_esc(self.eval_name)}</b> against {against}.</p>",
-            f"<p class=\"rule\">{_esc(RULE)}</p>",
-            "<h2>Figures, with the settings that produced them</h2>",
-            html_table(["figure", "value"], head, frozenset({1}), cls="settings"),
-            f"<h2>Containment of the scored rows</h2><p>{zero} of {len(scored)} scored rows "
-            "have no matched n-gram.</p>" + "".join(hist),
-            f"<h2>Contaminated rows ({len(dirty)})</h2><p>In eval-file order, as the page "
-            "lists them; the eval text is the chosen fields' values as the file holds them, with "
-            "the words of the shared passage <mark>highlighted</mark> as on the page.</p>",
-            html_table(["eval_row", "containment", "matched/total", "eval text (chosen fields)",
-                        "training_file", "training_record",
-                        "shared passage (normalised words)", "training excerpt (normalised)"],
-                       rows, frozenset({0, 1, 2, 5})),
-        ] + self._ladder_sections()
-        if self.score_run is not None:
-            sections.append(score_impact_section(self.score_run.figures,
-                                                 self.score_run.file.name,
-                                                 self.score_run.settings()))
-        sections.append(stamp_section(self.stamp))
-        return html_page("evalsieve overlap report", sections)
-
-    def _ladder_sections(self) -> list[str]:
-        """overlap-report.html's ladder: rows per rung, the exact rung, the semantic rung."""
-        s, c = self.summary, self.config
-        by = s["rows_contaminated_by_rung"]
-        ladder = [(k, by[k] if by[k] is not None else "did not run",
-                   "yes" if k in c.excluded else ("no" if k in c.rungs else "")) for k in RUNGS]
-        ladder.append(("none (clean at these rungs)", sum(1 for x in self.rung if not x), ""))
-        out = ["<h2>The ladder: which rung caught each row first</h2>",
-               "<p>Rungs run in order exact → ngram → semantic; a row counts under the first "
-               "rung that caught it. A row no rung caught is <b>clean at these rungs</b>, not "
-               "clean: what the rungs cannot see is listed below.</p>",
-               html_table(["rung", "rows caught first here", "rows leave eval.clean"], ladder,
-                          frozenset({1})),
-               ]
-        exact = [(self._eval_numbers[i], f, rec) for i, (f, rec) in
-                 enumerate(zip(self.exact_file, self.exact_record)) if rec]
-        out += [f"<h2>Rung exact ({len(exact)})</h2><p>The eval row's words, after the "
-                "normalisation above, equal a whole training record's words (the chosen fields "
-                "of both, joined; rows with at least one n-gram).</p>",
-                html_table(["eval_row", "training_file", "training_record"], exact,
-                           frozenset({0, 2}))]
-        if self.semantic is None:
-            out.append("<h2>Rung semantic</h2><p>Did not run (CLI: <code>--semantic</code>). "
-                       "Reworded copies of eval rows that share no n-gram with the training "
-                       "data are not looked for.</p>")
-            return out
-        f = s["semantic"]
-        m = self.semantic.matches
-        caught = sorted(((i, x) for i, x in enumerate(m) if x.caught),
-                        key=lambda t: (-t[1].score, t[0]))
-        fig = [("window", f"{f['window_words']} words ({f['window_how']}), stride "
-                          f"{(f['window_words'] + 1) // 2} words"),
-               ("windows scanned", f["windows"]),
-               ("windows sharing a key term with some probe", f["windows_sharing_a_key_term"]),
-               ("probes (eval rows and their field values)", f["probes"]),
-               ("spans embedded (fitted in the candidate windows)", f["windows_embedded"]),
-               ("(probe, span) pairs verified", f["pairs_verified"]),
-               ("candidate windows per probe", c.semantic.candidates),
-               ("threshold", f"verifier probability ≥ {c.semantic.threshold}"),
-               ("IDF background of key terms", f["idf_background"]),
-               ("measured quality at these defaults", QUALITY_NOTE)]
-        rows = [(self._eval_numbers[i], self.rung[i], fmt_float(x.score), fmt_float(x.cosine),
-                 fmt_float(x.lexical), fmt_float(x.numbers), x.training_record, x.window)
-                for i, x in caught]
-        out += [f"<h2>Rung semantic ({len(caught)} rows caught)</h2>",
-                f"<p class=\"rule\">{_esc(SEMANTIC_RULE)}</p>",
-                html_table(["figure", "value"], fig, frozenset({1}), cls="settings"),
-                html_table(["eval_row", "first rung", "score", "cosine", "lexical", "numbers",
-                            "training_record", "training window"], rows,
-                           frozenset({0, 2, 3, 4, 5, 6}))]
-        return out
-
-
-def _part(part: int | None) -> str:
-    """The ``semantic_part`` cell: ``row`` (the whole row matched), ``value K`` (its K-th
-    field value alone), or "" (no candidate)."""
-    return "" if part is None else "row" if part == 0 else f"value {part}"
-
-
-def _esc(s: str) -> str:
-    return html.escape(s)

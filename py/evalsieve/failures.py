@@ -1,0 +1,78 @@
+"""How a CLI run that fails ends: one ``evalsieve: error:`` line on stderr and its exit status.
+
+CLI side only. The statuses (``errors.EXIT_*``, docs/CLI.md) mean one thing each: 2 usage or
+bad input, 3 I/O or environment, 4 a bug, 130 interrupted. No traceback reaches the user
+(``EVALSIEVE_DEBUG=1`` prints it first, for a bug report).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import traceback
+
+from . import __version__
+from .errors import (EXIT_BY_CODE, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED,
+                     EvalsieveError)
+
+_REPORT = ("this is a bug in evalsieve " + __version__ + ": please report it with the command "
+           "line and this message (EVALSIEVE_DEBUG=1 prints the traceback)")
+
+
+def say(line: str) -> None:
+    """One line on stderr; nothing when stderr is gone (``2>&1 | head``)."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def exit_status(e: BaseException, written: bool = False) -> int:
+    """Tell the user what stopped the run, in one ``evalsieve: error:`` line (an
+    :class:`EvalsieveError`'s detail on a second, ``evalsieve:   here:``), and return the exit
+    status. ``written``: the exports were written before it stopped (while printing the
+    summary). SystemExit (argparse's usage errors) is raised again."""
+    if isinstance(e, SystemExit):
+        raise e
+    if os.environ.get("EVALSIEVE_DEBUG") and not isinstance(e, KeyboardInterrupt):
+        say("".join(traceback.format_exception(e)).rstrip())
+    if isinstance(e, EvalsieveError):
+        say(f"evalsieve: error: {e}")
+        if e.detail:
+            say(f"evalsieve:   here: {e.detail}")
+        if e.code == "internal":
+            say(f"evalsieve:   {_REPORT}")
+        return EXIT_BY_CODE[e.code]
+    if isinstance(e, KeyboardInterrupt):
+        say("evalsieve: error: cancelled (Ctrl-C)" + (
+            "; the exports were written" if written else "; no export was written"))
+        return EXIT_INTERRUPTED
+    if isinstance(e, ImportError):   # an optional package a step needs (an extra)
+        say(f"evalsieve: error: a package is missing or broken: {e} (expected the extra "
+            "that provides it, e.g. pip install 'evalsieve[encoder]')")
+        return EXIT_ENVIRONMENT
+    if isinstance(e, MemoryError):
+        say("evalsieve: error: out of memory (expected more free memory: fewer --workers, "
+            "or a smaller eval file per run)")
+        return EXIT_ENVIRONMENT
+    if isinstance(e, OSError):
+        where = f"{e.filename}: " if e.filename else ""
+        what = e.strerror or errno.errorcode.get(e.errno or 0, "") or str(e)
+        say(f"evalsieve: error: {where}{what} (an I/O error; expected a readable input and a "
+            "writable --out folder with free space)")
+        return EXIT_ENVIRONMENT
+    say(f"evalsieve: error: internal error: {type(e).__name__}: {e}")
+    say(f"evalsieve:   {_REPORT}")
+    return EXIT_INTERNAL
+
+
+def stdout_gone() -> None:
+    """stdout's reader went away (``evalsieve ... | head``): point stdout at /dev/null, so
+    that Python's flush at exit raises nothing, and go on quietly (what cat or grep do)."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError):
+        pass

@@ -1,0 +1,334 @@
+"""The CLI's candidate filter: the page's scan kernel (kernels/prefilter.wasm) under wasmtime.
+
+One compiled implementation of the scan serves both runtimes: the page runs
+kernels/prefilter.wasm in its prefilter workers (worker/prefilter-wasm.js), and the CLI runs
+the same bytes in CPython through wasmtime (``pip install 'evalsieve[fast]'``: wheels for
+Linux, macOS and Windows, so no compiler on the user's machine). This module is that host:
+it lays out the kernel's tables from Python's spec (the eval n-grams, the field paths, the
+:func:`kernel_spec.kernel_table`: text.char_table and the marks, with their context
+flags; the exact rung's probes, :func:`exact.prefilter_exact`) in the module's memory as
+prefilter-wasm.js does, and hands it whole blocks of lines. The kernel decides which
+*records* can be skipped because they provably hold no eval n-gram in a chosen field and no
+segment whose words are an exact-key probe; Python reads every other record
+(:mod:`evalsieve.corpus`), so the filter can cost time, never results.
+
+wasmtime is imported lazily (the package stays standard library only, and runs in Pyodide,
+where the page's own host is used instead); :func:`unavailable` says why the kernel cannot
+run here, and the CLI then names its fallback in the log. Engines and instances are made
+per process on first use (a forked worker makes its own, compiling on one thread: see
+:func:`_memory`), so a :class:`KernelFilter` is cheap to pickle (Ray's object store) and to
+fork (``--workers``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import os
+import weakref
+from array import array
+from pathlib import Path
+
+from .kernel_spec import MIX, PROBE_MUL
+
+_HERE = Path(__file__).resolve().parent
+#: where the kernel is looked for: next to this module (the wheel), then the source tree
+KERNEL_PATHS = (_HERE / "prefilter.wasm", _HERE.parent.parent / "kernels" / "prefilter.wasm")
+MAX_PATHS = 64        # the kernel's own limit (prefilter.c MAX_PATHS)
+EXT_NONE, EXT_GONE = -1, -2
+
+
+def kernel_path() -> Path | None:
+    """The prefilter.wasm this install carries, or None."""
+    return next((p for p in KERNEL_PATHS if p.is_file()), None)
+
+
+def unavailable() -> str | None:
+    """Why the kernel cannot run in this process (None: it can)."""
+    if kernel_path() is None:
+        return "kernels/prefilter.wasm is not in this install"
+    try:
+        import wasmtime  # noqa: F401
+    except ImportError:
+        return "wasmtime is not installed (pip install 'evalsieve[fast]')"
+    return None
+
+
+def _utf16(s: str) -> list[int]:
+    b = s.encode("utf-16-le", "surrogatepass")
+    return array("H", b).tolist()
+
+
+_EXT_CACHE: dict = {}
+
+
+def exact_table(probes: list[int]) -> tuple[array, int]:
+    """The exact rung's probe table as worker/prefilter-exact.js builds it: the probe values
+    (1..2**32-1) by open addressing, slot ``value * PROBE_MUL``, 0 = empty, at least twice
+    as many slots as probes (a power of two). Returns ``(table, mask)``."""
+    size = 2
+    while size < len(probes) * 2:
+        size <<= 1
+    mask = size - 1
+    table = array("I", [0]) * size
+    for v in probes:
+        k = (v * PROBE_MUL) & mask
+        while table[k] not in (0, v):
+            k = (k + 1) & mask
+        table[k] = v
+    return table, mask
+
+
+def ext_tables() -> tuple[array, array, array]:
+    """The kernel table (:func:`kernel_spec.kernel_table`: text.char_table and the marks)
+    by UTF-16 code unit, as the kernel reads it: EXT[c] >= 0 the one unit c becomes,
+    EXT_GONE deleted, EXT_NONE unknown (the record goes to Python), <= -3 a replacement of
+    several units at POOL[-EXT[c] - 3] (its length, then the units); FLAGS[c] the context
+    flags. White space in a replacement is ' ' (the kernel splits words on ASCII white
+    space only). For the characters of char_table, the same EXT as prefilter.js's extCode."""
+    if "ext" not in _EXT_CACHE:
+        from .kernel_spec import kernel_table
+        table, flags = kernel_table()
+        ext = array("i", [EXT_NONE]) * 0x10000
+        pool = array("H")
+        for c, rep in sorted(table.items()):
+            if c < 128 or c > 0xFFFF:
+                continue
+            r = _utf16("".join(" " if ch.isspace() else ch for ch in rep))
+            if not r:
+                ext[c] = EXT_GONE
+            elif len(r) == 1:
+                ext[c] = r[0]
+            else:
+                ext[c] = -3 - len(pool)
+                pool.append(len(r))
+                pool.extend(r)
+        if not pool:
+            pool.append(0)
+        fl = array("I", [0]) * 0x10000
+        for c, bits in flags.items():
+            fl[c] = bits
+        _EXT_CACHE["ext"] = (ext, pool, fl)
+    return _EXT_CACHE["ext"]
+
+
+class WasmMemory:
+    """kernels/prefilter.wasm instantiated in a wasmtime store of this process."""
+
+    def __init__(self, engine, module):
+        import wasmtime
+        self.store = wasmtime.Store(engine)
+        _STORES.add(self.store)
+        ex = wasmtime.Instance(self.store, module, []).exports(self.store)
+        self.mem = ex["memory"]
+        self._fns = {k: ex[k] for k in ("pf_configure", "pf_add_ngrams", "pf_exact", "pf_scan")}
+
+    def size(self) -> int:
+        return self.mem.data_len(self.store)
+
+    def grow(self, end: int) -> None:
+        have = self.size()
+        if end > have:
+            self.mem.grow(self.store, (end - have + 65535) // 65536)
+
+    def address(self) -> int:
+        return ctypes.addressof(self.mem.data_ptr(self.store).contents)
+
+    def call(self, name: str, *args: int) -> int:
+        return self._fns[name](self.store, *args)
+
+
+class KernelScanner:
+    """One configured kernel: n-grams hashed in, field paths and the char map laid out.
+
+    Args:
+        memory: a :class:`WasmMemory` (or a benchmark's native build with the same calls).
+        ngrams: the eval n-grams (normalised words joined by one space).
+        n: words per n-gram; fmt: ``"jsonl"`` or ``"text"``.
+        paths: the field paths as :class:`fields.FieldExtractor` splits them (keys, ``"[]"``,
+            filter steps: every element is read, a superset).
+        probes: the exact rung's probe values (:func:`exact.prefilter_exact`'s ``probes``
+            for the same format): a segment with one of them makes its record a candidate.
+    Raises:
+        ValueError: more than MAX_PATHS field paths.
+    """
+
+    def __init__(self, memory, ngrams: list[str], n: int, fmt: str, paths: list[list],
+                 probes: list[int]):
+        self.m = memory
+        size = 1
+        while size < len(ngrams) * 4:
+            size <<= 1
+        ext, pool, flags = ext_tables()
+        keys, psteps, pstep0, steps = [], [], [], []
+        for path in paths:
+            pstep0.append(len(steps) // 2)
+            psteps.append(len(path))
+            for s in path:
+                s = s if isinstance(s, str) else "[]"
+                steps += [-1, 0] if s == "[]" else [len(_utf16(s)), 0]
+                keys.append(s)
+        self.at = (self.m.size() + 15) & ~15
+        t_at = self._zeros(size * 4)
+        b_at = self._zeros((1 << 15) * 4)
+        e_at = self._place(ext.tobytes())
+        f_at = self._place(flags.tobytes())
+        p_at = self._place(pool.tobytes())
+        for i, s in enumerate(keys):
+            if s != "[]":
+                steps[2 * i + 1] = self._place(array("H", _utf16(s)).tobytes())
+        ps_at = self._place(array("i", psteps or [0]).tobytes())
+        p0_at = self._place(array("i", pstep0 or [0]).tobytes())
+        st_at = self._place(array("i", steps or [0]).tobytes())
+        ring_at = self._zeros(max(n, 1) * 4)
+        self.res_at = self._zeros(8 * 4)
+        cfg = [n, pow(MIX, n - 1, 1 << 32), t_at, size - 1, b_at, e_at, p_at, len(paths),
+               ps_at, p0_at, st_at, 1 if fmt == "text" else 0, ring_at, f_at]
+        cfg_at = self._place(array("i", [v - (1 << 32) if v >= 1 << 31 else v
+                                         for v in cfg]).tobytes())
+        if self.m.call("pf_configure", cfg_at) != 0:
+            raise ValueError(f"the kernel takes at most {MAX_PATHS} field paths "
+                             f"({len(paths)} given)")
+        grams = "".join(g + "\n" for g in ngrams).encode("utf-16-le", "surrogatepass")
+        if grams:
+            self.m.call("pf_add_ngrams", self._place(grams), len(grams) // 2)
+        exact, exact_mask = exact_table(probes)   # kept: the kernel reads it in every scan
+        self.m.call("pf_exact", self._place(exact.tobytes()),
+                    exact_mask - (1 << 32) if exact_mask >= 1 << 31 else exact_mask)
+        self.out_at = self.at   # the candidates, then the block
+        self.cap = 4096
+
+    def _zeros(self, nbytes: int) -> int:
+        a = self.at
+        self.m.grow(a + nbytes + 16)
+        ctypes.memset(self.m.address() + a, 0, nbytes)
+        self.at = (a + nbytes + 15) & ~15
+        return a
+
+    def _place(self, data: bytes) -> int:
+        a = self.at
+        self.m.grow(a + len(data) + 16)
+        ctypes.memmove(self.m.address() + a, data, len(data))
+        self.at = (a + len(data) + 15) & ~15
+        return a
+
+    def scan(self, block: bytes):
+        """Filter one block of whole lines (valid or not: the kernel checks UTF-8).
+
+        Returns:
+            ``None`` when ``block`` is not valid UTF-8 (the caller decodes it to name the
+            byte), else ``(records, lines, points, cands)``: the records (non-blank lines)
+            and lines in the block (a last line without ``\\n`` counts), its code points,
+            and the candidates as a flat ``array('i')`` of ``[record, line, start, end]``
+            (block-local, 1-based; ``block[start:end]`` is the line without its ``\\n``).
+        """
+        m = self.m
+        while True:
+            chunk_at = (self.out_at + self.cap * 16 + 15) & ~15
+            m.grow(chunk_at + len(block) + 1)
+            base = m.address()
+            ctypes.memmove(base + chunk_at, block, len(block))
+            ctypes.memset(base + chunk_at + len(block), 0, 1)   # the kernel's sentinel
+            rc = m.call("pf_scan", chunk_at, len(block), self.out_at, self.cap, self.res_at)
+            if rc != -2:
+                break
+            self.cap *= 2
+        if rc == -1:
+            return None
+        if rc != 0:
+            raise RuntimeError(f"the kernel's pf_scan returned {rc}")
+        base = m.address()
+        res = array("i", ctypes.string_at(base + self.res_at, 24))
+        count = res[0]
+        cands = array("i", ctypes.string_at(base + self.out_at, 16 * count))
+        return res[1], res[2], res[5], cands
+
+
+class KernelFilter:
+    """The kernel for one eval index and training format, in whatever process scans.
+
+    Holds only Python data (pickled into Ray's object store, inherited by forked workers);
+    each process instantiates the kernel on first use and keeps one configured
+    :class:`KernelScanner` per field path set.
+
+    Args:
+        ngrams, n, fmt: as :class:`KernelScanner` (n >= 1; fmt jsonl or text).
+        exact_keys: the eval rows' exact keys (``EvalIndex.exact_keys``); their probes
+            (:func:`exact.prefilter_exact`) are computed once, here.
+    Raises:
+        ValueError: another format.
+    """
+
+    name = "kernel"
+
+    def __init__(self, ngrams: list[str], n: int, fmt: str, exact_keys: list[str]):
+        if fmt not in ("jsonl", "text"):
+            raise ValueError("the kernel reads JSONL or text")
+        from .exact import prefilter_exact
+        self.ngrams, self.n, self.fmt = list(ngrams), n, fmt
+        self.probes = prefilter_exact(list(exact_keys), fmt)["probes"]
+        self._local: dict = {}
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> KernelFilter:
+        """The kernel of a prefilter spec (``ContaminationJob.prefilter_spec``: its n-grams,
+        and its exact probes as the page's kernel takes them)."""
+        kf = cls(spec["ngrams"], spec["n"], spec["format"], ())
+        kf.probes = list(spec["exact"]["probes"])
+        return kf
+
+    def __getstate__(self):
+        return {"ngrams": self.ngrams, "n": self.n, "fmt": self.fmt, "probes": self.probes}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._local = {}
+
+    def scanner(self, paths: list[list]) -> KernelScanner:
+        """This process's kernel for ``paths`` (made on first use)."""
+        key = (os.getpid(), repr(paths))
+        sc = self._local.get(key)
+        if sc is None:
+            if len(self._local) and next(iter(self._local))[0] != os.getpid():
+                self._local = {}   # forked: the parent's instances are not ours
+            sc = self._local[key] = KernelScanner(_memory(), self.ngrams, self.n, self.fmt,
+                                                  paths, self.probes)
+        return sc
+
+
+_WASM: dict = {}
+#: every live store of this process, closed at exit before the module and the engine
+_STORES: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _close_wasm() -> None:
+    """Free the wasmtime objects while the interpreter still runs: left to the garbage
+    collector at shutdown, wasmtime's finalizers find its C bindings already torn down and
+    print "Exception ignored in Managed.__del__" after the run's own output."""
+    for store in list(_STORES):
+        store.close()
+    for key in ("module", "engine"):
+        obj = _WASM.pop(key, None)
+        if obj is not None:
+            obj.close()
+    _WASM.clear()
+
+
+def _memory() -> WasmMemory:
+    """A fresh kernel instance (one per scanner: each has its own tables), from this
+    process's engine and compiled module (made once per process, after any fork)."""
+    import wasmtime
+    if _WASM.get("pid") != os.getpid():
+        path = kernel_path()
+        if path is None:
+            raise FileNotFoundError("kernels/prefilter.wasm is not in this install")
+        # one compiler thread: cranelift's parallel compilation starts a thread pool that a
+        # forked process inherits without its threads, and the child's compile then waits
+        # forever (the --workers hang; tests/py/test_kernel.py forks after a compile)
+        config = wasmtime.Config()
+        config.parallel_compilation = False
+        engine = wasmtime.Engine(config)
+        _WASM.update(pid=os.getpid(), engine=engine,
+                     module=wasmtime.Module(engine, path.read_bytes()))
+    return WasmMemory(_WASM["engine"], _WASM["module"])

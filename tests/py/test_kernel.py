@@ -1,0 +1,214 @@
+"""The scan kernel's one source (kernels/spec.h from Python) and its CPython host.
+
+kernels/spec.h must be what evalsieve.kernel_spec gives (build.py wasm writes it): a change
+of the rule's ASCII classes, of MAX_JSON_DEPTH or of the hash constants in Python fails here
+until the header (and the .wasm: tests/test_build.py) is rebuilt.
+"""
+
+import multiprocessing as mp
+import os
+import sys
+
+import pytest
+
+from evalsieve import kernel_spec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def source(*parts: str) -> str:
+    """A file of the checkout (the Pyodide suite copies tests/py and tests/fixtures only:
+    skip there)."""
+    path = os.path.join(ROOT, *parts)
+    if not os.path.isfile(path):
+        pytest.skip(f"{'/'.join(parts)} is not in this run (the Pyodide suite's copy)")
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def test_committed_spec_header_is_what_python_gives():
+    committed = source("kernels", "spec.h")
+    assert committed == kernel_spec.header(), \
+        "kernels/spec.h is stale: run python3 build.py wasm and commit it"
+
+
+def test_ascii_classes_by_hand():
+    cls = kernel_spec.ascii_classes()
+    space = [c for c in range(128) if cls[c] == kernel_spec.SPACE]
+    punct = "".join(chr(c) for c in range(128) if cls[c] == kernel_spec.PUNCT)
+    upper = "".join(chr(c) for c in range(128) if cls[c] == kernel_spec.UPPER)
+    assert space == [9, 10, 11, 12, 13, 28, 29, 30, 31, 32]
+    assert punct == "!\"#%&'()*,-./:;?@[\\]_{}"   # $ + < = > ^ ` | ~ are symbols: kept
+    assert upper == "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    low = kernel_spec.low_table()
+    assert low[ord("A")] == ord("a") and low[ord("z")] == ord("z") and low[ord("$")] == ord("$")
+    assert low[ord(" ")] == kernel_spec.L_SPACE and low[ord(",")] == kernel_spec.L_PUNCT
+    assert [b for b in range(256) if low[b] == kernel_spec.L_STOP] == \
+        list(range(32)) + [0x22, 0x5C] + list(range(128, 256))
+    assert kernel_spec.space_ranges(0xFFFF)[2:] == [
+        (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
+        (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000)]
+
+
+def test_prefilter_js_states_the_same_tables():
+    """prefilter.js (the page's fallback and the kernel's oracle) still types its ASCII
+    classes; they must be Python's."""
+    js = source("worker", "prefilter.js")
+    cls = kernel_spec.ascii_classes()
+    space = "".join(chr(c) for c in range(128) if cls[c] == kernel_spec.SPACE)
+    punct = "".join(chr(c) for c in range(128) if cls[c] == kernel_spec.PUNCT)
+    assert "for (const c of '\\t\\n\\x0b\\x0c\\r\\x1c\\x1d\\x1e\\x1f ') CLASS" in js
+    assert space == "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
+    assert "for (const c of '!\"#%&\\'()*,-./:;?@[\\\\]_{}') CLASS" in js
+    assert punct == "!\"#%&'()*,-./:;?@[\\]_{}"
+    # the hash constants: prefilter-exact.js states them for prefilter.js and its probes
+    exact_js = source("worker", "prefilter-exact.js")
+    for name, value in (("FNV_OFFSET", kernel_spec.FNV_OFFSET), ("FNV_PRIME", kernel_spec.FNV_PRIME),
+                        ("MIX", kernel_spec.MIX), ("COUNT_MIX", kernel_spec.COUNT_MIX)):
+        assert f"const {name} = {value:#010x}" in exact_js
+    assert f"{kernel_spec.PROBE_MUL:#x}" in js and f"{kernel_spec.PROBE_MUL:#x}" in exact_js
+
+
+def _scan_in_child(q, spec):
+    from evalsieve.kernel import KernelFilter
+    ks = KernelFilter(spec["ngrams"], spec["n"], "jsonl", spec["ngrams"]).scanner(spec["paths"])
+    q.put(ks.scan(spec["block"])[:3])
+
+
+@pytest.mark.skipif(sys.platform == "emscripten", reason="no processes in Pyodide")
+def test_kernel_runs_in_a_process_forked_after_a_compile():
+    """A worker forked after this process compiled the kernel compiles its own (the
+    --workers hang was cranelift's parallel compilation: its thread pool does not survive
+    a fork, and the child's compile waited forever)."""
+    pytest.importorskip("wasmtime")
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    from evalsieve.kernel import KernelFilter
+    block = b'{"text": "alpha beta gamma delta"}\n{"text": "x"}\n\n'
+    spec = {"ngrams": ["alpha beta gamma"], "n": 3, "paths": [["text"]], "block": block}
+    ks = KernelFilter(spec["ngrams"], 3, "jsonl", spec["ngrams"]).scanner(spec["paths"])
+    here = ks.scan(block)
+    assert here[:3] == (2, 3, len(block)) and list(here[3]) == [1, 1, 0, 34]
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_scan_in_child, args=(q, spec))
+    p.start()
+    p.join(60)
+    hung = p.is_alive()
+    if hung:
+        p.kill()
+        p.join()
+    assert not hung, "the kernel's compile in a forked process did not finish"
+    assert q.get(timeout=5) == (2, 3, len(block))
+
+
+def test_kernel_filter_pickles_without_its_instances():
+    pytest.importorskip("wasmtime")
+    import pickle
+    from evalsieve.kernel import KernelFilter
+    kf = KernelFilter(["a b"], 2, "text", ["a b"])
+    kf.scanner([["text"]])
+    back = pickle.loads(pickle.dumps(kf))
+    assert back._local == {} and back.ngrams == ["a b"] and back.n == 2
+    r = back.scanner([["text"]]).scan(b"x A, b y\nnothing\n")
+    assert r[:2] == (2, 2) and list(r[3]) == [1, 1, 0, 8]
+
+
+def test_ext_tables_are_the_kernel_table():
+    """The kernel's map of non-ASCII code units: text.char_table and the marks, white space
+    as ' ', with the flags of kernel_spec.kernel_table."""
+    from evalsieve.kernel import EXT_GONE, EXT_NONE, ext_tables
+    from evalsieve.kernel_spec import F_FIRST, F_NOSTARTER, F_SECOND, kernel_table
+    from evalsieve.text import char_table
+    ext, pool, flags = ext_tables()
+    table, _ = kernel_table()
+    assert set(char_table()) <= set(table)
+    assert ext[0xE9] == 0xE9 and ext[0xC9] == 0xE9          # é; É lowered
+    assert ext[0x201C] == EXT_GONE and ext[0xA0] == 0x20     # a curly quote; NBSP
+    assert ext[0xD800] == EXT_NONE and ext[0x03A3] == EXT_NONE   # a surrogate; capital sigma
+    m = ext[0x2161]                                          # Roman numeral two -> "ii"
+    assert m <= -3 and list(pool[-m - 3:-m - 3 + 3]) == [2, ord("i"), ord("i")]
+    assert sum(1 for c in range(128, 0x10000) if ext[c] != EXT_NONE) == \
+        sum(1 for c in table if 128 <= c <= 0xFFFF)
+    # the flags: an accent (class 230, composes), the nukta (7, composes after na), a virama
+    # (9), shadda (33), a Hangul vowel jamo (a starter that composes), na (a first), é (its
+    # NFKD ends in class 230; ê composes on), ka (nothing)
+    assert ext[0x0301] == 0x0301 and flags[0x0301] == F_SECOND | F_NOSTARTER | 230 | 230 << 8
+    assert flags[0x093C] == F_SECOND | F_NOSTARTER | 7 | 7 << 8
+    assert flags[0x094D] == F_NOSTARTER | 9 | 9 << 8
+    assert flags[0x0651] == F_NOSTARTER | 33 | 33 << 8
+    assert flags[0x1161] == F_SECOND and flags[0x0928] == F_FIRST and flags[0xAC00] == F_FIRST
+    assert flags[0xE9] == 230 << 8 and flags[0xEA] == F_FIRST | 230 << 8   # ê: ế
+    assert flags[0x0915] == 0
+
+
+# characters whose normalisation depends on their neighbours: marks of several classes in
+# both orders, compositions (Hangul jamo, nukta after na, accents after ASCII letters),
+# composition exclusions, Final_Sigma, and plain letters of each script
+TRICKY = (["a", "e", "n", "s", "A", "Σ", "σ", "\u00e9", "\u0301", "\u0323", "\u0302", "\u0308",
+           "\u0345", "\u0399", " ", " ", " ", "\u00a0"]
+          + ["\u0627", "\u0628", "\u0644", "\u0645", "\u064e", "\u064f", "\u0650", "\u0651",
+             "\u0652", "\u064b", "\u0670", "\u0653"]
+          + ["\u0915", "\u0928", "\u0930", "\u0921", "\u093c", "\u094d", "\u093f", "\u0940",
+             "\u0902", "\u0929", "\u095e", "\u0951", "\u0952"]
+          + ["\u1100", "\u1161", "\u11a8", "\uac00", "\ud55c", "\u3131", "\u314f"]
+          + ["\u09c7", "\u09be", "\u0dd9", "\u0dca", "\u0e01", "\u0e48", "\u0e38"])
+
+
+# well-formed syllables the kernel reads alone (NFC order: fatha before shadda; a nukta
+# after ḍa, which it does not compose with; conjuncts with the virama; Hangul syllables)
+PLAIN = ["\u0628\u064e", "\u0628\u064e\u0651", "\u0644\u0627", "\u0645\u064f", "\u0915\u094d\u0937",
+         "\u0921\u093c", "\u0915\u093f", "\u0928\u0940", "\u0930\u094d", "\ud55c", "\uac00\uc694",
+         "\u0e01\u0e48", "\u00e9t\u00e9", "word", "\u0399\u03c3", " ", " ", "  "]
+
+
+def test_kernel_reads_every_script_as_the_rule_does():
+    """Property: for random text of TRICKY characters, the kernel's words are the rule's:
+    with the eval n-grams made by Python from each line, every line of three or more words
+    is a candidate (a line the kernel reads by itself must hit). Not vacuous: with no eval
+    n-grams, many of the lines are read by the kernel alone (no candidate)."""
+    pytest.importorskip("wasmtime")
+    from hypothesis import example, given, settings, strategies as st
+    from evalsieve.kernel import KernelFilter
+    from evalsieve.text import normalize_words
+
+    read_alone = []
+
+    text = st.one_of(st.lists(st.sampled_from(TRICKY), min_size=3, max_size=30),
+                     st.lists(st.sampled_from(PLAIN + [" "] * 8), min_size=5, max_size=30),
+                     st.lists(st.sampled_from(PLAIN + TRICKY[:20]), min_size=5, max_size=30))
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(st.lists(text.map("".join), min_size=1, max_size=6))
+    @example(["x \u00e9\u0301\u0323 y z", "a \u0628\u0651\u064e b c", "a \u0628\u0651\u064e\u0652\u064b b",
+              "\u0915\u094d\u093c\u093f x y", "q \u0301\u0323\u0302 r s"])
+    def check(texts):
+        lines = [t.replace("\n", " ") for t in texts]
+        lines = [l for l in lines if len(normalize_words(l)) >= 3 and l[:1].strip()]
+        if not lines:
+            return
+        grams = [" ".join(w[i:i + 3]) for w in map(normalize_words, lines)
+                 for i in range(len(w) - 2)]
+        block = ("\n".join(lines) + "\n").encode("utf-8")
+        hit = KernelFilter(grams, 3, "text", []).scanner([["text"]]).scan(block)
+        assert sorted(set(hit[3][1::4])) == list(range(1, len(lines) + 1)), lines
+        none = KernelFilter([], 3, "text", []).scanner([["text"]]).scan(block)
+        read_alone.append(len(lines) - len(none[3]) // 4)
+    check()
+    print("lines the kernel read alone:", sum(read_alone))
+    assert sum(read_alone) > 50, read_alone   # 92 with these settings
+
+
+def test_the_kernel_passes_a_segment_that_is_an_exact_key_probe():
+    """pf_exact: a record whose field's words are an eval row's key (here shorter than N, so
+    no n-gram can catch it) is a candidate; without that key it is not; a field holding the
+    key and more words is not a probe (JSONL probes are prefixes of the key's words)."""
+    pytest.importorskip("wasmtime")
+    from evalsieve.kernel import KernelFilter
+    block = (b'{"text": "alpha beta gamma delta"}\n{"text": "Hi, there!"}\n'
+             b'{"text": "hi there you"}\n')
+    with_key = KernelFilter(["alpha beta gamma"], 3, "jsonl", ["hi there"]).scanner([["text"]])
+    got = with_key.scan(block)
+    assert got[:2] == (3, 3) and list(got[3]) == [1, 1, 0, 34, 2, 2, 35, 57]
+    no_key = KernelFilter(["alpha beta gamma"], 3, "jsonl", ["alpha beta gamma"])
+    assert list(no_key.scanner([["text"]]).scan(block)[3]) == [1, 1, 0, 34]

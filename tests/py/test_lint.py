@@ -1,0 +1,36 @@
+"""ruff check over the Python of the repository (rules in pyproject.toml), as part of the
+suite that CI runs: a lint finding fails the build like a failing test."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+#: What ruff checks: the package, the tests, the benchmarks and the tools.
+PATHS = ["py", "tests", "benchmarks", "build.py", "tools"]
+
+
+@pytest.mark.skipif(sys.platform == "emscripten", reason="no processes in Pyodide")
+def test_ruff_check_is_clean():
+    try:
+        import ruff  # noqa: F401  (the test extra installs it)
+    except ImportError:
+        pytest.fail("ruff is not installed: pip install -e '.[test]'")
+    out = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache",
+                          "--output-format", "concise", *PATHS],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+
+
+@pytest.mark.skipif(sys.platform == "emscripten", reason="no processes in Pyodide")
+def test_ruff_sees_a_finding(tmp_path):
+    """The check can fail: the same configuration flags an unused import."""
+    pytest.importorskip("ruff")
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--config",
+                          os.path.join(ROOT, "pyproject.toml"), str(bad)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and "F401" in out.stdout, out.stdout + out.stderr
