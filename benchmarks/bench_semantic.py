@@ -15,8 +15,9 @@ rows), the candidate stage's recall (a candidate span overlaps the planted text)
   ``VERIFIER_THRESHOLD``) and the worst set;
 * **leave-one-set-out**: each fitting set scored at verifier weights and a threshold chosen on
   the other fitting sets (``semantic_fit.py``: logistic regression on labelled pairs; the
-  threshold is the lowest at which ≤ 1% of the clean rows of the other sets with clean
-  negatives are caught, each set weighing the same);
+  thresholds, one for prose rows and one for code rows, are each the lowest at which ≤ 1% of
+  the clean rows of that kind in the other sets with clean negatives are caught, each set
+  weighing the same);
 * with ``--fit``: the weights and threshold fitted on all nine fitting sets (what the module
   commits), and every set at them.
 
@@ -269,24 +270,25 @@ def main():
         sys.stdout.flush()
         if a.page and b.name in ("gsm8k", "humaneval"):
             page_vs_cli(b.name, [r["text"] for r in b.rows], b.docs, a.page, a.model)
-    w0, t0 = VERIFIER_WEIGHTS, cfg.threshold
+    w0, t0 = VERIFIER_WEIGHTS, (cfg.threshold, cfg.code_threshold)
 
     def row(r, w, t, extra=""):
         rec, fpr, _, _ = r.rates(w, t)
         return (r.name, r.b.role, len(r.b.rows), len(r.b.positive), rec, fpr, extra)
-    table(f"At the committed defaults: weights {w0}, threshold {t0}, k = {cfg.candidates}",
+    table(f"At the committed defaults: weights {w0}, thresholds {t0} (prose, code rows), "
+          f"k = {cfg.candidates}",
           [row(r, w0, t0) for r in runs])
     fit = [r for r in runs if r.b.role == "fit"]
     if len(fit) > 1:
         loo = F.leave_one_out(fit)
         table("Leave-one-set-out: each fitting set at weights and threshold chosen without it",
               [(r.name, "fit", len(r.b.rows), len(r.b.positive), loo[r.name][2], loo[r.name][3],
-                f"weights {loo[r.name][0]}, threshold {loo[r.name][1]}") for r in fit])
+                f"weights {loo[r.name][0]}, thresholds {loo[r.name][1]}") for r in fit])
     if a.fit and fit:
         w = F.fit_weights(fit)
-        t = F.choose_threshold(fit, w)
+        t = F.choose_thresholds(fit, w)
         print(f"\nFitted on all {len(fit)} fitting sets: VERIFIER_WEIGHTS = {w}, "
-              f"VERIFIER_THRESHOLD = {t}")
+              f"VERIFIER_THRESHOLD = {t[0]}, VERIFIER_CODE_THRESHOLD = {t[1]}")
         table("Every set at the weights and threshold fitted on all fitting sets",
               [row(r, w, t) for r in runs])
     for r in runs:       # leave every scan at the defaults

@@ -13,7 +13,8 @@ re-run on the same cosines with other weights (``SemanticScan.verify(cosines, we
 * :func:`choose_threshold`: the lowest threshold at which the clean rows caught are ≤ 1% of
   the clean rows of the runs with clean negatives, each run weighing the same (MRPC's and
   STS-B's negatives are graded-similarity pairs, not clean rows: they are fitted on, not
-  held to the false-positive target).
+  held to the false-positive target); :func:`choose_thresholds` does so for prose rows and
+  for code rows apart (each over the runs' clean rows of that kind).
 * :func:`leave_one_out`: each run scored at weights and a threshold chosen without it.
 """
 
@@ -38,14 +39,18 @@ class Run:
         self.name = b.name
         self.raw = scan.pair_features(cos)
         self.X = np.array([features(*f) for f in self.raw], dtype=np.float64).reshape(-1, 3)
+        self.code_row = [bool(row.code) for row in scan.rows]
         labels = pair_labels(b, scan, cos)
         self.fitted = np.array([y is not None for y in labels])
         self.y = np.array([y or 0 for y in labels], dtype=np.float64)
 
     def verdicts(self, weights, threshold):
-        """Per eval row: caught at ``weights`` and ``threshold`` (the rung's own verify)."""
+        """Per eval row: caught at ``weights`` and ``threshold`` (the rung's own verify):
+        one number for every row, or ``(prose rows, code rows)``."""
         m = self.scan.verify(self.cos, weights=tuple(weights))
-        return [x.score is not None and x.score >= threshold for x in m], m
+        prose, code = threshold if isinstance(threshold, tuple) else (threshold, threshold)
+        return [x.score is not None and x.score >= (code if k else prose)
+                for x, k in zip(m, self.code_row)], m
 
     def rates(self, weights, threshold):
         caught, _ = self.verdicts(weights, threshold)
@@ -157,16 +162,24 @@ def fit_weights(runs, rounds=3) -> tuple[float, ...]:
     return tuple(round(float(b), 3) for b in beta)
 
 
-def choose_threshold(runs, weights, fp_target=0.01) -> float:
+def choose_threshold(runs, weights, fp_target=0.01, code=None) -> float | None:
     """The lowest threshold (3 decimals) at which the false positives of the runs with clean
-    negatives, each run weighing the same, are ≤ ``fp_target`` of their clean rows."""
-    held = [r for r in runs if r.name not in GRADED]
-    negs = []
-    for r in held:
+    negatives, each run weighing the same, are ≤ ``fp_target`` of their clean rows; with
+    ``code`` True or False, of their clean code rows or clean prose rows only (runs without
+    such a row left out; None when no run has one)."""
+    held, negs = [], []
+    for r in runs:
+        if r.name in GRADED:
+            continue
+        clean = [i for i in range(len(r.b.rows)) if i not in r.b.positive
+                 and (code is None or r.code_row[i] == code)]
+        if clean:
+            held.append((r, clean))
+    if not held:
+        return None
+    for r, clean in held:
         _, m = r.verdicts(weights, 2.0)
-        n = len(r.b.rows) - len(r.b.positive)
-        negs += [(x.score or 0.0, 1.0 / n / len(held))
-                 for i, x in enumerate(m) if i not in r.b.positive]
+        negs += [(m[i].score or 0.0, 1.0 / len(clean) / len(held)) for i in clean]
     negs.sort(reverse=True)
     share = 0.0
     for score, w in negs:
@@ -176,13 +189,22 @@ def choose_threshold(runs, weights, fp_target=0.01) -> float:
     return 0.001
 
 
+def choose_thresholds(runs, weights, fp_target=0.01) -> tuple[float, float]:
+    """``(prose rows, code rows)``: :func:`choose_threshold` for each kind of row (the code
+    rows' is the prose rows' when no run has a clean code row)."""
+    prose = choose_threshold(runs, weights, fp_target, code=False)
+    code = choose_threshold(runs, weights, fp_target, code=True)
+    return prose, (prose if code is None else code)
+
+
 def leave_one_out(runs, fp_target=0.01):
-    """Per run: (weights, threshold, recall, FP rate) chosen on the other runs."""
+    """Per run: (weights, (prose, code) thresholds, recall, FP rate) chosen on the other
+    runs."""
     out = {}
     for r in runs:
         rest = [x for x in runs if x is not r]
         w = fit_weights(rest)
-        t = choose_threshold(rest, w, fp_target)
+        t = choose_thresholds(rest, w, fp_target)
         rec, fpr, _, _ = r.rates(w, t)
         out[r.name] = (w, t, rec, fpr)
     return out

@@ -87,7 +87,8 @@ def _values(text) -> list:
 def _semantic_config(sem) -> SemanticConfig | None:
     """``args.semantic`` of ``cont.start``: null (the rung is off) or ``{window_words?,
     candidates?, threshold?, code_ngram?}`` (missing or null keys take SemanticConfig's
-    defaults; ``threshold`` a number, the others whole numbers)."""
+    defaults; ``threshold`` a number, for prose and code rows alike, the others whole
+    numbers)."""
     if sem is None or sem is False:
         return None
     if not isinstance(sem, dict):
@@ -104,6 +105,8 @@ def _semantic_config(sem) -> SemanticConfig | None:
         if isinstance(v, bool) or not ok:
             raise bad_input(f"semantic {k} = {v!r}",
                             expected="a number" if real else "a whole number")
+    if "threshold" in kw:   # one threshold for every row, as the CLI's --semantic-threshold
+        kw["code_threshold"] = kw["threshold"]
     return SemanticConfig(**kw)
 
 

@@ -44,7 +44,7 @@ from .errors import EXIT_BAD_INPUT, EXIT_CONTAMINATED, EXIT_OK, EvalsieveError, 
 from .failures import exit_status, say, stdout_gone
 from .layouts import eval_input, is_url
 from .outdir import OutDir
-from .semantic_verifier import VERIFIER_THRESHOLD
+from .semantic_verifier import VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD
 # the drivers and their input helpers, named here as before (purify, tests)
 from .drivers import _ci_text, run_contamination, run_paraphrases  # noqa: F401
 from .run_io import (Progress, _cpu_seconds, _feed, _input_info, _pick_fields,  # noqa: F401
@@ -191,7 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "(needs the encoder extra and the model)")
     c.add_argument("--semantic-threshold", type=_threshold_score, default=None, metavar="X",
                    help="verifier probability at which the semantic rung catches a row, in "
-                   f"(0, 1] (default {VERIFIER_THRESHOLD}, fitted with the verifier)")
+                   f"(0, 1], for every row (default: fitted with the verifier, "
+                   f"{VERIFIER_THRESHOLD} for prose rows, {VERIFIER_CODE_THRESHOLD} for code "
+                   "rows)")
     c.add_argument("--semantic-window", type=_n, default=None, metavar="W",
                    help="window size in words (default: median probe length, 16..160)")
     c.add_argument("--semantic-candidates", type=_n, default=None, metavar="K",

@@ -111,6 +111,7 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
         sem = SemanticConfig(**{k: v for k, v in (
             ("window_words", args.semantic_window), ("candidates", args.semantic_candidates),
             ("threshold", args.semantic_threshold),
+            ("code_threshold", args.semantic_threshold),   # one threshold for every row
             ("code_ngram", args.semantic_code_ngram)) if v is not None})
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
                               not args.no_boilerplate, args.threshold, args.clean, sem,

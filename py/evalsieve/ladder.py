@@ -86,6 +86,7 @@ def ladder_view(job: ContaminationJob, limit: int = VIEW_ROWS) -> dict:
     semantic = None
     if job.semantic is not None:
         semantic = {"figures": job.summary.get("semantic"), "threshold": c.semantic.threshold,
+                    "code_threshold": c.semantic.code_threshold,
                     "candidates": c.semantic.candidates, "rule": SEMANTIC_RULE,
                     "quality_note": QUALITY_NOTE}
     by = job.summary["rows_contaminated_by_rung"]
@@ -132,7 +133,8 @@ def ladder_sections(self) -> list[str]:
            ("spans embedded (fitted in the candidate windows)", f["windows_embedded"]),
            ("(probe, span) pairs verified", f["pairs_verified"]),
            ("candidate windows per probe", c.semantic.candidates),
-           ("threshold", f"verifier probability ≥ {c.semantic.threshold}"),
+           ("threshold", f"verifier probability ≥ {c.semantic.threshold} (prose rows), "
+                         f"≥ {c.semantic.code_threshold} (code rows)"),
            ("IDF background of key terms", f["idf_background"]),
            ("measured quality at these defaults", QUALITY_NOTE)]
     rows = [(self._eval_numbers[i], self.rung[i], fmt_float(x.score), fmt_float(x.cosine),

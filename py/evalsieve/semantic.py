@@ -53,7 +53,8 @@ from .semantic_parts import (PART_MIN_WORDS, Pair, Probe, SemanticMatch, Semanti
 from .semantic_terms import (CODE_NGRAM, NUMBER_WORDS, _MEMO_MAX, _set, code_shingles,  # noqa: F401
                              code_tokens, docstring_of, idf, is_code, is_number, term,
                              terms_of, word_terms)
-from .semantic_verifier import (VERIFIER_THRESHOLD, VERIFIER_WEIGHTS, best_span,  # noqa: F401
+from .semantic_verifier import (VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD,  # noqa: F401
+                                VERIFIER_WEIGHTS, best_span,
                                 features, pair_cosines, rival_penalty, share, span_cut,
                                 span_length, verifier_score)
 
@@ -94,8 +95,12 @@ class SemanticConfig:
             word count, clamped to 16..160).
         candidates: k, windows kept per probe by the candidate stage (≥ 1); each gives one
             fitted span to embed.
-        threshold: verifier probability in (0, 1]; a row is caught when its best score ≥
-            threshold. The default is fitted with the verifier (:data:`VERIFIER_THRESHOLD`).
+        threshold: verifier probability in (0, 1]; a prose row is caught when its best
+            score ≥ threshold. The default is fitted with the verifier
+            (:data:`VERIFIER_THRESHOLD`).
+        code_threshold: the same for a code row (:func:`is_code`; fitted default
+            :data:`VERIFIER_CODE_THRESHOLD`). The CLI's ``--semantic-threshold X`` and the
+            page's ``threshold`` set both to X.
         rare_share: a term is a key term when it is in at most this share of background
             passages (W words each) and of the probes (or 10 probes), in (0, 1].
         code_ngram: n of the code channel's shingles (1..8), or 0 to turn the code channel
@@ -107,6 +112,7 @@ class SemanticConfig:
     window_words: int | None = None
     candidates: int = 8
     threshold: float = VERIFIER_THRESHOLD
+    code_threshold: float = VERIFIER_CODE_THRESHOLD
     rare_share: float = RARE_SHARE
     code_ngram: int = CODE_NGRAM
 
@@ -117,8 +123,9 @@ class SemanticConfig:
                             expected="a window of 4..400 words")
         if self.candidates < 1:
             raise bad_input(f"{self.candidates} candidates per row", expected="at least 1")
-        if not 0 < self.threshold <= 1:
-            raise bad_input(f"semantic threshold {self.threshold}", expected="a score in (0, 1]")
+        for t in (self.threshold, self.code_threshold):
+            if not 0 < t <= 1:
+                raise bad_input(f"semantic threshold {t}", expected="a score in (0, 1]")
         if not 0 < self.rare_share <= 1:
             raise bad_input(f"rare share {self.rare_share}", expected="a share in (0, 1]")
         lo, hi = constants.SEMANTIC_CODE_NGRAM_MIN, constants.SEMANTIC_CODE_NGRAM_MAX
@@ -131,6 +138,7 @@ class SemanticConfig:
         return {"semantic_window_words_requested": self.window_words,
                 "semantic_candidates_per_row": self.candidates,
                 "semantic_threshold": self.threshold,
+                "semantic_code_threshold": self.code_threshold,
                 "semantic_rare_share": self.rare_share,
                 "semantic_code_ngram": self.code_ngram,
                 "semantic_verifier_weights": list(VERIFIER_WEIGHTS)}
@@ -522,9 +530,11 @@ class SemanticScan:
             if m.score is None or s > m.score:
                 w = self._windows[x.window]
                 c, lex, num, code, dc, runner = f
+                t = (self.config.code_threshold if self.rows[p.row].code
+                     else self.config.threshold)
                 out[p.row] = SemanticMatch(
                     s, c, lex, num, w.record, x.start, self._span_text(x),
-                    s >= self.config.threshold, w.file, code, dc, rival, runner, p.part)
+                    s >= t, w.file, code, dc, rival, runner, p.part)
         self.matches = out
         return out
 

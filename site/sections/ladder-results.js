@@ -65,7 +65,7 @@ function semanticPart(sem) {
     ['spans embedded (fitted in the candidate windows)', `${fmtInt(f.windows_embedded)}${share}`],
     ['(probe, span) pairs verified', fmtInt(f.pairs_verified)],
     ['candidate windows per probe', fmtInt(sem.candidates)],
-    ['threshold', `verifier probability ≥ ${sem.threshold}`],
+    ['threshold', `verifier probability ≥ ${sem.threshold} (prose rows), ≥ ${sem.code_threshold} (code rows)`],
     ['IDF background of key terms', String(f.idf_background)],
   ];
   return el('div', { id: 'ladder-semantic' },

@@ -7,7 +7,8 @@ import struct
 
 from evalsieve import bridge
 from evalsieve.ladder import QUALITY_NOTE
-from evalsieve.semantic_verifier import VERIFIER_THRESHOLD, VERIFIER_WEIGHTS
+from evalsieve.semantic_verifier import (VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD,
+                                         VERIFIER_WEIGHTS)
 from hostile_common import without_fingerprint
 
 from test_semantic import EVAL_ROWS, TRAIN, _jsonl, ladder_job
@@ -74,6 +75,7 @@ def test_bridge_ladder_equals_the_job_driven_directly():
     assert "Janet owns 16 ducks" in sem["training_window"]
     assert lad["semantic"]["quality_note"] == QUALITY_NOTE
     assert lad["semantic"]["threshold"] == VERIFIER_THRESHOLD and lad["semantic"]["candidates"] == 8
+    assert lad["semantic"]["code_threshold"] == VERIFIER_CODE_THRESHOLD
     assert lad["semantic"]["figures"]["windows"] == s["semantic"]["windows"] > 0
 
 
@@ -120,6 +122,7 @@ def test_bridge_code_settings_reach_the_config_and_the_stamp():
     call("close", {"handle": h})
     st = s["stamp"]["settings"]
     assert st["semantic_code_ngram"] == 5 and st["semantic_threshold"] == 0.7
+    assert st["semantic_code_threshold"] == 0.7      # one threshold for every row, as the CLI's
     assert st["semantic_verifier_weights"] == list(VERIFIER_WEIGHTS)
     assert "semantic_code_margin" not in st and "semantic_explain_away" not in st
     for gone in ("docstring_cosine", "explain_away", "code_margin"):

@@ -14,7 +14,8 @@ import re
 import pytest
 
 from evalsieve.cli import main
-from evalsieve.semantic_verifier import VERIFIER_THRESHOLD, VERIFIER_WEIGHTS
+from evalsieve.semantic_verifier import (VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD,
+                                         VERIFIER_WEIGHTS)
 from hostile_common import read_csv_export
 
 pytest.importorskip("onnxruntime", reason="the semantic rung needs the encoder extra "
@@ -53,6 +54,7 @@ def test_planted_rephrasings_are_caught_and_clean_rows_are_not(tmp_path, fixture
     settings = s["stamp"]["settings"]
     assert settings["rungs"] == ["exact", "ngram", "semantic"]
     assert settings["semantic_threshold"] == VERIFIER_THRESHOLD
+    assert settings["semantic_code_threshold"] == VERIFIER_CODE_THRESHOLD
     assert settings["semantic_candidates_per_row"] == 8
     assert s["stamp"]["assets"]["encoder_provider"] == "CPUExecutionProvider"
     report = rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
@@ -174,6 +176,21 @@ def test_the_verifier_switches_are_gone(tmp_path, fixtures, capsys):
         assert e.value.code == 2
         assert f"unrecognized arguments: {flag[0]}" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_semantic_threshold_sets_the_threshold_of_every_row(tmp_path, fixtures, model_dir,
+                                                           capsys):
+    """--semantic-threshold X replaces both fitted thresholds (prose and code rows): on the
+    code fixture (rows 3 and 12 score 0.974 and 0.943, both over VERIFIER_CODE_THRESHOLD)
+    X = 0.95 leaves row 12 out."""
+    s, report = run_code(fixtures, model_dir, tmp_path / "t", capsys,
+                         "--semantic-threshold", "0.95")
+    st = s["stamp"]["settings"]
+    assert st["semantic_threshold"] == st["semantic_code_threshold"] == 0.95
+    scores = {int(r["eval_row"]): float(r["semantic_score"] or 0) for r in report}
+    assert scores[12] == pytest.approx(0.943, abs=2e-3) and scores[3] > 0.95
+    assert VERIFIER_CODE_THRESHOLD < scores[12]
+    assert [int(r["eval_row"]) for r in report if r["rung"] == "semantic"] == [3]
 
 
 def test_semantic_settings_without_semantic_are_a_usage_error(tmp_path, fixtures, capsys):

@@ -9,7 +9,8 @@ import pytest
 from evalsieve.errors import EvalsieveError
 from evalsieve.semantic import (SemanticConfig, SemanticScan, code_shingles, code_tokens,
                                 docstring_of, features, idf, is_code, verifier_score)
-from evalsieve.semantic_verifier import VERIFIER_THRESHOLD, VERIFIER_WEIGHTS
+from evalsieve.semantic_verifier import (VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD,
+                                         VERIFIER_WEIGHTS)
 
 
 def sigma(*f):
@@ -129,6 +130,26 @@ def test_a_renamed_copy_verifies_and_a_different_function_of_the_same_shape_does
     # the code channel off: the row is prose, its code evidence None
     off = scan(recs, code_ngram=0)
     assert off.code_rows == 0 and off.probes[0].code is None
+
+
+def test_code_rows_and_prose_rows_have_their_own_threshold():
+    # row 0 is code, row 1 prose; the same code copy at cosine 0.8 (score sigma(0.8, lex,
+    # 1 + (1 - 0.624)), about 0.2 with the committed weights) is caught or not by the code
+    # threshold alone, whatever the prose threshold
+    recs = [(1, ["def plus(x, y): return x + y"]), (2, ["def sub(p, q): return p - q"]),
+            (3, ["the weather in Paris"])]
+    a, b = idf(2, 3), idf(1, 3)
+    score = sigma(0.8, 2 * a / (2 * a + 3 * idf(0, 3)), 1 + (1 - 8 * a / (8 * a + 2 * b)))
+    for prose_t, code_t, caught in ((0.99, score, True), (score / 2, min(1.0, score + 0.01),
+                                                          False)):
+        s = scan(recs, threshold=prose_t, code_threshold=code_t)
+        s.request()
+        m = s.verify([0.8, 0.8])
+        assert m[0].score == pytest.approx(score) and m[0].caught is caught
+    assert SemanticConfig().code_threshold == VERIFIER_CODE_THRESHOLD
+    assert SemanticConfig(code_threshold=0.3).settings()["semantic_code_threshold"] == 0.3
+    with pytest.raises(EvalsieveError):
+        SemanticConfig(code_threshold=0)
 
 
 def test_docstring_pairs_follow_the_window_pairs():
