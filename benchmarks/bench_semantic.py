@@ -155,13 +155,24 @@ def report_set(b, job, times) -> F.Run:
     return run
 
 
+#: The rung's targets (recall at least, false positives at most) where it has one.
+TARGETS = {"gsm8k": (0.90, 0.01), "humaneval": (0.90, 0.01), "gsm8k_stem": (0.80, 0.01),
+           "gsm8k_long": (0.80, 0.01)}
+
+
 def table(title, rows):
-    """Print a Markdown table of (set, role, recall, FP, extra) and the worst sets."""
+    """Print a Markdown table of (set, role, recall, FP, target met?, extra) and the worst
+    sets."""
     print(f"\n{title}\n")
-    print("| set | role | rows | contaminated | recall | false positives | |")
-    print("|---|---|---|---|---|---|---|")
+    print("| set | role | rows | contaminated | recall | false positives | target met? | |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, role, n, npos, rec, fpr, extra in rows:
-        print(f"| {name} | {role} | {n} | {npos} | {rec:.3f} | {100 * fpr:.1f}% | {extra} |")
+        t = TARGETS.get(name)
+        met = ("" if t is None else
+               f"{'yes' if rec >= t[0] and fpr <= t[1] + 1e-12 else 'NO'} "
+               f"(≥ {t[0]:.2f} at ≤ {100 * t[1]:.0f}%)")
+        print(f"| {name} | {role} | {n} | {npos} | {rec:.3f} | {100 * fpr:.1f}% | {met} "
+              f"| {extra} |")
     fit = [r for r in rows if r[1] == "fit"]
     if fit:
         lo = min(fit, key=lambda r: r[4])
