@@ -1,58 +1,54 @@
 #!/usr/bin/env python3
-"""Quality and speed of the semantic rung on planted rephrasings (prints figures; not a test).
+"""Quality of the semantic rung on labelled public sets, leave-one-set-out (prints figures).
 
-Two public sets, built the same way (seeded, so every run builds the same files):
+The sets are built from ../shared/data by ``benchmarks/semantic_sets.py`` (seeded; its
+docstring says what each holds): nine *fitting* sets (gsm8k, humaneval, gsm8k_stem,
+gsm8k_long, mrpc, stsb, bigbench, web, codealpaca) and *held-out* sets that no setting was
+chosen on (mmlu_heldout; mmlu_rephrase and mmlu_chinese with ``--decontaminator DIR``, a
+folder holding llm-decontaminator's ``data/rephrase/*_filtered_question.jsonl`` files). Each set runs through
+the real ``ContaminationJob`` ladder with the semantic rung at ``SemanticConfig()``.
 
-* GSM8K: eval = the first 400 GSM8K test questions; 100 of them (seeded sample) have their
-  GPT-4 rephrasing (llm-decontaminator ``rephrase_gsm8k.jsonl``, line-aligned with test)
-  planted inside a WikiText paragraph at a random word; the other training records are
-  3,000 GSM8K *train* questions (same topic, different problems) and 1,500 WikiText
-  paragraphs (> 40 words). This is the issue's setup (``shared/baselines/semantic_windows.py``).
-* HumanEval: eval = the 164 HumanEval programs (prompt + canonical solution); 82 (seeded
-  sample of the 147 with a non-empty rephrasing; 17 rephrasings in the file are empty) have
-  their rephrased program (``humaneval_python.jsonl``) planted inside an MBPP
-  record (its task text and code) at a random line; the other training records are the 974
-  MBPP records (other Python programs) and the CodeAlpaca-20k nearest neighbour of every
-  HumanEval item (``CodeAlpacaDB.jsonl``: same task family, found by llm-decontaminator's own
-  retrieval) except the 18 that GPT-4 judged to be rephrasings (those are real positives).
+Printed per set: recall (contaminated rows caught), false positives (clean rows caught ÷ clean
+rows), the candidate stage's recall (a candidate span overlaps the planted text); then
 
-Recall = planted rows caught; false-positive rate = clean rows caught ÷ clean rows, both at the
-default settings (``SemanticConfig()``), through the real ``ContaminationJob`` ladder with
-``--semantic``. Also printed: the candidate stage's share of windows let through and its recall
-(a window of the planted record overlapping the planted span is among the row's candidates),
-the planted/clean score distributions, and a threshold sweep (docs/SEMANTIC.md; the default is
-not fitted to it), and recall/false positives on the even- and odd-numbered eval rows
-apart (0-based; for HumanEval the task id): a change tuned on one half is checked on the other.
+* the table at the committed defaults (``semantic_verifier.VERIFIER_WEIGHTS`` and
+  ``VERIFIER_THRESHOLD``) and the worst set;
+* **leave-one-set-out**: each fitting set scored at verifier weights and a threshold chosen on
+  the other fitting sets (``semantic_fit.py``: logistic regression on labelled pairs; the
+  thresholds, one for prose rows and one for code rows, are each the lowest at which ≤ 1% of
+  the clean rows of that kind in the other sets with clean negatives are caught, each set
+  weighing the same);
+* with ``--fit``: the weights and threshold fitted on all nine fitting sets (what the module
+  commits), and every set at them.
 
     .venv/bin/python benchmarks/bench_semantic.py [--data ../shared/data] [--model dist/assets/model]
-        [--cache /tmp/evalsieve-emb-cache] [--set gsm8k|humaneval|both] [--candidates K]
-        [--threshold X] [--code-ngram N] [--no-docstring-cosine] [--no-explain-away]
-        [--code-margin X] [--page ROWS]
+        [--cache /tmp/evalsieve-emb-cache] [--sets a,b,...] [--decontaminator DIR] [--fit]
+        [--candidates K] [--page ROWS]
 
 Embeddings are cached on disk by sha256 of the text (``--cache``; ``--no-cache`` to time the
-encoder): the first run embeds about 10,000 texts (minutes on 2 cores); later runs reuse them.
-Speed figures (windows/s of the scan, eval rows/s, encoder texts/s) are printed for the run at
-hand; the machine may be shared, so compare ratios within one run.
+encoder): the first run embeds tens of thousands of texts (an hour on 2 shared cores); later
+runs reuse them and take a few minutes (the scans). Refitting never embeds again.
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import os
-import random
-import statistics
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "py"))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
 from evalsieve.contamination_job import ContaminationConfig, ContaminationJob  # noqa: E402
 from evalsieve.semantic import SemanticConfig  # noqa: E402
+from evalsieve.semantic_verifier import VERIFIER_WEIGHTS  # noqa: E402
 from evalsieve.stamps import InputFile  # noqa: E402
+import semantic_fit as F  # noqa: E402
+import semantic_sets as S  # noqa: E402
 
 
 class CachedEncoder:
@@ -101,77 +97,12 @@ class CachedEncoder:
         return out
 
 
-def _jsonl(path):
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
-def _plant(host_words: list[str], text: str, rng) -> tuple[str, int, int]:
-    cut = rng.randrange(len(host_words) + 1)
-    before = " ".join(host_words[:cut])
-    start = len(before.split())
-    doc = (before + " " + text + " " + " ".join(host_words[cut:])).strip()
-    return doc, start, start + len(text.split())
-
-
-def build_gsm8k(data: str):
-    """Eval rows, training records, planted {eval index: (record index, start, end)}."""
-    test = [r["question"] for r in _jsonl(os.path.join(data, "gsm8k", "test.jsonl"))]
-    reph = [r["text"] for r in _jsonl(os.path.join(data, "llm_decontaminator",
-                                                     "rephrase_gsm8k.jsonl"))]
-    train = [r["question"] for r in _jsonl(os.path.join(data, "gsm8k", "train.jsonl"))]
-    with open(os.path.join(data, "haystack", "wikitext2_raw_test.txt"), encoding="utf-8") as f:
-        wiki = [p.strip() for p in f.read().split("\n") if len(p.split()) > 40]
-    rng = random.Random(7)
-    ev = test[:400]
-    planted_rows = sorted(rng.sample(range(400), 100))
-    docs, where = [], {}
-    for i in planted_rows:
-        doc, s, e = _plant(rng.choice(wiki).split(), reph[i], rng)
-        where[i] = (len(docs), s, e)
-        docs.append(doc)
-    docs += rng.sample(train, 3000) + rng.sample(wiki, 1500)
-    return (ev, *_shuffle(docs, where, rng))
-
-
-def build_humaneval(data: str):
-    with gzip.open(os.path.join(data, "humaneval", "HumanEval.jsonl.gz"), "rt") as f:
-        he = [json.loads(line) for line in f]
-    ev = [h["prompt"] + h["canonical_solution"] for h in he]
-    reph = [r["text"] for r in _jsonl(os.path.join(data, "llm_decontaminator",
-                                                     "humaneval_python.jsonl"))]
-    mbpp = [r["text"] + "\n" + r["code"] for r in _jsonl(os.path.join(data, "mbpp", "mbpp.jsonl"))]
-    alpaca = _jsonl(os.path.join(data, "llm_decontaminator", "CodeAlpacaDB.jsonl"))
-    neighbours = [t for r in alpaca if not any(r["results"]) for t in r["train"]]
-    rng = random.Random(11)
-    # 17 of the 164 rephrasings are empty strings: a row whose rephrasing is empty has
-    # nothing to plant, so the planted rows are drawn from the 147 others.
-    plantable = [i for i in range(len(ev)) if reph[i].strip()]
-    planted_rows = sorted(rng.sample(plantable, len(ev) // 2))
-    hosts = rng.sample(range(len(mbpp)), len(planted_rows))
-    docs, where, used = [], {}, set()
-    for i, h in zip(planted_rows, hosts):
-        used.add(h)
-        doc, s, e = _plant(mbpp[h].split(), reph[i], rng)
-        where[i] = (len(docs), s, e)
-        docs.append(doc)
-    docs += [m for j, m in enumerate(mbpp) if j not in used] + neighbours
-    return (ev, *_shuffle(docs, where, rng))
-
-
-def _shuffle(docs, where, rng):
-    order = list(range(len(docs)))
-    rng.shuffle(order)
-    new_pos = {old: new for new, old in enumerate(order)}
-    return [docs[o] for o in order], {i: (new_pos[r], s, e) for i, (r, s, e) in where.items()}
-
-
-def run_set(name: str, ev: list[str], docs: list[str], planted: dict, enc, cfg: SemanticConfig):
-    """Run the ladder job with the semantic rung; print quality and speed figures."""
-    eval_text = "".join(json.dumps({"text": t}) + "\n" for t in ev)
-    train_text = "".join(json.dumps({"text": t}) + "\n" for t in docs)
-    job = ContaminationJob(ContaminationConfig(("text",), ("text",), semantic=cfg),
-                           f"{name}-eval.jsonl", "jsonl", f"{name}-train.jsonl", "jsonl")
+def run_job(b, enc, cfg: SemanticConfig):
+    """Run set ``b`` through the ladder job with the semantic rung; return (job, seconds)."""
+    eval_text = "".join(json.dumps(r) + "\n" for r in b.rows)
+    train_text = "".join(json.dumps({"text": t}) + "\n" for t in b.docs)
+    job = ContaminationJob(ContaminationConfig(b.fields, ("text",), semantic=cfg),
+                           f"{b.name}-eval.jsonl", "jsonl", f"{b.name}-train.jsonl", "jsonl")
     job.set_background(train_text[:1 << 20])
     job.feed_eval(eval_text)
     job.end_eval()
@@ -180,7 +111,7 @@ def run_set(name: str, ev: list[str], docs: list[str], planted: dict, enc, cfg: 
     req = job.semantic_request()
     t_scan = time.perf_counter() - t0
     t1 = time.perf_counter()
-    e0, s0 = enc.embedded, enc.seconds
+    e0 = enc.embedded
     ev_vecs = enc.encode(req["eval_texts"])
     win_vecs = enc.encode(req["window_texts"]) if req["window_texts"] else ev_vecs[:0]
     t_embed = time.perf_counter() - t1
@@ -189,75 +120,70 @@ def run_set(name: str, ev: list[str], docs: list[str], planted: dict, enc, cfg: 
     cos = np.einsum("ij,ij->i", ev_vecs[pairs[:, 0]], win_vecs[pairs[:, 1]]).tolist()
     t2 = time.perf_counter()
     job.set_semantic_cosines(cos, {})
+    job.bench_cosines = cos
     job.finish(InputFile("eval", "e", "0" * 64, len(eval_text), "jsonl"),
                InputFile("train", "t", "0" * 64, len(train_text), "jsonl"), "2026-01-01T00:00:00Z")
     t_verify = time.perf_counter() - t2
+    times = {"scan": t_scan, "embed": t_embed, "verify": t_verify,
+             "texts": len(req["eval_texts"]) + len(req["window_texts"]),
+             "new_texts": enc.embedded - e0}
+    return job, times
+
+
+def report_set(b, job, times) -> F.Run:
+    """Print one set's figures at the committed defaults; return its Run for the fits."""
     sem = job.semantic
     fig = sem.figures()
-    m = sem.matches
-    # candidate-stage recall: a window of the planted record overlapping the planted span
-    win_of = sem._windows
-    cand_hit = 0
-    for i, (rec, s, e) in planted.items():
-        if any(win_of[j].record == rec + 1 and win_of[j].start < e
-               and win_of[j].start + sem.window > s for (r, j) in sem.pairs if r == i):
-            cand_hit += 1
-    pos = [m[i] for i in planted]
-    neg = [m[i] for i in range(len(ev)) if i not in planted]
-    caught_pos = sum(1 for x in pos if x.caught)
-    right_rec = sum(1 for i in planted if m[i].caught and m[i].training_record == planted[i][0] + 1)
-    fp = [i for i in range(len(ev)) if i not in planted and m[i].caught]
-    print(f"\n== {name}: {len(ev)} eval rows ({len(planted)} planted), {len(docs)} training "
-          f"records; window {fig['window_words']} words ({fig['window_how']}), "
-          f"k = {cfg.candidates}, threshold {cfg.threshold}, code shingles n = {cfg.code_ngram} "
-          f"({fig['code_rows']} code rows; {fig['docstring_pairs']} docstring pairs)")
-    print(f"  recall {caught_pos / len(pos):.3f} ({caught_pos}/{len(pos)}; {right_rec} matched "
-          f"to the planted record); false positives {len(fp) / len(neg):.4f} "
-          f"({len(fp)}/{len(neg)} clean rows){'; rows ' + str([i + 1 for i in fp]) if fp else ''}")
-    halves = []
-    for h, label in ((0, "even"), (1, "odd")):   # 0-based row = HumanEval task id
-        hp = [i for i in planted if i % 2 == h]
-        hn = [i for i in range(len(ev)) if i % 2 == h and i not in planted]
-        tp = sum(1 for i in hp if m[i].caught)
-        fh = sum(1 for i in hn if m[i].caught)
-        halves.append(f"{label} rows {tp / len(hp):.2f} ({tp}/{len(hp)}) at "
-                      f"{fh / len(hn):.3f} ({fh}/{len(hn)})")
-    print("  by half of the eval rows (0-based index; a check against fitting one half): "
-          + "; ".join(halves))
+    run = F.Run(b, sem, job.bench_cosines)
+    rec, fpr, tp, fp = F.rates(b, [x.caught for x in sem.matches])
+    neg = len(b.rows) - len(b.positive)
+    parts = {}
+    for i in b.positive:
+        if sem.matches[i].caught:
+            parts[sem.matches[i].part] = parts.get(sem.matches[i].part, 0) + 1
+    print(f"\n== {b.name} ({b.role}): {b.note}. {len(b.rows)} eval rows ({len(b.positive)} "
+          f"contaminated), {len(b.docs)} training records; {fig['probes']} probes, window "
+          f"{fig['window_words']} words ({fig['window_how']})")
+    print(f"  recall {rec:.3f} ({tp}/{len(b.positive)}; caught by part "
+          f"{dict(sorted(parts.items()))}); false positives {fpr:.4f} ({fp}/{neg})")
     print(f"  candidate stage: {fig['windows']} windows, {fig['windows_sharing_a_key_term']} "
-          f"share a key term, {fig['windows_embedded']} embedded = "
-          f"{fig['windows_embedded'] / max(1, fig['windows']):.3f} let through "
-          f"({1 - fig['windows_embedded'] / max(1, fig['windows']):.3f} skipped); candidate "
-          f"recall {cand_hit / len(planted):.3f} ({cand_hit}/{len(planted)})")
-    q = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p * len(xs)))] if xs else float("nan")  # noqa
-    for label, f in (("score", lambda x: x.score), ("cosine", lambda x: x.cosine),
-                     ("lexical", lambda x: x.lexical), ("code", lambda x: x.code),
-                     ("doc cos", lambda x: x.docstring_cosine)):
-        pv = [f(x) for x in pos if f(x) is not None]
-        nv = [f(x) for x in neg if f(x) is not None]
-        if not pv or not nv:
-            continue
-        print(f"  {label:8s} planted median {statistics.median(pv):.3f} p10 {q(pv, .10):.3f} "
-              f"min {min(pv):.3f} | clean median {statistics.median(nv):.3f} p99 {q(nv, .99):.3f} "
-              f"max {max(nv):.3f}")
-    sweep = []
-    for th in (0.55, 0.60, 0.65, 0.70, 0.75, 0.80):
-        r = sum(1 for x in pos if x.score is not None and x.score >= th) / len(pos)
-        f_ = sum(1 for x in neg if x.score is not None and x.score >= th) / len(neg)
-        sweep.append(f"{th:.2f}: {r:.2f}/{f_:.3f}")
-    print("  threshold sweep (recall/FP): " + ", ".join(sweep))
-    top = max((x.score for x in neg if x.score is not None), default=None)
-    if top is not None:   # the best point with no false positive (not a default: a reading)
-        r0 = sum(1 for x in pos if x.score is not None and x.score > top) / len(pos)
-        print(f"  above the highest clean score ({top:.3f}): recall {r0:.3f} at 0 false positives")
-    n_emb = len(req["eval_texts"]) + len(req["window_texts"])   # docstrings included
-    print(f"  speed: scan {fig['windows'] / max(t_scan, 1e-9):,.0f} windows/s "
-          f"(n-gram + exact + semantic candidate stage, {t_scan:.1f} s); embedding {n_emb} texts "
-          f"in {t_embed:.1f} s ({enc.embedded - e0} not cached"
-          + (f", {(enc.embedded - e0) / max(enc.seconds - s0, 1e-9):.0f} texts/s" if enc.embedded > e0 else "")
-          + f"); verify {t_verify:.2f} s; eval rows checked "
-          f"{len(ev) / max(t_scan + t_embed + t_verify, 1e-9):.1f} rows/s end to end")
-    return caught_pos / len(pos), len(fp) / len(neg)
+          f"share a key term, {fig['windows_embedded']} spans embedded, "
+          f"{fig['pairs_verified']} pairs; candidate recall {F.candidate_recall(b, sem):.3f}")
+    print(f"  time: scan {times['scan']:.1f} s ({fig['windows'] / max(times['scan'], 1e-9):,.0f}"
+          f" windows/s, all rungs), embedding {times['texts']} texts ({times['new_texts']} not "
+          f"cached) {times['embed']:.1f} s, verify {times['verify']:.2f} s")
+    return run
+
+
+#: The rung's targets (recall at least, false positives at most) where it has one.
+TARGETS = {"gsm8k": (0.90, 0.01), "humaneval": (0.90, 0.01), "gsm8k_stem": (0.80, 0.01),
+           "gsm8k_long": (0.80, 0.01)}
+
+
+def table(title, rows):
+    """Print a Markdown table of (set, role, recall, FP, target met?, extra) and the worst
+    sets."""
+    print(f"\n{title}\n")
+    print("| set | role | rows | contaminated | recall | false positives | target met? | |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, role, n, npos, rec, fpr, extra in rows:
+        t = TARGETS.get(name)
+        met = ("" if t is None else
+               f"{'yes' if rec >= t[0] and fpr <= t[1] + 1e-12 else 'NO'} "
+               f"(≥ {t[0]:.2f} at ≤ {100 * t[1]:.0f}%)")
+        print(f"| {name} | {role} | {n} | {npos} | {rec:.3f} | {100 * fpr:.1f}% | {met} "
+              f"| {extra} |")
+    fit = [r for r in rows if r[1] == "fit"]
+    if fit:
+        lo = min(fit, key=lambda r: r[4])
+        hi = max((r for r in fit if r[0] not in F.GRADED), key=lambda r: r[5], default=None)
+        print(f"\nworst fitting set by recall: {lo[0]} ({lo[4]:.3f} at {100 * lo[5]:.1f}%)"
+              + (f"; by false positives (clean negatives): {hi[0]} ({100 * hi[5]:.1f}%)"
+                 if hi else ""))
+    held = [r for r in rows if r[1] != "fit"]
+    if held:
+        lo = min(held, key=lambda r: r[4])
+        print(f"worst held-out set by recall: {lo[0]} ({lo[4]:.3f} at {100 * lo[5]:.1f}%)")
 
 
 def page_vs_cli(name: str, ev: list[str], docs: list[str], rows: int, model: str) -> None:
@@ -325,49 +251,59 @@ def page_vs_cli(name: str, ev: list[str], docs: list[str], rows: int, model: str
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
+    ap.add_argument("--data", default=next(
+        (d for d in (os.path.join(ROOT, "..", "shared", "data"),
+                     os.path.join(ROOT, "..", "..", "shared", "data")) if os.path.isdir(d)),
+        os.path.join(ROOT, "..", "shared", "data")))
     ap.add_argument("--model", default=os.path.join(ROOT, "dist", "assets", "model"))
     ap.add_argument("--cache", default="/tmp/evalsieve-emb-cache")
     ap.add_argument("--no-cache", action="store_true")
-    ap.add_argument("--set", default="both", choices=("gsm8k", "humaneval", "both"))
+    ap.add_argument("--sets", default=",".join(list(S.FIT_SETS) + [
+        "mmlu_heldout", "mmlu_rephrase", "mmlu_chinese"]))
+    ap.add_argument("--decontaminator", default=None, metavar="DIR",
+                    help="folder with llm-decontaminator's data/rephrase/*_filtered_question"
+                         ".jsonl (the MMLU rephrasing sets; skipped without it)")
+    ap.add_argument("--fit", action="store_true",
+                    help="also fit the weights and threshold on all fitting sets and print them")
     ap.add_argument("--candidates", type=int, default=None)
-    ap.add_argument("--threshold", type=float, default=None)
-    ap.add_argument("--code-ngram", type=int, default=None,
-                    help="code channel shingle length (0: off, code rows read as prose)")
-    ap.add_argument("--no-docstring-cosine", action="store_true")
-    ap.add_argument("--no-explain-away", action="store_true")
-    ap.add_argument("--code-margin", type=float, default=None)
     ap.add_argument("--page", type=int, default=0, metavar="ROWS",
                     help="also time the page against the CLI on the first ROWS eval rows of "
-                         "each set (needs dist/, chromium and playwright; slow)")
+                         "gsm8k and humaneval (needs dist/, chromium and playwright; slow)")
     a = ap.parse_args()
     if not os.path.isdir(a.data):
         sys.exit(f"bench_semantic: no data folder {a.data} (needs shared/data)")
     enc = CachedEncoder(a.model, None if a.no_cache else a.cache)
-    kw = {}
-    if a.candidates:
-        kw["candidates"] = a.candidates
-    if a.threshold:
-        kw["threshold"] = a.threshold
-    if a.code_ngram is not None:
-        kw["code_ngram"] = a.code_ngram
-    if a.no_docstring_cosine:
-        kw["docstring_cosine"] = False
-    if a.no_explain_away:
-        kw["explain_away"] = False
-    if a.code_margin is not None:
-        kw["code_margin"] = a.code_margin
-    cfg = SemanticConfig(**kw)
-    if a.set in ("gsm8k", "both"):
-        g = build_gsm8k(a.data)
-        run_set("GSM8K", *g, enc, cfg)
-        if a.page:
-            page_vs_cli("gsm8k", g[0], g[1], a.page, a.model)
-    if a.set in ("humaneval", "both"):
-        h = build_humaneval(a.data)
-        run_set("HumanEval", *h, enc, cfg)
-        if a.page:
-            page_vs_cli("humaneval", h[0], h[1], a.page, a.model)
+    cfg = SemanticConfig(**({"candidates": a.candidates} if a.candidates else {}))
+    runs = []
+    for b in S.build_sets(a.data, a.sets.split(","), a.decontaminator):
+        job, times = run_job(b, enc, cfg)
+        runs.append(report_set(b, job, times))
+        sys.stdout.flush()
+        if a.page and b.name in ("gsm8k", "humaneval"):
+            page_vs_cli(b.name, [r["text"] for r in b.rows], b.docs, a.page, a.model)
+    w0, t0 = VERIFIER_WEIGHTS, (cfg.threshold, cfg.code_threshold)
+
+    def row(r, w, t, extra=""):
+        rec, fpr, _, _ = r.rates(w, t)
+        return (r.name, r.b.role, len(r.b.rows), len(r.b.positive), rec, fpr, extra)
+    table(f"At the committed defaults: weights {w0}, thresholds {t0} (prose, code rows), "
+          f"k = {cfg.candidates}",
+          [row(r, w0, t0) for r in runs])
+    fit = [r for r in runs if r.b.role == "fit"]
+    if len(fit) > 1:
+        loo = F.leave_one_out(fit)
+        table("Leave-one-set-out: each fitting set at weights and threshold chosen without it",
+              [(r.name, "fit", len(r.b.rows), len(r.b.positive), loo[r.name][2], loo[r.name][3],
+                f"weights {loo[r.name][0]}, thresholds {loo[r.name][1]}") for r in fit])
+    if a.fit and fit:
+        w = F.fit_weights(fit)
+        t = F.choose_thresholds(fit, w)
+        print(f"\nFitted on all {len(fit)} fitting sets: VERIFIER_WEIGHTS = {w}, "
+              f"VERIFIER_THRESHOLD = {t[0]}, VERIFIER_CODE_THRESHOLD = {t[1]}")
+        table("Every set at the weights and threshold fitted on all fitting sets",
+              [row(r, w, t) for r in runs])
+    for r in runs:       # leave every scan at the defaults
+        r.scan.verify(r.cos)
 
 
 if __name__ == "__main__":

@@ -97,30 +97,27 @@ def _values(text) -> list:
 
 def _semantic_config(sem) -> SemanticConfig | None:
     """``args.semantic`` of ``cont.start``: null (the rung is off) or ``{window_words?,
-    candidates?, threshold?, code_ngram?, docstring_cosine?, explain_away?, code_margin?}``
-    (missing or null keys take SemanticConfig's defaults; ``docstring_cosine`` and
-    ``explain_away`` are booleans, the others numbers)."""
+    candidates?, threshold?, code_ngram?}`` (missing or null keys take SemanticConfig's
+    defaults; ``threshold`` a number, for prose and code rows alike, the others whole
+    numbers)."""
     if sem is None or sem is False:
         return None
     if not isinstance(sem, dict):
         raise bad_input(f"semantic = {sem!r}", expected="null, or an object of rung settings")
-    known = ("window_words", "candidates", "threshold", "code_ngram", "docstring_cosine",
-             "explain_away", "code_margin")
+    known = ("window_words", "candidates", "threshold", "code_ngram")
     bad = [k for k in sem if k not in known]
     if bad:
         raise bad_input(f"unknown semantic setting(s) {', '.join(bad)}",
                         expected=", ".join(known))
     kw = {k: sem[k] for k in known if sem.get(k) is not None}
     for k, v in kw.items():
-        if k in ("docstring_cosine", "explain_away"):
-            if not isinstance(v, bool):
-                raise bad_input(f"semantic {k} = {v!r}", expected="true or false")
-            continue
-        real = k in ("threshold", "code_margin")
+        real = k == "threshold"
         ok = (isinstance(v, (int, float)) if real else isinstance(v, int))
         if isinstance(v, bool) or not ok:
             raise bad_input(f"semantic {k} = {v!r}",
                             expected="a number" if real else "a whole number")
+    if "threshold" in kw:   # one threshold for every row, as the CLI's --semantic-threshold
+        kw["code_threshold"] = kw["threshold"]
     return SemanticConfig(**kw)
 
 

@@ -10,8 +10,7 @@
                              [--score-filter NAME]] [--exclude-rungs LIST]
                             [--semantic [--semantic-threshold X] [--semantic-window W]
                              [--semantic-candidates K] [--semantic-code-ngram N]
-                             [--no-semantic-docstring-cosine] [--no-semantic-explain-away]
-                             [--semantic-code-margin X] [--model-dir DIR] [--threads T]]
+                             [--model-dir DIR] [--threads T]]
 
     evalsieve paraphrases EVAL --out DIR [--field F ...] [--label-field F] [--threshold 0.90]
                           [--dedup-keep first|longest]
@@ -47,6 +46,7 @@ from .errors import EXIT_BAD_INPUT, EXIT_CONTAMINATED, EXIT_OK, EvalsieveError, 
 from .failures import exit_status, say, stdout_gone
 from .layouts import eval_input, is_url
 from .outdir import OutDir
+from .semantic_verifier import VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD
 # the drivers and their input helpers, named here as before (purify, tests)
 from .drivers import _ci_text, run_contamination, run_paraphrases  # noqa: F401
 from .run_io import (Progress, _cpu_seconds, _feed, _input_info, _pick_fields,  # noqa: F401
@@ -84,8 +84,6 @@ _n = _bounded(int, constants.N_MIN, constants.N_MAX,
 _workers = _bounded(int, 1, 4096, "a whole number of processes from 1")
 
 _threshold_score = _bounded(float, 0, 1, "a number in (0, 1]", above_lo=True)
-_weight = _bounded(float, constants.SEMANTIC_CODE_MARGIN_MIN, constants.SEMANTIC_CODE_MARGIN_MAX,
-                   "a weight in [0, 1]")
 _threads = _bounded(int, 0, 1024, "a whole number of threads (0 = every core)")
 _code_ngram = _bounded(int, constants.SEMANTIC_CODE_NGRAM_MIN, constants.SEMANTIC_CODE_NGRAM_MAX,
                        f"a whole number of tokens from {constants.SEMANTIC_CODE_NGRAM_MIN} (off) "
@@ -198,26 +196,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also run the semantic rung: reworded eval rows inside training windows "
                    "(needs the encoder extra and the model)")
     c.add_argument("--semantic-threshold", type=_threshold_score, default=None, metavar="X",
-                   help="verifier score for the semantic rung, in (0, 1] (default 0.65)")
+                   help="verifier probability at which the semantic rung catches a row, in "
+                   f"(0, 1], for every row (default: fitted with the verifier, "
+                   f"{VERIFIER_THRESHOLD} for prose rows, {VERIFIER_CODE_THRESHOLD} for code "
+                   "rows)")
     c.add_argument("--semantic-window", type=_n, default=None, metavar="W",
-                   help="window size in words (default: median eval row length, 16..160)")
+                   help="window size in words (default: median probe length, 16..160)")
     c.add_argument("--semantic-candidates", type=_n, default=None, metavar="K",
-                   help="candidate windows embedded per eval row (default 8)")
+                   help="candidate windows per probe, each embedded as one fitted span "
+                   "(default 8)")
     c.add_argument("--semantic-code-ngram", type=_code_ngram, default=None, metavar="N",
                    help="shingle length of the code channel for eval rows that define a "
                    "function or class (default 3; 0 reads code rows as prose)")
-    c.add_argument("--semantic-docstring-cosine", action=argparse.BooleanOptionalAction,
-                   default=None,
-                   help="for a code row, also embed its docstring and each candidate window's, "
-                   "and read the meaning from their cosine (default on; "
-                   "--no-semantic-docstring-cosine reads the whole row only)")
-    c.add_argument("--semantic-explain-away", action=argparse.BooleanOptionalAction,
-                   default=None,
-                   help="a pair's score loses the amount by which another eval row scores "
-                   "higher on the same window (default on)")
-    c.add_argument("--semantic-code-margin", type=_weight, default=None, metavar="X",
-                   help="for a code row, add X times how far its code evidence exceeds its "
-                   "best code evidence in windows elsewhere, in [0, 1] (default 0.25; 0 = off)")
     c.add_argument("--model-dir", metavar="DIR",
                    help="folder with encoder.onnx and tokenizer.json for --semantic (default: "
                    "derived on first use into the user cache folder)")
@@ -278,10 +268,7 @@ def main(argv: list[str] | None = None) -> int:
             ("--semantic-threshold", args.semantic_threshold),
             ("--semantic-window", args.semantic_window),
             ("--semantic-candidates", args.semantic_candidates),
-            ("--semantic-code-ngram", args.semantic_code_ngram),
-            ("--[no-]semantic-docstring-cosine", args.semantic_docstring_cosine),
-            ("--[no-]semantic-explain-away", args.semantic_explain_away),
-            ("--semantic-code-margin", args.semantic_code_margin)) if v is not None]
+            ("--semantic-code-ngram", args.semantic_code_ngram)) if v is not None]
         if given:  # a setting of a rung that does not run would be ignored without a word
             parser.error(f"{', '.join(given)} only apply with --semantic")
     quiet = getattr(args, "quiet", False)
@@ -404,8 +391,9 @@ def _print_summary(s: dict, out: str) -> None:
         + f"; eval.clean leaves out {', '.join(s['clean_file_excludes'])}")
     if s.get("semantic"):
         f = s["semantic"]
-        print(f"  semantic: windows of {f['window_words']} words, {f['windows_embedded']} of "
-              f"{f['windows']} embedded; rows it passes are clean at these rungs, not clean")
+        print(f"  semantic: {f['windows']} windows of {f['window_words']} words, "
+              f"{f['windows_embedded']} spans embedded for {f['probes']} probes; rows it "
+              "passes are clean at these rungs, not clean")
     print(f"  exports in {out}")
 
 

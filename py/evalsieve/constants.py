@@ -32,16 +32,11 @@ PARA_WINDOW = 256
 #: Width of one sentence embedding (all-MiniLM-L6-v2's hidden size), float32.
 EMBEDDING_DIMS = 384
 
-# -- the semantic rung's code channel -------------------------------------------------------
+# -- the semantic rung's code channel ---------------------------------------------------------
 #: Tokens per code shingle (n-grams of abstracted code tokens, semantic.code_shingles) a user
 #: may set: 0 turns the code channel off (code rows read as prose), else 1..8; default 3.
 SEMANTIC_CODE_NGRAM_MIN, SEMANTIC_CODE_NGRAM_MAX = 0, 8
 SEMANTIC_CODE_NGRAM_DEFAULT = 3
-#: The code margin's weight (semantic.final_score: a code row's score gains this × how far its
-#: code evidence exceeds its best code evidence in windows elsewhere): 0 (off) .. 1, default
-#: 0.25 (the smallest weight at the HumanEval even half's plateau, benchmarks/bench_semantic.py).
-SEMANTIC_CODE_MARGIN_MIN, SEMANTIC_CODE_MARGIN_MAX = 0, 1
-SEMANTIC_CODE_MARGIN_DEFAULT = 0.25
 
 # -- exports ---------------------------------------------------------------------------------
 #: What ``eval.clean.*`` keeps, by the ``clean`` setting (ContaminationConfig.clean, the CLI's
@@ -136,8 +131,6 @@ def as_json() -> dict:
         "embedding_dims": EMBEDDING_DIMS,
         "semantic_code_ngram": {"min": SEMANTIC_CODE_NGRAM_MIN, "max": SEMANTIC_CODE_NGRAM_MAX,
                                 "default": SEMANTIC_CODE_NGRAM_DEFAULT},
-        "semantic_code_margin": {"min": SEMANTIC_CODE_MARGIN_MIN, "max": SEMANTIC_CODE_MARGIN_MAX,
-                                 "default": SEMANTIC_CODE_MARGIN_DEFAULT},
         "clean_rules": dict(CLEAN_RULES),
         "dedup_keep_rules": dict(DEDUP_KEEP_RULES),
         "export_names": {"clean_by_format": dict(CLEAN_NAME_BY_FORMAT),

@@ -43,8 +43,8 @@ TOO_SHORT_COLUMNS = ["eval_row", "words", "n", "reason"]
 SKIPPED_EXPORT = constants.SKIPPED_EXPORT
 SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "semantic_numbers",
                     "semantic_code", "semantic_docstring_cosine", "semantic_rival",
-                    "semantic_code_runner_up", "semantic_training_file", "semantic_training_record",
-                    "training_window"]
+                    "semantic_code_runner_up", "semantic_part", "semantic_training_file",
+                    "semantic_training_record", "training_window"]
 
 _REASONS = {
     "empty": "empty: no words in the chosen fields",
@@ -263,7 +263,7 @@ class ContaminationExports:
             m = self.semantic.matches[i]
             cells += [fmt_float(m.score), fmt_float(m.cosine), fmt_float(m.lexical),
                       fmt_float(m.numbers), fmt_float(m.code), fmt_float(m.docstring_cosine),
-                      fmt_float(m.rival), fmt_float(m.code_runner_up),
+                      fmt_float(m.rival), fmt_float(m.code_runner_up), _part(m.part),
                       (m.training_file or self.train_name) if m.training_record else "",
                       m.training_record or "", m.window]
         return cells
@@ -348,6 +348,12 @@ class ContaminationExports:
                                                  self.score_run.settings()))
         sections.append(stamp_section(self.stamp))
         return html_page("evalsieve overlap report", sections)
+
+
+def _part(part: int | None) -> str:
+    """The ``semantic_part`` cell: ``row`` (the whole row matched), ``value K`` (its K-th
+    field value alone), or "" (no candidate)."""
+    return "" if part is None else "row" if part == 0 else f"value {part}"
 
 
 def _esc(s: str) -> str:

@@ -117,10 +117,8 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
         sem = SemanticConfig(**{k: v for k, v in (
             ("window_words", args.semantic_window), ("candidates", args.semantic_candidates),
             ("threshold", args.semantic_threshold),
-            ("code_ngram", args.semantic_code_ngram),
-            ("docstring_cosine", args.semantic_docstring_cosine),
-            ("explain_away", args.semantic_explain_away),
-            ("code_margin", args.semantic_code_margin)) if v is not None})
+            ("code_threshold", args.semantic_threshold),   # one threshold for every row
+            ("code_ngram", args.semantic_code_ngram)) if v is not None})
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), args.n,
                               not args.no_boilerplate, args.threshold, args.clean, sem,
                               tuple(args.exclude_rungs) if args.exclude_rungs else None,
@@ -332,9 +330,9 @@ def _semantic_rung(job: ContaminationJob, args, log) -> dict:
     f = job.semantic.figures()
     log(f"semantic: {f['windows']} windows of {f['window_words']} words; the candidate stage "
         f"lets {f['windows_embedded']} through "
-        f"({f['windows_embedded'] / max(1, f['windows']):.1%}); embedding them, "
-        f"{len(job.semantic.rows)} eval rows"
-        + (f" and {len(req['eval_texts']) - len(job.semantic.rows)} + "
+        f"({f['windows_embedded'] / max(1, f['windows']):.1%}) as fitted spans; embedding "
+        f"them, {f['probes']} probes of {len(job.semantic.rows)} eval rows"
+        + (f" and {len(req['eval_texts']) - f['probes']} + "
            f"{len(req['window_texts']) - f['windows_embedded']} docstrings of code"
            if f.get("docstring_pairs") else ""))
     ort = _require("onnxruntime")

@@ -3,52 +3,43 @@
 An eval row rephrased into the training data shares no long run of words with it, so the
 n-gram rule cannot see it (llm-decontaminator, Yang et al. 2023). This rung looks for it in
 four steps; only step 3 needs an encoder, and it stays outside this module (the CLI uses
-``native_encoder.py``; the page will use onnxruntime-web through the bridge):
+``native_encoder.py``; the page uses onnxruntime-web through the bridge):
 
-1. **Windows.** Each training record's words (white-space split of its chosen fields) are
-   cut into windows of W words with a stride of ⌈W/2⌉ (50% overlap); a record of ≤ W words is
-   one window. W = the median word count of the non-empty eval rows, clamped to 16..160
-   (160 English words stay inside the encoder's 256 word pieces). With a 50% stride, any
-   passage of ≤ W/2 words lies whole inside one window, and one of W words shares at least
-   3/4 of its words with one window.
-2. **Candidate stage** (lexical, cheap). An inverted index maps each eval row's *key terms*
-   (numbers, and words in at most max(1, 5%) of the background records: rare words) to the rows.
-   A window's candidate score for a row = the IDF-weighted share of the row's key terms the
-   window holds. Each row keeps its ``candidates`` best windows (a heap; ties: earlier
-   window); windows in no row's heap are never embedded. The background is the first
-   training records (about 1 MB), or the eval rows when none is given. A *code row*
-   (:func:`is_code`) also has its rare *code shingles* as key terms (:func:`code_tokens`:
-   names and literals abstracted, Type-2 clone normalisation; n-grams of
-   ``SemanticConfig.code_ngram`` tokens): a rephrased program renames every identifier but
-   keeps its shape.
-3. **Embedding.** The driver embeds the eval rows and the kept windows with the same encoder
-   and returns the cosine of every (row, candidate window) pair.
-4. **Verifier.** For each pair: the cosine c; the IDF-weighted overlap ``lex`` of the row's
-   distinct terms with the terms of the window and half a window either side (a rephrasing is
-   often longer than its source; IDF over all training windows, as allenai/decon weighs its
-   overlap); the share ``num`` of the row's distinct numbers found there, add-one smoothed
-   (shared ÷ (numbers + 1)).
-   ``score = (c + lex) / 2`` when the row has no number, else ``(c + (lex + num) / 2) / 2``.
-   For a code row, ``code`` = the IDF-weighted share of its code shingles found in the
-   window's context replaces ``num``; and when the row and the window both hold a docstring
-   (:func:`docstring_of`), both docstrings are embedded as well (extra pairs after the
-   window pairs) and the score is the better of that and ``(docstring cosine + code) / 2``
-   (:func:`verifier_score`).
-   Two corrections across pairs (:func:`final_score`): *explaining away*: a pair loses the
-   amount by which another eval row scores higher on the same window (HumanEval's near-twin
-   tasks each match the other's rephrasing; the rephrased row matches it better); and, for a
-   code row, ``code_margin`` × how far the pair's code evidence exceeds the row's best code
-   evidence in windows elsewhere (a rephrased program's shape is found in one place, the
-   template every function shares in many).
-   The pair with the highest final score is the row's semantic match; the row is caught when
-   score ≥ ``threshold``. A rephrasing keeps the facts (names, quantities, rare terms) and the
-   meaning; a different problem on the same topic keeps the meaning's topic but not the facts,
-   so neither signal alone separates them (docs/SEMANTIC.md has the measured figures).
+1. **Probes.** Each eval row is looked for as its *probes*: every value of its chosen fields
+   with ≥ :data:`PART_MIN_WORDS` words, and the whole row when it has a shorter value or no
+   such value (a row of one field is its own one probe). A harness reads an eval row as
+   question + answer, while a training document may hold the question alone (allenai/decon
+   scores question, answer and passage apart in the same spirit); a probe of its own keeps
+   the answer's words from diluting the question's match.
+2. **Windows and candidate stage** (lexical, cheap). Each training record's words
+   (white-space split of its chosen fields) are cut into windows of W words, stride ⌈W/2⌉;
+   W = the median probe length in words, clamped to 16..160. An inverted index maps each
+   probe's *key terms* (its terms, numbers included, in at most max(1, 5%) of the background
+   passages and in at most max(10, 5%) of the probes: rare terms) to the probes; a window's
+   candidate score for a probe is the IDF-weighted share of the probe's key terms the window
+   holds, and each probe keeps its ``candidates`` best windows (ties: earlier window). The
+   background is the first training records (about 1 MB) cut into passages of W words (a
+   record of 1,000 words is 1,000 / W passages, so a word common in long documents stays rare
+   where it is rare), or the eval rows when none is given. A *code row* (:func:`is_code`)
+   also has its rare *code shingles* as key terms (:func:`code_tokens`: names and literals
+   abstracted).
+3. **Fitted spans and embedding.** In a kept window and a window either side, the span of
+   ⌈1.5 × the probe's words⌉ words that holds the most of the probe's terms by IDF is found,
+   then cut to its first and last rare term of the probe (plus 5% of the probe's words either
+   side, at least half the probe's length): the text compared (:func:`best_span`). A 15-word
+   rephrased question inside a 160-word window is compared as those 15-odd words, not
+   diluted by the rest. The driver embeds the probes
+   and the spans with the same encoder and returns the cosine of every (probe, span) pair.
+4. **Verifier.** Per pair: the cosine; the IDF-weighted share ``lex`` of the probe's terms in
+   the span (IDF over all training windows, as allenai/decon weighs its overlap); the share of
+   its numbers found there (add-one smoothed); for a code probe its code shingles' share, the
+   docstrings' cosine and the code margin. A logistic regression fitted on labelled public
+   pairs gives the probability that the pair is a copy (:func:`verifier_score`); *explaining
+   away* then lowers a pair by the amount another eval row scores higher on the same window
+   (:func:`rival_penalty`). A row's match is its best pair over its probes; it is caught when
+   that score ≥ ``threshold``.
 
-Words are compared as *terms* (:func:`word_terms`): NFKC, lowercase, runs of letters and runs
-of digits ("$1,200" gives "1200"; ``has_close_elements`` gives has, close, element), English
-number words as digits ("four" = "4", "twice" = "2"), one plural/-ing/-ed/-ly suffix removed
-(:func:`term`).
+Terms (words, numbers, code tokens) are defined in :mod:`evalsieve.semantic_terms`.
 """
 
 from __future__ import annotations
@@ -56,33 +47,43 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from . import constants
 from .errors import bad_input
-from .semantic_terms import (  # noqa: F401  (named here as before)
-    CODE_DROP, CODE_KEEP, CODE_NGRAM, CODE_ROW, DOCSTRING_MIN_WORDS, NUMBER_WORDS,
-    RARE_SHARE, SUFFIXES, WINDOW_MAX, WINDOW_MIN, _CODE_TOKEN, _DOC_QUOTE, _MEMO_MAX,
-    _TOKEN, _set, code_shingles, code_tokens, docstring_of, final_score, idf, is_code,
-    is_number, pair_cosines, rival_penalty, term, terms_of, verifier_score, window_size,
-    window_spans, word_terms)
+from .semantic_parts import (PART_MIN_WORDS, Pair, Probe, SemanticMatch, SemanticRow,  # noqa: F401
+                             Window, probe_parts)
+from .semantic_terms import (CODE_NGRAM, NUMBER_WORDS, _MEMO_MAX, _set, code_shingles,  # noqa: F401
+                             code_tokens, docstring_of, idf, is_code, is_number, term,
+                             terms_of, word_terms)
+from .semantic_verifier import (VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD,  # noqa: F401
+                                VERIFIER_WEIGHTS, best_span,
+                                features, pair_cosines, rival_penalty, share, span_cut,
+                                span_length, verifier_score)
 
-RULE = ("Semantic rung: training records cut into windows of W words (W = median eval row "
-        "length in words, clamped to 16..160), stride ⌈W/2⌉; candidate windows = the k with the "
-        "highest IDF-weighted share of the row's rare words and numbers (and, for a row that "
-        "defines a function or class, its rare code shingles: n-grams of its tokens with "
-        "names and literals abstracted, as Type-2 clone detection compares code); the eval row "
-        "and its "
-        "candidates embedded with all-MiniLM-L6-v2 (int8, 256 word pieces); score = mean of the "
-        "cosine and the lexical evidence (IDF-weighted overlap of the row's terms with the window "
-        "and half a window either side, averaged with the share of the row's numbers found "
-        "there, shared ÷ (numbers + 1), when it has numbers; for a code row, averaged instead "
-        "with the IDF-weighted share of its code shingles found there, since renamed names and "
-        "changed literals leave the shape); a pair's score then loses the amount by which "
-        "another eval row scores higher on the same window (explaining away), and a code "
-        "row's gains semantic_code_margin (0.25 by default) × how far its code share exceeds "
-        "the row's best code share in "
-        "windows elsewhere; caught when score ≥ threshold. It cannot see "
-        "translations, heavy abstraction or a rewording that changes every name and number; "
-        "a row it passes is clean at these rungs, not clean.")
+#: Clamp of the window size in words (160 English words ≈ 210 word pieces < 256).
+WINDOW_MIN, WINDOW_MAX = 16, 160
+#: ... and in at most that share of the probes, or this many (a small eval set keeps its keys).
+RARE_MIN_PROBES = 10
+#: Key-term weights are summed in units of 2^-20 (integers: exact in any order).
+KEY_UNITS = 1 << 20
+#: A term is a key term (rare) when it is in at most this share of the background passages.
+RARE_SHARE = 0.05
+
+RULE = ("Semantic rung: each eval row is looked for as its probes (each chosen field value of "
+        "≥ 8 words, and the whole row when a value is shorter); training records cut into "
+        "windows of W words (W = median probe length in words, clamped to 16..160), stride "
+        "⌈W/2⌉; candidate windows = the k with the highest IDF-weighted share of the probe's "
+        "rare words and numbers (rare in the training head and among the probes; for a row "
+        "that defines a function or class also its rare code shingles: n-grams of its tokens "
+        "with names and literals abstracted, as Type-2 clone detection compares code); in "
+        "each, the span holding most of the probe's rare terms, cut to them, is compared "
+        "(for code, the window): probe and span embedded with all-MiniLM-L6-v2 (int8, 256 "
+        "word pieces); a logistic regression fitted on labelled public pairs scores the "
+        "cosine, the IDF-weighted share of the probe's terms in the span and the share of "
+        "its numbers there (for code: of its code shingles, plus how far that share stands "
+        "out from the probe's other candidates, and the docstrings' cosine); a pair then "
+        "loses the amount by which another eval row scores higher on the same window "
+        "(explaining away); a row is caught when its best probe scores ≥ threshold. It cannot "
+        "see translations, heavy abstraction or a rewording that changes every name and "
+        "number; a row it passes is clean at these rungs, not clean.")
 
 
 @dataclass(frozen=True)
@@ -90,50 +91,43 @@ class SemanticConfig:
     """Settings of the semantic rung.
 
     Attributes:
-        window_words: window size W in words, or None for the rule's choice (median eval row
+        window_words: window size W in words, or None for the rule's choice (median probe
             word count, clamped to 16..160).
-        candidates: k, windows kept per eval row by the candidate stage and embedded (≥ 1).
-        threshold: verifier score in (0, 1]; a row is caught when its best score ≥ threshold.
-        rare_share: a word is a key term when it is in at most this share of background
-            records, in (0, 1].
+        candidates: k, windows kept per probe by the candidate stage (≥ 1); each gives one
+            fitted span to embed.
+        threshold: verifier probability in (0, 1]; a prose row is caught when its best
+            score ≥ threshold. The default is fitted with the verifier
+            (:data:`VERIFIER_THRESHOLD`).
+        code_threshold: the same for a code row (:func:`is_code`; fitted default
+            :data:`VERIFIER_CODE_THRESHOLD`). The CLI's ``--semantic-threshold X`` and the
+            page's ``threshold`` set both to X.
+        rare_share: a term is a key term when it is in at most this share of background
+            passages (W words each) and of the probes (or 10 probes), in (0, 1].
         code_ngram: n of the code channel's shingles (1..8), or 0 to turn the code channel
             off (code rows are then scored as prose).
-        docstring_cosine: for a code row, embed its docstring and each candidate window's
-            docstring part as well, and read the meaning from their cosine (when both have
-            one); the code is then read by the code channel alone.
-        explain_away: a pair's score loses the amount by which another eval row scores
-            higher on the same window (:func:`rival_penalty`): a window that another eval
-            row explains better is more likely that row's rephrasing than this row's.
-        code_margin: for a code row, this weight times how far the pair's code evidence
-            exceeds the row's best code evidence in windows elsewhere (another record, or
-            two windows away in the same one) is added to its score (:func:`final_score`);
-            0 turns it off. In [0, 1].
 
-    Example: ``SemanticConfig()`` sizes windows from the eval rows, embeds 8 candidate windows
-    per row and catches rows whose verifier score is ≥ 0.65.
+    Example: ``SemanticConfig()`` sizes windows from the probes, embeds 8 fitted spans per
+    probe and catches rows whose verifier probability is ≥ the fitted threshold.
     """
     window_words: int | None = None
     candidates: int = 8
-    threshold: float = 0.65
+    threshold: float = VERIFIER_THRESHOLD
+    code_threshold: float = VERIFIER_CODE_THRESHOLD
     rare_share: float = RARE_SHARE
     code_ngram: int = CODE_NGRAM
-    docstring_cosine: bool = True
-    explain_away: bool = True
-    code_margin: float = constants.SEMANTIC_CODE_MARGIN_DEFAULT
 
     def __post_init__(self):
+        from . import constants
         if self.window_words is not None and not 4 <= self.window_words <= 400:
             raise bad_input(f"semantic window of {self.window_words} words",
                             expected="a window of 4..400 words")
         if self.candidates < 1:
             raise bad_input(f"{self.candidates} candidates per row", expected="at least 1")
-        if not 0 < self.threshold <= 1:
-            raise bad_input(f"semantic threshold {self.threshold}", expected="a score in (0, 1]")
+        for t in (self.threshold, self.code_threshold):
+            if not 0 < t <= 1:
+                raise bad_input(f"semantic threshold {t}", expected="a score in (0, 1]")
         if not 0 < self.rare_share <= 1:
             raise bad_input(f"rare share {self.rare_share}", expected="a share in (0, 1]")
-        lo, hi = constants.SEMANTIC_CODE_MARGIN_MIN, constants.SEMANTIC_CODE_MARGIN_MAX
-        if not lo <= self.code_margin <= hi:
-            raise bad_input(f"code margin weight {self.code_margin}", expected="a weight in [0, 1]")
         lo, hi = constants.SEMANTIC_CODE_NGRAM_MIN, constants.SEMANTIC_CODE_NGRAM_MAX
         if not lo <= self.code_ngram <= hi:
             raise bad_input(f"code shingles of {self.code_ngram} tokens",
@@ -144,74 +138,55 @@ class SemanticConfig:
         return {"semantic_window_words_requested": self.window_words,
                 "semantic_candidates_per_row": self.candidates,
                 "semantic_threshold": self.threshold,
+                "semantic_code_threshold": self.code_threshold,
                 "semantic_rare_share": self.rare_share,
                 "semantic_code_ngram": self.code_ngram,
-                "semantic_docstring_cosine": self.docstring_cosine,
-                "semantic_explain_away": self.explain_away,
-                "semantic_code_margin": self.code_margin}
+                "semantic_verifier_weights": list(VERIFIER_WEIGHTS)}
 
 
-@dataclass
-class SemanticRow:
-    """The eval side of one row: its text for the encoder and its normalised terms."""
-    text: str
-    words: int
-    terms: frozenset
-    numbers: frozenset
-    keys: tuple = ()          # (term, weight) of its key terms
-    key_weight: float = 0.0
-    code: frozenset | None = None   # its code shingles when it is a code row (is_code)
-    docstring: str | None = None    # its docstring prose when it is a code row
+def window_size(word_counts: list[int]) -> tuple[int, str]:
+    """The rule's window size: median of the non-empty probes' word counts, clamped to 16..160.
 
-
-@dataclass
-class Window:
-    """One training window kept as a candidate."""
-    record: int               # 1-based training record
-    start: int                # first word (0-based) in the record
-    text: str                 # the window's words joined by one space
-    terms: frozenset          # distinct terms of the window and half a window either side
-    file: str = ""            # the training file (set_file; "" = the only one)
-
-
-@dataclass
-class SemanticMatch:
-    """The semantic rung's verdict on one eval row.
-
-    Attributes:
-        score: the verifier score of the best pair in [0, 1] (None: no candidate window).
-        cosine: that pair's cosine; lexical, numbers: its lexical evidence in [0, 1]
-            (numbers None when the row has no number); code: the share of its code
-            shingles found (None when the row is not code or the code channel is off);
-            docstring_cosine: the cosine of the row's and the window's docstrings (None
-            when either has none or the setting is off).
-            rival: the best verifier score another eval row has on the same window (None:
-            no other row has it among its candidates, or ``explain_away`` is off).
-            code_runner_up: the row's best code evidence in a window elsewhere (another
-            record, or a window whose context does not overlap this one's; 0.0 when there is
-            none; None when the row is not code or ``code_margin`` is 0).
-        training_record: 1-based record of that window (0 = none), in ``training_file`` ("" =
-            the only training file); window_start: its first word.
-        window: the window's text.
-        caught: score ≥ threshold.
+    Args:
+        word_counts: words per probe (0 for empty rows).
+    Returns:
+        ``(W, how)``; ``how`` says how W was chosen.
+    Raises:
+        EvalsieveError(bad_input): no row has a word.
     """
-    score: float | None = None
-    cosine: float | None = None
-    lexical: float | None = None
-    numbers: float | None = None
-    training_record: int = 0
-    window_start: int = 0
-    window: str = ""
-    caught: bool = False
-    training_file: str = ""
-    code: float | None = None
-    docstring_cosine: float | None = None
-    rival: float | None = None
-    code_runner_up: float | None = None
+    xs = sorted(c for c in word_counts if c > 0)
+    if not xs:
+        raise bad_input("no eval row has a word", expected="at least one non-empty eval row")
+    m = xs[(len(xs) - 1) // 2]  # lower median (a real probe's length)
+    w = min(WINDOW_MAX, max(WINDOW_MIN, m))
+    how = f"median probe length {m} words" + ("" if w == m else f", clamped to {w}")
+    return w, how
+
+
+def window_spans(n_words: int, size: int) -> list[tuple[int, int]]:
+    """Word spans ``[start, end)`` of the windows of a record of ``n_words`` words.
+
+    Stride ⌈size/2⌉; the last window ends at the record's end (it may overlap its neighbour
+    by more than half). A record of ≤ size words is one window; an empty record has none.
+
+    Example: ``window_spans(10, 4) == [(0, 4), (2, 6), (4, 8), (6, 10)]``.
+    """
+    if n_words <= 0:
+        return []
+    if n_words <= size:
+        return [(0, n_words)]
+    stride = (size + 1) // 2
+    out = []
+    s = 0
+    while s + size < n_words:
+        out.append((s, s + size))
+        s += stride
+    out.append((n_words - size, n_words))
+    return out
 
 
 class SemanticScan:
-    """Eval index, streaming window scan and verifier of the semantic rung.
+    """Probes, streaming window scan, fitted spans and verifier of the semantic rung.
 
     Args:
         row_segments: per eval row, its field values (raw text), as the n-gram rung gets them.
@@ -224,57 +199,80 @@ class SemanticScan:
     def __init__(self, row_segments: list[list[str]], config: SemanticConfig,
                  background: list[str] = ()):
         self.config = config
-        texts = [" ".join(" ".join(segs).split()) for segs in row_segments]
-        counts = [len(t.split()) for t in texts]
-        if config.window_words is None:
-            self.window, self.window_how = window_size(counts)
-        else:
-            if not any(counts):
-                raise bad_input("no eval row has a word", expected="a non-empty eval row")
-            self.window, self.window_how = config.window_words, "as requested"
-        self.rows: list[SemanticRow] = []
-        self._memo: dict[str, str] = {}
+        self._memo: dict[str, tuple] = {}
         self._code_memo: dict[str, tuple] = {}
         n = self.code_n = config.code_ngram
-        for t, c, segs in zip(texts, counts, row_segments):
-            terms = _set(terms_of(t.split(), self._memo))
-            self.rows.append(SemanticRow(t, c, terms, frozenset(w for w in terms if is_number(w))))
-            if n and is_code("\n".join(segs)):
-                self.rows[-1].code = code_shingles(self._code_of(t.split()), n)
-                self.rows[-1].docstring = docstring_of(t)
-        self.code_rows = sum(1 for r in self.rows if r.code is not None)
+        self.rows: list[SemanticRow] = []
+        self.probes: list[Probe] = []
+        for r, segs in enumerate(row_segments):
+            text = " ".join(" ".join(segs).split())
+            code = bool(n) and is_code("\n".join(segs))
+            ids = []
+            for part, t in probe_parts(segs):
+                words = t.split()
+                terms = _set(terms_of(words, self._memo))
+                p = Probe(r, part, t, len(words), terms,
+                          frozenset(w for w in terms if is_number(w)))
+                if code:
+                    p.code = code_shingles(self._code_of(words), n)
+                    p.docstring = docstring_of(t)
+                ids.append(len(self.probes))
+                self.probes.append(p)
+            self.rows.append(SemanticRow(text, len(text.split()), tuple(ids), code))
+        if not self.probes:
+            raise bad_input("no eval row has a word", expected="a non-empty eval row")
+        if config.window_words is None:
+            self.window, self.window_how = window_size([p.words for p in self.probes])
+        else:
+            self.window, self.window_how = config.window_words, "as requested"
+        self.code_rows = sum(1 for r in self.rows if r.code)
         if not self.code_rows:
             self.code_n = n = 0     # no code row: windows are not tokenised as code
-        self.vocab = set().union(*(r.terms for r in self.rows)) if self.rows else set()
-        self.vocab.update(*(r.code for r in self.rows if r.code))
-        bg = [_set(terms_of(t.split(), self._memo)) | (
-              code_shingles(self._code_of(t.split()), n) if n else frozenset())
-              for t in background]
+        self.vocab = set().union(*(p.terms for p in self.probes))
+        self.vocab.update(*(p.code for p in self.probes if p.code))
+        bg = []   # the background in passages of W words: a long record is many passages
+        for t in background:
+            words = t.split()
+            for s in range(0, len(words), self.window):
+                part = words[s:s + self.window]
+                bg.append(_set(terms_of(part, self._memo)) | (
+                    code_shingles(self._code_of(part), n) if n else frozenset()))
         self.background_source = "training head" if bg else "eval rows"
         if not bg:
-            bg = [r.terms for r in self.rows if r.terms]
+            bg = [frozenset().union(*(self.probes[i].terms for i in r.probes))
+                  for r in self.rows if r.probes]
         self.background_records = len(bg)
         df: dict[str, int] = {}
         for terms in bg:
             for w in terms & self.vocab:
                 df[w] = df.get(w, 0) + 1
         cap = max(1.0, config.rare_share * len(bg))
+        # ... and rare among the probes: a term more than 5% of the probes share ("each", "how
+        # much" in GSM8K) tells a window's probes apart no better than chance, and would put
+        # every window among hundreds of probes' candidates
+        in_probes: dict[str, int] = {}
+        for p in self.probes:
+            for w in p.terms | (p.code or frozenset()):
+                in_probes[w] = in_probes.get(w, 0) + 1
+        eval_cap = max(RARE_MIN_PROBES, config.rare_share * len(self.probes))
         self.postings: dict[str, list[int]] = {}
-        for i, r in enumerate(self.rows):
-            keys = tuple((w, idf(df.get(w, 0), len(bg)))
-                         for w in sorted(r.terms | (r.code or frozenset()))
-                         if df.get(w, 0) <= cap)
-            r.keys, r.key_weight = keys, sum(x for _, x in keys)
+        for i, p in enumerate(self.probes):
+            rare = [w for w in sorted(p.terms | (p.code or frozenset())) if df.get(w, 0) <= cap]
+            p.anchors = frozenset(w for w in rare if w in p.terms)   # they place its spans
+            keys = tuple((w, idf(df.get(w, 0), len(bg))) for w in rare if in_probes[w] <= eval_cap)
+            p.keys, p.key_weight = keys, sum(x for _, x in keys)
             for w, _ in keys:
                 self.postings.setdefault(w, []).append(i)
-        self.key_weight = {w: x for r in self.rows for w, x in r.keys}
+        self.key_weight = {w: x for p in self.probes for w, x in p.keys}
+        self._key_units = {w: round(x * KEY_UNITS) for w, x in self.key_weight.items()}
         self.windows_seen = 0
         self.windows_with_key = 0
         self.window_df: dict[str, int] = {}
-        self._heaps: list[list] = [[] for _ in self.rows]   # (score, -serial, serial) min-heaps
+        self._heaps: list[list] = [[] for _ in self.probes]   # (key units, -serial, serial)
+        self._floor = [-1] * len(self.probes)   # a full heap's lowest key units, else -1
         self._kept: dict[int, Window] = {}
         self._refs: dict[int, int] = {}
-        self.pairs: list[tuple[int, int]] | None = None
+        self.pairs: list[Pair] | None = None
         self.matches: list[SemanticMatch] | None = None
         self.file_name = ""
 
@@ -304,7 +302,7 @@ class SemanticScan:
         each file; windows remember the file's name)."""
         self.file_name = name
 
-    # -- step 1 and 2: the streaming scan ------------------------------------------------------
+    # -- step 2: the streaming scan ------------------------------------------------------------
     def scan(self, records: list[tuple[int, list[str]]]) -> None:
         """Cut records into windows and offer each to the candidate stage.
 
@@ -312,48 +310,51 @@ class SemanticScan:
             records: ``(1-based record number, field values)`` per training record.
         """
         size = self.window
-        postings, kw, df = self.postings, self.key_weight, self.window_df
+        postings, kw, df = self.postings, self._key_units, self.window_df
+        heaps, floor = self._heaps, self._floor
         k = self.config.candidates
         for rec, segs in records:
             words = " ".join(segs).split()
             if not words:
                 continue
             nwords = terms_of(words, self._memo)
-            half = (size + 1) // 2
             for s, e in window_spans(len(words), size):
                 self.windows_seen += 1
                 terms = self._terms(nwords, words, s, e)
                 for w in terms:
                     df[w] = df.get(w, 0) + 1
-                acc: dict[int, float] = {}
+                # integer weights: a sum does not depend on the order of the window's terms
+                # (set order varies with hash seeds: the page's Pyodide and the CLI differ),
+                # so ties between windows are ties on every runtime; a probe's windows are
+                # ranked by this sum, its share of the probe's (fixed) key weight
+                acc: dict[int, int] = {}
+                get = acc.get
                 for w in terms:
                     p = postings.get(w)
                     if p:
                         x = kw[w]
                         for i in p:
-                            acc[i] = acc.get(i, 0.0) + x
+                            acc[i] = get(i, 0) + x
                 if not acc:
                     continue
                 self.windows_with_key += 1
                 serial = self.windows_seen
                 window = None
                 for i, x in acc.items():
-                    # rounded: the sum's order follows set order, which varies between runs
-                    # (hash seeds; the page's Pyodide and the CLI differ), and its last bits
-                    # must not break ties between windows
-                    sc = round(x / self.rows[i].key_weight, 12)
-                    h = self._heaps[i]
-                    item = (sc, -serial, serial)
+                    if x <= floor[i]:      # the probe's heap is full and holds better (a tie
+                        continue           # keeps the earlier window)
+                    h = heaps[i]
                     if len(h) < k:
-                        heapq.heappush(h, item)
-                    elif item > h[0]:
-                        old = heapq.heapreplace(h, item)[2]
-                        self._release(old)
+                        heapq.heappush(h, (x, -serial, serial))
+                        if len(h) == k:
+                            floor[i] = h[0][0]
                     else:
-                        continue
+                        self._release(heapq.heapreplace(h, (x, -serial, serial))[2])
+                        floor[i] = h[0][0]
                     if window is None:
-                        window = Window(rec, s, " ".join(words[s:e]), self._terms(
-                            nwords, words, max(0, s - half), e + half), self.file_name)
+                        c0 = max(0, s - size)
+                        window = Window(rec, s, e, c0, words[c0:e + size], self.file_name,
+                                        serial)
                         self._kept[serial] = window
                     self._refs[serial] = self._refs.get(serial, 0) + 1
 
@@ -365,100 +366,136 @@ class SemanticScan:
             del self._refs[serial]
             del self._kept[serial]
 
-    # -- step 3: what the encoder must embed ---------------------------------------------------
+    # -- step 3: fitted spans, what the encoder must embed ------------------------------------
     def request(self) -> dict:
-        """Close the scan; what the driver must embed.
+        """Close the scan; fit each candidate's span; what the driver must embed.
 
         Returns:
-            ``{"eval_texts": [str], "window_texts": [str], "pairs": [[row, window], ...]}``
+            ``{"eval_texts": [str], "window_texts": [str], "pairs": [[probe, span], ...]}``
             with 0-based indices into the two lists; the driver returns one cosine per pair
-            (same order) to :meth:`verify`. ``eval_texts`` holds one text per eval row ("" for
-            empty rows), then, with ``docstring_cosine``, the docstrings of code rows;
-            ``window_texts`` the kept windows, then their docstring parts. The first pairs
-            are (row, window), one per candidate; the docstring pairs follow them.
+            (same order) to :meth:`verify`. ``eval_texts`` holds one text per probe (in row
+            order, :attr:`probes`), then the docstrings of code probes; ``window_texts`` the
+            distinct fitted spans, then their docstrings. The first pairs are (probe, span),
+            one per candidate, best candidate first; the docstring pairs follow them.
         """
         serials = sorted(self._kept)
         pos = {s: j for j, s in enumerate(serials)}
         self._windows = [self._kept[s] for s in serials]
-        self.pairs = [(i, pos[it[2]]) for i, h in enumerate(self._heaps)
-                      for it in sorted(h, reverse=True)]
-        eval_texts = [r.text for r in self.rows]
-        window_texts = [w.text for w in self._windows]
-        pairs = [list(p) for p in self.pairs]
-        self._doc_pair: list[int | None] = [None] * len(self.pairs)
-        if self.config.docstring_cosine and self.code_n:
-            row_doc: dict[int, int] = {}
-            win_doc: dict[int, int | None] = {}
-            for p, (i, j) in enumerate(self.pairs):
-                d = self.rows[i].docstring
-                if d is None:
-                    continue
-                if j not in win_doc:
-                    wd = docstring_of(self._windows[j].text)
-                    win_doc[j] = None if wd is None else len(window_texts)
-                    if wd is not None:
-                        window_texts.append(wd)
-                if win_doc[j] is None:
-                    continue
-                if i not in row_doc:
-                    row_doc[i] = len(eval_texts)
-                    eval_texts.append(d)
-                self._doc_pair[p] = len(pairs)
-                pairs.append([row_doc[i], win_doc[j]])
+        n, df = self.windows_seen, self.window_df
+        eval_texts = [p.text for p in self.probes]
+        window_texts: list[str] = []
+        text_of: dict[str, int] = {}
+        self.pairs = []
+        for pi, h in enumerate(self._heaps):
+            p = self.probes[pi]
+            weight = {t: idf(df.get(t, 0), n) for t in p.terms}
+            anchors = p.anchors or weight
+            length = span_length(p.words)
+            pad, shortest = span_cut(p.words)
+            fits = []
+            for rank, it in enumerate(sorted(h, reverse=True)):
+                w = self._windows[pos[it[2]]]
+                nctx = terms_of(w.context, self._memo)
+                if p.code is None:
+                    s, e, value = best_span(nctx, weight, length, anchors, pad, shortest)
+                else:   # a code probe is compared with the window itself (see _pair)
+                    s, e = w.start - w.context_start, w.end - w.context_start
+                    value = -rank
+                fits.append((-value, rank, pos[it[2]], s, e, nctx))
+            kept: list[tuple] = []
+            for _, _, j, s, e, nctx in sorted(fits):   # the best span first; overlaps dropped
+                w = self._windows[j]
+                a0, a1 = w.context_start + s, w.context_start + e
+                if any(w.file == f and w.record == r and min(a1, b1) - max(a0, b0) > 0
+                       and 2 * (min(a1, b1) - max(a0, b0)) >= min(a1 - a0, b1 - b0)
+                       for f, r, b0, b1 in kept):
+                    continue          # half of the shorter span overlaps a better one
+                kept.append((w.file, w.record, a0, a1))
+                self.pairs.append(self._pair(pi, j, s, e, nctx, weight, window_texts, text_of))
+        pairs = [[x.probe, x.text] for x in self.pairs]
+        probe_doc: dict[int, int] = {}
+        span_doc: dict[int, int | None] = {}
+        for x in self.pairs:
+            d = self.probes[x.probe].docstring
+            if d is None:
+                continue
+            if x.text not in span_doc:
+                sd = docstring_of(window_texts[x.text])
+                span_doc[x.text] = None if sd is None else len(window_texts)
+                if sd is not None:
+                    window_texts.append(sd)
+            if span_doc[x.text] is None:
+                continue
+            if x.probe not in probe_doc:
+                probe_doc[x.probe] = len(eval_texts)
+                eval_texts.append(d)
+            x.doc = len(pairs)
+            pairs.append([probe_doc[x.probe], span_doc[x.text]])
+        self.spans_embedded = len(text_of)
         self.request_sizes = (len(eval_texts), len(window_texts), len(pairs))
         return {"eval_texts": eval_texts, "window_texts": window_texts, "pairs": pairs}
 
+    def _pair(self, pi, j, s, e, nctx, weight, window_texts, text_of) -> Pair:
+        """The pair of probe ``pi`` and the span [s, e) of window ``j``'s context: its text
+        (added to ``window_texts`` when new) and its lexical evidence, read in the span (a
+        prose probe) or in the window and half a window either side (a code probe: a
+        rephrased program is longer than its source, padded with no-op statements, and its
+        shape runs past the window)."""
+        p = self.probes[pi]
+        w = self._windows[j]
+        span = w.context[s:e]
+        text = " ".join(span)
+        t = text_of.get(text)
+        if t is None:
+            t = text_of[text] = len(window_texts)
+            window_texts.append(text)
+        a, b = s, e
+        if p.code is not None:
+            half = (self.window + 1) // 2
+            a, b = max(0, s - half), e + half
+        found = _set(nctx[a:b])
+        num = len(p.numbers & found) / (len(p.numbers) + 1) if p.numbers else None
+        code = None
+        if p.code is not None:
+            n, df = self.windows_seen, self.window_df
+            code = share(p.code, code_shingles(self._code_of(w.context[a:b]), self.code_n),
+                         {g: idf(df.get(g, 0), n) for g in p.code})
+        return Pair(pi, j, w.context_start + s, e - s, t, share(p.terms, found, weight), num,
+                    code)
+
     # -- step 4: the verifier ------------------------------------------------------------------
-    def evidence(self, row: int, window: Window) -> tuple[float, float | None]:
-        """Lexical evidence of a (row, window) pair: ``(lex, num)``.
+    def pair_features(self, cosines: list[float]) -> list[tuple]:
+        """Per pair of :meth:`request`: ``(cosine, lexical, numbers, code, docstring_cosine,
+        code_runner_up)``, the verifier's inputs (:func:`features`).
 
-        ``lex`` = Σ idf(t) over the row's distinct terms found in the window's context (the
-        window and half a window either side) ÷ Σ idf(t) over the row's distinct terms, idf
-        over every training window scanned; ``num`` = shared distinct numbers ÷ (the row's
-        distinct numbers + 1), add-one smoothing: 2 of 2 small numbers is weaker evidence than
-        8 of 8 (None when the row has no number).
+        ``code_runner_up`` is the probe's best code share in its other candidates elsewhere:
+        another file or record, or a window at least 2W words away (contexts apart).
         """
-        r = self.rows[row]
-        n = self.windows_seen
-        df = self.window_df
-        tot = hit = 0.0
-        for w in r.terms:
-            x = idf(df.get(w, 0), n)
-            tot += x
-            if w in window.terms:
-                hit += x
-        lex = hit / tot if tot else 0.0
-        num = (len(r.numbers & window.terms) / (len(r.numbers) + 1)) if r.numbers else None
-        return lex, num
+        near = 2 * self.window
+        by_probe: dict[int, list] = {}
+        for x in self.pairs:
+            if x.code is not None:
+                w = self._windows[x.window]
+                by_probe.setdefault(x.probe, []).append((w.file, w.record, w.start, x.code))
+        out = []
+        for p, x in enumerate(self.pairs):
+            w = self._windows[x.window]
+            runner = None
+            if x.code is not None:
+                runner = max((c for f, r, s, c in by_probe[x.probe]
+                              if f != w.file or r != w.record or abs(s - w.start) >= near),
+                             default=0.0)
+            dc = None if x.doc is None else float(cosines[x.doc])
+            out.append((float(cosines[p]), x.lexical, x.numbers, x.code, dc, runner))
+        return out
 
-    def code_evidence(self, row: int, window: Window) -> float | None:
-        """The code channel of a (row, window) pair: Σ idf(g) over the row's distinct code
-        shingles g found in the window's context ÷ Σ idf(g) over its code shingles (idf over
-        every training window scanned, as for ``lex``); None when the row is not code.
-
-        A rephrased program keeps its shape (signature, doctest calls and their argument
-        shapes, control flow) while its names and literals change; shingles of abstracted
-        tokens see that shape, and the IDF leaves the shapes every program has (``) : return``)
-        nearly weightless.
-        """
-        code = self.rows[row].code
-        if code is None:
-            return None
-        n = self.windows_seen
-        df = self.window_df
-        tot = hit = 0.0
-        for g in code:
-            x = idf(df.get(g, 0), n)
-            tot += x
-            if g in window.terms:
-                hit += x
-        return hit / tot if tot else 0.0
-
-    def verify(self, cosines: list[float]) -> list[SemanticMatch]:
-        """Score every embedded pair and pick each row's best.
+    def verify(self, cosines: list[float], weights=VERIFIER_WEIGHTS) -> list[SemanticMatch]:
+        """Score every embedded pair, explain away, and pick each row's best.
 
         Args:
             cosines: one cosine per pair of :meth:`request`, in its order.
+            weights: the verifier's coefficients (:data:`VERIFIER_WEIGHTS`; the benchmark
+                passes others when it refits them).
         Returns:
             One :class:`SemanticMatch` per eval row.
         Raises:
@@ -470,56 +507,51 @@ class SemanticScan:
         if len(cosines) != want:
             raise bad_input(f"{len(cosines)} cosines for {want} pairs",
                             expected="one cosine per requested pair")
-        cfg = self.config
-        base = []
-        for p, (i, j) in enumerate(self.pairs):
-            c = float(cosines[p])
-            win = self._windows[j]
-            lex, num = self.evidence(i, win)
-            code = self.code_evidence(i, win)
-            q = self._doc_pair[p]
-            dc = None if q is None else float(cosines[q])
-            base.append((verifier_score(c, lex, num, code, dc), c, lex, num, code, dc))
-        # explain-away: the two best (score, row) on each window
+        feats = self.pair_features(cosines)
+        scores = [verifier_score(*f, weights=weights) for f in feats]
+        # explaining away: per window, each row's best score there, and the two best rows
+        best: dict[tuple[int, int], float] = {}
+        for x, sc in zip(self.pairs, scores):
+            key = (x.window, self.probes[x.probe].row)
+            if sc > best.get(key, -1.0):
+                best[key] = sc
         top: dict[int, list] = {}
-        if cfg.explain_away:
-            for p, (i, j) in enumerate(self.pairs):
-                t = top.setdefault(j, [])
-                t.append((base[p][0], -i, i))
-                t.sort(reverse=True)
-                del t[2:]
-        # code runner-up: per row, its pairs' code evidence and window place
-        near = 2 * self.window      # contexts (a window and half a window each side) apart
-        by_row: dict[int, list] = {}
-        if cfg.code_margin:
-            for p, (i, j) in enumerate(self.pairs):
-                if base[p][4] is not None:
-                    w = self._windows[j]
-                    by_row.setdefault(i, []).append((w.file, w.record, w.start, base[p][4]))
+        for (j, r), sc in best.items():
+            t = top.setdefault(j, [])
+            t.append((sc, -r, r))
+            t.sort(reverse=True)
+            del t[2:]
         out = [SemanticMatch() for _ in self.rows]
-        for p, (i, j) in enumerate(self.pairs):
-            s0, c, lex, num, code, dc = base[p]
-            win = self._windows[j]
-            rival = next((x[0] for x in top.get(j, ()) if x[2] != i), None)
-            runner = None
-            if code is not None and cfg.code_margin:
-                runner = max((x[3] for x in by_row[i] if x[0] != win.file or x[1] != win.record
-                              or abs(x[2] - win.start) >= near), default=0.0)
-            s = final_score(s0, rival, code, runner, cfg.code_margin)
-            m = out[i]
+        for x, sc, f in zip(self.pairs, scores, feats):
+            p = self.probes[x.probe]
+            rival = next((y[0] for y in top[x.window] if y[2] != p.row), None)
+            s = rival_penalty(sc, rival)
+            m = out[p.row]
             if m.score is None or s > m.score:
-                out[i] = SemanticMatch(s, c, lex, num, win.record, win.start, win.text,
-                                       s >= cfg.threshold, win.file, code, dc, rival, runner)
+                w = self._windows[x.window]
+                c, lex, num, code, dc, runner = f
+                t = (self.config.code_threshold if self.rows[p.row].code
+                     else self.config.threshold)
+                out[p.row] = SemanticMatch(
+                    s, c, lex, num, w.record, x.start, self._span_text(x),
+                    s >= t, w.file, code, dc, rival, runner, p.part)
         self.matches = out
         return out
 
+    def _span_text(self, x: Pair) -> str:
+        w = self._windows[x.window]
+        s = x.start - w.context_start
+        return " ".join(w.context[s:s + x.words])
+
     def figures(self) -> dict:
         """Counts for the summary and the stamp (after :meth:`request`)."""
+        done = self.pairs is not None
         return {"window_words": self.window, "window_how": self.window_how,
-                "code_rows": self.code_rows,
+                "code_rows": self.code_rows, "probes": len(self.probes),
                 "windows": self.windows_seen, "windows_sharing_a_key_term": self.windows_with_key,
-                "windows_embedded": len(self._windows) if self.pairs is not None else None,
-                "pairs_verified": len(self.pairs) if self.pairs is not None else None,
-                "docstring_pairs": (self.request_sizes[2] - len(self.pairs)
-                                    if self.pairs is not None else None),
-                "idf_background": f"{self.background_source}, {self.background_records} records"}
+                "windows_embedded": self.spans_embedded if done else None,
+                "pairs_verified": len(self.pairs) if done else None,
+                "docstring_pairs": (self.request_sizes[2] - len(self.pairs) if done else None),
+                "idf_background": (f"{self.background_source}, {self.background_records} "
+                                   + ("passages" if self.background_source != "eval rows"
+                                      else "records"))}

@@ -1,6 +1,11 @@
-"""The semantic rung's words and scores: windows, key terms (light stemming, number words),
-code tokens and shingles, docstrings, and the verifier's score (cosine, lexical evidence,
-explaining away, the code margin). Pure functions; :mod:`evalsieve.semantic` runs them.
+"""Terms of the semantic rung (standard library only): words as terms, numbers, code tokens.
+
+Words are compared as *terms* (:func:`word_terms`): NFKC, lowercase, runs of letters and runs
+of digits ("$1,200" gives "1200"; ``has_close_elements`` gives has, close, element), English
+number words as digits ("four" = "4", "twice" = "2"), one plural/-ing/-ed/-ly suffix removed
+(:func:`term`). Code is read as abstracted tokens (:func:`code_tokens`: Type-2 clone
+normalisation) and their n-grams (:func:`code_shingles`); a code row's docstring is its prose
+(:func:`docstring_of`).
 """
 
 from __future__ import annotations
@@ -13,12 +18,7 @@ import unicodedata
 from itertools import chain
 
 from . import constants
-from .errors import bad_input
 
-#: Clamp of the window size in words (160 English words ≈ 210 word pieces < 256).
-WINDOW_MIN, WINDOW_MAX = 16, 160
-#: A word is a key term (rare) when it is in at most this share of the background records.
-RARE_SHARE = 0.05
 #: English number words read as their digits, so "four minutes" meets "4 minutes".
 NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
@@ -26,6 +26,7 @@ NUMBER_WORDS.update({"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50
                      "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
                      "hundred": "100", "thousand": "1000", "million": "1000000",
                      "dozen": "12", "twice": "2", "double": "2", "thrice": "3", "triple": "3"})
+
 #: Length n of the code shingles (n-grams of abstracted code tokens) of the code channel.
 CODE_NGRAM = constants.SEMANTIC_CODE_NGRAM_DEFAULT
 #: A row is code when it defines a function or class: a line that begins with Python's
@@ -45,47 +46,6 @@ CODE_DROP = frozenset({"pass"})
 #: Suffixes a term loses (light stemming, after Harman 1991's S-stemmer plus -ing/-ed/-ly),
 #: when at least 3 characters remain.
 SUFFIXES = ("ies", "es", "s", "ing", "ed", "ly")
-
-
-def window_size(word_counts: list[int]) -> tuple[int, str]:
-    """The rule's window size: median of the non-empty rows' word counts, clamped to 16..160.
-
-    Args:
-        word_counts: words per eval row (0 for empty rows).
-    Returns:
-        ``(W, how)``; ``how`` says how W was chosen.
-    Raises:
-        EvalsieveError(bad_input): no row has a word.
-    """
-    xs = sorted(c for c in word_counts if c > 0)
-    if not xs:
-        raise bad_input("no eval row has a word", expected="at least one non-empty eval row")
-    m = xs[(len(xs) - 1) // 2]  # lower median (a real row's length)
-    w = min(WINDOW_MAX, max(WINDOW_MIN, m))
-    how = f"median eval row length {m} words" + ("" if w == m else f", clamped to {w}")
-    return w, how
-
-
-def window_spans(n_words: int, size: int) -> list[tuple[int, int]]:
-    """Word spans ``[start, end)`` of the windows of a record of ``n_words`` words.
-
-    Stride ⌈size/2⌉; the last window ends at the record's end (it may overlap its neighbour
-    by more than half). A record of ≤ size words is one window; an empty record has none.
-
-    Example: ``window_spans(10, 4) == [(0, 4), (2, 6), (4, 8), (6, 10)]``.
-    """
-    if n_words <= 0:
-        return []
-    if n_words <= size:
-        return [(0, n_words)]
-    stride = (size + 1) // 2
-    out = []
-    s = 0
-    while s + size < n_words:
-        out.append((s, s + size))
-        s += stride
-    out.append((n_words - size, n_words))
-    return out
 
 
 def is_number(word: str) -> bool:
@@ -234,72 +194,3 @@ def docstring_of(text: str) -> str | None:
 def _set(per_word: list[tuple]) -> frozenset:
     return frozenset(chain.from_iterable(per_word))
 
-
-def verifier_score(cosine: float, lexical: float, numbers: float | None,
-                   code: float | None = None, docstring_cosine: float | None = None) -> float:
-    """The verifier's score of one pair, in [-0.5, 1].
-
-    ``(meaning + evidence) / 2``: equal weight to meaning and to facts.
-
-    * A code row: ``(cosine + (lexical + code) / 2) / 2`` (its numbers are literals,
-      abstracted into the code shingles). With a docstring cosine, the better of that and
-      ``(docstring_cosine + code) / 2``: the prose says what the program does (the encoder
-      reads prose better than code) and the code shingles whether the program has the same
-      shape, leaving out the words, which a rephrasing renames; the whole reading stays for
-      a window that holds only part of a docstring.
-    * Prose: ``(cosine + (lexical + numbers) / 2) / 2`` when the row has a number, else
-      ``(cosine + lexical) / 2``.
-    """
-    if code is not None:
-        whole = (cosine + (lexical + code) / 2) / 2
-        return whole if docstring_cosine is None else max(whole, (docstring_cosine + code) / 2)
-    ev = lexical if numbers is None else (lexical + numbers) / 2
-    return (cosine + ev) / 2
-
-
-def rival_penalty(score: float, rival: float | None) -> float:
-    """Explaining away: ``score − max(0, rival − score)``, the pair's score less the amount by
-    which another eval row scores higher on the same window (``rival``: that row's best
-    score there, None when no other row has the window among its candidates).
-
-    Two eval rows about nearly the same task (HumanEval's ``sort_third`` and ``sort_even``)
-    both match a rephrasing of one of them; the rephrased row matches it better, so the other
-    row's match is more likely its twin's. A row that wins its window loses nothing.
-
-    Example: ``rival_penalty(0.6, 0.7) == 0.5``; ``rival_penalty(0.7, 0.6) == 0.7``.
-    """
-    return score if rival is None or rival <= score else 2 * score - rival
-
-
-def final_score(score: float, rival: float | None, code: float | None,
-                code_runner_up: float | None, code_margin: float) -> float:
-    """A pair's final score: :func:`rival_penalty`, plus, for a code row,
-    ``code_margin × max(0, code − code_runner_up)``.
-
-    ``code`` is the pair's code evidence (:meth:`SemanticScan.code_evidence`) and
-    ``code_runner_up`` the row's best code evidence in windows elsewhere: a rephrased program
-    keeps its own shape in one place, while the shared template every Python function has
-    (signature, docstring, doctest lines) is found everywhere; a match that stands out from
-    the row's other candidates is stronger evidence than the same share found in many
-    places. The margin is one-sided (never lowers a score), and the sum is capped at 1 (a
-    score stays ≤ 1, the highest threshold). Prose rows have no code evidence and are not
-    changed.
-
-    Example: ``final_score(0.6, 0.7, 0.8, 0.4, 0.25) == 0.5 + 0.25 * 0.4 == 0.6``.
-    """
-    s = rival_penalty(score, rival)
-    if code is not None and code_runner_up is not None and code_margin:
-        s = min(1.0, s + code_margin * max(0.0, code - code_runner_up))
-    return s
-
-
-def pair_cosines(eval_vectors, window_vectors, pairs) -> list[float]:
-    """Dot products of unit vectors for each ``(row, window)`` pair, in pure Python.
-
-    Args:
-        eval_vectors, window_vectors: sequences of equal-length float sequences (unit L2 norm).
-        pairs: ``(row, window)`` index pairs.
-    Returns:
-        One cosine per pair. (The CLI does the same with numpy.)
-    """
-    return [sum(a * b for a, b in zip(eval_vectors[i], window_vectors[j])) for i, j in pairs]

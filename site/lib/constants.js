@@ -6,7 +6,7 @@
 const PAGE_NAMES = Object.freeze([
   'n_min', 'n_max', 'n_auto_min', 'n_auto_max', 'threshold_min_exclusive', 'threshold_max',
   'para_floor', 'para_threshold_max', 'para_threshold_default', 'para_window', 'export_names',
-  'clean_rules', 'semantic_code_ngram', 'semantic_code_margin', 'purify', 'dedup_keep_rules',
+  'clean_rules', 'semantic_code_ngram', 'purify', 'dedup_keep_rules',
 ]);
 
 /**

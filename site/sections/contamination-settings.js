@@ -32,19 +32,18 @@ export function parseSettings({ n: nRaw, threshold: tRaw, boilerplate, clean = '
 }
 
 /**
- * Read the semantic rung's code and verifier settings as typed.
+ * Read the semantic rung's code setting as typed.
  *
- * Args: raw {code_ngram: string ('' = Python's default), docstring_cosine: bool,
- *   code_margin: string ('' = Python's default), explain_away: bool}; c: the rule constants
- *   from `ready` (semantic_code_ngram and semantic_code_margin: {min, max, default}).
- * Returns {code_ngram: int, docstring_cosine: bool, code_margin: number, explain_away: bool}:
- *   keys of cont.start's `semantic` object (bridge.py _semantic_config), always all four, so
- *   the request says what runs (semantic.py SemanticConfig; the CLI's --semantic-code-ngram,
- *   --[no-]semantic-docstring-cosine, --semantic-code-margin, --[no-]semantic-explain-away).
+ * Args: raw {code_ngram: string ('' = Python's default)}; c: the rule constants from `ready`
+ *   (semantic_code_ngram: {min, max, default}).
+ * Returns {code_ngram: int}: the key of cont.start's `semantic` object (bridge.py
+ *   _semantic_config), always sent, so the request says what runs (semantic.py
+ *   SemanticConfig; the CLI's --semantic-code-ngram). The verifier has no other switch: its
+ *   weights are fitted (semantic_verifier.py).
  * Throws a bad_input error object naming the setting and its range (SemanticConfig refuses
  *   the same values), so a bad value fails before the training pass.
  */
-export function parseSemanticCode({ code_ngram: raw, docstring_cosine, code_margin: rawMargin = '', explain_away = true }, c) {
+export function parseSemanticCode({ code_ngram: raw }, c) {
   const lo = c.semantic_code_ngram.min;
   const hi = c.semantic_code_ngram.max;
   const text = String(raw ?? '').trim();
@@ -52,11 +51,5 @@ export function parseSemanticCode({ code_ngram: raw, docstring_cosine, code_marg
   if (!(Number.isInteger(n) && n >= lo && n <= hi)) {
     throw { code: ERR.BAD_INPUT, message: `code shingles must be a whole number of tokens from ${lo} (off) to ${hi}, or empty for ${c.semantic_code_ngram.default}`, expected: `an integer from ${lo} to ${hi}` };
   }
-  const m = c.semantic_code_margin;
-  const mtext = String(rawMargin ?? '').trim();
-  const w = mtext === '' ? m.default : Number(mtext);
-  if (!(Number.isFinite(w) && w >= m.min && w <= m.max)) {
-    throw { code: ERR.BAD_INPUT, message: `the code margin must be a weight from ${m.min} (off) to ${m.max}, or empty for ${m.default}`, expected: `a number from ${m.min} to ${m.max}` };
-  }
-  return { code_ngram: n, docstring_cosine: Boolean(docstring_cosine), code_margin: w, explain_away: Boolean(explain_away) };
+  return { code_ngram: n };
 }

@@ -43,11 +43,12 @@ function semanticPart(sem) {
   const rows = [
     ['window', `${f.window_words} words (${f.window_how}), stride ${Math.ceil(f.window_words / 2)} words`],
     ['windows scanned', fmtInt(f.windows)],
-    ['windows sharing a key term with some row', fmtInt(f.windows_sharing_a_key_term)],
-    ['windows embedded (candidates)', `${fmtInt(f.windows_embedded)}${share}`],
-    ['(row, window) pairs verified', fmtInt(f.pairs_verified)],
-    ['candidates per row', fmtInt(sem.candidates)],
-    ['threshold', `verifier score ≥ ${sem.threshold}`],
+    ['windows sharing a key term with some probe', fmtInt(f.windows_sharing_a_key_term)],
+    ['probes (eval rows and their field values)', fmtInt(f.probes)],
+    ['spans embedded (fitted in the candidate windows)', `${fmtInt(f.windows_embedded)}${share}`],
+    ['(probe, span) pairs verified', fmtInt(f.pairs_verified)],
+    ['candidate windows per probe', fmtInt(sem.candidates)],
+    ['threshold', `verifier probability ≥ ${sem.threshold} (prose rows), ≥ ${sem.code_threshold} (code rows)`],
     ['IDF background of key terms', String(f.idf_background)],
   ];
   return el('div', { id: 'ladder-semantic' },

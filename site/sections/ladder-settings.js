@@ -45,7 +45,7 @@ export class LadderSettings {
 
   /**
    * The request's ladder arguments: {semantic: null (off) or the rung's settings
-   * ({code_ngram, docstring_cosine}; the rest take Python's defaults), exclude_rungs: the
+   * ({code_ngram}; the rest take Python's defaults), exclude_rungs: the
    * ticked rungs among those that run}. Throws bad_input for a code setting out of range.
    */
   value() {
@@ -59,7 +59,7 @@ export class LadderSettings {
   /** The run's log line: "semantic rung on; eval.clean leaves out exact, ngram". */
   describe(v) {
     const s = v.semantic;
-    const code = s ? ` (code shingles ${s.code_ngram || 'off'}, docstrings ${s.docstring_cosine ? 'embedded' : 'not embedded'}, code margin ${s.code_margin || 'off'}, explaining away ${s.explain_away ? 'on' : 'off'})` : '';
+    const code = s ? ` (code shingles ${s.code_ngram || 'off'})` : '';
     return `semantic rung ${v.semantic ? 'on' : 'off'}${code}; eval.clean leaves out ${v.exclude_rungs.join(', ') || 'no rung'}`;
   }
 
@@ -75,10 +75,10 @@ export class LadderSettings {
     if (!data) return;
     if (data.kind === 'semantic') {
       this.pending = data;
-      this.estimate.textContent = `Semantic rung: ${fmtInt(data.windows_embedded)} of ${fmtInt(data.windows)} windows let through by the candidate stage; embedding them and ${fmtInt(data.eval_rows)} eval rows (${fmtInt(data.texts)} texts), estimate after the first batch…`;
+      this.estimate.textContent = `Semantic rung: ${fmtInt(data.windows_embedded)} spans fitted in the candidate windows of ${fmtInt(data.windows)} windows; embedding them and ${fmtInt(data.eval_rows)} eval texts (${fmtInt(data.texts)} texts), estimate after the first batch…`;
     } else if (data.kind === 'estimate' && this.pending) {
       const s = Math.max(1, Math.round(data.seconds));
-      this.estimate.textContent = `Semantic rung: about ${s < 90 ? `${s} s` : `${Math.round(s / 60)} min`} to embed ${fmtInt(this.pending.texts)} texts (${fmtInt(this.pending.windows_embedded)} of ${fmtInt(this.pending.windows)} windows; measured ${data.rows_per_s_first_batch.toFixed(1)} texts/s on the first batch).`;
+      this.estimate.textContent = `Semantic rung: about ${s < 90 ? `${s} s` : `${Math.round(s / 60)} min`} to embed ${fmtInt(this.pending.texts)} texts (${fmtInt(this.pending.windows_embedded)} spans from ${fmtInt(this.pending.windows)} windows; measured ${data.rows_per_s_first_batch.toFixed(1)} texts/s on the first batch).`;
       this.estimate.dataset.seconds = String(data.seconds);
       this.pending = null;
     }

@@ -64,7 +64,7 @@ def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
     assert "the candidate stage lets" in log[at("semantic rung: ")]
     est = page.query_selector("#semantic-estimate")
     assert float(est.get_attribute("data-seconds")) > 0
-    assert "windows; measured" in est.text_content()
+    assert "windows; measured" in est.text_content() and "spans from" in est.text_content()
 
     # the ladder on the page
     def rung_cells(k):
@@ -100,9 +100,9 @@ def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
             {k: v for k, v in c.items() if k not in ENCODER_COLUMNS}, r["eval_row"]
         for k in ENCODER_COLUMNS:
             assert (r[k] == c[k] == "") or abs(float(r[k]) - float(c[k])) <= 2e-4, (r, k)
-    for k in ("rungs", "clean_file_excludes", "semantic_threshold",
-              "semantic_candidates_per_row", "semantic_window_words", "semantic_explain_away",
-              "semantic_code_margin"):
+    for k in ("rungs", "clean_file_excludes", "semantic_threshold", "semantic_code_threshold",
+              "semantic_candidates_per_row", "semantic_window_words",
+              "semantic_verifier_weights"):
         assert stamp["settings"][k] == cli_stamp["settings"][k], k
     assert stamp["settings"]["clean_file_excludes"] == ["exact", "ngram"]
     assert stamp["assets"]["encoder_provider"] == "wasm"

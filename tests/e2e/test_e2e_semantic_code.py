@@ -1,6 +1,6 @@
-"""The semantic rung's code and verifier settings in the real page (Debian chromium, dist/ as
-built): site/sections/semantic-settings.js sets them, the worker passes them to Python, the
-stamp and the report reflect them, and they equal the CLI run with the same flags.
+"""The semantic rung's code setting in the real page (Debian chromium, dist/ as built):
+site/sections/semantic-settings.js sets it, the worker passes it to Python, the stamp and the
+report reflect it, and they equal the CLI run with the same flag.
 
 Fixture (tests/fixtures/README.md, make_semantic_code_fixture.py): HumanEval programs 0-11
 (humaneval_sample.jsonl) against 30 MBPP records and the GPT-4 rephrasings of rows 3 and 12
@@ -42,27 +42,17 @@ def cli_report(out: Path, *flags: str) -> tuple[dict, list[dict]]:
 def test_code_settings_in_the_page_equal_the_cli(page, tmp_path):
     wait_for_runs(page, 1)  # the example's run at load (semantic rung off)
     ngram = "#setting-semantic-code-ngram"
-    doc = "#setting-semantic-docstring-cosine"
-    margin = "#setting-semantic-code-margin"
-    explain = "#setting-semantic-explain-away"
-    # Python's defaults from ready.constants; greyed out while the rung is off
-    assert page.input_value(ngram) == "3" and page.is_checked(doc)
-    assert page.input_value(margin) == "0.25" and page.is_checked(explain)
-    assert all(page.is_disabled(x) for x in (ngram, doc, margin, explain))
+    # Python's default from ready.constants; greyed out while the rung is off; the
+    # verifier's fitted parts have no controls
+    assert page.input_value(ngram) == "3" and page.is_disabled(ngram)
     assert (page.get_attribute(ngram, "min"), page.get_attribute(ngram, "max")) == ("0", "8")
-    assert (page.get_attribute(margin, "min"), page.get_attribute(margin, "max")) == ("0", "1")
+    for gone in ("#setting-semantic-docstring-cosine", "#setting-semantic-code-margin",
+                 "#setting-semantic-explain-away"):
+        assert page.query_selector(gone) is None, gone
     choose_file(page, "eval", EVAL, ["text"])
     choose_file(page, "train", TRAIN, ["text"])
     page.check("#setting-semantic")
-    assert all(page.is_enabled(x) for x in (ngram, doc, margin, explain))
-
-    # the code margin out of range: refused before any pass, naming the setting and its range
-    page.fill(margin, "1.5")
-    page.click("#run")
-    page.wait_for_function("() => document.querySelector('#error').textContent.includes("
-                           "'the code margin must be a weight from 0 (off) to 1')")
-    page.fill(margin, "0.5")
-    page.uncheck(explain)
+    assert page.is_enabled(ngram)
 
     # out of range: refused before any pass, naming the setting and its range
     page.fill(ngram, "9")
@@ -88,19 +78,15 @@ def test_code_settings_in_the_page_equal_the_cli(page, tmp_path):
     state = run_and_wait(page, timeout_ms=1_200_000)
     assert state == "done", page.text_content("#error")
     log = [li.text_content() for li in page.query_selector_all("#log li")]
-    assert any("code shingles 4, docstrings embedded, code margin 0.5, explaining away off" in x
-               for x in log), log
+    assert any("semantic rung on (code shingles 4)" in x for x in log), log
 
     (tmp_path / "page").mkdir()
     got = download_all(page, tmp_path / "page")
     stamp, rows = read_report(got["contamination-report.csv"].decode("utf-8"),
                               got["run-stamp.json"].decode("utf-8"))
     assert stamp["settings"]["semantic_code_ngram"] == 4
-    assert stamp["settings"]["semantic_docstring_cosine"] is True
-    assert stamp["settings"]["semantic_code_margin"] == 0.5
-    assert stamp["settings"]["semantic_explain_away"] is False
-    cli_stamp, cli_rows = cli_report(tmp_path / "cli4", "--semantic-code-ngram", "4",
-                                     "--semantic-code-margin", "0.5", "--no-semantic-explain-away")
+    assert "semantic_code_margin" not in stamp["settings"]
+    cli_stamp, cli_rows = cli_report(tmp_path / "cli4", "--semantic-code-ngram", "4")
     for k, v in cli_stamp["settings"].items():
         if k.startswith("semantic_"):
             assert stamp["settings"][k] == v, k
@@ -111,14 +97,11 @@ def test_code_settings_in_the_page_equal_the_cli(page, tmp_path):
             {k: v for k, v in c.items() if k not in ENCODER_COLUMNS}, r["eval_row"]
         for k in ENCODER_COLUMNS:
             assert (r[k] == c[k] == "") or abs(float(r[k]) - float(c[k])) <= 2e-4, (r, k)
-    # every row is code: its code evidence is filled; the planted rows' windows hold a
-    # docstring
-    assert all(r["semantic_code"] != "" for r in rows)
+    # every row is code: its code evidence and its runner-up are filled; the planted rows'
+    # windows hold a docstring
+    assert all(r["semantic_code"] != "" and r["semantic_code_runner_up"] != "" for r in rows)
     assert {r["eval_row"] for r in rows if r["rung"] == "semantic"} == {"3", "12"}
     assert all(r["semantic_docstring_cosine"] != "" for r in rows if r["eval_row"] in ("3", "12"))
-    # explaining away off: no rival figure; the code margin on: every code row's runner-up
-    assert all(r["semantic_rival"] == "" for r in rows)
-    assert all(r["semantic_code_runner_up"] != "" for r in rows)
     # the setting changed the code evidence: the default's (n = 3) differs on some row
     _, default_rows = cli_report(tmp_path / "cli3")
     assert [r["semantic_code"] for r in default_rows] != [r["semantic_code"] for r in rows]

@@ -7,6 +7,8 @@ import struct
 
 from evalsieve import bridge
 from evalsieve.ladder import QUALITY_NOTE
+from evalsieve.semantic_verifier import (VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD,
+                                         VERIFIER_WEIGHTS)
 from hostile_common import without_fingerprint
 
 from test_semantic import EVAL_ROWS, TRAIN, _jsonl, ladder_job
@@ -72,7 +74,8 @@ def test_bridge_ladder_equals_the_job_driven_directly():
     assert sem["semantic_score"] == f"{m.score:.4f}" and float(sem["semantic_cosine"]) == 0.95
     assert "Janet owns 16 ducks" in sem["training_window"]
     assert lad["semantic"]["quality_note"] == QUALITY_NOTE
-    assert lad["semantic"]["threshold"] == 0.65 and lad["semantic"]["candidates"] == 8
+    assert lad["semantic"]["threshold"] == VERIFIER_THRESHOLD and lad["semantic"]["candidates"] == 8
+    assert lad["semantic"]["code_threshold"] == VERIFIER_CODE_THRESHOLD
     assert lad["semantic"]["figures"]["windows"] == s["semantic"]["windows"] > 0
 
 
@@ -103,10 +106,10 @@ def test_bridge_refuses_bad_rung_settings_at_start():
 
 
 def test_bridge_code_settings_reach_the_config_and_the_stamp():
-    """The page's code settings (site/sections/semantic-settings.js) as cont.start takes
-    them: stamped as the CLI's --semantic-code-ngram / --no-semantic-docstring-cosine are."""
-    h = start({"code_ngram": 5, "docstring_cosine": False, "explain_away": False,
-               "code_margin": 0.5})["value"]["handle"]
+    """The page's code setting (site/sections/semantic-settings.js) as cont.start takes
+    it: stamped as the CLI's --semantic-code-ngram is; the verifier's fitted weights stamped
+    beside it; the switches it once had are refused by name."""
+    h = start({"code_ngram": 5, "threshold": 0.7})["value"]["handle"]
     call("cont.feed_eval", {"handle": h}, _jsonl("q", EVAL_ROWS))
     call("cont.end_eval", {"handle": h})
     call("cont.feed_train", {"handle": h}, _jsonl("t", TRAIN))
@@ -118,13 +121,15 @@ def test_bridge_code_settings_reach_the_config_and_the_stamp():
                              "utc": "2026-01-01T00:00:00+00:00"})["value"]
     call("close", {"handle": h})
     st = s["stamp"]["settings"]
-    assert st["semantic_code_ngram"] == 5 and st["semantic_docstring_cosine"] is False
-    assert st["semantic_explain_away"] is False and st["semantic_code_margin"] == 0.5
-    assert start({"explain_away": 1})["error"]["expected"] == "true or false"
-    assert start({"code_margin": "0.5"})["error"]["expected"] == "a number"
-    assert start({"code_margin": 2})["error"]["expected"] == "a weight in [0, 1]"
+    assert st["semantic_code_ngram"] == 5 and st["semantic_threshold"] == 0.7
+    assert st["semantic_code_threshold"] == 0.7      # one threshold for every row, as the CLI's
+    assert st["semantic_verifier_weights"] == list(VERIFIER_WEIGHTS)
+    assert "semantic_code_margin" not in st and "semantic_explain_away" not in st
+    for gone in ("docstring_cosine", "explain_away", "code_margin"):
+        e = start({gone: True})["error"]
+        assert e["code"] == "bad_input" and e["message"] == f"unknown semantic setting(s) {gone}"
+        assert e["expected"] == "window_words, candidates, threshold, code_ngram"
+    assert start({"threshold": "0.5"})["error"]["expected"] == "a number"
     e = start({"code_ngram": 9})["error"]
     assert e["code"] == "bad_input" and e["expected"] == "0 (off) or 1..8 tokens"
-    e = start({"docstring_cosine": "no"})["error"]
-    assert e["code"] == "bad_input" and e["expected"] == "true or false"
     assert start({"code_ngram": True})["error"]["expected"] == "a whole number"

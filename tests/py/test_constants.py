@@ -65,18 +65,14 @@ def test_as_json_is_plain_json_with_every_published_key():
     assert set(v) == {"n_min", "n_max", "n_auto_min", "n_auto_max", "threshold_min_exclusive",
                       "threshold_max", "para_floor", "para_threshold_max",
                       "para_threshold_default", "para_window", "embedding_dims", "export_names",
-                      "binary_magic", "clean_rules", "semantic_code_ngram",
-                      "semantic_code_margin", "purify", "dedup_keep_rules"}
+                      "binary_magic", "clean_rules", "semantic_code_ngram", "purify",
+                      "dedup_keep_rules"}
     assert list(v["dedup_keep_rules"]) == ["first", "longest"]   # the first is the default
     # the semantic rung's code channel: SemanticConfig, the CLI and the page's input
     assert v["semantic_code_ngram"] == {"min": 0, "max": 8, "default": 3}
     from evalsieve.semantic import SemanticConfig
     assert SemanticConfig().code_ngram == constants.SEMANTIC_CODE_NGRAM_DEFAULT
     assert cli._code_ngram(str(constants.SEMANTIC_CODE_NGRAM_MAX)) == 8
-    # the code margin's weight: SemanticConfig, the CLI and the page's input
-    assert v["semantic_code_margin"] == {"min": 0, "max": 1, "default": 0.25}
-    assert SemanticConfig().code_margin == constants.SEMANTIC_CODE_MARGIN_DEFAULT
-    assert cli._weight("1") == 1.0
     with pytest.raises(argparse.ArgumentTypeError):
         cli._code_ngram(str(constants.SEMANTIC_CODE_NGRAM_MAX + 1))
     # one table of clean rules: the job's, the CLI's --clean and the page's (ready.constants)

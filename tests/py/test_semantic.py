@@ -12,6 +12,7 @@ from evalsieve.contamination_job import (RUNGS, ContaminationConfig, Contaminati
 from evalsieve.errors import EvalsieveError
 from evalsieve.semantic import (SemanticConfig, SemanticScan, idf, is_number, pair_cosines,
                                 term, verifier_score, window_size, window_spans, word_terms)
+from evalsieve.semantic_verifier import VERIFIER_WEIGHTS
 from evalsieve.stamps import InputFile
 
 
@@ -38,8 +39,8 @@ def test_every_short_passage_lies_inside_one_window(size):
 
 
 def test_window_size_is_the_lower_median_clamped():
-    assert window_size([10, 20, 30, 0]) == (20, "median eval row length 20 words")
-    assert window_size([40, 30, 20, 50]) == (30, "median eval row length 30 words")
+    assert window_size([10, 20, 30, 0]) == (20, "median probe length 20 words")
+    assert window_size([40, 30, 20, 50]) == (30, "median probe length 30 words")
     assert window_size([3, 5])[0] == 16 and "clamped to 16" in window_size([3, 5])[1]
     assert window_size([500, 400, 900])[0] == 160
     with pytest.raises(EvalsieveError):
@@ -52,8 +53,13 @@ def test_small_helpers():
     assert idf(9, 9) == pytest.approx(0.0)
     assert [term(w) for w in ("four", "twice", "eggs", "baking", "bus", "has", "12", "dozen")] \
         == ["4", "2", "egg", "bak", "bus", "has", "12", "12"]
-    assert verifier_score(0.8, 0.4, None) == pytest.approx(0.6)
-    assert verifier_score(0.8, 0.4, 1.0) == pytest.approx((0.8 + 0.7) / 2)
+    # the verifier: σ(b0 + b1·cosine + b2·lexical + b3·facts), facts = the lexical share
+    # without numbers, the numbers' share with them
+    b = (-1.0, 2.0, 1.0, 0.5)
+    assert verifier_score(0.8, 0.4, None, weights=b) == pytest.approx(
+        1 / (1 + math.exp(-(-1 + 1.6 + 0.4 + 0.2))))
+    assert verifier_score(0.8, 0.4, 1.0, weights=b) == pytest.approx(
+        1 / (1 + math.exp(-(-1 + 1.6 + 0.4 + 0.5))))
     assert pair_cosines([[1.0, 0.0], [0.6, 0.8]], [[0.6, 0.8]], [(0, 0), (1, 0)]) == \
         pytest.approx([0.6, 1.0])
 
@@ -89,14 +95,50 @@ def scan_of(records, **cfg):
 def test_key_terms_are_rare_words_and_numbers():
     s = scan_of([])
     # terms: "ducks" -> duck, "sells" -> sell, "dollars" -> dollar ("has" keeps its s: only 2
-    # letters would remain). Background: 10 records; cap = max(1, 0.1 × 10) = 1 record.
-    # "has"/"and"/"for" are in 2 (not key); "sell"/"each"/"dollar" in 1 (key, idf ln(11/2));
-    # words in none get ln(11).
-    keys = dict(s.rows[0].keys)
+    # letters would remain). The background in passages of W = 4 words: "the cat and the dog"
+    # and "has a dollars for each" are 2 passages each, the 8 others 1: 12 passages; cap =
+    # max(1, 0.1 × 12) = 1.2. "has"/"and"/"for" are in 2 (not key); "sell"/"each"/"dollar"
+    # in 1 (key, idf ln(13/2)); words in none get ln(13).
+    assert s.background_records == 12
+    assert len(s.probes) == 2 and s.rows[0].probes == (0,) and s.probes[0].part == 0
+    keys = dict(s.probes[0].keys)
     assert set(keys) == {"janet", "16", "duck", "sell", "each", "egg", "2", "dollar"}
-    assert keys["janet"] == pytest.approx(math.log(11))
-    assert keys["sell"] == pytest.approx(math.log(11 / 2))
+    assert keys["janet"] == pytest.approx(math.log(13))
+    assert keys["sell"] == keys["each"] == pytest.approx(math.log(13 / 2))
     assert s.postings["pari"] == [1] and "has" not in s.postings
+
+
+def test_a_long_background_record_is_many_passages():
+    # one record of 12 words: 3 passages of 4 words; "zebra" in the first only is in 1 of
+    # 3 passages (rare at 0.5: cap 1.5), where counting records would put it in 1 of 1
+    s = SemanticScan([["zebra crossing"]], SemanticConfig(window_words=4, rare_share=0.5),
+                     ["zebra a b c d e f g h i j k"])
+    assert s.background_records == 3 and dict(s.probes[0].keys) == {
+        "zebra": pytest.approx(math.log(4 / 2)), "cross": pytest.approx(math.log(4))}
+
+
+def test_a_term_most_probes_share_is_no_key_term():
+    # 30 eval rows all hold "zebra" (30 of 30 probes > max(10, 5% of 30)); each holds its own
+    # number too (1 probe each): only the numbers are keys, though "zebra" is rare in the
+    # background (no passage holds it); "zebra" still places the spans (an anchor)
+    ev = [[f"zebra number {i}"] for i in range(30)]
+    s = SemanticScan(ev, SemanticConfig(window_words=4), BACKGROUND)
+    assert [w for w, _ in s.probes[7].keys] == ["7"] and "zebra" not in s.postings
+    assert "zebra" in s.probes[7].anchors and "number" in s.probes[7].anchors
+    # 10 rows sharing it keep it: the floor of 10 probes
+    s = SemanticScan(ev[:10], SemanticConfig(window_words=4), BACKGROUND)
+    assert "zebra" in dict(s.probes[7].keys) and len(s.postings["zebra"]) == 10
+
+
+def test_ties_between_windows_keep_the_earlier_one():
+    # key weights are summed as integers (2^-20 units): a window's sum is the same in any
+    # order, and of two windows holding the same key terms the earlier one is kept
+    ev = [["Janet sells duck eggs"]]
+    s = SemanticScan(ev, SemanticConfig(window_words=4, candidates=1), BACKGROUND)
+    s.scan([(1, ["eggs duck Janet sells"]), (2, ["Janet sells duck eggs"])])
+    s.request()
+    assert [w.record for w in s._windows] == [1]
+    assert all(isinstance(v, int) for v in s._key_units.values())
 
 
 def test_candidate_stage_keeps_the_best_windows_and_skips_the_rest():
@@ -129,19 +171,57 @@ def test_evidence_and_verdict_by_hand():
     s = scan_of(recs, candidates=2, threshold=0.7)
     req = s.request()
     assert req["pairs"] == [[0, 0]]
-    lex, num = s.evidence(0, s._windows[0])
+    # the span: 11 probe words, a search span of ⌈16.5⌉ = 17 words holds the whole 4-word
+    # record; its anchors (janet 16 duck, words 0..3) keep it whole
+    assert req["window_texts"] == ["Janet owns 16 ducks"]
+    x = s.pairs[0]
+    assert (x.start, x.words) == (0, 4)
     # idf over the 2 windows scanned; row 0's distinct terms: janet 16 duck (df 1) and
     # has and sell each egg for 2 dollar (df 0)
     a, b = idf(1, 2), idf(0, 2)
-    assert lex == pytest.approx(3 * a / (3 * a + 8 * b))
-    assert num == pytest.approx(1 / 3)           # "16" shared, "2" not: 1 / (2 + 1)
+    lex = 3 * a / (3 * a + 8 * b)
+    assert x.lexical == pytest.approx(lex)
+    assert x.numbers == pytest.approx(1 / 3)     # "16" shared, "2" not: 1 / (2 + 1)
     m = s.verify([0.9])
-    assert m[0].score == pytest.approx((0.9 + (lex + 1 / 3) / 2) / 2)
+    b0, b1, b2, b3 = VERIFIER_WEIGHTS
+    z = b0 + b1 * 0.9 + b2 * lex + b3 / 3
+    assert m[0].score == pytest.approx(1 / (1 + math.exp(-z)))
     assert m[0].caught is (m[0].score >= 0.7) and m[0].training_record == 1
     assert m[0].window == "Janet owns 16 ducks" and m[0].cosine == pytest.approx(0.9)
-    assert m[1].score is None and not m[1].caught      # no candidate window at all
+    assert m[0].part == 0 and m[0].rival is None
+    assert m[1].score is None and not m[1].caught and m[1].part is None  # no candidate
     with pytest.raises(EvalsieveError):
         s.verify([0.9, 0.1])
+
+
+def test_a_short_copy_in_a_long_window_is_compared_alone():
+    # W = 16; the copy (5 words) sits inside 30 words of other text: its span is the copy
+    ev = [["Janet sells duck eggs daily"]]
+    filler = " ".join(f"w{i}" for i in range(30))
+    rec = filler[:40] + " Janet sells her duck eggs daily " + filler[40:]
+    s = SemanticScan(ev, SemanticConfig(window_words=16), BACKGROUND)
+    s.scan([(1, [rec])])
+    req = s.request()
+    words = rec.split()
+    at = words.index("Janet")
+    # search span max(8, ⌈7.5⌉) = 8 words; cut to janet .. daily (6 words), pad 1 either
+    # side: 8 words; at least ⌈2.5⌉ = 3
+    assert req["window_texts"] == [" ".join(words[at - 1:at + 7])]
+    assert s.pairs[0].lexical == pytest.approx(1.0)
+
+
+def test_probes_of_a_row_of_two_fields():
+    # a question and its answer: the question alone (it is ≥ 8 words), and the whole row
+    # (the answer is shorter); the question's copy is matched by the question probe
+    ev = [["Tom has 3 red apples and 2 green pears; how many fruit?", "5"]]
+    s = SemanticScan(ev, SemanticConfig(window_words=16), BACKGROUND)
+    assert [(p.part, p.words) for p in s.probes] == [(1, 12), (0, 13)]
+    s.scan([(1, ["Tom owns 3 red apples plus 2 green pears: the fruit count?"])])
+    req = s.request()
+    assert req["eval_texts"] == [ev[0][0], ev[0][0] + " 5"]
+    assert [p for p, _ in req["pairs"]] == [0, 1]
+    m = s.verify([0.95, 0.80])
+    assert m[0].part == 1 and m[0].cosine == pytest.approx(0.95)
 
 
 # -- the ladder in the job ----------------------------------------------------------------
@@ -181,7 +261,7 @@ def ladder_job(exclude=None, cosine=0.95, semantic=True):
     job.feed_train(_jsonl("t", TRAIN))
     if semantic:
         req = job.semantic_request()
-        job.set_semantic_cosines([cosine if job.semantic.rows[i].text.startswith("Janet")
+        job.set_semantic_cosines([cosine if job.semantic.probes[i].text.startswith("Janet")
                                   else 0.1 for i, _ in req["pairs"]])
     f = InputFile("eval", "e", "0" * 64, 1)
     return job, job.finish(f, InputFile("train", "t", "0" * 64, 1), "2026-01-01T00:00:00+00:00")
@@ -197,11 +277,13 @@ def test_ladder_rungs_summary_and_columns():
     assert s["rows_scored"] == 4 and s["rows_contaminated"] == 4 and s["rows_kept"] == 1
     header = job.report_csv().split("\r\n")[0].split(",")
     assert header[-1] == "run_fingerprint"
-    assert header[-13:-1] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
+    assert header[-14:-1] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
                             "semantic_numbers", "semantic_code", "semantic_docstring_cosine",
-                            "semantic_rival", "semantic_code_runner_up",
+                            "semantic_rival", "semantic_code_runner_up", "semantic_part",
                             "semantic_training_file", "semantic_training_record",
                             "training_window"]
+    row3 = job.report_csv().split("\r\n")[3].split(",")
+    assert row3[0] == "3" and row3[header.index("semantic_part")] == "row"
     fp = job.stamp.to_dict()["fingerprint"]
     assert "\n5,1,8,fewer than N words,exact," + fp in job.too_short_csv()   # "hi": rung exact
     html = job.report_html()

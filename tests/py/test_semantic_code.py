@@ -1,6 +1,6 @@
-"""The semantic rung's code channel: Type-2 code tokens and shingles, code-row
-detection, docstring extraction, and the verifier on code rows. Expectations are computed
-by hand in the comments; no encoder (cosines are given as the driver would)."""
+"""The semantic rung's code channel: Type-2 code tokens and shingles, code-row detection,
+docstring extraction, and the verifier on code rows. Expectations are computed by hand in
+the comments; no encoder (cosines are given as the driver would)."""
 
 import math
 
@@ -8,8 +8,15 @@ import pytest
 
 from evalsieve.errors import EvalsieveError
 from evalsieve.semantic import (SemanticConfig, SemanticScan, code_shingles, code_tokens,
-                                docstring_of, final_score, idf, is_code, rival_penalty,
-                                verifier_score)
+                                docstring_of, features, idf, is_code, verifier_score)
+from evalsieve.semantic_verifier import (VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD,
+                                         VERIFIER_WEIGHTS)
+
+
+def sigma(*f):
+    """The committed verifier on features (meaning, lexical, facts), by hand."""
+    z = VERIFIER_WEIGHTS[0] + sum(b * x for b, x in zip(VERIFIER_WEIGHTS[1:], f))
+    return 1 / (1 + math.exp(-z))
 
 
 def tokens_of(text):
@@ -66,7 +73,7 @@ def test_docstring_of():
 
 def test_config_checks_the_code_settings():
     assert SemanticConfig().settings()["semantic_code_ngram"] == 3
-    assert SemanticConfig().settings()["semantic_docstring_cosine"] is True
+    assert "semantic_docstring_cosine" not in SemanticConfig().settings()
     for bad in (-1, 9):
         with pytest.raises(EvalsieveError):
             SemanticConfig(code_ngram=bad)
@@ -89,44 +96,60 @@ def test_a_renamed_copy_verifies_and_a_different_function_of_the_same_shape_does
             (2, ["def sub(p, q): return p - q"]),           # same shape, other operation
             (3, ["the weather in Paris"])]                  # prose
     s = scan(recs)
-    assert s.code_rows == 1 and s.rows[0].code is not None and s.rows[1].code is None
+    assert s.code_rows == 1 and s.probes[0].code is not None and s.probes[1].code is None
     req = s.request()
     # both code records share rare shingles with row 0 (no background record has any), so
-    # both are its candidates; there is no docstring, so there are no docstring pairs
-    assert sorted(j for i, j in req["pairs"] if i == 0) == [0, 1]
-    assert len(req["pairs"]) == len(s.pairs) and len(req["eval_texts"]) == 2
-    copy, other = s._windows[0], s._windows[1]
-    assert s.code_evidence(0, copy) == pytest.approx(1.0)
+    # both are its candidates, compared whole (a code probe's span is its window); there is
+    # no docstring, so there are no docstring pairs
+    assert req["pairs"] == [[0, 0], [0, 1]] and len(s.pairs) == 2
+    assert req["window_texts"] == [recs[0][1][0], recs[1][1][0]]
+    copy, other = s.pairs
+    assert copy.code == pytest.approx(1.0)
     # 10 shingles of row 0; 8 are in both records (df 2 of 3 windows, idf ln(4/3)); "return
     # I +" and "I + I" only in the copy (df 1, idf ln 2): 8 ln(4/3) / (8 ln(4/3) + 2 ln 2)
     a, b = idf(2, 3), idf(1, 3)
-    assert s.code_evidence(0, other) == pytest.approx(8 * a / (8 * a + 2 * b))
-    assert s.code_evidence(1, copy) is None
+    k_other = 8 * a / (8 * a + 2 * b)
+    assert other.code == pytest.approx(k_other) == pytest.approx(0.624, abs=1e-3)
     # both share only "def" and "return" (df 2) of row 0's words; add, a, b (df 0) are
     # renamed: lex = 2 ln(4/3) / (2 ln(4/3) + 3 ln 4) for both
     lex = 2 * a / (2 * a + 3 * idf(0, 3))
-    assert s.evidence(0, copy)[0] == pytest.approx(lex) == s.evidence(0, other)[0]
-    # the same cosine 0.8 for both: the copy scores (0.8 + (lex + 1) / 2) / 2 = 0.680, plus
-    # the code margin 0.25 × (1 − 0.624) = 0.094 (its code evidence over the other record's,
-    # the row's best elsewhere), 0.774, and is caught at 0.65; the other function
-    # (0.8 + (lex + 0.624) / 2) / 2 = 0.586 is not
-    m = s.verify([0.8 if i == 0 else 0.1 for i, j in req["pairs"]])
-    k_other = 8 * a / (8 * a + 2 * b)
-    assert m[0].code_runner_up == pytest.approx(k_other) == pytest.approx(0.624, abs=1e-3)
-    assert m[0].score == pytest.approx((0.8 + (lex + 1) / 2) / 2 + 0.25 * (1 - k_other)) \
-        == pytest.approx(0.774, abs=1e-3)
-    assert m[0].rival is None       # row 1 (prose) has neither window among its candidates
+    assert copy.lexical == pytest.approx(lex) == other.lexical
+    # the same cosine 0.8 for both; the copy's facts are its code share plus its margin
+    # over the other record (its best code share elsewhere): 1 + (1 − 0.624); the other's
+    # 0.624 + 0 (0.624 < 1)
+    m = s.verify([0.8, 0.8])
+    assert m[0].code_runner_up == pytest.approx(k_other)
+    assert m[0].score == pytest.approx(sigma(0.8, lex, 1.0 + (1 - k_other)))
     assert m[0].caught and m[0].training_record == 1 and m[0].code == pytest.approx(1.0)
-    # the margin off: the verifier's own reading, 0.680
-    s0 = scan(recs, code_margin=0)
-    s0.request()
-    m0 = s0.verify([0.8 if i == 0 else 0.1 for i, j in s0.pairs])
-    assert m0[0].score == pytest.approx(0.680, abs=1e-3) and m0[0].code_runner_up is None
-    other_score = verifier_score(0.8, lex, None, s.code_evidence(0, other))
-    assert other_score == pytest.approx(0.586, abs=1e-3) and other_score < 0.65
+    assert m[0].rival is None       # row 1 (prose) has neither window among its candidates
+    other_score = verifier_score(0.8, lex, None, k_other, None, 1.0)
+    assert other_score == pytest.approx(sigma(0.8, lex, k_other))
+    # the code channel sets them apart: at the same cosine the copy scores well over the
+    # threshold, the other function of the same shape well under the copy
+    assert m[0].score >= VERIFIER_THRESHOLD and m[0].score - other_score > 0.2
     # the code channel off: the row is prose, its code evidence None
     off = scan(recs, code_ngram=0)
-    assert off.code_rows == 0 and off.rows[0].code is None
+    assert off.code_rows == 0 and off.probes[0].code is None
+
+
+def test_code_rows_and_prose_rows_have_their_own_threshold():
+    # row 0 is code, row 1 prose; the same code copy at cosine 0.8 (score sigma(0.8, lex,
+    # 1 + (1 - 0.624)), about 0.2 with the committed weights) is caught or not by the code
+    # threshold alone, whatever the prose threshold
+    recs = [(1, ["def plus(x, y): return x + y"]), (2, ["def sub(p, q): return p - q"]),
+            (3, ["the weather in Paris"])]
+    a, b = idf(2, 3), idf(1, 3)
+    score = sigma(0.8, 2 * a / (2 * a + 3 * idf(0, 3)), 1 + (1 - 8 * a / (8 * a + 2 * b)))
+    for prose_t, code_t, caught in ((0.99, score, True), (score / 2, min(1.0, score + 0.01),
+                                                          False)):
+        s = scan(recs, threshold=prose_t, code_threshold=code_t)
+        s.request()
+        m = s.verify([0.8, 0.8])
+        assert m[0].score == pytest.approx(score) and m[0].caught is caught
+    assert SemanticConfig().code_threshold == VERIFIER_CODE_THRESHOLD
+    assert SemanticConfig(code_threshold=0.3).settings()["semantic_code_threshold"] == 0.3
+    with pytest.raises(EvalsieveError):
+        SemanticConfig(code_threshold=0)
 
 
 def test_docstring_pairs_follow_the_window_pairs():
@@ -141,17 +164,11 @@ def test_docstring_pairs_follow_the_window_pairs():
     assert req["window_texts"][2:] == ["Increase the number n by one. >>> bump(4) 5"]
     assert req["pairs"] == [[0, 0], [0, 1], [1, 2]]          # the docstring pair last
     m = s.verify([0.5, 0.6, 0.9])
-    # record 1: the better of (docstring cosine + code) / 2 and the whole reading
-    # (cosine + (lex + code) / 2) / 2; record 2 has no docstring: the whole reading; the
-    # better pair wins
-    k1, k2 = s.code_evidence(0, s._windows[0]), s.code_evidence(0, s._windows[1])
-    lex1, lex2 = s.evidence(0, s._windows[0])[0], s.evidence(0, s._windows[1])[0]
-    s1 = max((0.9 + k1) / 2, (0.5 + (lex1 + k1) / 2) / 2)
-    assert s1 == pytest.approx((0.9 + k1) / 2)
-    s2 = (0.6 + (lex2 + k2) / 2) / 2
-    # the code margin: each pair's code evidence over the other record's, weight 0.25, the
-    # sum capped at 1
-    s1, s2 = min(1, s1 + 0.25 * max(0, k1 - k2)), min(1, s2 + 0.25 * max(0, k2 - k1))
+    # record 1: meaning = the better of its cosine 0.5 and the docstrings' 0.9; record 2 has
+    # no docstring: its cosine 0.6. Each one's code margin is over the other record
+    p1, p2 = s.pairs
+    s1 = sigma(0.9, p1.lexical, p1.code + max(0, p1.code - p2.code))
+    s2 = sigma(0.6, p2.lexical, p2.code + max(0, p2.code - p1.code))
     assert m[0].score == pytest.approx(max(s1, s2))
     best = 1 if s1 >= s2 else 2
     assert m[0].training_record == best
@@ -159,10 +176,6 @@ def test_docstring_pairs_follow_the_window_pairs():
     assert s.figures()["docstring_pairs"] == 1
     with pytest.raises(EvalsieveError):
         s.verify([0.5, 0.6])                 # the docstring pair's cosine is missing
-    # the setting off: no docstring texts or pairs
-    s = SemanticScan(ev, SemanticConfig(window_words=40, docstring_cosine=False), BACKGROUND)
-    s.scan(recs)
-    assert s.request()["pairs"] == [[0, 0], [0, 1]]
 
 
 def test_pass_is_dropped_from_code_tokens():
@@ -172,58 +185,32 @@ def test_pass_is_dropped_from_code_tokens():
         == ["while", "I", "<", "I", ":", "I", "+=", "N"]
 
 
-def test_rival_penalty_and_final_score_by_hand():
-    # another row scores 0.7 on the window this row scores 0.6 on: 0.6 − 0.1 = 0.5
-    assert rival_penalty(0.6, 0.7) == pytest.approx(0.5)
-    assert rival_penalty(0.7, 0.6) == 0.7 and rival_penalty(0.7, None) == 0.7
-    # 0.5 + 0.25 × (0.8 − 0.4) = 0.6
-    assert final_score(0.6, 0.7, 0.8, 0.4, 0.25) == pytest.approx(0.6)
-    # a runner-up above the pair's own code evidence adds nothing (one-sided)
-    assert final_score(0.6, None, 0.3, 0.5, 0.25) == 0.6
-    # prose (no code evidence) and the margin off: the penalty alone
-    assert final_score(0.6, 0.7, None, None, 0.25) == pytest.approx(0.5)
-    assert final_score(0.6, None, 0.9, 0.0, 0) == 0.6
-    # capped at 1: 0.95 + 0.25 × 1 = 1.2 → 1
-    assert final_score(0.95, None, 1.0, 0.0, 0.25) == 1.0
-    assert SemanticConfig().settings()["semantic_code_margin"] == 0.25
-    assert SemanticConfig().settings()["semantic_explain_away"] is True
-    for bad in (-0.1, 1.5):
-        with pytest.raises(EvalsieveError):
-            SemanticConfig(code_margin=bad)
-
-
 def test_explain_away_between_two_eval_rows():
-    # two twin tasks and one window; row 0 matches it better (0.7 vs 0.6), so row 1 loses
-    # 0.1: 0.6 − 0.1 = 0.5 (margin off: one record, no runner-up elsewhere is 0.0)
+    # two twin tasks and one window; row 0 matches it better, so row 1 loses the difference
+    # (one record: no code share elsewhere, the runner-up is 0.0)
     ev = [["def inc(x): return x + 1"], ["def dec(x): return x - 1"]]
-    s = SemanticScan(ev, SemanticConfig(window_words=40, code_margin=0), BACKGROUND)
+    s = SemanticScan(ev, SemanticConfig(window_words=40), BACKGROUND)
     s.scan([(1, ["def bump(n): return n + 1"])])
     req = s.request()
     assert req["pairs"] == [[0, 0], [1, 0]]
-    base = [verifier_score(c, s.evidence(i, s._windows[0])[0], None,
-                           s.code_evidence(i, s._windows[0])) for i, c in ((0, 0.9), (1, 0.8))]
+    base = [verifier_score(c, x.lexical, None, x.code, None, 0.0)
+            for c, x in zip((0.9, 0.8), s.pairs)]
     m = s.verify([0.9, 0.8])
     assert m[0].score == pytest.approx(base[0]) and m[0].rival == pytest.approx(base[1])
     assert base[0] > base[1]
-    assert m[1].score == pytest.approx(2 * base[1] - base[0]) and m[1].rival == pytest.approx(base[0])
-    # the setting off: each row keeps its own reading and no rival is recorded
-    s = SemanticScan(ev, SemanticConfig(window_words=40, code_margin=0, explain_away=False),
-                     BACKGROUND)
-    s.scan([(1, ["def bump(n): return n + 1"])])
-    s.request()
-    m = s.verify([0.9, 0.8])
-    assert m[1].score == pytest.approx(base[1]) and m[1].rival is None
+    assert m[1].score == pytest.approx(max(0.0, 2 * base[1] - base[0]))
+    assert m[1].rival == pytest.approx(base[0])
 
 
-def test_verifier_score_on_code_rows():
-    assert verifier_score(0.8, 0.2, 0.5, code=0.6) == pytest.approx((0.8 + 0.4) / 2)
-    # the better of the docstring reading (0.7 + 0.6) / 2 = 0.65 and the whole one 0.6
-    assert verifier_score(0.8, 0.2, None, code=0.6, docstring_cosine=0.7) \
-        == pytest.approx((0.7 + 0.6) / 2)
-    # a low docstring cosine (a window with part of a docstring): the whole reading, 0.6
-    assert verifier_score(0.8, 0.2, None, code=0.6, docstring_cosine=0.3) \
-        == pytest.approx((0.8 + 0.4) / 2)
-    assert math.isclose(verifier_score(0.8, 0.4, 1.0), (0.8 + 0.7) / 2)
+def test_verifier_features_on_code_rows():
+    # facts = the code share (not the numbers' share); meaning = the better cosine
+    assert features(0.8, 0.2, 0.5, code=0.6, code_runner_up=0.6) == (0.8, 0.2, 0.6)
+    assert features(0.8, 0.2, None, code=0.6, docstring_cosine=0.7) == (0.8, 0.2, 0.6)
+    assert features(0.5, 0.2, None, code=0.6, docstring_cosine=0.7) == (0.7, 0.2, 0.6)
+    # the margin is one-sided: a runner-up above the pair's own code share adds nothing;
+    # one below adds the difference
+    assert features(0.5, 0.2, None, code=0.6, code_runner_up=0.8)[2] == 0.6
+    assert features(0.5, 0.2, None, code=0.6, code_runner_up=0.2)[2] == pytest.approx(1.0)
 
 
 def test_math_prose_is_not_code():

@@ -11,9 +11,9 @@ import { SETTINGS } from '../settings.js';
 import { embedRows } from '../embed/schedule.js';
 
 /**
- * What to embed for a semantic request: only the eval rows that have a candidate window (a
- * row's vector does not depend on its batch-mates, embed/encoder.js, so this changes no
- * cosine), then every window.
+ * What to embed for a semantic request: only the eval texts (probes of the eval rows, and
+ * docstrings of code probes) that have a pair (a text's vector does not depend on its
+ * batch-mates, embed/encoder.js, so this changes no cosine), then every span.
  * @param {{eval_texts: string[], window_texts: string[], pairs: [number, number][]}} req
  * @returns {{rows: number[], slot: Int32Array, texts: string[]}}  rows: eval rows embedded, in
  *   row order; slot[row] = the row's position in `texts` (-1: not embedded); texts: those
@@ -71,7 +71,7 @@ export async function semanticRung(ctx, handle, encoderP) {
   const f = req.figures;
   const plan = embeddingPlan(req);
   const share = f.windows ? f.windows_embedded / f.windows : 0;
-  ctx.log(`semantic rung: ${f.windows} windows of ${f.window_words} words; the candidate stage lets ${f.windows_embedded} through (${(100 * share).toFixed(1)}%); embedding them and ${plan.rows.length} eval rows`, {
+  ctx.log(`semantic rung: ${f.windows} windows of ${f.window_words} words; the candidate stage lets ${f.windows_embedded} spans through (${(100 * share).toFixed(1)}%); embedding them and ${plan.rows.length} eval texts (${f.probes} probes of the eval rows, and docstrings)`, {
     kind: 'semantic', windows: f.windows, windows_embedded: f.windows_embedded, window_words: f.window_words,
     eval_rows: plan.rows.length, texts: plan.texts.length, pairs: req.pairs.length,
   });

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Marginal throughput of the semantic rung's window scan against the n-gram rung's (prints
+figures; not a test).
+
+GSM8K test (1,319 questions) against the first 20 MB and 200 MB of the benchmark corpus
+(benchmarks/make_training.py, as bench_contamination.py builds it). For each size:
+
+* n-gram rung: ``evalsieve contamination`` as a subprocess without ``--semantic`` (one worker,
+  the numpy filter), its own ``seconds_training_pass``;
+* semantic rung, embedding excluded: the CLI's second read of the corpus for the rung
+  (``cli._semantic_pass``: the same reader, field extractor and ``SemanticScan.scan``), then
+  ``SemanticScan.request()`` (the fitted spans), in this process.
+
+The embedding is bounded by k × probes whatever the corpus size, so the *marginal* rate,
+Δbytes / Δseconds between the two sizes, is what grows with the corpus: printed for both rungs
+and as their ratio. One run on a shared machine: compare the ratio, not the absolute rates.
+
+    .venv/bin/python benchmarks/bench_semantic_scan.py [--mb 20,200] [--corpus FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "py"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from evalsieve import cli  # noqa: E402
+from evalsieve.contamination import ContaminationConfig, ContaminationJob  # noqa: E402
+from evalsieve.semantic import SemanticConfig  # noqa: E402
+
+
+def head_file(corpus: Path, mb: float, out_dir: Path) -> Path:
+    """The corpus's first ``mb`` MB, cut at a line end."""
+    out = out_dir / f"head{int(mb)}.jsonl"
+    want = int(mb * 1e6)
+    with open(corpus, "rb") as f, open(out, "wb") as g:
+        data = f.read(want)
+        g.write(data[:data.rfind(b"\n") + 1])
+    return out
+
+
+def ngram_seconds(ev: Path, tr: Path, out: Path) -> tuple[float, float]:
+    """The CLI's ``seconds_training_pass`` and ``cpu_seconds_training_pass``."""
+    proc = subprocess.run([sys.executable, "-m", "evalsieve.cli", "contamination", str(ev),
+                           str(tr), "--eval-field", "question", "--train-field", "text",
+                           "--workers", "1", "--out", str(out), "--json", "--quiet"],
+                          capture_output=True, text=True, env={**os.environ,
+                                                               "PYTHONPATH": str(ROOT / "py")})
+    if proc.returncode not in (0, 1):
+        raise SystemExit(proc.stderr)
+    s = json.loads(proc.stdout)
+    return s["seconds_training_pass"], s["cpu_seconds_training_pass"]
+
+
+def semantic_seconds(ev: Path, tr: Path) -> tuple[float, float, dict]:
+    """The rung's scan of ``tr`` and its request, as the CLI runs them (embedding excluded):
+    wall and CPU seconds, and the rung's figures."""
+    job = ContaminationJob(ContaminationConfig(("question",), ("text",),
+                                               semantic=SemanticConfig()),
+                           ev.name, "jsonl", tr.name, "jsonl")
+    with open(tr, encoding="utf-8") as f:
+        job.set_background(f.read(1 << 20))
+    job.feed_eval(ev.read_text(encoding="utf-8"))
+    job.end_eval()
+    files = [{"name": tr.name, "path": str(tr), "fmt": "jsonl", "fields": ["text"]}]
+    t0, c0 = time.perf_counter(), time.process_time()
+    cli._semantic_pass(job, files, lambda msg: None)
+    job.semantic.request()
+    return time.perf_counter() - t0, time.process_time() - c0, job.semantic.figures()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mb", default="20,200")
+    ap.add_argument("--corpus", default=None,
+                    help="a make_training.py corpus at least as large as the largest size "
+                         "(default: bench_contamination.py's, generated when missing)")
+    a = ap.parse_args()
+    sizes = [float(x) for x in a.mb.split(",")]
+    if a.corpus:
+        corpus = Path(a.corpus)
+    else:
+        import bench_contamination
+        corpus = bench_contamination.training_file(max(sizes))
+    import bench_contamination
+    ev = bench_contamination.eval_file()
+    with open(ev, encoding="utf-8") as f:
+        n_eval = sum(1 for line in f if line.strip())
+    print(f"eval {ev} ({n_eval} rows; EVALSIEVE_SHARED names the shared folder); corpus {corpus}")
+    tmp = Path(tempfile.mkdtemp(prefix="evalsieve-semscan-"))
+    rows = []
+    for mb in sizes:
+        tr = head_file(corpus, mb, tmp)
+        size = tr.stat().st_size
+        t_ng, c_ng = ngram_seconds(ev, tr, tmp / f"out{int(mb)}")
+        t_sem, c_sem, fig = semantic_seconds(ev, tr)
+        rows.append((size, t_ng, t_sem, c_ng, c_sem))
+        print(f"{size / 1e6:6.1f} MB: n-gram pass {t_ng:7.1f} s ({size / 1e6 / t_ng:6.1f} MB/s); "
+              f"semantic scan + spans {t_sem:7.1f} s ({size / 1e6 / t_sem:5.2f} MB/s; "
+              f"{fig['windows']:,} windows, {fig['windows'] / t_sem:,.0f} windows/s, "
+              f"{fig['windows_embedded']:,} spans for {fig['probes']:,} probes); CPU seconds: "
+              f"n-gram {c_ng:.1f}, semantic {c_sem:.1f}", flush=True)
+    if len(rows) >= 2:
+        a, b = rows[0], rows[-1]
+        mb = (b[0] - a[0]) / 1e6
+        for label, i, j in (("wall clock", 1, 2), ("CPU time", 3, 4)):
+            ng = mb / max(b[i] - a[i], 1e-9)
+            sem = mb / max(b[j] - a[j], 1e-9)
+            print(f"marginal by {label} ({mb:.0f} MB more): n-gram {ng:.1f} MB/s, semantic "
+                  f"{sem:.2f} MB/s (embedding excluded); semantic / n-gram = {sem / ng:.3f}")
+
+
+if __name__ == "__main__":
+    main()
