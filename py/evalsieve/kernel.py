@@ -30,12 +30,13 @@ from array import array
 from pathlib import Path
 
 from .kernel_spec import MIX, PROBE_MUL
+from .kernel_tables import EXT_GONE, EXT_NONE, ext_tables  # noqa: F401 (re-exported)
+from .kernel_tables import utf16 as _utf16
 
 _HERE = Path(__file__).resolve().parent
 #: where the kernel is looked for: next to this module (the wheel), then the source tree
 KERNEL_PATHS = (_HERE / "prefilter.wasm", _HERE.parent.parent / "kernels" / "prefilter.wasm")
 MAX_PATHS = 64        # the kernel's own limit (prefilter.c MAX_PATHS)
-EXT_NONE, EXT_GONE = -1, -2
 
 
 def kernel_path() -> Path | None:
@@ -54,14 +55,6 @@ def unavailable() -> str | None:
     return None
 
 
-def _utf16(s: str) -> list[int]:
-    b = s.encode("utf-16-le", "surrogatepass")
-    return array("H", b).tolist()
-
-
-_EXT_CACHE: dict = {}
-
-
 def exact_table(probes: list[int]) -> tuple[array, int]:
     """The exact rung's probe table as worker/prefilter-exact.js builds it: the probe values
     (1..2**32-1) by open addressing, slot ``value * PROBE_MUL``, 0 = empty, at least twice
@@ -78,38 +71,6 @@ def exact_table(probes: list[int]) -> tuple[array, int]:
         table[k] = v
     return table, mask
 
-
-def ext_tables() -> tuple[array, array, array]:
-    """The kernel table (:func:`kernel_spec.kernel_table`: text.char_table and the marks)
-    by UTF-16 code unit, as the kernel reads it: EXT[c] >= 0 the one unit c becomes,
-    EXT_GONE deleted, EXT_NONE unknown (the record goes to Python), <= -3 a replacement of
-    several units at POOL[-EXT[c] - 3] (its length, then the units); FLAGS[c] the context
-    flags. White space in a replacement is ' ' (the kernel splits words on ASCII white
-    space only). For the characters of char_table, the same EXT as prefilter.js's extCode."""
-    if "ext" not in _EXT_CACHE:
-        from .kernel_spec import kernel_table
-        table, flags = kernel_table()
-        ext = array("i", [EXT_NONE]) * 0x10000
-        pool = array("H")
-        for c, rep in sorted(table.items()):
-            if c < 128 or c > 0xFFFF:
-                continue
-            r = _utf16("".join(" " if ch.isspace() else ch for ch in rep))
-            if not r:
-                ext[c] = EXT_GONE
-            elif len(r) == 1:
-                ext[c] = r[0]
-            else:
-                ext[c] = -3 - len(pool)
-                pool.append(len(r))
-                pool.extend(r)
-        if not pool:
-            pool.append(0)
-        fl = array("I", [0]) * 0x10000
-        for c, bits in flags.items():
-            fl[c] = bits
-        _EXT_CACHE["ext"] = (ext, pool, fl)
-    return _EXT_CACHE["ext"]
 
 
 class WasmMemory:
