@@ -31,6 +31,7 @@ from .errors import EvalsieveError, bad_input
 from .fault_hooks import TaskFault, fault_hook  # noqa: F401 (TaskFault: Ray retries it)
 from .fields import FieldExtractor
 from .ngrams import TrainingScan
+from .readahead import read_ahead
 from .records import RecordReader, parse_record_line, refuse_binary, skip_text
 
 FILTER_BYTES = 256 << 10   # the numpy filter's piece: its passes stay in the CPU's cache
@@ -306,7 +307,11 @@ def _scan(payload: dict, task: Task, progress) -> dict:
     reader = None if filt else RecordReader(task.fmt, task.name, skip)
     state["skip"] = [] if skip else None
     carry = b""
-    for data in _raw_blocks(task, h, progress):
+    blocks = _raw_blocks(task, h, progress)
+    if ks is not None:   # the kernel scans outside the GIL: read the next blocks meanwhile
+        blocks = read_ahead(lambda note: _raw_blocks(task, h, note if progress else None),
+                            progress)
+    for data in blocks:
         if state["first"] and data:
             if task.start == 0:
                 refuse_binary(task.name, data[:16])
