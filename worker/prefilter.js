@@ -77,9 +77,11 @@ export function createPrefilter(spec) {
   let size = 1;
   while (size < spec.ngrams.length * 4) size <<= 1;
   const table = new Int32Array(size);
-  // A bit per 2^20 values of the top 20 bits of the probe hash (128 KiB, cache-resident):
-  // most windows miss here and never touch the big table.
+  // A blocked Bloom filter (128 KiB, cache-resident; kernels/prefilter.c bloom_bits): a
+  // 32-bit word by the top 15 bits of the probe hash, two bits of it by bits 12-16 and
+  // 7-11. Most windows miss here and never touch the big table.
   const bits = new Int32Array(1 << 15);
+  const bloom = (p) => (1 << ((p >>> 12) & 31)) | (1 << ((p >>> 7) & 31));
   const mask = size - 1;
   const fix = (h) => (h === 0 ? 1 : h);
   for (const g of spec.ngrams) {
@@ -91,7 +93,7 @@ export function createPrefilter(spec) {
     while (table[k] !== 0 && table[k] !== h) k = (k + 1) & mask;
     table[k] = h;
     const p = Math.imul(h, 0x27d4eb2d);
-    bits[p >>> 17] |= 1 << ((p >>> 12) & 31);
+    bits[p >>> 17] |= bloom(p);
   }
   const ring = new Int32Array(Math.max(n, 1));
   // Non-ASCII characters Python says can be normalised one by one (text.char_table), by
@@ -113,7 +115,8 @@ export function createPrefilter(spec) {
   function probe(roll) {
     const x = roll === 0 ? 1 : roll;
     const p = Math.imul(x, 0x27d4eb2d);
-    if ((bits[p >>> 17] & (1 << ((p >>> 12) & 31))) === 0) return false; // surely not there
+    const want = bloom(p);
+    if ((bits[p >>> 17] & want) !== want) return false; // surely not there
     for (let k = (p >>> 0) & mask; ; k = (k + 1) & mask) {
       const v = table[k];
       if (v === x) return true;
