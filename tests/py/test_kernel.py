@@ -50,23 +50,27 @@ def test_ascii_classes_by_hand():
         (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000)]
 
 
-def test_prefilter_js_states_the_same_tables():
-    """prefilter.js (the page's fallback and the kernel's oracle) still types its ASCII
-    classes; they must be Python's."""
-    js = source("worker", "prefilter.js")
-    cls = kernel_spec.ascii_classes()
-    space = "".join(chr(c) for c in range(128) if cls[c] == kernel_spec.SPACE)
-    punct = "".join(chr(c) for c in range(128) if cls[c] == kernel_spec.PUNCT)
-    assert "for (const c of '\\t\\n\\x0b\\x0c\\r\\x1c\\x1d\\x1e\\x1f ') CLASS" in js
-    assert space == "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
-    assert "for (const c of '!\"#%&\\'()*,-./:;?@[\\\\]_{}') CLASS" in js
-    assert punct == "!\"#%&'()*,-./:;?@[\\]_{}"
-    # the hash constants: prefilter-exact.js states them for prefilter.js and its probes
-    exact_js = source("worker", "prefilter-exact.js")
-    for name, value in (("FNV_OFFSET", kernel_spec.FNV_OFFSET), ("FNV_PRIME", kernel_spec.FNV_PRIME),
-                        ("MIX", kernel_spec.MIX), ("COUNT_MIX", kernel_spec.COUNT_MIX)):
-        assert f"const {name} = {value:#010x}" in exact_js
-    assert f"{kernel_spec.PROBE_MUL:#x}" in js and f"{kernel_spec.PROBE_MUL:#x}" in exact_js
+def test_committed_js_spec_is_what_python_gives():
+    """worker/prefilter-spec.js (prefilter.js's ASCII classes, white space, MAX_JSON_DEPTH
+    and hash constants) is generated from Python's spec, as kernels/spec.h is."""
+    committed = source("worker", "prefilter-spec.js")
+    assert committed == kernel_spec.js_module(), \
+        "worker/prefilter-spec.js is stale: run python3 build.py wasm and commit it"
+    assert "export const MAX_JSON_DEPTH = 400;" in committed   # records.MAX_JSON_DEPTH
+    assert "export const FNV_PRIME = 0x01000193;" in committed
+
+
+def test_prefilter_js_types_no_table_or_constant_itself():
+    """prefilter.js and prefilter-exact.js take the rule's tables and the hash constants
+    from prefilter-spec.js only: none is typed a second time."""
+    for name in ("prefilter.js", "prefilter-exact.js"):
+        js = source("worker", name)
+        assert "from './prefilter-spec.js'" in js, name
+        for value in (kernel_spec.FNV_OFFSET, kernel_spec.FNV_PRIME, kernel_spec.MIX,
+                      kernel_spec.COUNT_MIX, kernel_spec.PROBE_MUL):
+            assert f"{value:#x}" not in js.lower(), (name, hex(value))
+        assert "CLASS[" not in js.replace("CLASS[c]", ""), name   # read, never assigned
+        assert "\\u205f" not in js and "400" not in js, name
 
 
 def _scan_in_child(q, spec):
