@@ -67,6 +67,7 @@ EXPORT("pf_base") void pf_base(u8 *base) { BASE = base; }
 /* CLASS, LOW, SKIP, the hash constants, MAX_BRACKETS and PY_SPACE_HIGH: generated from
  * Python's rule (evalsieve.kernel_spec; python3 build.py wasm writes it). */
 #include "spec.h"
+_Static_assert(L_SPACE < L_PUNCT && L_PUNCT < L_STOP, "string_scan tests the LOW classes by order");
 
 /* configuration (pf_configure) */
 static u32 N;          /* words per n-gram */
@@ -344,22 +345,33 @@ static const u8 *string_scan(const u8 *p) {
     /* the hot loop: printable ASCII, no escapes (LOW: the lowered word byte, or a class).
      * No bounds test: the byte at END is '\n' or the 0 that pf_scan's caller puts after the
      * chunk, both L_STOP. A word's bytes go round the inner loop. */
+    /* The segment's hot fields in locals: `s` escapes (feed, flush), so its fields live in
+     * memory (WebAssembly's shadow stack), and every RING store would reload them. */
+    u32 h = s.h, in = s.in, words = s.words, slot = s.slot, roll = s.roll, eh = s.eh;
     for (;;) {
       u32 t = LOW[*p];
       if (t < 0x80) {
-        u32 h = s.h;
         do { h = (h ^ t) * FNV_PRIME; t = LOW[*++p]; } while (t < 0x80);
-        s.h = h;
-        s.in = 1;
+        in = 1;
       }
-      if (t == L_PUNCT) { p++; continue; }
-      if (t != L_SPACE) break;
+      /* t is L_SPACE, L_PUNCT or L_STOP here: tested by order, not equality (which the
+       * compiler turns into a jump table, an indirect branch per word) */
+      if (t > L_PUNCT) break;
       p++;
-      if (s.in) {
-        word_end(&s);
-        if (s.cand) { s_cand = 1; return 0; }
+      if (t == L_PUNCT) continue;
+      if (in) { /* word_end, on the locals */
+        if (words >= N) roll -= RING[slot] * TOP;
+        roll = roll * MIX + h;
+        eh = eh * MIX + h;
+        RING[slot] = h;
+        slot = slot + 1 == N ? 0 : slot + 1;
+        words++;
+        in = 0;
+        h = FNV_OFFSET;
+        if (words >= N && probe(roll)) { s_cand = 1; return 0; }
       }
     }
+    s.h = h; s.in = in; s.words = words; s.slot = slot; s.roll = roll; s.eh = eh;
     if (p >= END) { s_cand = 1; return 0; }
     u32 c = *p;
     if (c == '"') {
