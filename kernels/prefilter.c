@@ -169,6 +169,53 @@ EXPORT("pf_exact") void pf_exact(i32 table_at, u32 mask) {
   EXACT_MASK = mask;
 }
 
+/* One probe value into the exact table (open addressing, slot x * PROBE_MUL, 0 stored as 1). */
+static void exact_insert(u32 *table, u32 mask, u32 x) {
+  if (x == 0) x = 1;
+  u32 k = (x * PROBE_MUL) & mask;
+  while (table[k] != 0 && table[k] != x) k = (k + 1) & mask;
+  table[k] = x;
+}
+
+/* The exact rung's probe table built here from the eval rows' keys, for a host that holds the
+ * keys rather than their probes (the CLI: evalsieve.kernel); then as pf_exact. The probes are
+ * evalsieve.exact.prefilter_exact's: `units`, the keys' UTF-16 code units, words joined by
+ * one ' ', each key ended by '\n'; `last[i]`, key i's last probe start m (exact.probe_starts:
+ * the probes are every non-empty prefix of its words from each m = 0..last[i]), or -1 for a
+ * text file (the whole key is the one probe). `scratch`: room for the longest key's word
+ * hashes (u32 each); `table`: zeroed, mask + 1 slots, at least twice the probes. */
+EXPORT("pf_exact_keys") void pf_exact_keys(i32 units_at, i32 len, i32 last_at, i32 scratch_at,
+                                           i32 table_at, u32 mask) {
+  const u16 *units = AT(const u16 *, units_at);
+  const i32 *last = AT(const i32 *, last_at);
+  u32 *wh = AT(u32 *, scratch_at);
+  u32 *table = AT(u32 *, table_at);
+  u32 nw = 0, w = FNV_OFFSET, inw = 0;
+  i32 key = 0;
+  for (i32 i = 0; i < len; i++) {
+    u32 c = units[i];
+    if (c != ' ' && c != '\n') { w = (w ^ c) * FNV_PRIME; inw = 1; continue; }
+    if (inw) { wh[nw++] = w; w = FNV_OFFSET; inw = 0; }
+    if (c == ' ') continue;
+    i32 ms = last[key++];
+    if (ms < 0) { /* text: the whole key (exact.segment_probe) */
+      u32 h = 0;
+      for (u32 k = 0; k < nw; k++) h = h * MIX + wh[k];
+      exact_insert(table, mask, h + nw * COUNT_MIX);
+    } else {
+      for (u32 m = 0; m <= (u32)ms && m < nw; m++) {
+        u32 h = 0;
+        for (u32 k = m; k < nw; k++) {
+          h = h * MIX + wh[k];
+          exact_insert(table, mask, h + (k - m + 1) * COUNT_MIX);
+        }
+      }
+    }
+    nw = 0;
+  }
+  pf_exact(table_at, mask);
+}
+
 /* Is a segment of `words` words, polynomial `eh`, an exact-key probe? (prefilter.js) */
 static int exact_probe(u32 words, u32 eh) {
   u32 x = eh + words * COUNT_MIX;

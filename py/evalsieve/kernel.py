@@ -29,6 +29,7 @@ import weakref
 from array import array
 from pathlib import Path
 
+from .exact import probe_starts
 from .kernel_spec import MIX, PROBE_MUL
 from .kernel_tables import EXT_GONE, EXT_NONE, ext_tables  # noqa: F401 (re-exported)
 from .kernel_tables import utf16 as _utf16
@@ -53,6 +54,11 @@ def unavailable() -> str | None:
     except ImportError:
         return "wasmtime is not installed (pip install 'evalsieve[fast]')"
     return None
+
+
+def _i32(v: int) -> int:
+    """An unsigned 32-bit value as the i32 a WebAssembly call takes."""
+    return v - (1 << 32) if v >= 1 << 31 else v
 
 
 def exact_table(probes: list[int]) -> tuple[array, int]:
@@ -82,7 +88,8 @@ class WasmMemory:
         _STORES.add(self.store)
         ex = wasmtime.Instance(self.store, module, []).exports(self.store)
         self.mem = ex["memory"]
-        self._fns = {k: ex[k] for k in ("pf_configure", "pf_add_ngrams", "pf_exact", "pf_scan")}
+        self._fns = {k: ex[k] for k in ("pf_configure", "pf_add_ngrams", "pf_exact",
+                                        "pf_exact_keys", "pf_scan")}
 
     def size(self) -> int:
         return self.mem.data_len(self.store)
@@ -110,13 +117,17 @@ class KernelScanner:
             filter steps: every element is read, a superset).
         probes: the exact rung's probe values (:func:`exact.prefilter_exact`'s ``probes``
             for the same format): a segment with one of them makes its record a candidate.
+            ``None``: give ``keys`` instead.
+        keys: the eval rows' exact keys (``EvalIndex.exact_keys``): the kernel makes their
+            probes itself (``pf_exact_keys``: the same values, without Python's loop).
     Raises:
         ValueError: more than MAX_PATHS field paths.
     """
 
     def __init__(self, memory, ngrams: list[str], n: int, fmt: str, paths: list[list],
-                 probes: list[int]):
+                 probes: list[int] | None, keys: list[str] | None = None):
         self.m = memory
+        exact_keys = list(keys or ())
         size = 1
         while size < len(ngrams) * 4:
             size <<= 1
@@ -153,11 +164,44 @@ class KernelScanner:
         grams = "".join(g + "\n" for g in ngrams).encode("utf-16-le", "surrogatepass")
         if grams:
             self.m.call("pf_add_ngrams", self._place(grams), len(grams) // 2)
-        exact, exact_mask = exact_table(probes)   # kept: the kernel reads it in every scan
-        self.m.call("pf_exact", self._place(exact.tobytes()),
-                    exact_mask - (1 << 32) if exact_mask >= 1 << 31 else exact_mask)
+        if probes is None:
+            self._exact_keys(exact_keys, fmt)
+        else:
+            exact, exact_mask = exact_table(probes)   # kept: the kernel reads it in every scan
+            self.exact_at = (self._place(exact.tobytes()), exact_mask + 1)
+            self.m.call("pf_exact", self.exact_at[0], _i32(exact_mask))
         self.out_at = self.at   # the candidates, then the block
         self.cap = 4096
+
+    def _exact_keys(self, keys: list[str], fmt: str) -> None:
+        """The exact probe table made by the kernel from the keys (pf_exact_keys): sized for
+        every probe before duplicates go (twice that, a power of two, as exact_table)."""
+        last, most, longest = array("i"), 0, 1
+        for key in keys:
+            words = key.split()
+            longest = max(longest, len(words))
+            if fmt == "text":
+                last.append(-1)
+                most += 1
+                continue
+            starts = probe_starts(words, fmt)
+            last.append(starts[-1])
+            most += sum(len(words) - m for m in starts)
+        size = 2
+        while size < most * 2:
+            size <<= 1
+        units = "".join(k + "\n" for k in keys).encode("utf-16-le", "surrogatepass")
+        u_at = self._place(units or b"\0\0")
+        l_at = self._place(last.tobytes() or b"\0" * 4)
+        s_at = self._zeros(longest * 4)
+        t_at = self._zeros(size * 4)
+        self.m.call("pf_exact_keys", u_at, len(units) // 2, l_at, s_at, t_at, _i32(size - 1))
+        self.exact_at = (t_at, size)
+
+    def exact_values(self) -> set[int]:
+        """The probe values in the kernel's exact table (for the tests)."""
+        at, slots = self.exact_at
+        return set(array("I", ctypes.string_at(self.m.address() + at, slots * 4))) - {0}
 
     def _zeros(self, nbytes: int) -> int:
         a = self.at
@@ -214,8 +258,8 @@ class KernelFilter:
 
     Args:
         ngrams, n, fmt: as :class:`KernelScanner` (n >= 1; fmt jsonl or text).
-        exact_keys: the eval rows' exact keys (``EvalIndex.exact_keys``); their probes
-            (:func:`exact.prefilter_exact`) are computed once, here.
+        exact_keys: the eval rows' exact keys (``EvalIndex.exact_keys``); each process's
+            kernel makes their probes (:func:`exact.prefilter_exact`'s values) itself.
     Raises:
         ValueError: another format.
     """
@@ -225,9 +269,8 @@ class KernelFilter:
     def __init__(self, ngrams: list[str], n: int, fmt: str, exact_keys: list[str]):
         if fmt not in ("jsonl", "text"):
             raise ValueError("the kernel reads JSONL or text")
-        from .exact import prefilter_exact
         self.ngrams, self.n, self.fmt = list(ngrams), n, fmt
-        self.probes = prefilter_exact(list(exact_keys), fmt)["probes"]
+        self.keys, self.probes = list(exact_keys), None   # the kernel makes the probes
         self._local: dict = {}
 
     @classmethod
@@ -239,7 +282,8 @@ class KernelFilter:
         return kf
 
     def __getstate__(self):
-        return {"ngrams": self.ngrams, "n": self.n, "fmt": self.fmt, "probes": self.probes}
+        return {"ngrams": self.ngrams, "n": self.n, "fmt": self.fmt, "probes": self.probes,
+                "keys": self.keys}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -253,7 +297,7 @@ class KernelFilter:
             if len(self._local) and next(iter(self._local))[0] != os.getpid():
                 self._local = {}   # forked: the parent's instances are not ours
             sc = self._local[key] = KernelScanner(_memory(), self.ngrams, self.n, self.fmt,
-                                                  paths, self.probes)
+                                                  paths, self.probes, self.keys)
         return sc
 
 

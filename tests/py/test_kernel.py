@@ -216,3 +216,38 @@ def test_the_kernel_passes_a_segment_that_is_an_exact_key_probe():
     assert got[:2] == (3, 3) and list(got[3]) == [1, 1, 0, 34, 2, 2, 35, 57]
     no_key = KernelFilter(["alpha beta gamma"], 3, "jsonl", ["alpha beta gamma"])
     assert list(no_key.scanner([["text"]]).scan(block)[3]) == [1, 1, 0, 34]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "text"])
+def test_kernel_made_probes_are_pythons(fmt):
+    """pf_exact_keys (the kernel hashing the eval keys itself) makes exactly the probe values
+    of exact.prefilter_exact (words above U+FFFF, as surrogate pairs, and scalar words, whose
+    run at a key's start adds probe starts, included); and a record whose field is a probe's
+    words is then a candidate, one word more or less is not."""
+    pytest.importorskip("wasmtime")
+    import json
+    import random
+    from evalsieve.exact import prefilter_exact, probe_words
+    from evalsieve.kernel import KernelScanner, _memory
+    rng = random.Random(5)
+    bmp = ["alpha", "beta", "12", "true", "1e05", "café", "中文", "nan", "한국어"]
+    keys = sorted({" ".join(rng.choice(bmp + ["𝔲x"]) for _ in range(rng.randint(1, 6)))
+                   for _ in range(80)})
+    py = prefilter_exact(keys, fmt)["probes"]
+    by_keys = KernelScanner(_memory(), ["zz"], 1, fmt, [["text"]], None, keys)
+    by_probes = KernelScanner(_memory(), ["zz"], 1, fmt, [["text"]], py)
+    assert by_keys.exact_values() == by_probes.exact_values() == set(py)
+    assert len(py) > 100 if fmt == "jsonl" else len(py) == len(keys)
+    bmp_keys = [k for k in keys if "𝔲" not in k]
+    segs = {" ".join(w) for k in bmp_keys for w in probe_words(k, fmt)}
+    near = {s + " alpha" for s in segs} | {s.split(" ", 1)[-1] for s in segs if " " in s}
+    lines = sorted(segs | near)
+    if fmt == "text":
+        block = "".join(s + "\n" for s in lines).encode()
+    else:
+        block = "".join(json.dumps({"text": s}, ensure_ascii=False) + "\n"
+                        for s in lines).encode()
+    got = {lines[r - 1] for r in by_keys.scan(block)[3][0::4]}
+    want = {s for s in lines if " ".join(s.split()) in
+            {" ".join(w) for k in keys for w in probe_words(k, fmt)}}
+    assert got == want and segs <= got and near - got
