@@ -217,27 +217,36 @@ class KernelScanner:
         self.at = (a + len(data) + 15) & ~15
         return a
 
-    def scan(self, block: bytes):
+    def scan(self, block: bytes, end: int | None = None, head: bytes = b""):
         """Filter one block of whole lines (valid or not: the kernel checks UTF-8).
 
+        The block is ``head + block[:end]``, copied once into the kernel's memory (no
+        joined or sliced copy in Python).
+
         Returns:
-            ``None`` when ``block`` is not valid UTF-8 (the caller decodes it to name the
+            ``None`` when the block is not valid UTF-8 (the caller decodes it to name the
             byte), else ``(records, lines, points, cands)``: the records (non-blank lines)
             and lines in the block (a last line without ``\\n`` counts), its code points,
             and the candidates as a flat ``array('i')`` of ``[record, line, start, end]``
-            (block-local, 1-based; ``block[start:end]`` is the line without its ``\\n``).
+            (block-local, 1-based; bytes ``start:end`` of the block are the line without its
+            ``\\n``: :meth:`line`, until the next scan).
         """
         m = self.m
+        end = len(block) if end is None else end
+        size = len(head) + end
         while True:
             chunk_at = (self.out_at + self.cap * 16 + 15) & ~15
-            m.grow(chunk_at + len(block) + 1)
+            m.grow(chunk_at + size + 1)
             base = m.address()
-            ctypes.memmove(base + chunk_at, block, len(block))
-            ctypes.memset(base + chunk_at + len(block), 0, 1)   # the kernel's sentinel
-            rc = m.call("pf_scan", chunk_at, len(block), self.out_at, self.cap, self.res_at)
+            ctypes.memmove(base + chunk_at, head, len(head))
+            # bytes passed to memmove are read in place (c_char_p: the object's own buffer)
+            ctypes.memmove(base + chunk_at + len(head), block, end)
+            ctypes.memset(base + chunk_at + size, 0, 1)   # the kernel's sentinel
+            rc = m.call("pf_scan", chunk_at, size, self.out_at, self.cap, self.res_at)
             if rc != -2:
                 break
             self.cap *= 2
+        self.chunk_at = chunk_at
         if rc == -1:
             return None
         if rc != 0:
@@ -247,6 +256,10 @@ class KernelScanner:
         count = res[0]
         cands = array("i", ctypes.string_at(base + self.out_at, 16 * count))
         return res[1], res[2], res[5], cands
+
+    def line(self, start: int, end: int) -> bytes:
+        """Bytes ``start:end`` of the block the last :meth:`scan` read (a candidate's line)."""
+        return ctypes.string_at(self.m.address() + self.chunk_at + start, end - start)
 
 
 class KernelFilter:
