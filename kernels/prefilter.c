@@ -403,7 +403,28 @@ static const u8 *string_scan(const u8 *p) {
       }
       /* t is L_SPACE, L_PUNCT or L_STOP here: tested by order, not equality (which the
        * compiler turns into a jump table, an indirect branch per word) */
-      if (t > L_PUNCT) break;
+      if (t > L_PUNCT) {
+        /* A multi-byte character that the table maps to one unit of a word and that
+         * nothing joins or reorders (no composition second, no mark, first class 0; no
+         * marks held back): hashed here, as feed would (its flags set what the next
+         * character may join). Anything else: the slow path below. */
+        if (*p >= 0xc2 && !s.np) {
+          const u8 *q = p;
+          u32 cp = utf8_at(&q);
+          if (cp <= 0xffff) {
+            i32 m = EXT[cp];
+            u32 f = FLAGS ? FLAGS[cp] : 0;
+            if (m >= 0x80 && (f & (F_SECOND | F_NOSTARTER | 0xffu)) == 0) {
+              if (FLAGS) s.mk = ((f & F_FIRST) ? MK_FIRST : 0) | ((f >> 8) & 0xff);
+              h = (h ^ (u32)m) * FNV_PRIME;
+              in = 1;
+              p = slow = q;
+              continue;
+            }
+          }
+        }
+        break;
+      }
       p++;
       if (t == L_PUNCT) continue;
       if (in) { /* word_end, on the locals */

@@ -251,3 +251,28 @@ def test_kernel_made_probes_are_pythons(fmt):
     want = {s for s in lines if " ".join(s.split()) in
             {" ".join(w) for k in keys for w in probe_words(k, fmt)}}
     assert got == want and segs <= got and near - got
+
+
+@pytest.mark.parametrize("line", [
+    "ДОМ МИР ЖИЗНЬ",          # upper-case Cyrillic: the table lowers each letter
+    "ΑΛΦΑ ΒΗΤΑ ΓΑΜΜΑ",        # Greek (no Σ: Final_Sigma is Python's)
+    "가\u11a8 나 다",          # an LV syllable, then a trailing jamo: NFKC composes 각
+    "а\u0308бв где жз",       # Cyrillic а, then a combining diaeresis: NFKC composes ӓ
+    "क\u093c ख ग",             # ka, then the nukta: NFKC composes क़ (U+0958 stays out)
+    "ڡ\u0654ب ت ث",           # Arabic letter, then a hamza above
+])
+def test_multibyte_characters_hash_as_the_rule_reads_them(line):
+    """A record whose field normalises (text.normalize_text) to an eval n-gram is a
+    candidate, for characters the kernel reads one by one in its hot loop (a letter the
+    table maps to another unit) and for a letter that a following character joins (the
+    kernel must then leave the record to Python, or hash what Python makes of it)."""
+    pytest.importorskip("wasmtime")
+    import json
+    from evalsieve.kernel import KernelScanner, _memory
+    from evalsieve.text import normalize_text
+    gram = " ".join(normalize_text(line).split())
+    n = len(gram.split())
+    ks = KernelScanner(_memory(), [gram], n, "jsonl", [["text"]], [])
+    block = (json.dumps({"text": "x " + line + " y"}, ensure_ascii=False) + "\n"
+             + json.dumps({"text": "nothing of it"}) + "\n").encode()
+    assert list(ks.scan(block)[3][0::4]) == [1], (line, gram)
