@@ -1,11 +1,15 @@
 """readahead.read_ahead: the producer's blocks in order, its progress notes in the caller's
 thread, its errors raised after the blocks before them, and no thread left behind."""
 
+import sys
 import threading
 
 import pytest
 
 from evalsieve.readahead import read_ahead
+
+pytestmark = pytest.mark.skipif(sys.platform == "emscripten", reason="no threads in Pyodide "
+                                "(the CLI's kernel path, the only user, does not run there)")
 
 
 def producer(blocks, fail_after=None):
