@@ -18,8 +18,10 @@ def test_published_tables_are_what_python_gives():
     if not kt.PUBLISHED.is_file():
         pytest.skip("evalsieve/kernel_table.bin is not in this install")
     head = json.loads(kt.PUBLISHED.read_bytes().partition(b"\n")[0])
-    assert head["unidata"] == unicodedata.unidata_version, \
-        "kernel_table.bin was made for another Unicode version: run python3 build.py wasm"
+    if head["unidata"] != unicodedata.unidata_version:   # e.g. Pyodide's newer CPython
+        assert kt.load_published() is None   # not used here: computed instead
+        pytest.skip(f"kernel_table.bin is for Unicode {head['unidata']}, this Python has "
+                    f"{unicodedata.unidata_version}: it computes the tables")
     assert head["rule"] == kt.rule_digest(), \
         "kernel_table.bin is stale (text.py, kernel_spec.py or kernel_tables.py changed): " \
         "run python3 build.py wasm and commit it"
