@@ -6,8 +6,9 @@ the same bytes in CPython through wasmtime (``pip install 'evalsieve[fast]'``: w
 Linux, macOS and Windows, so no compiler on the user's machine). This module is that host:
 it lays out the kernel's tables from Python's spec (the eval n-grams, the field paths, the
 :func:`kernel_spec.kernel_table`: text.char_table and the marks, with their context
-flags; the exact rung's probes, :func:`exact.prefilter_exact`) in the module's memory as
-prefilter-wasm.js does, and hands it whole blocks of lines. The kernel decides which
+flags, published in :mod:`kernel_tables`; the exact rung's probes, which the kernel makes
+from the eval keys with :func:`exact.prefilter_exact`'s values) in the module's memory as
+prefilter-wasm.js does, and hands it whole blocks of lines, one wasmtime call each. The kernel decides which
 *records* can be skipped because they provably hold no eval n-gram in a chosen field and no
 segment whose words are an exact-key probe; Python reads every other record
 (:mod:`evalsieve.corpus`), so the filter can cost time, never results.
