@@ -8,7 +8,9 @@ shipped in the wheel. A process loads that file only when it was made by the sam
 for the same Unicode data: its header holds ``unicodedata.unidata_version`` and the sha256 of
 the modules that define the rule (:data:`RULE_MODULES`); otherwise the tables are computed
 here, as before, and the result is the same (tests/py/test_kernel_tables.py holds the
-committed file to a fresh computation, and fails when it is stale).
+committed file to a fresh computation, and fails when it is stale). A Python of another
+Unicode version (3.12 and later, Pyodide) keeps the tables it computed in the user's cache
+folder, named by its Unicode version and the rule's digest, and loads them on later runs.
 
 File layout (little-endian, the kernel's own byte order): one JSON line
 ``{"format": 1, "unidata": ..., "rule": sha256 hex, "ext": bytes, "pool": bytes,
@@ -136,13 +138,47 @@ def ext_tables() -> tuple[array, array, array]:
     when it matches this install's rule and Unicode data, else computed (once a process).
     """
     if "ext" not in _CACHE:
-        got = load_published()
-        _CACHE["source"] = "published" if got is not None else "computed"
-        _CACHE["ext"] = got if got is not None else compute_tables()
+        got, source = load_published(PUBLISHED), "published"
+        cached = None if got is not None else _user_copy()
+        if got is None and cached is not None:
+            got, source = load_published(cached), "cached"
+        if got is None:
+            got, source = compute_tables(), "computed"
+            if cached is not None:
+                _write_quietly(cached, got)
+        _CACHE["source"], _CACHE["ext"] = source, got
     return _CACHE["ext"]
 
 
+def _user_copy() -> Path | None:
+    """Where this install keeps the tables it computed for a Python whose Unicode data the
+    published copy is not for (``$EVALSIEVE_CACHE_DIR``, else platformdirs' user cache
+    folder when platformdirs is installed; None: nowhere, compute each run)."""
+    import os
+    root = os.environ.get("EVALSIEVE_CACHE_DIR")
+    if not root:
+        try:
+            import platformdirs
+        except ImportError:
+            return None
+        root = platformdirs.user_cache_dir("evalsieve", appauthor=False)
+    return Path(root) / f"kernel-table-{unicodedata.unidata_version}-{rule_digest()[:16]}.bin"
+
+
+def _write_quietly(path: Path, tables) -> None:
+    """Write a computed copy (whole, by rename: concurrent workers may race); a folder that
+    cannot be written only costs the next run the computation."""
+    import os
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(published_bytes(tables))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 def tables_source() -> str | None:
-    """``"published"`` or ``"computed"``: where this process's tables came from (None:
-    not made yet)."""
+    """``"published"``, ``"cached"`` (this user's computed copy) or ``"computed"``: where
+    this process's tables came from (None: not made yet)."""
     return _CACHE.get("source")

@@ -60,3 +60,21 @@ def test_stale_or_foreign_copy_is_not_used(tmp_path):
     path.write_bytes(line + b"\n" + body[:-10])       # truncated
     assert kt.load_published(path) is None
     assert kt.load_published(tmp_path / "absent.bin") is None
+
+
+def test_a_python_the_published_copy_is_not_for_computes_once_then_loads(tmp_path,
+                                                                        monkeypatch):
+    monkeypatch.setattr(kt, "PUBLISHED", tmp_path / "absent.bin")
+    monkeypatch.setenv("EVALSIEVE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(kt, "_CACHE", {})
+    first = kt.ext_tables()
+    assert kt.tables_source() == "computed"
+    copy = tmp_path / "cache" / (f"kernel-table-{unicodedata.unidata_version}-"
+                                 f"{kt.rule_digest()[:16]}.bin")
+    assert copy.is_file()
+    monkeypatch.setattr(kt, "_CACHE", {})
+    assert kt.ext_tables() == first and kt.tables_source() == "cached"
+    copy.write_bytes(b"{}\n")                         # damaged: computed again, rewritten
+    monkeypatch.setattr(kt, "_CACHE", {})
+    assert kt.ext_tables() == first and kt.tables_source() == "computed"
+    assert kt.load_published(copy) is not None
