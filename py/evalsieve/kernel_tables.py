@@ -154,15 +154,13 @@ def _user_copy() -> Path | None:
     """Where this install keeps the tables it computed for a Python whose Unicode data the
     published copy is not for (``$EVALSIEVE_CACHE_DIR``, else platformdirs' user cache
     folder when platformdirs is installed; None: nowhere, compute each run)."""
-    import os
-    root = os.environ.get("EVALSIEVE_CACHE_DIR")
-    if not root:
-        try:
-            import platformdirs
-        except ImportError:
-            return None
-        root = platformdirs.user_cache_dir("evalsieve", appauthor=False)
-    return Path(root) / f"kernel-table-{unicodedata.unidata_version}-{rule_digest()[:16]}.bin"
+    from .errors import EvalsieveError
+    from .model_cache import cache_root   # the encoder's cache folder: the same rule
+    try:
+        root = cache_root()
+    except EvalsieveError:   # no platformdirs
+        return None
+    return root / f"kernel-table-{unicodedata.unidata_version}-{rule_digest()[:16]}.bin"
 
 
 def _write_quietly(path: Path, tables) -> None:
