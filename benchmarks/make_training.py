@@ -36,8 +36,10 @@ import random
 import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = os.path.join(os.environ.get("EVALSIEVE_SHARED", os.path.join(HERE, "..", "..", "shared")),
-                      "data")  # EVALSIEVE_SHARED as in bench_contamination.py
+SHARED = os.path.join(os.environ.get("EVALSIEVE_SHARED") or next(
+    (p for p in (os.path.join(HERE, "..", "..", "shared"), os.path.join(HERE, "..", "..", "..", "shared"))
+     if os.path.isdir(p)), os.path.join(HERE, "..", "..", "shared")),
+    "data")  # EVALSIEVE_SHARED, or beside the checkout, as in bench_contamination.py
 #: (source, share of records, separator between its units)
 SOURCES = (("wikitext", 0.60, "\n\n"), ("shakespeare", 0.25, "\n"), ("gsm8k_train", 0.15, "\n\n"))
 WORDS = (100, 600)

@@ -67,6 +67,7 @@ EXPORT("pf_base") void pf_base(u8 *base) { BASE = base; }
 /* CLASS, LOW, SKIP, the hash constants, MAX_BRACKETS and PY_SPACE_HIGH: generated from
  * Python's rule (evalsieve.kernel_spec; python3 build.py wasm writes it). */
 #include "spec.h"
+_Static_assert(L_SPACE < L_PUNCT && L_PUNCT < L_STOP, "string_scan tests the LOW classes by order");
 
 /* configuration (pf_configure) */
 static u32 N;          /* words per n-gram */
@@ -129,6 +130,13 @@ EXPORT("pf_configure") i32 pf_configure(i32 cfg_at) {
   return NPATHS > MAX_PATHS ? -1 : 0;
 }
 
+/* BITS is a blocked Bloom filter in front of TABLE: 2^15 words of 32 bits (128 KiB, in
+ * the L2 cache), the word chosen by the top 15 bits of p = hash * PROBE_MUL and two bits of
+ * it by bits 12-16 and 7-11. One load per window; a window that is not an eval n-gram
+ * reaches TABLE (1 MiB and more, out of cache) about 1 time in 90 for 45,000 n-grams,
+ * where one bit let 1 in 23 through. prefilter.js builds the same bits. */
+INLINE u32 bloom_bits(u32 p) { return (1u << ((p >> 12) & 31)) | (1u << ((p >> 7) & 31)); }
+
 /* Hash the eval n-grams into TABLE and BITS (zeroed by the host; MASK + 1 >= 4x their
  * number, as prefilter.js sizes it). `units`: the n-grams' UTF-16 code units, words joined by
  * one ' ', each n-gram ended by '\n' (normalised words hold neither). Each n-gram's hash is
@@ -147,7 +155,7 @@ EXPORT("pf_add_ngrams") void pf_add_ngrams(i32 units_at, i32 len) {
     u32 k = p & MASK;
     while (TABLE[k] != 0 && TABLE[k] != h) k = (k + 1) & MASK;
     TABLE[k] = h;
-    BITS[p >> 17] |= 1u << ((p >> 12) & 31);
+    BITS[p >> 17] |= bloom_bits(p);
     h = 0;
   }
 }
@@ -159,6 +167,53 @@ EXPORT("pf_add_ngrams") void pf_add_ngrams(i32 units_at, i32 len) {
 EXPORT("pf_exact") void pf_exact(i32 table_at, u32 mask) {
   EXACT = AT(const u32 *, table_at);
   EXACT_MASK = mask;
+}
+
+/* One probe value into the exact table (open addressing, slot x * PROBE_MUL, 0 stored as 1). */
+static void exact_insert(u32 *table, u32 mask, u32 x) {
+  if (x == 0) x = 1;
+  u32 k = (x * PROBE_MUL) & mask;
+  while (table[k] != 0 && table[k] != x) k = (k + 1) & mask;
+  table[k] = x;
+}
+
+/* The exact rung's probe table built here from the eval rows' keys, for a host that holds the
+ * keys rather than their probes (the CLI: evalsieve.kernel); then as pf_exact. The probes are
+ * evalsieve.exact.prefilter_exact's: `units`, the keys' UTF-16 code units, words joined by
+ * one ' ', each key ended by '\n'; `last[i]`, key i's last probe start m (exact.probe_starts:
+ * the probes are every non-empty prefix of its words from each m = 0..last[i]), or -1 for a
+ * text file (the whole key is the one probe). `scratch`: room for the longest key's word
+ * hashes (u32 each); `table`: zeroed, mask + 1 slots, at least twice the probes. */
+EXPORT("pf_exact_keys") void pf_exact_keys(i32 units_at, i32 len, i32 last_at, i32 scratch_at,
+                                           i32 table_at, u32 mask) {
+  const u16 *units = AT(const u16 *, units_at);
+  const i32 *last = AT(const i32 *, last_at);
+  u32 *wh = AT(u32 *, scratch_at);
+  u32 *table = AT(u32 *, table_at);
+  u32 nw = 0, w = FNV_OFFSET, inw = 0;
+  i32 key = 0;
+  for (i32 i = 0; i < len; i++) {
+    u32 c = units[i];
+    if (c != ' ' && c != '\n') { w = (w ^ c) * FNV_PRIME; inw = 1; continue; }
+    if (inw) { wh[nw++] = w; w = FNV_OFFSET; inw = 0; }
+    if (c == ' ') continue;
+    i32 ms = last[key++];
+    if (ms < 0) { /* text: the whole key (exact.segment_probe) */
+      u32 h = 0;
+      for (u32 k = 0; k < nw; k++) h = h * MIX + wh[k];
+      exact_insert(table, mask, h + nw * COUNT_MIX);
+    } else {
+      for (u32 m = 0; m <= (u32)ms && m < nw; m++) {
+        u32 h = 0;
+        for (u32 k = m; k < nw; k++) {
+          h = h * MIX + wh[k];
+          exact_insert(table, mask, h + (k - m + 1) * COUNT_MIX);
+        }
+      }
+    }
+    nw = 0;
+  }
+  pf_exact(table_at, mask);
 }
 
 /* Is a segment of `words` words, polynomial `eh`, an exact-key probe? (prefilter.js) */
@@ -176,7 +231,8 @@ static int exact_probe(u32 words, u32 eh) {
 static inline int probe(u32 roll) {
   u32 x = roll == 0 ? 1 : roll;
   u32 p = x * PROBE_MUL;
-  if ((BITS[p >> 17] & (1u << ((p >> 12) & 31))) == 0) return 0;
+  u32 want = bloom_bits(p);
+  if ((BITS[p >> 17] & want) != want) return 0; /* surely not there */
   for (u32 k = p & MASK;; k = (k + 1) & MASK) {
     u32 v = TABLE[k];
     if (v == x) return 1;
@@ -336,22 +392,54 @@ static const u8 *string_scan(const u8 *p) {
     /* the hot loop: printable ASCII, no escapes (LOW: the lowered word byte, or a class).
      * No bounds test: the byte at END is '\n' or the 0 that pf_scan's caller puts after the
      * chunk, both L_STOP. A word's bytes go round the inner loop. */
+    /* The segment's hot fields in locals: `s` escapes (feed, flush), so its fields live in
+     * memory (WebAssembly's shadow stack), and every RING store would reload them. */
+    u32 h = s.h, in = s.in, words = s.words, slot = s.slot, roll = s.roll, eh = s.eh;
     for (;;) {
       u32 t = LOW[*p];
       if (t < 0x80) {
-        u32 h = s.h;
         do { h = (h ^ t) * FNV_PRIME; t = LOW[*++p]; } while (t < 0x80);
-        s.h = h;
-        s.in = 1;
+        in = 1;
       }
-      if (t == L_PUNCT) { p++; continue; }
-      if (t != L_SPACE) break;
+      /* t is L_SPACE, L_PUNCT or L_STOP here: tested by order, not equality (which the
+       * compiler turns into a jump table, an indirect branch per word) */
+      if (t > L_PUNCT) {
+        /* A multi-byte character that the table maps to one unit of a word and that
+         * nothing joins or reorders (no composition second, no mark, first class 0; no
+         * marks held back): hashed here, as feed would (its flags set what the next
+         * character may join). Anything else: the slow path below. */
+        if (*p >= 0xc2 && !s.np) {
+          const u8 *q = p;
+          u32 cp = utf8_at(&q);
+          if (cp <= 0xffff) {
+            i32 m = EXT[cp];
+            u32 f = FLAGS ? FLAGS[cp] : 0;
+            if (m >= 0x80 && (f & (F_SECOND | F_NOSTARTER | 0xffu)) == 0) {
+              if (FLAGS) s.mk = ((f & F_FIRST) ? MK_FIRST : 0) | ((f >> 8) & 0xff);
+              h = (h ^ (u32)m) * FNV_PRIME;
+              in = 1;
+              p = slow = q;
+              continue;
+            }
+          }
+        }
+        break;
+      }
       p++;
-      if (s.in) {
-        word_end(&s);
-        if (s.cand) { s_cand = 1; return 0; }
+      if (t == L_PUNCT) continue;
+      if (in) { /* word_end, on the locals */
+        if (words >= N) roll -= RING[slot] * TOP;
+        roll = roll * MIX + h;
+        eh = eh * MIX + h;
+        RING[slot] = h;
+        slot = slot + 1 == N ? 0 : slot + 1;
+        words++;
+        in = 0;
+        h = FNV_OFFSET;
+        if (words >= N && probe(roll)) { s_cand = 1; return 0; }
       }
     }
+    s.h = h; s.in = in; s.words = words; s.slot = slot; s.roll = roll; s.eh = eh;
     if (p >= END) { s_cand = 1; return 0; }
     u32 c = *p;
     if (c == '"') {

@@ -43,7 +43,7 @@ def test_wheel_installs_whole_and_runs_both_jobs(tmp_path):
         names = set(z.namelist())
     assert {"evalsieve/model.lock.json", "evalsieve/model_cache.py",
             "evalsieve/encoder_graph.py", "evalsieve/parquet_io.py",
-            "evalsieve/prefilter.wasm"} <= names
+            "evalsieve/prefilter.wasm", "evalsieve/kernel_table.bin"} <= names
     with zipfile.ZipFile(wheel) as z:   # the committed kernel, byte for byte
         assert z.read("evalsieve/prefilter.wasm") == build.KERNEL_WASM.read_bytes()
     t0 = time.perf_counter()
@@ -99,6 +99,12 @@ def test_wheel_installs_whole_and_runs_both_jobs(tmp_path):
     assert s["training_engine"]["filter"] == "kernel" and "filter: kernel" in err, err
     assert s["rows_contaminated"] == 7
     assert (work / "cont" / "eval.clean.jsonl").is_file()
+    # the installed kernel loads its published character tables (no walk of the BMP)
+    p = subprocess.run([str(venv / "bin" / "python"), "-c",
+                        "from evalsieve.kernel_tables import ext_tables, tables_source; "
+                        "ext_tables(); print(tables_source())"],
+                       cwd=work, env=env, capture_output=True, text=True, timeout=120)
+    assert p.stdout.strip() == "published", p.stderr
     s, err = run("paraphrases", "gsm8k_test_sample.jsonl", "--field", "question", "--out",
                  "para", "--json")
     print(f"both jobs (first use derives the encoder): {time.perf_counter() - t0:.0f} s in all")

@@ -6,12 +6,11 @@
 // polynomial over a whole segment, plus its word count times count_mix, 0 stored as 1);
 // prefilter.js and the kernel compute each segment's in the pass that hashes its windows.
 
-// The filter's hash (prefilter.js's and kernels/prefilter.c's), which Python's must equal.
-export const FNV_OFFSET = 0x811c9dc5 | 0;
-export const FNV_PRIME = 0x01000193;
-export const MIX = 0x9e3779b1 | 0; // multiplier of the n-gram polynomial
-const COUNT_MIX = 0x85ebca6b | 0; // a segment's word count, in its probe
-const PROBE_MUL = 0x27d4eb2d; // the table slot (as prefilter.js's n-gram table)
+// The filter's hash (prefilter.js's and kernels/prefilter.c's), from Python's spec
+// (prefilter-spec.js, generated); a spec's exact.hash must still name the same.
+import { COUNT_MIX, FNV_OFFSET, FNV_PRIME, MIX, PROBE_MUL } from './prefilter-spec.js';
+
+export { FNV_OFFSET, FNV_PRIME, MIX };
 
 /**
  * The probe table of a spec's `exact`, built once.

@@ -18,19 +18,16 @@
 // A segment whose words are an exact-rung probe (prefilter-exact.js) makes its record a
 // candidate too. No DOM: it runs in the worker and under Node for the tests.
 
-import { FNV_OFFSET, FNV_PRIME, MIX, createExactProbes } from './prefilter-exact.js';
+import { createExactProbes } from './prefilter-exact.js';
+// The rule's ASCII classes (0 = part of a word, 1 = white space (str.split()), 2 =
+// punctuation (Unicode category P*: deleted), 3 = upper case (lowercased)), Python's
+// str.isspace() set, MAX_JSON_DEPTH and the hash constants: generated from Python's spec.
+import { CLASS, FNV_OFFSET, FNV_PRIME, MAX_JSON_DEPTH, MIX, PROBE_MUL, PY_SPACE } from './prefilter-spec.js';
 
-// Python's str.isspace() set: a line made only of these is blank (not a record).
-const PY_BLANK = /^[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+// a line made only of Python's white space is blank (not a record)
+const PY_BLANK = new RegExp(`^${PY_SPACE}*$`);
 
-const PY_SPACE_G = /[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/g;
-
-// Per ASCII code: 0 = part of a word, 1 = white space (str.split()), 2 = punctuation
-// (Unicode category P*: deleted), 3 = upper-case letter (lowercased).
-const CLASS = new Uint8Array(128);
-for (const c of '\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ') CLASS[c.charCodeAt(0)] = 1;
-for (const c of '!"#%&\'()*,-./:;?@[\\]_{}') CLASS[c.charCodeAt(0)] = 2;
-for (let c = 65; c <= 90; c++) CLASS[c] = 3;
+const PY_SPACE_G = new RegExp(PY_SPACE, 'g');
 
 const EXT_NONE = -1;
 const EXT_GONE = -2;
@@ -77,9 +74,11 @@ export function createPrefilter(spec) {
   let size = 1;
   while (size < spec.ngrams.length * 4) size <<= 1;
   const table = new Int32Array(size);
-  // A bit per 2^20 values of the top 20 bits of the probe hash (128 KiB, cache-resident):
-  // most windows miss here and never touch the big table.
+  // A blocked Bloom filter (128 KiB, cache-resident; kernels/prefilter.c bloom_bits): a
+  // 32-bit word by the top 15 bits of the probe hash, two bits of it by bits 12-16 and
+  // 7-11. Most windows miss here and never touch the big table.
   const bits = new Int32Array(1 << 15);
+  const bloom = (p) => (1 << ((p >>> 12) & 31)) | (1 << ((p >>> 7) & 31));
   const mask = size - 1;
   const fix = (h) => (h === 0 ? 1 : h);
   for (const g of spec.ngrams) {
@@ -87,11 +86,11 @@ export function createPrefilter(spec) {
     let h = 0;
     for (const w of words) h = (Math.imul(h, MIX) + wordHash(w)) | 0;
     h = fix(h);
-    let k = (Math.imul(h, 0x27d4eb2d) >>> 0) & mask;
+    let k = (Math.imul(h, PROBE_MUL) >>> 0) & mask;
     while (table[k] !== 0 && table[k] !== h) k = (k + 1) & mask;
     table[k] = h;
-    const p = Math.imul(h, 0x27d4eb2d);
-    bits[p >>> 17] |= 1 << ((p >>> 12) & 31);
+    const p = Math.imul(h, PROBE_MUL);
+    bits[p >>> 17] |= bloom(p);
   }
   const ring = new Int32Array(Math.max(n, 1));
   // Non-ASCII characters Python says can be normalised one by one (text.char_table), by
@@ -112,8 +111,9 @@ export function createPrefilter(spec) {
   /** Is the window hash `roll` (of n words) in the table? */
   function probe(roll) {
     const x = roll === 0 ? 1 : roll;
-    const p = Math.imul(x, 0x27d4eb2d);
-    if ((bits[p >>> 17] & (1 << ((p >>> 12) & 31))) === 0) return false; // surely not there
+    const p = Math.imul(x, PROBE_MUL);
+    const want = bloom(p);
+    if ((bits[p >>> 17] & want) !== want) return false; // surely not there
     for (let k = (p >>> 0) & mask; ; k = (k + 1) & mask) {
       const v = table[k];
       if (v === x) return true;
@@ -228,9 +228,9 @@ export function createPrefilter(spec) {
     if (spec.format === 'text') {
       segs = [line.replace(/[\r\n]+$/, '')]; // as Python's raw.rstrip("\r\n")
     } else {
-      // Python refuses JSON nested deeper than records.MAX_JSON_DEPTH (400): let it see any
-      // line with that many brackets (a cheap count: indexOf, stopping at 401)
-      if (line.length > 400 && bracketsOver(line, 400)) return true;
+      // Python refuses JSON nested deeper than records.MAX_JSON_DEPTH: let it see any line
+      // with that many brackets (a cheap count: indexOf, stopping at one more)
+      if (line.length > MAX_JSON_DEPTH && bracketsOver(line, MAX_JSON_DEPTH)) return true;
       let v;
       try { v = JSON.parse(line); } catch { return true; }
       if (v === null || typeof v !== 'object' || Array.isArray(v)) return true;

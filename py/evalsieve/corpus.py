@@ -31,6 +31,7 @@ from .errors import EvalsieveError, bad_input
 from .fault_hooks import TaskFault, fault_hook  # noqa: F401 (TaskFault: Ray retries it)
 from .fields import FieldExtractor
 from .ngrams import TrainingScan
+from .readahead import read_ahead
 from .record_id import IdReader
 from .records import RecordReader, parse_record_line, refuse_binary, skip_text
 
@@ -316,7 +317,11 @@ def _scan(payload: dict, task: Task, progress) -> dict:
     reader = None if filt else RecordReader(task.fmt, task.name, skip)
     state["skip"] = [] if skip else None
     carry = b""
-    for data in _raw_blocks(task, h, progress):
+    blocks = _raw_blocks(task, h, progress)
+    if ks is not None:   # the kernel scans outside the GIL: read the next blocks meanwhile
+        blocks = read_ahead(lambda note: _raw_blocks(task, h, note if progress else None),
+                            progress)
+    for data in blocks:
         if state["first"] and data:
             if task.start == 0:
                 refuse_binary(task.name, data[:16])
@@ -324,6 +329,14 @@ def _scan(payload: dict, task: Task, progress) -> dict:
                     data = data[3:]
                     state["offset"] += 3
             state["first"] = False
+        if ks is not None:   # the kernel copies carry + data[:cut] itself, once
+            cut = data.rfind(b"\n") + 1
+            if not cut:
+                carry += data
+                continue
+            _block(data, task, state, ks, reader, seg, scan, batch, cut, carry)
+            carry = data[cut:]
+            continue
         data = carry + data
         cut = data.rfind(b"\n") + 1
         carry = data[cut:]
@@ -362,10 +375,14 @@ def _decode(block: bytes, task: Task, state: dict) -> str:
                         expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)")
 
 
-def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch) -> None:
-    """Scan whole lines (the exact reader; or the filter, then the exact check of the
-    candidate lines). Updates ``state`` (offset, lines, chars, records)."""
+def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch,
+           end: int | None = None, head: bytes = b"") -> None:
+    """Scan whole lines, ``head + block[:end]`` (the exact reader; or the filter, then the
+    exact check of the candidate lines). Updates ``state`` (offset, lines, chars, records)."""
     state["escaped"] = False
+    if end is not None or head:
+        if not hasattr(filt, "scan"):
+            block, end, head = head + block[:end], None, b""
     if hasattr(filt, "scan"):   # the kernel: it checks the UTF-8 and counts characters
         from .filters import kernel_block
 
@@ -373,11 +390,12 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
             _decode(b, task, state)   # raises, naming the byte, without --skip-bad-lines
             raise _NotUtf8
         try:
-            kernel_block(block, filt, task, state, seg, scan, batch, refuse)
-            state["offset"] += len(block)
+            kernel_block(block, filt, task, state, seg, scan, batch, refuse, end, head)
+            state["offset"] += len(head) + (len(block) if end is None else end)
             return
         except _NotUtf8:   # with --skip-bad-lines: every line of the block to the exact check
             filt = EVERY_LINE
+            block = head + (block if end is None else block[:end])
     text = _decode(block, task, state)
     state["chars"] += len(text)
     if reader is None and state["escaped"]:

@@ -46,18 +46,21 @@ def choose(index, kind: str = "auto", formats=("jsonl", "text")) -> tuple[dict, 
         "numpy", note
 
 
-def kernel_block(block: bytes, ks, task, state: dict, seg, scan, batch, decode) -> None:
-    """Scan whole lines with the kernel ``ks`` (a :class:`kernel.KernelScanner`), then the
-    exact check of its candidate records. Updates ``state`` (chars, records, lines, cand,
-    skip) as the exact reader would.
+def kernel_block(block: bytes, ks, task, state: dict, seg, scan, batch, decode,
+                 end: int | None = None, head: bytes = b"") -> None:
+    """Scan whole lines, ``head + block[:end]``, with the kernel ``ks`` (a
+    :class:`kernel.KernelScanner`: one copy into its memory), then the exact check of its
+    candidate records (read back from the kernel's copy). Updates ``state`` (chars,
+    records, lines, cand, skip) as the exact reader would.
 
     Raises:
-        EvalsieveError(bad_input): invalid UTF-8 (``decode(block)`` names the byte and line)
+        EvalsieveError(bad_input): invalid UTF-8 (``decode(bytes)`` names the byte and line)
         or a malformed candidate record (its line in the file).
     """
-    got = ks.scan(block)
+    end = len(block) if end is None else end
+    got = ks.scan(block, end, head)
     if got is None:
-        decode(block)   # raises, naming the first invalid byte
+        decode(head + block[:end])   # raises, naming the first invalid byte
         raise EvalsieveError("internal", f"{task.name}: the kernel refused UTF-8 that "
                              "Python reads")
     records, lines, points, cands = got
@@ -65,7 +68,7 @@ def kernel_block(block: bytes, ks, task, state: dict, seg, scan, batch, decode) 
     for k in range(0, len(cands), 4):
         rec, ln, a, b = cands[k], cands[k + 1], cands[k + 2], cands[k + 3]
         try:
-            value = parse_record_line(task.fmt, block[a:b].decode("utf-8"), task.name,
+            value = parse_record_line(task.fmt, ks.line(a, b).decode("utf-8"), task.name,
                                       ln_base + ln)
         except EvalsieveError as e:
             if state["skip"] is None or e.code != "bad_input":
@@ -76,7 +79,8 @@ def kernel_block(block: bytes, ks, task, state: dict, seg, scan, batch, decode) 
     state["chars"] += points
     state["cand"] += len(cands) // 4
     state["records"] += records
-    state["lines"] += lines - (0 if block.endswith(b"\n") else 1)
+    last = block[end - 1:end] if end else head[-1:]
+    state["lines"] += lines - (0 if last == b"\n" else 1)
     if batch:
         scan.scan(batch)
         batch.clear()

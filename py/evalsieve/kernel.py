@@ -6,8 +6,9 @@ the same bytes in CPython through wasmtime (``pip install 'evalsieve[fast]'``: w
 Linux, macOS and Windows, so no compiler on the user's machine). This module is that host:
 it lays out the kernel's tables from Python's spec (the eval n-grams, the field paths, the
 :func:`kernel_spec.kernel_table`: text.char_table and the marks, with their context
-flags; the exact rung's probes, :func:`exact.prefilter_exact`) in the module's memory as
-prefilter-wasm.js does, and hands it whole blocks of lines. The kernel decides which
+flags, published in :mod:`kernel_tables`; the exact rung's probes, which the kernel makes
+from the eval keys with :func:`exact.prefilter_exact`'s values) in the module's memory as
+prefilter-wasm.js does, and hands it whole blocks of lines, one wasmtime call each. The kernel decides which
 *records* can be skipped because they provably hold no eval n-gram in a chosen field and no
 segment whose words are an exact-key probe; Python reads every other record
 (:mod:`evalsieve.corpus`), so the filter can cost time, never results.
@@ -29,13 +30,15 @@ import weakref
 from array import array
 from pathlib import Path
 
+from .exact import probe_starts
 from .kernel_spec import MIX, PROBE_MUL
+from .kernel_tables import EXT_GONE, EXT_NONE, ext_tables  # noqa: F401 (re-exported)
+from .kernel_tables import utf16 as _utf16
 
 _HERE = Path(__file__).resolve().parent
 #: where the kernel is looked for: next to this module (the wheel), then the source tree
 KERNEL_PATHS = (_HERE / "prefilter.wasm", _HERE.parent.parent / "kernels" / "prefilter.wasm")
 MAX_PATHS = 64        # the kernel's own limit (prefilter.c MAX_PATHS)
-EXT_NONE, EXT_GONE = -1, -2
 
 
 def kernel_path() -> Path | None:
@@ -54,12 +57,9 @@ def unavailable() -> str | None:
     return None
 
 
-def _utf16(s: str) -> list[int]:
-    b = s.encode("utf-16-le", "surrogatepass")
-    return array("H", b).tolist()
-
-
-_EXT_CACHE: dict = {}
+def _i32(v: int) -> int:
+    """An unsigned 32-bit value as the i32 a WebAssembly call takes."""
+    return v - (1 << 32) if v >= 1 << 31 else v
 
 
 def exact_table(probes: list[int]) -> tuple[array, int]:
@@ -79,38 +79,6 @@ def exact_table(probes: list[int]) -> tuple[array, int]:
     return table, mask
 
 
-def ext_tables() -> tuple[array, array, array]:
-    """The kernel table (:func:`kernel_spec.kernel_table`: text.char_table and the marks)
-    by UTF-16 code unit, as the kernel reads it: EXT[c] >= 0 the one unit c becomes,
-    EXT_GONE deleted, EXT_NONE unknown (the record goes to Python), <= -3 a replacement of
-    several units at POOL[-EXT[c] - 3] (its length, then the units); FLAGS[c] the context
-    flags. White space in a replacement is ' ' (the kernel splits words on ASCII white
-    space only). For the characters of char_table, the same EXT as prefilter.js's extCode."""
-    if "ext" not in _EXT_CACHE:
-        from .kernel_spec import kernel_table
-        table, flags = kernel_table()
-        ext = array("i", [EXT_NONE]) * 0x10000
-        pool = array("H")
-        for c, rep in sorted(table.items()):
-            if c < 128 or c > 0xFFFF:
-                continue
-            r = _utf16("".join(" " if ch.isspace() else ch for ch in rep))
-            if not r:
-                ext[c] = EXT_GONE
-            elif len(r) == 1:
-                ext[c] = r[0]
-            else:
-                ext[c] = -3 - len(pool)
-                pool.append(len(r))
-                pool.extend(r)
-        if not pool:
-            pool.append(0)
-        fl = array("I", [0]) * 0x10000
-        for c, bits in flags.items():
-            fl[c] = bits
-        _EXT_CACHE["ext"] = (ext, pool, fl)
-    return _EXT_CACHE["ext"]
-
 
 class WasmMemory:
     """kernels/prefilter.wasm instantiated in a wasmtime store of this process."""
@@ -121,7 +89,8 @@ class WasmMemory:
         _STORES.add(self.store)
         ex = wasmtime.Instance(self.store, module, []).exports(self.store)
         self.mem = ex["memory"]
-        self._fns = {k: ex[k] for k in ("pf_configure", "pf_add_ngrams", "pf_exact", "pf_scan")}
+        self._fns = {k: ex[k] for k in ("pf_configure", "pf_add_ngrams", "pf_exact",
+                                        "pf_exact_keys", "pf_scan")}
 
     def size(self) -> int:
         return self.mem.data_len(self.store)
@@ -149,13 +118,17 @@ class KernelScanner:
             filter steps: every element is read, a superset).
         probes: the exact rung's probe values (:func:`exact.prefilter_exact`'s ``probes``
             for the same format): a segment with one of them makes its record a candidate.
+            ``None``: give ``keys`` instead.
+        keys: the eval rows' exact keys (``EvalIndex.exact_keys``): the kernel makes their
+            probes itself (``pf_exact_keys``: the same values, without Python's loop).
     Raises:
         ValueError: more than MAX_PATHS field paths.
     """
 
     def __init__(self, memory, ngrams: list[str], n: int, fmt: str, paths: list[list],
-                 probes: list[int]):
+                 probes: list[int] | None, keys: list[str] | None = None):
         self.m = memory
+        exact_keys = list(keys or ())
         size = 1
         while size < len(ngrams) * 4:
             size <<= 1
@@ -192,11 +165,44 @@ class KernelScanner:
         grams = "".join(g + "\n" for g in ngrams).encode("utf-16-le", "surrogatepass")
         if grams:
             self.m.call("pf_add_ngrams", self._place(grams), len(grams) // 2)
-        exact, exact_mask = exact_table(probes)   # kept: the kernel reads it in every scan
-        self.m.call("pf_exact", self._place(exact.tobytes()),
-                    exact_mask - (1 << 32) if exact_mask >= 1 << 31 else exact_mask)
+        if probes is None:
+            self._exact_keys(exact_keys, fmt)
+        else:
+            exact, exact_mask = exact_table(probes)   # kept: the kernel reads it in every scan
+            self.exact_at = (self._place(exact.tobytes()), exact_mask + 1)
+            self.m.call("pf_exact", self.exact_at[0], _i32(exact_mask))
         self.out_at = self.at   # the candidates, then the block
         self.cap = 4096
+
+    def _exact_keys(self, keys: list[str], fmt: str) -> None:
+        """The exact probe table made by the kernel from the keys (pf_exact_keys): sized for
+        every probe before duplicates go (twice that, a power of two, as exact_table)."""
+        last, most, longest = array("i"), 0, 1
+        for key in keys:
+            words = key.split()
+            longest = max(longest, len(words))
+            if fmt == "text":
+                last.append(-1)
+                most += 1
+                continue
+            starts = probe_starts(words, fmt)
+            last.append(starts[-1])
+            most += sum(len(words) - m for m in starts)
+        size = 2
+        while size < most * 2:
+            size <<= 1
+        units = "".join(k + "\n" for k in keys).encode("utf-16-le", "surrogatepass")
+        u_at = self._place(units or b"\0\0")
+        l_at = self._place(last.tobytes() or b"\0" * 4)
+        s_at = self._zeros(longest * 4)
+        t_at = self._zeros(size * 4)
+        self.m.call("pf_exact_keys", u_at, len(units) // 2, l_at, s_at, t_at, _i32(size - 1))
+        self.exact_at = (t_at, size)
+
+    def exact_values(self) -> set[int]:
+        """The probe values in the kernel's exact table (for the tests)."""
+        at, slots = self.exact_at
+        return set(array("I", ctypes.string_at(self.m.address() + at, slots * 4))) - {0}
 
     def _zeros(self, nbytes: int) -> int:
         a = self.at
@@ -212,27 +218,36 @@ class KernelScanner:
         self.at = (a + len(data) + 15) & ~15
         return a
 
-    def scan(self, block: bytes):
+    def scan(self, block: bytes, end: int | None = None, head: bytes = b""):
         """Filter one block of whole lines (valid or not: the kernel checks UTF-8).
 
+        The block is ``head + block[:end]``, copied once into the kernel's memory (no
+        joined or sliced copy in Python).
+
         Returns:
-            ``None`` when ``block`` is not valid UTF-8 (the caller decodes it to name the
+            ``None`` when the block is not valid UTF-8 (the caller decodes it to name the
             byte), else ``(records, lines, points, cands)``: the records (non-blank lines)
             and lines in the block (a last line without ``\\n`` counts), its code points,
             and the candidates as a flat ``array('i')`` of ``[record, line, start, end]``
-            (block-local, 1-based; ``block[start:end]`` is the line without its ``\\n``).
+            (block-local, 1-based; bytes ``start:end`` of the block are the line without its
+            ``\\n``: :meth:`line`, until the next scan).
         """
         m = self.m
+        end = len(block) if end is None else end
+        size = len(head) + end
         while True:
             chunk_at = (self.out_at + self.cap * 16 + 15) & ~15
-            m.grow(chunk_at + len(block) + 1)
+            m.grow(chunk_at + size + 1)
             base = m.address()
-            ctypes.memmove(base + chunk_at, block, len(block))
-            ctypes.memset(base + chunk_at + len(block), 0, 1)   # the kernel's sentinel
-            rc = m.call("pf_scan", chunk_at, len(block), self.out_at, self.cap, self.res_at)
+            ctypes.memmove(base + chunk_at, head, len(head))
+            # bytes passed to memmove are read in place (c_char_p: the object's own buffer)
+            ctypes.memmove(base + chunk_at + len(head), block, end)
+            ctypes.memset(base + chunk_at + size, 0, 1)   # the kernel's sentinel
+            rc = m.call("pf_scan", chunk_at, size, self.out_at, self.cap, self.res_at)
             if rc != -2:
                 break
             self.cap *= 2
+        self.chunk_at = chunk_at
         if rc == -1:
             return None
         if rc != 0:
@@ -242,6 +257,10 @@ class KernelScanner:
         count = res[0]
         cands = array("i", ctypes.string_at(base + self.out_at, 16 * count))
         return res[1], res[2], res[5], cands
+
+    def line(self, start: int, end: int) -> bytes:
+        """Bytes ``start:end`` of the block the last :meth:`scan` read (a candidate's line)."""
+        return ctypes.string_at(self.m.address() + self.chunk_at + start, end - start)
 
 
 class KernelFilter:
@@ -253,8 +272,8 @@ class KernelFilter:
 
     Args:
         ngrams, n, fmt: as :class:`KernelScanner` (n >= 1; fmt jsonl or text).
-        exact_keys: the eval rows' exact keys (``EvalIndex.exact_keys``); their probes
-            (:func:`exact.prefilter_exact`) are computed once, here.
+        exact_keys: the eval rows' exact keys (``EvalIndex.exact_keys``); each process's
+            kernel makes their probes (:func:`exact.prefilter_exact`'s values) itself.
     Raises:
         ValueError: another format.
     """
@@ -264,9 +283,8 @@ class KernelFilter:
     def __init__(self, ngrams: list[str], n: int, fmt: str, exact_keys: list[str]):
         if fmt not in ("jsonl", "text"):
             raise ValueError("the kernel reads JSONL or text")
-        from .exact import prefilter_exact
         self.ngrams, self.n, self.fmt = list(ngrams), n, fmt
-        self.probes = prefilter_exact(list(exact_keys), fmt)["probes"]
+        self.keys, self.probes = list(exact_keys), None   # the kernel makes the probes
         self._local: dict = {}
 
     @classmethod
@@ -278,7 +296,8 @@ class KernelFilter:
         return kf
 
     def __getstate__(self):
-        return {"ngrams": self.ngrams, "n": self.n, "fmt": self.fmt, "probes": self.probes}
+        return {"ngrams": self.ngrams, "n": self.n, "fmt": self.fmt, "probes": self.probes,
+                "keys": self.keys}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -292,7 +311,7 @@ class KernelFilter:
             if len(self._local) and next(iter(self._local))[0] != os.getpid():
                 self._local = {}   # forked: the parent's instances are not ours
             sc = self._local[key] = KernelScanner(_memory(), self.ngrams, self.n, self.fmt,
-                                                  paths, self.probes)
+                                                  paths, self.probes, self.keys)
         return sc
 
 

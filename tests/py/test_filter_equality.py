@@ -60,9 +60,10 @@ pytestmark = needs_processes
 PLAIN = ["alpha", "Beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda",
          "sigma", "omega", "river", "stone", "lamp", "harbour", "winter", "copper", "garden",
          "café", "naïve", "Straße", "日本語", "中文", "Привет", "İstanbul", "don't",
-         "state-of-the-art", "“quoted”", "$5", "x1", "tab\there", "ß"]
+         "state-of-the-art", "“quoted”", "$5", "x1", "tab\there", "ß",
+         "학교", "كتاب", "किताब", "ДОМ"]   # Hangul, Arabic, Devanagari: the kernel's hot loop
 ODD = ["ΣΟΦΙΑ", "Σοφία", "שלום", "مرحبا", "ﬁnal", "Ｆｕｌｌ", "①", "e\u0301clair", "😀",
-       "back\\slash"]
+       "back\\slash", "가\u11a8", "क\u093c", "كِتَّاب"]   # joined by NFKC; harakat
 EVAL_FIELDS = ["q", "extra"]
 #: Two corpora per case: records with fields a and b plus a text file, and a chat file (alone:
 #: a corpus of several files uses only the plain paths each file's head shows).

@@ -50,23 +50,27 @@ def test_ascii_classes_by_hand():
         (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000)]
 
 
-def test_prefilter_js_states_the_same_tables():
-    """prefilter.js (the page's fallback and the kernel's oracle) still types its ASCII
-    classes; they must be Python's."""
-    js = source("worker", "prefilter.js")
-    cls = kernel_spec.ascii_classes()
-    space = "".join(chr(c) for c in range(128) if cls[c] == kernel_spec.SPACE)
-    punct = "".join(chr(c) for c in range(128) if cls[c] == kernel_spec.PUNCT)
-    assert "for (const c of '\\t\\n\\x0b\\x0c\\r\\x1c\\x1d\\x1e\\x1f ') CLASS" in js
-    assert space == "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
-    assert "for (const c of '!\"#%&\\'()*,-./:;?@[\\\\]_{}') CLASS" in js
-    assert punct == "!\"#%&'()*,-./:;?@[\\]_{}"
-    # the hash constants: prefilter-exact.js states them for prefilter.js and its probes
-    exact_js = source("worker", "prefilter-exact.js")
-    for name, value in (("FNV_OFFSET", kernel_spec.FNV_OFFSET), ("FNV_PRIME", kernel_spec.FNV_PRIME),
-                        ("MIX", kernel_spec.MIX), ("COUNT_MIX", kernel_spec.COUNT_MIX)):
-        assert f"const {name} = {value:#010x}" in exact_js
-    assert f"{kernel_spec.PROBE_MUL:#x}" in js and f"{kernel_spec.PROBE_MUL:#x}" in exact_js
+def test_committed_js_spec_is_what_python_gives():
+    """worker/prefilter-spec.js (prefilter.js's ASCII classes, white space, MAX_JSON_DEPTH
+    and hash constants) is generated from Python's spec, as kernels/spec.h is."""
+    committed = source("worker", "prefilter-spec.js")
+    assert committed == kernel_spec.js_module(), \
+        "worker/prefilter-spec.js is stale: run python3 build.py wasm and commit it"
+    assert "export const MAX_JSON_DEPTH = 400;" in committed   # records.MAX_JSON_DEPTH
+    assert "export const FNV_PRIME = 0x01000193;" in committed
+
+
+def test_prefilter_js_types_no_table_or_constant_itself():
+    """prefilter.js and prefilter-exact.js take the rule's tables and the hash constants
+    from prefilter-spec.js only: none is typed a second time."""
+    for name in ("prefilter.js", "prefilter-exact.js"):
+        js = source("worker", name)
+        assert "from './prefilter-spec.js'" in js, name
+        for value in (kernel_spec.FNV_OFFSET, kernel_spec.FNV_PRIME, kernel_spec.MIX,
+                      kernel_spec.COUNT_MIX, kernel_spec.PROBE_MUL):
+            assert f"{value:#x}" not in js.lower(), (name, hex(value))
+        assert "CLASS[" not in js.replace("CLASS[c]", ""), name   # read, never assigned
+        assert "\\u205f" not in js and "400" not in js, name
 
 
 def _scan_in_child(q, spec):
@@ -212,3 +216,63 @@ def test_the_kernel_passes_a_segment_that_is_an_exact_key_probe():
     assert got[:2] == (3, 3) and list(got[3]) == [1, 1, 0, 34, 2, 2, 35, 57]
     no_key = KernelFilter(["alpha beta gamma"], 3, "jsonl", ["alpha beta gamma"])
     assert list(no_key.scanner([["text"]]).scan(block)[3]) == [1, 1, 0, 34]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "text"])
+def test_kernel_made_probes_are_pythons(fmt):
+    """pf_exact_keys (the kernel hashing the eval keys itself) makes exactly the probe values
+    of exact.prefilter_exact (words above U+FFFF, as surrogate pairs, and scalar words, whose
+    run at a key's start adds probe starts, included); and a record whose field is a probe's
+    words is then a candidate, one word more or less is not."""
+    pytest.importorskip("wasmtime")
+    import json
+    import random
+    from evalsieve.exact import prefilter_exact, probe_words
+    from evalsieve.kernel import KernelScanner, _memory
+    rng = random.Random(5)
+    bmp = ["alpha", "beta", "12", "true", "1e05", "café", "中文", "nan", "한국어"]
+    keys = sorted({" ".join(rng.choice(bmp + ["𝔲x"]) for _ in range(rng.randint(1, 6)))
+                   for _ in range(80)})
+    py = prefilter_exact(keys, fmt)["probes"]
+    by_keys = KernelScanner(_memory(), ["zz"], 1, fmt, [["text"]], None, keys)
+    by_probes = KernelScanner(_memory(), ["zz"], 1, fmt, [["text"]], py)
+    assert by_keys.exact_values() == by_probes.exact_values() == set(py)
+    assert len(py) > 100 if fmt == "jsonl" else len(py) == len(keys)
+    bmp_keys = [k for k in keys if "𝔲" not in k]
+    segs = {" ".join(w) for k in bmp_keys for w in probe_words(k, fmt)}
+    near = {s + " alpha" for s in segs} | {s.split(" ", 1)[-1] for s in segs if " " in s}
+    lines = sorted(segs | near)
+    if fmt == "text":
+        block = "".join(s + "\n" for s in lines).encode()
+    else:
+        block = "".join(json.dumps({"text": s}, ensure_ascii=False) + "\n"
+                        for s in lines).encode()
+    got = {lines[r - 1] for r in by_keys.scan(block)[3][0::4]}
+    want = {s for s in lines if " ".join(s.split()) in
+            {" ".join(w) for k in keys for w in probe_words(k, fmt)}}
+    assert got == want and segs <= got and near - got
+
+
+@pytest.mark.parametrize("line", [
+    "ДОМ МИР ЖИЗНЬ",          # upper-case Cyrillic: the table lowers each letter
+    "ΑΛΦΑ ΒΗΤΑ ΓΑΜΜΑ",        # Greek (no Σ: Final_Sigma is Python's)
+    "가\u11a8 나 다",          # an LV syllable, then a trailing jamo: NFKC composes 각
+    "а\u0308бв где жз",       # Cyrillic а, then a combining diaeresis: NFKC composes ӓ
+    "क\u093c ख ग",             # ka, then the nukta: NFKC composes क़ (U+0958 stays out)
+    "ڡ\u0654ب ت ث",           # Arabic letter, then a hamza above
+])
+def test_multibyte_characters_hash_as_the_rule_reads_them(line):
+    """A record whose field normalises (text.normalize_text) to an eval n-gram is a
+    candidate, for characters the kernel reads one by one in its hot loop (a letter the
+    table maps to another unit) and for a letter that a following character joins (the
+    kernel must then leave the record to Python, or hash what Python makes of it)."""
+    pytest.importorskip("wasmtime")
+    import json
+    from evalsieve.kernel import KernelScanner, _memory
+    from evalsieve.text import normalize_text
+    gram = " ".join(normalize_text(line).split())
+    n = len(gram.split())
+    ks = KernelScanner(_memory(), [gram], n, "jsonl", [["text"]], [])
+    block = (json.dumps({"text": "x " + line + " y"}, ensure_ascii=False) + "\n"
+             + json.dumps({"text": "nothing of it"}) + "\n").encode()
+    assert list(ks.scan(block)[3][0::4]) == [1], (line, gram)
