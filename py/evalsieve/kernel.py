@@ -8,9 +8,9 @@ it lays out the kernel's tables from Python's spec (the eval n-grams, the field 
 :func:`kernel_spec.kernel_table`: text.char_table and the marks, with their context
 flags, published in :mod:`kernel_tables`; the exact rung's probes, which the kernel makes
 from the eval keys with :func:`exact.prefilter_exact`'s values) in the module's memory as
-prefilter-wasm.js does, and hands it whole blocks of lines, one wasmtime call each. The kernel decides which
-*records* can be skipped because they provably hold no eval n-gram in a chosen field and no
-segment whose words are an exact-key probe; Python reads every other record
+prefilter-wasm.js does, and hands it whole blocks of lines, one wasmtime call each. The
+kernel decides which *records* can be skipped because they provably hold no eval n-gram in a
+chosen field and no segment whose words are an exact-key probe; Python reads every other record
 (:mod:`evalsieve.corpus`), so the filter can cost time, never results.
 
 wasmtime is imported lazily (the package stays standard library only, and runs in Pyodide,

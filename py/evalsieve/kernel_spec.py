@@ -4,9 +4,10 @@ The kernel (kernels/prefilter.c, compiled to kernels/prefilter.wasm) and its pee
 (worker/prefilter.js, :mod:`evalsieve.fastscan`) apply the rule of :mod:`evalsieve.text` to
 ASCII by table, and they stop at JSON nested deeper than :data:`records.MAX_JSON_DEPTH`.
 Those tables and limits are derived here from the rule itself (``str.isspace``, Unicode
-category P*, ``str.lower``), never typed out by hand; :func:`header` writes them as C and :func:`js_module` as
-JavaScript (``python3 build.py wasm`` regenerates kernels/spec.h and worker/prefilter-spec.js,
-and tests/py/test_kernel.py fails when a committed file differs from what this Python gives).
+category P*, ``str.lower``), never typed out by hand; :func:`header` writes them as C and
+:func:`js_module` as JavaScript (``python3 build.py wasm`` regenerates kernels/spec.h and
+worker/prefilter-spec.js, and tests/py/test_kernel.py fails when a committed file differs
+from what this Python gives).
 
 The hash constants are the candidate filter's own (not part of the rule: a collision only
 adds a candidate): 32-bit FNV-1a per normalised word's UTF-16 code units, a window of N
