@@ -31,7 +31,10 @@ REPORT_COLUMNS = ["run_fingerprint", "file", "record", "line", "action", "reason
                   "matched_spans", "cut_spans", "chars_removed", "ngrams", "occurrences",
                   "eval_rows"]
 #: Settings of the contamination rule that only ``eval.clean`` uses (not stamped by purify).
-_EVAL_SIDE = ("clean", "rungs", "clean_file_excludes")
+# settings of the contamination report that a purify run does not use: the eval side's
+# exports, and the training records' id field (purify names records by number, and the page's
+# scan defaults the id field for its report where the CLI's purify reads none)
+_EVAL_SIDE = ("clean", "rungs", "clean_file_excludes", "train_id_field")
 
 
 def purify_settings(rule_settings: dict, index, boilerplate: bool, cutoff: int, config,

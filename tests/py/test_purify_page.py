@@ -78,8 +78,10 @@ def inflate(raw: bytes) -> bytes:
 
 def page_purify(train, fmt, fields, *, mode="cut", rows="scored", self_check="full",
                 threshold=None, chunk=1 << 20, radius=RADIUS, min_piece=MIN_PIECE,
-                max_splits=MAX_SPLITS, changed=None):
-    """What the page writes and exports for `train` (a Path)."""
+                max_splits=MAX_SPLITS, changed=None, id_field="id"):
+    """What the page writes and exports for `train` (a Path). ``id_field``: the training
+    records' id field the page's scan is started with (its field picker defaults it by name:
+    the files here have ``id``)."""
     raw = train.read_bytes()
     ev = open(EVAL, "rb").read()
     gz = raw[:2] == b"\x1f\x8b"
@@ -88,7 +90,8 @@ def page_purify(train, fmt, fields, *, mode="cut", rows="scored", self_check="fu
     text = data[3:].decode("utf-8") if bom else data.decode("utf-8")   # the reader drops it
     h = call("cont.start", {"eval": {"name": "gsm8k_test_sample.jsonl", "format": "jsonl",
                                      "fields": ["question"]},
-                            "train": {"name": train.name, "format": fmt, "fields": fields},
+                            "train": {"name": train.name, "format": fmt, "fields": fields,
+                                      "id_field": id_field},
                             "n": None, "boilerplate": True, "threshold": threshold,
                             "clean": "scored", "semantic": None, "exclude_rungs": None,
                             "skip_bad_lines": False})["handle"]
