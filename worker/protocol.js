@@ -24,8 +24,8 @@
 // `para` (paraphrases), `purify` (the training file cleaned) or `bench` (benchmarks). RUN_OPS: what a `run` may ask for; BRIDGE_OPS:
 // what the worker asks Python (tests/js/test_node.py and contract.test.mjs hold both to the code).
 
-import { ERR, ERROR_CODES, ProtocolError, toErrorObject } from './errors.js';
-export { ERR, ProtocolError, toErrorObject };
+import { ERR, ERROR_CODES, ProtocolError, messageOf, toErrorObject } from './errors.js';
+export { ERR, ProtocolError, messageOf, toErrorObject };
 
 /** @typedef {string | number} Id  a request id: a non-empty string or an integer */ /** @typedef {import('./errors.js').ErrCode} ErrCode */ /** @typedef {import('./errors.js').ErrorObject} ErrorObject */
 
