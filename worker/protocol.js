@@ -47,7 +47,8 @@ export { ERR, ProtocolError, messageOf, toErrorObject };
  * @property {{min: number, max: number, default: number}} semantic_code_margin  the code margin's weight (0 = off)
  * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string, stamp: string, dedup_by_format: Record<string, string>, dedup_dropped: string}} export_names
  * @property {BinaryMagic[]} binary_magic
- * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default); also published: dedup_keep_rules (the same shape: the row a group keeps in eval.deduplicated.*)
+ * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default)
+ * @property {Record<string, string>} dedup_keep_rules  the same shape: the row a group keeps in eval.deduplicated.*
  * @property {{modes: string[], rows: Record<string, string>, self_checks: string[], radius: {min: number, max: number, default: number}, min_piece: {min: number, max: number, default: number}, max_splits: {min: number, max: number, default: number}}} purify  purify's settings (py/evalsieve/purify.py; first of each list: the default)
  */
 

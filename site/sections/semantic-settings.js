@@ -1,3 +1,4 @@
+// @ts-check
 // The semantic rung's code and verifier settings in the contamination settings, beside the
 // rung's checkbox (ladder-settings.js): the code channel's shingle length (semantic_code_ngram;
 // the CLI's --semantic-code-ngram N, 0 reads code rows as prose), the docstring cosine
@@ -35,7 +36,7 @@ export class SemanticCodeSettings {
     this.constants = null;
   }
 
-  /** Python's range and default, once the worker is ready. */
+  /** Python's range and default, once the worker is ready. @param {import('../worker/protocol.js').Constants} c */
   workerReady(c) {
     this.constants = c;
     Object.assign(this.ngram, { min: c.semantic_code_ngram.min, max: c.semantic_code_ngram.max });
@@ -44,7 +45,7 @@ export class SemanticCodeSettings {
     if (this.margin.value === '') this.margin.value = String(c.semantic_code_margin.default);
   }
 
-  /** Grey the controls out while the rung is off. */
+  /** Grey the controls out while the rung is off. @param {boolean} on */
   setEnabled(on) {
     for (const c of [this.ngram, this.docstring, this.margin, this.explain]) c.disabled = !on;
   }

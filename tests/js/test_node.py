@@ -74,6 +74,8 @@ def test_every_worker_module_is_small():
 #: the page's), all with strict: true. tsconfig.sw.json: the page's service worker.
 TSC_PROJECTS = {
     "tsconfig.json": (["../../worker/**/*.js"], "webworker"),
+    "tsconfig.site.json": (["../../site/**/*.js"], "dom"),
+    "tsconfig.sw.json": (["../../site/sw.js"], "webworker"),
 }
 #: strict's member flags: none may be turned back off beside `strict: true`.
 STRICT_FLAGS = ("noImplicitAny", "noImplicitThis", "strictNullChecks", "strictFunctionTypes",
@@ -110,11 +112,11 @@ def test_types_check_with_tsc_strict(project):
 
 
 def _modules() -> list[Path]:
-    return sorted(p for d in ("worker",) for p in (ROOT / d).rglob("*.js"))
+    return sorted(p for d in ("worker", "site") for p in (ROOT / d).rglob("*.js"))
 
 
 def test_every_module_is_in_a_strict_tsc_project():
-    """Every worker/ module is one of the files a strict tsc project checks, and starts with
+    """Every worker/ and site/ module is one of the files a strict tsc project checks, and starts with
     `// @ts-check` (so an editor checks it too); none opts out with @ts-nocheck or @ts-ignore."""
     checked: set[Path] = set()
     for project in TSC_PROJECTS:
@@ -123,7 +125,7 @@ def test_every_module_is_in_a_strict_tsc_project():
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
         checked |= {Path(line).resolve() for line in proc.stdout.splitlines() if line.strip()}
     modules = _modules()
-    assert len(modules) >= 40
+    assert len(modules) >= 85
     assert [p.relative_to(ROOT).as_posix() for p in modules if p.resolve() not in checked] == []
     heads = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in modules}
     assert [k for k, text in heads.items() if not text.startswith("// @ts-check\n")] == []
