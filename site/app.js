@@ -1,3 +1,4 @@
+// @ts-check
 // evalsieve page: one worker client shared by the job sections (one tab each). Wires the
 // services (worker client, event log, the header's runtime status; each tab has its own run
 // status), builds the tabs (ui/tabs.js) and mounts the sections.
@@ -16,7 +17,7 @@ import { ParaphraseSection } from './sections/paraphrases.js';
 function main() {
   const log = new EventLog($('#log'));
   const status = $('#runtime-status');
-  const setStatus = (state, text) => {
+  const setStatus = (/** @type {string} */ state, /** @type {string} */ text) => {
     status.dataset.state = state;
     status.textContent = text;
   };
@@ -40,8 +41,9 @@ function main() {
       try {
         constants = ruleConstants(published);
       } catch (e) {
-        log.add(e.message, 'error');
-        setStatus('error', `The page cannot start: ${e.message}`);
+        const why = /** @type {Error} */ (e).message; // ruleConstants throws an Error
+        log.add(why, 'error');
+        setStatus('error', `The page cannot start: ${why}`);
         return;
       }
       fillConstantText(document, constants);
@@ -63,7 +65,7 @@ function main() {
     },
   });
 
-  const select = (key) => {
+  const select = (/** @type {string} */ key) => {
     tabs.select(key);
     for (const s of SECTIONS) s.show(s.key === key);
   };
@@ -76,7 +78,7 @@ function main() {
   // index.html#paraphrases opens that tab (its worked example runs when it is first shown).
   const wanted = SECTIONS.find((s) => `#${s.key}` === location.hash);
   select((wanted || SECTIONS[0]).key);
-  window.evalsieve = { client, sections: SECTIONS }; // for tests and the console
+  /** @type {Window & {evalsieve?: unknown}} */ (window).evalsieve = { client, sections: SECTIONS }; // for tests and the console
 }
 
 main();

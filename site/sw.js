@@ -1,3 +1,4 @@
+// @ts-check
 // The service worker: the page works offline after its first visit (a classic worker
 // script, registered by lib/offline.js once the Python runtime is ready).
 //
@@ -23,20 +24,26 @@
 /* global importScripts */
 importScripts('sw-precache.js');
 
-const { cache: CACHE, files: FILES, on_use: ON_USE = [] } = /** @type {any} */ (self).EVALSIEVE_PRECACHE;
+/**
+ * This script's global scope; EVALSIEVE_PRECACHE: what sw-precache.js (build.py) set.
+ * @typedef {{url: string, sha256: string}} Listed
+ * @typedef {ServiceWorkerGlobalScope & {EVALSIEVE_PRECACHE: {cache: string, files: Listed[], on_use?: Listed[]}}} Scope
+ */
+const scope = /** @type {Scope} */ (/** @type {unknown} */ (self));
+const { cache: CACHE, files: FILES, on_use: ON_USE = [] } = scope.EVALSIEVE_PRECACHE;
 const PREFIX = 'evalsieve-';
 const FROM_HEADER = 'X-Evalsieve-From';
 const SHA_HEADER = 'X-Evalsieve-Sha256';
 const PARALLEL = 4;
 
 /** absolute URL (no query, no fragment) of a path relative to dist/ */
-const key = (path) => new URL(path, self.location.href).href;
+const key = (/** @type {string} */ path) => new URL(path, self.location.href).href;
 const LISTED = new Map(FILES.map((f) => [key(f.url), f.sha256]));
 const LAZY = new Map(ON_USE.map((f) => [key(f.url), f.sha256]));
 
-const hex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
+const hex = (/** @type {ArrayBuffer} */ buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
 
-/** Fetch one listed file from the network, check its sha256, return the response to cache. */
+/** Fetch one listed file from the network, check its sha256, return the response to cache. @param {string} url @param {string} sha256 */
 async function fetchChecked(url, sha256) {
   const res = await fetch(url, { cache: 'no-store' });
   if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
@@ -49,7 +56,7 @@ async function fetchChecked(url, sha256) {
   return new Response(bytes, { status: res.status, statusText: res.statusText, headers });
 }
 
-/** An on_use file: from the cache, else fetched, checked, cached, answered as "network". */
+/** An on_use file: from the cache, else fetched, checked, cached, answered as "network". @param {string} url @param {string} sha256 */
 async function onUse(url, sha256) {
   const cache = await caches.open(CACHE);
   const hit = await cache.match(url);
@@ -61,7 +68,7 @@ async function onUse(url, sha256) {
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
-self.addEventListener('install', (event) => {
+scope.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
     const todo = [...LISTED];
@@ -84,16 +91,16 @@ self.addEventListener('install', (event) => {
   })());
 });
 
-self.addEventListener('activate', (event) => {
+scope.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     for (const name of await caches.keys()) {
       if (name.startsWith(PREFIX) && name !== CACHE) await caches.delete(name);
     }
-    await self.clients.claim();
+    await scope.clients.claim();
   })());
 });
 
-self.addEventListener('fetch', (event) => {
+scope.addEventListener('fetch', (event) => {
   const req = event.request;
   if (req.method !== 'GET') return;
   const url = new URL(req.url);
@@ -102,7 +109,7 @@ self.addEventListener('fetch', (event) => {
   url.hash = '';
   if (req.mode === 'navigate' && url.pathname.endsWith('/')) url.pathname += 'index.html';
   if (LAZY.has(url.href)) {
-    event.respondWith(onUse(url.href, LAZY.get(url.href)));
+    event.respondWith(onUse(url.href, /** @type {string} */ (LAZY.get(url.href))));
     return;
   }
   if (!LISTED.has(url.href)) return;

@@ -77,7 +77,7 @@ export class TerminalLedger {
   }
 }
 
-/** How the event log names a long job. */
+/** How the event log names a long job. @type {Record<string, string>} */
 const JOB_LABEL = {
   [P.OP.CONTAMINATION]: 'contamination', [P.OP.PARAPHRASES]: 'paraphrases', [P.OP.READ]: 'read', [P.OP.EMBED]: 'embed',
   [P.OP.PURIFY]: 'purify',

@@ -65,6 +65,13 @@ export function toErrorObject(err, fallbackCode = ERR.INTERNAL) {
   };
 }
 
+/**
+ * The `message` of anything thrown, as text: String(e && e.message) ('undefined' when there is none).
+ * @param {unknown} e
+ * @returns {string}
+ */
+export const messageOf = (e) => String(e && /** @type {{message?: unknown}} */ (e).message);
+
 /** An Error that carries a protocol error code (thrown inside the worker, converted before posting). */
 export class ProtocolError extends Error {
   /**

@@ -4,20 +4,23 @@
 // text chunks, and a streaming sha256 + byte count of the raw bytes as they were given.
 // The first-byte checks (gzip, Python's binary-magic table) are magic.js's.
 
-import { ERR, ProtocolError } from './protocol.js';
+import { ERR, ProtocolError, messageOf } from './protocol.js';
 import { binaryKind, isGzip } from './magic.js';
 import { decodeMarkingInvalid, firstInvalidUtf8 } from './utf8.js';
 
 export { binaryKind, isGzip, setBinaryMagic } from './magic.js';
 export { decodeMarkingInvalid, firstInvalidUtf8 } from './utf8.js';
 
+/** @typedef {{init(): unknown, update(data: Uint8Array): unknown, digest(enc: 'hex'): string}} Sha256Hasher  hash-wasm's, as used here */
+/** @typedef {() => Promise<Sha256Hasher>} Sha256Factory @typedef {{sha256: string | null, bytes: number, gzip: boolean, chars: number, lines: number, hash_ms: number, decode_ms: number}} ReadSummary */
+/** @type {Sha256Factory | null} */
 let sha256Factory = null;
 let sha256URL = /** @type {string | null} */ (null);
 
 /**
  * Tell this module how to make a streaming sha256 hasher (hash-wasm's createSHA256), and the
  * ES module it came from (hash-offload.js starts its worker with it; null: no worker).
- * Args: factory: async () => hasher with init(), update(Uint8Array), digest('hex'); url.
+ * Args: factory: async () => hasher with init(), update(Uint8Array), digest('hex'); url. @param {Sha256Factory | null} factory @param {string | null} [url]
  */
 export function setSha256Factory(factory, url = null) { sha256Factory = factory; sha256URL = url; }
 
@@ -26,17 +29,17 @@ export const getSha256URL = () => sha256URL;
 /** The hasher factory given to setSha256Factory (null before); worker/parquet.js hashes with it. */
 export const getSha256Factory = () => sha256Factory;
 
-function badInput(file, message, extra = {}) {
+function badInput(/** @type {{name: string}} */ file, /** @type {string} */ message, /** @type {{line?: number, expected?: string, detail?: string}} */ extra = {}) {
   return new ProtocolError(ERR.BAD_INPUT, message, { file: file.name, ...extra });
 }
 
-function countNewlineBytes(bytes, end) {
+function countNewlineBytes(/** @type {Uint8Array} */ bytes, /** @type {number} */ end) {
   let n = 0;
   for (let i = 0; i < end; i++) if (bytes[i] === 0x0a) n++;
   return n;
 }
 
-function countNewlines(s) {
+function countNewlines(/** @type {string} */ s) {
   let n = 0;
   for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++;
   return n;
@@ -64,6 +67,8 @@ function countNewlines(s) {
  *   spent hashing and decoding, for the benchmark's breakdown)}.
  * Raises: ProtocolError bad_input for invalid UTF-8 (names the file, the line and the
  *   approximate byte offset in the decoded stream) or a corrupt gzip stream.
+ * @param {Blob & {name: string}} file @returns {AsyncGenerator<string, ReadSummary, undefined>}
+ * @param {{chunkChars?: number, onBytes?: ((bytes: number) => void) | null, hash?: boolean, hardLimit?: number, keepBom?: boolean, skipBad?: boolean}} [opts]
  */
 export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = null, hash = true, hardLimit = 0, keepBom = false, skipBad = false } = {}) {
   const gzip = await isGzip(file);
@@ -103,7 +108,7 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
   let chars = 0;
   let finished = false;
 
-  const decodeSkipping = (bytes, streaming) => {
+  const decodeSkipping = (/** @type {Uint8Array | undefined} */ bytes, /** @type {boolean} */ streaming) => {
     const all = new Uint8Array(held.length + (bytes ? bytes.length : 0));
     all.set(held);
     if (bytes) all.set(bytes, held.length);
@@ -116,7 +121,7 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
     }
     return text;
   };
-  const decode = (bytes, streaming) => {
+  const decode = (/** @type {Uint8Array | undefined} */ bytes, /** @type {boolean} */ streaming) => {
     if (skipBad) return decodeSkipping(bytes, streaming);
     try {
       return streaming ? decoder.decode(bytes, { stream: true }) : decoder.decode();
@@ -129,11 +134,11 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
       throw badInput(file, `invalid UTF-8 near byte ${decodedBytes + inChunk}${gzip ? ' of the decompressed data' : ''}`, {
         line: at,
         expected: 'UTF-8 text',
-        detail: String(e && e.message),
+        detail: messageOf(e),
       });
     }
   };
-  const take = (text) => {
+  const take = (/** @type {string} */ text) => {
     chars += text.length;
     lines += countNewlines(text);
     return text;
@@ -146,20 +151,20 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
         step = await reader.read();
       } catch (e) {
         if (e instanceof ProtocolError) throw e;
-        if (gzip && /junk|trailing/i.test(String(e && e.message))) {
+        if (gzip && /junk|trailing/i.test(messageOf(e))) {
           // The browser's DecompressionStream stops after the first gzip member.
           throw badInput(file, 'this gzip file holds several members (concatenated gzip), which the page cannot read', {
             expected: 'a single-member gzip file (recompress: gunzip -c FILE | gzip > NEW), or the CLI, which reads concatenated members',
-            detail: String(e && e.message),
+            detail: messageOf(e),
           });
         }
         if (gzip) {
           throw badInput(file, 'the file starts like gzip (1f 8b) but does not decompress', {
             expected: 'a valid gzip stream',
-            detail: String(e && e.message),
+            detail: messageOf(e),
           });
         }
-        throw badInput(file, `could not read the file: ${e && e.message}`, { detail: String(e) });
+        throw badInput(file, `could not read the file: ${messageOf(e)}`, { detail: String(e) });
       }
       if (step.done) break;
       const bytes = step.value;
@@ -216,9 +221,10 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
  *
  * Returns: {text, complete (bool: the whole file was read), gzip}.
  * Raises: as readTextChunks.
+ * @param {Blob & {name: string}} file @param {{maxChars?: number, skipBad?: boolean}} [opts]
  */
 export async function readHead(file, { maxChars = 1 << 20, skipBad = false } = {}) {
-  const it = readTextChunks(file, { chunkChars: maxChars, hash: false, hardLimit: 64 * maxChars, skipBad });
+  const it = /** @type {AsyncIterator<string, ReadSummary>} */ (readTextChunks(file, { chunkChars: maxChars, hash: false, hardLimit: 64 * maxChars, skipBad }));
   let text = '';
   let complete = false;
   let gzip = false;
@@ -234,7 +240,7 @@ export async function readHead(file, { maxChars = 1 << 20, skipBad = false } = {
       if (text.length >= maxChars) break;
     }
   } finally {
-    if (!complete) await it.return(undefined);
+    if (!complete) await it.return?.();
   }
   if (!complete) {
     if (text.length > maxChars) {
@@ -251,7 +257,7 @@ export async function readHead(file, { maxChars = 1 << 20, skipBad = false } = {
  * already buffered resolves in a microtask, so without this a whole file can be read
  * without the worker ever seeing its message queue.
  */
-export const yieldToEventLoop = () => new Promise((resolve) => {
+export const yieldToEventLoop = () => new Promise(/** @param {(v?: undefined) => void} resolve */ (resolve) => {
   // A MessageChannel task, not setTimeout(0): nested timeouts are clamped to 4 ms, which
   // costs a measurable share of a fast scan (one yield per chunk). One channel per yield,
   // closed at once, so nothing stays referenced (Node would not exit otherwise).
@@ -268,10 +274,12 @@ export const yieldToEventLoop = () => new Promise((resolve) => {
  *   keepBom, skipBad: as readTextChunks.
  * Returns: the summary of readTextChunks.
  * Raises: ProtocolError 'cancelled' when isCancelled() turns true.
+ * @param {Blob & {name: string}} file @param {{chunkChars?: number, onBytes?: ((bytes: number) => void) | null, isCancelled: () => boolean, keepBom?: boolean, skipBad?: boolean}} opts
+ * @param {(chunk: string) => unknown} body @returns {Promise<ReadSummary>}
  */
 export async function forEachChunk(file, { chunkChars, onBytes, isCancelled, keepBom = false, skipBad = false }, body) {
-  const it = readTextChunks(file, { chunkChars, onBytes, keepBom, skipBad });
-  let summary = null;
+  const it = /** @type {AsyncIterator<string, ReadSummary>} */ (readTextChunks(file, { chunkChars, onBytes, keepBom, skipBad }));
+  let summary = /** @type {ReadSummary | null} */ (null);
   try {
     for (;;) {
       if (isCancelled()) throw new ProtocolError(ERR.CANCELLED, 'cancelled');
@@ -285,7 +293,7 @@ export async function forEachChunk(file, { chunkChars, onBytes, isCancelled, kee
       await yieldToEventLoop();
     }
   } finally {
-    if (!summary) await it.return(undefined);
+    if (!summary) await it.return?.();
   }
   return summary;
 }

@@ -33,7 +33,7 @@ export function binaryKind(bytes) {
   return null;
 }
 
-/** True when the first bytes are the gzip magic 1f 8b (the name is not consulted). */
+/** True when the first bytes are the gzip magic 1f 8b (the name is not consulted). @param {Blob} file */
 export async function isGzip(file) {
   if (file.size < 2) return false;
   const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());

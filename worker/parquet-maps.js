@@ -11,12 +11,10 @@
  * Every element's path in the shape hyparquet assembles values, root first (''): struct
  * fields dotted, a LIST's items `[]` (its repeated wrapper and element add no name), a MAP's
  * entries `{}` (`tags{}.key`); so `messages[].role`, `lm[]{}.value`. `top[i]`: element i is
- * a column (a child of the root). @param {any[]} schema @returns {string[] & {top?: boolean[]}}
+ * a column (a child of the root). @param {any[]} schema @returns {string[] & {top: boolean[]}}
  */
 export function elementPaths(schema) {
-  /** @type {string[] & {top?: boolean[]}} */
-  const out = [];
-  out.top = [];
+  const out = Object.assign(/** @type {string[]} */ ([]), { top: /** @type {boolean[]} */ ([]) });
   /** @type {{path: string, left: number, kind: string}[]} */
   const open = [];
   for (const [i, e] of schema.entries()) {

@@ -119,7 +119,7 @@ export async function writeKeptRows(file, keep, libs = {}) {
   });
   let k = 0;
   for (const g of pq.rowGroups) {
-    const take = [];
+    const take = /** @type {number[]} */ ([]);
     while (k < keep.length && keep[k] < g.end) take.push(keep[k++]);
     if (!take.length) continue;
     if (libs.between) libs.between();
@@ -148,6 +148,7 @@ export async function cleanParquetExport(ctx, file, exports) {
   const i = exports.findIndex((x) => Array.isArray(x.kept_rows));
   if (i < 0) return { exports };
   const { kept_rows: keep, clean_name: name, ...csv } = exports[i];
+  if (!keep || name === undefined) return { exports }; // Python sends clean_name with kept_rows
   const out = exports.slice();
   const written = await writeKeptRows(file, keep, { between: () => ctx.throwIfCancelled() });
   if ('unsupported' in written) {

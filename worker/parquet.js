@@ -5,7 +5,7 @@
 // pages with hyparquet-compressors' decoders and fzstd (dist/assets/hyparquet-compressors/). Values cross into Python as
 // JSON text (plainValue), never as proxies. Field paths come from the schema (schemaPaths).
 
-import { ERR, ProtocolError } from './protocol.js';
+import { ERR, ProtocolError, messageOf } from './protocol.js';
 import { assetURL } from './assets.js';
 import { getSha256Factory } from './files.js';
 import { mapsAsEntries, readableMetadata } from './parquet-maps.js';
@@ -129,7 +129,7 @@ export async function openParquet(file, hp) {
   try {
     metadata = await hp.parquetMetadataAsync(asyncBuffer(file));
   } catch (e) {
-    throw new ProtocolError(ERR.BAD_INPUT, `not a readable Parquet file: ${e && e.message}`, {
+    throw new ProtocolError(ERR.BAD_INPUT, `not a readable Parquet file: ${messageOf(e)}`, {
       file: file.name, expected: 'a Parquet file with a valid footer (PAR1 at both ends)', detail: String(e),
     });
   }
@@ -167,7 +167,7 @@ export async function readRows(file, metadata, rowStart, rowEnd, columns) {
     });
     return rows.map((/** @type {any} */ r) => plainValue(mapsAsEntries(r, '', readable.maps)));
   } catch (e) {
-    throw new ProtocolError(ERR.BAD_INPUT, `cannot read rows ${rowStart + 1}–${rowEnd} of this Parquet file: ${e && e.message}`, {
+    throw new ProtocolError(ERR.BAD_INPUT, `cannot read rows ${rowStart + 1}–${rowEnd} of this Parquet file: ${messageOf(e)}`, {
       file: file.name,
       expected: 'a valid Parquet file with pages uncompressed or in snappy, gzip, brotli, zstd, lz4 or lz4_raw (else use the CLI, which reads it with pyarrow)',
       detail: String(e),

@@ -141,7 +141,7 @@ export function startPrefilter(spec, { makeWorker = defaultSubWorker, workers = 
       bytes += j.size;
     }
   };
-  /** @param {Job} j @param {ChunkScan | null} local @param {Error | null} error */
+  /** @param {Job} j @param {ChunkScan | null} local @param {unknown} error  what scanData threw, or null */
   const settle = (j, local, error) => {
     j.done = true;
     if (j.data && typeof j.data !== 'string') recycle(/** @type {ArrayBuffer} */ (j.data.buffer)); // scanned here, or copied to a worker

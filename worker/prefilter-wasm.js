@@ -74,7 +74,7 @@ export function createKernelScanner(spec, mod, js = createPrefilter(spec)) {
   }
   // the char_table replacements: [length, units...] each, at EXT <= -3 (pool index - 3)
   const ext = Int32Array.from(t.extCode);
-  const pool = [];
+  const pool = /** @type {number[]} */ ([]);
   const many = (/** @type {number} */ c, /** @type {string} */ r) => {
     ext[c] = -3 - pool.length;
     pool.push(r.length);

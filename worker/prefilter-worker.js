@@ -9,7 +9,7 @@
 // Its messages are protocol.js PrefilterIn / PrefilterOut.
 import { PF_MSG } from './protocol.js';
 import { createPrefilter } from './prefilter.js';
-import { scanData } from './prefilter-bytes.js';
+import { Utf8Error, scanData } from './prefilter-bytes.js';
 import { createKernelScanner, loadKernel } from './prefilter-wasm.js';
 
 const post = (/** @type {import('./protocol.js').PrefilterOut} */ m) => {
@@ -47,6 +47,6 @@ self.onmessage = async (/** @type {MessageEvent<import('./protocol.js').Prefilte
     post({ type: PF_MSG.SCANNED, seq: m.seq, ...r, kernel: kind, ...(pf.note ? { kernel_note: pf.note } : {}), ...back });
   } catch (err) {
     // a UTF-8 error carries its chunk-local line and byte (the client names file and line)
-    post({ type: PF_MSG.FAILED, seq: m.seq, message: String((err && err.message) || err), ...(err && err.utf8 ? { utf8: err.utf8 } : {}), ...back });
+    post({ type: PF_MSG.FAILED, seq: m.seq, message: String((err instanceof Error && err.message) || err), ...(err instanceof Utf8Error ? { utf8: err.utf8 } : {}), ...back });
   }
 };

@@ -34,13 +34,13 @@ const EXT_GONE = -2;
 const EXT_MANY = -3;
 
 
-function powMix(e) {
+function powMix(/** @type {number} */ e) {
   let r = 1;
   for (let i = 0; i < e; i++) r = Math.imul(r, MIX);
   return r;
 }
 
-/** More than `limit` '{' and '[' in `s`? */
+/** More than `limit` '{' and '[' in `s`? @param {string} s @param {number} limit */
 function bracketsOver(s, limit) {
   let n = 0;
   for (const b of ['{', '[']) {
@@ -49,7 +49,7 @@ function bracketsOver(s, limit) {
   return false;
 }
 
-/** FNV-1a of one already-normalised word's UTF-16 code units (32-bit). */
+/** FNV-1a of one already-normalised word's UTF-16 code units (32-bit). @param {string} word */
 function wordHash(word) {
   let h = FNV_OFFSET;
   for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
@@ -64,7 +64,7 @@ function wordHash(word) {
  *   chars: {code: normalised text} (text.char_table), exact: PrefilterExact (protocol.js)}.
  * Returns: {scan(text, state) -> {candidates: [[record, line, raw]], records, lines},
  *   segmentHits, tables: {n, top, table, mask, bits, extCode, extText, exact, exactMask}
- *   (prefilter-wasm.js)}. Throws when spec.exact is missing or not this filter's hash.
+ *   (prefilter-wasm.js)}. Throws when spec.exact is missing or not this filter's hash. @param {import('./protocol.js').PrefilterSpec} spec
  */
 export function createPrefilter(spec) {
   const n = spec.n | 0;
@@ -80,7 +80,7 @@ export function createPrefilter(spec) {
   const bits = new Int32Array(1 << 15);
   const bloom = (p) => (1 << ((p >>> 12) & 31)) | (1 << ((p >>> 7) & 31));
   const mask = size - 1;
-  const fix = (h) => (h === 0 ? 1 : h);
+  const fix = (/** @type {number} */ h) => (h === 0 ? 1 : h);
   for (const g of spec.ngrams) {
     const words = g.split(' ');
     let h = 0;
@@ -108,7 +108,7 @@ export function createPrefilter(spec) {
     else { extCode[c] = EXT_MANY; extText.set(c, r); }
   }
 
-  /** Is the window hash `roll` (of n words) in the table? */
+  /** Is the window hash `roll` (of n words) in the table? @param {number} roll */
   function probe(roll) {
     const x = roll === 0 ? 1 : roll;
     const p = Math.imul(x, PROBE_MUL);
@@ -123,7 +123,7 @@ export function createPrefilter(spec) {
 
   /** segmentHits for an all-ASCII segment (the common case): the same words, hashes and
    *  windows, without the replacement bookkeeping; at the first non-ASCII character the
-   *  general loop goes on from there with this loop's state. */
+   *  general loop goes on from there with this loop's state. @param {string} s @returns {boolean | null} */
   function segmentHits(s) {
     let words = 0;
     let slot = 0;
@@ -160,7 +160,7 @@ export function createPrefilter(spec) {
   /** true when a segment has a window whose hash is in the table; null when it meets a
    *  character outside the table first (Python decides); else false. Goes on from index
    *  `i` with the state segmentHits reached there (all 0 / FNV_OFFSET / false: from the
-   *  start; eh: the exact-key polynomial, a probe at the end is a hit too). */
+   *  start; eh: the exact-key polynomial, a probe at the end is a hit too). @param {string} s @param {number} i @param {number} words @param {number} slot @param {number} roll @param {number} eh @param {number} h @param {boolean} inWord @returns {boolean | null} */
   function segmentHitsAny(s, i, words, slot, roll, eh, h, inWord) {
     // Per character one class lookup and, inside a word, one FNV-1a step; per word end one
     // rolling-hash update and one table probe. A non-ASCII character is read as its table
@@ -204,7 +204,7 @@ export function createPrefilter(spec) {
   // Field walk, as evalsieve.fields._walk: strings are segments; any other leaf -> unsure.
   // A filter step (["=", key, value], from a path such as messages[role=user].content) reads
   // every element of the list, as '[]' does: a superset of the elements Python keeps.
-  function collect(v, steps, i, out) {
+  function collect(/** @type {any} */ v, /** @type {any[]} */ steps, /** @type {number} */ i, /** @type {string[]} */ out) {
     if (i === steps.length) {
       if (v === null || v === undefined) return true;
       if (typeof v === 'string') { if (v) out.push(v); return true; }
@@ -222,9 +222,9 @@ export function createPrefilter(spec) {
     return true;
   }
 
-  /** Is this record (one non-blank line) a candidate? */
+  /** Is this record (one non-blank line) a candidate? @param {string} line */
   function isCandidate(line) {
-    let segs;
+    /** @type {string[]} */ let segs;
     if (spec.format === 'text') {
       segs = [line.replace(/[\r\n]+$/, '')]; // as Python's raw.rstrip("\r\n")
     } else {
@@ -246,10 +246,9 @@ export function createPrefilter(spec) {
 
   /**
    * Filter one chunk of complete lines (the last may lack its newline only at the end of
-   * the file). `state` = {records, lines} carried across chunks (both start at 0).
-   */
+   * the file). `state` = {records, lines} carried across chunks (both start at 0). @param {string} text @param {{records: number, lines: number}} state @returns {[number, number, string][]} */
   function scan(text, state) {
-    const candidates = [];
+    const candidates = /** @type {[number, number, string][]} */ ([]);
     let records = state.records;
     let lines = state.lines;
     let start = 0;
@@ -283,6 +282,7 @@ export function createPrefilter(spec) {
  * Returns: ChunkScan (protocol.js): {records, lines} of the candidates (chunk-local, 1-based),
  *   text (their lines joined by '\n'), records_in / lines_in (the chunk's records and lines),
  *   chars (text.length), ms (time spent here).
+ * @param {ReturnType<typeof createPrefilter>} pf @param {string} text @returns {import('./protocol.js').ChunkScan}
  */
 export function scanChunk(pf, text) {
   const t0 = typeof performance === 'undefined' ? 0 : performance.now();

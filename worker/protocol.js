@@ -24,8 +24,8 @@
 // `para` (paraphrases), `purify` (the training file cleaned) or `bench` (benchmarks). RUN_OPS: what a `run` may ask for; BRIDGE_OPS:
 // what the worker asks Python (tests/js/test_node.py and contract.test.mjs hold both to the code).
 
-import { ERR, ERROR_CODES, ProtocolError, toErrorObject } from './errors.js';
-export { ERR, ProtocolError, toErrorObject };
+import { ERR, ERROR_CODES, ProtocolError, messageOf, toErrorObject } from './errors.js';
+export { ERR, ProtocolError, messageOf, toErrorObject };
 
 /** @typedef {string | number} Id  a request id: a non-empty string or an integer */ /** @typedef {import('./errors.js').ErrCode} ErrCode */ /** @typedef {import('./errors.js').ErrorObject} ErrorObject */
 
@@ -46,7 +46,8 @@ export { ERR, ProtocolError, toErrorObject };
  * @property {{min: number, max: number, default: number}} semantic_code_ngram  tokens per code shingle of the semantic rung (0 = code channel off)
  * @property {{clean_by_format: Record<string, string>, contamination: string[], paraphrases: string[], skipped: string, stamp: string, dedup_by_format: Record<string, string>, dedup_dropped: string}} export_names
  * @property {BinaryMagic[]} binary_magic
- * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default); also published: dedup_keep_rules (the same shape: the row a group keeps in eval.deduplicated.*)
+ * @property {Record<string, string>} clean_rules  what eval.clean keeps, by the clean setting (first: default)
+ * @property {Record<string, string>} dedup_keep_rules  the same shape: the row a group keeps in eval.deduplicated.*
  * @property {{modes: string[], rows: Record<string, string>, self_checks: string[], radius: {min: number, max: number, default: number}, min_piece: {min: number, max: number, default: number}, max_splits: {min: number, max: number, default: number}}} purify  purify's settings (py/evalsieve/purify.py; first of each list: the default)
  */
 

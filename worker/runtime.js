@@ -59,7 +59,7 @@ export function bridge(op, args, text, data) {
     if (data !== undefined) raw = call(op, JSON.stringify(args), text ?? null, data);
     else raw = text === undefined ? call(op, JSON.stringify(args)) : call(op, JSON.stringify(args), text);
   } catch (e) {
-    throw new ProtocolError(ERR.INTERNAL, `bridge ${op} raised: ${lastLine(e)}`, { detail: e && /** @type {Error} */ (e).message });
+    throw new ProtocolError(ERR.INTERNAL, `bridge ${op} raised: ${lastLine(e)}`, { detail: e instanceof Error ? e.message : null });
   }
   let reply;
   try {
@@ -116,7 +116,7 @@ async function bootRuntime(post) {
         errorCallback: (/** @type {string} */ m) => console.warn('[loadPackage]', m),
       });
     } catch (e) {
-      throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not load micropip/packaging: ${lastLine(e)}`, { detail: e && /** @type {Error} */ (e).message });
+      throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not load micropip/packaging: ${lastLine(e)}`, { detail: e instanceof Error ? e.message : null });
     }
 
     stage('evalsieve');
@@ -131,7 +131,7 @@ async function bootRuntime(post) {
     } catch (e) {
       throw new ProtocolError(ERR.ASSET_LOAD_FAILED, `could not install ${wheels.evalsieve.path}: ${lastLine(e)}`, {
         file: wheels.evalsieve.path,
-        detail: e && /** @type {Error} */ (e).message,
+        detail: e instanceof Error ? e.message : null,
       });
     }
     let evalsieveVersion = wheels.evalsieve.version ?? null;
@@ -161,7 +161,7 @@ async function bootRuntime(post) {
     return runtime;
   } catch (e) {
     const err = e instanceof ProtocolError ? e
-      : new ProtocolError(ERR.ASSET_LOAD_FAILED, `boot failed: ${lastLine(e)}`, { detail: e && /** @type {Error} */ (e).stack || null });
+      : new ProtocolError(ERR.ASSET_LOAD_FAILED, `boot failed: ${lastLine(e)}`, { detail: (e instanceof Error && e.stack) || null });
     post(P.fatal(err));
     throw err;
   }

@@ -6,6 +6,7 @@
 /**
  * Index of the first byte that starts an invalid UTF-8 sequence (a truncated sequence at the
  * very end counts as invalid only when `final`), or -1.
+ * @param {Uint8Array} bytes @param {boolean} [final] @returns {number}
  */
 export function firstInvalidUtf8(bytes, final = true) {
   const n = bytes.length;

@@ -1,3 +1,4 @@
+// @ts-check
 // The pure parts of a histogram (ui/histogram.js): round ticks, the bins seen through an x
 // range, and the chart as one sentence. Node-tested in tests/js/site/histogram.test.mjs.
 
@@ -30,7 +31,7 @@ export function niceTicks(lo, hi, most = 6) {
  *   how many counts sit in bins wholly left of lo / right of hi (not drawn)
  */
 export function binsInDomain(hist, [lo, hi]) {
-  const bars = [];
+  const bars = /** @type {{bin: number, lo: number, hi: number, count: number}[]} */ ([]);
   let below = 0, beyond = 0;
   hist.counts.forEach((count, bin) => {
     const a = bin * hist.bin_width, b = (bin + 1) * hist.bin_width;

@@ -1,3 +1,4 @@
+// @ts-check
 // Where things appear on the page, so a person never loses their place: boxes placed next to
 // the control that caused them, scrolled into view only as far as needed, and the banner on
 // results that no longer match the inputs.
@@ -26,7 +27,7 @@ export class MovableBox {
     box.before(this.home);
   }
 
-  /** Put the box right after `anchor`, or back home when anchor is null. */
+  /** Put the box right after `anchor`, or back home when anchor is null. @param {Element | null} [anchor] */
   place(anchor) {
     if (anchor) anchor.after(this.box);
     else this.home.after(this.box);

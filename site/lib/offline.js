@@ -1,6 +1,9 @@
+// @ts-check
 // Offline after the first visit: register the service worker (sw.js, beside index.html) once
 // the page has started, and say in the event log when every file is cached. A browser
 // without service workers (or one that refuses them) just keeps using the network.
+
+import { messageOf } from '../worker/protocol.js';
 
 /**
  * Register sw.js; log what happens. Called once the worker is ready, so the service
@@ -24,6 +27,6 @@ export async function registerOffline(log) {
     await navigator.serviceWorker.ready;
     log.add(`offline use: every file is cached (${reg.scope}); later visits work offline`, 'done');
   } catch (e) {
-    log.add(`offline use: the service worker was not installed (${e && e.message}); the page needs the network on each visit`);
+    log.add(`offline use: the service worker was not installed (${messageOf(e)}); the page needs the network on each visit`);
   }
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The pure parts of a result table (ui/data-table.js): a column's text, and a text cut at
 // highlight spans. Node-tested in tests/js/site/data-table.test.mjs. (Result tables are
 // sorted, filtered and paged in Python: py/evalsieve/result_table.py.)

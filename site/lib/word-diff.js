@@ -1,3 +1,4 @@
+// @ts-check
 // Which words of two texts differ: the pair views mark them (a paraphrase pair such as "Which
 // of the following is true?" / "... is false?" then shows where the texts part). Pure;
 // Node-tested in tests/js/site/word-diff.test.mjs.
@@ -12,9 +13,12 @@ function words(text) {
   return [...text.matchAll(WORD)].map((m) => ({ w: m[0].toLowerCase(), a: m.index ?? 0, b: (m.index ?? 0) + m[0].length }));
 }
 
-/** Spans [[start, end]] of the words not in `keep`, adjacent words merged (with the space between). */
+/**
+ * Spans [[start, end]] of the words not in `keep`, adjacent words merged (with the space between).
+ * @param {{w: string, a: number, b: number}[]} ws @param {boolean[]} keep @returns {number[][]}
+ */
 function spansOf(ws, keep) {
-  const out = [];
+  const out = /** @type {number[][]} */ ([]);
   ws.forEach((x, i) => {
     if (keep[i]) return;
     const last = out[out.length - 1];

@@ -1,9 +1,21 @@
+// @ts-check
 // The page's side of the worker protocol (worker/protocol.js): one module worker, many
 // requests. Node-tested with a fake Worker in tests/js/site/worker-client.test.mjs.
 
 import * as P from '../worker/protocol.js';
 
 const { MSG, ERR } = P;
+
+/**
+ * @typedef {import('../worker/protocol.js').ErrorObject} ErrorObject
+ * @typedef {import('../worker/protocol.js').ProgressMsg} ProgressMsg
+ * @typedef {import('../worker/protocol.js').LogMsg} LogMsg
+ * @typedef {{onProgress?: ((m: ProgressMsg) => void) | null, onLog?: ((m: LogMsg) => void) | null}} RequestHooks
+ * @typedef {{resolve: (data: any) => void, reject: (e: ErrorObject) => void} & RequestHooks} Pending
+ * @typedef {{postMessage(m: unknown): void, terminate(): void, onmessage: ((ev: {data: unknown}) => void) | null,
+ *   onerror: ((ev: {message?: string, preventDefault?(): void}) => void) | null, onmessageerror: (() => void) | null}} WorkerLike
+ * @typedef {new (url: string | URL, opts: {type: 'module'}) => WorkerLike} WorkerCtor
+ */
 
 /**
  * One module worker, many requests. Each request gets an id and a promise; replies are
@@ -16,6 +28,11 @@ const { MSG, ERR } = P;
  * asset is retried once); Worker: the constructor (default globalThis.Worker, read at start).
  */
 export class WorkerClient {
+  /**
+   * @param {{url: string | URL, onBoot?: (m: import('../worker/protocol.js').BootMsg) => void,
+   *   onReady?: (versions: Record<string, string | null>, constants: import('../worker/protocol.js').Constants) => void,
+   *   onFatal?: (e: ErrorObject, restarting: boolean) => void, maxRestarts?: number, Worker?: WorkerCtor | null}} opts
+   */
   constructor({ url, onBoot, onReady, onFatal, maxRestarts = 3, Worker = null }) {
     this.url = url;
     this.onBoot = onBoot;
@@ -25,17 +42,22 @@ export class WorkerClient {
     this.WorkerCtor = Worker;
     this.failuresSinceReady = 0;
     this.nextId = 1;
+    /** @type {Map<string, Pending>} */
     this.pending = new Map(); // id -> {resolve, reject, onProgress, onLog}
+    /** @type {WorkerLike | null} */
     this.worker = null;
     this.ready = false;
+    /** @type {Record<string, string | null> | null} */
     this.versions = null;
+    /** @type {import('../worker/protocol.js').Constants | null} */
     this.constants = null;
+    /** @type {ErrorObject | null} */
     this.lastError = null;
   }
 
   start() {
     this.ready = false;
-    const Ctor = this.WorkerCtor || globalThis.Worker;
+    const Ctor = this.WorkerCtor || /** @type {WorkerCtor} */ (globalThis.Worker);
     const w = new Ctor(this.url, { type: 'module' });
     this.worker = w;
     // Each handler acts for the worker that sent the event: a late event from a worker that
@@ -52,6 +74,10 @@ export class WorkerClient {
   /**
    * Send one request. Returns {id, promise}; the promise resolves with the result data or
    * rejects with a plain error object {code, message, file, line, expected, detail}.
+   * The data is `any`: it crossed postMessage; its shape by op is protocol.js's results.
+   * @param {import('../worker/protocol.js').RunOp} op @param {Record<string, any>} args
+   * @param {Record<string, File> | null} [files] @param {RequestHooks} [hooks]
+   * @returns {{id: string, promise: Promise<any>}}
    */
   request(op, args, files = null, { onProgress = null, onLog = null } = {}) {
     const id = `r${this.nextId++}`;
@@ -59,6 +85,7 @@ export class WorkerClient {
       const err = this.lastError || { code: ERR.INTERNAL, message: 'the worker is not running' };
       return { id, promise: Promise.reject(err) };
     }
+    /** @type {Promise<any>} */
     const promise = new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onProgress, onLog });
     });
@@ -66,17 +93,19 @@ export class WorkerClient {
     return { id, promise };
   }
 
-  /** Ask the worker to stop request `id`; its terminal reply (error cancelled) ends it. */
+  /** Ask the worker to stop request `id`; its terminal reply (error cancelled) ends it. @param {string} id */
   cancel(id) {
-    if (this.pending.has(id)) this.worker.postMessage(P.cancel(id));
+    if (this.pending.has(id)) this.worker?.postMessage(P.cancel(id));
   }
 
-  #onMessage(msg) {
-    const problem = P.validate(msg);
+  /** @param {unknown} data  a message from the worker, checked by P.validate before use */
+  #onMessage(data) {
+    const problem = P.validate(data);
     if (problem) {
-      console.warn('bad message from worker:', problem, msg);
+      console.warn('bad message from worker:', problem, data);
       return;
     }
+    const msg = /** @type {import('../worker/protocol.js').OutMessage} */ (data);
     switch (msg.type) {
       case MSG.BOOT:
         this.onBoot?.(msg);
@@ -89,20 +118,20 @@ export class WorkerClient {
         this.onReady?.(msg.versions, msg.constants);
         break;
       case MSG.PROGRESS:
-        this.pending.get(msg.id)?.onProgress?.(msg);
+        this.pending.get(String(msg.id))?.onProgress?.(msg);
         break;
       case MSG.LOG:
-        this.pending.get(msg.id)?.onLog?.(msg);
+        if (msg.id !== null) this.pending.get(String(msg.id))?.onLog?.(msg);
         break;
       case MSG.RESULT: {
-        const p = this.pending.get(msg.id);
-        this.pending.delete(msg.id);
+        const p = this.pending.get(String(msg.id));
+        this.pending.delete(String(msg.id));
         p?.resolve(msg.data);
         break;
       }
       case MSG.ERROR: {
-        const p = this.pending.get(msg.id);
-        this.pending.delete(msg.id);
+        const p = this.pending.get(String(msg.id));
+        this.pending.delete(String(msg.id));
         p?.reject(msg.error);
         break;
       }
@@ -114,14 +143,17 @@ export class WorkerClient {
     }
   }
 
-  /** Worker `w` failed: if it is still the current one, reject its requests and replace it. */
+  /**
+   * Worker `w` failed: if it is still the current one, reject its requests and replace it.
+   * @param {WorkerLike | null} w @param {unknown} error
+   */
   #die(w, error) {
     if (w !== this.worker) return; // already replaced (or given up on): a late event
     const err = P.toErrorObject(error);
     this.lastError = err;
     const pending = [...this.pending.values()];
     this.pending.clear();
-    try { w.terminate(); } catch { /* gone */ }
+    try { w?.terminate(); } catch { /* gone */ }
     this.worker = null;
     this.ready = false;
     this.failuresSinceReady++;

@@ -1,3 +1,4 @@
+// @ts-check
 // The rows of a contamination result: one table of every eval row, paged in Python
 // (cont.rows), filtered by the rung that caught it, by status and by a containment or
 // semantic-score range (or a clicked histogram bar), searched and sorted. Each row names the
@@ -12,19 +13,31 @@ import { markedText } from '../ui/data-table.js';
 import { PagedTable } from '../ui/paged-table.js';
 
 const { OP } = P;
+
+/**
+ * One row of cont.rows (py/evalsieve/result_table.py), Python's JSON.
+ * @typedef {{eval_row: number, rung: string, status: string, leaves_clean?: boolean, containment_text?: string,
+ *   ngrams_matched?: number, ngrams_total?: number, semantic_score?: number | null, semantic_cosine?: number | null,
+ *   training_record?: number | null, training_file?: string, training_file_index?: number, training_offset: number,
+ *   training_bytes: number, training_id?: string | null, exact_record?: number | null, exact_file?: string, source_rung?: string,
+ *   eval_text?: string | null, eval_marks?: number[][], training_excerpt?: string, training_window?: string}} ContRow
+ * @typedef {(row: ContRow, button: HTMLButtonElement) => void} OnOpen
+ * @typedef {{bin: number, lo: number, hi: number, count: number}} Bar  a histogram bar (lib/chart.js binsInDomain)
+ */
 const CAUGHT = ['exact', 'ngram', 'semantic'];
 // the rung filter: its value -> the `where.rung` categories (null: every row)
+/** @type {[string, string, string[] | null][]} */
 const RUNG_CHOICES = [
   ['caught', 'caught by any rung', CAUGHT], ['exact', 'exact', ['exact']], ['ngram', 'ngram', ['ngram']],
   ['semantic', 'semantic', ['semantic']], ['none', 'no rung (not caught)', ['none']], ['all', 'every row', null],
 ];
 const STATUSES = ['contaminated', 'clean', 'too_short', 'no_ngram', 'boilerplate_only', 'empty'];
 
-const small = (text) => el('span', { class: 'sub muted', text });
+const small = (/** @type {string} */ text) => el('span', { class: 'sub muted', text });
 /** A phone-sized screen (rows are cards there: fewer a page). */
 export const narrow = () => typeof matchMedia === 'function' && matchMedia('(max-width: 640px)').matches;
 
-/** The training record a row is traced to, and the button that opens it. */
+/** The training record a row is traced to, and the button that opens it. @param {ContRow} r @param {OnOpen} onOpen */
 function sourceCell(r, onOpen) {
   if (!r.training_record) return el('span', { class: 'muted', text: r.exact_record ? '' : '–' });
   const open = el('button', { type: 'button', class: 'open-record', dataset: { row: String(r.eval_row) }, text: 'Open record' });
@@ -40,6 +53,7 @@ function sourceCell(r, onOpen) {
     open);
 }
 
+/** @param {OnOpen} onOpen @param {boolean | undefined} semantic @returns {import('../lib/table-rows.js').Column[]} */
 function columns(onOpen, semantic) {
   return [
     { key: 'eval_row', label: 'eval row', num: true },
@@ -57,7 +71,7 @@ function columns(onOpen, semantic) {
   ];
 }
 
-/** A labelled <select> of [value, text] options. */
+/** A labelled <select> of [value, text] options. @param {string} id @param {string} label @param {string[][]} options @param {string} value */
 function choice(id, label, options, value) {
   const s = el('select', { id }, ...options.map(([v, t]) => el('option', { value: v, text: t, selected: v === value })));
   return { node: el('label', { class: 'table-filter-choice', for: id }, `${label} `, s), select: s };
@@ -68,10 +82,16 @@ function choice(id, label, options, value) {
  * result with show(): the rung choice lists the ladder's counts, a histogram bar sets a range.
  */
 export class ContaminationRows {
-  /** @param {HTMLTableElement} table @param {{client: any, onOpen: (row: any, button: HTMLButtonElement, handle: number) => void}} opts */
+  /**
+   * @param {HTMLTableElement} table
+   * @param {{client: Pick<import('../lib/worker-client.js').WorkerClient, 'request'>, onOpen: (row: ContRow, button: HTMLButtonElement, handle: number | null) => void}} opts
+   */
   constructor(table, { client, onOpen }) {
     this.client = client;
+    /** @type {number | null} */
     this.handle = null;
+    /** @type {Bar | null} */
+    this.bin = null;
     this.rung = choice('rows-rung', 'Rung', RUNG_CHOICES.map(([v, t]) => [v, t]), 'caught');
     this.status = choice('rows-status', 'Status', [['any', 'any status'], ...STATUSES.map((s) => [s, s.replace(/_/g, ' ')])], 'any');
     this.rangeKey = choice('rows-range-key', 'Range of', [['containment', 'containment'], ['semantic_score', 'semantic score']], 'containment');
@@ -105,27 +125,32 @@ export class ContaminationRows {
     };
   }
 
-  /** A new result: its handle, the ladder (rung counts, whether the semantic rung ran). */
+  /**
+   * A new result: its handle, the ladder (rung counts, whether the semantic rung ran).
+   * @param {number} handle @param {import('../worker/protocol.js').LadderView | null | undefined} ladder
+   */
   show(handle, ladder) {
     this.handle = handle;
+    /** @type {Partial<Record<string, number | null>>} */
     const by = ladder?.by_rung || {};
     const total = CAUGHT.reduce((n, k) => n + (by[k] || 0), 0);
+    /** @type {Record<string, number | null | undefined>} */
     const counts = { caught: total, exact: by.exact, ngram: by.ngram, semantic: by.semantic, none: ladder?.clean_at_these_rungs };
     for (const o of this.rung.select.options) {
-      const [v, t] = RUNG_CHOICES.find(([x]) => x === o.value);
+      const [v, t] = /** @type {[string, string, string[] | null]} */ (RUNG_CHOICES.find(([x]) => x === o.value)); // the options are RUNG_CHOICES
       o.textContent = counts[v] === null || counts[v] === undefined ? (v === 'semantic' ? `${t} (did not run)` : t) : `${t} (${fmtInt(counts[v])})`;
       o.disabled = v === 'semantic' && by.semantic === null;
     }
     const sem = ladder?.rungs?.includes('semantic');
     this.rangeKey.node.hidden = !sem;
     if (!sem) this.rangeKey.select.value = 'containment';
-    this.table.setColumns(columns((r, b) => this.onOpen(r, b, this.handle), sem));
+    this.table.setColumns(columns((r, b) => this.onOpen(r, b, handle), sem));
     this.bin = null;
     this.chip.hidden = true;
     return this.table.restart({ ...this.#where(), bin: null });
   }
 
-  /** List the rows a rung caught first ('none': no rung caught them), every status. */
+  /** List the rows a rung caught first ('none': no rung caught them), every status. @param {string} rung */
   setRung(rung) {
     this.rung.select.value = rung;
     this.status.select.value = 'any';
@@ -135,7 +160,7 @@ export class ContaminationRows {
     return done;
   }
 
-  /** Keep the rows in one containment bar (bin index and its edges; null: every bar). */
+  /** Keep the rows in one containment bar (bin index and its edges; null: every bar). @param {Bar | null} bar */
   setBin(bar) {
     this.chip.hidden = !bar;
     if (bar) {
@@ -149,4 +174,4 @@ export class ContaminationRows {
 }
 
 /** "record 12 of train.jsonl · byte 3,456 (789 bytes)" for a record dialog's line. */
-export const sourceLine = (r) => `record ${fmtInt(r.training_record)} of ${r.training_file}${r.training_offset >= 0 ? ` · byte ${fmtInt(r.training_offset)} (${fmtBytes(r.training_bytes)})` : ''}`;
+export const sourceLine = (/** @type {ContRow} */ r) => `record ${fmtInt(r.training_record)} of ${r.training_file}${r.training_offset >= 0 ? ` · byte ${fmtInt(r.training_offset)} (${fmtBytes(r.training_bytes)})` : ''}`;

@@ -1,3 +1,4 @@
+// @ts-check
 // A training corpus on the Contamination tab: several dropped or chosen files, or a
 // folder (the "folder" input, or a folder dropped: DataTransfer entries), scanned as one
 // corpus; corpus-files.js names and orders the files as the CLI does. Each file keeps its own
@@ -18,7 +19,7 @@ const { OP } = P;
 async function selectCorpus(section, files) {
   const slot = section.slots.train;
   let sorted;
-  const { leftOut = [], arrow = 0 } = /** @type {any} */ (files);
+  const { leftOut = [], arrow = 0 } = /** @type {File[] & {leftOut?: {name: string, why: string}[], arrow?: number}} */ (files);
   try {
     sorted = corpusOrder(files);
     if (!sorted.length) throw new Error(arrow ? ARROW_NOTE : `no training file in this folder (supported: ${CORPUS_EXTENSIONS.join(' ')}, each also .gz)`);
@@ -51,7 +52,8 @@ async function selectCorpus(section, files) {
   got.corpus = parts;
   section.log.add(`training corpus: ${parts.length} files, ${fmtBytes(size)}: ${parts.map((p) => `${p.file.name} (${p.info.format}${p.info.gzip ? ', gzip' : ''})`).join(', ')}`);
   if (leftOut.length) section.log.add(`left out of the folder: ${leftOut.map((f) => `${f.name} (${f.why})`).join(', ')}`);
-  slot.picker.render(got.info, { legend: `Fields to scan (${parts.length} files: ${got.info.format})`, checked: (path) => got.info.default_fields.includes(path) });
+  const { info } = got;
+  slot.picker.render(info, { legend: `Fields to scan (${parts.length} files: ${info.format})`, checked: (path) => info.default_fields.includes(path) });
   section.inputsChanged();
   section.errors.hide();
   section.updateRunButton();

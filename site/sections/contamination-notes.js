@@ -1,3 +1,4 @@
+// @ts-check
 // What the contamination result says beside its numbers: the warnings of the summary (too
 // many rows too short to score at N), the containment histogram with axis titles, and the
 // rule of eval.clean stated beside the downloads (which rows it keeps; for a Parquet eval
@@ -18,9 +19,12 @@ const LOG_RATIO = 20; // a tallest bar this many times the lowest non-empty one:
  *   clicked bar ({bin, lo, hi, count}: the rows table lists its rows).
  * The count axis is logarithmic when the #cont-histogram-log box is ticked; a new result
  * ticks it when its tallest bar is over LOG_RATIO times its lowest non-empty one.
+ * @param {Partial<import('../worker/protocol.js').ContaminationResult>} data @param {{threshold: number | null, clean?: string}} args
+ * @param {(bar: {bin: number, lo: number, hi: number, count: number}) => void} onBar
  */
 export function renderContaminationNotes(data, args, onBar) {
   const s = data.summary || {};
+  /** @type {string[]} */
   const warnings = s.warnings || [];
   const box = $('#warnings');
   box.replaceChildren(...warnings.map((w) => el('p', { class: 'warning', text: `Warning: ${w}` })));
@@ -28,7 +32,7 @@ export function renderContaminationNotes(data, args, onBar) {
 
   const hist = data.view && data.view.histogram;
   if (hist) {
-    const logBox = $('#cont-histogram-log');
+    const logBox = /** @type {HTMLInputElement} */ ($('#cont-histogram-log'));
     const full = hist.counts.filter((n) => n > 0);
     logBox.checked = full.length > 1 && Math.max(...full) > LOG_RATIO * Math.min(...full);
     const draw = () => drawHistogram($('#cont-histogram'), hist, args.threshold, {

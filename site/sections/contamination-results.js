@@ -1,3 +1,4 @@
+// @ts-check
 // The contamination result on the page: counts, the run's settings, the export buttons, the
 // histogram, the ladder and the rows. `data` is the worker's contamination result (worker.js):
 // {handle, summary (the CLI's --json summary), exports: [{name, mime, text}], view (Python's
@@ -12,6 +13,8 @@ import { renderLadder } from './ladder-results.js';
 /**
  * Fill #results (counts, settings, downloads, histogram, ladder, rows) for one run; args are
  * the request's; rows: the section's ContaminationRows (cont-rows.js).
+ * @param {import('../worker/protocol.js').ContaminationResult} data @param {Record<string, any> & {threshold: number | null}} args  the cont.run request's
+ * @param {string} label @param {import('./cont-rows.js').ContaminationRows} rows
  */
 export function renderContaminationResults(data, args, label, rows) {
   const s = data.summary || {};
@@ -62,6 +65,7 @@ export function renderContaminationResults(data, args, label, rows) {
 /**
  * The one line at the top of the tab that says what the last run found (the worked example's
  * result is read there without scrolling), with a button to its rows.
+ * @param {HTMLElement} line @param {import('../worker/protocol.js').ContaminationResult} data @param {string} label
  */
 export function renderResultLine(line, data, label) {
   const s = data.summary || {};

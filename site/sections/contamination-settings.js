@@ -1,3 +1,4 @@
+// @ts-check
 // The contamination settings a person typed, checked before anything runs. No DOM:
 // Node-tested in tests/js/site/contamination-settings.test.mjs.
 
@@ -14,6 +15,7 @@ import { ERR } from '../worker/protocol.js';
  * Returns {n: int or null, boilerplate: bool, threshold: number or null, clean: string}.
  * Throws a bad_input error object naming the setting and the range it takes, so a bad value
  * fails here, before the training pass (ContaminationConfig refuses it too).
+ * @param {{n: string, threshold: string, boilerplate: boolean, clean?: string}} raw @param {import('../worker/protocol.js').Constants} c
  */
 export function parseSettings({ n: nRaw, threshold: tRaw, boilerplate, clean = 'scored' }, c) {
   const n = nRaw.trim() === '' ? null : Number(nRaw);
@@ -42,6 +44,7 @@ export function parseSettings({ n: nRaw, threshold: tRaw, boilerplate, clean = '
  *   weights are fitted (semantic_verifier.py).
  * Throws a bad_input error object naming the setting and its range (SemanticConfig refuses
  *   the same values), so a bad value fails before the training pass.
+ * @param {{code_ngram: string, docstring_cosine: boolean, code_margin?: string, explain_away?: boolean}} raw @param {import('../worker/protocol.js').Constants} c
  */
 export function parseSemanticCode({ code_ngram: raw }, c) {
   const lo = c.semantic_code_ngram.min;

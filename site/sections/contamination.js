@@ -1,3 +1,4 @@
+// @ts-check
 // The Contamination tab: a training file and an eval file, the fields to scan and score,
 // N / boilerplate / threshold, Run; then counts, settings, exports and the contaminated rows.
 // The worked example (example/train.jsonl + example/eval.jsonl) runs on its own at load.
@@ -6,7 +7,7 @@ import * as P from '../worker/protocol.js';
 import { $, typedNumber } from '../lib/dom.js';
 import { describeError, fmtInt } from '../lib/format.js';
 import { InputSlot } from '../ui/input-slot.js';
-import { JobSection } from './job-section.js';
+import { JobSection, UNMOUNTED } from './job-section.js';
 import { renderContaminationResults, renderResultLine } from './contamination-results.js';
 import { parseSettings } from './contamination-settings.js';
 import { ScoresInput } from './scores-input.js';
@@ -24,16 +25,31 @@ import { PurifyPanel } from './purify.js';
 
 const { OP } = P;
 const SETTINGS_KEY = 'evalsieve.settings.v1'; // localStorage holds only the settings checkboxes
-const SIDES = ['train', 'eval'];
+/** @typedef {'train' | 'eval'} Side @typedef {import('../ui/input-slot.js').InputSlot} InputSlotT */
+const SIDES = /** @type {Side[]} */ (['train', 'eval']);
 const SIDE_TITLE = { train: 'training', eval: 'eval' };
 const LEGEND = { train: 'Fields to scan', eval: 'Fields to score' };
 
 export class ContaminationSection extends JobSection {
+  // built by mount (see JobSection)
+  /** @type {{results: HTMLElement, nAuto: HTMLElement, n: HTMLInputElement, boilerplate: HTMLInputElement, threshold: HTMLInputElement, clean: HTMLSelectElement}} */ ui = UNMOUNTED;
+  /** @type {Record<Side, InputSlotT>} */ slots = UNMOUNTED;
+  /** @type {FieldCheck} */ check = UNMOUNTED;
+  /** @type {StaleBanner} */ stale = UNMOUNTED;
+  /** @type {{label: string, files: string} | null} */ shownRun = null;
+  /** @type {ScoresInput} */ scores = UNMOUNTED;
+  /** @type {LadderSettings} */ ladder = UNMOUNTED;
+  /** @type {ReturnType<typeof wireSkipBadLines> | undefined} */ skip = UNMOUNTED;
+  /** @type {IdFieldChoice} */ idField = UNMOUNTED;
+  /** @type {ContaminationRows} */ rows = UNMOUNTED;
+  /** @type {PurifyPanel} */ purify = UNMOUNTED;
+
   constructor() {
     super({ key: 'contamination', title: 'Contamination', panel: $('#job-contamination'), status: $('#status') });
     this.autoRunExample = true;
   }
 
+  /** @param {import('./job-section.js').Services} services */
   mount(services) {
     super.mount(services, {
       run: $('#run'),
@@ -50,18 +66,18 @@ export class ContaminationSection extends JobSection {
       threshold: $('#setting-threshold'),
       clean: $('#setting-clean'),
     };
-    this.slots = Object.fromEntries(SIDES.map((role) => [role, new InputSlot({
+    this.slots = /** @type {Record<Side, InputSlotT>} */ (Object.fromEntries(SIDES.map((role) => [role, new InputSlot({
       drop: { zone: $(`#${role}-drop`), input: $(`#${role}-file`), name: $(`#${role}-name`) },
       fields: $(`#${role}-fields`),
       picker: { type: 'checkbox', idPrefix: `${role}-field`, legend: LEGEND[role], failure: { legend: 'Fields', text: 'could not read this file' }, onChange: () => this.#fieldsChanged(role) },
-    }, (file) => this.selectFile(role, file, null))]));
+    }, (file) => this.selectFile(role, file, null))])));
     // The eval fields' too-short warning, and the auto-N line while no run describes them.
     this.check = new FieldCheck(this.slots.eval,
       (file, fields) => services.client.request(OP.INSPECT, { name: file.name, role: 'eval', fields }, { eval: file }).promise,
       (c) => this.#autoNFromCheck(c));
     this.stale = new StaleBanner(this.ui.results);
     this.shownRun = null; // {label, files} of the results shown
-    this.scores = new ScoresInput({ host: $('#scores-side'), prefix: '', client: services.client, onError: (e) => this.inputError(e, $('#scores-drop')), onLog: (t) => this.log.add(t) });
+    this.scores = new ScoresInput({ host: $('#scores-side'), prefix: '', client: services.client, onError: (/** @type {unknown} */ e) => this.inputError(e, $('#scores-drop')), onLog: (/** @type {string} */ t) => this.log.add(t) });
     this.ladder = new LadderSettings($('#ladder-settings'));
     wireCorpus(this, { input: $('#train-file'), folder: document.querySelector('#train-folder') });
     this.skip = wireSkipBadLines(this, $('#job-contamination .inputs'));
@@ -74,7 +90,7 @@ export class ContaminationSection extends JobSection {
     this.#loadExample();
   }
 
-  /** The N and threshold inputs take the ranges Python publishes. */
+  /** The N and threshold inputs take the ranges Python publishes. @param {import('./job-section.js').Constants} constants */
   workerReady(constants) {
     super.workerReady(constants);
     Object.assign(this.ui.n, { min: constants.n_min, max: constants.n_max });
@@ -83,6 +99,7 @@ export class ContaminationSection extends JobSection {
     this.purify.workerReady(constants);
   }
 
+  /** @param {import('./job-section.js').ErrorObject} [err] */
   workerDied(err) {
     super.workerDied(err);
     this.purify.workerDied(err);
@@ -113,11 +130,11 @@ export class ContaminationSection extends JobSection {
       this.log.add('example loaded: example/train.jsonl + example/eval.jsonl');
     } catch (e) {
       this.autoRunExample = false;
-      this.log.add(`no example: ${e.message}`, 'warn');
+      this.log.add(`no example: ${/** @type {Error} */ (e).message}`, 'warn'); // fetch, Response.blob and the line above throw Errors
     }
   }
 
-  /** Take a file for one side and list its fields (inspect in the worker). */
+  /** Take a file for one side and list its fields (inspect in the worker). @param {Side} role @param {File} file @param {string | null} label */
   async selectFile(role, file, label) {
     if (label === null) this.autoRunExample = false; // the user took over
     const slot = this.slots[role];
@@ -139,12 +156,13 @@ export class ContaminationSection extends JobSection {
       this.errors.hide();
       this.updateRunButton();
     }
-    if (this.autoRunExample && SIDES.every((r) => this.slots[r].current?.label === 'example' && this.slots[r].current.info)) {
+    if (this.autoRunExample && SIDES.every((r) => this.slots[r].current?.label === 'example' && this.slots[r].current?.info)) {
       this.autoRunExample = false;
       this.run();
     }
   }
 
+  /** @param {Side} role */
   #fieldsChanged(role) {
     this.updateRunButton();
     if (role === 'eval') this.check.want();
@@ -161,7 +179,7 @@ export class ContaminationSection extends JobSection {
     this.inputsStale(status);
   }
 
-  /** The auto-N line for the chosen eval fields, from the sampled rows (before a run). */
+  /** The auto-N line for the chosen eval fields, from the sampled rows (before a run). @param {Record<string, any> | null | undefined} c  inspect's short_check */
   #autoNFromCheck(c) {
     const ev = this.slots.eval.current;
     if (!c || c.n === null || !ev) return;
@@ -185,23 +203,24 @@ export class ContaminationSection extends JobSection {
     let corpus;
     try {
       scores = this.scores.request(); // null without a scores file
-      settings = parseSettings({ n: typedNumber(this.ui.n), threshold: typedNumber(this.ui.threshold), boilerplate: this.ui.boilerplate.checked, clean: this.ui.clean.value }, this.constants);
+      settings = parseSettings({ n: typedNumber(this.ui.n), threshold: typedNumber(this.ui.threshold), boilerplate: this.ui.boilerplate.checked, clean: this.ui.clean.value }, this.rules);
       settings = { ...settings, ...this.ladder.value() };
-      corpus = this.slots.train.current.corpus ? corpusRequest(this.slots.train.current.corpus, this.slots.train.picker.chosen()) : null;
+      corpus = this.slots.train.current?.corpus ? corpusRequest(this.slots.train.current.corpus, this.slots.train.picker.chosen()) : null;
     } catch (e) {
       this.runError(e);
       return;
     }
     const train = this.slots.train.current;
     const ev = this.slots.eval.current;
+    if (!train?.info || !ev?.info) return; // Run is enabled only with both files inspected (canRun)
     const idField = this.idField.value();
     const args = {
       eval: { name: ev.file.name, format: ev.info.format, fields: this.slots.eval.picker.chosen() },
-      train: { ...(corpus ? corpus.train_files[0] : { name: train.file.name, format: train.info.format, fields: this.slots.train.picker.chosen() }), id_field: idField },
+      train: { ...(corpus ? corpus.train_files[0] : { name: train.file.name, format: train.info?.format, fields: this.slots.train.picker.chosen() }), id_field: idField },
       ...(corpus ? { train_files: corpus.train_files } : {}),
       ...settings,
       ...(scores ? { scores: scores.args } : {}),
-      ...this.skip.args(),
+      ...this.skip?.args(),
     };
     const label = train.label === 'example' && ev.label === 'example' ? 'example' : (train.label || ev.label ? 'example + your file' : 'your files');
     // the last results stay in place, greyed, until the new ones replace them (the page does
@@ -230,10 +249,10 @@ export class ContaminationSection extends JobSection {
           ['contaminated', 'caught by a rung whose rows leave the clean file'], ['eval fields', args.eval.fields.join(', ')]]);
         this.ui.results.hidden = false;
         this.shownRun = { label, files: `${ev.file.name}, ${train.file.name}` };
-        this.purify.setRun({ args, files: { eval: ev.file, train: train.file }, label, corpus: corpus ? corpus.train_files.length : 1, trainFormat: train.info.format });
+        this.purify.setRun({ args, files: { eval: ev.file, train: train.file }, label, corpus: corpus ? corpus.train_files.length : 1, trainFormat: train.info?.format });
         this.stale.clear();
         const s = data.summary || {};
-        const skipped = this.skip.showResult(s);
+        const skipped = this.skip?.showResult(s);
         if (skipped) this.log.add(skipped, 'warn');
         this.log.add(`done (${label}): ${fmtInt(s.rows_contaminated)} contaminated of ${fmtInt(s.rows_scanned)} eval rows`, 'done');
         this.setStatus('done', `Done (${label}).`);
@@ -242,7 +261,10 @@ export class ContaminationSection extends JobSection {
     });
   }
 
-  /** "Open record": the worker reads the row's training record again (cont.record). */
+  /**
+   * "Open record": the worker reads the row's training record again (cont.record).
+   * @param {import('./cont-rows.js').ContRow} r  a contaminated row @param {HTMLButtonElement} button @param {number | null} handle
+   */
   async #openRecord(r, button, handle) {
     button.disabled = true;
     const where = sourceLine(r);
@@ -252,12 +274,13 @@ export class ContaminationSection extends JobSection {
       showRecord(r, where, rec);
       this.log.add(`opened training record ${r.training_record} of ${r.training_file} (${rec.read})`);
     } catch (e) {
-      showRecord(r, where, null, describeError(e).text);
+      showRecord(r, where, null, describeError(/** @type {import('./job-section.js').ErrorObject} */ (e)).text); // the worker's error object
     } finally {
       button.disabled = false;
     }
   }
 
+  /** @param {import('../worker/protocol.js').NChosenLog} info @param {number | null} nSet */
   #showAutoN(info, nSet) {
     const how = info.n_how ? String(info.n_how) : '';
     this.ui.nAuto.textContent = nSet === null

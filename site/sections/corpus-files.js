@@ -1,3 +1,4 @@
+// @ts-check
 // The training corpus's files, pure (no page state; Node-tested): which files of a dropped
 // folder count, their names and order, one field list for all, and what a run sends.
 // Names and order are the CLI's (py/evalsieve/corpus.py expand_inputs): the base name of a
@@ -64,16 +65,20 @@ function keepFolderFiles(named) {
  */
 const named = (file, name) => (file.name === name ? file : new File([file], name, { type: file.type, lastModified: file.lastModified }));
 
-/** Every file below a dropped directory entry (readEntries answers in batches). */
+/**
+ * Every file below a dropped directory entry (readEntries answers in batches).
+ * @param {FileSystemEntry} entry @param {File[]} out
+ */
 async function walk(entry, out) {
   if (entry.isFile) {
-    const file = await new Promise((resolve, reject) => entry.file(resolve, reject));
+    const fileEntry = /** @type {FileSystemFileEntry} */ (entry);
+    const file = await new Promise(/** @param {(f: File) => void} resolve @param {(e: DOMException) => void} reject */ (resolve, reject) => fileEntry.file(resolve, reject));
     out.push(named(file, entry.fullPath.replace(/^\//, '')));
     return;
   }
-  const reader = entry.createReader();
+  const reader = /** @type {FileSystemDirectoryEntry} */ (entry).createReader();
   for (;;) {
-    const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+    const batch = await new Promise(/** @param {(b: FileSystemEntry[]) => void} resolve @param {(e: DOMException) => void} reject */ (resolve, reject) => reader.readEntries(resolve, reject));
     if (!batch.length) break;
     for (const e of batch) await walk(e, out);
   }
@@ -93,11 +98,13 @@ export function corpusOfDrop(dt) {
   if (!folder && (dt.files?.length || 0) <= 1) return null;
   if (entries.some((e) => !e)) return Promise.resolve([...dt.files]);
   return (async () => {
+    /** @type {File[]} */
     const inFolders = [];
+    /** @type {File[]} */
     const loose = [];
-    for (const e of entries) {
+    for (const e of /** @type {FileSystemEntry[]} */ (entries)) { // none is null here (checked above)
       if (e.isDirectory) await walk(e, inFolders);
-      else loose.push(await new Promise((resolve, reject) => e.file(resolve, reject)));
+      else loose.push(await new Promise(/** @param {(f: File) => void} resolve @param {(e: DOMException) => void} reject */ (resolve, reject) => /** @type {FileSystemFileEntry} */ (e).file(resolve, reject)));
     }
     const kept = keepFolderFiles(inFolders);
     return Object.assign([...kept, ...loose], { leftOut: kept.leftOut, arrow: kept.arrow });
@@ -105,14 +112,14 @@ export function corpusOfDrop(dt) {
 }
 
 /** Files of a <input type=file multiple> or <input webkitdirectory>, named by their path
- *  (a folder's: only those it reads, with `leftOut` and `arrow` as keepFolderFiles). */
+ *  (a folder's: only those it reads, with `leftOut` and `arrow` as keepFolderFiles). @param {FileList | File[]} list */
 export function corpusOfInput(list) {
   const files = [...list];
   const folder = files.some((f) => f.webkitRelativePath);
   return folder ? keepFolderFiles(files.map((f) => named(f, f.webkitRelativePath))) : files;
 }
 
-/** Sorted by name (code units, as Python sorts these paths); a name twice is an error. */
+/** Sorted by name (code units, as Python sorts these paths); a name twice is an error. @param {File[]} files */
 export function corpusOrder(files) {
   const out = [...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (let i = 1; i < out.length; i++) {
@@ -152,7 +159,7 @@ export function corpusInfo(parts) {
 }
 
 /** Every path a file's `inspect` lists: plain fields, then element-filter paths. */
-const listedPaths = (info) => [...info.fields, ...(info.filter_fields || [])].map((f) => f.path);
+const listedPaths = (/** @type {Record<string, any>} */ info) => [...info.fields, ...(info.filter_fields || [])].map((f) => f.path);
 
 /**
  * What a run sends for the corpus: `train_files[i] = {name, format, fields}` (the chosen

@@ -1,3 +1,4 @@
+// @ts-check
 // A tab of the page: one job. The run lifecycle (progress, cancel, status, error box, event
 // log) and file inspection live here once; a job section adds its inputs, its request
 // arguments and its results. A new job is one new file in sections/ and one line in app.js.
@@ -10,22 +11,49 @@ import { MovableBox, keepInView } from '../lib/layout.js';
 
 const { OP, ERR } = P;
 
+/**
+ * @typedef {import('../worker/protocol.js').Constants} Constants
+ * @typedef {{client: import('../lib/worker-client.js').WorkerClient, log: import('../lib/event-log.js').EventLog}} Services
+ * @typedef {import('../lib/worker-client.js').ErrorObject} ErrorObject
+ */
+
+/** What mount's parts are before mount: app.js mounts every section before any run, inspect or worker event. */
+export const UNMOUNTED = /** @type {any} */ (undefined);
+
 export class JobSection {
+  /** @type {Services} */ services = UNMOUNTED;
+  /** @type {import('../lib/event-log.js').EventLog} */ log = UNMOUNTED;
+  /** @type {HTMLButtonElement} */ runButton = UNMOUNTED;
+  /** @type {HTMLButtonElement} */ cancelButton = UNMOUNTED;
+  /** @type {ErrorBox} */ errors = UNMOUNTED;
+  /** @type {MovableBox} */ errorPlace = UNMOUNTED;
+  /** @type {ProgressView} */ progress = UNMOUNTED;
+
   /**
    * key: the tab's key (#key opens it); title: the tab's text; panel: the tabpanel element;
    * logPrefix: what this section's event-log lines start with; status: the element whose
    * data-state / text say idle | running | done | cancelled | error, and whose data-runs
    * counts finished runs.
+   * @param {{key: string, title: string, panel: HTMLElement, logPrefix?: string, status: HTMLElement}} opts
    */
   constructor({ key, title, panel, logPrefix = '', status }) {
-    Object.assign(this, { key, title, panel, logPrefix, status });
+    this.key = key;
+    this.title = title;
+    this.panel = panel;
+    this.logPrefix = logPrefix;
+    this.status = status;
+    /** @type {string | null} */
     this.runId = null;
+    /** @type {Constants | null} */
     this.constants = null; // the rule constants (lib/constants.js), from the worker's ready
   }
 
   /**
    * Called once with the shared services {client, log}; `parts` are this section's controls:
    * run and cancel buttons, the error box element and the progress view's elements and options.
+   * @param {Services} services
+   * @param {{run: HTMLButtonElement, cancel: HTMLButtonElement, error: HTMLElement, progress: ConstructorParameters<typeof ProgressView>[0],
+   *   progressOptions?: ConstructorParameters<typeof ProgressView>[1]}} parts
    */
   mount(services, { run, cancel, error, progress, progressOptions }) {
     this.services = services;
@@ -42,31 +70,39 @@ export class JobSection {
     cancel.addEventListener('click', () => this.cancel());
   }
 
-  /** Called when the worker becomes ready (again), with the rule constants it published. */
+  /** Called when the worker becomes ready (again), with the rule constants it published. @param {Constants} constants */
   workerReady(constants) {
     this.constants = constants;
   }
 
-  /** Called when the worker died; pending requests have already been rejected. */
-  workerDied() {
+  /** The rule constants: they come with `ready`, before any inspect can enable Run. */
+  get rules() {
+    if (!this.constants) throw { code: ERR.INTERNAL, message: 'the worker has not published the rule constants yet' };
+    return this.constants;
+  }
+
+  /** Called when the worker died; pending requests have already been rejected. @param {ErrorObject} [err] */
+  workerDied(err) {
     this.progress.hide();
   }
 
+  /** @param {boolean} visible */
   show(visible) {
     this.panel.hidden = !visible;
   }
 
+  /** @param {string} state @param {string} text */
   setStatus(state, text) {
     this.status.dataset.state = state;
     this.status.textContent = text;
   }
 
-  /** The inputs changed after a run ended: the status says the results shown are not for them. */
+  /** The inputs changed after a run ended: the status says the results shown are not for them. @param {string} text */
   inputsStale(text) {
     if (this.runId === null && this.status.dataset.runs) this.setStatus('idle', text);
   }
 
-  /** Extra arguments of this section's inspect requests (e.g. skip_bad_lines). */
+  /** Extra arguments of this section's inspect requests (e.g. skip_bad_lines). @returns {Record<string, unknown>} */
   inspectArgs() {
     return {};
   }
@@ -91,7 +127,7 @@ export class JobSection {
     this.cancelButton.disabled = true;
   }
 
-  /** An error of Run or of the results (bad settings, an export): shown below the Run button. */
+  /** An error of Run or of the results (bad settings, an export): shown below the Run button. @param {unknown} err */
   runError(err) {
     this.errorPlace.place(null);
     this.errors.show(err);
@@ -101,6 +137,7 @@ export class JobSection {
   /**
    * An input's error (a file that cannot be read): logged, and shown right after `anchor`
    * (the drop zone it came from), scrolled into view as far as needed.
+   * @param {unknown} err @param {Element | null} anchor
    */
   inputError(err, anchor) {
     this.errorPlace.place(anchor);
@@ -114,6 +151,8 @@ export class JobSection {
    * Returns the choice {file, label, info}, or null when it was superseded or could not be
    * read (the error is then shown next to `anchor`, default the slot's drop zone, and logged,
    * and onFailed(err) called). `shownAs` is the drop zone's text.
+   * @param {import('../ui/input-slot.js').InputSlot} slot @param {File} file @param {string | null} label @param {string} role
+   * @param {{shownAs?: string | null, onFailed?: ((err: unknown) => void) | null, anchor?: Element | null}} [opts]
    */
   async inspectInto(slot, file, label, role, { shownAs = null, onFailed = null, anchor = null } = {}) {
     const text = shownAs ?? `${label ? `${label}: ` : ''}${file.name} (${fmtBytes(file.size)})`;
@@ -136,6 +175,9 @@ export class JobSection {
    * cancel button true, and end with exactly one of onResult(data) / onCancelled() /
    * onFailed(err) (a promise onResult returns is awaited: the run ends when its result is
    * drawn). `summary` is the log line's text after "run <label>: ".
+   * @param {{op: import('../worker/protocol.js').RunOp, args: Record<string, any>, files: Record<string, File> | null, label: string, summary: string,
+   *   onLog?: ((m: import('../worker/protocol.js').LogMsg) => void) | null, onResult: (data: any) => unknown,
+   *   onCancelled?: (() => void) | null, onFailed?: ((err: unknown) => void) | null}} job  onResult's data: the op's result (postMessage data)
    */
   async runJob({ op, args, files, label, summary, onLog, onResult, onCancelled = null, onFailed = null }) {
     this.errors.hide();
@@ -148,11 +190,11 @@ export class JobSection {
     this.setStatus('running', `Running (${label})…`);
     this.log.add(`${this.logPrefix}run ${label}: ${summary}`);
     try {
-      const drawn = onResult(await req.promise);
+      const drawn = /** @type {Promise<unknown> | undefined} */ (onResult(await req.promise));
       // a result drawn in steps (tables whose first page Python sends): the run ends when it is
       if (drawn && typeof drawn.then === 'function') await drawn.catch((e) => this.log.add(`${this.logPrefix}could not draw the result: ${describeError(P.toErrorObject(e)).text}`, 'error'));
     } catch (err) {
-      if (err && err.code === ERR.CANCELLED) {
+      if (err && /** @type {{code?: unknown}} */ (err).code === ERR.CANCELLED) {
         this.log.add(`${this.logPrefix}cancelled`, 'warn');
         this.setStatus('cancelled', 'Cancelled.');
         onCancelled?.();

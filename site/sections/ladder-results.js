@@ -1,3 +1,4 @@
+// @ts-check
 // The ladder of a contamination result: rows per rung (exact -> ngram -> semantic), which
 // rungs' rows left eval.clean, the semantic rung's figures and its measured quality. A rung's
 // name is a button that lists its rows in the rows table (sections/cont-rows.js). `ladder`
@@ -6,19 +7,22 @@
 import { el, definitionRows } from '../lib/dom.js';
 import { fmtInt } from '../lib/format.js';
 
-/** Fill `root` (#ladder) with the ladder of one run; onRung(rung or 'none') lists its rows. */
+/**
+ * Fill `root` (#ladder) with the ladder of one run; onRung(rung or 'none') lists its rows.
+ * @param {HTMLElement} root @param {import('../worker/protocol.js').LadderView | null | undefined} ladder @param {(rung: string) => void} onRung
+ */
 export function renderLadder(root, ladder, onRung) {
   if (!ladder) {
     root.replaceChildren();
     return;
   }
   const by = ladder.by_rung;
-  const rungButton = (key, text) => {
+  const rungButton = (/** @type {string} */ key, /** @type {string} */ text) => {
     const b = el('button', { type: 'button', class: 'link-button', dataset: { rung: key }, text });
     b.addEventListener('click', () => onRung(key));
     return b;
   };
-  const rungRows = ['exact', 'ngram', 'semantic'].map((k) => el('tr', { dataset: { rung: k } },
+  const rungRows = /** @type {import('../worker/protocol.js').Rung[]} */ (['exact', 'ngram', 'semantic']).map((k) => el('tr', { dataset: { rung: k } },
     el('th', { scope: 'row' }, by[k] ? rungButton(k, k) : k),
     el('td', { class: 'num', text: by[k] === null ? 'did not run' : fmtInt(by[k]) }),
     el('td', { text: ladder.rungs.includes(k) ? (ladder.excluded.includes(k) ? 'yes' : 'no') : '' })));
@@ -33,13 +37,14 @@ export function renderLadder(root, ladder, onRung) {
     semanticPart(ladder.semantic),
   );
 }
-/** The semantic rung's figures, rule and measured quality, or why it did not run. */
+/** The semantic rung's figures, rule and measured quality, or why it did not run. @param {import('../worker/protocol.js').LadderView['semantic']} sem */
 function semanticPart(sem) {
   if (!sem) {
     return el('p', { id: 'ladder-semantic', class: 'muted', text: 'Semantic rung: did not run. Reworded copies of eval rows that share no n-gram with the training data are not looked for.' });
   }
   const f = sem.figures || {};
   const share = f.windows ? ` (${(100 * f.windows_embedded / f.windows).toFixed(1)}%)` : '';
+  /** @type {[string, string][]} */
   const rows = [
     ['window', `${f.window_words} words (${f.window_how}), stride ${Math.ceil(f.window_words / 2)} words`],
     ['windows scanned', fmtInt(f.windows)],

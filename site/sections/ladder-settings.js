@@ -1,3 +1,4 @@
+// @ts-check
 // The ladder's settings in the contamination section: the semantic rung (off by default; its
 // time estimate shown as soon as the worker measures it) and which rungs' rows leave
 // eval.clean (checkboxes -> exclude_rungs, stamped by Python as clean_file_excludes).
@@ -13,11 +14,12 @@ const IDLE_NOTE = 'Finds reworded eval rows inside training windows with the par
   + 'refused (the command line runs it: evalsieve contamination --semantic).';
 
 export class LadderSettings {
-  /** root: the empty container in the settings fieldset (#ladder-settings). */
+  /** root: the empty container in the settings fieldset (#ladder-settings). @param {HTMLElement} root */
   constructor(root) {
     this.semantic = el('input', { type: 'checkbox', id: 'setting-semantic' });
     this.code = new SemanticCodeSettings();
     this.estimate = el('span', { class: 'muted', id: 'semantic-estimate', text: IDLE_NOTE });
+    /** @type {Record<string, HTMLInputElement>} */
     this.excludes = Object.fromEntries(RUNGS.map((r) => [r, el('input', {
       type: 'checkbox', id: `exclude-${r}`, checked: true, dataset: { rung: r },
     })]));
@@ -38,7 +40,7 @@ export class LadderSettings {
     this.estimate.textContent = IDLE_NOTE;
   }
 
-  /** Python's rule constants (ready.constants): the code settings' range and default. */
+  /** Python's rule constants (ready.constants): the code settings' range and default. @param {import('../worker/protocol.js').Constants} constants */
   workerReady(constants) {
     this.code.workerReady(constants);
   }
@@ -56,7 +58,7 @@ export class LadderSettings {
     };
   }
 
-  /** The run's log line: "semantic rung on; eval.clean leaves out exact, ngram". */
+  /** The run's log line: "semantic rung on; eval.clean leaves out exact, ngram". @param {ReturnType<LadderSettings['value']>} v */
   describe(v) {
     const s = v.semantic;
     const code = s ? ` (code shingles ${s.code_ngram || 'off'})` : '';
@@ -70,7 +72,7 @@ export class LadderSettings {
     this.estimate.textContent = this.semantic.checked ? 'Semantic rung: waiting for the training pass…' : IDLE_NOTE;
   }
 
-  /** A log from the running job: the candidate stage (kind semantic), then the estimate. */
+  /** A log from the running job: the candidate stage (kind semantic), then the estimate. @param {import('../worker/protocol.js').LogData | null} data */
   onLog(data) {
     if (!data) return;
     if (data.kind === 'semantic') {

@@ -1,3 +1,4 @@
+// @ts-check
 // The paraphrase result on the page: figures, settings, histogram, export buttons, pairs and
 // groups. `shown` is a held result (paraphrases-state.js); constants are the rule constants.
 
@@ -10,6 +11,9 @@ const PARA_MODEL = 'all-MiniLM-L6-v2 (int8 weights, ONNX)';
 /**
  * Fill #para-results for `shown`; the histogram's line is at the slider's `threshold`; rows:
  * the section's ParaphraseRows (para-rows.js), which pages the pairs and groups.
+ * @param {import('./paraphrases-state.js').Shown} shown @param {number} threshold
+ * @param {import('../worker/protocol.js').Constants} constants @param {(name: string, button: HTMLButtonElement) => void} onDownload
+ * @param {import('./para-rows.js').ParaphraseRows} rows
  */
 export function renderParaphraseResults(shown, threshold, constants, onDownload, rows) {
   const { figures: f, data, args, label } = shown;
@@ -17,6 +21,7 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload,
   const results = $('#para-results');
   results.dataset.label = label;
   const cp = f.closest_pair;
+  /** @type {[string, string, string][]} */
   const figures = [
     ['rows_scanned', 'rows scanned', fmtInt(f.rows_scanned)],
     ['rows_empty', 'rows with an empty field (skipped)', fmtInt(f.rows_empty)],
@@ -30,7 +35,8 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload,
     ['rows_truncated', `rows truncated to ${constants.para_window} word pieces`, fmtInt(f.rows_truncated)],
   ];
   $('#para-figures').replaceChildren(...definitionRows(figures.map(([key, k, v]) => [k, v, { figure: key }])));
-  const input = data.input || {};
+  const input = /** @type {Partial<import('../worker/protocol.js').InputInfo>} */ (data.input || {});
+  /** @type {[string, string][]} */
   const settings = [
     ['threshold', `cosine ≥ ${f.threshold.toFixed(2)}`],
     ['model', `${PARA_MODEL} · sha256 ${String(data.encoder?.model_sha256 || '').slice(0, 12)}…`],
@@ -40,7 +46,7 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload,
     ['input', `${label === 'pasted text' ? 'pasted text' : input.name} · ${fmtBytes(input.bytes)} · sha256 ${String(input.sha256).slice(0, 12)}…${input.gzip ? ' · gzip' : ''}`],
     ['encoder', `onnxruntime-web (${data.environment?.execution_provider ?? 'wasm'}), ${data.encoder?.threads ?? 1} thread${data.encoder?.threads === 1 ? '' : 's'} · ${data.timing ? `${data.timing.rows_per_s.toFixed(1)} rows/s` : ''}`],
     ['provider', `${data.environment?.execution_provider ?? 'wasm'}: ${data.environment?.provider_reason ?? ''}`],
-    ['assets', ASSETS_FROM[data.environment?.assets_from] ?? 'from the network'],
+    ['assets', ASSETS_FROM[String(data.environment?.assets_from)] ?? 'from the network'],
   ];
   $('#para-settings').replaceChildren(...definitionRows(settings.map(([k, v]) => [k, v, { setting: k }])));
   renderThreadsNotice($('#para-threads-notice'), data.environment);
@@ -59,8 +65,8 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload,
   }));
   // what eval.deduplicated.* keeps (every row not in a group, one per group; the rows with an
   // empty field too, which are in no group), under the rule chosen beside the slider
-  const keepRule = constants.dedup_keep_rules[$('#para-dedup-keep').value] ?? '';
-  let dedupNote = $('#para-dedup-rule');
+  const keepRule = constants.dedup_keep_rules[/** @type {HTMLSelectElement} */ ($('#para-dedup-keep')).value] ?? '';
+  let dedupNote = /** @type {HTMLElement | null} */ (document.querySelector('#para-dedup-rule')); // made on the first result
   if (!dedupNote) {
     dedupNote = el('p', { class: 'clean-rule', id: 'para-dedup-rule' });
     $('#para-downloads').after(dedupNote);
@@ -75,9 +81,10 @@ export function renderParaphraseResults(shown, threshold, constants, onDownload,
 /**
  * Draw the nearest-neighbour histogram (20 bins of 0.05 from 0) over the slider's range
  * (#para-threshold min..max: Python's para_floor..para_threshold_max), the line at `threshold`.
+ * @param {{bin_width: number, counts: number[]}} hist @param {number} threshold
  */
 export function drawNnHistogram(hist, threshold) {
-  const s = $('#para-threshold');
+  const s = /** @type {HTMLInputElement} */ ($('#para-threshold'));
   const lo = Number(s.min), hi = Number(s.max);
   drawHistogram($('#para-histogram'), hist, threshold, {
     domain: s.min !== '' && s.max !== '' && hi > lo ? [lo, hi] : [0, 1],
@@ -85,13 +92,17 @@ export function drawNnHistogram(hist, threshold) {
   });
 }
 
+/** @type {Record<string, string>} */
 const ASSETS_FROM = {
   cache: 'from the offline cache (service worker)',
   network: 'from the network',
   'cache+network': 'partly from the offline cache, partly from the network',
 };
 
-/** Say beside the result when the encoder could not use threads (no cross-origin isolation). */
+/**
+ * Say beside the result when the encoder could not use threads (no cross-origin isolation).
+ * @param {HTMLElement} box @param {import('../worker/protocol.js').Environment | undefined} env
+ */
 function renderThreadsNotice(box, env) {
   const isolated = env?.cross_origin_isolated !== false;
   box.hidden = isolated;

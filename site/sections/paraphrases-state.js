@@ -1,3 +1,4 @@
+// @ts-check
 // The paraphrase result the page holds, and the slider's regrouping of it. No DOM: Node-tested
 // in tests/js/site/paraphrases-state.test.mjs with a fake worker client.
 //
@@ -7,7 +8,16 @@
 
 import { OP } from '../worker/protocol.js';
 
-const same = (a, b) => Math.abs(a - b) < 1e-9;
+/**
+ * @typedef {Pick<import('../lib/worker-client.js').WorkerClient, 'request'>} Client
+ * @typedef {import('../worker/protocol.js').ParaExportsResult} ParaExports
+ * @typedef {{handle: number, figures: Record<string, any>, data: import('../worker/protocol.js').ParaphrasesResult,
+ *   args: {eval: {name: string, format: string, field: string | null, label_field: string | null, fields?: string[]}, threshold: number} & Record<string, any>,
+ *   label: string, exports: Map<string, Promise<ParaExports>>}} Shown  figures: Python's, at figures.threshold
+ * @typedef {{figures: Record<string, any>, ms: number}} Grouped  para.group's answer
+ */
+
+const same = (/** @type {number} */ a, /** @type {number} */ b) => Math.abs(a - b) < 1e-9;
 
 /**
  * The exports ({stamp, exports: [{name, mime, text}]}) of `shown` at `threshold` (a cosine; the
@@ -15,6 +25,8 @@ const same = (a, b) => Math.abs(a - b) < 1e-9;
  * request, so a regroup still running cannot change what is exported; each threshold's exports
  * are built once (kept per 2 decimals and `keep` rule; a failed request is not kept). `keep`:
  * the row a group keeps in eval.deduplicated.* ('first' or 'longest').
+ * @param {Client} client @param {Shown} shown @param {number} threshold @param {string} [keep]
+ * @returns {Promise<ParaExports>}
  */
 export function exportsAt(client, shown, threshold, keep = 'first') {
   const key = `${threshold.toFixed(2)} ${keep}`;
@@ -36,13 +48,22 @@ export function exportsAt(client, shown, threshold, keep = 'first') {
  * (a promise it returns is awaited before the next regroup and onBusy(false)); onFailed(err).
  */
 export class Regrouper {
+  /**
+   * @param {{client: Client, current: () => Shown | null, onBusy?: (busy: boolean) => void,
+   *   onGrouped?: (shown: Shown, v: Grouped, t: number, ms: number) => unknown, onFailed?: (err: unknown) => void}} opts
+   */
   constructor({ client, current, onBusy, onGrouped, onFailed }) {
-    Object.assign(this, { client, current, onBusy, onGrouped, onFailed });
+    this.client = client;
+    this.current = current;
+    this.onBusy = onBusy;
+    this.onGrouped = onGrouped;
+    this.onFailed = onFailed;
     this.busy = false;
+    /** @type {number | null} */
     this.pending = null;
   }
 
-  /** The slider is at t: regroup to it (now, or after the running regroup). */
+  /** The slider is at t: regroup to it (now, or after the running regroup). @param {number} t */
   want(t) {
     const shown = this.current();
     if (!shown) return;
@@ -54,11 +75,13 @@ export class Regrouper {
     this.#regroup(shown, t);
   }
 
+  /** @param {Shown} shown @param {number} t */
   async #regroup(shown, t) {
     this.busy = true;
     this.onBusy?.(true);
     const t0 = performance.now();
     try {
+      /** @type {Grouped} */
       const v = await this.client.request(OP.PARA_GROUP, { handle: shown.handle, threshold: t }).promise;
       if (this.current() !== shown) return;
       shown.figures = v.figures;

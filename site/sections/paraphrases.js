@@ -1,3 +1,4 @@
+// @ts-check
 // The Paraphrases tab: one eval set (file, or pasted text), one text field, Run; then the
 // figures, a threshold slider that regroups the job the worker holds (no re-embedding), the
 // pair and group tables, a histogram of nearest-neighbour cosines and the two CSV exports.
@@ -7,7 +8,7 @@ import * as P from '../worker/protocol.js';
 import { $, el, downloadText } from '../lib/dom.js';
 import { describeError, fmtBytes, fmtInt } from '../lib/format.js';
 import { InputSlot } from '../ui/input-slot.js';
-import { JobSection } from './job-section.js';
+import { JobSection, UNMOUNTED } from './job-section.js';
 import { StaleBanner } from '../lib/layout.js';
 import { drawNnHistogram, renderParaphraseResults } from './paraphrases-results.js';
 import { Regrouper, exportsAt } from './paraphrases-state.js';
@@ -20,13 +21,24 @@ const { OP } = P;
 const LABEL_GUESSES = ['id', 'idx', 'uid', 'qid', 'task_id', 'question_id', 'key'];
 
 export class ParaphraseSection extends JobSection {
+  // built by mount (see JobSection)
+  /** @type {{paste: HTMLTextAreaElement, slider: HTMLInputElement, sliderValue: HTMLElement, results: HTMLElement}} */ ui = UNMOUNTED;
+  /** @type {StaleBanner} */ stale = UNMOUNTED;
+  /** @type {ParaphraseRows} */ rows = UNMOUNTED;
+  /** @type {ReturnType<typeof wireParaSkipBadLines> | undefined} */ skip = UNMOUNTED;
+  /** @type {InputSlot} */ slot = UNMOUNTED;
+  /** @type {ScoresInput} */ scores = UNMOUNTED;
+  /** @type {Regrouper} */ regrouper = UNMOUNTED;
+
   constructor() {
     super({ key: 'paraphrases', title: 'Paraphrases', panel: $('#job-paraphrases'), logPrefix: 'paraphrases: ', status: $('#para-status') });
     this.autoRun = false;
     this.exampleStarted = false;
+    /** @type {import('./paraphrases-state.js').Shown | null} */
     this.shown = null; // {handle, figures, data, args, label, exports: Map threshold -> exports}
   }
 
+  /** @param {import('./job-section.js').Services} services */
   mount(services) {
     super.mount(services, {
       run: $('#para-run'),
@@ -43,7 +55,7 @@ export class ParaphraseSection extends JobSection {
       sliderValue: $('#para-threshold-value'),
       results: $('#para-results'),
     };
-    this.stale = new StaleBanner(this.ui.results, $('#para-stale'));
+    this.stale = new StaleBanner(this.ui.results, /** @type {HTMLElement} */ ($('#para-stale')));
     this.rows = new ParaphraseRows({ client: services.client });
     this.skip = wireParaSkipBadLines(this, $('#job-paraphrases .inputs'));
     this.slot = new InputSlot({
@@ -51,7 +63,7 @@ export class ParaphraseSection extends JobSection {
       fields: $('#para-fields'),
       picker: { type: 'radio', idPrefix: 'para-field', legend: 'Text field', failure: { legend: 'Text field', text: 'could not read this input' }, onChange: () => this.updateRunButton() },
     }, (file) => this.selectFile(file, null));
-    this.scores = new ScoresInput({ host: $('#para-scores-side'), prefix: 'para-', client: services.client, onError: (e) => this.inputError(e, $('#para-scores-drop')), onLog: (t) => this.log.add(`paraphrases: ${t}`) });
+    this.scores = new ScoresInput({ host: $('#para-scores-side'), prefix: 'para-', client: services.client, onError: (/** @type {unknown} */ e) => this.inputError(e, $('#para-scores-drop')), onLog: (/** @type {string} */ t) => this.log.add(`paraphrases: ${t}`) });
     this.regrouper = new Regrouper({
       client: services.client,
       current: () => this.shown,
@@ -68,7 +80,8 @@ export class ParaphraseSection extends JobSection {
         this.#markStale('could not regroup at the new threshold; the figures below are for the threshold they name.');
       },
     });
-    let pasteTimer = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let pasteTimer;
     this.ui.paste.addEventListener('input', () => {
       clearTimeout(pasteTimer);
       pasteTimer = setTimeout(() => this.#takePaste(), 400);
@@ -78,7 +91,7 @@ export class ParaphraseSection extends JobSection {
     this.ui.slider.addEventListener('change', () => this.#sliderMoved());
   }
 
-  /** The slider spans Python's floor..maximum and starts at its default (set once). */
+  /** The slider spans Python's floor..maximum and starts at its default (set once). @param {import('./job-section.js').Constants} constants */
   workerReady(constants) {
     super.workerReady(constants);
     const keep = $('#para-dedup-keep');
@@ -92,6 +105,7 @@ export class ParaphraseSection extends JobSection {
     }
   }
 
+  /** @param {boolean} visible */
   show(visible) {
     super.show(visible);
     if (visible && !this.exampleStarted) {
@@ -106,6 +120,7 @@ export class ParaphraseSection extends JobSection {
 
   async #loadExample() {
     try {
+      /** @type {import('../worker/protocol.js').ParaExampleResult} */
       const ex = await this.services.client.request(OP.PARA_EXAMPLE, {}).promise;
       if (this.slot.current) return; // the user chose something meanwhile
       this.autoRun = true;
@@ -123,7 +138,7 @@ export class ParaphraseSection extends JobSection {
     this.selectFile(new File([text.endsWith('\n') ? text : `${text}\n`], name, { type: 'text/plain' }), 'pasted');
   }
 
-  /** Take an eval file (or the example, or pasted text) and list its fields. */
+  /** Take an eval file (or the example, or pasted text) and list its fields. @param {File} file @param {string | null} label */
   async selectFile(file, label) {
     if (label !== 'example') this.autoRun = false; // the user took over
     const shownAs = label === 'pasted' ? `pasted text (${fmtBytes(file.size)})` : null;
@@ -150,14 +165,17 @@ export class ParaphraseSection extends JobSection {
     }
   }
 
+  /** @param {Record<string, any>} info  the inspect answer @param {{field: string, label: string} | null} pick */
   #renderFields(info, pick) {
-    const has = (path) => info.fields.some((f) => f.path === path);
-    const texts = info.fields.filter((f) => !f.constant);
+    /** @type {import('../ui/field-picker.js').FieldInfo[]} */
+    const fields = info.fields;
+    const has = (/** @type {string} */ path) => fields.some((f) => f.path === path);
+    const texts = fields.filter((f) => !f.constant);
     const fallback = (info.default_fields && info.default_fields[0]) || (texts[0] && texts[0].path) || (info.fields[0] && info.fields[0].path);
     const chosen = pick && has(pick.field) ? pick.field : fallback;
     const guess = pick && has(pick.label) ? pick.label : (LABEL_GUESSES.find(has) || '');
     const select = el('select', { id: 'para-label' }, el('option', { value: '', text: '(none: rows are numbered)' }),
-      ...info.fields.map((f) => el('option', { value: f.path, text: f.path })));
+      ...fields.map((f) => el('option', { value: f.path, text: f.path })));
     select.value = guess;
     // more fields embedded with the chosen one (joined with a newline: question + choices)
     const also = el('fieldset', { class: 'para-also' }, el('legend', { text: '…embedded together with' }),
@@ -172,9 +190,9 @@ export class ParaphraseSection extends JobSection {
 
   #chosen() {
     const box = this.slot.picker.box;
-    const l = box.querySelector('#para-label');
+    const l = /** @type {HTMLSelectElement | null} */ (box.querySelector('#para-label'));
     const field = this.slot.picker.chosen()[0] ?? null;
-    const also = [...box.querySelectorAll('input[name="para-also"]:checked')].map((i) => i.dataset.path).filter((p) => p !== field);
+    const also = [...box.querySelectorAll('input[name="para-also"]:checked')].map((i) => /** @type {HTMLInputElement} */ (i).dataset.path).filter((p) => p !== undefined).filter((p) => p !== field);
     return { field, fields: field ? [field, ...also] : [], label_field: l && l.value ? l.value : null };
   }
 
@@ -202,7 +220,7 @@ export class ParaphraseSection extends JobSection {
         ...(chosen.fields.length > 1 ? { fields: chosen.fields } : {}) },
       threshold: this.threshold,
       ...(scores ? { scores: scores.args } : {}),
-      ...this.skip.args(),
+      ...this.skip?.args(),
       // ?webgpu=any: also a software fallback WebGPU adapter (worker/embed/provider.js)
       ...(new URLSearchParams(location.search).get('webgpu') === 'any' ? { webgpu: 'any' } : {}),
     };
@@ -218,7 +236,7 @@ export class ParaphraseSection extends JobSection {
         this.shown = { handle: data.handle, figures: data.figures, data, args, label: runLabel, exports: new Map() };
         this.#markStale(null);
         const drawn = this.#render();
-        const skipped = this.skip.showResult(data.eval_info);
+        const skipped = this.skip?.showResult(data.eval_info);
         if (skipped) this.log.add(`paraphrases: ${skipped}`, 'warn');
         const f = data.figures;
         this.log.add(`paraphrases: done (${runLabel}): ${fmtInt(f.groups)} groups (${fmtInt(f.groups_chained)} chained), ${fmtInt(f.rows_in_groups)} of ${fmtInt(f.rows_scanned)} rows in groups, effective rows ${fmtInt(f.effective_rows)}`, 'done');
@@ -240,7 +258,7 @@ export class ParaphraseSection extends JobSection {
     this.regrouper.want(t);
   }
 
-  /** Grey the shown result under a banner saying where it is from and why (null: clear). */
+  /** Grey the shown result under a banner saying where it is from and why (null: clear). @param {string | null} reason */
   #markStale(reason) {
     if (!reason || !this.shown) this.stale.clear();
     else this.stale.mark(this.shown.label === 'example', this.shown.args.eval.name, reason);
@@ -248,19 +266,20 @@ export class ParaphraseSection extends JobSection {
 
   /** Draw the shown result; the promise settles when its pairs and groups are drawn. */
   #render() {
-    const drawn = renderParaphraseResults(this.shown, this.threshold, this.constants, (name, button) => this.#download(name, button), this.rows);
-    const f = this.shown.figures;
+    const shown = /** @type {import('./paraphrases-state.js').Shown} */ (this.shown); // called only with a result shown
+    const drawn = renderParaphraseResults(shown, this.threshold, this.rules, (name, button) => this.#download(name, button), this.rows);
+    const f = shown.figures;
     renderScoreImpact($('#para-score-impact'), 'paraphrases', f.score_figures, f.score_settings, [
-      ['threshold', `cosine ≥ ${f.threshold.toFixed(2)} (groups = clusters; every other row its own)`], ['text field', (this.shown.args.eval.fields || [this.shown.args.eval.field]).join(' + ')]]);
+      ['threshold', `cosine ≥ ${f.threshold.toFixed(2)} (groups = clusters; every other row its own)`], ['text field', (shown.args.eval.fields || [shown.args.eval.field]).join(' + ')]]);
     return drawn;
   }
 
-  /** Exports are built on demand for the threshold shown (the worker stamps them). */
+  /** Exports are built on demand for the threshold shown (the worker stamps them). @param {string} name @param {HTMLButtonElement} button */
   async #download(name, button) {
     button.disabled = true;
     try {
-      const shown = this.shown;
-      const v = await exportsAt(this.services.client, shown, shown.figures.threshold, $('#para-dedup-keep').value);
+      const shown = /** @type {import('./paraphrases-state.js').Shown} */ (this.shown); // its buttons exist only with a result shown
+      const v = await exportsAt(this.services.client, shown, shown.figures.threshold, /** @type {HTMLSelectElement} */ ($('#para-dedup-keep')).value);
       const x = v.exports.find((e) => e.name === name);
       if (!x) throw { code: 'bad_input', message: `${name} was not written: ${v.parquet_kept ? v.parquet_kept.reason : 'no such export'}`, expected: v.parquet_kept ? `${v.parquet_kept.name}, the kept row numbers` : '' };
       downloadText(x.name, x.mime, x.blob || x.text);

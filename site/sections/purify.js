@@ -1,3 +1,4 @@
+// @ts-check
 // "Clean the training file": after a contamination run, a copy of its training file without
 // the eval set's n-grams (worker op purify.run: the same eval index and rule settings as the
 // run, the CLI's own Python, so the same bytes as `evalsieve purify`). The cleaned file is
@@ -13,15 +14,22 @@ import { JobSection } from './job-section.js';
 import { parsePurifySettings, purifyRefusal } from './purify-settings.js';
 
 const { OP } = P;
+/**
+ * @typedef {{args: Record<string, any>, files: {eval: File, train: File}, label: string, corpus: number, trainFormat: string | undefined}} LastRun
+ *   the contamination run shown (args: its cont.run request's)
+ * @typedef {Window & {showSaveFilePicker?: (opts: {suggestedName: string}) => Promise<FileSystemFileHandle>}} PickerWindow  Chromium's File System Access API
+ */
+/** @type {Record<string, string>} */
 const MODE_TEXT = {
   cut: 'cut: remove each match with R characters each side',
   drop: 'drop: leave out every record holding a match',
 };
+/** @type {Record<string, string>} */
 const CHECK_TEXT = { full: 'rescan the written file', changed: 'rescan the changed records only' };
 
-/** The panel's controls, built into `host` (#purify, hidden until a run has ended). */
+/** The panel's controls, built into `host` (#purify, hidden until a run has ended). @param {HTMLElement} host */
 function build(host) {
-  const number = (id, title) => el('input', { type: 'number', id, step: '1', inputmode: 'numeric', min: '0', title });
+  const number = (/** @type {string} */ id, /** @type {string} */ title) => el('input', { type: 'number', id, step: '1', inputmode: 'numeric', min: '0', title });
   const ui = {
     intro: el('p', { class: 'muted', id: 'purify-intro' }),
     refusal: el('p', { class: 'notice', id: 'purify-refusal', role: 'note', hidden: true }),
@@ -43,7 +51,7 @@ function build(host) {
     downloads: el('div', { class: 'downloads', id: 'purify-downloads' }),
     saved: el('p', { id: 'purify-saved', hidden: true }),
   };
-  ui.results = el('div', { class: 'purify-results', id: 'purify-results', hidden: true }, ui.counts, ui.saved, ui.downloads);
+  const all = Object.assign(ui, { results: el('div', { class: 'purify-results', id: 'purify-results', hidden: true }, ui.counts, ui.saved, ui.downloads) });
   ui.progress.append(ui.bar, ' ', ui.text);
   host.replaceChildren(
     el('h2', { id: 'purify-title' }, 'Clean the training file'),
@@ -57,20 +65,24 @@ function build(host) {
       el('label', { class: 'wide' }, 'Self-check: ', ui.check)),
     ui.save,
     el('div', { class: 'actions' }, ui.run, ui.cancel),
-    ui.progress, ui.status, ui.error, ui.results);
-  return ui;
+    ui.progress, ui.status, ui.error, all.results);
+  return all;
 }
 
+/** @param {HTMLSelectElement} select @param {[string, string][]} entries */
 const options = (select, entries) => select.replaceChildren(...entries.map(([v, text], i) => el('option', { value: v, selected: i === 0 }, text)));
 
 export class PurifyPanel extends JobSection {
+  /** @param {HTMLElement} host */
   constructor(host) {
     const ui = build(host);
     super({ key: 'purify', title: 'Clean the training file', panel: host, logPrefix: 'purify: ', status: ui.status });
     this.ui = ui;
+    /** @type {LastRun | null} */
     this.lastRun = null; // {args, files, label, corpus, trainFormat} of the contamination run shown
   }
 
+  /** @param {import('./job-section.js').Services} services */
   mount(services) {
     const u = this.ui;
     super.mount(services, {
@@ -84,7 +96,7 @@ export class PurifyPanel extends JobSection {
       : `This browser has no File System Access API: the cleaned file is built in memory, at most ${blob}, then offered as a download. Chromium and Edge write it straight to a file you pick.`;
   }
 
-  /** The choices, ranges and defaults Python publishes. */
+  /** The choices, ranges and defaults Python publishes. @param {import('./job-section.js').Constants} constants */
   workerReady(constants) {
     super.workerReady(constants);
     const p = constants.purify;
@@ -92,14 +104,14 @@ export class PurifyPanel extends JobSection {
     options(u.mode, p.modes.map((m, i) => [m, `${MODE_TEXT[m] || m}${i === 0 ? ' (default)' : ''}`]));
     options(u.rows, Object.entries(p.rows).map(([k, text], i) => [k, `${k}: ${text}${i === 0 ? ' (default)' : ''}`]));
     options(u.check, p.self_checks.map((k, i) => [k, `${k}: ${CHECK_TEXT[k] || k}${i === 0 ? ' (default)' : ''}`]));
-    for (const [input, key] of [[u.radius, 'radius'], [u.minPiece, 'min_piece'], [u.maxSplits, 'max_splits']]) {
+    for (const [input, key] of /** @type {[HTMLInputElement, 'radius' | 'min_piece' | 'max_splits'][]} */ ([[u.radius, 'radius'], [u.minPiece, 'min_piece'], [u.maxSplits, 'max_splits']])) {
       Object.assign(input, { min: p[key].min, max: p[key].max, placeholder: String(p[key].default) });
       if (input.value === '') input.value = String(p[key].default);
     }
     this.updateRunButton();
   }
 
-  /** A contamination run ended: the panel cleans its training file with its settings. */
+  /** A contamination run ended: the panel cleans its training file with its settings. @param {LastRun} run */
   setRun(run) {
     this.lastRun = run;
     const a = run.args;
@@ -124,12 +136,12 @@ export class PurifyPanel extends JobSection {
       settings = parsePurifySettings({
         mode: u.mode.value, rows: u.rows.value, self_check: u.check.value,
         radius: typedNumber(u.radius), min_piece: typedNumber(u.minPiece), max_splits: typedNumber(u.maxSplits),
-      }, this.constants);
+      }, this.rules);
     } catch (e) {
       this.runError(e);
       return;
     }
-    const run = this.lastRun;
+    const run = /** @type {LastRun} */ (this.lastRun); // canRun: a run is set
     const save = await this.#pickFile(run.files.train.name);
     if (save === false) return; // the person closed the picker
     const { eval: ev, train } = run.args;
@@ -140,7 +152,7 @@ export class PurifyPanel extends JobSection {
       op: OP.PURIFY, args, files: { eval: run.files.eval, train: run.files.train }, label,
       summary: `clean ${train.name || run.files.train.name} [${train.fields.join(', ')}] of ${run.files.eval.name}: mode ${settings.mode}, R ${settings.radius}, minimum piece ${settings.min_piece}, maximum splits ${settings.max_splits}, rows ${settings.rows}, self-check ${settings.self_check}; ${save ? `into ${save.name}` : 'in memory'}`,
       onLog: (m) => this.log.add(m.message),
-      onResult: (data) => {
+      onResult: (/** @type {import('../worker/protocol.js').PurifyResult} */ data) => {
         this.#show(data, save);
         const c = data.summary.self_check;
         this.log.add(`purify done (${label}): ${fmtInt(data.summary.records_cut)} cut, ${fmtInt(data.summary.records_dropped)} dropped; self-check: ${fmtInt(c.rows_contaminated)} eval rows still contaminated`, 'done');
@@ -149,21 +161,27 @@ export class PurifyPanel extends JobSection {
     });
   }
 
-  /** A FileSystemFileHandle the person picked, null (no picker: a Blob), or false (closed). */
+  /**
+   * A FileSystemFileHandle the person picked, null (no picker: a Blob), or false (closed).
+   * @param {string} name @returns {Promise<FileSystemFileHandle | null | false>}
+   */
   async #pickFile(name) {
-    if (!hasPicker()) return null;
+    const pick = /** @type {PickerWindow} */ (window).showSaveFilePicker;
+    if (!hasPicker() || !pick) return null;
     try {
-      return await window.showSaveFilePicker({ suggestedName: name });
+      return await pick.call(window, { suggestedName: name });
     } catch (e) {
-      if (e && e.name === 'AbortError') {
+      const err = /** @type {{name?: string, message?: string} | null | undefined} */ (e); // a DOMException, or what a page script threw
+      if (err && err.name === 'AbortError') {
         this.log.add('purify: no file chosen, nothing written');
         return false;
       }
-      this.log.add(`purify: the file picker failed (${e && e.message}); building the file in memory instead`, 'warn');
+      this.log.add(`purify: the file picker failed (${err && err.message}); building the file in memory instead`, 'warn');
       return null;
     }
   }
 
+  /** @param {import('../worker/protocol.js').PurifyResult} data @param {FileSystemFileHandle | null} save */
   #show(data, save) {
     const s = data.summary;
     const c = s.self_check;
@@ -180,7 +198,7 @@ export class PurifyPanel extends JobSection {
     const out = data.output;
     u.saved.hidden = out.saved !== 'file';
     u.saved.textContent = out.saved === 'file' ? `Saved ${save ? save.name : out.name}: ${fmtBytes(out.bytes)}, sha256 ${out.sha256.slice(0, 12)}…` : '';
-    const button = (name, mime, body, size) => {
+    const button = (/** @type {string} */ name, /** @type {string} */ mime, /** @type {BlobPart} */ body, /** @type {number} */ size) => {
       const b = el('button', { type: 'button', class: 'download', dataset: { export: name } },
         `Download ${name}`, el('span', { class: 'muted', text: ` (${fmtBytes(size)})` }));
       b.addEventListener('click', () => downloadText(name, mime, body));
@@ -193,4 +211,4 @@ export class PurifyPanel extends JobSection {
   }
 }
 
-const hasPicker = () => typeof window.showSaveFilePicker === 'function';
+const hasPicker = () => typeof /** @type {PickerWindow} */ (window).showSaveFilePicker === 'function';

@@ -1,3 +1,4 @@
+// @ts-check
 // The optional third input of a job: a per-row scores file (lm-evaluation-harness
 // --log_samples, or a JSONL/CSV/TSV table with a key and score columns) and the options that
 // say how to read and join it. The worker reads it whole and hands it to Python (cont.scores /
@@ -10,18 +11,28 @@ import { fmtBytes } from '../lib/format.js';
 import { DropZone } from '../ui/drop-zone.js';
 
 const { OP } = P;
-const BY_ORDER = ''; // the key select's value for "doc_id = 0-based eval row"
+const BY_ORDER = '';
+
+/**
+ * An inspect answer (Python's JSON): its fields, and a scores file's harness filters.
+ * @typedef {import('../ui/input-slot.js').Inspected & {score_filters?: {name: string, rows: number}[]}} InspectInfo
+ */ // the key select's value for "doc_id = 0-based eval row"
 
 export class ScoresInput {
   /**
    * host: the element to build into; prefix: id prefix ('' or 'para-'); client: the worker
    * client (inspect, to list the file's fields); onError(err): show an inspect failure;
    * onLog(text): an event-log line.
+   * @param {{host: HTMLElement, prefix: string, client: Pick<import('../lib/worker-client.js').WorkerClient, 'request'>,
+   *   onError?: (err: unknown) => void, onLog?: (text: string) => void}} opts
    */
   constructor({ host, prefix, client, onError, onLog }) {
-    Object.assign(this, { client, onError, onLog });
+    this.client = client;
+    this.onError = onError;
+    this.onLog = onLog;
+    /** @type {{file: File, info: InspectInfo | null} | null} */
     this.current = null; // {file, info}
-    const id = (s) => `${prefix}${s}`;
+    const id = (/** @type {string} */ s) => `${prefix}${s}`;
     const input = el('input', { type: 'file', id: id('scores-file'), class: 'visually-hidden' });
     const name = el('span', { class: 'dz-file', id: id('scores-name'), text: 'no file (optional)' });
     const zone = el('label', { class: 'dropzone', id: id('scores-drop'), for: id('scores-file') },
@@ -34,6 +45,7 @@ export class ScoresInput {
       filter: el('select', { id: id('score-filter') }),
       metrics: el('input', { type: 'text', id: id('score-metrics'), placeholder: "the file's metric(s)", spellcheck: 'false' }),
       clear: el('button', { type: 'button', id: id('scores-clear'), disabled: true, text: 'Remove scores' }),
+      filterNote: el('span', { class: 'muted', text: 'the filters of an lm-eval samples file are listed here, with their rows' }),
     };
     this.ui.clear.addEventListener('click', () => this.clear());
     const options = el('fieldset', { class: 'fields score-options', id: id('score-options') },
@@ -41,7 +53,7 @@ export class ScoresInput {
       el('label', {}, 'Join on the scores field ', this.ui.key),
       el('label', {}, '= the eval field ', this.ui.evalKey),
       el('label', {}, 'Harness filter ', this.ui.filter),
-      this.ui.filterNote = el('span', { class: 'muted', text: 'the filters of an lm-eval samples file are listed here, with their rows' }),
+      this.ui.filterNote,
       el('label', {}, 'Metrics (comma-separated) ', this.ui.metrics),
       this.ui.clear);
     // folded to one line until a file is chosen (the first screen stays short and still)
@@ -54,10 +66,10 @@ export class ScoresInput {
     this.setEvalFields(null);
   }
 
-  /** The harness filters of the file (inspect's score_filters: [{name, rows}]) as choices. */
+  /** The harness filters of the file (inspect's score_filters: [{name, rows}]) as choices. @param {InspectInfo | null} info */
   #fillFilters(info) {
     const found = (info && info.score_filters) || [];
-    const rows = (n) => `${n.toLocaleString('en-US')} row${n === 1 ? '' : 's'}${info.head_complete === false ? ' in the first part read' : ''}`;
+    const rows = (/** @type {number} */ n) => `${n.toLocaleString('en-US')} row${n === 1 ? '' : 's'}${info?.head_complete === false ? ' in the first part read' : ''}`;
     this.ui.filter.replaceChildren(
       el('option', { value: '', text: found.length > 1 ? `choose one of ${found.length} filters` : "the file's only filter (or none: a table)" }),
       ...found.map((f) => el('option', { value: f.name, text: `${f.name} (${rows(f.rows)})` })));
@@ -67,7 +79,7 @@ export class ScoresInput {
       : found.length === 1 ? 'the file holds one filter' : 'no lm-eval filter in this file (a table of scores)';
   }
 
-  /** The eval file's inspected fields (for the "= the eval field" list); null = none yet. */
+  /** The eval file's inspected fields (for the "= the eval field" list); null = none yet. @param {InspectInfo | null} info */
   setEvalFields(info) {
     const keep = this.ui.evalKey.value;
     const paths = info ? info.fields.map((f) => f.path) : [];
@@ -76,6 +88,7 @@ export class ScoresInput {
     if (paths.includes(keep)) this.ui.evalKey.value = keep;
   }
 
+  /** @param {InspectInfo | null} info */
   #fillKeys(info) {
     const paths = info ? info.fields.map((f) => f.path) : [];
     const hasOrder = !info || paths.includes('doc_id');
@@ -85,8 +98,9 @@ export class ScoresInput {
     this.ui.key.value = hasOrder || paths.length === 0 ? BY_ORDER : paths[0];
   }
 
-  /** Take a scores file: sniff its format and fields (inspect as role 'scores'). */
+  /** Take a scores file: sniff its format and fields (inspect as role 'scores'). @param {File} file */
   async take(file) {
+    /** @type {{file: File, info: InspectInfo | null}} */
     const entry = { file, info: null };
     this.current = entry;
     this.drop.show(`${file.name} (${fmtBytes(file.size)}) · reading…`, '');
@@ -94,6 +108,7 @@ export class ScoresInput {
     this.ui.clear.disabled = false;
     this.box.open = true;
     try {
+      /** @type {InspectInfo} */
       const info = await this.client.request(OP.INSPECT, { name: file.name, role: 'scores' }, { scores: file }).promise;
       if (this.current !== entry) return;
       entry.info = info;

@@ -1,3 +1,4 @@
+// @ts-check
 // The semantic rung's code setting in the contamination settings, beside the rung's checkbox
 // (ladder-settings.js): the code channel's shingle length (semantic_code_ngram; the CLI's
 // --semantic-code-ngram N, 0 reads code rows as prose). Its range and default come from
@@ -21,14 +22,14 @@ export class SemanticCodeSettings {
     this.constants = null;
   }
 
-  /** Python's range and default, once the worker is ready. */
+  /** Python's range and default, once the worker is ready. @param {import('../worker/protocol.js').Constants} c */
   workerReady(c) {
     this.constants = c;
     Object.assign(this.ngram, { min: c.semantic_code_ngram.min, max: c.semantic_code_ngram.max });
     if (this.ngram.value === '') this.ngram.value = String(c.semantic_code_ngram.default);
   }
 
-  /** Grey the control out while the rung is off. */
+  /** Grey the control out while the rung is off. @param {boolean} on */
   setEnabled(on) {
     this.ngram.disabled = !on;
   }

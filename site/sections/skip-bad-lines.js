@@ -1,3 +1,4 @@
+// @ts-check
 // "Skip malformed lines" (the CLI's --skip-bad-lines) of the Contamination tab (under the
 // training and eval drop zones) and of the Paraphrases tab (under its eval drop zone). Ticked,
 // a JSON Lines / CSV / TSV record that cannot be read is skipped instead of stopping the run:
@@ -17,6 +18,7 @@ class SkipBadLines {
    * onChange(checked): called when a person ticks or unticks it;
    * prefix: '' (Contamination: #setting-skip-bad-lines, #skipped-note) or 'para-'
    * (#para-skip-bad-lines, #para-skipped-note); hint: what skipping means for the job.
+   * @param {Element} after @param {(checked: boolean) => void} onChange @param {{prefix?: string, hint?: string}} [opts]
    */
   constructor(after, onChange, { prefix = '', hint = CONTAMINATION_HINT } = {}) {
     this.box = el('input', { type: 'checkbox', id: prefix ? `${prefix}skip-bad-lines` : 'setting-skip-bad-lines' });
@@ -42,6 +44,7 @@ class SkipBadLines {
   /**
    * After a run: the skipped count per file (summary.skipped_lines, present when the option
    * was on) next to the option, and as the returned log line (null when the option was off).
+   * @param {{skipped_lines?: Record<string, number>} | null | undefined} summary
    */
   showResult(summary) {
     const per = summary && summary.skipped_lines;
@@ -60,12 +63,13 @@ class SkipBadLines {
 /**
  * Wire the option into the Contamination section: the checkbox after the drop zones' row,
  * and, when it changes, a new inspection of each side whose file could not be read.
+ * @param {import('./contamination.js').ContaminationSection} section @param {Element} after
  */
 export function wireSkipBadLines(section, after) {
   return new SkipBadLines(after, () => {
     for (const [role, slot] of Object.entries(section.slots)) {
       const cur = slot.current;
-      if (cur && !cur.info && !cur.corpus) section.selectFile(role, cur.file, cur.label);
+      if (cur && !cur.info && !cur.corpus) section.selectFile(/** @type {'train' | 'eval'} */ (role), cur.file, cur.label); // the slots' keys
     }
   });
 }
@@ -73,6 +77,7 @@ export function wireSkipBadLines(section, after) {
 /**
  * Wire the option into the Paraphrases section: the checkbox after its inputs' row, and, when
  * it changes, a new inspection of the chosen file if it could not be read (pasted text too).
+ * @param {import('./paraphrases.js').ParaphraseSection} section @param {Element} after
  */
 export function wireParaSkipBadLines(section, after) {
   return new SkipBadLines(after, () => {

@@ -1,3 +1,4 @@
+// @ts-check
 // The parts of a result table a person works with: header cells whose button sorts
 // (aria-sort on the <th>), a search box, rows whose long text shows a few lines and a "show
 // all" button (on a narrow screen each row reflows into a card, its cells labelled from
@@ -13,7 +14,7 @@ import { markPieces, textOf } from '../lib/table-rows.js';
  *
  * @param {string} text
  * @param {number[][]} [spans]
- * @param {string} [markClass]  the marks' class (e.g. 'diff': words that differ)
+ * @param {string | null} [markClass]  the marks' class (e.g. 'diff': words that differ)
  */
 export function markedText(text, spans = [], markClass = null) {
   return el('span', { class: 'marked-text' }, ...markPieces(text, spans)
@@ -80,7 +81,11 @@ export function headerCells(columns, onSort) {
   });
 }
 
-/** aria-sort and the arrow on each sortable header cell of `headers` (from headerCells). */
+/**
+ * aria-sort and the arrow on each sortable header cell of `headers` (from headerCells).
+ * @param {HTMLElement[]} headers @param {import('../lib/table-rows.js').Column[]} columns
+ * @param {string | null} sortKey @param {string} dir  'ascending' | 'descending'
+ */
 export function updateSortHeaders(headers, columns, sortKey, dir) {
   headers.forEach((th, i) => {
     if (columns[i].sortable === false) return;
@@ -91,7 +96,10 @@ export function updateSortHeaders(headers, columns, sortKey, dir) {
   });
 }
 
-/** The next sort after a click on `key`: ascending, then descending on a second click. */
+/**
+ * The next sort after a click on `key`: ascending, then descending on a second click.
+ * @param {{sortKey: string | null, dir: string}} state @param {string} key @returns {{sortKey: string, dir: string}}
+ */
 export const nextSort = (state, key) => ({
   sortKey: key, dir: state.sortKey === key && state.dir === 'ascending' ? 'descending' : 'ascending',
 });

@@ -1,3 +1,4 @@
+// @ts-check
 // The error box of a job section: what went wrong, where (file, line), what was expected.
 
 import * as P from '../worker/protocol.js';
@@ -6,18 +7,19 @@ import { describeError } from '../lib/format.js';
 
 const { ERR } = P;
 
+/** @type {Record<string, string>} */
 const HEADLINE = {
   [ERR.BAD_INPUT]: 'Problem with the input',
   [ERR.ASSET_LOAD_FAILED]: 'Could not load a part of the page',
 };
 
 export class ErrorBox {
-  /** box: the role="alert" element; data-code is set to the error code. */
+  /** box: the role="alert" element; data-code is set to the error code. @param {HTMLElement} box */
   constructor(box) {
     this.box = box;
   }
 
-  /** Show any thrown value as a protocol error object (worker/protocol.js toErrorObject). */
+  /** Show any thrown value as a protocol error object (worker/protocol.js toErrorObject). @param {unknown} err */
   show(err) {
     const e = P.toErrorObject(err);
     const { where } = describeError(e);

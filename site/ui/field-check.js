@@ -1,3 +1,4 @@
+// @ts-check
 // The too-short warning of an eval field list: how many sampled rows the chosen fields leave
 // without N words in one value at the rule's own N. Python counts (evidence.py short_check,
 // in the worker's `inspect` answer); a new choice of fields asks `inspect` again with
@@ -22,13 +23,18 @@ export class FieldCheck {
    * slot: the eval InputSlot (ui/input-slot.js); request(fields): a promise of the inspect
    * answer for the slot's current file with those fields; onCheck(check): a check for the
    * current file and fields arrived (also called with the first inspect's check).
+   * @param {import('./input-slot.js').InputSlot} slot
+   * @param {(file: File, fields: string[]) => Promise<{short_check?: Record<string, any> | null}>} request
+   * @param {((check: Record<string, any> | null | undefined) => void) | null} [onCheck]
    */
   constructor(slot, request, onCheck = null) {
-    Object.assign(this, { slot, request, onCheck });
+    this.slot = slot;
+    this.request = request;
+    this.onCheck = onCheck;
     this.asked = 0;
   }
 
-  /** Show the check that came with the file's first inspect answer. */
+  /** Show the check that came with the file's first inspect answer. @param {Record<string, any> | null} check */
   shown(check) {
     this.asked += 1; // an older answer still on its way is dropped
     this.slot.picker.warn(shortWarning(check));
@@ -47,7 +53,7 @@ export class FieldCheck {
     try {
       const info = await this.request(entry.file, fields);
       if (ask !== this.asked || this.slot.current !== entry) return;
-      this.slot.picker.warn(shortWarning(info.short_check));
+      this.slot.picker.warn(shortWarning(info.short_check ?? null));
       this.onCheck?.(info.short_check);
     } catch {
       // the file read a moment ago cannot be read now: the run will say why

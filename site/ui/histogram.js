@@ -1,3 +1,4 @@
+// @ts-check
 // A bar histogram that reads: an <svg> drawn in a 360 × 200 viewBox that CSS stretches to its
 // container's width (no fixed pixel size), axis titles, 14-unit tick labels (≥ 12 px on a
 // phone-sized screen), the x axis zoomed to a domain (the paraphrase slider's range), a

@@ -1,3 +1,4 @@
+// @ts-check
 // The training records' id field: a <select> of the training file's fields, defaulted by
 // name (Python's record_id.default_id_field, the inspect answer's `default_id_field`), or
 // "none". A flagged row then shows its training record's own id beside the file and record
@@ -8,7 +9,8 @@ import { el } from '../lib/dom.js';
 export class IdFieldChoice {
   /** @param {HTMLSelectElement} select @param {HTMLElement} note  says why the default */
   constructor(select, note) {
-    Object.assign(this, { select, note });
+    this.select = select;
+    this.note = note;
     this.clear();
   }
 
@@ -19,7 +21,7 @@ export class IdFieldChoice {
     this.note.textContent = 'choose a training file';
   }
 
-  /** The fields of an inspected file ({fields: [{path}], default_id_field}). */
+  /** The fields of an inspected file ({fields: [{path}], default_id_field}). @param {{fields?: {path: string}[], default_id_field?: string | null}} info */
   show(info) {
     const paths = (info.fields || []).map((f) => f.path).filter((p) => !p.includes('['));
     const def = info.default_id_field || '';

@@ -1,3 +1,4 @@
+// @ts-check
 // A result table that Python pages (cont.rows, para.rows: py/evalsieve/result_table.py): the
 // page draws one page of rows (a few hundred DOM rows at most, whatever the result's size),
 // and every filter, the search and the sort go to Python with the next request, so the
@@ -30,15 +31,24 @@ export class PagedTable {
    *   onPage: called with each page drawn
    */
   constructor(table, { columns, label = 'rows', pageSize = 50, rowData, fetch, tools = [], caption, onPage }) {
-    Object.assign(this, { table, label, pageSize, rowData, fetch, caption, onPage });
+    this.table = table;
+    this.label = label;
+    this.pageSize = pageSize;
+    this.rowData = rowData;
+    this.fetch = fetch;
+    this.caption = caption;
+    this.onPage = onPage;
+    /** @type {Record<string, unknown>} */
     this.filters = {};
     this.state = { query: '', sortKey: /** @type {string | null} */ (null), dir: 'ascending', offset: 0 };
     this.seq = 0;
+    /** @type {import('../worker/protocol.js').RowsPage | null} */
     this.page = null;
     const { bar, input, count } = searchBar(table, label);
     this.count = count;
     bar.prepend(...tools);
-    let timer = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
     input.addEventListener('input', () => {
       clearTimeout(timer);
       timer = setTimeout(() => { this.state.query = input.value; this.state.offset = 0; this.reload(); }, SEARCH_DELAY_MS);
@@ -58,10 +68,14 @@ export class PagedTable {
     this.thead = el('thead');
     table.classList.add('data-table', 'paged');
     table.replaceChildren(this.cap, this.thead, this.tbody);
+    /** @type {import('../lib/table-rows.js').Column[]} */
+    this.columns = [];
+    /** @type {HTMLElement[]} */
+    this.headers = [];
     this.setColumns(columns);
   }
 
-  /** Draw the header for `columns` (the rows follow with the next page). */
+  /** Draw the header for `columns` (the rows follow with the next page). @param {import('../lib/table-rows.js').Column[]} columns */
   setColumns(columns) {
     this.columns = columns;
     this.headers = headerCells(columns, (key) => {
@@ -71,7 +85,7 @@ export class PagedTable {
     this.thead.replaceChildren(el('tr', {}, ...this.headers));
   }
 
-  /** Change some filters (a key set to null drops it) and draw the first page again. */
+  /** Change some filters (a key set to null drops it) and draw the first page again. @param {Record<string, unknown>} partial */
   setFilters(partial) {
     for (const [k, v] of Object.entries(partial)) {
       if (v === null || v === undefined) delete this.filters[k];
@@ -88,6 +102,7 @@ export class PagedTable {
     return this.reload();
   }
 
+  /** @param {number} step */
   #go(step) {
     if (!this.page) return;
     this.state.offset = Math.max(0, this.page.offset + step * this.pageSize);
@@ -101,13 +116,14 @@ export class PagedTable {
     const q = { ...this.filters, query: s.query, offset: s.offset, limit: this.pageSize,
       ...(s.sortKey ? { sort: { key: s.sortKey, dir: s.dir } } : {}) };
     this.table.dataset.loading = '1';
+    /** @type {import('../worker/protocol.js').RowsPage} */
     let page;
     try {
       page = await this.fetch(q);
     } catch (e) {
       if (seq === this.seq) {
         delete this.table.dataset.loading;
-        this.count.textContent = `could not load the rows: ${(e && e.message) || e}`;
+        this.count.textContent = `could not load the rows: ${(e && /** @type {{message?: string}} */ (e).message) || e}`;
       }
       return null;
     }
@@ -116,6 +132,7 @@ export class PagedTable {
     return page;
   }
 
+  /** @param {import('../worker/protocol.js').RowsPage} page @param {{query: string, sort?: {key: string, dir: string}}} q */
   #draw(page, q) {
     this.page = page;
     const t = this.table;

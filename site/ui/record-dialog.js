@@ -1,3 +1,4 @@
+// @ts-check
 // "Open record": the whole training record a flagged row is traced to, read again from the
 // dropped file by the worker (cont.record: the bytes at the record's offset, File.slice),
 // in a modal <dialog>: where it is (file, record number, id, byte offset), the chosen fields'
@@ -21,7 +22,7 @@ function dialog() {
  *
  * @param {{eval_row: number}} row  the eval row it is traced from
  * @param {string} where  the record's place, in words (file, record, byte offset)
- * @param {any} rec  {file, record, id, format, value, text, fields: [{path, text, marks}], read}, or null
+ * @param {import('../worker/protocol.js').RecordResult | null} rec  cont.record's answer, or null
  * @param {string} [failure]  why it could not be read (rec null)
  */
 export function showRecord(row, where, rec, failure = '') {

@@ -1,3 +1,4 @@
+// @ts-check
 // The tabs of the page, as the WAI-ARIA tabs pattern has them
 // (https://www.w3.org/WAI/ARIA/apg/patterns/tabs/): a role=tablist of role=tab buttons, each
 // controlling its role=tabpanel; one tab stop (the selected tab has tabindex 0, the others
@@ -27,7 +28,7 @@ export class Tabs {
     list.addEventListener('keydown', (ev) => this.#key(ev));
   }
 
-  /** Mark `key` selected: aria-selected, the one tab stop, and which panel shows (via show). */
+  /** Mark `key` selected: aria-selected, the one tab stop, and which panel shows (via show). @param {string} key */
   select(key) {
     this.items.forEach((s, i) => {
       const on = s.key === key;
@@ -36,6 +37,7 @@ export class Tabs {
     });
   }
 
+  /** @param {string} key @param {boolean} focus */
   #choose(key, focus) {
     this.select(key);
     if (focus) this.buttons[this.items.findIndex((s) => s.key === key)].focus();
@@ -47,7 +49,7 @@ export class Tabs {
     const at = this.buttons.indexOf(/** @type {HTMLButtonElement} */ (document.activeElement));
     if (at < 0) return;
     const n = this.buttons.length;
-    const to = { ArrowRight: (at + 1) % n, ArrowLeft: (at - 1 + n) % n, Home: 0, End: n - 1 }[ev.key];
+    const to = /** @type {Record<string, number>} */ ({ ArrowRight: (at + 1) % n, ArrowLeft: (at - 1 + n) % n, Home: 0, End: n - 1 })[ev.key];
     if (to === undefined) return;
     ev.preventDefault();
     this.#choose(this.items[to].key, true);

@@ -70,9 +70,21 @@ def test_every_worker_module_is_small():
     assert {k: v for k, v in sizes.items() if v > limit.get(k, MAX_LINES)} == {}
 
 
-def test_worker_types_check_with_tsc():
-    """`tsc --noEmit --allowJs --checkJs` over worker/ (tests/js/tsconfig.json): no error."""
-    _node()
+#: The tsc projects: each checks one folder with its own lib (the worker's globals are not
+#: the page's), all with strict: true. tsconfig.sw.json: the page's service worker.
+TSC_PROJECTS = {
+    "tsconfig.json": (["../../worker/**/*.js"], "webworker"),
+    "tsconfig.site.json": (["../../site/**/*.js"], "dom"),
+    "tsconfig.sw.json": (["../../site/sw.js"], "webworker"),
+}
+#: strict's member flags: none may be turned back off beside `strict: true`.
+STRICT_FLAGS = ("noImplicitAny", "noImplicitThis", "strictNullChecks", "strictFunctionTypes",
+                "strictBindCallApply", "strictPropertyInitialization", "useUnknownInCatchVariables",
+                "alwaysStrict", "strictBuiltinIteratorReturn")
+
+
+def _tsc() -> list[str]:
+    node = _node()
     tsc = HERE / "node_modules" / "typescript" / "bin" / "tsc"
     if not tsc.is_file():
         npm = shutil.which("npm")
@@ -80,10 +92,44 @@ def test_worker_types_check_with_tsc():
             pytest.skip("npm is not installed; cannot install the pinned TypeScript")
         subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--prefer-offline"], cwd=HERE,
                        check=True, capture_output=True, timeout=600)
-    proc = subprocess.run([_node(), str(tsc), "-p", str(HERE / "tsconfig.json")],
-                          capture_output=True, text=True, timeout=600)
+    return [node, str(tsc)]
+
+
+@pytest.mark.parametrize("project", sorted(TSC_PROJECTS))
+def test_types_check_with_tsc_strict(project):
+    """`tsc -p tests/js/<project>` (noEmit, checkJs, strict): no error."""
+    config = json.loads((HERE / project).read_text(encoding="utf-8"))
+    opts = config["compilerOptions"]
+    include, lib = TSC_PROJECTS[project]
+    assert (opts["strict"], opts["checkJs"], opts["allowJs"], opts["noEmit"]) == (True, True, True, True)
+    assert {k: opts[k] for k in STRICT_FLAGS if k in opts} == {k: True for k in STRICT_FLAGS if k in opts}
+    assert lib in opts["lib"]
+    assert config["include"] == include
+    proc = subprocess.run([*_tsc(), "-p", str(HERE / project)], capture_output=True, text=True,
+                          timeout=600)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     assert proc.stdout.strip() == ""
+
+
+def _modules() -> list[Path]:
+    return sorted(p for d in ("worker", "site") for p in (ROOT / d).rglob("*.js"))
+
+
+def test_every_module_is_in_a_strict_tsc_project():
+    """Every worker/ and site/ module is one of the files a strict tsc project checks, and starts with
+    `// @ts-check` (so an editor checks it too); none opts out with @ts-nocheck or @ts-ignore."""
+    checked: set[Path] = set()
+    for project in TSC_PROJECTS:
+        proc = subprocess.run([*_tsc(), "-p", str(HERE / project), "--listFilesOnly"],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+        checked |= {Path(line).resolve() for line in proc.stdout.splitlines() if line.strip()}
+    modules = _modules()
+    assert len(modules) >= 85
+    assert [p.relative_to(ROOT).as_posix() for p in modules if p.resolve() not in checked] == []
+    heads = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in modules}
+    assert [k for k, text in heads.items() if not text.startswith("// @ts-check\n")] == []
+    assert [k for k, text in heads.items() if re.search(r"@ts-(nocheck|ignore|expect-error)", text)] == []
 
 
 def test_bridge_ops_are_the_protocol_bridge_ops():

@@ -23,7 +23,7 @@ import { tokenizeWithWindow } from './window.js';
 const DIM = 384;
 const WINDOW = 256;
 
-const here = (rel) => new URL(rel, import.meta.url).href;
+const here = (/** @type {string} */ rel) => new URL(rel, import.meta.url).href;
 
 /** Default same-origin locations, relative to dist/worker/embed/encoder.js. */
 /** @type {Readonly<Required<EncoderOptions>>} */
@@ -51,6 +51,9 @@ function assetError(url, cause) {
   return err;
 }
 
+/** @typedef {((url: string, bytes: Uint8Array, res: Response) => Promise<void>) | null} Verify */
+
+/** @param {string} url @param {Verify} [verify] */
 async function fetchBytes(url, verify = null) {
   let res;
   try {
@@ -64,6 +67,7 @@ async function fetchBytes(url, verify = null) {
   return bytes;
 }
 
+/** @param {string} url @param {Verify} [verify] @returns {Promise<any>} parsed JSON (tokenizer.json) */
 async function fetchJson(url, verify = null) {
   const bytes = await fetchBytes(url, verify);
   try {
@@ -73,6 +77,7 @@ async function fetchJson(url, verify = null) {
   }
 }
 
+/** @param {string} url @returns {Promise<any>} the module's namespace (onnxruntime-web, tokenizers: untyped here) */
 async function importModule(url) {
   try {
     return await import(/* @vite-ignore */ url);
@@ -117,7 +122,7 @@ export function equalLengthBatches(ids, batchSize) {
  *   sentence_embedding float32 [b, 384]
  * @property {string|null} [tileUrl]  tile.onnx: A [m,384], B [k,384] -> C [m,k]; null: no tile()
  * @property {string} [tokenizerJsonUrl]  tokenizer.json
- * @property {((url: string, bytes: Uint8Array, res: Response) => Promise<void>) | null} [verify]  called on
+ * @property {Verify} [verify]  called on
  *   every fetched model/tokenizer file before use; throws to refuse it (the worker checks the
  *   sha256 in assets/manifest.json)
  * @property {number} [numThreads]  WASM threads (needs cross-origin isolation to exceed 1)
@@ -132,7 +137,7 @@ export function equalLengthBatches(ids, batchSize) {
  * Load the tokenizer, the encoder graph and (if tileUrl is set) the tile graph.
  *
  * @param {EncoderOptions} opts
- * @returns {Promise<{encode, encodeIds, tokenize, tile, dispose, info}>}
+ * Returns: {encode, encodeIds, tokenize, tile, dispose, info} (Encoder).
  * @throws Error with .code = "asset_load_failed" when a file or module cannot be loaded.
  */
 export async function createEncoder(opts = {}) {
@@ -156,7 +161,7 @@ export async function createEncoder(opts = {}) {
   }
 
   const sessionOptions = { executionProviders: o.executionProviders, graphOptimizationLevel: "all" };
-  const makeSession = async (url) => {
+  const makeSession = async (/** @type {string} */ url) => {
     const bytes = await fetchBytes(url, o.verify);
     try {
       return await ort.InferenceSession.create(bytes, sessionOptions);
@@ -170,7 +175,7 @@ export async function createEncoder(opts = {}) {
   }
   const tileSession = o.tileUrl ? await makeSession(o.tileUrl) : null;
 
-  /** {ids: number[][], truncated, cuts} for `texts` (see tokenizeWithWindow). */
+  /** {ids: number[][], truncated, cuts} for `texts` (see tokenizeWithWindow). @param {string[]} texts */
   function tokenize(texts) {
     return tokenizeWithWindow(tokenizer, texts, o.window, clsId, sepId);
   }
@@ -244,6 +249,7 @@ export async function createEncoder(opts = {}) {
     return out.C.data;
   }
 
+  /** Release the sessions. @returns {Promise<void>} */
   async function dispose() {
     await session.release();
     if (tileSession) await tileSession.release();
@@ -252,3 +258,4 @@ export async function createEncoder(opts = {}) {
   const info = { dim: DIM, window: o.window, ortVersion: ort.env.versions ? ort.env.versions.web : undefined };
   return { encode, encodeIds, tokenize, tile, dispose, info };
 }
+/** @typedef {Awaited<ReturnType<typeof createEncoder>>} Encoder */

@@ -8,14 +8,24 @@
 
 export const DIM = 384;
 
-/** A growable typed array (pairs are not known in advance). */
+/**
+ * @typedef {(A: Float32Array, m: number, B: Float32Array, k: number) => Promise<Float32Array>} MatMul  m x k, A . B^T
+ * @typedef {{I: Int32Array, J: Int32Array, C: Float32Array, NN: Float32Array, NNI: Int32Array}} Similarity
+ */
+
+/**
+ * A growable typed array (pairs are not known in advance).
+ * @template {Int32Array | Float32Array} T
+ */
 class Grow {
+  /** @param {new (length: number) => T} Type @param {number} [cap] */
   constructor(Type, cap = 1024) {
     this.Type = Type;
     this.a = new Type(cap);
     this.n = 0;
   }
 
+  /** @param {number} x */
   push(x) {
     if (this.n === this.a.length) {
       const b = new this.Type(this.a.length * 2);
@@ -25,8 +35,9 @@ class Grow {
     this.a[this.n++] = x;
   }
 
+  /** @returns {T} */
   view() {
-    return this.a.subarray(0, this.n);
+    return /** @type {T} */ (this.a.subarray(0, this.n));
   }
 }
 
@@ -44,6 +55,9 @@ class Grow {
  * Returns: {I: Int32Array, J: Int32Array, C: Float32Array} sorted by (i, j),
  *   NN: Float32Array n (best cosine to another row), NNI: Int32Array n (its row; the lowest
  *   on ties). For n == 1: NN [0], NNI [-1] (as the CLI passes).
+ * @param {Float32Array} emb @param {number} n @param {MatMul} matmul @param {number} floor
+ * @param {{block?: number, onBlock?: ((done: number, total: number) => Promise<void> | void) | null}} [opts]
+ * @returns {Promise<Similarity>}
  */
 export async function similarity(emb, n, matmul, floor, { block = 512, onBlock = null } = {}) {
   const NN = new Float32Array(n).fill(-Infinity);
@@ -52,7 +66,7 @@ export async function similarity(emb, n, matmul, floor, { block = 512, onBlock =
   const J = new Grow(Int32Array);
   const C = new Grow(Float32Array);
   const f = Math.fround(floor);
-  const better = (r, v, j) => v > NN[r] || (v === NN[r] && j < NNI[r]);
+  const better = (/** @type {number} */ r, /** @type {number} */ v, /** @type {number} */ j) => v > NN[r] || (v === NN[r] && j < NNI[r]);
   const nb = Math.ceil(n / block);
   const total = (nb * (nb + 1)) / 2;
   let done = 0;
@@ -61,7 +75,7 @@ export async function similarity(emb, n, matmul, floor, { block = 512, onBlock =
     const A = emb.subarray(i0 * DIM, (i0 + m) * DIM);
     // Pairs of one tile row come out sorted by (i, j) when tiles go left to right and the
     // rows of the tile row are collected first, then appended in i order.
-    const rowPairs = Array.from({ length: m }, () => []);
+    const rowPairs = Array.from({ length: m }, () => /** @type {number[]} */ ([]));
     for (let j0 = i0; j0 < n; j0 += block) {
       const k = Math.min(block, n - j0);
       const T = await matmul(A, m, emb.subarray(j0 * DIM, (j0 + k) * DIM), k);
@@ -97,6 +111,7 @@ export async function similarity(emb, n, matmul, floor, { block = 512, onBlock =
  * The bridge's binary similarity block, little-endian: I int32[p], J int32[p], C float32[p],
  * NN float32[n], NNI int32[n], then (if emb) EMB float32[n x 384].
  *
+ * @param {Similarity} sim @param {Float32Array | null} [emb]
  * @returns {Uint8Array}
  */
 export function packSimilarity({ I, J, C, NN, NNI }, emb = null) {
@@ -106,7 +121,7 @@ export function packSimilarity({ I, J, C, NN, NNI }, emb = null) {
   const buf = new ArrayBuffer(bytes);
   const dv = new DataView(buf);
   let off = 0;
-  const put = (arr, float) => {
+  const put = (/** @type {Int32Array | Float32Array} */ arr, /** @type {boolean} */ float) => {
     for (let t = 0; t < arr.length; t++, off += 4) {
       if (float) dv.setFloat32(off, arr[t], true);
       else dv.setInt32(off, arr[t], true);
@@ -121,7 +136,7 @@ export function packSimilarity({ I, J, C, NN, NNI }, emb = null) {
   return new Uint8Array(buf);
 }
 
-/** A . B^T in plain JS (tests, and a fallback when no tile graph is loaded). */
+/** A . B^T in plain JS (tests, and a fallback when no tile graph is loaded). @type {MatMul} */
 export async function dotTile(A, m, B, k) {
   const out = new Float32Array(m * k);
   for (let a = 0; a < m; a++) {

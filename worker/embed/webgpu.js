@@ -60,7 +60,7 @@ export async function startWebgpu(adapter, a, { window, batchSize }) {
     tokenizers: findAsset(rt.manifest, ENCODER_ASSETS.tokenizers),
     tokenizer: findAsset(rt.manifest, ENCODER_ASSETS.tokenizer),
   };
-  const checked = [a.model, tok.tokenizer].filter(Boolean);
+  const checked = [a.model, tok.tokenizer].filter((e) => e !== null);
   const { createEncoder } = await import('./encoder.js');
   const ortWasm = assetURL(a.ortWasm.path);
   const encoder = await createEncoder({

@@ -4,8 +4,13 @@
 // window ended (the page marks it). Pure; Node-tested in tests/js/window-end.test.mjs.
 
 /**
+ * The part of a @huggingface/tokenizers Tokenizer used here.
+ * @typedef {{encode(text: string, options: {add_special_tokens: boolean}): {ids: number[]}}} WordPieceTokenizer
+ */
+
+/**
  * Word-piece ids of `texts` under the window rule.
- * @param {object} tokenizer  a @huggingface/tokenizers Tokenizer
+ * @param {WordPieceTokenizer} tokenizer
  * @param {string[]} texts
  * @param {number} window  pieces per row including [CLS] and [SEP]
  * @param {number} clsId
@@ -15,8 +20,8 @@
  */
 export function tokenizeWithWindow(tokenizer, texts, window, clsId, sepId) {
   const keep = window - 2;
-  const ids = [];
-  const cuts = [];
+  const ids = /** @type {number[][]} */ ([]);
+  const cuts = /** @type {[number, number][]} */ ([]);
   let truncated = 0;
   texts.forEach((text, i) => {
     let body = tokenizer.encode(String(text), { add_special_tokens: false }).ids;
@@ -36,7 +41,7 @@ export function tokenizeWithWindow(tokenizer, texts, window, clsId, sepId) {
  * on the words after it, so a prefix cut at white space has the pieces of the whole text up
  * to there). Binary search: about log2(words) encodings of a prefix. 0 when not even the
  * first word fits.
- * @param {object} tokenizer @param {string} text @param {number} keep  pieces without [CLS]/[SEP]
+ * @param {WordPieceTokenizer} tokenizer @param {string} text @param {number} keep  pieces without [CLS]/[SEP]
  */
 export function windowEnd(tokenizer, text, keep) {
   const ends = [...text.matchAll(/\S+/g)].map((m) => (m.index ?? 0) + m[0].length);

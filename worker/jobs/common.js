@@ -7,7 +7,7 @@ import { SETTINGS } from '../settings.js';
 
 /**
  * The dropped file for `role`; bad_input when it is missing.
- * @param {Record<string, File>} files @param {string} role @returns {File}
+ * @param {Record<string, File> | null | undefined} files @param {string} role @returns {File}
  */
 export function requireFile(files, role) {
   const f = files && files[role];

@@ -22,7 +22,7 @@ import { embedRows } from '../embed/schedule.js';
 export function embeddingPlan(req) {
   const slot = new Int32Array(req.eval_texts.length).fill(-1);
   for (const [i] of req.pairs) slot[i] = 0;
-  const rows = [];
+  const rows = /** @type {number[]} */ ([]);
   slot.forEach((v, i) => { if (v === 0) { slot[i] = rows.length; rows.push(i); } });
   return { rows, slot, texts: [...rows.map((i) => req.eval_texts[i]), ...req.window_texts] };
 }
