@@ -78,7 +78,7 @@ export function createPrefilter(spec) {
   // 32-bit word by the top 15 bits of the probe hash, two bits of it by bits 12-16 and
   // 7-11. Most windows miss here and never touch the big table.
   const bits = new Int32Array(1 << 15);
-  const bloom = (p) => (1 << ((p >>> 12) & 31)) | (1 << ((p >>> 7) & 31));
+  const bloom = (/** @type {number} */ p) => (1 << ((p >>> 12) & 31)) | (1 << ((p >>> 7) & 31));
   const mask = size - 1;
   const fix = (/** @type {number} */ h) => (h === 0 ? 1 : h);
   for (const g of spec.ngrams) {

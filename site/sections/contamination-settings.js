@@ -44,7 +44,7 @@ export function parseSettings({ n: nRaw, threshold: tRaw, boilerplate, clean = '
  *   weights are fitted (semantic_verifier.py).
  * Throws a bad_input error object naming the setting and its range (SemanticConfig refuses
  *   the same values), so a bad value fails before the training pass.
- * @param {{code_ngram: string, docstring_cosine: boolean, code_margin?: string, explain_away?: boolean}} raw @param {import('../worker/protocol.js').Constants} c
+ * @param {{code_ngram: string}} raw @param {import('../worker/protocol.js').Constants} c
  */
 export function parseSemanticCode({ code_ngram: raw }, c) {
   const lo = c.semantic_code_ngram.min;
