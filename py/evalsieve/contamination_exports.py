@@ -9,7 +9,6 @@ from __future__ import annotations
 from . import constants
 from .errors import bad_input
 from .exports import MarkedText, fmt_float, score_impact_csv, stamp_json, unmatched_csv, write_csv
-from .highlight import passage_spans
 from .ladder import RUNG_COLUMNS
 from .raw_rows import refuse_parquet, rows_text
 from .records import SKIPPED_COLUMNS
@@ -122,16 +121,9 @@ def view(res: ContaminationResult, limit: int = constants.VIEW_ROWS) -> dict:
 
 
 def eval_text_marks(res: ContaminationResult, i: int) -> dict:
-    """Row i's (0-based) own text and where it holds its shared passage, for the page.
-
-    Returns:
-        ``{eval_text: the chosen fields' values joined with a newline, eval_marks:
-        [[start, end], ...] in UTF-16 code units (highlight.passage_spans; [] when the
-        row shares no n-gram)}``.
-    """
-    return {"eval_text": res.eval_text(i),
-            "eval_marks": passage_spans(list(res.eval_segments[i]),
-                                        res.scores[i].shared_passage)}
+    """Row i's (0-based) own text and where it holds its shared passage
+    (:meth:`ContaminationResult.eval_text_marks`)."""
+    return res.eval_text_marks(i)
 
 
 def marked_eval_text(res: ContaminationResult, i: int) -> MarkedText:

@@ -45,7 +45,6 @@ def ladder_view(res, limit: int = VIEW_ROWS) -> dict:
         when the rung did not run, else ``{figures (the summary's
         ``semantic``), threshold, candidates, rule, quality_note}``.
     """
-    from .contamination_exports import eval_text_marks
     c = res.config
     excluded = set(c.excluded)  # a row leaves when any rung that caught it is excluded
     exact_rec = res.exact_record
@@ -67,7 +66,7 @@ def ladder_view(res, limit: int = VIEW_ROWS) -> dict:
             "semantic_cosine": fmt_float(m.cosine) if m else "",
             "semantic_training_record": (m.training_record or "") if m else "",
             "training_window": m.window if m else "",
-            **eval_text_marks(res, i),
+            **res.eval_text_marks(i),
         })
     semantic = None
     if res.semantic is not None:

@@ -200,6 +200,19 @@ class ContaminationResult:
         the page and the report show beside the training excerpt."""
         return "\n".join(self.eval_segments[i])
 
+    def eval_text_marks(self, i: int) -> dict:
+        """Row i's (0-based) own text and where it holds its shared passage, for the page.
+
+        Returns:
+            ``{eval_text: the chosen fields' values joined with a newline, eval_marks:
+            [[start, end], ...] in UTF-16 code units (highlight.passage_spans; [] when the
+            row shares no n-gram)}``.
+        """
+        from .highlight import passage_spans
+        return {"eval_text": self.eval_text(i),
+                "eval_marks": passage_spans(list(self.eval_segments[i]),
+                                            self.scores[i].shared_passage)}
+
     def contaminated(self) -> list:
         """``(position, score)`` of every contaminated row (caught by any rung), in eval-file
         order (ascending ``eval_row``): the page's order and overlap-report.html's."""
