@@ -96,6 +96,7 @@ def main(argv=None) -> None:
                     help="thresholds at which to run the quadratic reference too ('' for none): "
                          "it visits every member pair of every group, minutes at 0.75")
     a = ap.parse_args(argv)
+    from evalsieve import para_exports
     from evalsieve.native_encoder import nearest_neighbours, pairs_above
     from evalsieve.paraphrase import ParaphraseConfig, ParaphraseJob
     from evalsieve.stamps import InputFile
@@ -145,7 +146,8 @@ def main(argv=None) -> None:
             stamp = job.stamp(t, eval_file, "t")
             for _ in job.export_steps(t):
                 pass
-            return [job.export(name, stamp) for name in job.export_names()]
+            res = job.result(stamp)
+            return [para_exports.export(res, name) for name in para_exports.export_names(res)]
         export_s, export_wall, _ = median_time(export, 1)
         ref_s, ref_wall, same = float("nan"), float("nan"), "-"
         if t in ref_at:

@@ -20,7 +20,7 @@ lazily: this module needs only the standard library.
 from __future__ import annotations
 
 import argparse
-import copy
+import dataclasses
 import tempfile
 
 from .inputs import input_paths
@@ -114,16 +114,10 @@ def contamination(eval, train, *, eval_fields=None, train_fields=None, progress=
         args.train_field = _fields(train_fields)
         args.progress, args.cancel = progress, cancel
         from .drivers import contamination_run
-        summary, exports, job = contamination_run(args, log or _silent)
+        res, files = contamination_run(args, log or _silent)
         # a Parquet clean file is written from the eval file: keep it as bytes
-        exports = {k: _materialise(v, tmp, k) for k, v in exports.items()}
-        sem = job.semantic
-        return ContaminationResult(summary=summary, stamp=summary["stamp"], exports=exports,
-                                   kept=tuple(job.kept_rows()), clean_name=job.clean_name,
-                                   scores=tuple(copy.copy(r) for r in job.scores),
-                                   rungs=tuple(job.rung),
-                                   semantic=None if sem is None else
-                                   tuple(copy.copy(m) for m in sem.matches),
+        return dataclasses.replace(res, files={k: _materialise(v, tmp, k)
+                                               for k, v in files.items()},
                                    source=eval, source_rows=ev_rows,
                                    source_kind=_kind(eval, ev_rows))
 
@@ -153,9 +147,10 @@ def paraphrases(rows, *, field=None, progress=None, cancel=None, log=None,
         args = _namespace("paraphrases", [paths[0]], settings)
         args.field = field
         args.progress, args.cancel = progress, cancel
-        from .drivers import run_paraphrases
-        summary, exports = run_paraphrases(args, log or _silent)
-        return ParaphraseResult(summary=summary, stamp=summary["stamp"], exports=exports)
+        from .drivers import paraphrase_run
+        res, files = paraphrase_run(args, log or _silent)
+        return dataclasses.replace(res, files={k: _materialise(v, tmp, k)
+                                               for k, v in files.items()})
 
 
 def _materialise(export, tmp: str, name: str):

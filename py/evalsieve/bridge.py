@@ -22,7 +22,10 @@ from array import array
 
 from . import constants
 from .cont_table import contamination_source, open_record
+from .contamination_exports import export as cont_export, export_names as cont_export_names
+from .contamination_exports import view as cont_view
 from .contamination_job import ContaminationConfig, ContaminationJob
+from .para_exports import export as para_export, export_names as para_export_names
 from .para_table import para_source
 from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from .purify_page import bridge_ops as _purify_ops
@@ -62,6 +65,14 @@ def _job(args: dict):
     if h not in _jobs:
         raise bad_input(f"no running job with handle {h!r}", expected="a handle from *.start")
     return _jobs[h]
+
+
+def _result(args: dict):
+    """The finished run of the job under ``args.handle`` (its ``result``)."""
+    res = getattr(_job(args), "result", None)
+    if res is None:
+        raise bad_input("the run has not finished", expected="finish first")
+    return res
 
 
 def _op_inspect(args, text):
@@ -193,57 +204,56 @@ def _op_cont_finish(args, text):
         train = _input(tr, "train", job.train_format)
     return job.finish(_input(ev, "eval", job.eval_format), train,
                       args.get("utc", ""), args.get("assets") or {}, _runtime(),
-                      args.get("environment") or {})
+                      args.get("environment") or {}).summary
 
 
-def kept_rows_csv(job) -> str:
+def kept_rows_csv(res) -> str:
     """``eval.clean.rows.csv`` for a Parquet eval file: ``eval_row``
     (1-based row of the Parquet file) of every row ``eval.clean.parquet`` keeps, in file
     order (what the page offers when it cannot write the file's types faithfully)."""
-    return write_csv(job.stamp, ["eval_row"], ([i + 1] for i in job.kept_rows()))
+    return write_csv(res.run_stamp, ["eval_row"], ([i + 1] for i in res.kept))
 
 
-def _exports(job) -> list[dict]:
-    """Every export of a finished job as ``{name, mime, text}`` (each built once). For a
+def _exports(res) -> list[dict]:
+    """Every export of a finished run as ``{name, mime, text}`` (each built once). For a
     Parquet eval file the clean entry is :func:`kept_rows_csv` plus ``kept_rows`` (0-based
     positions, ascending) and ``clean_name`` (``eval.clean.parquet``): the worker writes
     that file from the kept rows (worker/parquet-write.js) and drops the CSV, or keeps the
     CSV when a column's type cannot be written faithfully."""
     out = []
-    for name in job.export_names():
-        if name == job.clean_name and job.eval_format == "parquet":
+    for name in cont_export_names(res):
+        if name == res.clean_name and res.eval_format == "parquet":
             out.append({"name": constants.PARQUET_KEPT_ROWS_NAME, "mime": "text/csv",
-                        "text": kept_rows_csv(job), "kept_rows": job.kept_rows(),
+                        "text": kept_rows_csv(res), "kept_rows": list(res.kept),
                         "clean_name": name})
             continue
-        mime, body = job.export(name)
+        mime, body = cont_export(res, name)
         out.append({"name": name, "mime": mime, "text": body})
     return out
 
 
 def _op_cont_exports(args, text):
-    job = _job(args)
-    return _exports(job)
+    return _exports(_result(args))
 
 
 def _op_cont_view(args, text):
-    job = _job(args)
+    res = _result(args)
     limit = int(args.get("limit", constants.VIEW_ROWS))   # the page pages with cont.rows: limit 0
-    v = {**job.view(limit), "ladder": ladder_view(job, limit)}
-    if job.score_run is not None:      # the score impact, every metric (after cont.finish)
-        v["score_figures"] = job.score_run.figures
-        v["score_settings"] = _score_settings(job.score_run)
+    v = {**cont_view(res, limit), "ladder": ladder_view(res, limit)}
+    if res.score_run is not None:      # the score impact, every metric (after cont.finish)
+        v["score_figures"] = res.score_run.figures
+        v["score_settings"] = _score_settings(res.score_run)
     return v
 
 
 def _op_cont_rows(args, text):
     """One page of the run's rows (cont_table.contamination_source, result_table.query_rows)."""
-    return query_rows(contamination_source(_job(args)), args)
+    return query_rows(contamination_source(_result(args)), args)
 
 
 def _op_cont_record(args, text):
     """A training record the page read again by its offset (text), parsed and marked."""
-    return open_record(_job(args), args["row"], args["file"], args["record"], text or "")
+    return open_record(_result(args), args["row"], args["file"], args["record"], text or "")
 
 
 def _score_settings(run) -> dict:
@@ -423,20 +433,20 @@ def _op_para_finish(args, text):
     eval_file = (_input(ev, "eval", job.eval_format) if ev.get("name") else
                  InputFile("eval", job.eval_name, ev.get("sha256", ""), int(ev.get("bytes", 0)),
                            job.eval_format))
-    stamp = job.stamp(_threshold(args), eval_file, args.get("utc", ""),
-                      args.get("assets") or {}, _runtime(), args.get("environment") or {},
-                      keep=args.get("keep") or "first")
+    res = job.finish(_threshold(args), eval_file, args.get("utc", ""),
+                     args.get("assets") or {}, _runtime(), args.get("environment") or {},
+                     keep=args.get("keep") or "first")
     exports = []
-    for name in job.export_names():
-        if name == job.dedup_name and job.eval_format == "parquet":   # the worker writes it
-            keep = job.dedup(stamp)[0]
+    for name in para_export_names(res):
+        if name == res.dedup_name and res.eval_format == "parquet":   # the worker writes it
             exports.append({"name": "eval.deduplicated.rows.csv", "mime": "text/csv",
-                            "text": write_csv(stamp, ["eval_row"], ([i + 1] for i in keep)),
-                            "kept_rows": keep, "clean_name": name})
+                            "text": write_csv(res.run_stamp, ["eval_row"],
+                                              ([i + 1] for i in res.kept)),
+                            "kept_rows": list(res.kept), "clean_name": name})
             continue
-        mime, body = job.export(name, stamp)
+        mime, body = para_export(res, name)
         exports.append({"name": name, "mime": mime, "text": body})
-    return {"stamp": stamp.to_dict(), "exports": exports}
+    return {"stamp": res.stamp, "exports": exports}
 
 
 def _op_close(args, text):

@@ -4,7 +4,8 @@
                             [--train-field F ...] [--train-id-field F|none] [--n N]
                             [--no-boilerplate] [--threshold X]
                             [--workers N] [--engine local|ray] [--ray-address ADDR]
-                            [--filter auto|kernel|numpy|off] [--clean scored|not-contaminated] [--json]
+                            [--filter auto|kernel|numpy|off] [--clean scored|not-contaminated]
+                            [--json]
                             [--fail-on-contamination] [--skip-bad-lines]
                             [--scores FILE [--score-field F ...] [--score-key F[=EVAL_F]]
                              [--score-filter NAME]] [--exclude-rungs LIST]
@@ -63,7 +64,7 @@ def _bounded(cast, lo: float, hi: float, what: str, above_lo: bool = False, any_
         try:
             x = cast(s)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{s!r} is not {what}")
+            raise argparse.ArgumentTypeError(f"{s!r} is not {what}") from None
         if not (lo < x <= hi if above_lo else lo <= x <= hi):
             raise argparse.ArgumentTypeError(
                 f"{s} is outside {'(' if above_lo else '['}{lo}, {hi}]")
@@ -226,7 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--dedup-keep", choices=tuple(constants.DEDUP_KEEP_RULES), default="first",
                    help="the row of each group eval.deduplicated.* keeps: the first (default) "
                    "or the longest")
-    q.add_argument("--threshold", type=_cosine, default=constants.PARA_THRESHOLD_DEFAULT, metavar="X",
+    q.add_argument("--threshold", type=_cosine, default=constants.PARA_THRESHOLD_DEFAULT,
+                   metavar="X",
                    help=f"cosine threshold for an edge, {CLI_COSINE_FLOOR}..1 (default 0.90; the "
                    f"page stops at {PAGE_COSINE_FLOOR} for speed)")
     q.add_argument("--model-dir", metavar="DIR",
@@ -374,8 +376,9 @@ def _print_summary(s: dict, out: str) -> None:
     thr = "any overlap" if s["threshold"] is None else f"containment >= {s['threshold']}"
     print(f"rows scanned {s['rows_scanned']}, scored {s['rows_scored']}, too short "
           f"{s['rows_too_short']}, contaminated {s['rows_contaminated']}, kept {s['rows_kept']}")
+    cut = s["boilerplate_cutoff"]
     print(f"  N = {s['n']} ({s['n_how']}); threshold: {thr}; boilerplate cut-off: "
-          f"{'> ' + str(s['boilerplate_cutoff']) + ' records' if s['boilerplate_cutoff'] else 'off'}")
+          f"{'> ' + str(cut) + ' records' if cut else 'off'}")
     print(f"  training: {s['training_records']} records in {s['training_files']} file(s), "
           f"{s['training_bytes']} bytes")
     if "score_impact" in s:
@@ -411,7 +414,8 @@ def _print_impact(si: dict) -> None:
 
 def _print_paraphrases(s: dict, out: str) -> None:
     cp = s["closest_pair"]
-    print(f"rows scanned {s['rows_scanned']}, groups {s['groups']} ({s['groups_chained']} chained), "
+    print(f"rows scanned {s['rows_scanned']}, groups {s['groups']} "
+          f"({s['groups_chained']} chained), "
           f"rows in groups {s['rows_in_groups']} ({s['duplicate_share']}%), effective rows "
           f"{s['effective_rows']}")
     if cp:

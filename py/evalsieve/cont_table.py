@@ -11,28 +11,28 @@ with the eval row. No second pass over the training data.
 
 from __future__ import annotations
 
-from .contamination_exports import containment_bin
-from .contamination_job import ContaminationJob
+from .contamination_exports import containment_bin, eval_text_marks
 from .errors import bad_input
 from .exports import fmt_float
 from .fields import FieldExtractor
 from .highlight import ngram_spans
 from .records import RecordReader, parse_record_line
 from .result_table import TableSource
+from .results import ContaminationResult
 
 #: Categories of the rung filter: the ladder's rungs, and "none" (no rung caught the row).
 RUNG_NONE = "none"
 
 
-def _file_index(job: ContaminationJob, name: str) -> int:
-    names = job.scan.file_names or [job.train_name]
+def _file_index(res: ContaminationResult, name: str) -> int:
+    names = list(res.train_names) or [res.train_name]
     try:
         return names.index(name) if name else 0
     except ValueError:
         return 0
 
 
-def row_source(job: ContaminationJob, i: int) -> dict:
+def row_source(res: ContaminationResult, i: int) -> dict:
     """The training record row ``i`` (0-based) is traced to.
 
     The n-gram rung's first record (the report's ``training_file``, ``training_record``,
@@ -47,26 +47,27 @@ def row_source(job: ContaminationJob, i: int) -> dict:
         semantic rung found), training_bytes, source_rung ("ngram", "exact", "semantic" or ""),
         exact_file, exact_record (the exact rung's whole-record copy; "" / 0 = none)}``.
     """
-    r = job.scores[i]
-    names = job.scan.file_names or [job.train_name]
+    r = res.scores[i]
+    names = list(res.train_names) or [res.train_name]
     name, rec, rung = r.training_file, r.training_record or 0, "ngram"
-    ex = job.scan.exact.get(i)
+    ex = res.exact.get(i)
     if not rec and ex:
-        name, rec, rung = names[ex[0]] if ex[0] < len(names) else job.train_name, ex[1], "exact"
-    if not rec and job.semantic is not None and job.semantic.matches[i].caught:
-        m = job.semantic.matches[i]
-        name, rec, rung = m.training_file or job.train_name, m.training_record or 0, "semantic"
-    f = _file_index(job, name)
-    off, size, ident = job.source_of(f, rec) if rec else (-1, 0, "")
+        name, rec, rung = names[ex[0]] if ex[0] < len(names) else res.train_name, ex[1], "exact"
+    if not rec and res.semantic is not None and res.semantic[i].caught:
+        m = res.semantic[i]
+        name, rec, rung = m.training_file or res.train_name, m.training_record or 0, "semantic"
+    f = _file_index(res, name)
+    off, size, ident = res.source_of(f, rec) if rec else (-1, 0, "")
     return {"training_file": name if rec else "", "training_file_index": f,
             "training_record": rec, "training_id": ident, "training_offset": off,
             "training_bytes": size, "source_rung": rung if rec else "",
-            "exact_file": (names[ex[0]] if ex[0] < len(names) else job.train_name) if ex else "",
+            "exact_file": (names[ex[0]] if ex[0] < len(names) else res.train_name) if ex else "",
             "exact_record": ex[1] if ex else 0}
 
 
-def contamination_source(job: ContaminationJob) -> TableSource:
-    """Every eval row of a finished run as one table (kept on the job after the first call).
+def contamination_source(res: ContaminationResult) -> TableSource:
+    """Every eval row of a finished run as one table (kept in the result's cache after the
+    first call).
 
     Row (``TableSource.row``): ``{eval_row, status, rung ("none" when no rung caught it),
     leaves_clean, containment (float or None), containment_text, ngrams_matched, ngrams_total,
@@ -76,23 +77,18 @@ def contamination_source(job: ContaminationJob) -> TableSource:
     and the sort on ``containment``, ``semantic_score``, ``eval_row``, ``ngrams_matched``,
     ``training_record``; ``bin`` on ``containment`` (:func:`containment_bin`: the
     histogram's bars). Search: the eval text, the excerpt or window, the file and the id.
-
-    Raises:
-        EvalsieveError(bad_input): the run has not finished.
     """
-    if job.scores is None or job.summary is None:
-        raise bad_input("the run has not finished", expected="finish before the table")
-    cached = getattr(job, "_table_source", None)
+    cached = res.cache.get("table_source")
     if cached is not None:
         return cached
-    scores, rungs = job.scores, job.rung
-    sem = job.semantic.matches if job.semantic is not None else None
+    scores, rungs = res.scores, res.rungs
+    sem = res.semantic
 
     def row(i: int) -> dict:
         r = scores[i]
         m = sem[i] if sem is not None else None
         return {"eval_row": r.eval_row, "status": r.status, "rung": rungs[i] or RUNG_NONE,
-                "leaves_clean": job._excluded(i),
+                "leaves_clean": res.excluded(i),
                 "containment": r.containment if r.scored else None,
                 "containment_text": fmt_float(r.containment) if r.scored else "",
                 "ngrams_matched": r.ngrams_matched, "ngrams_total": r.ngrams_total,
@@ -101,35 +97,35 @@ def contamination_source(job: ContaminationJob) -> TableSource:
                 "semantic_score": fmt_float(m.score) if m else "",
                 "semantic_cosine": fmt_float(m.cosine) if m else "",
                 "training_window": m.window if m else "",
-                **row_source(job, i), **job.eval_text_marks(i)}
+                **row_source(res, i), **eval_text_marks(res, i)}
 
     def text(i: int) -> str:
         r = scores[i]
         m = sem[i] if sem is not None else None
-        s = row_source(job, i)
-        return "\n".join((str(r.eval_row), job.eval_text(i), r.excerpt, m.window if m else "",
+        s = row_source(res, i)
+        return "\n".join((str(r.eval_row), res.eval_text(i), r.excerpt, m.window if m else "",
                           s["training_file"], s["training_id"]))
 
     src = TableSource(
         n=len(scores), row=row, text=text,
         cats={"rung": lambda i: rungs[i] or RUNG_NONE, "status": lambda i: scores[i].status,
-              "leaves_clean": lambda i: "yes" if job._excluded(i) else "no"},
+              "leaves_clean": lambda i: "yes" if res.excluded(i) else "no"},
         nums={"containment": lambda i: scores[i].containment if scores[i].scored else None,
               "semantic_score": (lambda i: sem[i].score) if sem is not None else (lambda i: None),
               "eval_row": lambda i: scores[i].eval_row,
               "ngrams_matched": lambda i: scores[i].ngrams_matched,
               "training_record": lambda i: scores[i].training_record or None},
         bins={"containment": containment_bin})
-    job._table_source = src
+    res.cache["table_source"] = src
     return src
 
 
-def open_record(job: ContaminationJob, row: int, file: int, record: int, text: str) -> dict:
+def open_record(res: ContaminationResult, row: int, file: int, record: int, text: str) -> dict:
     """A training record read again by the page (its bytes at the source's offset), parsed as
     its file's records are, with the words it shares with an eval row marked.
 
     Args:
-        job: a finished job.
+        res: a finished run.
         row: the eval row's 1-based number (``eval_row``).
         file, record: the record's 0-based file and 1-based record number (the row's source).
         text: the record's text as the page read it (``training_bytes`` from
@@ -143,17 +139,15 @@ def open_record(job: ContaminationJob, row: int, file: int, record: int, text: s
         EvalsieveError(bad_input): no such row or file; the text is not one record of that
             file's format; its id or length is not the one the run saw (the file changed).
     """
-    if job.scores is None:
-        raise bad_input("the run has not finished", expected="finish before opening a record")
     try:
-        i = job._eval_numbers.index(int(row))
+        i = res.eval_numbers.index(int(row))
     except ValueError:
         raise bad_input(f"no eval row {row}", expected="a row of the run") from None
-    meta = job.train_meta.get(int(file))
+    meta = res.train_meta.get(int(file))
     if meta is None:
         raise bad_input(f"no training file {file}", expected="a file of the run's corpus")
     name, fmt, fields, header = meta
-    off, size, ident = job.source_of(int(file), int(record))
+    off, size, ident = res.source_of(int(file), int(record))
     if size and len(text.encode("utf-8")) != size:
         raise bad_input(f"record {record} of {name} is not the one the run read "
                         f"({len(text.encode('utf-8'))} bytes, the run read {size})",
@@ -170,17 +164,17 @@ def open_record(job: ContaminationJob, row: int, file: int, record: int, text: s
     else:
         value = parse_record_line(fmt.split("-")[0], raw, name, 0)
     from .record_id import IdReader
-    got = IdReader(fmt, job.config.train_id_field, name)(value)
+    got = IdReader(fmt, res.config.train_id_field, name)(value)
     if ident and got != ident:
         raise bad_input(f"record {record} of {name} has id {got!r}, the run saw {ident!r}",
                         file=name, expected="the same file as in the run (it changed?)")
-    grams = _shared_grams(job, i)
+    grams = _shared_grams(res, i)
     out_fields = []
     for path in fields:
         segs = FieldExtractor(fmt, [path], name).segments(value)
         if segs:
             out_fields.append({"path": path, "text": "\n".join(segs),
-                               "marks": ngram_spans(segs, grams, job.index.n)})
+                               "marks": ngram_spans(segs, grams, res.n)})
     return {"file": name, "record": int(record), "id": got, "format": fmt, "value": value,
             "text": raw, "fields": out_fields}
 
@@ -193,7 +187,7 @@ def _header_line(header: list[str] | None, fmt: str) -> str:
     return sep.join('"' + h.replace('"', '""') + '"' for h in header)
 
 
-def _shared_grams(job: ContaminationJob, i: int) -> set[str]:
+def _shared_grams(res: ContaminationResult, i: int) -> set[str]:
     """The n-grams of eval row ``i`` (0-based) found in the training data (any record)."""
-    counts, grams = job.scan.counts, job.index.ngrams
-    return {grams[g] for g in job.index.rows[i].ngram_ids if counts[g]}
+    counts, grams = res.ngram_found, res.ngrams
+    return {grams[g] for g in res.row_ngram_ids[i] if counts[g]}

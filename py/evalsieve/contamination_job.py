@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import constants
-from .contamination_exports import ContaminationExports
 from .errors import EvalsieveError, bad_input
 from .exact import prefilter_exact
 from .fields import FieldExtractor
@@ -27,8 +26,9 @@ from .semantic import SemanticConfig, SemanticScan
 from .stamps import InputFile, RunStamp
 from .text import char_table, normalize_many
 from .train_sources import TrainSources
+from .results import ContaminationResult, clean_name
 from .verdict import (RUNGS, apply_ladder, assign_rungs, caught_rungs,  # noqa: F401 (re-exported)
-                      report_records)
+                      kept_positions, leaves_clean)
 
 #: What ``eval.clean.*`` keeps, by the ``clean`` setting (stamped with these words; one
 #: table in constants.py, which the page receives in ``ready.constants.clean_rules``).
@@ -132,7 +132,7 @@ class ContaminationConfig:
         return out
 
 
-class ContaminationJob(TrainSources, ContaminationExports):
+class ContaminationJob(TrainSources):
     """Drive one contamination run.
 
     Args:
@@ -183,6 +183,7 @@ class ContaminationJob(TrainSources, ContaminationExports):
         self._train_closed = False
         self.rung: list[str] = []          # per row, the first rung that caught it
         self._caught: list[tuple] = []     # per row, every rung that caught it (verdict.py)
+        self.result: ContaminationResult | None = None   # what finish returned
 
     def set_scores(self, run) -> None:
         """Attach per-row scores (a :class:`evalsieve.scores.ScoreRun`) before :meth:`finish`:
@@ -301,21 +302,6 @@ class ContaminationJob(TrainSources, ContaminationExports):
         if self.semantic is not None:   # (record, segments): it keeps no source
             self.semantic.scan([(it[0], it[1]) for it in batch])
 
-    @property
-    def exact_record(self) -> list[int]:
-        """Per eval row, the 1-based training record (in its file, :attr:`exact_file`) whose
-        normalised words equal the row's (the exact rung; 0 = none)."""
-        ex = self.scan.exact if self.scan is not None else {}
-        return [ex[i][1] if i in ex else 0 for i in range(len(self._eval_segments))]
-
-    @property
-    def exact_file(self) -> list[str]:
-        """Per eval row, the training file of :attr:`exact_record` ('' = none)."""
-        ex = self.scan.exact if self.scan is not None else {}
-        names = self.scan.file_names if self.scan is not None else []
-        return [(names[ex[i][0]] if ex[i][0] < len(names) else self.train_name) if i in ex
-                else "" for i in range(len(self._eval_segments))]
-
     def begin_train_file(self, index: int, name: str, fmt: str, fields: list[str]) -> int:
         """Start the next training file of a corpus fed through :meth:`feed_train` or
         :meth:`feed_train_candidates` (the page's several files or folder): the records
@@ -400,8 +386,8 @@ class ContaminationJob(TrainSources, ContaminationExports):
 
     def finish(self, eval_file: InputFile, train_file, utc: str,
                assets: dict | None = None, runtime: str = "",
-               environment: dict | None = None) -> dict:
-        """Close the training pass, score every eval row, build the stamp.
+               environment: dict | None = None) -> ContaminationResult:
+        """Close the training pass, score every eval row, build the stamp and the result.
 
         Args:
             eval_file: the eval file's name, sha256 and byte count.
@@ -412,7 +398,8 @@ class ContaminationJob(TrainSources, ContaminationExports):
             runtime: e.g. "CPython 3.11.7" or "Pyodide 314.0.7".
             environment: how the page ran (RunStamp.environment); None in the CLI.
         Returns:
-            The summary dict (what the CLI prints with ``--json``).
+            The frozen :class:`evalsieve.results.ContaminationResult` (also kept as
+            :attr:`result`); its ``summary`` is what the CLI prints with ``--json``.
         """
         self.end_train()
         train_files = list(train_file) if isinstance(train_file, (list, tuple)) else [train_file]
@@ -466,15 +453,17 @@ class ContaminationJob(TrainSources, ContaminationExports):
             "rows_too_short": len(s) - len(scored),
             "rows_boilerplate_only": sum(1 for r in s if r.ngram_status == "boilerplate_only"),
             "rows_contaminated": len(dirty),
-            "rows_kept": sum(1 for i in range(len(s)) if self._keeps(i)),
-            "training_records": self.scan.records, "training_bytes": sum(f.bytes for f in train_files),
+            "rows_kept": len(kept_positions(self._caught, [r.scored for r in s],
+                                            c.excluded, c.clean)),
+            "training_records": self.scan.records,
+            "training_bytes": sum(f.bytes for f in train_files),
             "training_files": len(train_files),
             "training_chars": self.training_chars,
             "eval_ngrams": len(self.index.ngrams),
             "ngrams_boilerplate": (sum(1 for x in self.scan.counts if x > self.cutoff)
                                    if self.cutoff else 0),
             "boilerplate_cutoff": self.cutoff,
-            "threshold": c.threshold, "clean_file": self.clean_name,
+            "threshold": c.threshold, "clean_file": clean_name(self.eval_format),
             "clean_rule": CLEAN_RULES[c.clean], "warnings": warnings,
             "rows_contaminated_by_rung": {
                 k: (sum(1 for x in self.rung if x == k) if k in c.rungs else None)
@@ -490,7 +479,27 @@ class ContaminationJob(TrainSources, ContaminationExports):
             self.summary["semantic"] = self.semantic.figures()
         if self.score_run is not None:
             self._score_impact()
-        return self.summary
+        self.result = self._result()
+        return self.result
+
+    def _result(self) -> ContaminationResult:
+        """The finished run as a frozen result (the exports read nothing else)."""
+        sem = self.semantic
+        r = self._eval_reader
+        return ContaminationResult(
+            summary=self.summary, run_stamp=self.stamp, config=self.config,
+            eval_name=self.eval_name, eval_format=self.eval_format, train_name=self.train_name,
+            train_names=tuple(self.scan.file_names), n=self.index.n, cutoff=self.cutoff,
+            scores=tuple(self.scores), caught=tuple(self._caught), rungs=tuple(self.rung),
+            semantic=None if sem is None else tuple(sem.matches),
+            eval_segments=tuple(tuple(x) for x in self._eval_segments),
+            eval_numbers=tuple(self._eval_numbers), eval_raw=tuple(self._eval_raw),
+            eval_header_raw=r.header_raw, eval_cr=r.cr, eval_bom=r.bom,
+            exact=self.scan.exact, sources=self.scan.sources, train_meta=self.train_meta,
+            skipped=tuple(self.skipped), score_run=self.score_run,
+            ngrams=tuple(self.index.ngrams),
+            row_ngram_ids=tuple(row.ngram_ids for row in self.index.rows),
+            ngram_found=self.scan.counts)
 
     def _score_impact(self) -> None:
         from .scores import contamination_impact, contamination_summary
@@ -506,7 +515,8 @@ class ContaminationJob(TrainSources, ContaminationExports):
                       + "".join(self._eval_raw), len(self._eval_raw))
         # "contaminated" = the row leaves eval.clean (caught by an excluded rung); a row a
         # kept rung caught counts as clean when scored
-        status = {r.eval_row: ("contaminated" if self._excluded(i) else
+        ex = self.config.excluded
+        status = {r.eval_row: ("contaminated" if leaves_clean(self._caught[i], ex) else
                                "clean" if r.scored else r.ngram_status)
                   for i, r in enumerate(self.scores)}
         rung = {r.eval_row: self.rung[i] for i, r in enumerate(self.scores)}
@@ -517,11 +527,6 @@ class ContaminationJob(TrainSources, ContaminationExports):
         if len(run.figures) > 1:
             self.summary["score_impact_more"] = [contamination_summary(f)
                                                  for f in run.figures[1:]]
-
-    def _excluded(self, i: int) -> bool:
-        """Row i (0-based) is caught by a rung whose rows leave the clean file."""
-        ex = self.config.excluded
-        return any(r in ex for r in self._caught[i])
 
     # -- the ladder: close the training pass, the semantic rung's encoder round trip --------
     def end_train(self) -> None:
@@ -549,7 +554,8 @@ class ContaminationJob(TrainSources, ContaminationExports):
             EvalsieveError(bad_input): the semantic rung is off, or the eval pass is open.
         """
         if self.semantic is None:
-            raise bad_input("the semantic rung is off", expected="ContaminationConfig(semantic=...)")
+            raise bad_input("the semantic rung is off",
+                            expected="ContaminationConfig(semantic=...)")
         self.end_train()
         return self.semantic.request()
 
@@ -564,8 +570,7 @@ class ContaminationJob(TrainSources, ContaminationExports):
             EvalsieveError(bad_input): wrong count, or no request was made.
         """
         if self.semantic is None:
-            raise bad_input("the semantic rung is off", expected="ContaminationConfig(semantic=...)")
+            raise bad_input("the semantic rung is off",
+                            expected="ContaminationConfig(semantic=...)")
         self.semantic.verify(cosines)
         self._cosines_set = True
-
-    # -- exports ----------------------------------------------------------------------------

@@ -243,7 +243,7 @@ def _raw_blocks(task: Task, h, progress):
             except OSError as e:
                 raise bad_input(f"read error at byte {task.start + read} "
                                 f"({e.strerror or e})", file=task.name,
-                                expected="a readable file")
+                                expected="a readable file") from e
             if not raw:
                 break
             read += len(raw)
@@ -372,7 +372,7 @@ def _decode(block: bytes, task: Task, state: dict) -> str:
         where = "byte" if not task.gzip else "byte of the decompressed stream"
         raise bad_input(f"invalid UTF-8 at {where} {task.start + state['offset'] + e.start}",
                         file=task.name, line=line,
-                        expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)")
+                        expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)") from e
 
 
 def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch,

@@ -29,7 +29,7 @@ def _fsspec(path: str):
     except ImportError:
         raise EvalsieveError("environment", "reading a URL needs fsspec", file=path,
                              expected="pip install 'evalsieve[remote]' (plus s3fs / gcsfs "
-                                      "/ huggingface_hub for s3://, gs://, hf://)")
+                                      "/ huggingface_hub for s3://, gs://, hf://)") from None
     return fsspec
 
 
@@ -43,7 +43,7 @@ def open_binary(path: str):
         raise
     except OSError as e:
         raise bad_input(f"cannot read the file ({e.strerror or e})", file=path,
-                        expected="a readable file")
+                        expected="a readable file") from e
 
 
 def size_of(path: str) -> int:
@@ -55,7 +55,7 @@ def size_of(path: str) -> int:
         return os.path.getsize(path)
     except OSError as e:
         raise bad_input(f"cannot read the file ({e.strerror or e})", file=path,
-                        expected="a readable file")
+                        expected="a readable file") from e
 
 
 def _expand_url(arg: str) -> list[tuple[str, str]]:
@@ -74,7 +74,7 @@ def _expand_url(arg: str) -> list[tuple[str, str]]:
             fs.size(path)
             found = [arg]
     except (OSError, ValueError) as e:
-        raise bad_input(f"cannot list the URL ({e})", file=arg, expected="a readable URL")
+        raise bad_input(f"cannot list the URL ({e})", file=arg, expected="a readable URL") from e
     if not found:
         raise bad_input("the URL names no training file", file=arg,
                         expected="a file, a folder holding supported files, or a glob")
@@ -107,7 +107,7 @@ class _Gunzip:
                 out.append(self.d.decompress(rest))
         except zlib.error as e:
             raise bad_input(f"corrupt gzip data ({e}) in the block at compressed byte {at}",
-                            file=self.name, expected="a gzip file (or plain text)")
+                            file=self.name, expected="a gzip file (or plain text)") from e
         return b"".join(out)
 
     def close(self) -> bytes:
@@ -166,7 +166,7 @@ class FileSource:
                     raw = f.read(CHUNK_BYTES if limit is None else min(CHUNK_BYTES, limit))
                 except OSError as e:
                     raise bad_input(f"read error at byte {total} ({e.strerror or e})",
-                                    file=self.name, expected="a readable file")
+                                    file=self.name, expected="a readable file") from e
                 if not raw:
                     break
                 total += len(raw)
@@ -203,7 +203,7 @@ class FileSource:
                 rest = dec.decode(b"", final=True)
             except UnicodeDecodeError:
                 raise bad_input("the file ends inside a UTF-8 character", file=self.name,
-                                expected="UTF-8 text")
+                                expected="UTF-8 text") from None
             if rest:
                 yield rest
         if limit is None:
@@ -217,7 +217,7 @@ class FileSource:
             line = self._lines + data.count(b"\n", 0, e.start) + 1
             raise bad_input(f"invalid UTF-8 at byte {offset + e.start}", file=self.name,
                             line=line,
-                            expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)")
+                            expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)") from e
 
     def head(self, skip_bad: bool = False) -> str:
         """About the first MB of text, cut at a line end (for sniffing and field lists)."""

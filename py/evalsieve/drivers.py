@@ -12,11 +12,14 @@ import threading
 import time
 
 from . import constants
+from .contamination_exports import export, export_names
+from .para_exports import export as para_export, export_names as para_export_names
 from .contamination_job import ContaminationConfig, ContaminationJob
 from .errors import EvalsieveError, bad_input
 from .corpus import FileSource, expand_inputs, plan_tasks, size_of
 from .layouts import eval_input
 from .record_id import default_id_field
+from .results import ContaminationResult, ParaphraseResult
 from .run_io import (Progress, _check_encoder_extra, _check_parquet_fields, _cpu_seconds,
                      _feed, _input_info, _pick_fields, _runtime, _sha256_file, _utc_now,
                      check_fields, describe, find_model_dir, open_input, report)
@@ -28,12 +31,22 @@ PAGE_COSINE_FLOOR = constants.PARA_FLOOR
 def run_contamination(args, log) -> tuple[dict, dict]:
     """Run the contamination job for parsed CLI args. Returns (summary, exports): each
     export is text, or for a Parquet eval file's clean export a function writing it."""
-    summary, exports, _ = contamination_run(args, log)
-    return summary, exports
+    res, files = contamination_run(args, log)
+    return res.summary, export_files(res, files)
 
 
-def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
-    """:func:`run_contamination`, and the finished job (``kept_rows()``, for the API).
+def export_files(res: ContaminationResult, files: dict) -> dict:
+    """Every export of ``res`` by name, in the order the CLI writes them: its text
+    (:func:`contamination_exports.export`), or the entry of ``files`` (a Parquet clean
+    file's writer)."""
+    return {name: files[name] if name in files else export(res, name)[1]
+            for name in export_names(res)}
+
+
+def contamination_run(args, log) -> tuple[ContaminationResult, dict]:
+    """Run the contamination job for parsed CLI args: the finished run's
+    :class:`ContaminationResult` and the exports it cannot give itself (for a Parquet eval
+    file, ``{"eval.clean.parquet": writer(path)}``, written from the eval file; else {}).
 
     ``args.progress(stage, done, total)`` and ``args.cancel`` (``is_set()``), when the
     caller sets them, see stages "eval" (rows), "train" (bytes read) and "semantic"
@@ -193,8 +206,9 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
     train_inputs = [InputFile("train", f["name"], sha.get(i, ""), f["size"],
                               f.get("file_format", f["fmt"]) + ("+gzip" if f["gzip"] else ""))
                     for i, f in enumerate(files)]
-    summary = job.finish(_input_info(ev, "eval", ev_fmt), train_inputs, _utc_now(),
-                         assets=assets, runtime=_runtime())
+    res = job.finish(_input_info(ev, "eval", ev_fmt), train_inputs, _utc_now(),
+                     assets=assets, runtime=_runtime())
+    summary = res.summary
     dt = time.perf_counter() - t0
     summary["seconds_training_pass"] = round(dt, 3)
     summary["cpu_seconds_training_pass"] = round(_cpu_seconds() - c0, 3)
@@ -209,20 +223,17 @@ def contamination_run(args, log) -> tuple[dict, dict, ContaminationJob]:
         f"({summary['training_chars'] / 1e6 / max(dt, 1e-9):.1f} M chars/s)")
     for w in summary["warnings"]:
         print(f"evalsieve: warning: {w}", file=sys.stderr)
-    exports: dict = {}
-    for name in job.export_names():
-        if name == job.clean_name and ev_fmt == "parquet":
-            keep = job.kept_rows()
-            exports[name] = lambda path, keep=keep: ev.write_rows(path, keep)
-        else:
-            exports[name] = job.export(name)[1]
+    files: dict = {}
+    if ev_fmt == "parquet":
+        keep = list(res.kept)
+        files[res.clean_name] = lambda path: ev.write_rows(path, keep)
     _log_join(scores, log)
     if skip:
         n = sum(summary["skipped_lines"].values())
         log(f"skipped {n} malformed record(s): " + ", ".join(
             f"{k} {v}" for k, v in summary["skipped_lines"].items())
             + "; listed in skipped-lines.csv")
-    return summary, exports, job
+    return res, files
 
 
 def _train_id_field(args, by_name: list, log) -> str | None:
@@ -361,7 +372,17 @@ def _semantic_rung(job: ContaminationJob, args, log) -> dict:
 
 
 def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
-    """Run the paraphrase job for parsed CLI args. Returns (summary, exports)."""
+    """Run the paraphrase job for parsed CLI args. Returns (summary, exports): each export
+    is text, or for a Parquet eval file's deduplicated file a function writing it."""
+    res, files = paraphrase_run(args, log)
+    return res.summary, {name: files[name] if name in files else para_export(res, name)[1]
+                         for name in para_export_names(res)}
+
+
+def paraphrase_run(args, log) -> tuple[ParaphraseResult, dict]:
+    """Run the paraphrase job for parsed CLI args: the finished run's
+    :class:`ParaphraseResult` and the exports it cannot give itself (for a Parquet eval
+    file, ``{"eval.deduplicated.parquet": writer(path)}``; else {})."""
     _check_encoder_extra()
     from .native_encoder import NativeEncoder, nearest_neighbours, pairs_above
     from .paraphrase import ParaphraseConfig, ParaphraseJob
@@ -399,35 +420,19 @@ def run_paraphrases(args, log) -> tuple[dict, dict[str, str]]:
     nn, nn_idx = nearest_neighbours(emb) if len(texts) > 1 else ([0.0], [-1])
     job.set_similarity(cands, list(nn), list(nn_idx), truncated, emb.astype("float32").tobytes(),
                        {"model_sha256": _sha256_file(os.path.join(model_dir, "encoder.onnx"))})
-    figures = job.group(args.threshold)
-    stamp = job.stamp(args.threshold, _input_info(ev, "eval", fmt), _utc_now(), runtime=_runtime(),
-                      keep=getattr(args, "dedup_keep", None) or "first")
     shown = 0
     for done, total in job.export_steps(args.threshold):   # lowest pairs of every group
         if total >= 1_000_000 and done >= shown + total // 10:
             shown = done
             log(f"groups' lowest pairs: {done:,} of at most {total:,} member pairs")
-    summary = {k: figures[k] for k in ("rows_scanned", "rows_empty", "rows_in_groups", "groups",
-                                       "groups_chained", "pairs", "duplicate_share",
-                                       "effective_rows", "closest_pair", "rows_truncated",
-                                       "threshold")}
-    summary["stamp"] = stamp.to_dict()
-    if scores is not None:
-        figs = job.score_figures(args.threshold)
-        from .scores import paraphrase_summary
-        summary["score_impact"] = paraphrase_summary(figs[0])
-        if len(figs) > 1:
-            summary["score_impact_more"] = [paraphrase_summary(f) for f in figs[1:]]
-    exports = {}
-    for name in job.export_names():
-        if name == job.dedup_name and fmt == "parquet":
-            keep = job.dedup(stamp)[0]
-            exports[name] = lambda path, keep=keep: ev.write_rows(path, keep)
-        else:
-            exports[name] = job.export(name, stamp)[1]
-    summary["rows_deduplicated"] = len(job.dedup(stamp)[0])
+    res = job.finish(args.threshold, _input_info(ev, "eval", fmt), _utc_now(),
+                     runtime=_runtime(), keep=getattr(args, "dedup_keep", None) or "first")
+    files = {}
+    if fmt == "parquet":
+        keep = list(res.kept)
+        files[res.dedup_name] = lambda path: ev.write_rows(path, keep)
     _log_join(scores, log)
-    return summary, exports
+    return res, files
 
 
 def _para_fields(given) -> list[str] | None:

@@ -208,7 +208,7 @@ class _Workers:
             self.conns[i].send(task)
         except OSError:
             if task is not None or busy[i]:
-                raise self._died(i, (busy[i] or [task])[0])
+                raise self._died(i, (busy[i] or [task])[0]) from None
             return   # it was to exit anyway
         if task is not None:
             busy[i].append(task)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Iterable, Iterator, NamedTuple
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from .constants import N_AUTO_MIN
 from .errors import bad_input

@@ -9,17 +9,11 @@ measured quality note. The values are the report CSV's (same formatting of numbe
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
-
 from .constants import VIEW_ROWS
-from .errors import bad_input
 from .exports import fmt_float, html_table
 from .semantic import RULE as SEMANTIC_RULE
 # the ladder's order and a row's first rung; verdict.py derives status and rung
 from .verdict import RUNGS, assign_rungs  # noqa: F401 (re-exported)
-
-if TYPE_CHECKING:   # the job imports this module; nothing here imports the job
-    from .contamination_job import ContaminationJob
 
 #: Columns appended to both CSV reports (the ladder), and to the report with the semantic rung.
 RUNG_COLUMNS = ["rung"]
@@ -38,11 +32,11 @@ QUALITY_NOTE = ("Measured with each set scored at settings chosen without it (re
                 "0.00 (benchmarks/bench_semantic.py; docs/SEMANTIC.md)")
 
 
-def ladder_view(job: ContaminationJob, limit: int = VIEW_ROWS) -> dict:
+def ladder_view(res, limit: int = VIEW_ROWS) -> dict:
     """The ladder of a finished run, for the page (``cont.view``'s ``ladder``).
 
     Args:
-        job: a job after :meth:`ContaminationJob.finish`.
+        res: a finished run's :class:`evalsieve.results.ContaminationResult`.
         limit: most caught rows listed (the report CSV has them all).
     Returns:
         ``{rungs, excluded, by_rung {exact, ngram, semantic: int or None (did not run)},
@@ -51,57 +45,54 @@ def ladder_view(job: ContaminationJob, limit: int = VIEW_ROWS) -> dict:
         that caught it), leaves_clean (bool), containment_text, training_record (the n-gram
         rung's first record, or the exact rung's), semantic_score, semantic_cosine,
         semantic_training_record, training_window, eval_text, eval_marks}`` (numbers as the CSV
-        prints them, '' when absent; eval_text and eval_marks as in ``ContaminationJob.view``:
+        prints them, '' when absent; eval_text and eval_marks as in ``contamination_exports.view``:
         the row's own text and where it holds its n-gram shared passage). ``semantic``: None
         when the rung did not run, else ``{figures (the summary's
         ``semantic``), threshold, candidates, rule, quality_note}``.
-    Raises:
-        EvalsieveError(bad_input): called before ``finish``.
     """
-    if job.scores is None or job.summary is None:
-        raise bad_input("the run has not finished", expected="finish before view")
-    c = job.config
+    c = res.config
     excluded = set(c.excluded)  # a row leaves when any rung that caught it is excluded
-    exact_rec = job.exact_record
-    sem = job.semantic.matches if job.semantic is not None else None
+    exact_rec = res.exact_record
+    sem = res.semantic
     rows, total = [], 0
-    for i, rung in enumerate(job.rung):
+    for i, rung in enumerate(res.rungs):
         if not rung:
             continue
         total += 1
         if len(rows) >= limit:
             continue
-        r = job.scores[i]
+        r = res.scores[i]
         m = sem[i] if sem is not None else None
         rows.append({
-            "eval_row": r.eval_row, "rung": rung, "leaves_clean": job._excluded(i),
+            "eval_row": r.eval_row, "rung": rung, "leaves_clean": res.excluded(i),
             "containment_text": fmt_float(r.containment) if r.scored else "",
             "training_record": (exact_rec[i] if rung == "exact" else r.training_record) or "",
             "semantic_score": fmt_float(m.score) if m else "",
             "semantic_cosine": fmt_float(m.cosine) if m else "",
             "semantic_training_record": (m.training_record or "") if m else "",
             "training_window": m.window if m else "",
-            **job.eval_text_marks(i),
+            **res.eval_text_marks(i),
         })
     semantic = None
-    if job.semantic is not None:
-        semantic = {"figures": job.summary.get("semantic"), "threshold": c.semantic.threshold,
+    if res.semantic is not None:
+        semantic = {"figures": res.summary.get("semantic"), "threshold": c.semantic.threshold,
                     "code_threshold": c.semantic.code_threshold,
                     "candidates": c.semantic.candidates, "rule": SEMANTIC_RULE,
                     "quality_note": QUALITY_NOTE}
-    by = job.summary["rows_contaminated_by_rung"]
+    by = res.summary["rows_contaminated_by_rung"]
     return {"rungs": list(c.rungs), "excluded": [k for k in RUNGS if k in excluded],
-            "by_rung": dict(by), "clean_at_these_rungs": sum(1 for x in job.rung if not x),
+            "by_rung": dict(by), "clean_at_these_rungs": sum(1 for x in res.rungs if not x),
             "rows": rows, "rows_total": total, "semantic": semantic}
 
 
-def ladder_sections(self) -> list[str]:
-    """overlap-report.html's ladder: rows per rung, the exact rung, the semantic rung."""
-    s, c = self.summary, self.config
+def ladder_sections(res) -> list[str]:
+    """overlap-report.html's ladder (of a ContaminationResult): rows per rung, the exact
+    rung, the semantic rung."""
+    s, c = res.summary, res.config
     by = s["rows_contaminated_by_rung"]
     ladder = [(k, by[k] if by[k] is not None else "did not run",
                "yes" if k in c.excluded else ("no" if k in c.rungs else "")) for k in RUNGS]
-    ladder.append(("none (clean at these rungs)", sum(1 for x in self.rung if not x), ""))
+    ladder.append(("none (clean at these rungs)", sum(1 for x in res.rungs if not x), ""))
     out = ["<h2>The ladder: which rung caught each row first</h2>",
            "<p>Rungs run in order exact → ngram → semantic; a row counts under the first "
            "rung that caught it. A row no rung caught is <b>clean at these rungs</b>, not "
@@ -109,20 +100,20 @@ def ladder_sections(self) -> list[str]:
            html_table(["rung", "rows caught first here", "rows leave eval.clean"], ladder,
                       frozenset({1})),
            ]
-    exact = [(self._eval_numbers[i], f, rec) for i, (f, rec) in
-             enumerate(zip(self.exact_file, self.exact_record)) if rec]
+    exact = [(res.eval_numbers[i], f, rec) for i, (f, rec) in
+             enumerate(zip(res.exact_file, res.exact_record)) if rec]
     out += [f"<h2>Rung exact ({len(exact)})</h2><p>The eval row's words, after the "
             "normalisation above, equal a whole training record's words (the chosen fields "
             "of both, joined; every row with a word, rows too short for n-grams too).</p>",
             html_table(["eval_row", "training_file", "training_record"], exact,
                        frozenset({0, 2}))]
-    if self.semantic is None:
+    if res.semantic is None:
         out.append("<h2>Rung semantic</h2><p>Did not run (CLI: <code>--semantic</code>). "
                    "Reworded copies of eval rows that share no n-gram with the training "
                    "data are not looked for.</p>")
         return out
     f = s["semantic"]
-    m = self.semantic.matches
+    m = res.semantic
     caught = sorted(((i, x) for i, x in enumerate(m) if x.caught),
                     key=lambda t: (-t[1].score, t[0]))
     fig = [("window", f"{f['window_words']} words ({f['window_how']}), stride "
@@ -137,7 +128,7 @@ def ladder_sections(self) -> list[str]:
                          f"≥ {c.semantic.code_threshold} (code rows)"),
            ("IDF background of key terms", f["idf_background"]),
            ("measured quality at these defaults", QUALITY_NOTE)]
-    rows = [(self._eval_numbers[i], self.rung[i], fmt_float(x.score), fmt_float(x.cosine),
+    rows = [(res.eval_numbers[i], res.rungs[i], fmt_float(x.score), fmt_float(x.cosine),
              fmt_float(x.lexical), fmt_float(x.numbers), x.training_record, x.window)
             for i, x in caught]
     out += [f"<h2>Rung semantic ({len(caught)} rows caught)</h2>",

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 
 from . import constants
 from .errors import bad_input
-from .exports import score_impact_csv, stamp_json, unmatched_csv, write_csv
 from .fields import FieldExtractor
 from .grouping import Grouping, PairGraph, group_paraphrases
-from .dedup import DROPPED_COLUMNS, check_keep, dedup_name, dropped_rows, kept_positions
-from .raw_rows import refuse_parquet, rows_text
+from .dedup import check_keep, dropped_rows, kept_positions
+from .para_exports import GROUP_COLUMNS, PAIR_COLUMNS  # noqa: F401 (re-exported)
 from .records import Record, RecordReader
+from .results import ParaphraseResult
 from .stamps import InputFile, RunStamp
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (int8 weights, ONNX)"
@@ -34,9 +34,6 @@ POOLING = "mean over the attention mask"
 NORMALISATION = "L2 (unit vectors; cosine = dot product)"
 DIM = constants.EMBEDDING_DIMS
 
-PAIR_COLUMNS = ["group", "row_a", "row_b", "label_a", "label_b", "cosine", "text_a", "text_b"]
-GROUP_COLUMNS = ["group", "size", "member_rows", "member_labels", "lowest_internal_cosine",
-                 "lowest_pair", "chained", "representative_row", "representative_text"]
 
 VIEW_PAIRS, VIEW_GROUPS, VIEW_MEMBERS, VIEW_CHARS = 50, 20, 8, 240
 #: Member pairs a regroup may spend on the shown groups' lowest pairs and representatives,
@@ -452,74 +449,54 @@ class ParaphraseJob:
         figs = self.score_figures(threshold)
         return paraphrase_summary(figs[0]) if figs else None
 
-    def export_names(self) -> list[str]:
-        """The names :meth:`export` accepts (``run-stamp.json`` last)."""
-        extra = list(constants.SCORE_EXPORTS) if self.score_run else []
-        if self.config.skip_bad_lines:
-            extra.append(constants.SKIPPED_EXPORT)
-        return [*constants.PARAPHRASE_EXPORTS, self.dedup_name,
-                constants.DEDUP_DROPPED_EXPORT, *extra, constants.STAMP_EXPORT]
-
-    @property
-    def dedup_name(self) -> str:
-        """``eval.deduplicated.<ext>`` after the eval file's format."""
-        return dedup_name(self.eval_format)
-
-    def dedup(self, stamp: RunStamp) -> tuple[list[int], list[list]]:
-        """``eval.deduplicated.*`` at the stamp's threshold and keep rule: ``(kept positions
-        (0-based, into the records read, ascending), dropped rows (dedup.dropped_rows))``."""
-        rule = {v: k for k, v in constants.DEDUP_KEEP_RULES.items()}[stamp.settings["dedup_keep"]]
-        g = self.grouping(stamp.settings["threshold"])
-        dropped = dropped_rows(g.groups, self.rows, self.texts, self.labels, rule)
-        return kept_positions(self._raw_rows, dropped), dropped
-
-    def export(self, name: str, stamp: RunStamp) -> tuple[str, str]:
-        """One export's ``(mime, text)`` at the stamp's threshold (``stamp.settings
-        ["threshold"]``, from :meth:`stamp`); every pair, every group, full cell texts.
+    def result(self, stamp: RunStamp) -> ParaphraseResult:
+        """The run at the stamp's threshold and keep rule (from :meth:`stamp`), frozen: every
+        export is a function of it (:mod:`evalsieve.para_exports`). Computes every group's
+        lowest pair and representative (what :meth:`export_steps` reports) and, with scores,
+        the score figures.
 
         Raises:
-            EvalsieveError(bad_input): unknown name, or a stamp not from :meth:`stamp`.
+            EvalsieveError(bad_input): a stamp not from :meth:`stamp`; a join error from the
+                scores (:meth:`score_figures`).
         """
         if not isinstance(stamp, RunStamp) or stamp.job != "paraphrases":
             raise bad_input("exports need the paraphrase run's stamp", expected="job.stamp(...)")
-        g = self.grouping(stamp.settings["threshold"])
-        if name == "paraphrase-pairs.csv":
-            rows = ([g.group_of(i) + 1, self.rows[i], self.rows[j], self._label_of(i),
-                     self._label_of(j), _cos3(c), self.texts[i], self.texts[j]]
-                    for i, j, c in g.pairs())
-            return "text/csv", write_csv(stamp, PAIR_COLUMNS, rows)
-        if name == "paraphrase-groups.csv":
-            def rows():
-                for k, x in enumerate(g.groups):
-                    d = x.detail()
-                    yield [k + 1, len(x.members), " ".join(str(self.rows[m]) for m in x.members),
-                           " | ".join(self._label_of(m) for m in x.members) if self.labels else "",
-                           _cos3(d.lowest),
-                           f"{self.rows[d.lowest_pair[0]]} {self.rows[d.lowest_pair[1]]}",
-                           "yes" if x.chained else "no", self.rows[d.representative],
-                           self.texts[d.representative]]
-            return "text/csv", write_csv(stamp, GROUP_COLUMNS, rows())
-        if name == self.dedup_name:
-            refuse_parquet(self.eval_format, "deduplicated file")
-            keep, _ = self.dedup(stamp)
-            text = rows_text(self._reader.header_raw, self._reader.cr, self._raw, keep)
-            # after the input's byte-order mark, as eval.clean (the input's own bytes)
-            return "application/octet-stream", self._reader.bom + text if text else text
-        if name == constants.DEDUP_DROPPED_EXPORT:
-            return "text/csv", write_csv(stamp, DROPPED_COLUMNS, self.dedup(stamp)[1])
-        if name == constants.SKIPPED_EXPORT and self.config.skip_bad_lines:
-            from .records import SKIPPED_COLUMNS
-            return "text/csv", write_csv(stamp, SKIPPED_COLUMNS, (
-                [self.eval_name, ln, m] for ln, m in self._reader.skipped))
-        if name == "score-impact.csv" and self.score_run:
-            figures = self.score_figures(stamp.settings["threshold"])
-            return "text/csv", score_impact_csv(stamp, figures)
-        if name == "scores-unmatched.csv" and self.score_run:
-            self.score_figures(stamp.settings["threshold"])   # the join
-            return "text/csv", unmatched_csv(stamp, self.score_run.join)
-        if name == constants.STAMP_EXPORT:
-            return "application/json", stamp_json(stamp)
-        raise bad_input(f"no export named {name!r}", expected=", ".join(self.export_names()))
+        t = stamp.settings["threshold"]
+        rule = {v: k for k, v in constants.DEDUP_KEEP_RULES.items()}[stamp.settings["dedup_keep"]]
+        g = self.grouping(t)
+        for _ in g.details():
+            pass
+        dropped = dropped_rows(g.groups, self.rows, self.texts, self.labels, rule)
+        kept = kept_positions(self._raw_rows, dropped)
+        figs = self.score_figures(t) if self.score_run is not None else []
+        fig = self.group(t)
+        summary = {k: fig[k] for k in ("rows_scanned", "rows_empty", "rows_in_groups", "groups",
+                                       "groups_chained", "pairs", "duplicate_share",
+                                       "effective_rows", "closest_pair", "rows_truncated",
+                                       "threshold")}
+        summary["stamp"] = stamp.to_dict()
+        if figs:
+            from .scores import paraphrase_summary
+            summary["score_impact"] = paraphrase_summary(figs[0])
+            if len(figs) > 1:
+                summary["score_impact_more"] = [paraphrase_summary(f) for f in figs[1:]]
+        summary["rows_deduplicated"] = len(kept)
+        r = self._reader
+        return ParaphraseResult(
+            summary=summary, run_stamp=stamp, config=self.config, eval_name=self.eval_name,
+            eval_format=self.eval_format, threshold=t, keep=rule, grouping=g,
+            node_rows=tuple(self.rows), texts=tuple(self.texts), labels=tuple(self.labels),
+            raw=tuple(self._raw), raw_rows=tuple(self._raw_rows), header_raw=r.header_raw,
+            cr=r.cr, bom=r.bom, skipped=tuple(r.skipped), score_run=self.score_run,
+            score_figures=tuple(figs), kept=tuple(kept), dropped=tuple(dropped))
+
+    def finish(self, threshold: float, eval_file: InputFile, utc: str,
+               assets: dict | None = None, runtime: str = "",
+               environment: dict | None = None, keep: str = "first") -> ParaphraseResult:
+        """Stamp the run at ``threshold`` (:meth:`stamp`, same arguments) and freeze it
+        (:meth:`result`): the result's ``summary`` is what the CLI prints with ``--json``."""
+        return self.result(self.stamp(threshold, eval_file, utc, assets, runtime, environment,
+                                      keep))
 
 
 def _check_threshold(threshold, floor: float) -> float:

@@ -20,7 +20,7 @@ from .sample import check_fields, inspect_head, listed_paths
 from .stamps import InputFile
 
 def _utc_now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat()
 
 
 def _runtime() -> str:
@@ -218,7 +218,8 @@ def find_model_dir(given: str | None, log=lambda msg: None) -> str:
     def holds(d):
         return all(os.path.isfile(os.path.join(d, f)) for f in ("encoder.onnx", "tokenizer.json"))
 
-    for what, d in (("--model-dir", given), ("EVALSIEVE_MODEL_DIR", os.environ.get("EVALSIEVE_MODEL_DIR"))):
+    for what, d in (("--model-dir", given),
+                    ("EVALSIEVE_MODEL_DIR", os.environ.get("EVALSIEVE_MODEL_DIR"))):
         if d:
             if holds(d):
                 return os.path.normpath(d)

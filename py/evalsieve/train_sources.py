@@ -15,8 +15,35 @@ from .records import Record, parse_record_line, skip_text
 
 class TrainSources:
     """``_source`` (the scan's callable), ``source_of`` and the per-file metadata
-    ``train_meta`` (``{file: (name, format, fields, CSV/TSV header or None)}``), and
-    ``feed_train_candidates`` (worker/prefilter.js's candidates, with their byte offsets)."""
+    ``train_meta`` (``{file: (name, format, fields, CSV/TSV header or None)}``),
+    ``feed_train_candidates`` (worker/prefilter.js's candidates, with their byte offsets),
+    and the bookkeeping of skipped records (``add_skipped``, ``skipped``)."""
+
+    def _take_train_skips(self) -> None:
+        """The current training reader's skipped records, into the run's list."""
+        r = self._train_reader
+        self.add_skipped(max(self._train_next - 1, 0), r.name, r.skipped)
+        r.skipped = []
+
+    def add_skipped(self, file: int, name: str, lines) -> None:
+        """Note skipped records of training file ``file`` (0-based; ``name``): ``lines`` are
+        ``(line, error)`` pairs (the CLI's tasks and the page's prefiltered pass report them
+        here; records this job's own readers skip are noted by the job)."""
+        self._skipped += [(file, name, ln, m) for ln, m in lines]
+
+    @property
+    def skipped(self) -> list[tuple[str, int, str]]:
+        """``(file, line, error)`` of every skipped record: the eval file's first, then each
+        training file's in corpus order, lines ascending (the rows of skipped-lines.csv)."""
+        return [(n, ln, m) for _, n, ln, m in sorted(self._skipped, key=lambda t: (t[0], t[2]))]
+
+    def skipped_counts(self) -> dict[str, int]:
+        """Skipped records per file name, every input listed (0 when none was skipped)."""
+        out = {self.eval_name: 0}
+        out.update({f.name: 0 for f in self.train_files} or {self.train_name: 0})
+        for name, _, _ in self.skipped:
+            out[name] = out.get(name, 0) + 1
+        return out
 
     def feed_train_candidates(self, records: list[int], lines: list[int], text: str,
                               records_total: int, chars: int,

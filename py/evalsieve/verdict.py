@@ -88,3 +88,17 @@ def report_records(scores: list, exact: dict, names: list[str], fallback: str
         else:
             out.append(("", ""))
     return out
+
+
+def leaves_clean(caught: tuple, excluded) -> bool:
+    """Does a row leave ``eval.clean.*``? When a rung whose rows leave it (``excluded``,
+    ``ContaminationConfig.excluded``) caught it (``caught``: :func:`caught_rungs`'s tuple)."""
+    return any(r in excluded for r in caught)
+
+
+def kept_positions(caught: list[tuple], scored: list[bool], excluded, clean: str) -> list[int]:
+    """0-based positions of the rows ``eval.clean.*`` keeps, ascending: not
+    :func:`leaves_clean`, and under the default ``clean`` rule (``"scored"``) scored only
+    (``"not-contaminated"`` keeps rows too short to score too)."""
+    return [i for i, c in enumerate(caught) if not leaves_clean(c, excluded)
+            and (clean == "not-contaminated" or scored[i])]

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+import evalsieve.contamination_exports as cx
 from evalsieve.cli import main
 from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.errors import EvalsieveError
@@ -36,7 +37,7 @@ def test_json_scores_on_the_job_equal_the_cli(fixtures, tmp_path, capsys):
     files = [InputFile(role, os.path.basename(p), hashlib.sha256(t.encode()).hexdigest(),
                        len(t.encode()), "jsonl")
              for role, p, t in (("eval", paths[0], ev), ("train", paths[1], tr))]
-    s = job.finish(*files, "2026-01-01T00:00:00+00:00", runtime="x")
+    s = job.finish(*files, "2026-01-01T00:00:00+00:00", runtime="x").summary
     assert main(["contamination", paths[0], paths[1], "--eval-field", "question",
                  "--train-field", "text", "--out", str(tmp_path), "--quiet", "--json",
                  "--scores", paths[2], "--score-filter", "strict-match"]) == 0
@@ -44,10 +45,10 @@ def test_json_scores_on_the_job_equal_the_cli(fixtures, tmp_path, capsys):
     assert s["score_impact"] == cli["score_impact"]
     assert s["stamp"]["inputs"][2] == cli["stamp"]["inputs"][2]
     assert s["stamp"]["settings"] == cli["stamp"]["settings"]
-    assert job.export_names()[-3:] == ["score-impact.csv", "scores-unmatched.csv",
+    assert cx.export_names(job.result)[-3:] == ["score-impact.csv", "scores-unmatched.csv",
                                        "run-stamp.json"]
     with open(tmp_path / "score-impact.csv", encoding="utf-8", newline="") as f:
-        assert without_fingerprint(job.export("score-impact.csv")[1]) == \
+        assert without_fingerprint(cx.export(job.result, "score-impact.csv")[1]) == \
             without_fingerprint(f.read())
 
 

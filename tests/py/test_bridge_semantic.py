@@ -5,6 +5,7 @@ same job driven directly (tests/py/test_semantic.py's ladder_job)."""
 import json
 import struct
 
+import evalsieve.contamination_exports as cx
 from evalsieve import bridge
 from evalsieve.ladder import QUALITY_NOTE
 from evalsieve.semantic_verifier import (VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD,
@@ -57,8 +58,8 @@ def test_bridge_ladder_equals_the_job_driven_directly():
         "exact": 2, "ngram": 1, "semantic": 1}   # row 5 "hi" is a one-word exact copy
     # the fingerprint differs (runtime)
     assert without_fingerprint(exports["contamination-report.csv"]) == \
-        without_fingerprint(job.report_csv())
-    assert exports["eval.clean.jsonl"] == job.clean_text() == _jsonl("q", EVAL_ROWS[3:4])
+        without_fingerprint(cx.report_csv(job.result))
+    assert exports["eval.clean.jsonl"] == cx.clean_text(job.result) == _jsonl("q", EVAL_ROWS[3:4])
     lad = view["ladder"]
     assert lad["rungs"] == ["exact", "ngram", "semantic"]
     assert lad["excluded"] == ["exact", "ngram", "semantic"]

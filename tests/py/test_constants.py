@@ -5,7 +5,6 @@ import argparse
 import pytest
 
 from evalsieve import cli, constants, ngrams, paraphrase, records
-from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.errors import EvalsieveError
 
 
@@ -46,15 +45,21 @@ def test_cli_bounds_are_the_constants():
 
 
 def test_export_names_are_the_constants():
+    from evalsieve.results import clean_name
     for fmt, name in constants.CLEAN_NAME_BY_FORMAT.items():
-        job = ContaminationJob(ContaminationConfig(("q",), ("t",)), "e", fmt, "t", "jsonl")
-        assert job.export_names() == [name, *constants.CONTAMINATION_REPORTS, "run-stamp.json"]
+        assert clean_name(fmt) == name
     cfg = paraphrase.ParaphraseConfig("q")
     assert (cfg.threshold, cfg.floor, cfg.window) == (constants.PARA_THRESHOLD_DEFAULT,
                                                       constants.PARA_FLOOR, constants.PARA_WINDOW)
     job = paraphrase.ParaphraseJob(cfg, "e.jsonl", "jsonl")
-    assert job.export_names() == [*constants.PARAPHRASE_EXPORTS, "eval.deduplicated.jsonl",
-                                  constants.DEDUP_DROPPED_EXPORT, "run-stamp.json"]
+    job.feed_eval('{"q": "a b"}\n{"q": "c d"}\n')
+    job.end_eval()
+    job.set_similarity([], [0.0, 0.0], [1, 0], 0)
+    from evalsieve.para_exports import export_names
+    from evalsieve.stamps import InputFile
+    res = job.finish(cfg.threshold, InputFile("eval", "e.jsonl", "", 0), "t")
+    assert export_names(res) == [*constants.PARAPHRASE_EXPORTS, "eval.deduplicated.jsonl",
+                                 constants.DEDUP_DROPPED_EXPORT, "run-stamp.json"]
     assert paraphrase.DIM == constants.EMBEDDING_DIMS
 
 

@@ -6,8 +6,10 @@ import pytest
 
 import reference
 from hostile_common import read_csv_export, read_stamped
+import evalsieve.contamination_exports as cx
 from evalsieve.contamination_exports import REPORT_COLUMNS
 from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
+from evalsieve.results import ContaminationResult
 from evalsieve.ladder import RUNGS
 from evalsieve.stamps import InputFile
 
@@ -24,7 +26,7 @@ def run_job(eval_text, train_text, eval_fmt="jsonl", train_fmt="jsonl", eval_fie
         job.feed_train(train_text[i:i + chunk])
     summary = job.finish(InputFile("eval", "eval", "e" * 64, len(eval_text)),
                          InputFile("train", "train", "t" * 64, len(train_text)),
-                         "2026-01-01T00:00:00+00:00")
+                         "2026-01-01T00:00:00+00:00").summary
     return job, summary
 
 
@@ -45,7 +47,7 @@ def test_fixture_matches_reference_and_partitions_rows(fixture_run):
     n, ref, short = reference.contamination(ev_rows, tr_rows)
     assert s["n"] == n
     expected_dirty = sorted(i + 1 for i, (m, _) in ref.items() if m)
-    _, report = read_csv_export(job.export("contamination-report.csv")[1])
+    _, report = read_csv_export(cx.export(job.result, "contamination-report.csv")[1])
     assert [int(r["eval_row"]) for r in report if r["status"] == "contaminated"] == expected_dirty
     for r in report:
         m, t = ref[int(r["eval_row"]) - 1]
@@ -57,8 +59,8 @@ def test_fixture_matches_reference_and_partitions_rows(fixture_run):
     assert 0 < float(by[7]["containment"]) < 1
     # nothing lost: clean + contaminated + too short = every row, once
     lines = ev.splitlines(keepends=True)
-    clean = job.export("eval.clean.jsonl")[1]
-    _, short_rows = read_csv_export(job.export("too-short-to-score.csv")[1])
+    clean = cx.export(job.result, "eval.clean.jsonl")[1]
+    _, short_rows = read_csv_export(cx.export(job.result, "too-short-to-score.csv")[1])
     kept = [i + 1 for i, l in enumerate(lines) if l in clean.splitlines(keepends=True)]
     dirty = [int(r["eval_row"]) for r in report if r["status"] == "contaminated"]
     shorts = [int(r["eval_row"]) for r in short_rows]
@@ -74,7 +76,7 @@ def test_clean_export_is_byte_exact_with_crlf_escapes_and_no_final_newline():
     tr = '{"text": "Alpha, beta, gamma, delta, epsilon, zeta, eta, theta: iota kappa!"}\n'
     job, s = run_job(ev, tr, chunk=7)
     assert s["rows_contaminated"] == 1
-    clean = job.export("eval.clean.jsonl")[1]
+    clean = cx.export(job.result, "eval.clean.jsonl")[1]
     lines = ev.splitlines(keepends=True)
     assert clean == lines[1] + lines[2]
     assert clean.encode("utf-8") == (lines[1] + lines[2]).encode("utf-8")
@@ -85,8 +87,8 @@ def test_csv_eval_keeps_header_and_quoted_rows():
           '2,"lambda mu ""nu"" xi omicron\r\npi rho sigma tau upsilon"\r\n')
     tr = '{"text": "alpha beta gamma delta epsilon zeta eta theta iota kappa"}\n'
     job, s = run_job(ev, tr, eval_fmt="csv", chunk=5)
-    assert job.clean_name == "eval.clean.csv"
-    assert job.export("eval.clean.csv")[1] == ("id,question\r\n2,\"lambda mu \"\"nu\"\" xi omicron"
+    assert job.result.clean_name == "eval.clean.csv"
+    assert cx.export(job.result, "eval.clean.csv")[1] == ("id,question\r\n2,\"lambda mu \"\"nu\"\" xi omicron"
                                                "\r\npi rho sigma tau upsilon\"\r\n")
 
 
@@ -94,8 +96,8 @@ def test_report_columns_stamp_and_formula_guard():
     ev = '{"question": "=cmd one two three four five six seven eight nine ten"}\n'
     tr = '{"text": "=cmd one two three four five six seven eight nine ten"}\n'
     job, s = run_job(ev, tr, n=8)
-    stamp, rows = read_stamped(job.export("contamination-report.csv")[1],
-                               job.export("run-stamp.json")[1])
+    stamp, rows = read_stamped(cx.export(job.result, "contamination-report.csv")[1],
+                               cx.export(job.result, "run-stamp.json")[1])
     assert list(rows[0].keys()) == REPORT_COLUMNS + ["rung"]   # the ladder's column
     assert rows[0]["rung"] == "exact"              # the row equals the training record
     # "=" is a symbol (kept by the rule); the cell must not start a formula
@@ -111,7 +113,7 @@ def test_html_report_is_self_contained_and_escapes_rows():
     ev = '{"question": "<script>alert(1)</script> one two three four five six seven eight"}\n'
     tr = '{"text": "<script>alert(1)</script> one two three four five six seven eight"}\n'
     job, s = run_job(ev, tr, n=8)
-    page = job.export("overlap-report.html")[1]
+    page = cx.export(job.result, "overlap-report.html")[1]
     assert "<script" not in page.lower()
     assert not re.search(r"(src|href)\s*=|https?://|@import|url\(", page, re.I)
     assert "GPT-3, Brown et al. 2020, App. C" in page
@@ -158,8 +160,8 @@ def test_config_accepts_the_range_ends():
 def test_view_lists_contaminated_rows_in_report_order_with_histogram(fixture_run):
     ev, tr = fixture_run
     job, s = run_job(ev, tr)
-    view = job.view()
-    _, report = read_csv_export(job.export("contamination-report.csv")[1])
+    view = cx.view(job.result)
+    _, report = read_csv_export(cx.export(job.result, "contamination-report.csv")[1])
     dirty = [r for r in report if r["status"] == "contaminated"]
     assert view["rows_total"] == len(dirty) == s["rows_contaminated"] == 7
     assert [r["eval_row"] for r in view["rows"]] == [int(r["eval_row"]) for r in dirty]
@@ -191,9 +193,9 @@ def test_view_keeps_at_most_limit_rows_and_counts_them_all():
                  for i in range(5))
     job, s = run_job(ev, tr, n=8)
     assert s["rows_contaminated"] == 5
-    view = job.view(limit=2)
+    view = cx.view(job.result, limit=2)
     assert view["rows_total"] == 5 and [r["eval_row"] for r in view["rows"]] == [1, 2]
-    assert job.view()["rows_total"] == 5 and len(job.view()["rows"]) == 5
+    assert cx.view(job.result)["rows_total"] == 5 and len(cx.view(job.result)["rows"]) == 5
 
 
 def test_html_report_rows_in_page_order_with_eval_text(fixture_run):
@@ -203,8 +205,8 @@ def test_html_report_rows_in_page_order_with_eval_text(fixture_run):
     in the report, in the same order within its rung."""
     ev, tr = fixture_run
     job, s = run_job(ev, tr)
-    page = job.export("overlap-report.html")[1]
-    rows = job.view()["rows"]
+    page = cx.export(job.result, "overlap-report.html")[1]
+    rows = cx.view(job.result)["rows"]
     view = [r["eval_row"] for r in rows]
     assert view == sorted(view) and len(view) == s["rows_contaminated"] >= 3
     body = page.split("<h2>Contaminated rows")[1].split("<h2>")[0]
@@ -230,8 +232,8 @@ def test_the_exact_rung_list_is_built_a_few_times_not_once_per_row(monkeypatch):
     # took 6 minutes against a 7-record training file. Counted, not timed: the list may be
     # built a few times per run, never once per row.
     built = []
-    prop = ContaminationJob.exact_record
-    monkeypatch.setattr(ContaminationJob, "exact_record",
+    prop = ContaminationResult.exact_record
+    monkeypatch.setattr(ContaminationResult, "exact_record",
                         property(lambda self: built.append(1) or prop.fget(self)))
     rows = 300
     words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
@@ -239,7 +241,7 @@ def test_the_exact_rung_list_is_built_a_few_times_not_once_per_row(monkeypatch):
                                          + f" row {i}"}) + "\n" for i in range(rows))
     tr = json.dumps({"text": "alpha beta gamma delta epsilon zeta eta theta iota kappa row 0"})
     job, s = run_job(ev, tr + "\n")
-    clean = job.export("eval.clean.jsonl")[1]
+    clean = cx.export(job.result, "eval.clean.jsonl")[1]
     assert s["rows_scanned"] == rows and s["rows_contaminated_by_rung"]["exact"] == 1
     assert s["rows_kept"] == rows - 1 and clean.count("\n") == rows - 1
     assert len(built) <= 10, f"exact_record built {len(built)} times for {rows} rows"

@@ -10,6 +10,7 @@ import json
 import pytest
 from hostile_common import read_csv_export
 
+import evalsieve.para_exports as px
 from evalsieve import constants
 from evalsieve.bridge import call as _call
 from evalsieve.errors import EvalsieveError
@@ -38,7 +39,8 @@ def job_of(text, fmt="jsonl", field="q", cands=CANDS, nodes=6):
 
 def exports(job, keep="first"):
     stamp = job.stamp(0.9, InputFile("eval", job.eval_name, "", 0), "t", keep=keep)
-    return stamp, {n: job.export(n, stamp)[1] for n in job.export_names()}
+    res = job.result(stamp)
+    return stamp, {n: px.export(res, n)[1] for n in px.export_names(res)}
 
 
 def rows_of(text):
@@ -102,10 +104,11 @@ def test_bridge_keep_setting_and_parquet_rows_for_the_worker():
     pq.end_eval()
     pq.set_similarity(CANDS, [0.9] * 6, [0] * 6, 0)
     stamp = pq.stamp(0.9, InputFile("eval", "e.parquet", "", 0), "t")
-    assert pq.dedup(stamp)[0] == [0, 3, 5]
-    assert pq.dedup_name == "eval.deduplicated.parquet"
+    res = pq.result(stamp)
+    assert list(res.kept) == [0, 3, 5]
+    assert res.dedup_name == "eval.deduplicated.parquet"
     with pytest.raises(EvalsieveError):
-        pq.export("eval.deduplicated.parquet", stamp)
+        px.export(res, "eval.deduplicated.parquet")
 
 
 def test_several_fields_are_embedded_together_joined_as_contamination_joins_them():

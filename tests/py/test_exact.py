@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+import evalsieve.contamination_exports as cx
+from evalsieve.contamination_html import report_html
 from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.ladder import ladder_view
 from evalsieve.ngrams import EvalIndex
@@ -98,7 +100,7 @@ def job_of(clean="scored", exclude=None, n=8):
     job.end_eval()
     job.feed_train("".join(json.dumps(r) + "\n" for r in TRAIN))
     f = InputFile("eval", "e.jsonl", "0" * 64, 1)
-    s = job.finish(f, InputFile("train", "t.jsonl", "0" * 64, 1), "2026-01-01T00:00:00+00:00")
+    s = job.finish(f, InputFile("train", "t.jsonl", "0" * 64, 1), "2026-01-01T00:00:00+00:00").summary
     return job, s
 
 
@@ -111,7 +113,7 @@ def test_exact_copies_too_short_or_split_are_caught_and_contaminated():
                                                     "empty", "clean", "contaminated"]
     assert s["rows_contaminated"] == 4 and s["rows_contaminated_by_rung"]["exact"] == 3
     assert s["rows_scored"] == 3 and s["rows_too_short"] == 3 and s["rows_kept"] == 1
-    _, report = read_csv_export(job.report_csv())
+    _, report = read_csv_export(cx.report_csv(job.result))
     by = {int(r["eval_row"]): r for r in report}
     assert sorted(by) == [1, 2, 3, 5, 6]          # scored rows, and the caught short ones
     assert (by[2]["status"], by[2]["rung"], by[2]["containment"], by[2]["ngrams_total"],
@@ -119,14 +121,14 @@ def test_exact_copies_too_short_or_split_are_caught_and_contaminated():
         "contaminated", "exact", "", "0", "t.jsonl", "2")
     assert by[3]["training_record"] == "3" and by[1]["training_record"] == "1"
     assert (by[1]["containment"], by[1]["status"]) == ("0.0000", "contaminated")
-    _, short = read_csv_export(job.too_short_csv())
+    _, short = read_csv_export(cx.too_short_csv(job.result))
     assert [(r["eval_row"], r["reason"], r["rung"]) for r in short] == [
         ("2", "fewer than N words", "exact"), ("3", "fewer than N words", "exact"),
         ("4", "empty: no words in the chosen fields", "")]
-    html = job.report_html()
+    html = report_html(job.result)
     assert "Contaminated rows (4)" in html and "Caught first by the exact rung (3)" in html
     assert "Caught first by the ngram rung (1)" in html and "Rung exact (3)" in html
-    view = job.view()
+    view = cx.view(job.result)
     assert [(r["eval_row"], r["rung"], r["status"]) for r in view["rows"]] == [
         (1, "exact", "contaminated"), (2, "exact", "contaminated"),
         (3, "exact", "contaminated"), (6, "ngram", "contaminated")]
@@ -136,14 +138,14 @@ def test_exact_copies_too_short_or_split_are_caught_and_contaminated():
 def test_a_caught_short_row_leaves_the_clean_file_with_the_exact_rung_excluded():
     # every row not contaminated is kept: the short rows too, but not the exact copies
     job, s = job_of(clean="not-contaminated")
-    assert job.kept_rows() == [3, 4] and s["rows_kept"] == 2
+    assert list(job.result.kept) == [3, 4] and s["rows_kept"] == 2
     # the exact rung's rows kept by choice: still contaminated in every export
     job, s = job_of(clean="not-contaminated", exclude=("ngram",))
-    assert job.kept_rows() == [0, 1, 2, 3, 4]
+    assert list(job.result.kept) == [0, 1, 2, 3, 4]
     assert s["rows_contaminated"] == 4 and s["clean_file_excludes"] == ["ngram"]
-    _, report = read_csv_export(job.report_csv())
+    _, report = read_csv_export(cx.report_csv(job.result))
     assert [r["status"] for r in report if r["rung"] == "exact"] == ["contaminated"] * 3
-    assert [r["leaves_clean"] for r in ladder_view(job)["rows"]] == [False, False, False, True]
+    assert [r["leaves_clean"] for r in ladder_view(job.result)["rows"]] == [False, False, False, True]
 
 
 def test_an_empty_row_is_never_an_exact_copy():
@@ -153,7 +155,7 @@ def test_an_empty_row_is_never_an_exact_copy():
     job.end_eval()
     job.feed_train('{"a": ""}\n{"a": "?"}\n{}\n')
     f = InputFile("eval", "e", "0" * 64, 1)
-    s = job.finish(f, f, "2026-01-01T00:00:00+00:00")
+    s = job.finish(f, f, "2026-01-01T00:00:00+00:00").summary
     assert job.rung == ["", "", ""] and s["rows_contaminated"] == 0
 
 

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+import evalsieve.contamination_exports as cx
 from evalsieve.exports import (CsvExport, MarkedText, fmt_float, html_page, html_table,
                                marked_html, plain_text, safe_cell, stamp_json, stamp_section,
                                write_csv)
@@ -148,12 +149,12 @@ def test_report_marks_shared_words_after_an_emoji():
     job.feed_train(tr)
     job.finish(InputFile("eval", "eval.jsonl", "e" * 64, len(ev)),
                InputFile("train", "train.jsonl", "t" * 64, len(tr)), "2026-01-01T00:00:00+00:00")
-    row = job.view()["rows"]
+    row = cx.view(job.result)["rows"]
     assert [r["eval_row"] for r in row] == [1]
     assert row[0]["shared_passage"] == "natalia sold clips to 48 of her friends in april and"
     # UTF-16: the emoji is 2 units, the space 1, so "Natalia" starts at 3; the span is 53 long
     assert row[0]["eval_marks"] == [[3, 56]]
-    page = job.export("overlap-report.html")[1]
+    page = cx.export(job.result, "overlap-report.html")[1]
     body = page.split("<h2>Contaminated rows")[1].split("</table>")[0]
     assert ("<td class=\"clip long\">😀 <mark>Natalia sold clips to 48 of her friends in April, "
             "and</mark> then &lt;b&gt;</td>") in body

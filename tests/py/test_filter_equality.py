@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+import evalsieve.contamination_exports as cx
 from evalsieve import corpus
 from evalsieve.cli import main
 from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
@@ -239,9 +240,9 @@ def page_path(case: dict, folder: Path, run: str, kernel: str | None) -> dict:
     files = [InputFile("train", name, "0" * 64, len(case["train"][name]), fmt[name])
              for name in names]
     job.finish(InputFile("eval", "eval.jsonl", "0" * 64, len(case["eval"])), files, "t")
-    return {name: read_csv_export(job.export(name)[1])[1] for name in
+    return {name: read_csv_export(cx.export(job.result, name)[1])[1] for name in
             ("contamination-report.csv", "too-short-to-score.csv")} | {
-        "eval.clean.jsonl": job.export("eval.clean.jsonl")[1].encode("utf-8")}
+        "eval.clean.jsonl": cx.export(job.result, "eval.clean.jsonl")[1].encode("utf-8")}
 
 
 # the CLI's scan kernel runs where wasmtime is installed (evalsieve.kernel.unavailable)
@@ -396,8 +397,8 @@ def _page_one(ev: str, train: str, fmt: str, fields, folder: Path, kernel: str |
     except EvalsieveError as e:
         return ("error", e.code, str(e), e.line)
     out = {}
-    for name in job.export_names():
-        text = job.export(name)[1]
+    for name in cx.export_names(job.result):
+        text = cx.export(job.result, name)[1]
         out[name] = (read_csv_export(text)[1] if name.endswith(".csv") else
                      text.split("<h2>Run stamp</h2>")[0])
     return out

@@ -4,6 +4,7 @@ from array import array
 
 import pytest
 
+import evalsieve.para_exports as px
 from evalsieve.grouping import PairGraph, connected_components, group_paraphrases
 from evalsieve.paraphrase import DIM, ParaphraseConfig, ParaphraseJob
 from evalsieve.stamps import InputFile
@@ -95,12 +96,13 @@ def test_job_end_to_end_with_synthetic_vectors():
     assert abs(job.cosine(0, 1) - dotp(vecs[0], vecs[1])) < 1e-5
     stamp = job.stamp(0.9, InputFile("eval", "e.jsonl", "0" * 64, len(text)),
                       "2026-01-01T00:00:00+00:00")
-    pairs_csv = job.export("paraphrase-pairs.csv", stamp)[1].split("\r\n")
+    res = job.result(stamp)
+    pairs_csv = px.export(res, "paraphrase-pairs.csv")[1].split("\r\n")
     assert pairs_csv[0] == "group,row_a,row_b,label_a,label_b,cosine,text_a,text_b,run_fingerprint"
     assert len([l for l in pairs_csv[1:] if l]) == 2
     assert all(l.endswith("," + stamp.to_dict()["fingerprint"]) for l in pairs_csv[1:] if l)
-    assert '"model_sha256": "abab' in job.export("run-stamp.json", stamp)[1]
-    groups_csv = job.export("paraphrase-groups.csv", stamp)[1].split("\r\n")
+    assert '"model_sha256": "abab' in px.export(res, "run-stamp.json")[1]
+    groups_csv = px.export(res, "paraphrase-groups.csv")[1].split("\r\n")
     assert groups_csv[1].split(",")[:3] == ["1", "2", "1 2"]
     # slider: a higher threshold than both pairs empties the groups without re-embedding
     f = job.group(0.9999)
@@ -251,10 +253,10 @@ def golden_job(threshold, floor=golden.FLOOR):
 
 
 def bodies(job, eval_file, threshold):
-    stamp = job.stamp(threshold, eval_file, "t")
-    return {name: without_fingerprint(job.export(name, stamp)[1]) if name.endswith(".csv")
-            else job.export(name, stamp)[1]
-            for name in job.export_names() if name != "run-stamp.json"}
+    res = job.result(job.stamp(threshold, eval_file, "t"))
+    return {name: without_fingerprint(px.export(res, name)[1]) if name.endswith(".csv")
+            else px.export(res, name)[1]
+            for name in px.export_names(res) if name != "run-stamp.json"}
 
 
 @pytest.mark.parametrize("small", [grouping.SMALL_GROUP, 2])
@@ -287,8 +289,9 @@ def test_exports_at_a_threshold_equal_a_fresh_run_at_it():
         fresh.group(x)
         a, b = job.stamp(x, eval_file, "t"), fresh.stamp(x, eval_file, "t")
         assert a == b and a.settings["threshold"] == x
-        for name in job.export_names():
-            assert job.export(name, a) == fresh.export(name, b)
+        ra, rb = job.result(a), fresh.result(b)
+        for name in px.export_names(ra):
+            assert px.export(ra, name) == px.export(rb, name)
     with pytest.raises(EvalsieveError, match="out of range"):
         job.stamp(0.2, eval_file, "t")
     with pytest.raises(EvalsieveError, match="out of range"):

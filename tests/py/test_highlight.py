@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+import evalsieve.contamination_exports as cx
 from evalsieve.highlight import code_points, passage_spans
 from evalsieve.text import normalize_words
 
@@ -59,7 +60,7 @@ def test_tokens_words_are_the_segments_words(text):
 def test_the_view_marks_the_shared_passage_of_each_flagged_row(fixture_run):
     ev, tr = fixture_run
     job, _ = run_job(ev, tr)
-    rows = job.view()["rows"]
+    rows = cx.view(job.result)["rows"]
     assert len(rows) == 7
     for v in rows:
         assert v["eval_marks"], v["eval_row"]
@@ -75,7 +76,7 @@ def test_a_hand_checked_row():
     ev = json.dumps({"question": "Q: how many Apples does Tom, the grocer, sell on Monday? (hand)"}) + "\n"
     tr = json.dumps({"text": "notes: many apples does tom the grocer sell on monday each week"}) + "\n"
     job, s = run_job(ev, tr, n=3)
-    [row] = job.view()["rows"]
+    [row] = cx.view(job.result)["rows"]
     assert row["shared_passage"] == "many apples does tom the grocer sell on monday"
     a, b = row["eval_marks"][0]
     assert row["eval_text"][a:b] == "many Apples does Tom, the grocer, sell on Monday?"

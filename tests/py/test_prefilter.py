@@ -15,6 +15,7 @@ import subprocess
 
 import pytest
 
+import evalsieve.contamination_exports as cx
 from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 from evalsieve.stamps import InputFile
 from hostile_common import without_fingerprint
@@ -82,7 +83,7 @@ def job_for(ev, tr_fmt, eval_fields, train_fields):
 
 def finish(j):
     j.finish(InputFile("eval", "eval.jsonl", "", 0), InputFile("train", "train", "", 0), "t")
-    return {n: j.export(n)[1] for n in j.export_names()}
+    return {n: cx.export(j.result, n)[1] for n in cx.export_names(j.result)}
 
 
 def both_ways(tmp_path, ev, tr, tr_fmt="jsonl", eval_fields=("question",), train_fields=("text",),

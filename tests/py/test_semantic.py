@@ -7,6 +7,8 @@ import math
 
 import pytest
 
+import evalsieve.contamination_exports as cx
+from evalsieve.contamination_html import report_html
 from evalsieve.contamination_job import (RUNGS, ContaminationConfig, ContaminationJob,
                                      assign_rungs)
 from evalsieve.errors import EvalsieveError
@@ -264,7 +266,7 @@ def ladder_job(exclude=None, cosine=0.95, semantic=True):
         job.set_semantic_cosines([cosine if job.semantic.probes[i].text.startswith("Janet")
                                   else 0.1 for i, _ in req["pairs"]])
     f = InputFile("eval", "e", "0" * 64, 1)
-    return job, job.finish(f, InputFile("train", "t", "0" * 64, 1), "2026-01-01T00:00:00+00:00")
+    return job, job.finish(f, InputFile("train", "t", "0" * 64, 1), "2026-01-01T00:00:00+00:00").summary
 
 
 def test_ladder_rungs_summary_and_columns():
@@ -275,7 +277,7 @@ def test_ladder_rungs_summary_and_columns():
     assert [r.status for r in job.scores] == ["contaminated"] * 3 + ["clean", "contaminated"]
     assert s["rows_contaminated_by_rung"] == {"exact": 2, "ngram": 1, "semantic": 1}
     assert s["rows_scored"] == 4 and s["rows_contaminated"] == 4 and s["rows_kept"] == 1
-    header = job.report_csv().split("\r\n")[0].split(",")
+    header = cx.report_csv(job.result).split("\r\n")[0].split(",")
     assert header[-1] == "run_fingerprint"
     assert header[-14:-1] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
                             "semantic_numbers", "semantic_code", "semantic_docstring_cosine",
@@ -285,8 +287,8 @@ def test_ladder_rungs_summary_and_columns():
     row3 = job.report_csv().split("\r\n")[3].split(",")
     assert row3[0] == "3" and row3[header.index("semantic_part")] == "row"
     fp = job.stamp.to_dict()["fingerprint"]
-    assert "\n5,1,8,fewer than N words,exact," + fp in job.too_short_csv()   # "hi": rung exact
-    html = job.report_html()
+    assert "\n5,1,8,fewer than N words,exact," + fp in cx.too_short_csv(job.result)   # "hi": rung exact
+    html = report_html(job.result)
     for title in ("Rung exact (2)", "Contaminated rows (4)", "Rung semantic (1 rows caught)",
                   "Caught first by the exact rung (2)", "Caught first by the semantic rung (1)",
                   "clean at these rungs"):
@@ -294,12 +296,12 @@ def test_ladder_rungs_summary_and_columns():
 
 
 def test_clean_file_excludes_the_ticked_rungs():
-    assert ladder_job()[0].clean_text() == _jsonl("q", EVAL_ROWS[3:4])
+    assert cx.clean_text(ladder_job()[0].result) == _jsonl("q", EVAL_ROWS[3:4])
     job, s = ladder_job(exclude=("exact", "ngram"))
-    assert job.clean_text() == _jsonl("q", EVAL_ROWS[2:4])            # the reworded row stays
+    assert cx.clean_text(job.result) == _jsonl("q", EVAL_ROWS[2:4])            # the reworded row stays
     assert s["rows_kept"] == 2 and s["clean_file_excludes"] == ["exact", "ngram"]
     job, _ = ladder_job(exclude=("semantic",))
-    assert job.clean_text() == _jsonl("q", EVAL_ROWS[0:2] + EVAL_ROWS[3:4])
+    assert cx.clean_text(job.result) == _jsonl("q", EVAL_ROWS[0:2] + EVAL_ROWS[3:4])
 
 
 def test_low_cosine_leaves_the_reworded_row_clean():
@@ -310,8 +312,8 @@ def test_low_cosine_leaves_the_reworded_row_clean():
 def test_semantic_off_adds_only_the_rung_column():
     job, s = ladder_job(semantic=False)
     assert s["rows_contaminated_by_rung"] == {"exact": 2, "ngram": 1, "semantic": None}
-    assert job.report_csv().split("\r\n")[0].endswith("training_excerpt,rung,run_fingerprint")
-    assert job.clean_text() == _jsonl("q", EVAL_ROWS[2:4])
+    assert cx.report_csv(job.result).split("\r\n")[0].endswith("training_excerpt,rung,run_fingerprint")
+    assert cx.clean_text(job.result) == _jsonl("q", EVAL_ROWS[2:4])
     with pytest.raises(EvalsieveError):
         ContaminationConfig(("q",), ("t",), exclude_rungs=("semantic",))
     assert RUNGS == ("exact", "ngram", "semantic")

@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+import evalsieve.para_exports as px
+import evalsieve.contamination_exports as cx
 from evalsieve import corpus
 from evalsieve.cli import main
 from evalsieve.contamination_exports import SKIPPED_EXPORT
@@ -118,7 +120,7 @@ def run_job(skip=True, eval_text=EVAL, train_text=TRAIN):
     job.feed_train(train_text)
     s = job.finish(InputFile("eval", "ev.jsonl", "0" * 64, len(eval_text.encode()), "jsonl"),
                    InputFile("train", "tr.jsonl", "1" * 64, len(train_text.encode()), "jsonl"),
-                   "2026-12-01T00:00:00+00:00")
+                   "2026-12-01T00:00:00+00:00").summary
     return job, info, s
 
 
@@ -138,11 +140,11 @@ def test_job_skips_counts_stamps_and_lists():
     assert "a skipped eval line is no row and is not in eval.clean" in st["skip_bad_lines"]
     # training: 3 records (the skipped one keeps its number); record 1 holds eval row 1
     assert s["training_records"] == 3 and s["rows_contaminated"] == 1
-    report = csv_rows(job.export("contamination-report.csv")[1])
+    report = csv_rows(cx.export(job.result, "contamination-report.csv")[1])
     assert [(r[0], r[1]) for r in report[1:]] == [("1", "contaminated"), ("3", "clean"),
                                                   ("5", "clean"), ("6", "clean")]
-    assert SKIPPED_EXPORT in job.export_names()
-    mime, text = job.export(SKIPPED_EXPORT)
+    assert SKIPPED_EXPORT in cx.export_names(job.result)
+    mime, text = cx.export(job.result, SKIPPED_EXPORT)
     assert mime == "text/csv" and text.startswith("file,line,error,run_fingerprint\r\n")
     rows = csv_rows(text)
     assert rows[0] == SKIPPED_COLUMNS == ["file", "line", "error"]
@@ -152,7 +154,7 @@ def test_job_skips_counts_stamps_and_lists():
                           "object per line)")
     # eval.clean: the kept rows' own bytes (rows 3, 5, 6: line 3's CRLF and line 7 without a
     # newline as they were); no skipped line
-    clean = job.export("eval.clean.jsonl")[1]
+    clean = cx.export(job.result, "eval.clean.jsonl")[1]
     assert clean == EVAL_LINES[2] + EVAL_LINES[5] + EVAL_LINES[6]
     assert "malformed" not in clean and "array" not in clean
 
@@ -165,7 +167,7 @@ def test_job_without_the_option_is_unchanged():
     goodt = TRAIN.replace('{"t": broken\n', "")
     job, _, s = run_job(skip=False, eval_text=good, train_text=goodt)
     assert "skipped_lines" not in s and "skip_bad_lines" not in s["stamp"]["settings"]
-    assert SKIPPED_EXPORT not in job.export_names()
+    assert SKIPPED_EXPORT not in cx.export_names(job.result)
 
 
 def test_prefiltered_training_pass_skips_candidates():
@@ -178,7 +180,7 @@ def test_prefiltered_training_pass_skips_candidates():
     job.feed_train_candidates([1, 2], [1, 2], "\n".join(lines[:2]), 5, 100)
     job.feed_train_candidates([4], [7], '{"t": [1,', 5, 10)
     s = job.finish(InputFile("eval", "ev.jsonl", "", 1, "jsonl"),
-                   InputFile("train", "tr.jsonl", "", 1, "jsonl"), "t")
+                   InputFile("train", "tr.jsonl", "", 1, "jsonl"), "t").summary
     assert s["skipped_lines"] == {"ev.jsonl": 0, "tr.jsonl": 2}
     assert [(f, ln) for f, ln, _ in job.skipped] == [("tr.jsonl", 2), ("tr.jsonl", 7)]
     assert s["training_records"] == 5 and s["rows_contaminated"] == 1
@@ -297,10 +299,11 @@ def test_paraphrase_job_skips_lists_and_stamps():
     job.set_similarity([(0, 1, 0.95)], [0.95, 0.95, 0.1, 0.1], [1, 0, 3, 2], 0)
     stamp = job.stamp(0.9, InputFile("eval", "ev.jsonl", "0" * 64, len(EVAL)), "t")
     assert stamp.settings["skipped_lines"] == {"ev.jsonl": 2}
-    assert "skipped-lines.csv" in job.export_names()
-    rows = csv_rows(job.export("skipped-lines.csv", stamp)[1])
+    res = job.result(stamp)
+    assert "skipped-lines.csv" in px.export_names(res)
+    rows = csv_rows(px.export(res, "skipped-lines.csv")[1])
     assert [(r[0], r[1]) for r in rows[1:]] == [("ev.jsonl", "2"), ("ev.jsonl", "5")]
-    pairs = csv_rows(job.export("paraphrase-pairs.csv", stamp)[1])
+    pairs = csv_rows(px.export(res, "paraphrase-pairs.csv")[1])
     assert [(r[1], r[2]) for r in pairs[1:]] == [("1", "3")]   # row numbers as in the file
     off = ParaphraseJob(ParaphraseConfig("q"), "ev.jsonl", "jsonl")
     with pytest.raises(EvalsieveError) as e:
@@ -354,9 +357,9 @@ def test_page_corpus_of_two_training_files_lists_each_files_lines():
                    'x,y\n')
     s = job.finish(InputFile("eval", "ev.jsonl", "", 1, "jsonl"),
                    [InputFile("train", "a.jsonl", "", 1, "jsonl"),
-                    InputFile("train", "b.csv", "", 1, "csv")], "t")
+                    InputFile("train", "b.csv", "", 1, "csv")], "t").summary
     assert s["skipped_lines"] == {"ev.jsonl": 0, "a.jsonl": 1, "b.csv": 1}
     assert [(f, ln) for f, ln, _ in job.skipped] == [("a.jsonl", 2), ("b.csv", 3)]
     assert s["rows_contaminated"] == 1 and s["training_records"] == 4
-    report = csv_rows(job.export("contamination-report.csv")[1])
+    report = csv_rows(cx.export(job.result, "contamination-report.csv")[1])
     assert (report[1][7], report[1][8]) == ("b.csv", "1")   # training_file, training_record

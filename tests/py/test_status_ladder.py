@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+import evalsieve.contamination_exports as cx
+from evalsieve.contamination_html import report_html
 from evalsieve.cli import main
 
 from test_bridge_semantic import run as bridge_run
@@ -44,23 +46,23 @@ def html_rows(html: str) -> dict[str, list[int]]:
 @pytest.mark.parametrize("exclude", [None, ("exact", "ngram"), ("semantic",)])
 def test_every_rung_is_contaminated_in_every_export_whatever_leaves_the_clean_file(exclude):
     job, s = ladder_job(exclude=exclude)
-    _, report = read_csv_export(job.report_csv())
+    _, report = read_csv_export(cx.report_csv(job.result))
     got = {int(r["eval_row"]): (r["status"], r["rung"]) for r in report}
     assert got == {k: v for k, v in WANT.items()}     # row 5: too short, listed as caught
-    _, short = read_csv_export(job.too_short_csv())
+    _, short = read_csv_export(cx.too_short_csv(job.result))
     assert [(r["eval_row"], r["rung"]) for r in short] == [("5", "exact")]
     assert s["rows_contaminated"] == 4
     assert s["rows_contaminated_by_rung"] == {"exact": 2, "ngram": 1, "semantic": 1}
-    html = job.report_html()
+    html = report_html(job.result)
     assert "Contaminated rows (4)" in html
     assert html_rows(html) == {"exact": [1, 5], "ngram": [2], "semantic": [3]}
-    view = job.view()
+    view = cx.view(job.result)
     assert [(r["eval_row"], r["status"], r["rung"]) for r in view["rows"]] == [
         (k, *v) for k, v in WANT.items() if v[1]]
     assert view["rows_total"] == 4
     # what leaves eval.clean is the setting's business, not the status's
     kept = {None: [4], ("exact", "ngram"): [3, 4], ("semantic",): [1, 2, 4]}[exclude]
-    assert job.clean_text() == _jsonl("q", [EVAL_ROWS[i - 1] for i in kept])
+    assert cx.clean_text(job.result) == _jsonl("q", [EVAL_ROWS[i - 1] for i in kept])
     assert s["rows_kept"] == len(kept)
 
 

@@ -12,6 +12,7 @@ import sys
 import pytest
 from hostile_common import read_csv_export
 
+import evalsieve.contamination_exports as cx
 from evalsieve.bridge import call as _call
 from evalsieve.cli import main
 from evalsieve.contamination_exports import REPORT_COLUMNS
@@ -87,13 +88,13 @@ def test_report_names_file_record_and_id_and_the_page_reads_the_record_back():
     train = jsonl(TRAIN)
     j = run_job(train)
     assert "training_id" in REPORT_COLUMNS
-    [r1, r2] = report_rows(j.export("contamination-report.csv")[1])
+    [r1, r2] = report_rows(cx.export(j.result, "contamination-report.csv")[1])
     assert (r1["training_file"], r1["training_record"], r1["training_id"]) == ("t.jsonl", "2", "d-2")
     assert r2["training_id"] == "" and r2["status"] == "clean"
     assert j.summary["stamp"]["settings"]["train_id_field"] == "doc_id"
     from evalsieve.cont_table import contamination_source, open_record
     from evalsieve.result_table import query_rows
-    page = query_rows(contamination_source(j), {"where": {"rung": ["exact", "ngram"]}})
+    page = query_rows(contamination_source(j.result), {"where": {"rung": ["exact", "ngram"]}})
     [row] = page["rows"]
     assert page["matched"] == 1 and page["total"] == 2
     assert (row["rung"], row["training_record"], row["training_id"]) == ("exact", 2, "d-2")
@@ -104,13 +105,13 @@ def test_report_names_file_record_and_id_and_the_page_reads_the_record_back():
     assert row["training_offset"] == line1
     assert row["training_bytes"] == len(jsonl(TRAIN[1:2]).encode()) - 1   # without its "\n"
     raw = data[row["training_offset"]:row["training_offset"] + row["training_bytes"]].decode()
-    rec = open_record(j, row["eval_row"], row["training_file_index"], row["training_record"], raw)
+    rec = open_record(j.result, row["eval_row"], row["training_file_index"], row["training_record"], raw)
     assert rec["id"] == "d-2" and rec["value"] == TRAIN[1]
     [f] = rec["fields"]
     marked = [f["text"][a:b] for a, b in f["marks"]]
     assert marked == [Q1.replace("lazy", "LAZY")]   # "Héllo!" and "today" share nothing
     with pytest.raises(Exception) as e:             # another record's text: not the one the run read
-        open_record(j, 1, 0, 2, jsonl(TRAIN[3:4]).rstrip("\n"))
+        open_record(j.result, 1, 0, 2, jsonl(TRAIN[3:4]).rstrip("\n"))
     assert e.value.code == "bad_input"
 
 
@@ -123,12 +124,12 @@ def test_csv_training_file_offsets_and_record_opened_with_its_header():
     train = buf.getvalue()
     j = run_job(train, fmt="csv")
     from evalsieve.cont_table import contamination_source, open_record
-    row = contamination_source(j).row(0)
+    row = contamination_source(j.result).row(0)
     assert (row["training_record"], row["training_id"]) == (2, "d-2")
     data = train.encode()
     raw = data[row["training_offset"]:row["training_offset"] + row["training_bytes"]].decode()
     assert raw.startswith("d-2,")
-    rec = open_record(j, 1, 0, 2, raw)
+    rec = open_record(j.result, 1, 0, 2, raw)
     assert rec["value"] == {"doc_id": "d-2", "text": TRAIN[1]["text"]}
 
 
