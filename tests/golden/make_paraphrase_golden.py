@@ -51,8 +51,15 @@ def exports_at(job_module, stamps_module, threshold):
     job.end_eval()
     job.set_similarity(cands, nn, nn_index, 0, emb.tobytes(), {"model_sha256": "0" * 64})
     job.group(threshold)
-    job.finish(stamps_module.InputFile("eval", "golden.jsonl", "0" * 64, len(text)), "t")
-    return {name: job.export(name)[1].split("\r\n", 1)[1] for name in job.export_names()}
+    eval_file = stamps_module.InputFile("eval", "golden.jsonl", "0" * 64, len(text))
+    if hasattr(job, "export"):   # an older tree: the job held its exports
+        job.finish(eval_file, "t")
+        return {name: job.export(name)[1].split("\r\n", 1)[1] for name in job.export_names()}
+    # today's: finish() returns the result, and the exports are functions of it
+    import importlib
+    px = importlib.import_module(job_module.__name__.rsplit(".", 1)[0] + ".para_exports")
+    res = job.finish(threshold, eval_file, "t")
+    return {name: px.export(res, name)[1].split("\r\n", 1)[1] for name in px.export_names(res)}
 
 
 def main(old_py):

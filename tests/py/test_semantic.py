@@ -284,7 +284,7 @@ def test_ladder_rungs_summary_and_columns():
                             "semantic_rival", "semantic_code_runner_up", "semantic_part",
                             "semantic_training_file", "semantic_training_record",
                             "training_window"]
-    row3 = job.report_csv().split("\r\n")[3].split(",")
+    row3 = cx.report_csv(job.result).split("\r\n")[3].split(",")
     assert row3[0] == "3" and row3[header.index("semantic_part")] == "row"
     fp = job.stamp.to_dict()["fingerprint"]
     assert "\n5,1,8,fewer than N words,exact," + fp in cx.too_short_csv(job.result)   # "hi": rung exact
