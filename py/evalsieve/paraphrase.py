@@ -23,6 +23,7 @@ from . import constants
 from .errors import bad_input
 from .exports import score_impact_csv, stamp_json, unmatched_csv, write_csv
 from .fields import FieldExtractor
+from .record_id import id_text
 from .grouping import Grouping, PairGraph, group_paraphrases
 from .dedup import DROPPED_COLUMNS, check_keep, dedup_name, dropped_rows, kept_positions
 from .raw_rows import refuse_parquet, rows_text
@@ -209,7 +210,8 @@ class ParaphraseJob:
             self.rows.append(r.index)
             self.texts.append(t)
             if self._label:
-                self.labels.append(" | ".join(self._label.segments(r.value)))
+                # a label names its row as an id does: objects and lists as JSON text
+                self.labels.append(" | ".join(self._label.segments(r.value, id_text)))
 
     def end_eval(self) -> dict:
         """Close the eval file. Returns ``{rows, rows_empty, texts}`` (texts to embed, in

@@ -88,11 +88,11 @@ class IdReader:
         clipped to :data:`ID_CHARS`; "" when absent, null or empty."""
         if self._seg is None or not isinstance(value, dict):
             return ""
-        t = " | ".join(self._seg(value, _id_text))
+        t = " | ".join(self._seg(value, id_text))
         return t if len(t) <= ID_CHARS else t[:ID_CHARS - 1] + "…"
 
 
-def _id_text(v) -> str | None:
+def id_text(v) -> str | None:
     """One value at the id path as text: a string as it is; null, "", {} and [] as none;
     anything else (a number, a boolean, an object or list: a Parquet struct or list, a JSON
     object) as its JSON text, so an object id is the record's id rather than no id."""
