@@ -155,6 +155,8 @@ def paraphrases(rows, *, field=None, progress=None, cancel=None, log=None,
         args.progress, args.cancel = progress, cancel
         from .drivers import run_paraphrases
         summary, exports = run_paraphrases(args, log or _silent)
+        # a Parquet deduplicated file is written from the eval file: keep it as bytes
+        exports = {k: _materialise(v, tmp, k) for k, v in exports.items()}
         return ParaphraseResult(summary=summary, stamp=summary["stamp"], exports=exports)
 
 

@@ -140,7 +140,7 @@ class ParaphraseResult:
     Attributes:
         summary: the CLI's ``--json`` summary; stamp: ``summary["stamp"]``;
         exports: export name -> text (``paraphrase-pairs.csv``, ``paraphrase-groups.csv``,
-            ...).
+            ...; bytes for a Parquet ``eval.deduplicated.parquet``).
     """
 
     summary: dict

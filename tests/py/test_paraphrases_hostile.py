@@ -67,3 +67,24 @@ def test_threshold_one_groups_rows_of_the_same_text(tmp_path, capsys):
     s, got = run(tmp_path, capsys, "e.jsonl", data, "--field", "q", "--threshold", "1")
     assert s["groups"] == 1
     assert got == line + b'{"q": "' + B.encode() + b'"}\n'
+
+
+def test_api_parquet_deduplicated_is_bytes_that_outlive_the_input(tmp_path, model_dir):
+    # the API's exports are the files' contents (as contamination's eval.clean.parquet):
+    # not a writer that reads the eval file again when write() is called
+    pa = pytest.importorskip("pyarrow", reason="Parquet needs the parquet extra")
+    import io
+
+    import pyarrow.parquet as pq
+
+    import evalsieve
+    src = tmp_path / "e.parquet"
+    pq.write_table(pa.table({"id": [1, 2, 3], "q": [A, A, B]}), src)
+    res = evalsieve.paraphrases(str(src), field="q", model_dir=model_dir)
+    data = res.exports["eval.deduplicated.parquet"]
+    assert isinstance(data, bytes)
+    assert pq.read_table(io.BytesIO(data)).to_pylist() == [{"id": 1, "q": A}, {"id": 3, "q": B}]
+    src.unlink()
+    res.write(str(tmp_path / "out"))
+    assert pq.read_table(tmp_path / "out" / "eval.deduplicated.parquet").to_pylist() == \
+        [{"id": 1, "q": A}, {"id": 3, "q": B}]
