@@ -74,7 +74,9 @@ def inspect_records(name: str, head: str, complete: bool = False, fmt: str | Non
                         f"({len(reader.skipped)} skipped; the first: {what})", file=name,
                         line=line, expected=f"{fmt} records")
     if not records and cause is not None:
-        raise bad_input(f"no record found in the start of the file: {cause.message}",
+        # the head may also end inside a first record longer than it: say both
+        raise bad_input(f"no record ends in the first {len(head):,} characters of the file: "
+                        f"{cause.message} (or the first record is longer than that)",
                         file=name, line=cause.line, expected=cause.expected or f"{fmt} records",
                         detail=cause.detail)
     if not records:
