@@ -92,6 +92,11 @@ BINARY_MAGIC = (
      "as it is, not inside gzip; gunzip it, or use the CLI (pip install "
      "'evalsieve[parquet]'), or convert it to JSON Lines, "
      "e.g. pandas.read_parquet(F).to_json(OUT, orient='records', lines=True)", None),
+    # UTF-32's little-endian mark starts with UTF-16's: checked first (the first match names it)
+    (b"\xff\xfe\x00\x00", "UTF-32 text (little-endian byte-order mark)",
+     "re-encode it as UTF-8, e.g. iconv -f UTF-32 -t UTF-8 FILE", None),
+    (b"\x00\x00\xfe\xff", "UTF-32 text (big-endian byte-order mark)",
+     "re-encode it as UTF-8, e.g. iconv -f UTF-32 -t UTF-8 FILE", None),
     (b"\xff\xfe", "UTF-16 text (little-endian byte-order mark)",
      "re-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE", None),
     (b"\xfe\xff", "UTF-16 text (big-endian byte-order mark)",

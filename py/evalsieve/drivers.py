@@ -18,7 +18,7 @@ from .contamination_job import ContaminationConfig, ContaminationJob
 from .errors import EvalsieveError, bad_input
 from .corpus import FileSource, expand_inputs, plan_tasks, size_of
 from .layouts import eval_input
-from .record_id import default_id_field
+from .record_id import default_id_field, has_id_field
 from .results import ContaminationResult, ParaphraseResult
 from .run_io import (Progress, _check_encoder_extra, _check_parquet_fields, _cpu_seconds,
                      _feed, _input_info, _pick_fields, _runtime, _sha256_file, _utc_now,
@@ -88,10 +88,13 @@ def contamination_run(args, log) -> tuple[ContaminationResult, dict]:
     # with the corpus's defaults it has (sample.corpus_defaults)
     described = []
     by_name: list = []   # each training file's id field by name, in corpus order
+    listed: list = []    # each training file's (name, field paths), for --train-id-field
     for k, (p, name) in enumerate(paths):
         src = open_input(p, name)
         info, head = describe(src, skip)
         by_name.append(default_id_field(info.get("fields") or []))
+        listed.append((name, [f["path"] for f in (info.get("fields") or [])
+                              + (info.get("filter_fields") or [])]))
         if several and not args.train_field:
             first_head = first_head or head
             described.append((p, name, src, info))
@@ -113,7 +116,7 @@ def contamination_run(args, log) -> tuple[ContaminationResult, dict]:
             files.append({"path": p, "name": name, "fmt": fmt, "fields": fields,
                           "gzip": src.gzip, "size": size_of(p),
                           "file_format": getattr(src, "file_format", fmt)})
-    id_field = _train_id_field(args, by_name, log)
+    id_field = _train_id_field(args, by_name, listed, log)
     for f in files:
         f["id_field"] = id_field
     if len(paths) > 4:
@@ -236,13 +239,30 @@ def contamination_run(args, log) -> tuple[ContaminationResult, dict]:
     return res, files
 
 
-def _train_id_field(args, by_name: list, log) -> str | None:
+def _train_id_field(args, by_name: list, listed: list, log) -> str | None:
     """The training records' id field: ``--train-id-field F`` (``none``: no id), else the
     first file's (in corpus order) that has one by name (``record_id.default_id_field``),
-    as the page chooses it."""
+    as the page chooses it.
+
+    Args:
+        by_name: per training file, its id field by name or None; listed: per file,
+            ``(name, field paths its description lists)``.
+    Raises:
+        EvalsieveError(bad_input): ``F`` is in no training file's sampled records (files
+            that lack it are fine when another has it: their records have no id).
+    """
     given = getattr(args, "train_id_field", None)
     if given is not None:
-        return None if given == "none" else given
+        if given == "none":
+            return None
+        if not any(has_id_field(fields, given) for _, fields in listed):
+            names = [n for n, _ in listed]
+            known = sorted({f for _, fields in listed for f in fields})
+            raise bad_input(f"--train-id-field {given!r} is in no training file's sampled "
+                            f"records ({', '.join(names[:5])}"
+                            f"{f' and {len(names) - 5} more' if len(names) > 5 else ''})",
+                            expected="one of: " + ", ".join(known[:40]) + ", or none")
+        return given
     id_field = next((f for f in by_name if f), None)
     if id_field:
         log(f"train: record ids from field {id_field} (default: by name; "

@@ -474,8 +474,13 @@ class FieldExtractor:
                 m = m2
         return steps
 
-    def segments(self, value: dict) -> list[str]:
-        """The text segments of one record: every value at every chosen path, in order."""
+    def segments(self, value: dict, leaf=_leaf_text) -> list[str]:
+        """The text segments of one record: every value at every chosen path, in order.
+
+        ``leaf(v) -> str | None`` turns a value at the end of a path into its segment (None:
+        none); the default gives strings and the JSON text of numbers and booleans, and
+        none for null, objects and lists. Flat formats (CSV/TSV, text) hold strings only.
+        """
         out: list[str] = []
         if not self.nested:
             for p in self.paths:
@@ -484,13 +489,13 @@ class FieldExtractor:
                     out.append(v)
             return out
         for steps in self._steps:
-            _walk(value, steps, 0, out)
+            _walk(value, steps, 0, out, leaf)
         return out
 
 
-def _walk(v, steps: list[str], i: int, out: list[str]) -> None:
+def _walk(v, steps: list[str], i: int, out: list[str], leaf=_leaf_text) -> None:
     if i == len(steps):
-        t = _leaf_text(v)
+        t = leaf(v)
         if t:
             out.append(t)
         return
@@ -498,16 +503,16 @@ def _walk(v, steps: list[str], i: int, out: list[str]) -> None:
     if s == "[]":
         if isinstance(v, list):
             for x in v:
-                _walk(x, steps, i + 1, out)
+                _walk(x, steps, i + 1, out, leaf)
     elif isinstance(s, tuple):
         if isinstance(v, list):
             _, key, want = s
             for x in v:
                 if isinstance(x, dict) and _leaf_text(x.get(key)) == want:
-                    _walk(x, steps, i + 1, out)
+                    _walk(x, steps, i + 1, out, leaf)
     elif isinstance(v, dict):
         if s in v:
-            _walk(v[s], steps, i + 1, out)
+            _walk(v[s], steps, i + 1, out, leaf)
 
 
 def _split_dots(path: str) -> list[str]:

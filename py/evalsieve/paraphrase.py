@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from . import constants
 from .errors import bad_input
 from .fields import FieldExtractor
+from .record_id import id_text
 from .grouping import Grouping, PairGraph, group_paraphrases
 from .dedup import check_keep, dropped_rows, kept_positions
 from .para_exports import GROUP_COLUMNS, PAIR_COLUMNS  # noqa: F401 (re-exported)
@@ -206,7 +207,8 @@ class ParaphraseJob:
             self.rows.append(r.index)
             self.texts.append(t)
             if self._label:
-                self.labels.append(" | ".join(self._label.segments(r.value)))
+                # a label names its row as an id does: objects and lists as JSON text
+                self.labels.append(" | ".join(self._label.segments(r.value, id_text)))
 
     def end_eval(self) -> dict:
         """Close the eval file. Returns ``{rows, rows_empty, texts}`` (texts to embed, in

@@ -8,6 +8,8 @@ CLI's ``--train-id-field``) or defaulted by name with :func:`default_id_field`.
 
 from __future__ import annotations
 
+import json
+
 from .fields import FieldExtractor
 
 #: Field names taken as a record id, in order of preference (compared lowercase, on the
@@ -60,6 +62,13 @@ def default_id_field(fields) -> str | None:
     return None
 
 
+def has_id_field(paths, path: str) -> bool:
+    """Whether a file whose description lists the field ``paths`` has the id field ``path``:
+    a listed path, or the object or list a listed path is inside (``meta`` for
+    ``meta.src``, ``tags`` for ``tags[]``: such an id is its JSON text)."""
+    return any(p == path or p.startswith((path + ".", path + "[")) for p in paths)
+
+
 class IdReader:
     """The id text of records of one file.
 
@@ -74,9 +83,21 @@ class IdReader:
         self._seg = FieldExtractor(fmt, [path], name).segments if path else None
 
     def __call__(self, value) -> str:
-        """The record's id: its value at the path (several values joined with " | ",
-        numbers and booleans as JSON), clipped to :data:`ID_CHARS`; "" when absent."""
+        """The record's id: its value at the path (several values joined with " | ";
+        numbers, booleans, objects and lists as their JSON text, non-ASCII as written),
+        clipped to :data:`ID_CHARS`; "" when absent, null or empty."""
         if self._seg is None or not isinstance(value, dict):
             return ""
-        t = " | ".join(self._seg(value))
+        t = " | ".join(self._seg(value, id_text))
         return t if len(t) <= ID_CHARS else t[:ID_CHARS - 1] + "…"
+
+
+def id_text(v) -> str | None:
+    """One value at the id path as text: a string as it is; null, "", {} and [] as none;
+    anything else (a number, a boolean, an object or list: a Parquet struct or list, a JSON
+    object) as its JSON text, so an object id is the record's id rather than no id."""
+    if v is None or v == "" or v == {} or v == []:
+        return None
+    if isinstance(v, str):
+        return v
+    return json.dumps(v, ensure_ascii=False)

@@ -60,18 +60,25 @@ def inspect_records(name: str, head: str, complete: bool = False, fmt: str | Non
     records = reader.feed(head)
     if complete:
         records += reader.finish()
-    elif not records:
+    cause = None
+    if not complete and not records:
         # a single long line without a newline yet: parse it as it stands
         try:
             records = reader.finish()
-        except EvalsieveError:
-            records = []
+        except EvalsieveError as e:   # kept: why no record ends in the head (an open quote)
+            records, cause = [], e
     records = records[:SAMPLE_ROWS]
     if not records and reader.skipped:   # skip_bad: every record sampled was malformed
         line, what = reader.skipped[0]
         raise bad_input(f"every record in the start of the file is malformed "
                         f"({len(reader.skipped)} skipped; the first: {what})", file=name,
                         line=line, expected=f"{fmt} records")
+    if not records and cause is not None:
+        # the head may also end inside a first record longer than it: say both
+        raise bad_input(f"no record ends in the first {len(head):,} characters of the file: "
+                        f"{cause.message} (or the first record is longer than that)",
+                        file=name, line=cause.line, expected=cause.expected or f"{fmt} records",
+                        detail=cause.detail)
     if not records:
         raise bad_input("no record found in the start of the file", file=name,
                         expected=f"{fmt} records")

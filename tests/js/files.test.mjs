@@ -176,7 +176,7 @@ test('protocol: progress gate never lets progress go backwards; one terminal per
 test('binary inputs are refused by the magic table Python publishes (bzip2 needs its block magic)', async () => {
   assert.ok(CONSTANTS.binary_magic.length >= 12);
   for (const { magic, what, todo, also } of CONSTANTS.binary_magic) {
-    const head = new Uint8Array(16);
+    const head = new Uint8Array(16).fill(0x20);   // not NULs: FF FE 00 00 is UTF-32's mark
     head.set(magic);
     if (also) head.set(also.magic, also.at);
     assert.deepEqual(binaryKind(head), [what, todo]);

@@ -129,3 +129,18 @@ def test_several_fields_are_embedded_together_joined_as_contamination_joins_them
     with pytest.raises(Exception) as e:
         ParaphraseConfig(("question", ""))
     assert e.value.code == "bad_input"
+
+
+def test_a_label_that_is_an_object_or_a_list_names_its_row_as_json():
+    # --label-field is "a field naming each row (an id)": an object or list id is its JSON
+    # text (as training_id gives it), not an empty label
+    text = ('{"id": ["x", 1], "q": "How do I reset my password?"}\n'
+            '{"id": {"k": 2}, "q": "I forgot my password, how do I reset it?"}\n'
+            '{"id": null, "q": "Name a mammal that can fly."}\n')
+    job = job_of(text, cands=[(0, 1, 0.95)], nodes=3)
+    _, out = exports(job)
+    dropped = rows_of(out["paraphrase-dropped.csv"])
+    assert [(r["eval_row"], r["label"], r["kept_label"]) for r in dropped] == [
+        ("2", '{"k": 2}', '["x", 1]')]
+    [g] = rows_of(out["paraphrase-groups.csv"])
+    assert g["member_labels"] == '["x", 1] | {"k": 2}'

@@ -154,6 +154,19 @@ def test_refuse_binary_by_magic_bytes(head, what):
         refuse_binary("f.jsonl", head)
 
 
+@pytest.mark.parametrize("head,what,todo", [
+    # a UTF-32 byte-order mark starts with the UTF-16 one: it must be named as UTF-32, and
+    # the iconv line must not re-encode it as UTF-16 (that gives garbage)
+    ("{}".encode("utf-32"), "UTF-32 text (little-endian", "iconv -f UTF-32 -t UTF-8"),
+    (b"\x00\x00\xfe\xff\x00\x00\x00{", "UTF-32 text (big-endian", "iconv -f UTF-32 -t UTF-8"),
+    ("{}".encode("utf-16"), "UTF-16 text (little-endian", "iconv -f UTF-16 -t UTF-8"),
+])
+def test_refuse_utf32_as_utf32_not_utf16(head, what, todo):
+    with pytest.raises(EvalsieveError) as e:
+        refuse_binary("f.jsonl", head)
+    assert f"this looks like {what}" in e.value.message and todo in e.value.expected
+
+
 def test_refuse_binary_leaves_text_alone():
     for head in (b'{"a": 1}\n', b"BZh is a word\n", b"\xef\xbb\xbfid,q\n", b"PK is a name\n"):
         refuse_binary("f.txt", head)

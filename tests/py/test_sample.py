@@ -61,3 +61,12 @@ def test_check_fields_names_the_missing_field_and_the_known_ones():
         check_fields("e.jsonl", "jsonl", ["question"], JSONL)
     assert "'question'" in e.value.message and "first 3 rows" in e.value.message
     assert e.value.expected == "one of: id, q, tags[]" and e.value.file == "e.jsonl"
+
+
+def test_an_unclosed_quote_in_the_first_record_names_its_line():
+    # the head holds no complete record: the reader's own error (line, what) is the reason
+    head = 'id\tq\n1\t"What is the capital city of France?\n2\tHow many legs?\n'
+    with pytest.raises(EvalsieveError, match="a quoted field is never closed") as e:
+        inspect_head("e.tsv", head)
+    assert (e.value.file, e.value.line) == ("e.tsv", 2)
+    assert 'closing double quote' in e.value.expected
