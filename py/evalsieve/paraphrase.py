@@ -411,7 +411,7 @@ class ParaphraseJob:
         return self.grouping(threshold).details()
 
     def score_figures(self, threshold: float) -> list:
-        """Per-metric score-impact figures at ``threshold`` (:func:`evalsieve.scores.
+        """Per-metric score-impact figures at ``threshold`` (:func:`evalsieve.score_figures.
         paraphrase_impact`: naive and CR1 clustered SE over the paraphrase groups, one row
         per group), computed once per threshold; [] without scores.
 
@@ -428,7 +428,7 @@ class ParaphraseJob:
                             "lines, or no scores file")
         t = _check_threshold(threshold, self.config.floor)
         if t not in self._impact:
-            from .scores import paraphrase_impact
+            from .score_figures import paraphrase_impact
             run = self.score_run
             if run.join is None:
                 head = self._reader.header_raw or ""
@@ -447,7 +447,7 @@ class ParaphraseJob:
     def score_impact(self, threshold: float) -> dict | None:
         """The ``score_impact`` summary of the first metric at ``threshold``, or None
         without scores."""
-        from .scores import paraphrase_summary
+        from .score_figures import paraphrase_summary
         figs = self.score_figures(threshold)
         return paraphrase_summary(figs[0]) if figs else None
 
@@ -478,7 +478,7 @@ class ParaphraseJob:
                                        "threshold")}
         summary["stamp"] = stamp.to_dict()
         if figs:
-            from .scores import paraphrase_summary
+            from .score_figures import paraphrase_summary
             summary["score_impact"] = paraphrase_summary(figs[0])
             if len(figs) > 1:
                 summary["score_impact_more"] = [paraphrase_summary(f) for f in figs[1:]]
