@@ -11,13 +11,13 @@ stamp they are built with).
 The encoder (the driver's business): sentence-transformers all-MiniLM-L6-v2, int8 weights,
 ONNX; mean pooling over the attention mask, L2 normalisation; 256 word pieces per row
 including [CLS] and [SEP] (longer rows are truncated and counted). Cosine = dot product of
-the unit vectors.
+the unit vectors. The settings, the encoder's stamped description and the page's worked
+example live in :mod:`evalsieve.para_config` (re-exported here).
 """
 
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
 
 from . import constants
 from .errors import bad_input
@@ -25,16 +25,12 @@ from .fields import FieldExtractor
 from .record_id import id_text
 from .grouping import Grouping, PairGraph, group_paraphrases
 from .dedup import check_keep, dropped_rows, kept_positions
+from .para_config import DIM, MODEL_ID, NORMALISATION, POOLING, ParaphraseConfig, check_threshold
+from .para_config import WORKED_EXAMPLE, worked_example_jsonl  # noqa: F401 (re-exported)
 from .para_exports import GROUP_COLUMNS, PAIR_COLUMNS  # noqa: F401 (re-exported)
 from .records import Record, RecordReader
 from .results import ParaphraseResult
 from .stamps import InputFile, RunStamp
-
-MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (int8 weights, ONNX)"
-POOLING = "mean over the attention mask"
-NORMALISATION = "L2 (unit vectors; cosine = dot product)"
-DIM = constants.EMBEDDING_DIMS
-
 
 VIEW_PAIRS, VIEW_GROUPS, VIEW_MEMBERS, VIEW_CHARS = 50, 20, 8, 240
 #: Member pairs a regroup may spend on the shown groups' lowest pairs and representatives,
@@ -45,79 +41,6 @@ VIEW_DETAIL_PAIRS = 20_000
 
 #: Groupings kept per job (the slider goes back and forth; each is O(rows) of memory).
 KEEP_GROUPINGS = 4
-
-#: The page's worked example (shown, computed live by the real model, until the user runs a
-#: file): rows 1-2 ask to reset a password, row 3 joins them only through row 2 (a chained
-#: group at 0.90: cosines 1-2 0.941, 2-3 0.902, 1-3 0.829 with the int8 model); rows 4-5
-#: ask for the capital of France (0.942); row 6 is unrelated.
-WORKED_EXAMPLE = (
-    "How do I reset my password?",
-    "I forgot my password, how do I reset it?",
-    "I forgot my password, what should I do?",
-    "What is the capital of France?",
-    "Which city is the capital of France?",
-    "Name a mammal that can fly.",
-)
-
-
-def worked_example_jsonl() -> str:
-    """The worked example as a JSONL eval file (fields ``id`` and ``text``)."""
-    import json
-    return "".join(json.dumps({"id": f"ex{i + 1}", "text": t}) + "\n"
-                   for i, t in enumerate(WORKED_EXAMPLE))
-
-
-@dataclass(frozen=True)
-class ParaphraseConfig:
-    """Settings of a paraphrase run.
-
-    Attributes:
-        field: the text field path to embed (see :mod:`evalsieve.fields`), or a tuple of
-            paths embedded together (MMLU's ``question`` + ``choice0`` ...); the values of one
-            row (several paths, or several values of ``messages[].content``) are joined with a
-            newline, as the contamination job joins a row's fields.
-        label_field: a field whose value names each row in the exports (an id), or None.
-        threshold: the run's first threshold (cosine in [floor, 1]; a pair is an edge when
-            cosine ≥ threshold); every grouping and export names its own threshold.
-        floor: the lowest threshold the slider allows; the encoder side keeps every pair
-            with cosine ≥ floor.
-        window: word pieces per row, including [CLS] and [SEP].
-        skip_bad_lines: skip malformed JSONL/CSV/TSV records instead of stopping (CLI
-            ``--skip-bad-lines``; see :class:`evalsieve.records.RecordReader`): each keeps its
-            row number, is listed in ``skipped-lines.csv`` and counted in the stamp.
-
-    Example: ``ParaphraseConfig("question", "id", 0.90)``.
-    """
-    field: str
-    label_field: str | None = None
-    threshold: float = constants.PARA_THRESHOLD_DEFAULT
-    floor: float = constants.PARA_FLOOR
-    window: int = constants.PARA_WINDOW
-    skip_bad_lines: bool = False
-
-    def __post_init__(self):
-        """Refuse bad settings at construction (the page's ``para.start``), before any pass.
-
-        Raises:
-            EvalsieveError(bad_input): ``field`` not a non-empty path; ``floor`` not a cosine
-            in [0, 1] (the drivers set their own: the page constants.PARA_FLOOR, the CLI down
-            to constants.PARA_CLI_FLOOR); ``threshold`` not in [floor, 1]; ``window`` not a
-            whole number of word pieces in 3..constants.PARA_WINDOW.
-        """
-        paths = self.field if isinstance(self.field, (tuple, list)) else (self.field,)
-        if not paths or not all(isinstance(p, str) and p for p in paths):
-            raise bad_input(f"field {self.field!r} is not a field path",
-                            expected="a text field path, e.g. question, or several")
-        f = self.floor
-        if isinstance(f, bool) or not isinstance(f, (int, float)) \
-                or not 0 <= f <= 1:
-            raise bad_input(f"cosine floor {f!r} is out of range", expected="a cosine from 0 to 1")
-        _check_threshold(self.threshold, f)
-        w = self.window
-        if isinstance(w, bool) or not isinstance(w, int) or not 3 <= w <= constants.PARA_WINDOW:
-            raise bad_input(f"token window {w!r} is out of range",
-                            expected=f"a whole number of word pieces from 3 to "
-                                     f"{constants.PARA_WINDOW}")
 
 
 def _cos3(x: float) -> str:
@@ -135,7 +58,7 @@ class ParaphraseJob:
     """
 
     def __init__(self, config: ParaphraseConfig, eval_name: str, eval_format: str):
-        _check_threshold(config.threshold, config.floor)
+        check_threshold(config.threshold, config.floor)
         self.config = config
         self.eval_name, self.eval_format = eval_name, eval_format
         self._reader = RecordReader(eval_format, eval_name, config.skip_bad_lines)
@@ -287,7 +210,7 @@ class ParaphraseJob:
         """
         if self.graph is None:
             raise bad_input("no similarity results yet", expected="set_similarity before group")
-        t = _check_threshold(threshold, self.config.floor)
+        t = check_threshold(threshold, self.config.floor)
         g = self._groupings.pop(t, None)
         if g is None:
             g = group_paraphrases(self.graph, t)
@@ -388,7 +311,7 @@ class ParaphraseJob:
         settings = {"field": c.field if isinstance(c.field, str) else list(c.field),
                     "label_field": c.label_field,
                     "dedup_keep": constants.DEDUP_KEEP_RULES[check_keep(keep)],
-                    "threshold": _check_threshold(threshold, c.floor), "slider_floor": c.floor,
+                    "threshold": check_threshold(threshold, c.floor), "slider_floor": c.floor,
                     "model": MODEL_ID, "model_sha256": self.model.get("model_sha256", ""),
                     "pooling": POOLING, "normalisation": NORMALISATION,
                     "token_window": c.window, "rows_truncated": self.truncated}
@@ -411,7 +334,7 @@ class ParaphraseJob:
         return self.grouping(threshold).details()
 
     def score_figures(self, threshold: float) -> list:
-        """Per-metric score-impact figures at ``threshold`` (:func:`evalsieve.scores.
+        """Per-metric score-impact figures at ``threshold`` (:func:`evalsieve.score_figures.
         paraphrase_impact`: naive and CR1 clustered SE over the paraphrase groups, one row
         per group), computed once per threshold; [] without scores.
 
@@ -426,9 +349,9 @@ class ParaphraseJob:
                             "lines (the scores' rows would be matched to the wrong eval rows)",
                             file=self.eval_name, expected="an eval file without malformed "
                             "lines, or no scores file")
-        t = _check_threshold(threshold, self.config.floor)
+        t = check_threshold(threshold, self.config.floor)
         if t not in self._impact:
-            from .scores import paraphrase_impact
+            from .score_figures import paraphrase_impact
             run = self.score_run
             if run.join is None:
                 head = self._reader.header_raw or ""
@@ -447,7 +370,7 @@ class ParaphraseJob:
     def score_impact(self, threshold: float) -> dict | None:
         """The ``score_impact`` summary of the first metric at ``threshold``, or None
         without scores."""
-        from .scores import paraphrase_summary
+        from .score_figures import paraphrase_summary
         figs = self.score_figures(threshold)
         return paraphrase_summary(figs[0]) if figs else None
 
@@ -478,7 +401,7 @@ class ParaphraseJob:
                                        "threshold")}
         summary["stamp"] = stamp.to_dict()
         if figs:
-            from .scores import paraphrase_summary
+            from .score_figures import paraphrase_summary
             summary["score_impact"] = paraphrase_summary(figs[0])
             if len(figs) > 1:
                 summary["score_impact_more"] = [paraphrase_summary(f) for f in figs[1:]]
@@ -499,18 +422,6 @@ class ParaphraseJob:
         (:meth:`result`): the result's ``summary`` is what the CLI prints with ``--json``."""
         return self.result(self.stamp(threshold, eval_file, utc, assets, runtime, environment,
                                       keep))
-
-
-def _check_threshold(threshold, floor: float) -> float:
-    """``threshold`` as a float in [floor, 1], or a bad_input error."""
-    try:
-        t = float(threshold)
-    except (TypeError, ValueError):
-        t = None
-    if t is None or not floor <= t <= 1:
-        raise bad_input(f"threshold {threshold!r} is out of range",
-                        expected=f"a cosine from {floor} to 1")
-    return t
 
 
 def _no_embeddings(i: int, j: int) -> float:
