@@ -18,8 +18,6 @@ import platform
 import sys
 import traceback
 
-from array import array
-
 from . import constants
 from .cont_table import contamination_source, open_record
 from .contamination_exports import export as cont_export, export_names as cont_export_names
@@ -27,7 +25,7 @@ from .contamination_exports import view as cont_view
 from .contamination_job import ContaminationConfig, ContaminationJob
 from .para_exports import export as para_export, export_names as para_export_names
 from .para_table import para_source
-from .paraphrase import DIM, ParaphraseConfig, ParaphraseJob
+from .paraphrase import ParaphraseConfig, ParaphraseJob
 from .purify_page import bridge_ops as _purify_ops
 from .errors import EvalsieveError, bad_input
 from .exports import write_csv
@@ -37,6 +35,7 @@ from .result_table import query_rows
 from .semantic import SemanticConfig
 from .sample import describe_values, inspect_head
 from .stamps import InputFile
+from .worker_blocks import unpack_float32, unpack_similarity
 
 _jobs: dict[int, object] = {}
 _next = [1]
@@ -297,22 +296,6 @@ def _op_cont_semantic_request(args, text):
     return {**req, "figures": job.semantic.figures()}
 
 
-def unpack_float32(data: bytes, count: int, what: str) -> list[float]:
-    """``count`` little-endian float32 values from the worker's block.
-
-    Raises:
-        EvalsieveError(internal): the block's size is not 4 × count bytes.
-    """
-    if len(data) != 4 * count:
-        raise EvalsieveError("internal", f"{what} block of {len(data)} bytes, "
-                             f"expected {4 * count}")
-    a = array("f")
-    a.frombytes(data)
-    if sys.byteorder != "little":  # pragma: no cover
-        a.byteswap()
-    return a.tolist()
-
-
 def _op_cont_semantic_cosines(args, text, data=None):
     """The cosine of every requested pair (data: float32[pairs], little-endian, in the
     request's order); runs the verifier. Returns ``{pairs, rows_caught}``."""
@@ -357,34 +340,6 @@ def _op_para_feed_eval_values(args, text):
 
 def _op_para_end_eval(args, text):
     return _job(args).end_eval()
-
-
-def unpack_similarity(data: bytes, rows: int, pairs: int, with_embeddings: bool):
-    """Split the worker's binary similarity block (little-endian, in this order):
-    I int32[pairs], J int32[pairs], C float32[pairs], NN float32[rows], NNI int32[rows],
-    then, if ``with_embeddings``, EMB float32[rows × 384] (row-major unit vectors).
-
-    Raises:
-        EvalsieveError(internal): the block's size does not match.
-    """
-    want = 12 * pairs + 8 * rows + (4 * DIM * rows if with_embeddings else 0)
-    if len(data) != want:
-        raise EvalsieveError("internal", f"similarity block of {len(data)} bytes, "
-                             f"expected {want}")
-    parts = []
-    off = 0
-    for code, count in (("i", pairs), ("i", pairs), ("f", pairs), ("f", rows), ("i", rows)):
-        a = array(code)
-        a.frombytes(data[off:off + 4 * count])
-        if sys.byteorder != "little":  # pragma: no cover
-            a.byteswap()
-        parts.append(a)
-        off += 4 * count
-    emb = None
-    if with_embeddings:
-        emb = array("f")
-        emb.frombytes(data[off:])
-    return parts, emb
 
 
 def _threshold(args) -> float:

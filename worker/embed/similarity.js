@@ -1,7 +1,7 @@
 // @ts-check
 // similarity.js: from unit vectors to what the paraphrase job needs, without ever holding
 // n x n: every pair i < j with cosine >= floor, each row's nearest neighbour, packed as the
-// bridge's binary similarity block (py/evalsieve/bridge.py unpack_similarity).
+// bridge's binary similarity block (py/evalsieve/worker_blocks.py unpack_similarity).
 //
 // Pure functions over typed arrays; the matrix product is passed in (the worker uses
 // encoder.tile, i.e. model/tile.onnx under onnxruntime-web; tests use a plain JS dot).
