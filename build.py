@@ -42,19 +42,34 @@ CHROMIUM = Path("/usr/bin/chromium")
 # install clang lld), committed next to its source so that building dist/ needs no compiler.
 KERNEL_C = ROOT / "kernels" / "prefilter.c"
 KERNEL_WASM = ROOT / "kernels" / "prefilter.wasm"
-KERNEL_SPEC = ROOT / "kernels" / "spec.h"   # generated from Python (evalsieve.kernel_spec)
-JS_SPEC = ROOT / "worker" / "prefilter-spec.js"   # the same, for prefilter.js
+KERNEL_SPEC = ROOT / "kernels" / "spec.h"  # generated from Python (evalsieve.kernel_spec)
+JS_SPEC = ROOT / "worker" / "prefilter-spec.js"  # the same, for prefilter.js
 KERNEL_CLANG_MAJOR = 14  # the committed .wasm's compiler (Debian 12's clang 14.0.6)
-KERNEL_FLAGS = ["--target=wasm32", "-O3", "-msimd128", "-nostdlib", "-ffreestanding", "-Wall",
-                "-Wextra", "-Werror", "-Wl,--no-entry", "-Wl,--strip-all"]
+KERNEL_FLAGS = [
+    "--target=wasm32",
+    "-O3",
+    "-msimd128",
+    "-nostdlib",
+    "-ffreestanding",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-Wl,--no-entry",
+    "-Wl,--strip-all",
+]
 # Fixed zip timestamps for our own wheel (1980-01-01, the zip epoch), so its sha256
 # depends only on the sources.
 SOURCE_DATE_EPOCH = "315532800"
 # What the graph tool needs when tools/requirements.txt does not say otherwise.
 GRAPH_TOOL_REQUIREMENTS = ["onnx==1.20.1", "numpy"]
 # Pyodide files that dist/pyodide-test/ (pytest-pyodide's --dist-dir) needs.
-PYODIDE_TEST_CORE = ["pyodide.js", "pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm",
-                     "python_stdlib.zip"]
+PYODIDE_TEST_CORE = [
+    "pyodide.js",
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+]
 
 # dist/ files the service worker does not cache: itself and its list.
 PRECACHE_SKIP = {"sw.js", "sw-precache.js"}
@@ -113,12 +128,14 @@ def load_lock(path: Path = LOCK_PATH) -> dict:
             raise BuildError(f"{path.name}: asset name {asset['name']!r} is used twice")
         names.add(asset["name"])
         if asset["source"] is not None and asset["source"] not in lock["sources"]:
-            raise BuildError(f"{path.name}: asset {asset['name']!r} names unknown source "
-                             f"{asset['source']!r}")
+            raise BuildError(
+                f"{path.name}: asset {asset['name']!r} names unknown source {asset['source']!r}"
+            )
     return lock
 
 
 # --------------------------------------------------------------------------- fetching
+
 
 def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
     try:
@@ -126,8 +143,11 @@ def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
     except FileNotFoundError as exc:
         raise BuildError(f"cannot run {cmd[0]!r}: {exc}") from None
     except subprocess.CalledProcessError as exc:
-        detail = (exc.stderr or b"").decode(errors="replace")[-2000:] if kwargs.get(
-            "stderr") == subprocess.PIPE else ""
+        detail = (
+            (exc.stderr or b"").decode(errors="replace")[-2000:]
+            if kwargs.get("stderr") == subprocess.PIPE
+            else ""
+        )
         raise BuildError(f"command failed ({exc.returncode}): {' '.join(cmd)}\n{detail}") from None
 
 
@@ -135,14 +155,39 @@ def download_source(key: str, source: dict, dest_dir: Path) -> Path:
     """Fetch one source file into dest_dir with npm or pip; return its path."""
     if source["kind"] == "npm":
         spec = f"{source['package']}@{source['version']}"
-        run(["npm", "pack", spec, "--pack-destination", str(dest_dir), "--ignore-scripts",
-             "--silent"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        run(
+            [
+                "npm",
+                "pack",
+                spec,
+                "--pack-destination",
+                str(dest_dir),
+                "--ignore-scripts",
+                "--silent",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
     elif source["kind"] == "pypi":
         # --python-version 3.14: the wheels run in Pyodide's CPython 3.14, not on this host.
-        run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-             "--only-binary=:all:", "--python-version", "3.14", "--dest", str(dest_dir),
-             f"{source['package']}=={source['version']}"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--python-version",
+                "3.14",
+                "--dest",
+                str(dest_dir),
+                f"{source['package']}=={source['version']}",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
     else:
         raise BuildError(f"source {key}: unknown kind {source['kind']!r}")
     path = dest_dir / source["file"]
@@ -170,7 +215,8 @@ def fetch_source(key: str, source: dict, cache: Path) -> Path:
                 raise BuildError(
                     f"asset source {key}: downloaded {source['file']} has sha256 {actual}, "
                     f"but assets.lock.json locks {source['sha256']}. The registry served "
-                    f"different bytes; do not update the lock without finding out why.")
+                    f"different bytes; do not update the lock without finding out why."
+                )
             os.replace(fresh, cached)
         return cached
     actual = sha256_file(cached)
@@ -178,7 +224,8 @@ def fetch_source(key: str, source: dict, cache: Path) -> Path:
         raise BuildError(
             f"asset source {key}: cached file {cached} has sha256 {actual}, but "
             f"assets.lock.json locks {source['sha256']}. The cache is corrupt or was "
-            f"tampered with; delete that file and build again to re-download it.")
+            f"tampered with; delete that file and build again to re-download it."
+        )
     return cached
 
 
@@ -219,7 +266,8 @@ def asset_bytes(asset: dict, lock: dict, cache: Path) -> bytes:
     if actual != asset["sha256"]:
         raise BuildError(
             f"asset {asset['name']} ({key} {asset.get('member', source['file'])}) has sha256 "
-            f"{actual}, but assets.lock.json locks {asset['sha256']}")
+            f"{actual}, but assets.lock.json locks {asset['sha256']}"
+        )
     return data
 
 
@@ -231,6 +279,7 @@ def fetch_all(lock: dict, cache: Path) -> dict[str, bytes]:
 
 
 # --------------------------------------------------------------------------- venv
+
 
 def venv_python() -> Path:
     return VENV / "bin" / "python"
@@ -250,7 +299,8 @@ def ensure_venv(requirements: list[str], stamp_name: str) -> Path:
         except subprocess.CalledProcessError:
             raise BuildError(
                 "python3 -m venv failed; on Debian install python3-venv "
-                "(apt-get install -y python3-venv) and run again") from None
+                "(apt-get install -y python3-venv) and run again"
+            ) from None
     key_parts = [*requirements, (ROOT / "pyproject.toml").read_text(encoding="utf-8")]
     req_file = ROOT / "requirements-test.txt"
     if req_file.exists():
@@ -260,13 +310,17 @@ def ensure_venv(requirements: list[str], stamp_name: str) -> Path:
     if stamp.exists() and stamp.read_text() == key:
         return python
     log(f"installing into .venv: {' '.join(requirements)}")
-    run([str(python), "-m", "pip", "install", "--quiet", *requirements], cwd=ROOT,
-        env={**os.environ, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"})
+    run(
+        [str(python), "-m", "pip", "install", "--quiet", *requirements],
+        cwd=ROOT,
+        env={**os.environ, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"},
+    )
     stamp.write_text(key)
     return python
 
 
 # --------------------------------------------------------------------------- derived files
+
 
 def rewrite_imports(name: str, content: bytes) -> bytes:
     """hyparquet-writer's bare imports of hyparquet as relative ones to our served copy.
@@ -281,8 +335,12 @@ def rewrite_imports(name: str, content: bytes) -> bytes:
         BuildError: the file has no such import (then it needs no ``derive``).
     """
     text = content.decode("utf-8")
-    out, n = re.subn(r"^(import [^\n]* from )'hyparquet(?:/src/([a-z]+\.js))?'$",
-                     lambda m: f"{m[1]}'../hyparquet/{m[2] or 'index.js'}'", text, flags=re.M)
+    out, n = re.subn(
+        r"^(import [^\n]* from )'hyparquet(?:/src/([a-z]+\.js))?'$",
+        lambda m: f"{m[1]}'../hyparquet/{m[2] or 'index.js'}'",
+        text,
+        flags=re.M,
+    )
     if n == 0:
         raise BuildError(f"asset {name}: derive 'imports' but it imports nothing from hyparquet")
     return out.encode("utf-8")
@@ -311,17 +369,28 @@ def derive_models(model_onnx: bytes, cache: Path) -> dict[str, bytes]:
             src = Path(tmp) / "model.onnx"
             src.write_bytes(model_onnx)
             staged = {name: Path(tmp) / name for name in outputs}
-            log("deriving encoder.onnx, encoder-fp32.onnx and tile.onnx with "
-                "py/evalsieve/encoder_graph.py")
-            run([str(python), "-c",
-                 "import sys; sys.path.insert(0, sys.argv[1]);"
-                 "from encoder_graph import build_encoder_graph, build_fp32_encoder_graph,"
-                 " build_tile_graph;"
-                 "build_encoder_graph(sys.argv[2], sys.argv[3]);"
-                 "build_fp32_encoder_graph(sys.argv[3], sys.argv[4]);"
-                 " build_tile_graph(sys.argv[5])",
-                 str(tool.parent), str(src), str(staged["encoder.onnx"]),
-                 str(staged["encoder-fp32.onnx"]), str(staged["tile.onnx"])], cwd=ROOT)
+            log(
+                "deriving encoder.onnx, encoder-fp32.onnx and tile.onnx with "
+                "py/evalsieve/encoder_graph.py"
+            )
+            run(
+                [
+                    str(python),
+                    "-c",
+                    "import sys; sys.path.insert(0, sys.argv[1]);"
+                    "from encoder_graph import build_encoder_graph, build_fp32_encoder_graph,"
+                    " build_tile_graph;"
+                    "build_encoder_graph(sys.argv[2], sys.argv[3]);"
+                    "build_fp32_encoder_graph(sys.argv[3], sys.argv[4]);"
+                    " build_tile_graph(sys.argv[5])",
+                    str(tool.parent),
+                    str(src),
+                    str(staged["encoder.onnx"]),
+                    str(staged["encoder-fp32.onnx"]),
+                    str(staged["tile.onnx"]),
+                ],
+                cwd=ROOT,
+            )
             out_dir.mkdir(parents=True, exist_ok=True)
             for name, path in staged.items():
                 if not path.is_file():
@@ -337,9 +406,11 @@ def build_own_wheel(cache: Path) -> Path:
     *.egg-info behind in the work tree.
     """
     inputs = [ROOT / "pyproject.toml", ROOT / "README.md"]
-    inputs += sorted(p for p in (ROOT / "py").rglob("*")
-                     if p.is_file() and "__pycache__" not in p.parts
-                     and ".egg-info" not in str(p))
+    inputs += sorted(
+        p
+        for p in (ROOT / "py").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and ".egg-info" not in str(p)
+    )
     # the scan kernel, committed in kernels/, goes into the package (evalsieve.kernel)
     staged_files = {KERNEL_WASM: Path("py") / "evalsieve" / "prefilter.wasm"}
     digest = hashlib.sha256()
@@ -360,9 +431,22 @@ def build_own_wheel(cache: Path) -> Path:
         for path, rel in staged_files.items():
             shutil.copy2(path, tree / rel)
         staged = Path(tmp) / "out"
-        run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(staged),
-             str(tree)], env={**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH},
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--quiet",
+                "--no-deps",
+                "-w",
+                str(staged),
+                str(tree),
+            ],
+            env={**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         built = sorted(staged.glob("evalsieve-*-py3-none-any.whl"))
         if len(built) != 1:
             raise BuildError(f"pip wheel produced {[p.name for p in staged.iterdir()]}")
@@ -403,37 +487,66 @@ EXAMPLE_TRAIN = [
 # (question, answer, note): three are planted in EXAMPLE_TRAIN (one differs only in case and
 # punctuation), one is a paraphrase, the rest are clean.
 EXAMPLE_EVAL = [
-    ("The angle of the run against gravity matches the angle between the sun and the food "
-     "source, and the length of the run encodes the distance.", "waggle dance", "planted"),
-    ("A starter is fed with equal weights of flour and water, and most bakers keep it in a "
-     "cool place between bakes.", "sourdough", "planted"),
-    ("TELEGRAPH OPERATORS could send about twenty words per minute; and skilled listeners "
-     "recognised the rhythm of whole words rather than counting dots and dashes!", "morse",
-     "planted (case and punctuation differ)"),
-    ("Why does a copper roof go green over a couple of decades, and what does the green layer "
-     "do for the metal below it?", "patina", "paraphrase"),
-    ("Which planet in the solar system has the shortest day, and how long does one rotation "
-     "take?", "Jupiter, about ten hours", "clean"),
-    ("What is the boiling point of water at sea level in degrees Fahrenheit?", "212",
-     "clean"),
-    ("Who wrote the novel in which a whaling captain pursues a white whale across the "
-     "oceans?", "Herman Melville", "clean"),
-    ("How many strings does a standard classical guitar have, and what are they usually made "
-     "of today?", "six, nylon", "clean"),
+    (
+        "The angle of the run against gravity matches the angle between the sun and the food "
+        "source, and the length of the run encodes the distance.",
+        "waggle dance",
+        "planted",
+    ),
+    (
+        "A starter is fed with equal weights of flour and water, and most bakers keep it in a "
+        "cool place between bakes.",
+        "sourdough",
+        "planted",
+    ),
+    (
+        "TELEGRAPH OPERATORS could send about twenty words per minute; and skilled listeners "
+        "recognised the rhythm of whole words rather than counting dots and dashes!",
+        "morse",
+        "planted (case and punctuation differ)",
+    ),
+    (
+        "Why does a copper roof go green over a couple of decades, and what does the green layer "
+        "do for the metal below it?",
+        "patina",
+        "paraphrase",
+    ),
+    (
+        "Which planet in the solar system has the shortest day, and how long does one rotation "
+        "take?",
+        "Jupiter, about ten hours",
+        "clean",
+    ),
+    ("What is the boiling point of water at sea level in degrees Fahrenheit?", "212", "clean"),
+    (
+        "Who wrote the novel in which a whaling captain pursues a white whale across the oceans?",
+        "Herman Melville",
+        "clean",
+    ),
+    (
+        "How many strings does a standard classical guitar have, and what are they usually made "
+        "of today?",
+        "six, nylon",
+        "clean",
+    ),
 ]
 
 
 def example_files() -> dict[str, str]:
     """The embedded demo inputs: {"train.jsonl": ..., "eval.jsonl": ...} (deterministic)."""
-    train = "".join(json.dumps({"id": f"doc-{i + 1}", "text": text}, ensure_ascii=False) + "\n"
-                    for i, text in enumerate(EXAMPLE_TRAIN))
+    train = "".join(
+        json.dumps({"id": f"doc-{i + 1}", "text": text}, ensure_ascii=False) + "\n"
+        for i, text in enumerate(EXAMPLE_TRAIN)
+    )
     evals = "".join(
         json.dumps({"id": f"q{i + 1}", "question": q, "answer": a}, ensure_ascii=False) + "\n"
-        for i, (q, a, _note) in enumerate(EXAMPLE_EVAL))
+        for i, (q, a, _note) in enumerate(EXAMPLE_EVAL)
+    )
     return {"train.jsonl": train, "eval.jsonl": evals}
 
 
 # --------------------------------------------------------------------------- dist
+
 
 def clang_major(clang: str = "clang") -> int | None:
     """The major version of `clang` (14 for Debian 12's), or None when it is not installed."""
@@ -478,11 +591,14 @@ def build_kernel(out: Path = KERNEL_WASM, clang: str = "clang") -> Path:
     wasm-ld is missing or the compile fails."""
     exe = shutil.which(clang)
     if exe is None or shutil.which("wasm-ld") is None:
-        raise BuildError("the WebAssembly kernel needs clang and wasm-ld (Debian: apt-get install "
-                         "clang lld); the committed kernels/prefilter.wasm serves without them")
+        raise BuildError(
+            "the WebAssembly kernel needs clang and wasm-ld (Debian: apt-get install "
+            "clang lld); the committed kernels/prefilter.wasm serves without them"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([exe, *KERNEL_FLAGS, "-o", str(out), str(KERNEL_C)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [exe, *KERNEL_FLAGS, "-o", str(out), str(KERNEL_C)], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         raise BuildError(f"compiling {KERNEL_C.relative_to(ROOT)} failed:\n{proc.stderr}")
     return out
@@ -503,14 +619,15 @@ def copy_tree(src: Path, dest: Path) -> None:
 def wheel_requirements(wheel: Path) -> list[tuple[str, str]]:
     """Return [(normalized name, marker or "")] of a wheel's Requires-Dist, extras left out."""
     with zipfile.ZipFile(wheel) as whl:
-        metadata = next(n for n in whl.namelist()
-                        if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
+        metadata = next(
+            n for n in whl.namelist() if n.endswith(".dist-info/METADATA") and n.count("/") == 1
+        )
         text = whl.read(metadata).decode("utf-8")
     requirements = []
     for line in text.split("\n\n", 1)[0].splitlines():
         if not line.startswith("Requires-Dist:"):
             continue
-        spec, _, marker = line[len("Requires-Dist:"):].partition(";")
+        spec, _, marker = line[len("Requires-Dist:") :].partition(";")
         if "extra==" in marker.replace(" ", ""):
             continue
         name = spec.strip()
@@ -547,16 +664,24 @@ def write_pyodide_test_dir(dist: Path, wheels: list[Path]) -> None:
         dist_name, version = wheel.name.split("-")[:2]
         name = dist_name.replace("_", "-").lower()
         packages[name] = {
-            "name": name, "version": version, "file_name": wheel.name, "install_dir": "site",
-            "sha256": sha256_file(wheel), "package_type": "package",
-            "imports": [dist_name.replace("-", "_")], "depends": wheel_requirements(wheel),
-            "unvendored_tests": False, "tool": {},
+            "name": name,
+            "version": version,
+            "file_name": wheel.name,
+            "install_dir": "site",
+            "sha256": sha256_file(wheel),
+            "package_type": "package",
+            "imports": [dist_name.replace("-", "_")],
+            "depends": wheel_requirements(wheel),
+            "unvendored_tests": False,
+            "tool": {},
         }
     for entry in packages.values():
         missing = [req for req, marker in entry["depends"] if req not in packages and not marker]
         if missing:
-            raise BuildError(f"dist/pyodide-test: {entry['file_name']} requires "
-                             f"{', '.join(missing)}, which assets.lock.json does not put there")
+            raise BuildError(
+                f"dist/pyodide-test: {entry['file_name']} requires "
+                f"{', '.join(missing)}, which assets.lock.json does not put there"
+            )
         # Conditional requirements (win32, python < 3.11) are absent and not needed in Pyodide.
         entry["depends"] = sorted(req for req, _ in entry["depends"] if req in packages)
     lock["packages"] = packages
@@ -581,8 +706,9 @@ def precache_list(dist: Path, manifest: dict) -> dict:
         BuildError: a manifest asset whose file in dist/ has another sha256.
     """
     by_path = {entry["path"]: entry["sha256"] for entry in manifest.values()}
-    on_use_paths = {entry["path"] for entry in manifest.values()
-                    if entry.get("offline") == "on-use"}
+    on_use_paths = {
+        entry["path"] for entry in manifest.values() if entry.get("offline") == "on-use"
+    }
     files, on_use = [], []
     for path in sorted(p for p in dist.rglob("*") if p.is_file()):
         rel = path.relative_to(dist).as_posix()
@@ -592,10 +718,14 @@ def precache_list(dist: Path, manifest: dict) -> dict:
         if by_path.get(rel, digest) != digest:
             raise BuildError(f"dist/{rel} does not match its sha256 in assets/manifest.json")
         (on_use if rel in on_use_paths else files).append({"url": rel, "sha256": digest})
-    canonical = json.dumps({"files": files, "on_use": on_use}, sort_keys=True,
-                           separators=(",", ":")).encode("utf-8")
-    return {"cache": "evalsieve-" + hashlib.sha256(canonical).hexdigest()[:16], "files": files,
-            "on_use": on_use}
+    canonical = json.dumps(
+        {"files": files, "on_use": on_use}, sort_keys=True, separators=(",", ":")
+    ).encode("utf-8")
+    return {
+        "cache": "evalsieve-" + hashlib.sha256(canonical).hexdigest()[:16],
+        "files": files,
+        "on_use": on_use,
+    }
 
 
 def write_precache(dist: Path, manifest: dict) -> dict:
@@ -603,7 +733,9 @@ def write_precache(dist: Path, manifest: dict) -> dict:
     listing = precache_list(dist, manifest)
     (dist / "sw-precache.js").write_text(
         "// Written by build.py: what sw.js caches (see build.precache_list).\n"
-        f"self.EVALSIEVE_PRECACHE = {json.dumps(listing, indent=1)};\n", encoding="utf-8")
+        f"self.EVALSIEVE_PRECACHE = {json.dumps(listing, indent=1)};\n",
+        encoding="utf-8",
+    )
     return listing
 
 
@@ -635,17 +767,23 @@ def build(dist: Path = DEFAULT_DIST, cache: Path = DEFAULT_CACHE) -> dict:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
         if asset["dist"].startswith("assets/"):
-            manifest[name] = {"version": asset["version"],
-                              "sha256": hashlib.sha256(content).hexdigest(),
-                              "path": asset["dist"]}
+            manifest[name] = {
+                "version": asset["version"],
+                "sha256": hashlib.sha256(content).hexdigest(),
+                "path": asset["dist"],
+            }
             if asset.get("offline") == "on-use":  # cached on first use, not at install
                 manifest[name]["offline"] = "on-use"
     wheels_dir = partial / "assets" / "wheels"
     shutil.copyfile(wheel, wheels_dir / wheel.name)
-    manifest["evalsieve"] = {"version": wheel.name.split("-")[1], "sha256": sha256_file(wheel),
-                             "path": f"assets/wheels/{wheel.name}"}
+    manifest["evalsieve"] = {
+        "version": wheel.name.split("-")[1],
+        "sha256": sha256_file(wheel),
+        "path": f"assets/wheels/{wheel.name}",
+    }
     (partial / "assets" / "manifest.json").write_text(
-        json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    )
 
     for name, text in example_files().items():
         (partial / "example").mkdir(exist_ok=True)
@@ -664,6 +802,7 @@ def build(dist: Path = DEFAULT_DIST, cache: Path = DEFAULT_CACHE) -> dict:
 
 
 # --------------------------------------------------------------------------- serve
+
 
 class DistHandler(http.server.SimpleHTTPRequestHandler):
     """Serves dist/ with cross-origin isolation, a strict CSP and exact MIME types."""
@@ -719,12 +858,15 @@ def serve(dist: Path, port: int) -> None:
 
 # --------------------------------------------------------------------------- test / bench
 
+
 def ensure_chromium() -> None:
     if CHROMIUM.exists():
         return
     if os.geteuid() != 0:
-        raise BuildError(f"{CHROMIUM} is missing; install Debian's chromium: "
-                         "sudo apt-get update && sudo apt-get install -y chromium")
+        raise BuildError(
+            f"{CHROMIUM} is missing; install Debian's chromium: "
+            "sudo apt-get update && sudo apt-get install -y chromium"
+        )
     log("installing chromium with apt-get")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     run(["apt-get", "update"], env=env)
@@ -732,8 +874,12 @@ def ensure_chromium() -> None:
 
 
 def test_env(dist: Path) -> dict[str, str]:
-    return {**os.environ, "EVALSIEVE_DIST": str(dist), "EVALSIEVE_CHROMIUM": str(CHROMIUM),
-            "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
+    return {
+        **os.environ,
+        "EVALSIEVE_DIST": str(dist),
+        "EVALSIEVE_CHROMIUM": str(CHROMIUM),
+        "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1",
+    }
 
 
 def ensure_js_test_deps() -> None:
@@ -760,9 +906,19 @@ def run_tests(dist: Path, cache: Path, pytest_args: list[str]) -> int:
     ensure_js_test_deps()
     build(dist, cache)
     # --dist-dir: pytest-pyodide's Pyodide (see docs/pytest-pyodide.md); later args win.
-    code = subprocess.run([str(python), "-m", "pytest", "tests", "--dist-dir",
-                           str(dist / "pyodide-test"), *pytest_args], cwd=ROOT,
-                          env=test_env(dist)).returncode
+    code = subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pytest",
+            "tests",
+            "--dist-dir",
+            str(dist / "pyodide-test"),
+            *pytest_args,
+        ],
+        cwd=ROOT,
+        env=test_env(dist),
+    ).returncode
     if code == 5:
         log("pytest collected no tests; that is a failure")
     return code
@@ -780,30 +936,40 @@ def run_benchmarks(dist: Path, cache: Path, args: list[str]) -> int:
     status = 0
     for script in scripts:
         log(f"bench {script.name}")
-        status |= subprocess.run([str(python), str(script), *args], cwd=ROOT,
-                                 env=test_env(dist)).returncode
+        status |= subprocess.run(
+            [str(python), str(script), *args], cwd=ROOT, env=test_env(dist)
+        ).returncode
     return status
 
 
 # --------------------------------------------------------------------------- CLI
 
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="build.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--dist", type=Path, default=DEFAULT_DIST, help="output dir (dist/)")
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
-                        help="download cache (.cache/)")
+    parser.add_argument(
+        "--cache", type=Path, default=DEFAULT_CACHE, help="download cache (.cache/)"
+    )
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("build", help="fetch + verify assets and write dist/ (default)")
     serve_p = sub.add_parser("serve", help="build, then serve dist/ on 127.0.0.1")
     serve_p.add_argument("--port", type=int, default=8000)
     serve_p.add_argument("--no-build", action="store_true", help="serve dist/ as it is")
-    sub.add_parser("test", help="set up chromium and .venv, build, run pytest (extra args "
-                                "go to pytest)")
-    sub.add_parser("wasm", help="regenerate kernels/spec.h and the published kernel table, "
-                                "recompile kernels/prefilter.wasm from kernels/prefilter.c "
-                                "(needs clang and wasm-ld)")
-    sub.add_parser("bench", help="build, then run benchmarks/bench_*.py with the .venv python "
-                                 "(extra args go to each script)")
+    sub.add_parser(
+        "test", help="set up chromium and .venv, build, run pytest (extra args go to pytest)"
+    )
+    sub.add_parser(
+        "wasm",
+        help="regenerate kernels/spec.h and the published kernel table, "
+        "recompile kernels/prefilter.wasm from kernels/prefilter.c "
+        "(needs clang and wasm-ld)",
+    )
+    sub.add_parser(
+        "bench",
+        help="build, then run benchmarks/bench_*.py with the .venv python "
+        "(extra args go to each script)",
+    )
     args, extra = parser.parse_known_args(argv)
     command = args.command or "build"
     if extra and command not in ("test", "bench"):
@@ -825,8 +991,9 @@ def main(argv: list[str] | None = None) -> int:
         elif command == "wasm":
             write_kernel_spec()
             out = build_kernel()
-            print(f"wrote {out.relative_to(ROOT)} ({out.stat().st_size} bytes, clang "
-                  f"{clang_major()})")
+            print(
+                f"wrote {out.relative_to(ROOT)} ({out.stat().st_size} bytes, clang {clang_major()})"
+            )
     except BuildError as exc:
         print(f"build.py: error: {exc}", file=sys.stderr)
         return 1

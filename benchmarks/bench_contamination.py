@@ -48,19 +48,35 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 # ../shared/data beside the checkout (or beside the folder of worktrees it is in)
-SHARED = Path(os.environ.get("EVALSIEVE_SHARED") or next(
-    (p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()),
-    ROOT.parent / "shared")) / "data"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHARED = (
+    Path(
+        os.environ.get("EVALSIEVE_SHARED")
+        or next(
+            (p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()),
+            ROOT.parent / "shared",
+        )
+    )
+    / "data"
+)
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 BENCH_DIR = Path(os.environ.get("EVALSIEVE_BENCH_DIR", ROOT / ".cache" / "bench"))
 
 
 def training_file(mb: float, script: str = "latin") -> Path:
     import make_training
-    tail = "" if script == "latin" else f"-{script}"   # make_training --script
-    out = BENCH_DIR / f"corpus{int(mb)}{tail}.jsonl"   # make_training's issue-7-shaped corpus
+
+    tail = "" if script == "latin" else f"-{script}"  # make_training --script
+    out = BENCH_DIR / f"corpus{int(mb)}{tail}.jsonl"  # make_training's issue-7-shaped corpus
     if not out.exists() or out.stat().st_size < mb * 1e6:
         out.parent.mkdir(parents=True, exist_ok=True)
         print(f"generating {out} ({mb:.0f} MB)...", flush=True)
@@ -85,13 +101,16 @@ def bench_scripts(ev: Path, mb: float, repeat: int, page: bool) -> int:
             r["page"] = statistics.median(pg)
         latin = latin or r
         rows.append((script, r))
-    print(f"\n| corpus ({mb:.0f} MB) | CLI MB/s | × Latin | CLI CPU MB/s | × Latin | page MB/s "
-          f"| × Latin |\n|---|---|---|---|---|---|---|")
+    print(
+        f"\n| corpus ({mb:.0f} MB) | CLI MB/s | × Latin | CLI CPU MB/s | × Latin | page MB/s "
+        f"| × Latin |\n|---|---|---|---|---|---|---|"
+    )
     for script, r in rows:
-        pg = (f"{r['page']:.1f} | {r['page'] / latin['page']:.2f}" if "page" in r
-              else "not run | ")
-        print(f"| {script} | {r['scan']:.1f} | {r['scan'] / latin['scan']:.2f} | "
-              f"{r['scan_cpu']:.1f} | {r['scan_cpu'] / latin['scan_cpu']:.2f} | {pg} |")
+        pg = f"{r['page']:.1f} | {r['page'] / latin['page']:.2f}" if "page" in r else "not run | "
+        print(
+            f"| {script} | {r['scan']:.1f} | {r['scan'] / latin['scan']:.2f} | "
+            f"{r['scan_cpu']:.1f} | {r['scan_cpu'] / latin['scan_cpu']:.2f} | {pg} |"
+        )
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0
 
@@ -131,10 +150,10 @@ def run_measured(cmd: list[str], env: dict | None = None) -> tuple[str, float, f
     The CPU seconds (user + system) of the process tree go to ``LAST_CPU[0]``."""
     import resource
     import subprocess
+
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=env)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     peak = 0.0
     while p.poll() is None:
         peak = max(peak, tree_rss_mb(p.pid))
@@ -154,10 +173,12 @@ LAST_CPU = [0.0]
 def report_rows(out_dir: str) -> list[int]:
     """The contaminated eval rows of a CLI run (contamination-report.csv)."""
     import csv
+
     with open(os.path.join(out_dir, "contamination-report.csv"), encoding="utf-8") as f:
         lines = [l for l in f if not l.startswith("#")]
-    return sorted(int(r["eval_row"]) for r in csv.DictReader(lines)
-                  if r["status"] == "contaminated")
+    return sorted(
+        int(r["eval_row"]) for r in csv.DictReader(lines) if r["status"] == "contaminated"
+    )
 
 
 CLI_CONFIGS = {
@@ -178,17 +199,34 @@ def bench_cli(ev: Path, tr: Path, repeat: int, configs: dict) -> dict:
     machine falls on all of them alike; ``runs`` keeps each round's training-pass MB/s."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "py"))
     size = tr.stat().st_size
-    acc = {name: {"scan": [], "whole": [], "cpu": [], "scan_cpu": [], "peak": 0.0}
-           for name in configs}
+    acc = {
+        name: {"scan": [], "whole": [], "cpu": [], "scan_cpu": [], "peak": 0.0} for name in configs
+    }
     rows_of: dict = {}
     for _ in range(repeat):
         for name, extra in configs.items():
             a = acc[name]
             with tempfile.TemporaryDirectory() as d:
                 stdout, wall, rss = run_measured(
-                    [sys.executable, "-m", "evalsieve.cli", "contamination", str(ev), str(tr),
-                     "--eval-field", "question", "--train-field", "text", "--out", d,
-                     "--json", "--quiet", *extra], env)
+                    [
+                        sys.executable,
+                        "-m",
+                        "evalsieve.cli",
+                        "contamination",
+                        str(ev),
+                        str(tr),
+                        "--eval-field",
+                        "question",
+                        "--train-field",
+                        "text",
+                        "--out",
+                        d,
+                        "--json",
+                        "--quiet",
+                        *extra,
+                    ],
+                    env,
+                )
                 rows_of[name] = report_rows(d)
             s = json.loads(stdout)
             a["scan"].append(size / 1e6 / s["seconds_training_pass"])
@@ -198,27 +236,54 @@ def bench_cli(ev: Path, tr: Path, repeat: int, configs: dict) -> dict:
             a["peak"] = max(a["peak"], rss)
             a["candidates"] = s["training_engine"].get("candidate_lines")
             a["records"] = s["training_records"]
-            print(f"  {name:32s} {a['scan'][-1]:6.1f} MB/s training pass, {a['whole'][-1]:6.1f} "
-                  f"MB/s whole process; of CPU time: {a['scan_cpu'][-1]:6.1f} training pass, "
-                  f"{a['cpu'][-1]:6.1f} whole process; peak RSS {rss:.0f} MB "
-                  f"({s['rows_contaminated']} contaminated, {s['training_records']} records, "
-                  f"{s['training_engine']}; load {os.getloadavg()[0]:.1f})", flush=True)
-    return {name: {"scan": statistics.median(a["scan"]), "whole": statistics.median(a["whole"]),
-                   "cpu": statistics.median(a["cpu"]),
-                   "scan_cpu": statistics.median(a["scan_cpu"]),
-                   "peak_rss_mb": round(a["peak"]), "rows": rows_of[name], "runs": a["scan"],
-                   "candidates": a.get("candidates"), "records": a.get("records")}
-            for name, a in acc.items()}
+            print(
+                f"  {name:32s} {a['scan'][-1]:6.1f} MB/s training pass, {a['whole'][-1]:6.1f} "
+                f"MB/s whole process; of CPU time: {a['scan_cpu'][-1]:6.1f} training pass, "
+                f"{a['cpu'][-1]:6.1f} whole process; peak RSS {rss:.0f} MB "
+                f"({s['rows_contaminated']} contaminated, {s['training_records']} records, "
+                f"{s['training_engine']}; load {os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
+    return {
+        name: {
+            "scan": statistics.median(a["scan"]),
+            "whole": statistics.median(a["whole"]),
+            "cpu": statistics.median(a["cpu"]),
+            "scan_cpu": statistics.median(a["scan_cpu"]),
+            "peak_rss_mb": round(a["peak"]),
+            "rows": rows_of[name],
+            "runs": a["scan"],
+            "candidates": a.get("candidates"),
+            "records": a.get("records"),
+        }
+        for name, a in acc.items()
+    }
 
 
 def bench_refs(ev: Path, tr: Path, repeat: int, names=None) -> dict:
     """The two reference scanners (or those of ``names``) on the same file: their own scan
     timers (wall), the whole process (wall and CPU, as for the CLI), and the contaminated
     eval rows they found."""
-    refs = {"ref plain JS (Node)": ["node", str(ROOT / "benchmarks" / "ref_scan.mjs"), str(ev),
-                                    "question", str(tr), "text", "13"],
-            "ref careful pure Python": [sys.executable, str(ROOT / "benchmarks" / "ref_scan.py"),
-                                        str(ev), "question", str(tr), "text", "13"]}
+    refs = {
+        "ref plain JS (Node)": [
+            "node",
+            str(ROOT / "benchmarks" / "ref_scan.mjs"),
+            str(ev),
+            "question",
+            str(tr),
+            "text",
+            "13",
+        ],
+        "ref careful pure Python": [
+            sys.executable,
+            str(ROOT / "benchmarks" / "ref_scan.py"),
+            str(ev),
+            "question",
+            str(tr),
+            "text",
+            "13",
+        ],
+    }
     out = {}
     for name, cmd in refs.items():
         if names is not None and name not in names:
@@ -232,13 +297,21 @@ def bench_refs(ev: Path, tr: Path, repeat: int, names=None) -> dict:
             whole.append(r["bytes"] / 1e6 / wall)
             cpu.append(r["bytes"] / 1e6 / LAST_CPU[0])
             peak = max(peak, rss)
-            print(f"  {name:32s} {speeds[-1]:6.1f} MB/s scan, {whole[-1]:6.1f} MB/s whole "
-                  f"process; of CPU time: {scan_cpu[-1]:6.1f} scan, {cpu[-1]:6.1f} whole "
-                  f"process; peak RSS {rss:.0f} MB "
-                  f"({len(r['contaminated'])} contaminated)", flush=True)
-        out[name] = {"scan": statistics.median(speeds), "whole": statistics.median(whole),
-                     "cpu": statistics.median(cpu), "scan_cpu": statistics.median(scan_cpu),
-                     "peak_rss_mb": round(peak), "rows": r["contaminated"]}
+            print(
+                f"  {name:32s} {speeds[-1]:6.1f} MB/s scan, {whole[-1]:6.1f} MB/s whole "
+                f"process; of CPU time: {scan_cpu[-1]:6.1f} scan, {cpu[-1]:6.1f} whole "
+                f"process; peak RSS {rss:.0f} MB "
+                f"({len(r['contaminated'])} contaminated)",
+                flush=True,
+            )
+        out[name] = {
+            "scan": statistics.median(speeds),
+            "whole": statistics.median(whole),
+            "cpu": statistics.median(cpu),
+            "scan_cpu": statistics.median(scan_cpu),
+            "peak_rss_mb": round(peak),
+            "rows": r["contaminated"],
+        }
     return out
 
 
@@ -349,8 +422,10 @@ def stages(size: int, **ms: float) -> str:
 
 def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float], dict]:
     from playwright.sync_api import sync_playwright
+
     sys.path.insert(0, str(ROOT))
     import build
+
     build.DistHandler.log_message = lambda *a, **k: None
     server = build.make_server(ROOT / "dist", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -359,8 +434,9 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
     raw_cpu, page_cpu = [], []
     chromium = os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium")
     with tempfile.TemporaryDirectory() as prof, sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(prof, executable_path=chromium, headless=True,
-                                                    args=FLAGS)
+        ctx = pw.chromium.launch_persistent_context(
+            prof, executable_path=chromium, headless=True, args=FLAGS
+        )
         page = ctx.new_page()
         page.goto(url)
         page.evaluate("""() => { for (const id of ['bench-eval', 'bench-train']) {
@@ -369,9 +445,13 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
         page.set_input_files("#bench-eval", str(ev))
         page.set_input_files("#bench-train", str(tr))
         size = tr.stat().st_size
-        args = {"eval": {"format": "jsonl", "fields": ["question"]},
-                "train": {"format": "jsonl", "fields": ["text"]}, "n": None,
-                "boilerplate": True, "threshold": None}
+        args = {
+            "eval": {"format": "jsonl", "fields": ["question"]},
+            "train": {"format": "jsonl", "fields": ["text"]},
+            "n": None,
+            "boilerplate": True,
+            "threshold": None,
+        }
         # one untimed read first: the first read in a fresh browser was the slowest (39-79
         # MB/s in 13 fresh browsers here, the next reads 78-86), and it would be the ceiling's
         page.evaluate(PAGE_BOOT)
@@ -385,8 +465,11 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
             assert r["m"]["type"] == "result", r["m"]
             d = r["m"]["data"]
             raw.append(size / 1e6 / d["seconds"])
-            print(f"  raw  {raw[-1]:6.1f} MB/s ({stages(size, read=d['seconds'] * 1000 - d['hash_ms'] - d['decode_ms'], hash=d['hash_ms'], decode=d['decode_ms'])}); "
-                  f"browser CPU {raw_cpu[-1] * 1000 / (size / 1e6):.1f} ms/MB", flush=True)
+            print(
+                f"  raw  {raw[-1]:6.1f} MB/s ({stages(size, read=d['seconds'] * 1000 - d['hash_ms'] - d['decode_ms'], hash=d['hash_ms'], decode=d['decode_ms'])}); "
+                f"browser CPU {raw_cpu[-1] * 1000 / (size / 1e6):.1f} ms/MB",
+                flush=True,
+            )
             page.evaluate(PAGE_BOOT)
             c0 = browser_cpu_s(prof)
             with RssSampler(prof) as rss:
@@ -396,33 +479,58 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
             d = r["m"]["data"]
             page_speed.append(d["timing"]["train_mbps"])
             whole.append(size / 1e6 / d["timing"]["seconds"])
-            extra = {"contaminated": d["summary"]["rows_contaminated"], "prefilter": r["pf"],
-                     "browser_peak_rss_mb": round(rss.peak)}
+            extra = {
+                "contaminated": d["summary"]["rows_contaminated"],
+                "prefilter": r["pf"],
+                "browser_peak_rss_mb": round(rss.peak),
+            }
             pf = r["pf"] or {}
-            print(f"  page {page_speed[-1]:6.1f} MB/s training pass, {whole[-1]:6.1f} MB/s whole run "
-                  f"({extra['contaminated']} contaminated; {pf.get('candidates')} of "
-                  f"{pf.get('records')} records to Python; {pf.get('workers')} prefilter "
-                  f"worker(s); browser peak RSS {rss.peak:.0f} MB; page / raw of this pair "
-                  f"{page_speed[-1] / raw[-1]:.2f}); browser CPU {page_cpu[-1] * 1000 / (size / 1e6):.1f} "
-                  "ms/MB (the whole run: eval pass and exports too)", flush=True)
+            print(
+                f"  page {page_speed[-1]:6.1f} MB/s training pass, {whole[-1]:6.1f} MB/s whole run "
+                f"({extra['contaminated']} contaminated; {pf.get('candidates')} of "
+                f"{pf.get('records')} records to Python; {pf.get('workers')} prefilter "
+                f"worker(s); browser peak RSS {rss.peak:.0f} MB; page / raw of this pair "
+                f"{page_speed[-1] / raw[-1]:.2f}); browser CPU {page_cpu[-1] * 1000 / (size / 1e6):.1f} "
+                "ms/MB (the whole run: eval pass and exports too)",
+                flush=True,
+            )
             if pf:
                 # the reading thread's stages, then the workers' scanning (on other cores)
-                print("       reading thread: " + stages(
-                    size, read=pf["read_ms"] - pf["hash_ms"] - pf["decode_ms"], hash=pf["hash_ms"],
-                    decode=pf["decode_ms"], post=pf["post_ms"], python=pf["python_ms"],
-                    wait=pf["waiting_for_filter_ms"]) + "; workers: " + stages(
-                    size, scan=pf["filter_ms"]) + f" (and {pf['inline_ms'] / (size / 1e6):.1f} on the "
-                    "reading thread); " + (f"sha256 on the reading thread ({pf['hash_note']})" if pf.get("hash_note")
-                    else "hashing worker: " + stages(size, sha256=pf.get("hash_worker_ms", 0))) + "; chunks scanned by the WebAssembly kernel "
+                print(
+                    "       reading thread: "
+                    + stages(
+                        size,
+                        read=pf["read_ms"] - pf["hash_ms"] - pf["decode_ms"],
+                        hash=pf["hash_ms"],
+                        decode=pf["decode_ms"],
+                        post=pf["post_ms"],
+                        python=pf["python_ms"],
+                        wait=pf["waiting_for_filter_ms"],
+                    )
+                    + "; workers: "
+                    + stages(size, scan=pf["filter_ms"])
+                    + f" (and {pf['inline_ms'] / (size / 1e6):.1f} on the "
+                    "reading thread); "
+                    + (
+                        f"sha256 on the reading thread ({pf['hash_note']})"
+                        if pf.get("hash_note")
+                        else "hashing worker: " + stages(size, sha256=pf.get("hash_worker_ms", 0))
+                    )
+                    + "; chunks scanned by the WebAssembly kernel "
                     f"{pf.get('kernel_wasm', 0)}, by prefilter.js {pf.get('kernel_js', 0)}"
                     + (f" ({'; '.join(pf['kernel_notes'])})" if pf.get("kernel_notes") else ""),
-                    flush=True)
+                    flush=True,
+                )
         ctx.close()
     server.shutdown()
     extra["whole_run_mbps"] = statistics.median(whole)
     extra["page_over_raw_pairs"] = [round(p / r, 3) for p, r in zip(page_speed, raw)]
-    extra["raw_cpu_mb_per_s"] = statistics.median(size / 1e6 / c for c in raw_cpu if c > 0) if any(raw_cpu) else None
-    extra["page_cpu_mb_per_s"] = statistics.median(size / 1e6 / c for c in page_cpu if c > 0) if any(page_cpu) else None
+    extra["raw_cpu_mb_per_s"] = (
+        statistics.median(size / 1e6 / c for c in raw_cpu if c > 0) if any(raw_cpu) else None
+    )
+    extra["page_cpu_mb_per_s"] = (
+        statistics.median(size / 1e6 / c for c in page_cpu if c > 0) if any(page_cpu) else None
+    )
     return raw, page_speed, extra
 
 
@@ -435,8 +543,11 @@ def main() -> int:
     ap.add_argument("--skip-ray", action="store_true")
     ap.add_argument("--skip-refs", action="store_true")
     ap.add_argument("--scaling", metavar="MBS", help="e.g. 50,200,800: CLI time vs size")
-    ap.add_argument("--scripts", action="store_true",
-                    help="the kernel on Latin, Hangul, Arabic and Devanagari corpora")
+    ap.add_argument(
+        "--scripts",
+        action="store_true",
+        help="the kernel on Latin, Hangul, Arabic and Devanagari corpora",
+    )
     a = ap.parse_args()
     ev = eval_file()
     if a.scripts:
@@ -444,14 +555,18 @@ def main() -> int:
     if a.scaling:
         return scaling(ev, [float(x) for x in a.scaling.split(",")], a.repeat)
     tr = training_file(a.mb)
-    print(f"training {tr.name}: {tr.stat().st_size / 1e6:.0f} MB; eval {ev.name}; "
-          f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at start")
+    print(
+        f"training {tr.name}: {tr.stat().st_size / 1e6:.0f} MB; eval {ev.name}; "
+        f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at start"
+    )
     res: dict = {}
     if not a.skip_page:
         raw, page, extra = bench_page(ev, tr, a.repeat)
         res["raw File.stream"] = {"scan": statistics.median(raw)}
-        res["page training pass"] = {"scan": statistics.median(page),
-                                     "peak_rss_mb": extra.get("browser_peak_rss_mb")}
+        res["page training pass"] = {
+            "scan": statistics.median(page),
+            "peak_rss_mb": extra.get("browser_peak_rss_mb"),
+        }
         # MB per browser CPU second (every process of the browser: all threads, all cores)
         if extra.get("raw_cpu_mb_per_s"):
             res["raw File.stream"]["cpu"] = extra["raw_cpu_mb_per_s"]
@@ -464,23 +579,30 @@ def main() -> int:
         if a.skip_ray:
             configs.pop("cli --engine ray (2 CPUs)")
         res.update(bench_cli(ev, tr, a.repeat, configs))
-    print(f"\nmedians of {a.repeat} (MB/s of the {tr.stat().st_size / 1e6:.0f} MB training file; "
-          f"load average {os.getloadavg()[0]:.1f} at the end):")
-    print(f"  {'':34s} {'scan':>7s} {'whole':>7s} {'scanCPU':>7s} {'wholeCPU':>8s} "
-          f"{'peak RSS MB':>12s}")
+    print(
+        f"\nmedians of {a.repeat} (MB/s of the {tr.stat().st_size / 1e6:.0f} MB training file; "
+        f"load average {os.getloadavg()[0]:.1f} at the end):"
+    )
+    print(
+        f"  {'':34s} {'scan':>7s} {'whole':>7s} {'scanCPU':>7s} {'wholeCPU':>8s} "
+        f"{'peak RSS MB':>12s}"
+    )
     for k, v in res.items():
         whole = f"{v['whole']:7.1f}" if "whole" in v else " " * 7
         scpu = f"{v['scan_cpu']:7.1f}" if "scan_cpu" in v else " " * 7
         cpu = f"{v['cpu']:8.1f}" if "cpu" in v else " " * 8
         rss = v.get("peak_rss_mb")
-        print(f"  {k:34s} {v['scan']:7.1f} {whole} {scpu} {cpu} "
-              f"{rss if rss is not None else '':>12}")
+        print(
+            f"  {k:34s} {v['scan']:7.1f} {whole} {scpu} {cpu} {rss if rss is not None else '':>12}"
+        )
     found = {k: v["rows"] for k, v in res.items() if "rows" in v}
     if found:
         same = len({tuple(r) for r in found.values()}) == 1
         first = next(iter(found.values()))
-        print(f"contaminated eval rows: {'the same' if same else 'DIFFERENT'} in every "
-              f"scanner ({len(first)} rows: {first[:12]}{' ...' if len(first) > 12 else ''})")
+        print(
+            f"contaminated eval rows: {'the same' if same else 'DIFFERENT'} in every "
+            f"scanner ({len(first)} rows: {first[:12]}{' ...' if len(first) > 12 else ''})"
+        )
         if not same:
             for k, r in found.items():
                 print(f"  {k}: {r}")
@@ -489,33 +611,44 @@ def main() -> int:
     def ratio(a_, b_, label, key="scan"):
         if a_ in res and b_ in res and key in res[a_] and key in res[b_]:
             ratios.append((label, res[a_][key] / res[b_][key]))
+
     one = "cli 1 process (kernel)"
     ratio(one, "ref plain JS (Node)", "cli 1 process / plain JS (target >= 2.5)")
-    ratio(one, "ref plain JS (Node)", "  the same, CPU time (training pass / scan)",
-          "scan_cpu")
+    ratio(one, "ref plain JS (Node)", "  the same, CPU time (training pass / scan)", "scan_cpu")
     ratio(one, "ref plain JS (Node)", "  the same, CPU time of the whole processes", "cpu")
     ratio(one, "ref careful pure Python", "cli 1 process / careful pure Python")
-    ratio(one, "ref careful pure Python", "  the same, CPU time (pass / scan) ",
-          "scan_cpu")
-    ratio("cli 1 process, pure Python", "ref careful pure Python",
-          "cli pure Python / careful pure Python")
+    ratio(one, "ref careful pure Python", "  the same, CPU time (pass / scan) ", "scan_cpu")
+    ratio(
+        "cli 1 process, pure Python",
+        "ref careful pure Python",
+        "cli pure Python / careful pure Python",
+    )
     ratio("cli --workers 2", one, "cli --workers 2 / 1 process (target >= 1.7)")
     ratio("cli 1 process (numpy filter)", one, "cli numpy filter / kernel, 1 process")
     ratio("cli --engine ray (2 CPUs)", one, "cli ray 2 CPUs / 1 process")
-    ratio("cli --engine ray (2 CPUs)", "cli --workers 2",
-          "cli ray 2 CPUs / --workers 2 (target >= 0.85)")
+    ratio(
+        "cli --engine ray (2 CPUs)",
+        "cli --workers 2",
+        "cli ray 2 CPUs / --workers 2 (target >= 0.85)",
+    )
     ratio("page training pass", "raw File.stream", "page / raw ceiling (target >= 0.9)")
-    ratio("page training pass", "raw File.stream", "  the same, browser CPU time (whole run / read)",
-          "cpu")
+    ratio(
+        "page training pass",
+        "raw File.stream",
+        "  the same, browser CPU time (whole run / read)",
+        "cpu",
+    )
     ratio("page training pass", "ref plain JS (Node)", "page / plain JS")
     print("ratios (training-pass MB/s):")
     for label, r in ratios:
         print(f"  {label:48s} {r:5.2f}")
     two = "cli --workers 2"
-    if one in res and two in res:   # the runs of each round, one after the other
+    if one in res and two in res:  # the runs of each round, one after the other
         pairs = [b / a for a, b in zip(res[one]["runs"], res[two]["runs"])]
-        print(f"  {'  the same, per round (runs side by side)':48s} "
-              + ", ".join(f"{p:.2f}" for p in pairs))
+        print(
+            f"  {'  the same, per round (runs side by side)':48s} "
+            + ", ".join(f"{p:.2f}" for p in pairs)
+        )
     print(json.dumps({"results": res, "ratios": dict(ratios)}, default=str))
     return 0 if not found or same else 1
 

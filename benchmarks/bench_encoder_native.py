@@ -50,7 +50,10 @@ def find_model_dir() -> Path | None:
 def pick_rows(enc, data: Path, n: int) -> dict[str, list[str]]:
     with open(data / "stsb" / "sts-test.csv", encoding="utf-8") as f:
         sts = [t for r in csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE) for t in r[5:7]]
-    gsm = [json.loads(line)["question"] for line in open(data / "gsm8k" / "test.jsonl", encoding="utf-8")]
+    gsm = [
+        json.loads(line)["question"]
+        for line in open(data / "gsm8k" / "test.jsonl", encoding="utf-8")
+    ]
 
     def within(texts, lo, hi):
         ids = enc.tokenize(texts).ids
@@ -69,8 +72,10 @@ def main(argv=None) -> int:
 
     model_dir = find_model_dir()
     if model_dir is None:
-        print("bench_encoder_native: skipped, no encoder.onnx (run `python3 build.py build` "
-              "or set EVALSIEVE_MODEL_DIR)")
+        print(
+            "bench_encoder_native: skipped, no encoder.onnx (run `python3 build.py build` "
+            "or set EVALSIEVE_MODEL_DIR)"
+        )
         return 0
     try:
         import numpy  # noqa: F401
@@ -89,13 +94,17 @@ def main(argv=None) -> int:
     print(f"bench_encoder_native: onnxruntime {onnxruntime.__version__}, model {paths[0]}")
     for name, texts in sets.items():
         lens = [len(i) for i in NativeEncoder(*paths).tokenize(texts).ids]
-        print(f"  set {name}: {len(texts)} rows, pieces mean {statistics.mean(lens):.1f} "
-              f"min {min(lens)} max {max(lens)}")
+        print(
+            f"  set {name}: {len(texts)} rows, pieces mean {statistics.mean(lens):.1f} "
+            f"min {min(lens)} max {max(lens)}"
+        )
     print(f"  load average before: {os.getloadavg()[0]:.2f} (2 cores)")
 
     results: dict[tuple, float] = {}
     cpu_results: dict[tuple, float] = {}  # rows per CPU-second: steadier on a busy machine
-    print(f"{'set':6} {'thr':>3} {'batch':>5} {'sorted':>6} {'rows/s':>8} {'rows/cpu-s':>9}   wall runs (s)")
+    print(
+        f"{'set':6} {'thr':>3} {'batch':>5} {'sorted':>6} {'rows/s':>8} {'rows/cpu-s':>9}   wall runs (s)"
+    )
     for threads in (1, 2):
         for batch in (1, 8, 32):
             enc = NativeEncoder(*paths, batch_size=batch, threads=threads)
@@ -111,26 +120,36 @@ def main(argv=None) -> int:
                     rate = len(texts) / statistics.median(times)
                     results[(name, threads, batch, sort)] = rate
                     cpu_results[(name, threads, batch, sort)] = len(texts) / statistics.median(cpu)
-                    print(f"{name:6} {threads:>3} {batch:>5} {str(sort):>6} {rate:8.1f} "
-                          f"{cpu_results[(name, threads, batch, sort)]:9.1f}   "
-                          + " ".join(f"{t:.2f}" for t in times), flush=True)
+                    print(
+                        f"{name:6} {threads:>3} {batch:>5} {str(sort):>6} {rate:8.1f} "
+                        f"{cpu_results[(name, threads, batch, sort)]:9.1f}   "
+                        + " ".join(f"{t:.2f}" for t in times),
+                        flush=True,
+                    )
 
     print("ratios (rows/s over rows/s):")
     for name in sets:
         for threads in (1, 2):
             for batch in (8, 32):
                 r = results[(name, threads, batch, True)] / results[(name, threads, batch, False)]
-                rc = cpu_results[(name, threads, batch, True)] / cpu_results[(name, threads, batch, False)]
-                print(f"  {name:6} thr {threads} batch {batch:>2}: sorted/unsorted {r:.2f} "
-                      f"(per CPU-second {rc:.2f})")
+                rc = (
+                    cpu_results[(name, threads, batch, True)]
+                    / cpu_results[(name, threads, batch, False)]
+                )
+                print(
+                    f"  {name:6} thr {threads} batch {batch:>2}: sorted/unsorted {r:.2f} "
+                    f"(per CPU-second {rc:.2f})"
+                )
         for batch in (1, 8, 32):
             r = results[(name, 2, batch, True)] / results[(name, 1, batch, True)]
             print(f"  {name:6} batch {batch:>2} sorted: 2 threads / 1 thread {r:.2f}")
         for threads in (1, 2):
             r = results[(name, threads, 32, True)] / results[(name, threads, 1, True)]
             rc = cpu_results[(name, threads, 32, True)] / cpu_results[(name, threads, 1, True)]
-            print(f"  {name:6} thr {threads}: batch 32 / batch 1 (sorted) {r:.2f} "
-                  f"(per CPU-second {rc:.2f})")
+            print(
+                f"  {name:6} thr {threads}: batch 32 / batch 1 (sorted) {r:.2f} "
+                f"(per CPU-second {rc:.2f})"
+            )
     print(f"  load average after: {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -42,15 +42,21 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mb", type=float, default=50)
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--scripts", action="store_true",
-                    help="also the Hangul, Arabic and Devanagari corpora of the same size")
+    ap.add_argument(
+        "--scripts",
+        action="store_true",
+        help="also the Hangul, Arabic and Devanagari corpora of the same size",
+    )
     a = ap.parse_args()
     ev = eval_file()
     corpora = {"latin": training_file(a.mb)}
     if a.scripts:
         corpora.update({s: training_file(a.mb, s) for s in SCRIPTS})
-    print(f"eval {ev.name}; corpora {', '.join(f'{k} {p.stat().st_size / 1e6:.0f} MB' for k, p in corpora.items())}; "
-          f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at start", flush=True)
+    print(
+        f"eval {ev.name}; corpora {', '.join(f'{k} {p.stat().st_size / 1e6:.0f} MB' for k, p in corpora.items())}; "
+        f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at start",
+        flush=True,
+    )
     runs: dict = {k: [] for k in ["js", *corpora]}
     cpu: dict = {k: [] for k in ["js", *corpora]}
     cands: dict = {}
@@ -67,33 +73,48 @@ def main() -> int:
             if script == "latin" and got["rows"] != js["rows"]:
                 same = False
                 print(f"  DIFFERENT contaminated rows: cli {got['rows']}, plain JS {js['rows']}")
-        print(f"round {r + 1}: cli kernel / plain JS {runs['latin'][-1] / runs['js'][-1]:.2f}"
-              + "".join(f"; {s} / latin {runs[s][-1] / runs['latin'][-1]:.2f}"
-                        for s in corpora if s != "latin")
-              + f" (load {os.getloadavg()[0]:.1f})", flush=True)
+        print(
+            f"round {r + 1}: cli kernel / plain JS {runs['latin'][-1] / runs['js'][-1]:.2f}"
+            + "".join(
+                f"; {s} / latin {runs[s][-1] / runs['latin'][-1]:.2f}"
+                for s in corpora
+                if s != "latin"
+            )
+            + f" (load {os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
     med = statistics.median
-    print(f"\nmedians of {a.repeat} rounds (MB/s of the training file; load average "
-          f"{os.getloadavg()[0]:.1f} at the end):")
-    print("| scanner | MB/s | CPU MB/s | ratio (median of the rounds' ratios) | records to "
-          "Python |")
+    print(
+        f"\nmedians of {a.repeat} rounds (MB/s of the training file; load average "
+        f"{os.getloadavg()[0]:.1f} at the end):"
+    )
+    print(
+        "| scanner | MB/s | CPU MB/s | ratio (median of the rounds' ratios) | records to Python |"
+    )
     print("|---|---|---|---|---|")
-    print(f"| plain-JS peer (Node), Latin | {med(runs['js']):.1f} | {med(cpu['js']):.1f} | 1.00 "
-          "| |")
+    print(
+        f"| plain-JS peer (Node), Latin | {med(runs['js']):.1f} | {med(cpu['js']):.1f} | 1.00 | |"
+    )
 
     def to_py(s):
         c, n = cands[s]
         return f"{c:,} of {n:,}" if c is not None and n else ""
+
     ratio = med([c / j for c, j in zip(runs["latin"], runs["js"])])
     cratio = med([c / j for c, j in zip(cpu["latin"], cpu["js"])])
-    print(f"| CLI kernel, 1 process, Latin | {med(runs['latin']):.1f} | {med(cpu['latin']):.1f} | "
-          f"{ratio:.2f}x plain JS (CPU time {cratio:.2f}x; target >= 2.5) | {to_py('latin')} |")
+    print(
+        f"| CLI kernel, 1 process, Latin | {med(runs['latin']):.1f} | {med(cpu['latin']):.1f} | "
+        f"{ratio:.2f}x plain JS (CPU time {cratio:.2f}x; target >= 2.5) | {to_py('latin')} |"
+    )
     for s in corpora:
         if s == "latin":
             continue
         rs = med([x / l for x, l in zip(runs[s], runs["latin"])])
         cs = med([x / l for x, l in zip(cpu[s], cpu["latin"])])
-        print(f"| CLI kernel, 1 process, {s} | {med(runs[s]):.1f} | {med(cpu[s]):.1f} | "
-              f"{rs:.2f}x Latin (CPU time {cs:.2f}x; target >= 0.5) | {to_py(s)} |")
+        print(
+            f"| CLI kernel, 1 process, {s} | {med(runs[s]):.1f} | {med(cpu[s]):.1f} | "
+            f"{rs:.2f}x Latin (CPU time {cs:.2f}x; target >= 0.5) | {to_py(s)} |"
+        )
     print(f"contaminated eval rows: {'the same' if same else 'DIFFERENT'} in the CLI and the peer")
     return 0 if same else 1
 

@@ -41,7 +41,7 @@ class NativeMemory:
         self.lib = ctypes.CDLL(lib_path)
         for name in ("pf_configure", "pf_add_ngrams", "pf_exact", "pf_scan"):
             getattr(self.lib, name).restype = ctypes.c_int
-        self.buf = mmap.mmap(-1, size)          # pages are committed when touched
+        self.buf = mmap.mmap(-1, size)  # pages are committed when touched
         self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.buf))
         self.lib.pf_base(ctypes.c_void_p(self.base))
         self.cap = size
@@ -66,8 +66,22 @@ def build_native(out_dir: str) -> str | None:
     if cc is None:
         return None
     out = os.path.join(out_dir, "prefilter.so")
-    subprocess.run([cc, "-O3", "-fPIC", "-shared", "-nostdlib", "-ffreestanding", "-Wall",
-                    "-Werror", "-o", out, str(ROOT / "kernels" / "prefilter.c")], check=True)
+    subprocess.run(
+        [
+            cc,
+            "-O3",
+            "-fPIC",
+            "-shared",
+            "-nostdlib",
+            "-ffreestanding",
+            "-Wall",
+            "-Werror",
+            "-o",
+            out,
+            str(ROOT / "kernels" / "prefilter.c"),
+        ],
+        check=True,
+    )
     return out
 
 
@@ -86,8 +100,9 @@ def main() -> int:
     ap.add_argument("--mb", type=float, default=50)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--native", action="store_true", help="also a native build (needs clang)")
-    a, _ = ap.parse_known_args()   # build.py bench passes every script the same arguments
+    a, _ = ap.parse_known_args()  # build.py bench passes every script the same arguments
     from evalsieve.kernel import KernelFilter, KernelScanner, unavailable
+
     why = unavailable()
     if why:
         print(f"skipped: {why}")
@@ -95,20 +110,23 @@ def main() -> int:
     from bench_contamination import eval_file, training_file
     from evalsieve import corpus
     from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
+
     ev = eval_file()
     tr = training_file(max(a.mb, 200))
-    data = tr.read_bytes()[:int(a.mb * 1e6)]
-    data = data[:data.rfind(b"\n") + 1]
-    job = ContaminationJob(ContaminationConfig(("question",), ("text",)), ev.name, "jsonl",
-                           tr.name, "jsonl")
+    data = tr.read_bytes()[: int(a.mb * 1e6)]
+    data = data[: data.rfind(b"\n") + 1]
+    job = ContaminationJob(
+        ContaminationConfig(("question",), ("text",)), ev.name, "jsonl", tr.name, "jsonl"
+    )
     job.feed_eval(ev.read_text(encoding="utf-8"))
     job.end_eval()
     spec = job.prefilter_spec()
     keys = list(job.index.exact_keys)
     ways = {}
     t0 = time.process_time()
-    ways["kernel (wasmtime)"] = KernelFilter(spec["ngrams"], spec["n"], "jsonl", keys).scanner(
-        spec["paths"]).scan
+    ways["kernel (wasmtime)"] = (
+        KernelFilter(spec["ngrams"], spec["n"], "jsonl", keys).scanner(spec["paths"]).scan
+    )
     setup = {"kernel (wasmtime)": time.process_time() - t0}
     tmp = tempfile.mkdtemp()
     if a.native:
@@ -116,24 +134,34 @@ def main() -> int:
         if lib:
             t0 = time.process_time()
             ways["kernel (native, ctypes)"] = KernelScanner(
-                NativeMemory(lib), spec["ngrams"], spec["n"], "jsonl", spec["paths"], spec["exact"]["probes"]).scan
+                NativeMemory(lib),
+                spec["ngrams"],
+                spec["n"],
+                "jsonl",
+                spec["paths"],
+                spec["exact"]["probes"],
+            ).scan
             setup["kernel (native, ctypes)"] = time.process_time() - t0
         else:
             print("no clang: the native build is not measured")
     try:
         from evalsieve.fastscan import LineFilter
+
         t0 = time.process_time()
         lf = LineFilter(job.index.ngrams, job.index.n, "jsonl", keys)
         setup["numpy LineFilter"] = time.process_time() - t0
-        ways["numpy LineFilter"] = lambda b: [lf.candidate_lines(p)[1]
-                                              for p in blocks(b, corpus.FILTER_BYTES)]
+        ways["numpy LineFilter"] = lambda b: [
+            lf.candidate_lines(p)[1] for p in blocks(b, corpus.FILTER_BYTES)
+        ]
     except ImportError:
         print("numpy is not installed: its filter is not measured")
     parts = list(blocks(data, corpus.CHUNK_BYTES))
     mb = len(data) / 1e6
-    print(f"{mb:.0f} MB of {tr.name} in {len(parts)} blocks; eval {ev.name}, N = {spec['n']}, "
-          f"{len(spec['ngrams'])} n-grams; load average {os.getloadavg()[0]:.1f}; setup (CPU s): "
-          + ", ".join(f"{k} {v:.2f}" for k, v in setup.items()))
+    print(
+        f"{mb:.0f} MB of {tr.name} in {len(parts)} blocks; eval {ev.name}, N = {spec['n']}, "
+        f"{len(spec['ngrams'])} n-grams; load average {os.getloadavg()[0]:.1f}; setup (CPU s): "
+        + ", ".join(f"{k} {v:.2f}" for k, v in setup.items())
+    )
     ms = {k: [] for k in ways}
     for _ in range(a.repeat):
         for k, scan in ways.items():
@@ -141,21 +169,26 @@ def main() -> int:
             for p in parts:
                 scan(p)
             ms[k].append((time.process_time() - t0) * 1000 / mb)
-    cands = {k: [tuple(scan(p)[3]) for p in parts] for k, scan in ways.items()
-             if k.startswith("kernel")}
+    cands = {
+        k: [tuple(scan(p)[3]) for p in parts] for k, scan in ways.items() if k.startswith("kernel")
+    }
     same = len(set(map(tuple, cands.values()))) == 1
     med = {k: sorted(v)[len(v) // 2] for k, v in ms.items()}
     print(f"CPU ms/MB, {a.repeat} alternating rounds (median; MB/s of CPU in brackets):")
     for k, v in ms.items():
-        print(f"  {k:26s} {', '.join(f'{x:.1f}' for x in v)}  median {med[k]:.1f} "
-              f"({1000 / med[k]:.0f} MB/s)")
+        print(
+            f"  {k:26s} {', '.join(f'{x:.1f}' for x in v)}  median {med[k]:.1f} "
+            f"({1000 / med[k]:.0f} MB/s)"
+        )
     base = med["kernel (wasmtime)"]
     for k in med:
         if k != "kernel (wasmtime)":
             print(f"  wasmtime runs at {med[k] / base:.2f}x the speed of {k}")
-    print(f"kernel candidates: {sum(len(c) // 4 for c in cands['kernel (wasmtime)'])} records; "
-          f"{'the same' if same else 'DIFFERENT'} in every kernel build; load average "
-          f"{os.getloadavg()[0]:.1f} at the end")
+    print(
+        f"kernel candidates: {sum(len(c) // 4 for c in cands['kernel (wasmtime)'])} records; "
+        f"{'the same' if same else 'DIFFERENT'} in every kernel build; load average "
+        f"{os.getloadavg()[0]:.1f} at the end"
+    )
     print(json.dumps({"cpu_ms_per_mb": med, "same_candidates": same}))
     shutil.rmtree(tmp, ignore_errors=True)
     return 0 if same else 1

@@ -38,8 +38,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT))
 
 CHROMIUM = Path(os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium"))
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
 BATCHES = (1, 8, 32)
 SORTS = (True, False)
 
@@ -86,12 +92,18 @@ def page_cells(browser, url, sets, threads, runs):
     page = browser.new_page()
     try:
         page.goto(url)
-        page.wait_for_function("() => window.evalsieve && window.evalsieve.client.ready", timeout=180_000)
+        page.wait_for_function(
+            "() => window.evalsieve && window.evalsieve.client.ready", timeout=180_000
+        )
         # Let the contamination example (runs at load) finish so it does not share the CPU.
-        page.wait_for_function("() => Number(document.querySelector('#status').dataset.runs || 0) >= 1",
-                               timeout=180_000)
-        embed = ("([texts, batch, sort, threads]) => window.evalsieve.client.request('bench.embed', "
-                 "{texts, batch_size: batch, sort, threads}).promise")
+        page.wait_for_function(
+            "() => Number(document.querySelector('#status').dataset.runs || 0) >= 1",
+            timeout=180_000,
+        )
+        embed = (
+            "([texts, batch, sort, threads]) => window.evalsieve.client.request('bench.embed', "
+            "{texts, batch_size: batch, sort, threads}).promise"
+        )
         info = page.evaluate(embed, [["warm up"], 1, True, threads])
         got = {}
         for batch in BATCHES:
@@ -103,12 +115,18 @@ def page_cells(browser, url, sets, threads, runs):
                         c0 = tree_cpu_seconds()
                         secs.append(page.evaluate(embed, [texts, batch, sort, threads])["seconds"])
                         cpu.append(tree_cpu_seconds() - c0)
-                    got[(name, batch, sort)] = (len(texts) / statistics.median(secs), secs,
-                                                len(texts) / max(statistics.median(cpu), 1e-9))
+                    got[(name, batch, sort)] = (
+                        len(texts) / statistics.median(secs),
+                        secs,
+                        len(texts) / max(statistics.median(cpu), 1e-9),
+                    )
                     rate, _, cpu_rate = got[(name, batch, sort)]
-                    print(f"page   {name:6} thr {info['threads']} batch {batch:>2} sorted {str(sort):5} "
-                          f"{rate:7.1f} rows/s {cpu_rate:7.1f} rows/cpu-s   runs "
-                          + " ".join(f"{s:.2f}" for s in secs), flush=True)
+                    print(
+                        f"page   {name:6} thr {info['threads']} batch {batch:>2} sorted {str(sort):5} "
+                        f"{rate:7.1f} rows/s {cpu_rate:7.1f} rows/cpu-s   runs "
+                        + " ".join(f"{s:.2f}" for s in secs),
+                        flush=True,
+                    )
         return info, got
     finally:
         page.close()
@@ -132,10 +150,12 @@ def native_cells(paths, sets, threads, runs):
                     cpu.append(time.process_time() - c0)
                 got[(name, batch, sort)] = len(texts) / statistics.median(secs)
                 got_cpu[(name, batch, sort)] = len(texts) / max(statistics.median(cpu), 1e-9)
-                print(f"native {name:6} thr {threads} batch {batch:>2} sorted {str(sort):5} "
-                      f"{got[(name, batch, sort)]:7.1f} rows/s {got_cpu[(name, batch, sort)]:7.1f} rows/cpu-s   runs "
-                      + " ".join(f"{s:.2f}" for s in secs),
-                      flush=True)
+                print(
+                    f"native {name:6} thr {threads} batch {batch:>2} sorted {str(sort):5} "
+                    f"{got[(name, batch, sort)]:7.1f} rows/s {got_cpu[(name, batch, sort)]:7.1f} rows/cpu-s   runs "
+                    + " ".join(f"{s:.2f}" for s in secs),
+                    flush=True,
+                )
     return got, got_cpu
 
 
@@ -143,11 +163,20 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=32, help="rows per set (default 32)")
     ap.add_argument("--runs", type=int, default=3, help="timed runs per cell (median)")
-    ap.add_argument("--batches", default="1,8,32", help="batch sizes, comma-separated (default 1,8,32)")
-    ap.add_argument("--sets", default="short,long,mixed", help="row sets (default short,long,mixed)")
-    ap.add_argument("--threads", default=None,
-                    help="thread counts, comma-separated (default: 1 and the core count)")
-    ap.add_argument("--sorted-only", action="store_true", help="length-sorted batches only (what the jobs run)")
+    ap.add_argument(
+        "--batches", default="1,8,32", help="batch sizes, comma-separated (default 1,8,32)"
+    )
+    ap.add_argument(
+        "--sets", default="short,long,mixed", help="row sets (default short,long,mixed)"
+    )
+    ap.add_argument(
+        "--threads",
+        default=None,
+        help="thread counts, comma-separated (default: 1 and the core count)",
+    )
+    ap.add_argument(
+        "--sorted-only", action="store_true", help="length-sorted batches only (what the jobs run)"
+    )
     args, _ = ap.parse_known_args(argv)
     global BATCHES, SORTS
     BATCHES = tuple(int(b) for b in args.batches.split(","))
@@ -156,7 +185,9 @@ def main(argv=None) -> int:
     dist = Path(os.environ.get("EVALSIEVE_DIST", ROOT / "dist"))
     model = dist / "assets" / "model"
     if not (dist / "index.html").is_file() or not (model / "encoder.onnx").is_file():
-        print("bench_paraphrases_page: skipped, no built dist/ with the model (python3 build.py build)")
+        print(
+            "bench_paraphrases_page: skipped, no built dist/ with the model (python3 build.py build)"
+        )
         return 0
     if not CHROMIUM.exists():
         print(f"bench_paraphrases_page: skipped, {CHROMIUM} is missing")
@@ -179,11 +210,15 @@ def main(argv=None) -> int:
     sets = {k: v for k, v in sets.items() if k in args.sets.split(",")}
     for name, texts in sets.items():
         lens = [len(i) for i in NativeEncoder(*paths).tokenize(texts).ids]
-        print(f"  set {name}: {len(texts)} rows, pieces mean {statistics.mean(lens):.1f} "
-              f"min {min(lens)} max {max(lens)}")
+        print(
+            f"  set {name}: {len(texts)} rows, pieces mean {statistics.mean(lens):.1f} "
+            f"min {min(lens)} max {max(lens)}"
+        )
     cores = os.cpu_count() or 1
-    print(f"bench_paraphrases_page: onnxruntime {onnxruntime.__version__} (native), "
-          f"{cores} cores, load average before {os.getloadavg()[0]:.2f}")
+    print(
+        f"bench_paraphrases_page: onnxruntime {onnxruntime.__version__} (native), "
+        f"{cores} cores, load average before {os.getloadavg()[0]:.2f}"
+    )
 
     server, url = serve(dist)
     page, native, page_cpu, native_cpu = {}, {}, {}, {}
@@ -191,44 +226,58 @@ def main(argv=None) -> int:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
             try:
-                for threads in (tuple(int(t) for t in args.threads.split(",")) if args.threads
-                                else (1, cores)):
+                for threads in (
+                    tuple(int(t) for t in args.threads.split(",")) if args.threads else (1, cores)
+                ):
                     info, got = page_cells(browser, url, sets, threads, args.runs)
                     if not info["isolated"]:
-                        print("  (the page is not cross-origin isolated: onnxruntime-web ran 1 thread)")
+                        print(
+                            "  (the page is not cross-origin isolated: onnxruntime-web ran 1 thread)"
+                        )
                     page[info["threads"]] = {k: v[0] for k, v in got.items()}
                     page_cpu[info["threads"]] = {k: v[2] for k, v in got.items()}
                     # Native right after the page cells of the same thread count (the page is
                     # closed, so idle): a load change on the shared machine hits both alike.
                     native[info["threads"]], native_cpu[info["threads"]] = native_cells(
-                        paths, sets, info["threads"], args.runs)
+                        paths, sets, info["threads"], args.runs
+                    )
             finally:
                 browser.close()
     finally:
         server.shutdown()
 
     print(f"\nmedians, rows/s (load average now {os.getloadavg()[0]:.2f}):")
-    print(f"{'set':6} {'thr':>3} {'batch':>5} {'sorted':>6} {'page':>8} {'native':>8} {'page/native':>11}"
-          f" {'per CPU-s':>9}")
+    print(
+        f"{'set':6} {'thr':>3} {'batch':>5} {'sorted':>6} {'page':>8} {'native':>8} {'page/native':>11}"
+        f" {'per CPU-s':>9}"
+    )
     for threads in sorted(page):
         for name in sets:
             for batch in BATCHES:
                 for sort in SORTS:
                     k = (name, batch, sort)
                     p, n = page[threads][k], native[threads][k]
-                    print(f"{name:6} {threads:>3} {batch:>5} {str(sort):>6} {p:8.1f} {n:8.1f} {p / n:11.2f}"
-                          f" {page_cpu[threads][k] / native_cpu[threads][k]:9.2f}")
-    print("page/native, same rows, same threads, this run (target >= 0.6); 'per CPU-s' divides "
-          "rows per CPU-second (browser processes vs this process), which other load disturbs less:")
+                    print(
+                        f"{name:6} {threads:>3} {batch:>5} {str(sort):>6} {p:8.1f} {n:8.1f} {p / n:11.2f}"
+                        f" {page_cpu[threads][k] / native_cpu[threads][k]:9.2f}"
+                    )
+    print(
+        "page/native, same rows, same threads, this run (target >= 0.6); 'per CPU-s' divides "
+        "rows per CPU-second (browser processes vs this process), which other load disturbs less:"
+    )
     top = max(BATCHES)
     for threads in sorted(page):
         cells = [page[threads][k] / native[threads][k] for k in page[threads]]
         cpu_cells = [page_cpu[threads][k] / native_cpu[threads][k] for k in page[threads]]
-        print(f"  {threads} thread(s): median over {len(cells)} cells {statistics.median(cells):.2f} "
-              f"(min {min(cells):.2f}, max {max(cells):.2f}), per CPU-s {statistics.median(cpu_cells):.2f}; "
-              f"sorted batch {top}: "
-              + ", ".join(f"{name} {page[threads][(name, top, True)] / native[threads][(name, top, True)]:.2f}"
-                          for name in sets))
+        print(
+            f"  {threads} thread(s): median over {len(cells)} cells {statistics.median(cells):.2f} "
+            f"(min {min(cells):.2f}, max {max(cells):.2f}), per CPU-s {statistics.median(cpu_cells):.2f}; "
+            f"sorted batch {top}: "
+            + ", ".join(
+                f"{name} {page[threads][(name, top, True)] / native[threads][(name, top, True)]:.2f}"
+                for name in sets
+            )
+        )
     print("ratios:")
     for threads in sorted(page):
         for name in sets:

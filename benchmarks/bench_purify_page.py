@@ -54,9 +54,27 @@ def cli_sha256(ev: Path, tr: Path) -> str:
     from evalsieve.cli import main
     import contextlib
     import io
+
     with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(io.StringIO()):
-        assert main(["purify", str(ev), str(tr), "--out", d, "--eval-field", "question",
-                     "--train-field", "text", "--quiet", "--workers", "1"]) == 0
+        assert (
+            main(
+                [
+                    "purify",
+                    str(ev),
+                    str(tr),
+                    "--out",
+                    d,
+                    "--eval-field",
+                    "question",
+                    "--train-field",
+                    "text",
+                    "--quiet",
+                    "--workers",
+                    "1",
+                ]
+            )
+            == 0
+        )
         return hashlib.sha256((Path(d) / tr.name).read_bytes()).hexdigest()
 
 
@@ -68,27 +86,38 @@ def main() -> int:
     ev, tr = eval_file(), training_file(a.mb)
     size = tr.stat().st_size
     from playwright.sync_api import sync_playwright
+
     sys.path.insert(0, str(ROOT))
     import build
+
     build.DistHandler.log_message = lambda *x, **k: None
     server = build.make_server(ROOT / "dist", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = "http://%s:%d/index.html" % server.server_address[:2]
-    rule = {"eval": {"format": "jsonl", "fields": ["question"]},
-            "train": {"format": "jsonl", "fields": ["text"]}, "n": None, "boilerplate": True,
-            "threshold": None}
-    runs = {"cont.run": ("cont.run", rule),
-            "purify full": ("purify.run", {**rule, "purify": {"self_check": "full"}}),
-            "purify changed": ("purify.run", {**rule, "purify": {"self_check": "changed"}})}
+    rule = {
+        "eval": {"format": "jsonl", "fields": ["question"]},
+        "train": {"format": "jsonl", "fields": ["text"]},
+        "n": None,
+        "boilerplate": True,
+        "threshold": None,
+    }
+    runs = {
+        "cont.run": ("cont.run", rule),
+        "purify full": ("purify.run", {**rule, "purify": {"self_check": "full"}}),
+        "purify changed": ("purify.run", {**rule, "purify": {"self_check": "changed"}}),
+    }
     mbps = {k: [] for k in runs}
     train_pass = []
     shas = set()
     chromium = os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium")
-    print(f"{tr.name}: {size / 1e6:.1f} MB; eval {ev.name}; load average "
-          f"{os.getloadavg()[0]:.1f}", flush=True)
+    print(
+        f"{tr.name}: {size / 1e6:.1f} MB; eval {ev.name}; load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory() as prof, sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(prof, executable_path=chromium,
-                                                    headless=True, args=FLAGS)
+        ctx = pw.chromium.launch_persistent_context(
+            prof, executable_path=chromium, headless=True, args=FLAGS
+        )
         page = ctx.new_page()
         page.goto(url)
         page.evaluate("""() => { for (const id of ['bench-eval', 'bench-train']) {
@@ -107,15 +136,18 @@ def main() -> int:
                     shas.add(r["output"]["sha256"])
                     s = r["summary"]
                     t = r["timing"]
-                    extra = (f"; scan {size / 1e6 / t['scan']:.1f}, write {size / 1e6 / t['write']:.1f}"
-                             f", check {t['check']:.1f} s ({s['records_cut']} cut, "
-                             f"{s['records_dropped']} dropped; self-check "
-                             f"{s['self_check']['rows_contaminated']})")
+                    extra = (
+                        f"; scan {size / 1e6 / t['scan']:.1f}, write {size / 1e6 / t['write']:.1f}"
+                        f", check {t['check']:.1f} s ({s['records_cut']} cut, "
+                        f"{s['records_dropped']} dropped; self-check "
+                        f"{s['self_check']['rows_contaminated']})"
+                    )
                 else:
                     extra = f"; training pass {r['timing']['train_mbps']:.1f} MB/s"
                     train_pass.append(r["timing"]["train_mbps"])
-                print(f"  {k + 1}: {name:15s} {mbps[name][-1]:6.1f} MB/s whole run{extra}",
-                      flush=True)
+                print(
+                    f"  {k + 1}: {name:15s} {mbps[name][-1]:6.1f} MB/s whole run{extra}", flush=True
+                )
         ctx.close()
     server.shutdown()
     med = {k: statistics.median(v) for k, v in mbps.items()}
@@ -124,8 +156,10 @@ def main() -> int:
     for k in ("purify full", "purify changed"):
         print(f"{k} / cont.run (whole runs): {med[k] / med['cont.run']:.2f}")
     want = cli_sha256(ev, tr)
-    print(f"page output sha256 {sorted(shas)}; CLI {want}: "
-          f"{'same' if shas == {want} else 'DIFFERENT'}")
+    print(
+        f"page output sha256 {sorted(shas)}; CLI {want}: "
+        f"{'same' if shas == {want} else 'DIFFERENT'}"
+    )
     return 0 if shas == {want} else 1
 
 

@@ -41,19 +41,41 @@ def main() -> int:
         return 0
     from bench_contamination import eval_file, training_file
     from evalsieve.cli import main as cli
+
     ev, tr = eval_file(), training_file(a.mb)
     size = tr.stat().st_size / 1e6
     t0 = time.time()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": str(ROOT / "py")}})
-    print(f"{tr.name}: {size:.0f} MB; ray.init {time.time() - t0:.1f} s; load average "
-          f"{os.getloadavg()[0]:.1f}", flush=True)
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": str(ROOT / "py")}},
+    )
+    print(
+        f"{tr.name}: {size:.0f} MB; ray.init {time.time() - t0:.1f} s; load average "
+        f"{os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
 
     def run(*extra) -> float:
         out = io.StringIO()
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(out):
-            code = cli(["contamination", str(ev), str(tr), "--eval-field", "question",
-                        "--train-field", "text", "--out", d, "--json", "--quiet", *extra])
+            code = cli(
+                [
+                    "contamination",
+                    str(ev),
+                    str(tr),
+                    "--eval-field",
+                    "question",
+                    "--train-field",
+                    "text",
+                    "--out",
+                    d,
+                    "--json",
+                    "--quiet",
+                    *extra,
+                ]
+            )
         if code != 0:
             raise SystemExit(f"the CLI exited {code}")
         return size / json.loads(out.getvalue())["seconds_training_pass"]
@@ -62,9 +84,12 @@ def main() -> int:
         for rnd in range(a.repeat):
             on_ray = run("--engine", "ray", "--workers", "2")
             local = run("--workers", "2")
-            print(f"round {rnd + 1}: ray (running, 2 CPUs) {on_ray:6.1f} MB/s, --workers 2 "
-                  f"{local:6.1f} MB/s: ray / --workers 2 = {on_ray / local:.2f} (target >= "
-                  f"0.85); load average {os.getloadavg()[0]:.1f}", flush=True)
+            print(
+                f"round {rnd + 1}: ray (running, 2 CPUs) {on_ray:6.1f} MB/s, --workers 2 "
+                f"{local:6.1f} MB/s: ray / --workers 2 = {on_ray / local:.2f} (target >= "
+                f"0.85); load average {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
     finally:
         ray.shutdown()
     return 0

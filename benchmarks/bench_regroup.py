@@ -43,6 +43,7 @@ DIM = 384
 def synthetic(rows: int, seed: int = 11):
     """float32 ``[rows, 384]`` unit vectors (see the module docstring)."""
     import numpy as np
+
     rng = np.random.default_rng(seed)
     out = []
 
@@ -92,9 +93,12 @@ def main(argv=None) -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cache", default="", help="an .npz to keep the synthetic set in between runs")
     ap.add_argument("--thresholds", default="0.75,0.85,0.90,0.95")
-    ap.add_argument("--reference-at", default="0.90,0.95",
-                    help="thresholds at which to run the quadratic reference too ('' for none): "
-                         "it visits every member pair of every group, minutes at 0.75")
+    ap.add_argument(
+        "--reference-at",
+        default="0.90,0.95",
+        help="thresholds at which to run the quadratic reference too ('' for none): "
+        "it visits every member pair of every group, minutes at 0.75",
+    )
     a = ap.parse_args(argv)
     from evalsieve import para_exports
     from evalsieve.native_encoder import nearest_neighbours, pairs_above
@@ -106,6 +110,7 @@ def main(argv=None) -> None:
     cache = Path(a.cache) if a.cache else None
     if cache and cache.exists():
         import numpy as np
+
         z = np.load(cache)
         emb, nn, nni = z["emb"], z["nn"], z["nni"]
         cands = list(zip(z["ci"].tolist(), z["cj"].tolist(), z["cc"].tolist()))
@@ -115,30 +120,47 @@ def main(argv=None) -> None:
         nn, nni = nearest_neighbours(emb)
         if cache:
             import numpy as np
+
             ci, cj, cc = zip(*cands)
-            np.savez(cache, emb=emb, nn=nn, nni=nni, ci=np.array(ci), cj=np.array(cj),
-                     cc=np.array(cc, dtype=np.float64))
-    print(f"{a.rows} rows × {DIM}, {len(cands):,} candidate pairs ≥ 0.75 "
-          f"(made in {time.perf_counter() - t0:.1f} s)")
+            np.savez(
+                cache,
+                emb=emb,
+                nn=nn,
+                nni=nni,
+                ci=np.array(ci),
+                cj=np.array(cj),
+                cc=np.array(cc, dtype=np.float64),
+            )
+    print(
+        f"{a.rows} rows × {DIM}, {len(cands):,} candidate pairs ≥ 0.75 "
+        f"(made in {time.perf_counter() - t0:.1f} s)"
+    )
     text = "".join('{"q": "row %d"}\n' % k for k in range(a.rows))
     job = ParaphraseJob(ParaphraseConfig("q"), "synthetic.jsonl", "jsonl")
     job.feed_eval(text)
     job.end_eval()
     flat = array("f", emb.ravel().tolist())
     cpu, wall, _ = median_time(
-        lambda: job.set_similarity(cands, nn.tolist(), nni.tolist(), 0, flat), 1)
-    print(f"set_similarity (sort the pairs, index each row's neighbours; once per run): "
-          f"{cpu:.2f} s CPU ({wall:.2f} s wall)")
+        lambda: job.set_similarity(cands, nn.tolist(), nni.tolist(), 0, flat), 1
+    )
+    print(
+        f"set_similarity (sort the pairs, index each row's neighbours; once per run): "
+        f"{cpu:.2f} s CPU ({wall:.2f} s wall)"
+    )
     ref_at = {float(x) for x in a.reference_at.split(",") if x}
     cosine = job.cosine
     eval_file = InputFile("eval", "synthetic.jsonl", "0" * 64, len(text))
     print("seconds of CPU (wall in brackets); regroup: median of --repeat")
-    print(f"{'threshold':>9} {'groups':>7} {'largest':>7} {'chained':>7} {'view nulls':>10} "
-          f"{'regroup s':>16} {'export s':>16} {'reference s':>18} {'ratio':>6}  same")
+    print(
+        f"{'threshold':>9} {'groups':>7} {'largest':>7} {'chained':>7} {'view nulls':>10} "
+        f"{'regroup s':>16} {'export s':>16} {'reference s':>18} {'ratio':>6}  same"
+    )
     for t in (float(x) for x in a.thresholds.split(",")):
+
         def regroup(t=t):
-            job._groupings.clear()            # time a fresh regroup, not the kept one
+            job._groupings.clear()  # time a fresh regroup, not the kept one
             return job.group(t)
+
         secs, secs_wall, fig = median_time(regroup, a.repeat)
         g = job.grouping(t)
 
@@ -148,20 +170,31 @@ def main(argv=None) -> None:
                 pass
             res = job.result(stamp)
             return [para_exports.export(res, name) for name in para_exports.export_names(res)]
+
         export_s, export_wall, _ = median_time(export, 1)
         ref_s, ref_wall, same = float("nan"), float("nan"), "-"
         if t in ref_at:
-            ref_s, ref_wall, ref = median_time(lambda t=t: reference_grouping.reference_grouping(
-                a.rows, cands, t, cosine, 0.75), 1)
-            mine = ([(x.members, x.lowest, x.lowest_pair, x.chained, x.representative)
-                     for x in g.groups], list(g.pairs()), g.rows_in_groups, g.effective_rows,
-                    g.duplicate_share)
+            ref_s, ref_wall, ref = median_time(
+                lambda t=t: reference_grouping.reference_grouping(a.rows, cands, t, cosine, 0.75), 1
+            )
+            mine = (
+                [
+                    (x.members, x.lowest, x.lowest_pair, x.chained, x.representative)
+                    for x in g.groups
+                ],
+                list(g.pairs()),
+                g.rows_in_groups,
+                g.effective_rows,
+                g.duplicate_share,
+            )
             same = "yes" if mine == ref else "NO"
         largest = len(g.groups[0].members) if g.groups else 0
         nulls = sum(1 for x in fig["view"]["groups"] if x["lowest"] is None)
-        print(f"{t:9.2f} {fig['groups']:7d} {largest:7d} {fig['groups_chained']:7d} {nulls:10d} "
-              f"{secs:7.3f} ({secs_wall:6.3f}) {export_s:7.2f} ({export_wall:6.2f}) "
-              f"{ref_s:8.2f} ({ref_wall:7.2f}) {ref_s / secs:6.0f}  {same}")
+        print(
+            f"{t:9.2f} {fig['groups']:7d} {largest:7d} {fig['groups_chained']:7d} {nulls:10d} "
+            f"{secs:7.3f} ({secs_wall:6.3f}) {export_s:7.2f} ({export_wall:6.2f}) "
+            f"{ref_s:8.2f} ({ref_wall:7.2f}) {ref_s / secs:6.0f}  {same}"
+        )
 
 
 if __name__ == "__main__":

@@ -57,9 +57,13 @@ class CachedEncoder:
     def __init__(self, model_dir: str, cache_dir: str | None):
         from evalsieve.native_encoder import NativeEncoder
         import numpy as np
+
         self.np = np
-        self.enc = NativeEncoder(os.path.join(model_dir, "encoder.onnx"),
-                                 os.path.join(model_dir, "tokenizer.json"), batch_size=32)
+        self.enc = NativeEncoder(
+            os.path.join(model_dir, "encoder.onnx"),
+            os.path.join(model_dir, "tokenizer.json"),
+            batch_size=32,
+        )
         self.cache_dir = cache_dir
         self.mem: dict[str, bytes] = {}
         self.path = os.path.join(cache_dir, "vectors.bin") if cache_dir else None
@@ -68,7 +72,7 @@ class CachedEncoder:
                 data = f.read()
             step = 32 + 384 * 4
             for o in range(0, len(data) - step + 1, step):
-                self.mem[data[o:o + 32].hex()] = data[o + 32:o + step]
+                self.mem[data[o : o + 32].hex()] = data[o + 32 : o + step]
         self.embedded = 0
         self.seconds = 0.0
 
@@ -76,8 +80,8 @@ class CachedEncoder:
         np = self.np
         keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
         todo = sorted({k: t for k, t in zip(keys, texts) if k not in self.mem}.items())
-        for c in range(0, len(todo), 512):   # append to the cache every 512 texts
-            part = todo[c:c + 512]
+        for c in range(0, len(todo), 512):  # append to the cache every 512 texts
+            part = todo[c : c + 512]
             t0 = time.perf_counter()
             vecs, _ = self.enc.encode([t for _, t in part])
             self.seconds += time.perf_counter() - t0
@@ -101,9 +105,14 @@ def run_job(b, enc, cfg: SemanticConfig):
     """Run set ``b`` through the ladder job with the semantic rung; return (job, seconds)."""
     eval_text = "".join(json.dumps(r) + "\n" for r in b.rows)
     train_text = "".join(json.dumps({"text": t}) + "\n" for t in b.docs)
-    job = ContaminationJob(ContaminationConfig(b.fields, ("text",), semantic=cfg),
-                           f"{b.name}-eval.jsonl", "jsonl", f"{b.name}-train.jsonl", "jsonl")
-    job.set_background(train_text[:1 << 20])
+    job = ContaminationJob(
+        ContaminationConfig(b.fields, ("text",), semantic=cfg),
+        f"{b.name}-eval.jsonl",
+        "jsonl",
+        f"{b.name}-train.jsonl",
+        "jsonl",
+    )
+    job.set_background(train_text[: 1 << 20])
     job.feed_eval(eval_text)
     job.end_eval()
     t0 = time.perf_counter()
@@ -121,12 +130,19 @@ def run_job(b, enc, cfg: SemanticConfig):
     t2 = time.perf_counter()
     job.set_semantic_cosines(cos, {})
     job.bench_cosines = cos
-    job.finish(InputFile("eval", "e", "0" * 64, len(eval_text), "jsonl"),
-               InputFile("train", "t", "0" * 64, len(train_text), "jsonl"), "2026-01-01T00:00:00Z")
+    job.finish(
+        InputFile("eval", "e", "0" * 64, len(eval_text), "jsonl"),
+        InputFile("train", "t", "0" * 64, len(train_text), "jsonl"),
+        "2026-01-01T00:00:00Z",
+    )
     t_verify = time.perf_counter() - t2
-    times = {"scan": t_scan, "embed": t_embed, "verify": t_verify,
-             "texts": len(req["eval_texts"]) + len(req["window_texts"]),
-             "new_texts": enc.embedded - e0}
+    times = {
+        "scan": t_scan,
+        "embed": t_embed,
+        "verify": t_verify,
+        "texts": len(req["eval_texts"]) + len(req["window_texts"]),
+        "new_texts": enc.embedded - e0,
+    }
     return job, times
 
 
@@ -141,23 +157,35 @@ def report_set(b, job, times) -> F.Run:
     for i in b.positive:
         if sem.matches[i].caught:
             parts[sem.matches[i].part] = parts.get(sem.matches[i].part, 0) + 1
-    print(f"\n== {b.name} ({b.role}): {b.note}. {len(b.rows)} eval rows ({len(b.positive)} "
-          f"contaminated), {len(b.docs)} training records; {fig['probes']} probes, window "
-          f"{fig['window_words']} words ({fig['window_how']})")
-    print(f"  recall {rec:.3f} ({tp}/{len(b.positive)}; caught by part "
-          f"{dict(sorted(parts.items()))}); false positives {fpr:.4f} ({fp}/{neg})")
-    print(f"  candidate stage: {fig['windows']} windows, {fig['windows_sharing_a_key_term']} "
-          f"share a key term, {fig['windows_embedded']} spans embedded, "
-          f"{fig['pairs_verified']} pairs; candidate recall {F.candidate_recall(b, sem):.3f}")
-    print(f"  time: scan {times['scan']:.1f} s ({fig['windows'] / max(times['scan'], 1e-9):,.0f}"
-          f" windows/s, all rungs), embedding {times['texts']} texts ({times['new_texts']} not "
-          f"cached) {times['embed']:.1f} s, verify {times['verify']:.2f} s")
+    print(
+        f"\n== {b.name} ({b.role}): {b.note}. {len(b.rows)} eval rows ({len(b.positive)} "
+        f"contaminated), {len(b.docs)} training records; {fig['probes']} probes, window "
+        f"{fig['window_words']} words ({fig['window_how']})"
+    )
+    print(
+        f"  recall {rec:.3f} ({tp}/{len(b.positive)}; caught by part "
+        f"{dict(sorted(parts.items()))}); false positives {fpr:.4f} ({fp}/{neg})"
+    )
+    print(
+        f"  candidate stage: {fig['windows']} windows, {fig['windows_sharing_a_key_term']} "
+        f"share a key term, {fig['windows_embedded']} spans embedded, "
+        f"{fig['pairs_verified']} pairs; candidate recall {F.candidate_recall(b, sem):.3f}"
+    )
+    print(
+        f"  time: scan {times['scan']:.1f} s ({fig['windows'] / max(times['scan'], 1e-9):,.0f}"
+        f" windows/s, all rungs), embedding {times['texts']} texts ({times['new_texts']} not "
+        f"cached) {times['embed']:.1f} s, verify {times['verify']:.2f} s"
+    )
     return run
 
 
 #: The rung's targets (recall at least, false positives at most) where it has one.
-TARGETS = {"gsm8k": (0.90, 0.01), "humaneval": (0.90, 0.01), "gsm8k_stem": (0.80, 0.01),
-           "gsm8k_long": (0.80, 0.01)}
+TARGETS = {
+    "gsm8k": (0.90, 0.01),
+    "humaneval": (0.90, 0.01),
+    "gsm8k_stem": (0.80, 0.01),
+    "gsm8k_long": (0.80, 0.01),
+}
 
 
 def table(title, rows):
@@ -168,18 +196,27 @@ def table(title, rows):
     print("|---|---|---|---|---|---|---|---|")
     for name, role, n, npos, rec, fpr, extra in rows:
         t = TARGETS.get(name)
-        met = ("" if t is None else
-               f"{'yes' if rec >= t[0] and fpr <= t[1] + 1e-12 else 'NO'} "
-               f"(≥ {t[0]:.2f} at ≤ {100 * t[1]:.0f}%)")
-        print(f"| {name} | {role} | {n} | {npos} | {rec:.3f} | {100 * fpr:.1f}% | {met} "
-              f"| {extra} |")
+        met = (
+            ""
+            if t is None
+            else f"{'yes' if rec >= t[0] and fpr <= t[1] + 1e-12 else 'NO'} "
+            f"(≥ {t[0]:.2f} at ≤ {100 * t[1]:.0f}%)"
+        )
+        print(
+            f"| {name} | {role} | {n} | {npos} | {rec:.3f} | {100 * fpr:.1f}% | {met} | {extra} |"
+        )
     fit = [r for r in rows if r[1] == "fit"]
     if fit:
         lo = min(fit, key=lambda r: r[4])
         hi = max((r for r in fit if r[0] not in F.GRADED), key=lambda r: r[5], default=None)
-        print(f"\nworst fitting set by recall: {lo[0]} ({lo[4]:.3f} at {100 * lo[5]:.1f}%)"
-              + (f"; by false positives (clean negatives): {hi[0]} ({100 * hi[5]:.1f}%)"
-                 if hi else ""))
+        print(
+            f"\nworst fitting set by recall: {lo[0]} ({lo[4]:.3f} at {100 * lo[5]:.1f}%)"
+            + (
+                f"; by false positives (clean negatives): {hi[0]} ({100 * hi[5]:.1f}%)"
+                if hi
+                else ""
+            )
+        )
     held = [r for r in rows if r[1] != "fit"]
     if held:
         lo = min(held, key=lambda r: r[4])
@@ -196,6 +233,7 @@ def page_vs_cli(name: str, ev: list[str], docs: list[str], rows: int, model: str
     import io
     import tempfile
     from pathlib import Path
+
     sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
     from pagekit import DistServer, choose_file, launch, open_page, runs_so_far, wait_for_runs
     from playwright.sync_api import sync_playwright
@@ -209,13 +247,31 @@ def page_vs_cli(name: str, ev: list[str], docs: list[str], rows: int, model: str
     def caught_cli(out: Path) -> list[int]:
         text = (out / "contamination-report.csv").read_text("utf-8")
         body = "".join(line for line in io.StringIO(text) if not line.startswith("# "))
-        return sorted(int(r["eval_row"]) for r in csv.DictReader(io.StringIO(body))
-                      if r["rung"] == "semantic")
+        return sorted(
+            int(r["eval_row"]) for r in csv.DictReader(io.StringIO(body)) if r["rung"] == "semantic"
+        )
 
     t0 = time.perf_counter()
-    assert cli_main(["contamination", str(ev_path), str(tr_path), "--eval-field", "text",
-                     "--train-field", "text", "--semantic", "--model-dir", model,
-                     "--out", str(tmp / "cli"), "--quiet"]) == 0
+    assert (
+        cli_main(
+            [
+                "contamination",
+                str(ev_path),
+                str(tr_path),
+                "--eval-field",
+                "text",
+                "--train-field",
+                "text",
+                "--semantic",
+                "--model-dir",
+                model,
+                "--out",
+                str(tmp / "cli"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     t_cli = time.perf_counter() - t0
     cli_rows = caught_cli(tmp / "cli")
 
@@ -234,41 +290,71 @@ def page_vs_cli(name: str, ev: list[str], docs: list[str], rows: int, model: str
             state = wait_for_runs(page, before + 1, 3_600_000)
             t_page = time.perf_counter() - t0
             log = [li.text_content() for li in page.query_selector_all("#log li")]
-            page_rows = sorted(int(tr.get_attribute("data-row")) for tr in
-                               page.query_selector_all("#ladder-rows tbody tr")
-                               if tr.get_attribute("data-rung") == "semantic")
+            page_rows = sorted(
+                int(tr.get_attribute("data-row"))
+                for tr in page.query_selector_all("#ladder-rows tbody tr")
+                if tr.get_attribute("data-rung") == "semantic"
+            )
             ctx.close()
     finally:
         server.stop()
-    emb = next((x.split("semantic rung: ", 1)[1] for x in log if "semantic rung: embedded" in x),
-               "(no embedding line)")
+    emb = next(
+        (x.split("semantic rung: ", 1)[1] for x in log if "semantic rung: embedded" in x),
+        "(no embedding line)",
+    )
     print(f"\n== page vs CLI, {name}: the first {rows} eval rows, {len(docs)} training records")
     print(f"  page: {t_page:.1f} s ({state}); {emb.strip()}")
     print(f"  CLI:  {t_cli:.1f} s (onnxruntime, every core); page / CLI = {t_page / t_cli:.2f}")
-    print(f"  semantic rows caught: page {page_rows}, CLI {cli_rows} "
-          f"({'the same' if page_rows == cli_rows else 'DIFFERENT'})")
+    print(
+        f"  semantic rows caught: page {page_rows}, CLI {cli_rows} "
+        f"({'the same' if page_rows == cli_rows else 'DIFFERENT'})"
+    )
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", default=next(
-        (d for d in (os.path.join(ROOT, "..", "shared", "data"),
-                     os.path.join(ROOT, "..", "..", "shared", "data")) if os.path.isdir(d)),
-        os.path.join(ROOT, "..", "shared", "data")))
+    ap.add_argument(
+        "--data",
+        default=next(
+            (
+                d
+                for d in (
+                    os.path.join(ROOT, "..", "shared", "data"),
+                    os.path.join(ROOT, "..", "..", "shared", "data"),
+                )
+                if os.path.isdir(d)
+            ),
+            os.path.join(ROOT, "..", "shared", "data"),
+        ),
+    )
     ap.add_argument("--model", default=os.path.join(ROOT, "dist", "assets", "model"))
     ap.add_argument("--cache", default="/tmp/evalsieve-emb-cache")
     ap.add_argument("--no-cache", action="store_true")
-    ap.add_argument("--sets", default=",".join(list(S.FIT_SETS) + [
-        "mmlu_heldout", "mmlu_rephrase", "mmlu_chinese"]))
-    ap.add_argument("--decontaminator", default=None, metavar="DIR",
-                    help="folder with llm-decontaminator's data/rephrase/*_filtered_question"
-                         ".jsonl (the MMLU rephrasing sets; skipped without it)")
-    ap.add_argument("--fit", action="store_true",
-                    help="also fit the weights and threshold on all fitting sets and print them")
+    ap.add_argument(
+        "--sets",
+        default=",".join(list(S.FIT_SETS) + ["mmlu_heldout", "mmlu_rephrase", "mmlu_chinese"]),
+    )
+    ap.add_argument(
+        "--decontaminator",
+        default=None,
+        metavar="DIR",
+        help="folder with llm-decontaminator's data/rephrase/*_filtered_question"
+        ".jsonl (the MMLU rephrasing sets; skipped without it)",
+    )
+    ap.add_argument(
+        "--fit",
+        action="store_true",
+        help="also fit the weights and threshold on all fitting sets and print them",
+    )
     ap.add_argument("--candidates", type=int, default=None)
-    ap.add_argument("--page", type=int, default=0, metavar="ROWS",
-                    help="also time the page against the CLI on the first ROWS eval rows of "
-                         "gsm8k and humaneval (needs dist/, chromium and playwright; slow)")
+    ap.add_argument(
+        "--page",
+        type=int,
+        default=0,
+        metavar="ROWS",
+        help="also time the page against the CLI on the first ROWS eval rows of "
+        "gsm8k and humaneval (needs dist/, chromium and playwright; slow)",
+    )
     a = ap.parse_args()
     if not os.path.isdir(a.data):
         sys.exit(f"bench_semantic: no data folder {a.data} (needs shared/data)")
@@ -286,23 +372,42 @@ def main():
     def row(r, w, t, extra=""):
         rec, fpr, _, _ = r.rates(w, t)
         return (r.name, r.b.role, len(r.b.rows), len(r.b.positive), rec, fpr, extra)
-    table(f"At the committed defaults: weights {w0}, thresholds {t0} (prose, code rows), "
-          f"k = {cfg.candidates}",
-          [row(r, w0, t0) for r in runs])
+
+    table(
+        f"At the committed defaults: weights {w0}, thresholds {t0} (prose, code rows), "
+        f"k = {cfg.candidates}",
+        [row(r, w0, t0) for r in runs],
+    )
     fit = [r for r in runs if r.b.role == "fit"]
     if len(fit) > 1:
         loo = F.leave_one_out(fit)
-        table("Leave-one-set-out: each fitting set at weights and threshold chosen without it",
-              [(r.name, "fit", len(r.b.rows), len(r.b.positive), loo[r.name][2], loo[r.name][3],
-                f"weights {loo[r.name][0]}, thresholds {loo[r.name][1]}") for r in fit])
+        table(
+            "Leave-one-set-out: each fitting set at weights and threshold chosen without it",
+            [
+                (
+                    r.name,
+                    "fit",
+                    len(r.b.rows),
+                    len(r.b.positive),
+                    loo[r.name][2],
+                    loo[r.name][3],
+                    f"weights {loo[r.name][0]}, thresholds {loo[r.name][1]}",
+                )
+                for r in fit
+            ],
+        )
     if a.fit and fit:
         w = F.fit_weights(fit)
         t = F.choose_thresholds(fit, w)
-        print(f"\nFitted on all {len(fit)} fitting sets: VERIFIER_WEIGHTS = {w}, "
-              f"VERIFIER_THRESHOLD = {t[0]}, VERIFIER_CODE_THRESHOLD = {t[1]}")
-        table("Every set at the weights and threshold fitted on all fitting sets",
-              [row(r, w, t) for r in runs])
-    for r in runs:       # leave every scan at the defaults
+        print(
+            f"\nFitted on all {len(fit)} fitting sets: VERIFIER_WEIGHTS = {w}, "
+            f"VERIFIER_THRESHOLD = {t[0]}, VERIFIER_CODE_THRESHOLD = {t[1]}"
+        )
+        table(
+            "Every set at the weights and threshold fitted on all fitting sets",
+            [row(r, w, t) for r in runs],
+        )
+    for r in runs:  # leave every scan at the defaults
         r.scan.verify(r.cos)
 
 

@@ -44,17 +44,35 @@ def head_file(corpus: Path, mb: float, out_dir: Path) -> Path:
     want = int(mb * 1e6)
     with open(corpus, "rb") as f, open(out, "wb") as g:
         data = f.read(want)
-        g.write(data[:data.rfind(b"\n") + 1])
+        g.write(data[: data.rfind(b"\n") + 1])
     return out
 
 
 def ngram_seconds(ev: Path, tr: Path, out: Path) -> tuple[float, float]:
     """The CLI's ``seconds_training_pass`` and ``cpu_seconds_training_pass``."""
-    proc = subprocess.run([sys.executable, "-m", "evalsieve.cli", "contamination", str(ev),
-                           str(tr), "--eval-field", "question", "--train-field", "text",
-                           "--workers", "1", "--out", str(out), "--json", "--quiet"],
-                          capture_output=True, text=True, env={**os.environ,
-                                                               "PYTHONPATH": str(ROOT / "py")})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalsieve.cli",
+            "contamination",
+            str(ev),
+            str(tr),
+            "--eval-field",
+            "question",
+            "--train-field",
+            "text",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            "--json",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "py")},
+    )
     if proc.returncode not in (0, 1):
         raise SystemExit(proc.stderr)
     s = json.loads(proc.stdout)
@@ -64,9 +82,13 @@ def ngram_seconds(ev: Path, tr: Path, out: Path) -> tuple[float, float]:
 def semantic_seconds(ev: Path, tr: Path) -> tuple[float, float, dict]:
     """The rung's scan of ``tr`` and its request, as the CLI runs them (embedding excluded):
     wall and CPU seconds, and the rung's figures."""
-    job = ContaminationJob(ContaminationConfig(("question",), ("text",),
-                                               semantic=SemanticConfig()),
-                           ev.name, "jsonl", tr.name, "jsonl")
+    job = ContaminationJob(
+        ContaminationConfig(("question",), ("text",), semantic=SemanticConfig()),
+        ev.name,
+        "jsonl",
+        tr.name,
+        "jsonl",
+    )
     with open(tr, encoding="utf-8") as f:
         job.set_background(f.read(1 << 20))
     job.feed_eval(ev.read_text(encoding="utf-8"))
@@ -81,17 +103,22 @@ def semantic_seconds(ev: Path, tr: Path) -> tuple[float, float, dict]:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mb", default="20,200")
-    ap.add_argument("--corpus", default=None,
-                    help="a make_training.py corpus at least as large as the largest size "
-                         "(default: bench_contamination.py's, generated when missing)")
+    ap.add_argument(
+        "--corpus",
+        default=None,
+        help="a make_training.py corpus at least as large as the largest size "
+        "(default: bench_contamination.py's, generated when missing)",
+    )
     a = ap.parse_args()
     sizes = [float(x) for x in a.mb.split(",")]
     if a.corpus:
         corpus = Path(a.corpus)
     else:
         import bench_contamination
+
         corpus = bench_contamination.training_file(max(sizes))
     import bench_contamination
+
     ev = bench_contamination.eval_file()
     with open(ev, encoding="utf-8") as f:
         n_eval = sum(1 for line in f if line.strip())
@@ -104,19 +131,24 @@ def main():
         t_ng, c_ng = ngram_seconds(ev, tr, tmp / f"out{int(mb)}")
         t_sem, c_sem, fig = semantic_seconds(ev, tr)
         rows.append((size, t_ng, t_sem, c_ng, c_sem))
-        print(f"{size / 1e6:6.1f} MB: n-gram pass {t_ng:7.1f} s ({size / 1e6 / t_ng:6.1f} MB/s); "
-              f"semantic scan + spans {t_sem:7.1f} s ({size / 1e6 / t_sem:5.2f} MB/s; "
-              f"{fig['windows']:,} windows, {fig['windows'] / t_sem:,.0f} windows/s, "
-              f"{fig['windows_embedded']:,} spans for {fig['probes']:,} probes); CPU seconds: "
-              f"n-gram {c_ng:.1f}, semantic {c_sem:.1f}", flush=True)
+        print(
+            f"{size / 1e6:6.1f} MB: n-gram pass {t_ng:7.1f} s ({size / 1e6 / t_ng:6.1f} MB/s); "
+            f"semantic scan + spans {t_sem:7.1f} s ({size / 1e6 / t_sem:5.2f} MB/s; "
+            f"{fig['windows']:,} windows, {fig['windows'] / t_sem:,.0f} windows/s, "
+            f"{fig['windows_embedded']:,} spans for {fig['probes']:,} probes); CPU seconds: "
+            f"n-gram {c_ng:.1f}, semantic {c_sem:.1f}",
+            flush=True,
+        )
     if len(rows) >= 2:
         a, b = rows[0], rows[-1]
         mb = (b[0] - a[0]) / 1e6
         for label, i, j in (("wall clock", 1, 2), ("CPU time", 3, 4)):
             ng = mb / max(b[i] - a[i], 1e-9)
             sem = mb / max(b[j] - a[j], 1e-9)
-            print(f"marginal by {label} ({mb:.0f} MB more): n-gram {ng:.1f} MB/s, semantic "
-                  f"{sem:.2f} MB/s (embedding excluded); semantic / n-gram = {sem / ng:.3f}")
+            print(
+                f"marginal by {label} ({mb:.0f} MB more): n-gram {ng:.1f} MB/s, semantic "
+                f"{sem:.2f} MB/s (embedding excluded); semantic / n-gram = {sem / ng:.3f}"
+            )
 
 
 if __name__ == "__main__":

@@ -54,8 +54,11 @@ def calibration_ids(enc, data: Path, n: int) -> list:
     golden set takes its rows from the start of those files)."""
     with open(data / "stsb" / "sts-test.csv", encoding="utf-8") as f:
         sts = [t for r in csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE) for t in r[5:7]]
-    gsm = [json.loads(line)["question"] for line in open(data / "gsm8k" / "test.jsonl", encoding="utf-8")]
-    texts = sts[400:400 + n // 2] + gsm[200:200 + n - n // 2]
+    gsm = [
+        json.loads(line)["question"]
+        for line in open(data / "gsm8k" / "test.jsonl", encoding="utf-8")
+    ]
+    texts = sts[400 : 400 + n // 2] + gsm[200 : 200 + n - n // 2]
     return enc.tokenize(texts).ids
 
 
@@ -64,8 +67,13 @@ def build_static(src: Path, out: Path, ids: list, method: str, tmp: Path) -> Non
     import numpy as np
     import onnx
     import onnxruntime as ort
-    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
-                                          QuantType, quantize_static)
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
 
     fp32 = tmp / "encoder_fp32.onnx"  # Cast + Mul folded: what both runtimes run today
     o = ort.SessionOptions()
@@ -84,16 +92,24 @@ def build_static(src: Path, out: Path, ids: list, method: str, tmp: Path) -> Non
             row = next(self.it, None)
             if row is None:
                 return None
-            row = row[:CALIB_PIECES - 1] + [row[-1]] if len(row) > CALIB_PIECES else row
+            row = row[: CALIB_PIECES - 1] + [row[-1]] if len(row) > CALIB_PIECES else row
             a = np.zeros((1, CALIB_PIECES), dtype=np.int64)
             m = np.zeros((1, CALIB_PIECES), dtype=np.int64)
-            a[0, :len(row)], m[0, :len(row)] = row, 1
+            a[0, : len(row)], m[0, : len(row)] = row, 1
             return {"input_ids": a, "attention_mask": m}
 
-    quantize_static(str(fp32), str(out), Rows(), quant_format=QuantFormat.QDQ, per_channel=True,
-                    weight_type=QuantType.QInt8, activation_type=QuantType.QUInt8,
-                    op_types_to_quantize=["MatMul"], nodes_to_exclude=act_x_act,
-                    calibrate_method=getattr(CalibrationMethod, method))
+    quantize_static(
+        str(fp32),
+        str(out),
+        Rows(),
+        quant_format=QuantFormat.QDQ,
+        per_channel=True,
+        weight_type=QuantType.QInt8,
+        activation_type=QuantType.QUInt8,
+        op_types_to_quantize=["MatMul"],
+        nodes_to_exclude=act_x_act,
+        calibrate_method=getattr(CalibrationMethod, method),
+    )
 
 
 def build_per_token(src: Path, out: Path) -> int:
@@ -109,15 +125,24 @@ def build_per_token(src: Path, out: Path) -> int:
     g = m.graph
     inits = {i.name for i in g.initializer}
     prod = {o: n for n in g.node for o in n.output}
-    g.initializer.extend([helper.make_tensor("tq_eps", TensorProto.FLOAT, [], [1e-12]),
-                          helper.make_tensor("tq_127", TensorProto.FLOAT, [], [127.0]),
-                          helper.make_tensor("tq_128", TensorProto.FLOAT, [], [128.0]),
-                          helper.make_tensor("tq_zp", TensorProto.UINT8, [], [128])])
+    g.initializer.extend(
+        [
+            helper.make_tensor("tq_eps", TensorProto.FLOAT, [], [1e-12]),
+            helper.make_tensor("tq_127", TensorProto.FLOAT, [], [127.0]),
+            helper.make_tensor("tq_128", TensorProto.FLOAT, [], [128.0]),
+            helper.make_tensor("tq_zp", TensorProto.UINT8, [], [128]),
+        ]
+    )
     nodes, done = [], 0
     for n in g.node:
         mul = prod.get(n.input[1]) if n.op_type == "MatMul" else None
         cast = prod.get(mul.input[0]) if mul is not None and mul.op_type == "Mul" else None
-        if cast is None or cast.op_type != "Cast" or cast.input[0] not in inits or mul.input[1] not in inits:
+        if (
+            cast is None
+            or cast.op_type != "Cast"
+            or cast.input[0] not in inits
+            or mul.input[1] not in inits
+        ):
             nodes.append(n)
             continue
         x, p = n.input[0], f"tq{done}_"
@@ -182,7 +207,9 @@ def main(argv=None) -> int:
     model_dir = dist / "assets" / "model"
     data = Path(os.environ.get("EVALSIEVE_SHARED_DATA", ROOT.parent / "shared" / "data"))
     if not (model_dir / "encoder.onnx").is_file():
-        print("int8_activation_probe: skipped, no dist/assets/model/encoder.onnx (python3 build.py build)")
+        print(
+            "int8_activation_probe: skipped, no dist/assets/model/encoder.onnx (python3 build.py build)"
+        )
         return 0
     if not (data / "gsm8k" / "test.jsonl").is_file():
         print(f"int8_activation_probe: skipped, no shared data at {data}")
@@ -197,28 +224,51 @@ def main(argv=None) -> int:
         return 0
     speed = not args.no_speed and shutil.which("node") is not None
     src, tok = model_dir / "encoder.onnx", model_dir / "tokenizer.json"
-    print(f"int8_activation_probe: {src}; load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
+    print(
+        f"int8_activation_probe: {src}; load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)"
+    )
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
-        static, per_token = tmp / f"encoder_static_{args.calib}.onnx", tmp / "encoder_per_token.onnx"
-        build_static(src, static, calibration_ids(NativeEncoder(src, tok), data, args.calib_rows),
-                     args.calib, tmp)
+        static, per_token = (
+            tmp / f"encoder_static_{args.calib}.onnx",
+            tmp / "encoder_per_token.onnx",
+        )
+        build_static(
+            src,
+            static,
+            calibration_ids(NativeEncoder(src, tok), data, args.calib_rows),
+            args.calib,
+            tmp,
+        )
         n = build_per_token(src, per_token)
         print(f"  per-token: {n} weight MatMuls rewritten")
-        print(f"{'graph':22} {'MB':>5} {'cos min':>8} {'cos mean':>8} {'batch-indep':>11}"
-              + ("   native ms (cpu)   web ms (cpu)   web/native" if speed else ""))
-        for name, path in (("shipped (weight-only)", src), (f"static {args.calib}", static),
-                           ("per-token", per_token)):
+        print(
+            f"{'graph':22} {'MB':>5} {'cos min':>8} {'cos mean':>8} {'batch-indep':>11}"
+            + ("   native ms (cpu)   web ms (cpu)   web/native" if speed else "")
+        )
+        for name, path in (
+            ("shipped (weight-only)", src),
+            (f"static {args.calib}", static),
+            ("per-token", per_token),
+        ):
             lo, mean, same = accuracy(path, tok)
-            line = (f"{name:22} {path.stat().st_size / 1e6:5.1f} {lo:8.5f} {mean:8.5f} {str(same):>11}")
+            line = (
+                f"{name:22} {path.stat().st_size / 1e6:5.1f} {lo:8.5f} {mean:8.5f} {str(same):>11}"
+            )
             if speed:
                 _, nw, nc, _ = run_native(path, 1, args.batch, args.pieces, args.runs, tmp)
-                _, ww, wc = run_web(dist / "assets" / "ort", path, 1, args.batch, args.pieces, args.runs, tmp)
+                _, ww, wc = run_web(
+                    dist / "assets" / "ort", path, 1, args.batch, args.pieces, args.runs, tmp
+                )
                 med = statistics.median
-                line += (f"   {med(nw) * 1e3:7.1f} ({med(nc) * 1e3:6.1f})   {med(ww) * 1e3:7.1f} ({med(wc) * 1e3:6.1f})"
-                         f"   wall {med(nw) / med(ww):.2f} cpu {med(nc) / med(wc):.2f}")
+                line += (
+                    f"   {med(nw) * 1e3:7.1f} ({med(nc) * 1e3:6.1f})   {med(ww) * 1e3:7.1f} ({med(wc) * 1e3:6.1f})"
+                    f"   wall {med(nw) / med(ww):.2f} cpu {med(nc) / med(wc):.2f}"
+                )
             print(line, flush=True)
-    print(f"floor: cosine >= 0.995 on every golden row; load average after {os.getloadavg()[0]:.2f}")
+    print(
+        f"floor: cosine >= 0.995 on every golden row; load average after {os.getloadavg()[0]:.2f}"
+    )
     return 0
 
 

@@ -36,10 +36,21 @@ import random
 import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = os.path.join(os.environ.get("EVALSIEVE_SHARED") or next(
-    (p for p in (os.path.join(HERE, "..", "..", "shared"), os.path.join(HERE, "..", "..", "..", "shared"))
-     if os.path.isdir(p)), os.path.join(HERE, "..", "..", "shared")),
-    "data")  # EVALSIEVE_SHARED, or beside the checkout, as in bench_contamination.py
+SHARED = os.path.join(
+    os.environ.get("EVALSIEVE_SHARED")
+    or next(
+        (
+            p
+            for p in (
+                os.path.join(HERE, "..", "..", "shared"),
+                os.path.join(HERE, "..", "..", "..", "shared"),
+            )
+            if os.path.isdir(p)
+        ),
+        os.path.join(HERE, "..", "..", "shared"),
+    ),
+    "data",
+)  # EVALSIEVE_SHARED, or beside the checkout, as in bench_contamination.py
 #: (source, share of records, separator between its units)
 SOURCES = (("wikitext", 0.60, "\n\n"), ("shakespeare", 0.25, "\n"), ("gsm8k_train", 0.15, "\n\n"))
 WORDS = (100, 600)
@@ -72,9 +83,9 @@ def _record(rng: random.Random, src: list[str], sep: str, words: int) -> list[st
         u = src[at % len(src)]
         at += 1
         w = len(u.split())
-        if count + w > words:   # cut this unit after the word that completes the count
+        if count + w > words:  # cut this unit after the word that completes the count
             m = list(_WORD_END.finditer(u))[words - count - 1]
-            u = u[:m.end()]
+            u = u[: m.end()]
             w = words - count
         parts.append(u)
         count += w
@@ -89,6 +100,7 @@ def real_units(lang: str) -> list[str]:
     empty when none are installed)."""
     import gettext
     import glob
+
     out = []
     for path in sorted(glob.glob(f"/usr/share/locale/{lang}/LC_MESSAGES/*.mo")):
         try:
@@ -96,8 +108,11 @@ def real_units(lang: str) -> list[str]:
                 cat = gettext.GNUTranslations(f)._catalog
         except (OSError, ValueError):
             continue
-        out += [" ".join(v.split()) for k, v in sorted(cat.items(), key=lambda kv: str(kv[0]))
-                if k and isinstance(v, str) and len(v.split()) >= 2]
+        out += [
+            " ".join(v.split())
+            for k, v in sorted(cat.items(), key=lambda kv: str(kv[0]))
+            if k and isinstance(v, str) and len(v.split()) >= 2
+        ]
     return out
 
 
@@ -107,15 +122,15 @@ def _synthetic_word(rng: random.Random, script: str) -> str:
     if script == "arabic":
         return "".join(chr(rng.randrange(0x0628, 0x064B)) for _ in range(rng.randint(2, 7)))
     out = []
-    for _ in range(rng.randint(1, 4)):   # devanagari
+    for _ in range(rng.randint(1, 4)):  # devanagari
         c = chr(rng.randrange(0x0915, 0x093A))
-        if rng.random() < 0.03:                          # a nukta, on the letters Hindi
-            c = rng.choice("\u0915\u0916\u0917\u091c\u0921\u0922\u092b") + "\u093c"   # puts it on
+        if rng.random() < 0.03:  # a nukta, on the letters Hindi
+            c = rng.choice("\u0915\u0916\u0917\u091c\u0921\u0922\u092b") + "\u093c"  # puts it on
         r = rng.random()
         if r < 0.15:
-            c += "\u094d" + chr(rng.randrange(0x0915, 0x093A))   # a conjunct (virama)
+            c += "\u094d" + chr(rng.randrange(0x0915, 0x093A))  # a conjunct (virama)
         elif r < 0.75:
-            c += chr(rng.randrange(0x093E, 0x094D))      # a vowel sign
+            c += chr(rng.randrange(0x093E, 0x094D))  # a vowel sign
         out.append(c)
     return "".join(out)
 
@@ -123,12 +138,13 @@ def _synthetic_word(rng: random.Random, script: str) -> str:
 def synthetic_units(rng: random.Random, script: str, count: int = 20000) -> list[str]:
     """Sentences of 5-15 synthetic words, ended by the script's full stop."""
     stop = {"hangul": ".", "arabic": ".", "devanagari": "\u0964"}[script]
-    return [" ".join(_synthetic_word(rng, script) for _ in range(rng.randint(5, 15))) + stop
-            for _ in range(count)]
+    return [
+        " ".join(_synthetic_word(rng, script) for _ in range(rng.randint(5, 15))) + stop
+        for _ in range(count)
+    ]
 
 
-def generate(out: str, mb: float, seed: int = 13, gz: bool = False,
-             script: str = "latin") -> int:
+def generate(out: str, mb: float, seed: int = 13, gz: bool = False, script: str = "latin") -> int:
     """Write about ``mb`` MB of JSONL to ``out``; returns the number of records."""
     rng = random.Random(seed)
     qs = planted()
@@ -154,8 +170,13 @@ def generate(out: str, mb: float, seed: int = 13, gz: bool = False,
             n += 1
             if n % 5000 == 0:
                 parts.insert(len(parts) // 2, qs[(n // 5000) % len(qs)])
-            line = json.dumps({"id": n, "source": name, "text": seps[name].join(parts)},
-                              ensure_ascii=script == "latin") + "\n"
+            line = (
+                json.dumps(
+                    {"id": n, "source": name, "text": seps[name].join(parts)},
+                    ensure_ascii=script == "latin",
+                )
+                + "\n"
+            )
             f.write(line)
             written += len(line.encode("utf-8"))
     return n

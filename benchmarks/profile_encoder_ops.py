@@ -75,7 +75,7 @@ process.exit(0);
 def _events(text: str) -> list:
     """The trace-event array of an onnxruntime profile (file text or a log that contains it)."""
     start = text.index("[")
-    return json.loads(text[start:text.rindex("]") + 1])
+    return json.loads(text[start : text.rindex("]") + 1])
 
 
 def per_op(events: list) -> tuple[dict, dict, int]:
@@ -111,15 +111,23 @@ def count_casts_total(model: Path) -> int:
     """All Cast nodes of the graph."""
     import onnx
 
-    return sum(1 for n in onnx.load(str(model), load_external_data=False).graph.node if n.op_type == "Cast")
+    return sum(
+        1 for n in onnx.load(str(model), load_external_data=False).graph.node if n.op_type == "Cast"
+    )
 
 
 #: --opt -> onnxruntime's GraphOptimizationLevel member (onnxruntime-web takes the name itself).
-OPT_LEVELS = {"disabled": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC",
-              "extended": "ORT_ENABLE_EXTENDED", "all": "ORT_ENABLE_ALL"}
+OPT_LEVELS = {
+    "disabled": "ORT_DISABLE_ALL",
+    "basic": "ORT_ENABLE_BASIC",
+    "extended": "ORT_ENABLE_EXTENDED",
+    "all": "ORT_ENABLE_ALL",
+}
 
 
-def run_native(model: Path, threads: int, batch: int, pieces: int, runs: int, tmp: Path, opt: str = "all"):
+def run_native(
+    model: Path, threads: int, batch: int, pieces: int, runs: int, tmp: Path, opt: str = "all"
+):
     import numpy as np
     import onnxruntime as ort
 
@@ -131,7 +139,9 @@ def run_native(model: Path, threads: int, batch: int, pieces: int, runs: int, tm
     o.enable_profiling = True
     o.profile_file_prefix = str(tmp / "native")
     s = ort.InferenceSession(str(model), o, providers=["CPUExecutionProvider"])
-    ids = (1000 + (np.arange(batch * pieces) * 7919) % 20000).reshape(batch, pieces).astype(np.int64)
+    ids = (
+        (1000 + (np.arange(batch * pieces) * 7919) % 20000).reshape(batch, pieces).astype(np.int64)
+    )
     ids[:, 0], ids[:, -1] = 101, 102
     feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
     s.run(["sentence_embedding"], feeds)
@@ -145,12 +155,34 @@ def run_native(model: Path, threads: int, batch: int, pieces: int, runs: int, tm
     return events, wall, cpu, ort.__version__
 
 
-def run_web(ort_dir: Path, model: Path, threads: int, batch: int, pieces: int, runs: int, tmp: Path,
-            opt: str = "all"):
+def run_web(
+    ort_dir: Path,
+    model: Path,
+    threads: int,
+    batch: int,
+    pieces: int,
+    runs: int,
+    tmp: Path,
+    opt: str = "all",
+):
     script = tmp / "profile_web.mjs"
     script.write_text(NODE_SCRIPT, encoding="utf-8")
-    proc = subprocess.run(["node", str(script), str(ort_dir), str(model), str(threads), str(batch),
-                           str(pieces), str(runs), opt], capture_output=True, text=True, timeout=3600)
+    proc = subprocess.run(
+        [
+            "node",
+            str(script),
+            str(ort_dir),
+            str(model),
+            str(threads),
+            str(batch),
+            str(pieces),
+            str(runs),
+            opt,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"node: {proc.stderr[-2000:]}")
     timing = json.loads(proc.stderr.strip().splitlines()[-1])
@@ -182,7 +214,9 @@ async () => {
   return (performance.now() - t) / 1000;
 }
 """
-CHROMIUM_END_JS = "async () => { await window.__profile.s.endProfiling(); await window.__profile.s.release(); }"
+CHROMIUM_END_JS = (
+    "async () => { await window.__profile.s.endProfiling(); await window.__profile.s.release(); }"
+)
 
 
 def run_chromium(dist: Path, threads: int, batch: int, pieces: int, runs: int, opt: str = "all"):
@@ -209,7 +243,9 @@ def run_chromium(dist: Path, threads: int, batch: int, pieces: int, runs: int, o
             try:
                 page = browser.new_page(bypass_csp=True)
                 page.on("console", lambda m: lines.append(m.text))
-                page.goto(f"http://{host}:{port}/assets/manifest.json")  # same origin, isolated, no app
+                page.goto(
+                    f"http://{host}:{port}/assets/manifest.json"
+                )  # same origin, isolated, no app
                 page.evaluate(CHROMIUM_SETUP_JS, [threads, batch, pieces, opt])
                 wall, cpu = [], []
                 for _ in range(runs):
@@ -227,14 +263,30 @@ def run_chromium(dist: Path, threads: int, batch: int, pieces: int, runs: int, o
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=32, help="rows per batch (default 32)")
-    ap.add_argument("--pieces", type=int, default=16, help="word pieces per row incl. [CLS]/[SEP] (default 16)")
-    ap.add_argument("--threads", type=int, default=1, help="intra-op threads in both runtimes (default 1)")
+    ap.add_argument(
+        "--pieces", type=int, default=16, help="word pieces per row incl. [CLS]/[SEP] (default 16)"
+    )
+    ap.add_argument(
+        "--threads", type=int, default=1, help="intra-op threads in both runtimes (default 1)"
+    )
     ap.add_argument("--runs", type=int, default=5, help="timed runs after one warm-up (default 5)")
-    ap.add_argument("--opt", choices=sorted(OPT_LEVELS), default="all",
-                    help="graph optimisation level in both runtimes (default all, as the page and CLI)")
-    ap.add_argument("--chromium", action="store_true",
-                    help="run the web side in headless Chromium (dist/'s own model only) instead of Node")
-    ap.add_argument("--model", type=Path, default=None, help="encoder graph (default dist/assets/model/encoder.onnx)")
+    ap.add_argument(
+        "--opt",
+        choices=sorted(OPT_LEVELS),
+        default="all",
+        help="graph optimisation level in both runtimes (default all, as the page and CLI)",
+    )
+    ap.add_argument(
+        "--chromium",
+        action="store_true",
+        help="run the web side in headless Chromium (dist/'s own model only) instead of Node",
+    )
+    ap.add_argument(
+        "--model",
+        type=Path,
+        default=None,
+        help="encoder graph (default dist/assets/model/encoder.onnx)",
+    )
     args, _ = ap.parse_known_args(argv)
 
     dist = Path(os.environ.get("EVALSIEVE_DIST", ROOT / "dist"))
@@ -244,8 +296,10 @@ def main(argv=None) -> int:
     model = args.model or dist / "assets" / "model" / "encoder.onnx"
     ort_dir = dist / "assets" / "ort"
     if not model.is_file() or not (ort_dir / "ort.wasm.min.mjs").is_file():
-        print("profile_encoder_ops: skipped, no built dist/ with the model and onnxruntime-web "
-              "(python3 build.py build)")
+        print(
+            "profile_encoder_ops: skipped, no built dist/ with the model and onnxruntime-web "
+            "(python3 build.py build)"
+        )
         return 0
     if shutil.which("node") is None:
         print("profile_encoder_ops: skipped, node is not installed")
@@ -257,44 +311,62 @@ def main(argv=None) -> int:
         print(f"profile_encoder_ops: skipped, {exc}")
         return 0
 
-    print(f"profile_encoder_ops: {model}, batch {args.batch} x {args.pieces} pieces, "
-          f"{args.threads} thread(s), graph optimisation {args.opt}, {args.runs} runs; "
-          f"load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
+    print(
+        f"profile_encoder_ops: {model}, batch {args.batch} x {args.pieces} pieces, "
+        f"{args.threads} thread(s), graph optimisation {args.opt}, {args.runs} runs; "
+        f"load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)"
+    )
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
-        n_ev, n_wall, n_cpu, version = run_native(model, args.threads, args.batch, args.pieces, args.runs,
-                                                  tmp, args.opt)
+        n_ev, n_wall, n_cpu, version = run_native(
+            model, args.threads, args.batch, args.pieces, args.runs, tmp, args.opt
+        )
         if args.chromium:
-            w_ev, w_wall, w_cpu = run_chromium(dist, args.threads, args.batch, args.pieces, args.runs, args.opt)
+            w_ev, w_wall, w_cpu = run_chromium(
+                dist, args.threads, args.batch, args.pieces, args.runs, args.opt
+            )
         else:
-            w_ev, w_wall, w_cpu = run_web(ort_dir, model, args.threads, args.batch, args.pieces, args.runs,
-                                          tmp, args.opt)
+            w_ev, w_wall, w_cpu = run_web(
+                ort_dir, model, args.threads, args.batch, args.pieces, args.runs, tmp, args.opt
+            )
     n_ops, n_count, _ = per_op(n_ev)
     w_ops, w_count, _ = per_op(w_ev)
     n_tot, w_tot = sum(n_ops.values()), sum(w_ops.values())
     node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
     where = "Chromium (headless, main thread)" if args.chromium else f"Node {node}"
     print(f"native onnxruntime {version} vs onnxruntime-web ({where})")
-    print(f"{'op':26} {'nodes':>5} {'native ms':>10} {'web ms':>10} {'web share':>9} {'native/web':>10}")
+    print(
+        f"{'op':26} {'nodes':>5} {'native ms':>10} {'web ms':>10} {'web share':>9} {'native/web':>10}"
+    )
     for op in sorted(set(n_ops) | set(w_ops), key=lambda k: -w_ops.get(k, 0.0)):
         n, w = n_ops.get(op, 0.0), w_ops.get(op, 0.0)
         ratio = f"{n / w:10.2f}" if n and w else f"{'-':>10}"
-        print(f"{op:26} {w_count.get(op, n_count.get(op, 0)):>5} {n * 1e3:10.2f} {w * 1e3:10.2f} "
-              f"{100 * w / w_tot:8.1f}% {ratio}")
-    print(f"{'sum of per-node minima':26} {'':>5} {n_tot * 1e3:10.2f} {w_tot * 1e3:10.2f} {'':>9} {n_tot / w_tot:10.2f}")
+        print(
+            f"{op:26} {w_count.get(op, n_count.get(op, 0)):>5} {n * 1e3:10.2f} {w * 1e3:10.2f} "
+            f"{100 * w / w_tot:8.1f}% {ratio}"
+        )
+    print(
+        f"{'sum of per-node minima':26} {'':>5} {n_tot * 1e3:10.2f} {w_tot * 1e3:10.2f} {'':>9} {n_tot / w_tot:10.2f}"
+    )
     med = statistics.median
-    print(f"median per batch: native wall {med(n_wall) * 1e3:.1f} ms, cpu {med(n_cpu) * 1e3:.1f} ms; "
-          f"web wall {med(w_wall) * 1e3:.1f} ms, cpu {med(w_cpu) * 1e3:.1f} ms")
-    print(f"web speed / native speed: wall {med(n_wall) / med(w_wall):.2f}, cpu {med(n_cpu) / med(w_cpu):.2f}, "
-          f"per-node minima {n_tot / w_tot:.2f}")
+    print(
+        f"median per batch: native wall {med(n_wall) * 1e3:.1f} ms, cpu {med(n_cpu) * 1e3:.1f} ms; "
+        f"web wall {med(w_wall) * 1e3:.1f} ms, cpu {med(w_cpu) * 1e3:.1f} ms"
+    )
+    print(
+        f"web speed / native speed: wall {med(n_wall) / med(w_wall):.2f}, cpu {med(n_cpu) / med(w_cpu):.2f}, "
+        f"per-node minima {n_tot / w_tot:.2f}"
+    )
     weight_casts, all_casts = _weight_casts(model), count_casts_total(model)
     for name, count in (("native", n_count), ("web", w_count)):
         casts = count.get("Cast", 0)
         folded = "yes" if weight_casts and casts <= all_casts - weight_casts else "NO"
-        print(f"{name}: Cast nodes run per batch {casts} of the graph's {all_casts} "
-              f"({weight_casts} dequantise int8 weights; folded at session creation: {folded}); "
-              f"MatMul {count.get('MatMul', 0)}, FusedMatMul {count.get('FusedMatMul', 0)}, "
-              f"MatMulInteger {count.get('MatMulInteger', 0)}")
+        print(
+            f"{name}: Cast nodes run per batch {casts} of the graph's {all_casts} "
+            f"({weight_casts} dequantise int8 weights; folded at session creation: {folded}); "
+            f"MatMul {count.get('MatMul', 0)}, FusedMatMul {count.get('FusedMatMul', 0)}, "
+            f"MatMulInteger {count.get('MatMulInteger', 0)}"
+        )
     print(f"load average after {os.getloadavg()[0]:.2f}")
     return 0
 

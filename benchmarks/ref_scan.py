@@ -80,15 +80,15 @@ def main() -> int:
             row += 1
             ws = careful(line, ev_field)
             for i in range(len(ws) - n + 1):
-                gid = grams.setdefault(tuple(ws[i:i + n]), len(grams))
+                gid = grams.setdefault(tuple(ws[i : i + n]), len(grams))
                 if gid == len(rows_of):
                     rows_of.append([])
                 if row not in rows_of[gid]:
                     rows_of[gid].append(row)
-    offsets: dict[tuple, set] = {}   # word triple -> its offsets in the eval n-grams
+    offsets: dict[tuple, set] = {}  # word triple -> its offsets in the eval n-grams
     for g in grams:
         for k in range(n - 2):
-            offsets.setdefault(g[k:k + 3], set()).add(k)
+            offsets.setdefault(g[k : k + 3], set()).add(k)
     offsets = {w: sorted(ks) for w, ks in offsets.items()}
     counts = [0] * len(grams)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -99,13 +99,13 @@ def main() -> int:
         """Start offsets of the windows of ``words`` that are eval n-grams."""
         # the triples at every (n-2)-th word, looked up in one C-level pass (map, compress)
         firsts = range(n - 3, len(words) - 2, n - 2)
-        triples = zip(words[n - 3::n - 2], words[n - 2::n - 2], words[n - 1::n - 2])
+        triples = zip(words[n - 3 :: n - 2], words[n - 2 :: n - 2], words[n - 1 :: n - 2])
         out = []
         hits = list(compress(firsts, map(offsets.__contains__, triples)))
         for p in hits:
             for k in offsets[(words[p], words[p + 1], words[p + 2])]:
                 s = p - k
-                if s >= 0 and tuple(words[s:s + n]) in grams:
+                if s >= 0 and tuple(words[s : s + n]) in grams:
                     out.append(s)
         return out
 
@@ -129,30 +129,50 @@ def main() -> int:
                     if not line.strip():
                         continue
                     records += 1
-                    if line.isascii() and b"\\u" not in line and b"\\\\" not in line \
-                            and b"\\b" not in line:
+                    if (
+                        line.isascii()
+                        and b"\\u" not in line
+                        and b"\\\\" not in line
+                        and b"\\b" not in line
+                    ):
                         fast.append(line)
                     else:
                         slow.append(line)
                 # careful lines: their own words, one at a time
                 for line in slow:
                     ws = careful(line, field)
-                    count({grams[tuple(ws[s:s + n])] for s in probe(ws)})
+                    count({grams[tuple(ws[s : s + n])] for s in probe(ws)})
                 # fast lines: one translate and one split for all of them
-                text = b" \x00 ".join(fast).replace(b'\\"', b"").replace(b"\\n", b" ") \
-                    .replace(b"\\r", b" ").replace(b"\\t", b" ").replace(b"\\f", b" ")
+                text = (
+                    b" \x00 ".join(fast)
+                    .replace(b'\\"', b"")
+                    .replace(b"\\n", b" ")
+                    .replace(b"\\r", b" ")
+                    .replace(b"\\t", b" ")
+                    .replace(b"\\f", b" ")
+                )
                 words = text.translate(QUOTE_SPACE, PUNCT_NO_QUOTE).split()
                 hit_lines = sorted({words[:s].count(SENTINEL) for s in probe(words)})
-                for i in hit_lines:   # a confirmed window: the careful path decides
+                for i in hit_lines:  # a confirmed window: the careful path decides
                     ws = careful(fast[i], field)
-                    count({grams[tuple(ws[s:s + n])] for s in probe(ws)})
+                    count({grams[tuple(ws[s : s + n])] for s in probe(ws)})
             if not raw:
                 break
     secs, cpu = time.perf_counter() - t0, time.process_time() - c0
     cutoff = max(10, math.ceil(0.001 * records))
     dirty = sorted({r for gid, c in enumerate(counts) if 0 < c <= cutoff for r in rows_of[gid]})
-    print(json.dumps({"bytes": total, "seconds": secs, "cpu_seconds": cpu, "records": records,
-                      "records_matched": matched, "contaminated": dirty}))
+    print(
+        json.dumps(
+            {
+                "bytes": total,
+                "seconds": secs,
+                "cpu_seconds": cpu,
+                "records": records,
+                "records_matched": matched,
+                "contaminated": dirty,
+            }
+        )
+    )
     return 0
 
 

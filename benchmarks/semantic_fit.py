@@ -49,8 +49,10 @@ class Run:
         one number for every row, or ``(prose rows, code rows)``."""
         m = self.scan.verify(self.cos, weights=tuple(weights))
         prose, code = threshold if isinstance(threshold, tuple) else (threshold, threshold)
-        return [x.score is not None and x.score >= (code if k else prose)
-                for x, k in zip(m, self.code_row)], m
+        return [
+            x.score is not None and x.score >= (code if k else prose)
+            for x, k in zip(m, self.code_row)
+        ], m
 
     def rates(self, weights, threshold):
         caught, _ = self.verdicts(weights, threshold)
@@ -79,8 +81,14 @@ def pair_labels(b, scan, cos=None) -> list:
         row = scan.probes[x.probe].row
         w = scan._windows[x.window]
         n = len(scan._span_text(x).split())
-        rec = next((rec for rec, s, e in _spans_of(b, row)
-                    if w.record == rec + 1 and x.start < e and x.start + n > s), None)
+        rec = next(
+            (
+                rec
+                for rec, s, e in _spans_of(b, row)
+                if w.record == rec + 1 and x.start < e and x.start + n > s
+            ),
+            None,
+        )
         hit = row in b.positive and rec is not None
         out.append(1 if hit else 0)
         if hit and cos is not None:
@@ -138,7 +146,7 @@ def _examples(r, beta):
             row = r.scan.probes[r.scan.pairs[p].probe].row
             if row not in r.b.positive and (row not in top or z[p] > z[top[row]]):
                 top[row] = p
-        keep = (r.fitted & (r.y > 0))
+        keep = r.fitted & (r.y > 0)
         keep[list(top.values())] = True
     X, y = r.X[keep], r.y[keep]
     pos, neg = y.sum(), len(y) - y.sum()
@@ -171,8 +179,11 @@ def choose_threshold(runs, weights, fp_target=0.01, code=None) -> float | None:
     for r in runs:
         if r.name in GRADED:
             continue
-        clean = [i for i in range(len(r.b.rows)) if i not in r.b.positive
-                 and (code is None or r.code_row[i] == code)]
+        clean = [
+            i
+            for i in range(len(r.b.rows))
+            if i not in r.b.positive and (code is None or r.code_row[i] == code)
+        ]
         if clean:
             held.append((r, clean))
     if not held:
@@ -184,7 +195,7 @@ def choose_threshold(runs, weights, fp_target=0.01, code=None) -> float | None:
     share = 0.0
     for score, w in negs:
         share += w
-        if share > fp_target + 1e-12:     # this clean row must stay under the threshold
+        if share > fp_target + 1e-12:  # this clean row must stay under the threshold
             return round(float(np.floor(score * 1000) / 1000 + 0.001), 3)
     return 0.001
 

@@ -60,8 +60,14 @@ import re
 from dataclasses import dataclass, field
 
 #: MMLU subjects of the verbatim-stem held-out set (none occurs in the web matches).
-HELDOUT_SUBJECTS = ("college_biology", "human_aging", "logical_fallacies", "us_foreign_policy",
-                    "global_facts", "high_school_computer_science")
+HELDOUT_SUBJECTS = (
+    "college_biology",
+    "human_aging",
+    "logical_fallacies",
+    "us_foreign_policy",
+    "global_facts",
+    "high_school_computer_science",
+)
 #: MMLU subjects with GPT-4 rephrasings in llm-decontaminator (held out as well).
 REPHRASE_SUBJECTS = ("abstract_algebra", "high_school_us_history", "sociology")
 
@@ -69,13 +75,13 @@ REPHRASE_SUBJECTS = ("abstract_algebra", "high_school_us_history", "sociology")
 @dataclass
 class BenchSet:
     name: str
-    rows: list[dict]                 # eval rows: field -> text
-    fields: tuple[str, ...]          # the eval fields, in order
-    docs: list[str]                  # training records
-    positive: set[int]               # contaminated eval rows (0-based)
+    rows: list[dict]  # eval rows: field -> text
+    fields: tuple[str, ...]  # the eval fields, in order
+    docs: list[str]  # training records
+    positive: set[int]  # contaminated eval rows (0-based)
     # row -> planted span(s): (record, first word, end word), or a list of them
     where: dict = field(default_factory=dict)
-    role: str = "fit"                # "fit" (defaults chosen on it) or "held-out"
+    role: str = "fit"  # "fit" (defaults chosen on it) or "held-out"
     note: str = ""
 
 
@@ -104,8 +110,9 @@ def _shuffle(docs, where, rng):
     return [docs[o] for o in order], {i: (new_pos[r], s, e) for i, (r, s, e) in where.items()}
 
 
-def _planted_set(name, rows, fields, planted: dict[int, str], hosts, others, rng, positive=None,
-                 **kw) -> BenchSet:
+def _planted_set(
+    name, rows, fields, planted: dict[int, str], hosts, others, rng, positive=None, **kw
+) -> BenchSet:
     """Plant ``planted[row]`` inside a host paragraph (drawn from ``hosts``), add ``others``,
     shuffle. ``positive`` defaults to every planted row."""
     docs, where = [], {}
@@ -115,14 +122,16 @@ def _planted_set(name, rows, fields, planted: dict[int, str], hosts, others, rng
         docs.append(doc)
     docs += others
     docs, where = _shuffle(docs, where, rng)
-    return BenchSet(name, rows, fields, docs, set(planted) if positive is None else positive,
-                    where, **kw)
+    return BenchSet(
+        name, rows, fields, docs, set(planted) if positive is None else positive, where, **kw
+    )
 
 
 def build_gsm8k(data: str) -> BenchSet:
     test = [r["question"] for r in _jsonl(os.path.join(data, "gsm8k", "test.jsonl"))]
-    reph = [r["text"] for r in _jsonl(os.path.join(data, "llm_decontaminator",
-                                                     "rephrase_gsm8k.jsonl"))]
+    reph = [
+        r["text"] for r in _jsonl(os.path.join(data, "llm_decontaminator", "rephrase_gsm8k.jsonl"))
+    ]
     train = [r["question"] for r in _jsonl(os.path.join(data, "gsm8k", "train.jsonl"))]
     wiki = _wiki(data)
     rng = random.Random(7)
@@ -134,16 +143,25 @@ def build_gsm8k(data: str) -> BenchSet:
         docs.append(doc)
     docs += rng.sample(train, 3000) + rng.sample(wiki, 1500)
     docs, where = _shuffle(docs, where, rng)
-    return BenchSet("gsm8k", [{"text": t} for t in test[:400]], ("text",), docs,
-                    set(planted_rows), where, note="GSM8K rephrasings in WikiText")
+    return BenchSet(
+        "gsm8k",
+        [{"text": t} for t in test[:400]],
+        ("text",),
+        docs,
+        set(planted_rows),
+        where,
+        note="GSM8K rephrasings in WikiText",
+    )
 
 
 def build_humaneval(data: str) -> BenchSet:
     with gzip.open(os.path.join(data, "humaneval", "HumanEval.jsonl.gz"), "rt") as f:
         he = [json.loads(line) for line in f]
     ev = [h["prompt"] + h["canonical_solution"] for h in he]
-    reph = [r["text"] for r in _jsonl(os.path.join(data, "llm_decontaminator",
-                                                     "humaneval_python.jsonl"))]
+    reph = [
+        r["text"]
+        for r in _jsonl(os.path.join(data, "llm_decontaminator", "humaneval_python.jsonl"))
+    ]
     mbpp = [r["text"] + "\n" + r["code"] for r in _jsonl(os.path.join(data, "mbpp", "mbpp.jsonl"))]
     alpaca = _jsonl(os.path.join(data, "llm_decontaminator", "CodeAlpacaDB.jsonl"))
     neighbours = [t for r in alpaca if not any(r["results"]) for t in r["train"]]
@@ -160,8 +178,15 @@ def build_humaneval(data: str) -> BenchSet:
         docs.append(doc)
     docs += [m for j, m in enumerate(mbpp) if j not in used] + neighbours
     docs, where = _shuffle(docs, where, rng)
-    return BenchSet("humaneval", [{"text": t} for t in ev], ("text",), docs, set(planted_rows),
-                    where, note="HumanEval rephrased programs in MBPP records")
+    return BenchSet(
+        "humaneval",
+        [{"text": t} for t in ev],
+        ("text",),
+        docs,
+        set(planted_rows),
+        where,
+        note="HumanEval rephrased programs in MBPP records",
+    )
 
 
 def build_codealpaca(data: str) -> BenchSet:
@@ -183,32 +208,48 @@ def build_codealpaca(data: str) -> BenchSet:
         docs += r["train"]
     docs += rng.sample(mbpp, 300)
     docs, where = _shuffle_many(docs, where, rng)
-    return BenchSet("codealpaca", rows, ("text",), docs, positive, where,
-                    note="HumanEval prompts; CodeAlpaca-20k nearest neighbours, 18 judged "
-                         "rephrasings by GPT-4 (llm-decontaminator)")
+    return BenchSet(
+        "codealpaca",
+        rows,
+        ("text",),
+        docs,
+        positive,
+        where,
+        note="HumanEval prompts; CodeAlpaca-20k nearest neighbours, 18 judged "
+        "rephrasings by GPT-4 (llm-decontaminator)",
+    )
 
 
 def _shuffle_many(docs, where, rng):
     order = list(range(len(docs)))
     rng.shuffle(order)
     new_pos = {old: new for new, old in enumerate(order)}
-    return [docs[o] for o in order], {i: [(new_pos[r], s, e) for r, s, e in ws]
-                                      for i, ws in where.items()}
+    return [docs[o] for o in order], {
+        i: [(new_pos[r], s, e) for r, s, e in ws] for i, ws in where.items()
+    }
 
 
 def build_gsm8k_stem(data: str) -> BenchSet:
     test = _jsonl(os.path.join(data, "gsm8k", "test.jsonl"))[400:700]
-    reph = [r["text"] for r in _jsonl(os.path.join(data, "llm_decontaminator",
-                                                     "rephrase_gsm8k.jsonl"))][400:700]
+    reph = [
+        r["text"] for r in _jsonl(os.path.join(data, "llm_decontaminator", "rephrase_gsm8k.jsonl"))
+    ][400:700]
     train = [r["question"] for r in _jsonl(os.path.join(data, "gsm8k", "train.jsonl"))]
     wiki = _wiki(data)
     rng = random.Random(21)
     planted = {i: reph[i] for i in rng.sample(range(len(test)), 100)}
     others = rng.sample(train, 2000) + rng.sample(wiki, 1000)
     rows = [{"question": r["question"], "answer": r["answer"]} for r in test]
-    return _planted_set("gsm8k_stem", rows, ("question", "answer"), planted, wiki, others, rng,
-                        note="eval row = question + answer; training holds the rephrased "
-                             "question only")
+    return _planted_set(
+        "gsm8k_stem",
+        rows,
+        ("question", "answer"),
+        planted,
+        wiki,
+        others,
+        rng,
+        note="eval row = question + answer; training holds the rephrased question only",
+    )
 
 
 def _long_doc(paras, rng, inserts: list[str], min_words=1000) -> str:
@@ -224,8 +265,9 @@ def _long_doc(paras, rng, inserts: list[str], min_words=1000) -> str:
 
 def build_gsm8k_long(data: str) -> BenchSet:
     test = [r["question"] for r in _jsonl(os.path.join(data, "gsm8k", "test.jsonl"))][700:1000]
-    reph = [r["text"] for r in _jsonl(os.path.join(data, "llm_decontaminator",
-                                                     "rephrase_gsm8k.jsonl"))][700:1000]
+    reph = [
+        r["text"] for r in _jsonl(os.path.join(data, "llm_decontaminator", "rephrase_gsm8k.jsonl"))
+    ][700:1000]
     train = [r["question"] for r in _jsonl(os.path.join(data, "gsm8k", "train.jsonl"))]
     wiki = _wiki(data)
     rng = random.Random(31)
@@ -238,9 +280,15 @@ def build_gsm8k_long(data: str) -> BenchSet:
         docs.append(doc)
     docs += [_long_doc(wiki, rng, rng.sample(train, 2)) for _ in range(200)]
     docs, where = _shuffle(docs, where, rng)
-    return BenchSet("gsm8k_long", [{"text": t} for t in test], ("text",), docs,
-                    set(planted_rows), where,
-                    note="rephrasing inside a document of 1,000+ words")
+    return BenchSet(
+        "gsm8k_long",
+        [{"text": t} for t in test],
+        ("text",),
+        docs,
+        set(planted_rows),
+        where,
+        note="rephrasing inside a document of 1,000+ words",
+    )
 
 
 def _tsv(path):
@@ -266,14 +314,21 @@ def build_mrpc(data: str) -> BenchSet:
     seen = {s for r in test for s in (r[3], r[4])}
     filler = rng.sample(sorted({s for r in train for s in (r[3], r[4])} - seen), 1500)
     wiki = _wiki(data)
-    return _pair_set("mrpc", pos, neg, filler + rng.sample(wiki, 500), wiki, rng,
-                     "MRPC test: paraphrase pairs planted; non-paraphrase pairs planted as "
-                     "hard negatives")
+    return _pair_set(
+        "mrpc",
+        pos,
+        neg,
+        filler + rng.sample(wiki, 500),
+        wiki,
+        rng,
+        "MRPC test: paraphrase pairs planted; non-paraphrase pairs planted as hard negatives",
+    )
 
 
 def build_stsb(data: str) -> BenchSet:
     def read(split):
         return [r for r in _tsv(os.path.join(data, "stsb", f"sts-{split}.csv")) if len(r) >= 7]
+
     test, train = read("test"), read("train")
     rng = random.Random(43)
     pos = rng.sample([(r[5], r[6]) for r in test if float(r[4]) >= 4], 150)
@@ -281,8 +336,15 @@ def build_stsb(data: str) -> BenchSet:
     seen = {s for r in test for s in (r[5], r[6])}
     filler = rng.sample(sorted({s for r in train for s in (r[5], r[6])} - seen), 1500)
     wiki = _wiki(data)
-    return _pair_set("stsb", pos, neg, filler + rng.sample(wiki, 500), wiki, rng,
-                     "STS-B test: gold ≥ 4 planted; gold ≤ 2 planted as hard negatives")
+    return _pair_set(
+        "stsb",
+        pos,
+        neg,
+        filler + rng.sample(wiki, 500),
+        wiki,
+        rng,
+        "STS-B test: gold ≥ 4 planted; gold ≤ 2 planted as hard negatives",
+    )
 
 
 def build_bigbench(data: str) -> BenchSet:
@@ -293,8 +355,16 @@ def build_bigbench(data: str) -> BenchSet:
     wiki = _wiki(data)
     rng = random.Random(51)
     planted = {i: tgt[i] for i in rng.sample(range(len(ex)), len(ex) // 2)}
-    return _planted_set("bigbench", [{"text": t} for t in src], ("text",), planted, wiki,
-                        rng.sample(wiki, 500), rng, note="BIG-bench rephrase: rewrites planted")
+    return _planted_set(
+        "bigbench",
+        [{"text": t} for t in src],
+        ("text",),
+        planted,
+        wiki,
+        rng.sample(wiki, 500),
+        rng,
+        note="BIG-bench rephrase: rewrites planted",
+    )
 
 
 _TAG = re.compile(r"<[^>]+>")
@@ -308,7 +378,7 @@ def _mmlu(data: str, subjects=None):
     """{(subject, row): (question, answer text)} of MMLU test."""
     out = {}
     for path in sorted(glob.glob(os.path.join(data, "mmlu", "test", "*_test.csv"))):
-        s = os.path.basename(path)[:-len("_test.csv")]
+        s = os.path.basename(path)[: -len("_test.csv")]
         if subjects is not None and s not in subjects:
             continue
         with open(path, encoding="utf-8", newline="") as f:
@@ -330,10 +400,14 @@ def build_web(data: str) -> BenchSet:
     def matches(path, table):
         with open(path, encoding="utf-8") as f:
             ms = json.load(f)["matches"]
-        return [(table[m[0]["query"]], [_snippet(x) for x in m]) for m in ms
-                if m and m[0]["query"] in table]
-    report = matches(os.path.join(cd, "ARC_report.json"), qa)      # contaminated items
-    other = matches(os.path.join(cd, "ARC.json"), qa)               # some labelled clean
+        return [
+            (table[m[0]["query"]], [_snippet(x) for x in m])
+            for m in ms
+            if m and m[0]["query"] in table
+        ]
+
+    report = matches(os.path.join(cd, "ARC_report.json"), qa)  # contaminated items
+    other = matches(os.path.join(cd, "ARC.json"), qa)  # some labelled clean
     rng = random.Random(61)
     rows, positive, docs, source = [], set(), [], {}
 
@@ -343,10 +417,11 @@ def build_web(data: str) -> BenchSet:
             source[len(rows)] = list(range(len(docs), len(docs) + len(snips)))
         rows.append({"question": q, "answer": ans})
         docs.extend(snips)
+
     for (_aid, q, ans), snips in report:
         add(q, ans, snips)
     in_report = {aid for (aid, _, _), _ in report}
-    for (aid, _, _), snips in other:   # web text of items the detector judged clean: beside
+    for (aid, _, _), snips in other:  # web text of items the detector judged clean: beside
         if aid not in in_report and arc_ann[aid][0] == "clean":
             docs += snips
     with_web = in_report | {aid for (aid, _, _), _ in other}
@@ -365,8 +440,11 @@ def build_web(data: str) -> BenchSet:
         add(*mm[k], snips)
     subjects = {k[0] for k, _ in mpos}
     matched = {k for k, _ in mmatch}
-    mclean = [k for k in mm if k[0] in subjects and k not in matched
-              and mann.get(f"{k[0]} {k[1]}", ["?"])[0] == "clean"]
+    mclean = [
+        k
+        for k in mm
+        if k[0] in subjects and k not in matched and mann.get(f"{k[0]} {k[1]}", ["?"])[0] == "clean"
+    ]
     for k in rng.sample(sorted(mclean), 100):
         add(*mm[k])
     docs += rng.sample(_wiki(data), 500)
@@ -378,11 +456,19 @@ def build_web(data: str) -> BenchSet:
     dorder = list(range(len(docs)))
     rng.shuffle(dorder)
     new_doc = {old: new for new, old in enumerate(dorder)}
-    where = {new_row[i]: [(new_doc[d], 0, len(docs[d].split())) for d in ds]
-             for i, ds in source.items()}
+    where = {
+        new_row[i]: [(new_doc[d], 0, len(docs[d].split())) for d in ds] for i, ds in source.items()
+    }
     docs = [docs[o] for o in dorder]
-    return BenchSet("web", rows, ("question", "answer"), docs, positive, where,
-                    note="ARC/MMLU items with their Bing snippets (Contamination_Detector)")
+    return BenchSet(
+        "web",
+        rows,
+        ("question", "answer"),
+        docs,
+        positive,
+        where,
+        note="ARC/MMLU items with their Bing snippets (Contamination_Detector)",
+    )
 
 
 def _mmlu_planted(name, data, subjects, texts_of, rng, note, role="held-out") -> BenchSet:
@@ -397,17 +483,30 @@ def _mmlu_planted(name, data, subjects, texts_of, rng, note, role="held-out") ->
     skip = set(HELDOUT_SUBJECTS) | set(REPHRASE_SUBJECTS)
     other = sorted(q for (s, _), (q, _) in _mmlu(data).items() if s not in skip)
     wiki = _wiki(data)
-    return _planted_set(name, rows, ("question", "answer"), planted, wiki,
-                        rng.sample(other, 600) + rng.sample(wiki, 500), rng, role=role,
-                        note=note)
+    return _planted_set(
+        name,
+        rows,
+        ("question", "answer"),
+        planted,
+        wiki,
+        rng.sample(other, 600) + rng.sample(wiki, 500),
+        rng,
+        role=role,
+        note=note,
+    )
 
 
 def build_mmlu_heldout(data: str) -> BenchSet:
     mm = _mmlu(data, HELDOUT_SUBJECTS)
-    return _mmlu_planted("mmlu_heldout", data, HELDOUT_SUBJECTS,
-                         lambda keys: {k: mm[k][0] for k in keys}, random.Random(71),
-                         "MMLU " + ", ".join(HELDOUT_SUBJECTS) + ": question + answer; the "
-                         "question alone planted verbatim")
+    return _mmlu_planted(
+        "mmlu_heldout",
+        data,
+        HELDOUT_SUBJECTS,
+        lambda keys: {k: mm[k][0] for k in keys},
+        random.Random(71),
+        "MMLU " + ", ".join(HELDOUT_SUBJECTS) + ": question + answer; the "
+        "question alone planted verbatim",
+    )
 
 
 def _decon_texts(folder: str, suffix: str, data: str):
@@ -429,14 +528,28 @@ def build_mmlu_rephrase(data: str, folder: str, chinese: bool = False) -> BenchS
     pick = {k: t for k, t in texts.items() if english.get(k, "").strip()}
     name = "mmlu_chinese" if chinese else "mmlu_rephrase"
     what = "Chinese translation" if chinese else "GPT-4 rephrasing"
-    return _mmlu_planted(name, data, REPHRASE_SUBJECTS, lambda keys: pick, random.Random(73),
-                         f"MMLU {', '.join(REPHRASE_SUBJECTS)}: question + answer; the {what} "
-                         "of the question planted (llm-decontaminator)")
+    return _mmlu_planted(
+        name,
+        data,
+        REPHRASE_SUBJECTS,
+        lambda keys: pick,
+        random.Random(73),
+        f"MMLU {', '.join(REPHRASE_SUBJECTS)}: question + answer; the {what} "
+        "of the question planted (llm-decontaminator)",
+    )
 
 
-FIT_SETS = {"gsm8k": build_gsm8k, "humaneval": build_humaneval, "gsm8k_stem": build_gsm8k_stem,
-            "gsm8k_long": build_gsm8k_long, "mrpc": build_mrpc, "stsb": build_stsb,
-            "bigbench": build_bigbench, "web": build_web, "codealpaca": build_codealpaca}
+FIT_SETS = {
+    "gsm8k": build_gsm8k,
+    "humaneval": build_humaneval,
+    "gsm8k_stem": build_gsm8k_stem,
+    "gsm8k_long": build_gsm8k_long,
+    "mrpc": build_mrpc,
+    "stsb": build_stsb,
+    "bigbench": build_bigbench,
+    "web": build_web,
+    "codealpaca": build_codealpaca,
+}
 
 
 def drop_verbatim_negatives(b: BenchSet) -> BenchSet:
@@ -445,8 +558,11 @@ def drop_verbatim_negatives(b: BenchSet) -> BenchSet:
     strings; a quiz page in the web matches lists questions besides the one it was found
     for), so it is no clean negative. The count dropped goes into the note."""
     big = "\n".join(" ".join(d.lower().split()) for d in b.docs)
-    drop = {i for i, r in enumerate(b.rows) if i not in b.positive
-            and " ".join(r[b.fields[0]].lower().split()) in big}
+    drop = {
+        i
+        for i, r in enumerate(b.rows)
+        if i not in b.positive and " ".join(r[b.fields[0]].lower().split()) in big
+    }
     if not drop:
         return b
     keep = [i for i in range(len(b.rows)) if i not in drop]

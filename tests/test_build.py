@@ -59,8 +59,12 @@ def test_locked_asset_is_in_dist_with_its_sha256(asset, manifest):
     if asset["dist"].startswith("assets/"):
         entry = manifest[asset["name"]]
         offline = {"offline": asset["offline"]} if "offline" in asset else {}
-        assert entry == {"version": asset["version"], "sha256": actual, "path": asset["dist"],
-                         **offline}
+        assert entry == {
+            "version": asset["version"],
+            "sha256": actual,
+            "path": asset["dist"],
+            **offline,
+        }
 
 
 def test_manifest_lists_only_files_that_exist_with_that_sha256(manifest):
@@ -76,24 +80,30 @@ def test_ort_files_all_come_from_one_onnxruntime_web_version():
     ort = [a for a in LOCK["assets"] if a["dist"].startswith("assets/ort/")]
     assert {a["source"] for a in ort} == {"npm:onnxruntime-web@1.30.0"}
     assert {Path(a["dist"]).name for a in ort} >= {
-        "ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm"}
+        "ort.wasm.min.mjs",
+        "ort-wasm-simd-threaded.mjs",
+        "ort-wasm-simd-threaded.wasm",
+    }
 
 
 def test_pyodide_test_lock_lists_exactly_the_wheels_beside_it():
     out = DIST / "pyodide-test"
     lock = json.loads((out / "pyodide-lock.json").read_text())
-    test_only = {a["name"] for a in LOCK["assets"]
-                 if a["dist"].startswith("pyodide-test/") and a["dist"].endswith(".whl")}
+    test_only = {
+        a["name"]
+        for a in LOCK["assets"]
+        if a["dist"].startswith("pyodide-test/") and a["dist"].endswith(".whl")
+    }
     assert test_only == {"pytest", "pluggy", "iniconfig", "pygments"}
     assert set(lock["packages"]) == {"micropip", "packaging", "evalsieve"} | test_only
-    assert sorted(out.glob("*.whl")) == sorted(out / e["file_name"]
-                                               for e in lock["packages"].values())
+    assert sorted(out.glob("*.whl")) == sorted(
+        out / e["file_name"] for e in lock["packages"].values()
+    )
     for entry in lock["packages"].values():
         assert sha256(out / entry["file_name"]) == entry["sha256"]
         assert set(entry["depends"]) <= set(lock["packages"]), entry["name"]
     # loadPackage("pytest") must bring its unconditional requirements (not colorama/tomli).
-    assert lock["packages"]["pytest"]["depends"] == ["iniconfig", "packaging", "pluggy",
-                                                     "pygments"]
+    assert lock["packages"]["pytest"]["depends"] == ["iniconfig", "packaging", "pluggy", "pygments"]
     for name in build.PYODIDE_TEST_CORE:
         assert (out / name).is_file(), name
 
@@ -122,8 +132,20 @@ def test_example_has_three_planted_eval_questions():
 def server_url():
     """`build.py serve --no-build` on a free port, as a subprocess; yields its printed URL."""
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "build.py"), "--dist", str(DIST), "serve", "--no-build",
-         "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        [
+            sys.executable,
+            str(ROOT / "build.py"),
+            "--dist",
+            str(DIST),
+            "serve",
+            "--no-build",
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:") and url.endswith("/"), url
@@ -140,23 +162,28 @@ def fetch_headers(url: str) -> dict[str, str]:
         return {k.lower(): v for k, v in response.headers.items()}
 
 
-EXPECTED_CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
-                "worker-src 'self' blob:; connect-src 'self'; frame-src 'none'; "
-                "object-src 'none'")
+EXPECTED_CSP = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
+    "worker-src 'self' blob:; connect-src 'self'; frame-src 'none'; "
+    "object-src 'none'"
+)
 
 
-@pytest.mark.parametrize("path, mime", [
-    ("index.html", "text/html"),
-    ("assets/pyodide/pyodide.asm.wasm", "application/wasm"),
-    ("assets/ort/ort-wasm-simd-threaded.wasm", "application/wasm"),
-    ("assets/pyodide/pyodide.mjs", "text/javascript"),
-    ("worker/worker.js", "text/javascript"),
-    ("worker/prefilter.wasm", "application/wasm"),
-    ("lib/worker-client.js", "text/javascript"),
-    ("sections/job-section.js", "text/javascript"),
-    ("sw.js", "text/javascript"),
-    ("sw-precache.js", "text/javascript"),
-])
+@pytest.mark.parametrize(
+    "path, mime",
+    [
+        ("index.html", "text/html"),
+        ("assets/pyodide/pyodide.asm.wasm", "application/wasm"),
+        ("assets/ort/ort-wasm-simd-threaded.wasm", "application/wasm"),
+        ("assets/pyodide/pyodide.mjs", "text/javascript"),
+        ("worker/worker.js", "text/javascript"),
+        ("worker/prefilter.wasm", "application/wasm"),
+        ("lib/worker-client.js", "text/javascript"),
+        ("sections/job-section.js", "text/javascript"),
+        ("sw.js", "text/javascript"),
+        ("sw-precache.js", "text/javascript"),
+    ],
+)
 def test_server_sends_isolation_headers_csp_and_mime(server_url, path, mime):
     headers = fetch_headers(server_url + path)
     assert headers["content-type"].split(";")[0] == mime
@@ -214,8 +241,19 @@ def test_build_command_fails_naming_the_tampered_asset_and_writes_no_dist(tmp_pa
     cache = _cache_with_tampered(tmp_path, source["file"])
     out = tmp_path / "dist"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "--dist", str(out), "--cache", str(cache),
-         "build"], capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            str(ROOT / "build.py"),
+            "--dist",
+            str(out),
+            "--cache",
+            str(cache),
+            "build",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 1
     assert "asset source pypi:micropip==0.11.1" in proc.stderr
     assert source["file"] in proc.stderr
@@ -231,7 +269,7 @@ def test_tampered_extracted_member_is_refused(tmp_path):
         build.asset_bytes(asset, LOCK, cache)
 
 
-PYODIDE_PROBE = '''
+PYODIDE_PROBE = """
 from pytest_pyodide import run_in_pyodide
 
 
@@ -243,7 +281,7 @@ def test_evalsieve_wheel_imports_in_pyodide(selenium):
 
     assert sys.version_info[:2] == (3, 14)
     assert text.normalize_words("Hello, World!") == ["hello", "world"]
-'''
+"""
 
 
 def test_pyodide_test_dir_runs_our_wheel_under_pytest_pyodide(tmp_path):
@@ -253,10 +291,26 @@ def test_pyodide_test_dir_runs_our_wheel_under_pytest_pyodide(tmp_path):
         pytest.fail("node is not on PATH (pytest-pyodide's node runtime needs it)")
     (tmp_path / "test_probe.py").write_text(PYODIDE_PROBE)
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir",
-         str(tmp_path), str(tmp_path / "test_probe.py"), "--rt", "node", "--dist-dir",
-         str(DIST / "pyodide-test")], capture_output=True, text=True, timeout=600,
-        cwd=tmp_path)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            str(tmp_path / "test_probe.py"),
+            "--rt",
+            "node",
+            "--dist-dir",
+            str(DIST / "pyodide-test"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "1 passed" in proc.stdout
 
@@ -286,19 +340,24 @@ def test_the_committed_kernel_is_what_its_source_compiles_to(tmp_path):
     the clang that made it, `python3 build.py wasm` must give the same bytes."""
     major = build.clang_major()
     if major is None or shutil.which("wasm-ld") is None:
-        pytest.skip("clang and wasm-ld are not installed (apt-get install clang lld): the committed "
-                    "kernels/prefilter.wasm cannot be rebuilt here")
+        pytest.skip(
+            "clang and wasm-ld are not installed (apt-get install clang lld): the committed "
+            "kernels/prefilter.wasm cannot be rebuilt here"
+        )
     if major != build.KERNEL_CLANG_MAJOR:
-        pytest.skip(f"clang {major} here, the committed kernel was built by clang "
-                    f"{build.KERNEL_CLANG_MAJOR}: another major version may emit other bytes")
+        pytest.skip(
+            f"clang {major} here, the committed kernel was built by clang "
+            f"{build.KERNEL_CLANG_MAJOR}: another major version may emit other bytes"
+        )
     out = build.build_kernel(tmp_path / "prefilter.wasm")
     assert out.read_bytes() == build.KERNEL_WASM.read_bytes(), (
-        "kernels/prefilter.wasm is stale: run python3 build.py wasm and commit it")
+        "kernels/prefilter.wasm is stale: run python3 build.py wasm and commit it"
+    )
 
 
 def read_precache(dist: Path) -> dict:
     text = (dist / "sw-precache.js").read_text(encoding="utf-8")
-    return json.loads(text[text.index("{"):text.rindex("}") + 1])
+    return json.loads(text[text.index("{") : text.rindex("}") + 1])
 
 
 def test_service_worker_list_is_every_dist_file_with_its_sha256(manifest):
@@ -310,20 +369,36 @@ def test_service_worker_list_is_every_dist_file_with_its_sha256(manifest):
     on_use = {f["url"]: f["sha256"] for f in listing["on_use"]}
     on_disk = {p.relative_to(DIST).as_posix() for p in DIST.rglob("*") if p.is_file()}
     assert not set(files) & set(on_use)
-    assert set(files) | set(on_use) == {p for p in on_disk if p not in ("sw.js", "sw-precache.js")
-                                        and not p.startswith("pyodide-test/")}
-    assert {"index.html", "app.js", "worker/worker.js", "example/eval.jsonl",
-            "assets/model/encoder.onnx", "assets/ort/ort-wasm-simd-threaded.wasm"} <= set(files)
-    assert set(on_use) == {"assets/model/encoder-fp32.onnx", "assets/ort/ort.webgpu.min.mjs",
-                           "assets/ort/ort-wasm-simd-threaded.asyncify.mjs",
-                           "assets/ort/ort-wasm-simd-threaded.asyncify.wasm"}
+    assert set(files) | set(on_use) == {
+        p
+        for p in on_disk
+        if p not in ("sw.js", "sw-precache.js") and not p.startswith("pyodide-test/")
+    }
+    assert {
+        "index.html",
+        "app.js",
+        "worker/worker.js",
+        "example/eval.jsonl",
+        "assets/model/encoder.onnx",
+        "assets/ort/ort-wasm-simd-threaded.wasm",
+    } <= set(files)
+    assert set(on_use) == {
+        "assets/model/encoder-fp32.onnx",
+        "assets/ort/ort.webgpu.min.mjs",
+        "assets/ort/ort-wasm-simd-threaded.asyncify.mjs",
+        "assets/ort/ort-wasm-simd-threaded.asyncify.wasm",
+    }
     assert sum((DIST / u).stat().st_size for u in on_use) > 100e6  # what install no longer fetches
     both = {**files, **on_use}
     assert {url: sha256(DIST / url) for url in both} == both
     assert {e["path"]: both[e["path"]] for e in manifest.values()} == {
-        e["path"]: e["sha256"] for e in manifest.values()}
-    canonical = json.dumps({"files": listing["files"], "on_use": listing["on_use"]},
-                           sort_keys=True, separators=(",", ":")).encode()
+        e["path"]: e["sha256"] for e in manifest.values()
+    }
+    canonical = json.dumps(
+        {"files": listing["files"], "on_use": listing["on_use"]},
+        sort_keys=True,
+        separators=(",", ":"),
+    ).encode()
     assert listing["cache"] == "evalsieve-" + hashlib.sha256(canonical).hexdigest()[:16]
     assert (DIST / "sw.js").read_bytes() == (ROOT / "site" / "sw.js").read_bytes()
 
@@ -344,7 +419,9 @@ def test_service_worker_cache_name_follows_any_change_and_a_mismatch_is_refused(
     manifest["m"]["offline"] = "on-use"  # the same file, cached on first use: a new cache too
     three = build.precache_list(tmp_path, manifest)
     assert [f["url"] for f in three["files"]] == ["index.html"]
-    assert three["on_use"] == [{"url": "assets/m.onnx", "sha256": hashlib.sha256(b"model").hexdigest()}]
+    assert three["on_use"] == [
+        {"url": "assets/m.onnx", "sha256": hashlib.sha256(b"model").hexdigest()}
+    ]
     assert three["cache"] not in (one["cache"], two["cache"])
     manifest["m"]["sha256"] = "0" * 64
     with pytest.raises(build.BuildError, match=r"dist/assets/m\.onnx does not match its sha256"):

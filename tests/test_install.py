@@ -30,6 +30,7 @@ EXTRAS = ("encoder", "fast")
 
 def _extra_requirements() -> list[str]:
     import tomllib
+
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     return [r for e in EXTRAS for r in meta["project"]["optional-dependencies"][e]]
 
@@ -41,10 +42,15 @@ def test_wheel_installs_whole_and_runs_both_jobs(tmp_path):
     wheel = build.build_own_wheel(build.DEFAULT_CACHE)
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
-    assert {"evalsieve/model.lock.json", "evalsieve/model_cache.py",
-            "evalsieve/encoder_graph.py", "evalsieve/parquet_io.py",
-            "evalsieve/prefilter.wasm", "evalsieve/kernel_table.bin"} <= names
-    with zipfile.ZipFile(wheel) as z:   # the committed kernel, byte for byte
+    assert {
+        "evalsieve/model.lock.json",
+        "evalsieve/model_cache.py",
+        "evalsieve/encoder_graph.py",
+        "evalsieve/parquet_io.py",
+        "evalsieve/prefilter.wasm",
+        "evalsieve/kernel_table.bin",
+    } <= names
+    with zipfile.ZipFile(wheel) as z:  # the committed kernel, byte for byte
         assert z.read("evalsieve/prefilter.wasm") == build.KERNEL_WASM.read_bytes()
     t0 = time.perf_counter()
     venv = tmp_path / "venv"
@@ -58,21 +64,48 @@ def test_wheel_installs_whole_and_runs_both_jobs(tmp_path):
     want = "\n".join(sorted(_extra_requirements()))
     if not (stamp.is_file() and stamp.read_text() == want):
         local.mkdir(parents=True, exist_ok=True)
-        got = subprocess.run([py, "-m", "pip", "download", "--quiet", "--dest", str(local),
-                              "--only-binary=:all:", req], capture_output=True, text=True,
-                             timeout=900)
+        got = subprocess.run(
+            [
+                py,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--dest",
+                str(local),
+                "--only-binary=:all:",
+                req,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         if got.returncode != 0:
             if "No matching distribution" in got.stderr or "Could not fetch" in got.stderr:
                 pytest.skip(f"PyPI is not reachable: {got.stderr[-300:]}")
             raise AssertionError(got.stderr[-3000:])
         stamp.write_text(want)
     # wheels only: pip builds nothing from source (no compiler is used, none is needed)
-    pip = subprocess.run([py, "-m", "pip", "install", "--quiet", "--no-index", "--only-binary=:all:",
-                          "--find-links", str(local), req], capture_output=True, text=True,
-                         timeout=600)
+    pip = subprocess.run(
+        [
+            py,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-index",
+            "--only-binary=:all:",
+            "--find-links",
+            str(local),
+            req,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert pip.returncode == 0, pip.stderr[-3000:]
     print(f"venv + pip install: {time.perf_counter() - t0:.0f} s")
-    xdg = tmp_path / "xdg-cache"     # platformdirs' user cache folder on Linux
+    xdg = tmp_path / "xdg-cache"  # platformdirs' user cache folder on Linux
     lock = json.loads((ROOT / "py" / "evalsieve" / "model.lock.json").read_text())
     seed = ROOT / ".cache" / "sources" / lock["tokenizer.json"]["wheel"]
     if seed.is_file():
@@ -82,31 +115,55 @@ def test_wheel_installs_whole_and_runs_both_jobs(tmp_path):
     work.mkdir()
     for name in ("gsm8k_test_sample.jsonl", "train_mix.jsonl"):
         shutil.copy(ROOT / "tests" / "fixtures" / name, work / name)
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("EVALSIEVE_MODEL_DIR", "EVALSIEVE_CACHE_DIR", "PYTHONPATH")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("EVALSIEVE_MODEL_DIR", "EVALSIEVE_CACHE_DIR", "PYTHONPATH")
+    }
     env["XDG_CACHE_HOME"] = str(xdg)
     exe = str(venv / "bin" / "evalsieve")
 
     def run(*argv):
-        p = subprocess.run([exe, *argv], cwd=work, env=env, capture_output=True, text=True,
-                           timeout=600)
+        p = subprocess.run(
+            [exe, *argv], cwd=work, env=env, capture_output=True, text=True, timeout=600
+        )
         assert p.returncode == 0, p.stderr
         return json.loads(p.stdout), p.stderr
 
-    s, err = run("contamination", "gsm8k_test_sample.jsonl", "train_mix.jsonl", "--eval-field",
-                 "question", "--train-field", "text", "--out", "cont", "--json")
+    s, err = run(
+        "contamination",
+        "gsm8k_test_sample.jsonl",
+        "train_mix.jsonl",
+        "--eval-field",
+        "question",
+        "--train-field",
+        "text",
+        "--out",
+        "cont",
+        "--json",
+    )
     assert s["rows_scanned"] == 40 and s["training_records"] == 127
     assert s["training_engine"]["filter"] == "kernel" and "filter: kernel" in err, err
     assert s["rows_contaminated"] == 7
     assert (work / "cont" / "eval.clean.jsonl").is_file()
     # the installed kernel loads its published character tables (no walk of the BMP)
-    p = subprocess.run([str(venv / "bin" / "python"), "-c",
-                        "from evalsieve.kernel_tables import ext_tables, tables_source; "
-                        "ext_tables(); print(tables_source())"],
-                       cwd=work, env=env, capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "from evalsieve.kernel_tables import ext_tables, tables_source; "
+            "ext_tables(); print(tables_source())",
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.stdout.strip() == "published", p.stderr
-    s, err = run("paraphrases", "gsm8k_test_sample.jsonl", "--field", "question", "--out",
-                 "para", "--json")
+    s, err = run(
+        "paraphrases", "gsm8k_test_sample.jsonl", "--field", "question", "--out", "para", "--json"
+    )
     print(f"both jobs (first use derives the encoder): {time.perf_counter() - t0:.0f} s in all")
     assert "deriving the encoder into" in err and str(xdg / "evalsieve") in err
     assert s["rows_scanned"] == 40 and s["stamp"]["tool"] == "evalsieve"
@@ -114,7 +171,8 @@ def test_wheel_installs_whole_and_runs_both_jobs(tmp_path):
     assert sorted(p.name for p in model.iterdir()) == ["encoder.onnx", "tokenizer.json"]
     assert s["stamp"]["settings"]["model_sha256"] == lock["encoder.onnx"]["derived_sha256"]
     # second run: the cached, verified encoder; no deriving
-    s2, err2 = run("paraphrases", "gsm8k_test_sample.jsonl", "--field", "question", "--out",
-                   "para2", "--json")
+    s2, err2 = run(
+        "paraphrases", "gsm8k_test_sample.jsonl", "--field", "question", "--out", "para2", "--json"
+    )
     assert "deriving" not in err2 and s2["pairs"] == s["pairs"]
     assert not (ROOT / "build").exists()

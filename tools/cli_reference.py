@@ -36,12 +36,22 @@ def _fixed_width(parser: argparse.ArgumentParser) -> None:
 def render() -> str:
     """The generated reference: one ``###`` section per command with its help text."""
     from evalsieve.cli import build_parser
+
     parser = build_parser()
     _fixed_width(parser)
     subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    parts = [BEGIN, "", f"Generated from `evalsieve.cli.build_parser()` (argparse of Python "
-             f"{sys.version_info.major}.{sys.version_info.minor}); do not edit by hand.", "",
-             "### evalsieve", "", "```", parser.format_help().rstrip(), "```"]
+    parts = [
+        BEGIN,
+        "",
+        f"Generated from `evalsieve.cli.build_parser()` (argparse of Python "
+        f"{sys.version_info.major}.{sys.version_info.minor}); do not edit by hand.",
+        "",
+        "### evalsieve",
+        "",
+        "```",
+        parser.format_help().rstrip(),
+        "```",
+    ]
     for name, sub in subs.choices.items():
         parts += ["", f"### evalsieve {name}", "", "```", sub.format_help().rstrip(), "```"]
     parts += ["", END]
@@ -57,7 +67,7 @@ def current(text: str) -> str:
     a, b = text.find(BEGIN), text.find(END)
     if a < 0 or b < a:
         raise ValueError(f"{DOC.name} has no {BEGIN!r} ... {END!r} block")
-    return text[a:b + len(END)]
+    return text[a : b + len(END)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,8 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     if current(text) == want:
         return 0
     if args.check:
-        print(f"{DOC.relative_to(ROOT)} differs from build_parser(): run "
-              "python3 tools/cli_reference.py", file=sys.stderr)
+        print(
+            f"{DOC.relative_to(ROOT)} differs from build_parser(): run "
+            "python3 tools/cli_reference.py",
+            file=sys.stderr,
+        )
         return 1
     DOC.write_text(text.replace(current(text), want), encoding="utf-8")
     print(f"wrote {DOC.relative_to(ROOT)}")

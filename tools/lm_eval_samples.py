@@ -29,8 +29,7 @@ import re
 STRICT = re.compile(r"#### (\-?[0-9\.\,]+)")
 FLEXIBLE = re.compile(r"(-?[$0-9.,]{2,})|(-?[0-9]+)")
 IGNORE = [",", r"\$", r"(?s).*#### ", r"\.$"]
-GEN_KWARGS = {"until": ["Question:", "</s>", "<|im_end|>"], "do_sample": False,
-              "temperature": 0.0}
+GEN_KWARGS = {"until": ["Question:", "</s>", "<|im_end|>"], "do_sample": False, "temperature": 0.0}
 
 
 def hash_string(s: str) -> str:
@@ -73,12 +72,17 @@ def sample_rows(docs: list[dict], respond=baseline_response):
             target = d["answer"]
             filtered = apply_filter(filt, resps[i])
             yield {
-                "doc_id": i, "doc": d, "target": str(target),
+                "doc_id": i,
+                "doc": d,
+                "target": str(target),
                 "arguments": {"gen_args_0": {"arg_0": prompts[i], "arg_1": GEN_KWARGS}},
-                "resps": [[resps[i]]], "filtered_resps": [filtered], "filter": filt,
+                "resps": [[resps[i]]],
+                "filtered_resps": [filtered],
+                "filter": filt,
                 "metrics": ["exact_match"],
                 "doc_hash": hash_string(json.dumps(d, indent=2, ensure_ascii=False)),
-                "prompt_hash": hash_string(prompts[i]), "target_hash": hash_string(str(target)),
+                "prompt_hash": hash_string(prompts[i]),
+                "target_hash": hash_string(str(target)),
                 "exact_match": exact_match(filtered, str(target)),
             }
 

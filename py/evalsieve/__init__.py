@@ -15,15 +15,21 @@ out, ...)``; loaded on first use, so importing evalsieve imports nothing else.
 
 __version__ = "0.1.0"
 
-_API = {"contamination": "api", "paraphrases": "api", "purify": "purify_run",
-        "ContaminationResult": "results", "ParaphraseResult": "results",
-        "EvalsieveError": "errors"}
+_API = {
+    "contamination": "api",
+    "paraphrases": "api",
+    "purify": "purify_run",
+    "ContaminationResult": "results",
+    "ParaphraseResult": "results",
+    "EvalsieveError": "errors",
+}
 __all__ = ["__version__", *_API]
 
 
 def __getattr__(name: str):
     if name in _API:
         import importlib
+
         value = getattr(importlib.import_module(f"{__name__}.{_API[name]}"), name)
         globals()[name] = value
         return value

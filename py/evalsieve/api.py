@@ -42,6 +42,7 @@ def _namespace(command: str, positional: list[str], settings: dict) -> argparse.
         ValueError: a value its option refuses (the parser's message).
     """
     from .cli import build_parser
+
     parser = build_parser()
     args = parser.parse_args([command, *positional, "--out", "."])
     sub = parser._subparsers._group_actions[0].choices[command]
@@ -50,26 +51,32 @@ def _namespace(command: str, positional: list[str], settings: dict) -> argparse.
     for key, value in settings.items():
         if key in internal or key not in actions:
             known = sorted(k for k in actions if k not in internal and k != "help")
-            raise TypeError(f"{command}() got an unknown setting {key!r}; the settings are: "
-                            + ", ".join(known))
+            raise TypeError(
+                f"{command}() got an unknown setting {key!r}; the settings are: " + ", ".join(known)
+            )
         act = actions[key]
-        many = isinstance(act, argparse._AppendAction)   # --score-field F (repeatable)
+        many = isinstance(act, argparse._AppendAction)  # --score-field F (repeatable)
         if value is not None and many and isinstance(value, str):
             value = [value]
         if value is not None and not many and isinstance(value, (list, tuple)):
-            value = ",".join(map(str, value))    # a LIST option (--exclude-rungs a,b)
+            value = ",".join(map(str, value))  # a LIST option (--exclude-rungs a,b)
         if value is not None and act.type is not None:
             try:
-                value = ([act.type(str(v)) for v in value] if many else
-                         act.type(value if isinstance(value, str) else str(value)))
+                value = (
+                    [act.type(str(v)) for v in value]
+                    if many
+                    else act.type(value if isinstance(value, str) else str(value))
+                )
             except (argparse.ArgumentTypeError, ValueError) as e:
                 raise ValueError(f"{key}={value!r}: {e}") from None
         if value is not None and act.choices is not None:
-            bad = [v for v in (value if isinstance(value, list) else [value])
-                   if v not in act.choices]
+            bad = [
+                v for v in (value if isinstance(value, list) else [value]) if v not in act.choices
+            ]
             if bad:
-                raise ValueError(f"{key}={value!r}: choose from "
-                                 + ", ".join(map(str, act.choices)))
+                raise ValueError(
+                    f"{key}={value!r}: choose from " + ", ".join(map(str, act.choices))
+                )
         setattr(args, key, value)
     return args
 
@@ -80,8 +87,17 @@ def _fields(given):
     return [given] if isinstance(given, str) else list(given)
 
 
-def contamination(eval, train, *, eval_fields=None, train_fields=None, progress=None,
-                  cancel=None, log=None, **settings) -> ContaminationResult:
+def contamination(
+    eval,
+    train,
+    *,
+    eval_fields=None,
+    train_fields=None,
+    progress=None,
+    cancel=None,
+    log=None,
+    **settings,
+) -> ContaminationResult:
     """Run the contamination ladder of ``eval`` against ``train``.
 
     Args:
@@ -114,16 +130,21 @@ def contamination(eval, train, *, eval_fields=None, train_fields=None, progress=
         args.train_field = _fields(train_fields)
         args.progress, args.cancel = progress, cancel
         from .drivers import contamination_run
+
         res, files = contamination_run(args, log or _silent)
         # a Parquet clean file is written from the eval file: keep it as bytes
-        return dataclasses.replace(res, files={k: _materialise(v, tmp, k)
-                                               for k, v in files.items()},
-                                   source=eval, source_rows=ev_rows,
-                                   source_kind=_kind(eval, ev_rows))
+        return dataclasses.replace(
+            res,
+            files={k: _materialise(v, tmp, k) for k, v in files.items()},
+            source=eval,
+            source_rows=ev_rows,
+            source_kind=_kind(eval, ev_rows),
+        )
 
 
-def paraphrases(rows, *, field=None, progress=None, cancel=None, log=None,
-                **settings) -> ParaphraseResult:
+def paraphrases(
+    rows, *, field=None, progress=None, cancel=None, log=None, **settings
+) -> ParaphraseResult:
     """Group the paraphrases inside one eval set (needs the encoder extra:
     ``pip install 'evalsieve[encoder]'``).
 
@@ -148,15 +169,18 @@ def paraphrases(rows, *, field=None, progress=None, cancel=None, log=None,
         args.field = field
         args.progress, args.cancel = progress, cancel
         from .drivers import paraphrase_run
+
         res, files = paraphrase_run(args, log or _silent)
-        return dataclasses.replace(res, files={k: _materialise(v, tmp, k)
-                                               for k, v in files.items()})
+        return dataclasses.replace(
+            res, files={k: _materialise(v, tmp, k) for k, v in files.items()}
+        )
 
 
 def _materialise(export, tmp: str, name: str):
     if not callable(export):
         return export
     import os
+
     path = os.path.join(tmp, "out-" + name)
     export(path)
     with open(path, "rb") as f:
@@ -165,4 +189,5 @@ def _materialise(export, tmp: str, name: str):
 
 def _kind(obj, rows) -> str:
     from .inputs import kind_of
+
     return "path" if rows is None else kind_of(obj)

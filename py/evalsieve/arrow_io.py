@@ -32,11 +32,14 @@ def _pa(name: str):
         import pyarrow
         import pyarrow.ipc  # noqa: F401
     except ImportError:
-        raise bad_input("this is an Arrow file (the format of a Hugging Face datasets cache "
-                        "and of save_to_disk), and reading it needs pyarrow, which is not "
-                        "installed", file=name,
-                        expected="pip install 'evalsieve[parquet]' (or save the dataset as "
-                                 "Parquet or JSON Lines: Dataset.to_parquet / to_json)") from None
+        raise bad_input(
+            "this is an Arrow file (the format of a Hugging Face datasets cache "
+            "and of save_to_disk), and reading it needs pyarrow, which is not "
+            "installed",
+            file=name,
+            expected="pip install 'evalsieve[parquet]' (or save the dataset as "
+            "Parquet or JSON Lines: Dataset.to_parquet / to_json)",
+        ) from None
     return pyarrow
 
 
@@ -66,9 +69,11 @@ class ArrowSource:
             else:
                 self.table = pa.ipc.open_stream(source).read_all()
         except Exception as e:  # pyarrow.ArrowInvalid, OSError, ...
-            raise bad_input(f"not a readable Arrow file ({type(e).__name__}: {e})",
-                            file=self.name, expected="an Arrow IPC stream or file (a "
-                            "datasets cache or save_to_disk shard)") from None
+            raise bad_input(
+                f"not a readable Arrow file ({type(e).__name__}: {e})",
+                file=self.name,
+                expected="an Arrow IPC stream or file (a datasets cache or save_to_disk shard)",
+            ) from None
         self.schema = self.table.schema
         self.rows = self.table.num_rows
         self.row_groups = max(1, len(self.table.to_batches()))
@@ -92,7 +97,7 @@ class ArrowSource:
         for batch in table.to_batches(max_chunksize=BATCH_ROWS):
             rows = [plain(r) for r in batch.to_pylist()]
             if limit is not None and seen + len(rows) > limit:
-                rows = rows[:limit - seen]
+                rows = rows[: limit - seen]
             seen += len(rows)
             yield rows
             if limit is not None and seen >= limit:
@@ -106,4 +111,5 @@ def open_columnar(path: str):
     if is_arrow(head):
         return ArrowSource(path)
     from .parquet_io import ParquetSource
+
     return ParquetSource(path)

@@ -45,6 +45,7 @@ def _runtime() -> str:
     if sys.platform == "emscripten":
         try:
             import pyodide  # noqa: F401  (only to read its version)
+
             return f"Pyodide {pyodide.__version__} (Python {platform.python_version()})"
         except Exception:  # pragma: no cover
             return f"Pyodide (Python {platform.python_version()})"
@@ -82,17 +83,30 @@ def _op_inspect(args, text):
     pq = args.get("parquet")
     check = list(args.get("fields") or []) or None
     if pq is not None:
-        info = {**describe_values(_values(text), list(pq.get("paths") or []), check=check,
-                                  name=args.get("name") or "input"),
-                "rows": pq.get("rows"), "row_groups": pq.get("row_groups")}
+        info = {
+            **describe_values(
+                _values(text),
+                list(pq.get("paths") or []),
+                check=check,
+                name=args.get("name") or "input",
+            ),
+            "rows": pq.get("rows"),
+            "row_groups": pq.get("row_groups"),
+        }
     else:
-        info = inspect_head(args["name"], text or "", complete=bool(args.get("complete")),
-                            fmt=args.get("format"), check=check,
-                            skip_bad=bool(args.get("skip_bad_lines")))
+        info = inspect_head(
+            args["name"],
+            text or "",
+            complete=bool(args.get("complete")),
+            fmt=args.get("format"),
+            check=check,
+            skip_bad=bool(args.get("skip_bad_lines")),
+        )
     # the id field a training record is named by (record_id.default_id_field), or None
     info = {**info, "default_id_field": default_id_field(info.get("fields") or [])}
-    if args.get("role") == "scores" and pq is None:   # the harness filters, with their rows
+    if args.get("role") == "scores" and pq is None:  # the harness filters, with their rows
         from .scores import harness_filters
+
         info["score_filters"] = harness_filters(text or "")
     return info
 
@@ -117,16 +131,16 @@ def _semantic_config(sem) -> SemanticConfig | None:
     known = ("window_words", "candidates", "threshold", "code_ngram")
     bad = [k for k in sem if k not in known]
     if bad:
-        raise bad_input(f"unknown semantic setting(s) {', '.join(bad)}",
-                        expected=", ".join(known))
+        raise bad_input(f"unknown semantic setting(s) {', '.join(bad)}", expected=", ".join(known))
     kw = {k: sem[k] for k in known if sem.get(k) is not None}
     for k, v in kw.items():
         real = k == "threshold"
-        ok = (isinstance(v, (int, float)) if real else isinstance(v, int))
+        ok = isinstance(v, (int, float)) if real else isinstance(v, int)
         if isinstance(v, bool) or not ok:
-            raise bad_input(f"semantic {k} = {v!r}",
-                            expected="a number" if real else "a whole number")
-    if "threshold" in kw:   # one threshold for every row, as the CLI's --semantic-threshold
+            raise bad_input(
+                f"semantic {k} = {v!r}", expected="a number" if real else "a whole number"
+            )
+    if "threshold" in kw:  # one threshold for every row, as the CLI's --semantic-threshold
         kw["code_threshold"] = kw["threshold"]
     return SemanticConfig(**kw)
 
@@ -135,14 +149,18 @@ def _op_cont_start(args, text):
     ev, tr = args["eval"], args["train"]
     thr = args.get("threshold")
     ex = args.get("exclude_rungs")
-    cfg = ContaminationConfig(tuple(ev["fields"]), tuple(tr["fields"]), args.get("n"),
-                              bool(args.get("boilerplate", True)),
-                              None if thr in (None, "", "any") else float(thr),
-                              args.get("clean") or "scored",
-                              _semantic_config(args.get("semantic")),
-                              None if ex is None else tuple(ex),
-                              skip_bad_lines=bool(args.get("skip_bad_lines")),
-                              train_id_field=tr.get("id_field") or None)
+    cfg = ContaminationConfig(
+        tuple(ev["fields"]),
+        tuple(tr["fields"]),
+        args.get("n"),
+        bool(args.get("boilerplate", True)),
+        None if thr in (None, "", "any") else float(thr),
+        args.get("clean") or "scored",
+        _semantic_config(args.get("semantic")),
+        None if ex is None else tuple(ex),
+        skip_bad_lines=bool(args.get("skip_bad_lines")),
+        train_id_field=tr.get("id_field") or None,
+    )
     job = ContaminationJob(cfg, ev["name"], ev["format"], tr["name"], tr["format"])
     h = _next[0]
     _next[0] += 1
@@ -171,8 +189,11 @@ def _op_cont_feed_train(args, text):
 
 
 def _op_cont_train_file(args, text):
-    return {"records": _job(args).begin_train_file(int(args["file"]), args["name"],
-                                                   args["format"], list(args["fields"]))}
+    return {
+        "records": _job(args).begin_train_file(
+            int(args["file"]), args["name"], args["format"], list(args["fields"])
+        )
+    }
 
 
 def _op_cont_prefilter_spec(args, text):
@@ -180,14 +201,22 @@ def _op_cont_prefilter_spec(args, text):
 
 
 def _op_cont_feed_candidates(args, text):
-    return {"records": _job(args).feed_train_candidates(
-        args["records"], args["lines"], text or "", int(args["records_total"]),
-        int(args.get("chars", 0)), args.get("offsets"))}
+    return {
+        "records": _job(args).feed_train_candidates(
+            args["records"],
+            args["lines"],
+            text or "",
+            int(args["records_total"]),
+            int(args.get("chars", 0)),
+            args.get("offsets"),
+        )
+    }
 
 
 def _input(d: dict, role: str, fmt: str) -> InputFile:
-    return InputFile(role, d.get("name", ""), d.get("sha256", ""), int(d.get("bytes", 0)),
-                     d.get("format", fmt))
+    return InputFile(
+        role, d.get("name", ""), d.get("sha256", ""), int(d.get("bytes", 0)), d.get("format", fmt)
+    )
 
 
 def _op_cont_finish(args, text):
@@ -196,14 +225,19 @@ def _op_cont_finish(args, text):
     ev = inputs.get("eval", {})
     tr = inputs.get("train", {})
     ev.setdefault("name", job.eval_name)
-    if isinstance(tr, list):   # a corpus of several training files, in scan order
+    if isinstance(tr, list):  # a corpus of several training files, in scan order
         train = [_input(t, "train", t.get("format", job.train_format)) for t in tr]
     else:
         tr.setdefault("name", job.train_name)
         train = _input(tr, "train", job.train_format)
-    return job.finish(_input(ev, "eval", job.eval_format), train,
-                      args.get("utc", ""), args.get("assets") or {}, _runtime(),
-                      args.get("environment") or {}).summary
+    return job.finish(
+        _input(ev, "eval", job.eval_format),
+        train,
+        args.get("utc", ""),
+        args.get("assets") or {},
+        _runtime(),
+        args.get("environment") or {},
+    ).summary
 
 
 def kept_rows_csv(res) -> str:
@@ -222,9 +256,15 @@ def _exports(res) -> list[dict]:
     out = []
     for name in cont_export_names(res):
         if name == res.clean_name and res.eval_format == "parquet":
-            out.append({"name": constants.PARQUET_KEPT_ROWS_NAME, "mime": "text/csv",
-                        "text": kept_rows_csv(res), "kept_rows": list(res.kept),
-                        "clean_name": name})
+            out.append(
+                {
+                    "name": constants.PARQUET_KEPT_ROWS_NAME,
+                    "mime": "text/csv",
+                    "text": kept_rows_csv(res),
+                    "kept_rows": list(res.kept),
+                    "clean_name": name,
+                }
+            )
             continue
         mime, body = cont_export(res, name)
         out.append({"name": name, "mime": mime, "text": body})
@@ -237,9 +277,9 @@ def _op_cont_exports(args, text):
 
 def _op_cont_view(args, text):
     res = _result(args)
-    limit = int(args.get("limit", constants.VIEW_ROWS))   # the page pages with cont.rows: limit 0
+    limit = int(args.get("limit", constants.VIEW_ROWS))  # the page pages with cont.rows: limit 0
     v = {**cont_view(res, limit), "ladder": ladder_view(res, limit)}
-    if res.score_run is not None:      # the score impact, every metric (after cont.finish)
+    if res.score_run is not None:  # the score impact, every metric (after cont.finish)
         v["score_figures"] = res.score_run.figures
         v["score_settings"] = _score_settings(res.score_run)
     return v
@@ -261,10 +301,14 @@ def _score_settings(run) -> dict:
     once joined, the join's counts."""
     t = run.table
     f = run.file
-    out = {**run.settings(), "file": {"name": f.name, "sha256": f.sha256, "bytes": f.bytes,
-                                      "format": f.format},
-           "filters_seen": list(t.filters_seen), "rows_other_filter": t.rows_other_filter,
-           "rows_read": len(t.keys), "exports": list(constants.SCORE_EXPORTS)}
+    out = {
+        **run.settings(),
+        "file": {"name": f.name, "sha256": f.sha256, "bytes": f.bytes, "format": f.format},
+        "filters_seen": list(t.filters_seen),
+        "rows_other_filter": t.rows_other_filter,
+        "rows_read": len(t.keys),
+        "exports": list(constants.SCORE_EXPORTS),
+    }
     if run.join is not None:
         out["rows_unmatched"] = len(run.join.unmatched)
         out["rows_unscored"] = len(run.join.unscored)
@@ -275,6 +319,7 @@ def _set_scores(job, args, text) -> dict:
     """Read a whole scores file (args: {handle, name, format, sha256, bytes, metrics?, key?,
     eval_key?, filter?}; text: the file) and attach it to the job (set_scores)."""
     from .scores import score_run_from_json
+
     run = score_run_from_json(args, text or "")
     job.set_scores(run)
     return _score_settings(run)
@@ -311,13 +356,15 @@ def _op_constants(args, text):
 
 def _op_para_start(args, text):
     ev = args["eval"]
-    fields = ev.get("fields") or [ev.get("field")]   # several: embedded together
-    cfg = ParaphraseConfig(fields[0] if len(fields) == 1 else tuple(fields),
-                           ev.get("label_field") or None,
-                           args.get("threshold", constants.PARA_THRESHOLD_DEFAULT),
-                           args.get("floor", constants.PARA_FLOOR),
-                           args.get("window", constants.PARA_WINDOW),
-                           bool(args.get("skip_bad_lines")))
+    fields = ev.get("fields") or [ev.get("field")]  # several: embedded together
+    cfg = ParaphraseConfig(
+        fields[0] if len(fields) == 1 else tuple(fields),
+        ev.get("label_field") or None,
+        args.get("threshold", constants.PARA_THRESHOLD_DEFAULT),
+        args.get("floor", constants.PARA_FLOOR),
+        args.get("window", constants.PARA_WINDOW),
+        bool(args.get("skip_bad_lines")),
+    )
     job = ParaphraseJob(cfg, ev["name"], ev["format"])
     h = _next[0]
     _next[0] += 1
@@ -327,6 +374,7 @@ def _op_para_start(args, text):
 
 def _op_para_example(args, text):
     from .paraphrase import worked_example_jsonl
+
     return {"name": "worked-example.jsonl", "text": worked_example_jsonl()}
 
 
@@ -351,11 +399,13 @@ def _threshold(args) -> float:
 
 def _op_para_similarity(args, text, data=None):
     job: ParaphraseJob = _job(args)
-    (I, J, C, NN, NNI), emb = unpack_similarity(bytes(data or b""), int(args["rows"]),
-                                               int(args["pairs"]), bool(args.get("embeddings")))
-    job.set_similarity((I, J, C), NN, NNI, int(args.get("truncated", 0)), emb,
-                       args.get("model") or {})
-    job.cuts = {int(i): int(at) for i, at in args.get("cuts") or []}   # where windows ended
+    (I, J, C, NN, NNI), emb = unpack_similarity(
+        bytes(data or b""), int(args["rows"]), int(args["pairs"]), bool(args.get("embeddings"))
+    )
+    job.set_similarity(
+        (I, J, C), NN, NNI, int(args.get("truncated", 0)), emb, args.get("model") or {}
+    )
+    job.cuts = {int(i): int(at) for i, at in args.get("cuts") or []}  # where windows ended
     return _para_figures(job, _threshold(args))
 
 
@@ -364,8 +414,11 @@ def _para_figures(job: ParaphraseJob, threshold: float) -> dict:
     metric, :meth:`ParaphraseJob.score_figures`) and ``score_settings``."""
     fig = job.group(threshold)
     if job.score_run is not None:
-        fig = {**fig, "score_figures": job.score_figures(threshold),
-               "score_settings": _score_settings(job.score_run)}
+        fig = {
+            **fig,
+            "score_figures": job.score_figures(threshold),
+            "score_settings": _score_settings(job.score_run),
+        }
     return fig
 
 
@@ -385,19 +438,34 @@ def _op_para_finish(args, text):
     ``clean_name``, from which the worker writes the Parquet file (as for eval.clean)."""
     job: ParaphraseJob = _job(args)
     ev = dict(args.get("input") or {})
-    eval_file = (_input(ev, "eval", job.eval_format) if ev.get("name") else
-                 InputFile("eval", job.eval_name, ev.get("sha256", ""), int(ev.get("bytes", 0)),
-                           job.eval_format))
-    res = job.finish(_threshold(args), eval_file, args.get("utc", ""),
-                     args.get("assets") or {}, _runtime(), args.get("environment") or {},
-                     keep=args.get("keep") or "first")
+    eval_file = (
+        _input(ev, "eval", job.eval_format)
+        if ev.get("name")
+        else InputFile(
+            "eval", job.eval_name, ev.get("sha256", ""), int(ev.get("bytes", 0)), job.eval_format
+        )
+    )
+    res = job.finish(
+        _threshold(args),
+        eval_file,
+        args.get("utc", ""),
+        args.get("assets") or {},
+        _runtime(),
+        args.get("environment") or {},
+        keep=args.get("keep") or "first",
+    )
     exports = []
     for name in para_export_names(res):
-        if name == res.dedup_name and res.eval_format == "parquet":   # the worker writes it
-            exports.append({"name": "eval.deduplicated.rows.csv", "mime": "text/csv",
-                            "text": write_csv(res.run_stamp, ["eval_row"],
-                                              ([i + 1] for i in res.kept)),
-                            "kept_rows": list(res.kept), "clean_name": name})
+        if name == res.dedup_name and res.eval_format == "parquet":  # the worker writes it
+            exports.append(
+                {
+                    "name": "eval.deduplicated.rows.csv",
+                    "mime": "text/csv",
+                    "text": write_csv(res.run_stamp, ["eval_row"], ([i + 1] for i in res.kept)),
+                    "kept_rows": list(res.kept),
+                    "clean_name": name,
+                }
+            )
             continue
         mime, body = para_export(res, name)
         exports.append({"name": name, "mime": mime, "text": body})
@@ -462,8 +530,7 @@ def call(op: str, args_json: str = "{}", text: str | None = None, data=None) -> 
     try:
         fn = OPS.get(op)
         if fn is None:
-            raise EvalsieveError("internal", f"unknown bridge op {op!r}",
-                                 expected=", ".join(OPS))
+            raise EvalsieveError("internal", f"unknown bridge op {op!r}", expected=", ".join(OPS))
         args = json.loads(args_json) if args_json else {}
         if op in _WITH_DATA:
             if data is not None and hasattr(data, "to_bytes"):  # a Pyodide JsProxy
@@ -482,7 +549,13 @@ def call(op: str, args_json: str = "{}", text: str | None = None, data=None) -> 
     except EvalsieveError as e:
         return json.dumps({"ok": False, "error": e.to_dict()}, ensure_ascii=False)
     except Exception as e:  # a bug: say so, with the traceback for the event log
-        err = {"code": "internal", "message": f"{type(e).__name__}: {e}", "file": None,
-               "line": None, "expected": None, "detail": traceback.format_exc(limit=8),
-               "text": f"internal error: {type(e).__name__}: {e}"}
+        err = {
+            "code": "internal",
+            "message": f"{type(e).__name__}: {e}",
+            "file": None,
+            "line": None,
+            "expected": None,
+            "detail": traceback.format_exc(limit=8),
+            "text": f"internal error: {type(e).__name__}: {e}",
+        }
         return json.dumps({"ok": False, "error": err}, ensure_ascii=False)

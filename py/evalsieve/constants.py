@@ -47,28 +47,39 @@ CLEAN_RULES = {
     "not-contaminated": "every row not contaminated (rows too short to score are kept)",
 }
 #: The clean eval file's name after the eval file's format (it holds the kept rows' bytes).
-CLEAN_NAME_BY_FORMAT = {"jsonl": "eval.clean.jsonl", "csv": "eval.clean.csv",
-                        "tsv": "eval.clean.tsv", "text": "eval.clean.txt",
-                        "parquet": "eval.clean.parquet"}
+CLEAN_NAME_BY_FORMAT = {
+    "jsonl": "eval.clean.jsonl",
+    "csv": "eval.clean.csv",
+    "tsv": "eval.clean.tsv",
+    "text": "eval.clean.txt",
+    "parquet": "eval.clean.parquet",
+}
 #: The page's stand-in for eval.clean.parquet when a column's type cannot be written
 #: faithfully in the page (worker/parquet-write.js): the kept rows' numbers.
 PARQUET_KEPT_ROWS_NAME = "eval.clean.rows.csv"
 #: The contamination job's reports, after the clean file, in the order the page lists them.
-CONTAMINATION_REPORTS = ("contamination-report.csv", "too-short-to-score.csv",
-                         "overlap-report.html")
+CONTAMINATION_REPORTS = (
+    "contamination-report.csv",
+    "too-short-to-score.csv",
+    "overlap-report.html",
+)
 #: The paraphrase job's exports.
 PARAPHRASE_EXPORTS = ("paraphrase-pairs.csv", "paraphrase-groups.csv")
 #: The eval file with one row per paraphrase group (its own bytes, as eval.clean.*), by format,
 #: and the list of the rows it leaves out (each with its group and the row kept for it).
-DEDUP_NAME_BY_FORMAT = {"jsonl": "eval.deduplicated.jsonl", "csv": "eval.deduplicated.csv",
-                        "tsv": "eval.deduplicated.tsv", "text": "eval.deduplicated.txt",
-                        "parquet": "eval.deduplicated.parquet"}
+DEDUP_NAME_BY_FORMAT = {
+    "jsonl": "eval.deduplicated.jsonl",
+    "csv": "eval.deduplicated.csv",
+    "tsv": "eval.deduplicated.tsv",
+    "text": "eval.deduplicated.txt",
+    "parquet": "eval.deduplicated.parquet",
+}
 DEDUP_DROPPED_EXPORT = "paraphrase-dropped.csv"
 #: Which row of a group eval.deduplicated.* keeps (the setting, stamped with these words).
 DEDUP_KEEP_RULES = {
     "first": "the first row of each group (lowest row number)",
     "longest": "the longest row of each group (most characters of the embedded text; "
-               "ties: the first)",
+    "ties: the first)",
 }
 #: Added to either job's exports with ``skip_bad_lines`` (the CLI's --skip-bad-lines): the
 #: skipped records' file, line and error.
@@ -88,29 +99,63 @@ PURIFY_EXPORTS = ("purify-report.csv", "purify-summary.json", STAMP_EXPORT)
 BINARY_MAGIC = (
     (b"PK\x03\x04", "a ZIP archive (or .xlsx/.docx)", "unzip it, or export the sheet as CSV", None),
     (b"PK\x05\x06", "a ZIP archive (empty)", "unzip it, or export the sheet as CSV", None),
-    (b"PAR1", "a Parquet file", "here it is read as text: the page reads a Parquet file "
-     "as it is, not inside gzip; gunzip it, or use the CLI (pip install "
-     "'evalsieve[parquet]'), or convert it to JSON Lines, "
-     "e.g. pandas.read_parquet(F).to_json(OUT, orient='records', lines=True)", None),
+    (
+        b"PAR1",
+        "a Parquet file",
+        "here it is read as text: the page reads a Parquet file "
+        "as it is, not inside gzip; gunzip it, or use the CLI (pip install "
+        "'evalsieve[parquet]'), or convert it to JSON Lines, "
+        "e.g. pandas.read_parquet(F).to_json(OUT, orient='records', lines=True)",
+        None,
+    ),
     # UTF-32's little-endian mark starts with UTF-16's: checked first (the first match names it)
-    (b"\xff\xfe\x00\x00", "UTF-32 text (little-endian byte-order mark)",
-     "re-encode it as UTF-8, e.g. iconv -f UTF-32 -t UTF-8 FILE", None),
-    (b"\x00\x00\xfe\xff", "UTF-32 text (big-endian byte-order mark)",
-     "re-encode it as UTF-8, e.g. iconv -f UTF-32 -t UTF-8 FILE", None),
-    (b"\xff\xfe", "UTF-16 text (little-endian byte-order mark)",
-     "re-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE", None),
-    (b"\xfe\xff", "UTF-16 text (big-endian byte-order mark)",
-     "re-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE", None),
+    (
+        b"\xff\xfe\x00\x00",
+        "UTF-32 text (little-endian byte-order mark)",
+        "re-encode it as UTF-8, e.g. iconv -f UTF-32 -t UTF-8 FILE",
+        None,
+    ),
+    (
+        b"\x00\x00\xfe\xff",
+        "UTF-32 text (big-endian byte-order mark)",
+        "re-encode it as UTF-8, e.g. iconv -f UTF-32 -t UTF-8 FILE",
+        None,
+    ),
+    (
+        b"\xff\xfe",
+        "UTF-16 text (little-endian byte-order mark)",
+        "re-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE",
+        None,
+    ),
+    (
+        b"\xfe\xff",
+        "UTF-16 text (big-endian byte-order mark)",
+        "re-encode it as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 FILE",
+        None,
+    ),
     (b"BZh", "a bzip2 file", "decompress it (bunzip2) or recompress it with gzip", (4, b"1AY&SY")),
     (b"\xfd7zXZ\x00", "an xz file", "decompress it (unxz) or recompress it with gzip", None),
-    (b"\x28\xb5\x2f\xfd", "a Zstandard file", "decompress it (unzstd) or recompress it with gzip",
-     None),
+    (
+        b"\x28\xb5\x2f\xfd",
+        "a Zstandard file",
+        "decompress it (unzstd) or recompress it with gzip",
+        None,
+    ),
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "extract it first", None),
-    (b"ARROW1", "an Arrow/Feather file", "the CLI reads it as training data (pip install "
-     "'evalsieve[parquet]'); or convert it to Parquet or JSON Lines", None),
-    (b"\xff\xff\xff\xff", "an Arrow stream (a Hugging Face datasets cache or save_to_disk "
-     "shard)", "the CLI reads it as training data (pip install 'evalsieve[parquet]'); or save "
-     "the dataset as Parquet or JSON Lines (Dataset.to_parquet / to_json)", None),
+    (
+        b"ARROW1",
+        "an Arrow/Feather file",
+        "the CLI reads it as training data (pip install "
+        "'evalsieve[parquet]'); or convert it to Parquet or JSON Lines",
+        None,
+    ),
+    (
+        b"\xff\xff\xff\xff",
+        "an Arrow stream (a Hugging Face datasets cache or save_to_disk shard)",
+        "the CLI reads it as training data (pip install 'evalsieve[parquet]'); or save "
+        "the dataset as Parquet or JSON Lines (Dataset.to_parquet / to_json)",
+        None,
+    ),
     (b"SQLite format 3\x00", "an SQLite database", "export a table as CSV or JSON Lines", None),
     (b"%PDF-", "a PDF document", "extract its text first", None),
 )
@@ -120,7 +165,7 @@ def binary_kind(head: bytes) -> tuple[str, str] | None:
     """``(what, what to do)`` when ``head`` (a file's first bytes, 16 are enough) starts with
     a magic of :data:`BINARY_MAGIC`, else None."""
     for magic, what, todo, also in BINARY_MAGIC:
-        if head.startswith(magic) and (also is None or head[also[0]:].startswith(also[1])):
+        if head.startswith(magic) and (also is None or head[also[0] :].startswith(also[1])):
             return what, todo
     return None
 
@@ -129,24 +174,42 @@ def as_json() -> dict:
     """The constants as the worker posts them in ``ready.constants`` (see worker/protocol.js
     ``Constants``): plain JSON; magic bytes as lists of integers 0..255."""
     return {
-        "n_min": N_MIN, "n_max": N_MAX, "n_auto_min": N_AUTO_MIN, "n_auto_max": N_AUTO_MAX,
-        "threshold_min_exclusive": THRESHOLD_MIN_EXCLUSIVE, "threshold_max": THRESHOLD_MAX,
-        "para_floor": PARA_FLOOR, "para_threshold_max": PARA_THRESHOLD_MAX,
-        "para_threshold_default": PARA_THRESHOLD_DEFAULT, "para_window": PARA_WINDOW,
+        "n_min": N_MIN,
+        "n_max": N_MAX,
+        "n_auto_min": N_AUTO_MIN,
+        "n_auto_max": N_AUTO_MAX,
+        "threshold_min_exclusive": THRESHOLD_MIN_EXCLUSIVE,
+        "threshold_max": THRESHOLD_MAX,
+        "para_floor": PARA_FLOOR,
+        "para_threshold_max": PARA_THRESHOLD_MAX,
+        "para_threshold_default": PARA_THRESHOLD_DEFAULT,
+        "para_window": PARA_WINDOW,
         "embedding_dims": EMBEDDING_DIMS,
-        "semantic_code_ngram": {"min": SEMANTIC_CODE_NGRAM_MIN, "max": SEMANTIC_CODE_NGRAM_MAX,
-                                "default": SEMANTIC_CODE_NGRAM_DEFAULT},
+        "semantic_code_ngram": {
+            "min": SEMANTIC_CODE_NGRAM_MIN,
+            "max": SEMANTIC_CODE_NGRAM_MAX,
+            "default": SEMANTIC_CODE_NGRAM_DEFAULT,
+        },
         "clean_rules": dict(CLEAN_RULES),
         "dedup_keep_rules": dict(DEDUP_KEEP_RULES),
-        "export_names": {"clean_by_format": dict(CLEAN_NAME_BY_FORMAT),
-                         "contamination": list(CONTAMINATION_REPORTS),
-                         "paraphrases": list(PARAPHRASE_EXPORTS),
-                         "dedup_by_format": dict(DEDUP_NAME_BY_FORMAT),
-                         "dedup_dropped": DEDUP_DROPPED_EXPORT,
-                         "skipped": SKIPPED_EXPORT, "stamp": STAMP_EXPORT},
-        "binary_magic": [{"magic": list(m), "what": what, "todo": todo,
-                          "also": None if also is None else {"at": also[0], "magic": list(also[1])}}
-                         for m, what, todo, also in BINARY_MAGIC],
+        "export_names": {
+            "clean_by_format": dict(CLEAN_NAME_BY_FORMAT),
+            "contamination": list(CONTAMINATION_REPORTS),
+            "paraphrases": list(PARAPHRASE_EXPORTS),
+            "dedup_by_format": dict(DEDUP_NAME_BY_FORMAT),
+            "dedup_dropped": DEDUP_DROPPED_EXPORT,
+            "skipped": SKIPPED_EXPORT,
+            "stamp": STAMP_EXPORT,
+        },
+        "binary_magic": [
+            {
+                "magic": list(m),
+                "what": what,
+                "todo": todo,
+                "also": None if also is None else {"at": also[0], "magic": list(also[1])},
+            }
+            for m, what, todo, also in BINARY_MAGIC
+        ],
         "purify": _purify_constants(),
     }
 
@@ -156,14 +219,25 @@ def _purify_constants() -> dict:
     (key: the stamp's words), the self-checks, and R / minimum piece / maximum splits as
     ``{min, max, default}``; the first mode, rows and self-check are the defaults."""
     from . import purify_core as pu
-    return {"modes": list(pu.MODES), "rows": dict(pu.ROWS), "self_checks": list(pu.SELF_CHECKS),
-            **{name: {"min": 0, "max": pu.SETTING_MAX, "default": default}
-               for name, default in (("radius", pu.RADIUS), ("min_piece", pu.MIN_PIECE),
-                                     ("max_splits", pu.MAX_SPLITS))}}
+
+    return {
+        "modes": list(pu.MODES),
+        "rows": dict(pu.ROWS),
+        "self_checks": list(pu.SELF_CHECKS),
+        **{
+            name: {"min": 0, "max": pu.SETTING_MAX, "default": default}
+            for name, default in (
+                ("radius", pu.RADIUS),
+                ("min_piece", pu.MIN_PIECE),
+                ("max_splits", pu.MAX_SPLITS),
+            )
+        },
+    }
 
 
 if __name__ == "__main__":  # the JSON for tools and the Node tests (tests/js)
     import json
+
     print(json.dumps(as_json(), indent=1))
 
 #: Most contaminated rows the page's view lists (the report CSV has them all).

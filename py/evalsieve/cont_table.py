@@ -58,11 +58,17 @@ def row_source(res: ContaminationResult, i: int) -> dict:
         name, rec, rung = m.training_file or res.train_name, m.training_record or 0, "semantic"
     f = _file_index(res, name)
     off, size, ident = res.source_of(f, rec) if rec else (-1, 0, "")
-    return {"training_file": name if rec else "", "training_file_index": f,
-            "training_record": rec, "training_id": ident, "training_offset": off,
-            "training_bytes": size, "source_rung": rung if rec else "",
-            "exact_file": (names[ex[0]] if ex[0] < len(names) else res.train_name) if ex else "",
-            "exact_record": ex[1] if ex else 0}
+    return {
+        "training_file": name if rec else "",
+        "training_file_index": f,
+        "training_record": rec,
+        "training_id": ident,
+        "training_offset": off,
+        "training_bytes": size,
+        "source_rung": rung if rec else "",
+        "exact_file": (names[ex[0]] if ex[0] < len(names) else res.train_name) if ex else "",
+        "exact_record": ex[1] if ex else 0,
+    }
 
 
 def contamination_source(res: ContaminationResult) -> TableSource:
@@ -87,35 +93,58 @@ def contamination_source(res: ContaminationResult) -> TableSource:
     def row(i: int) -> dict:
         r = scores[i]
         m = sem[i] if sem is not None else None
-        return {"eval_row": r.eval_row, "status": r.status, "rung": rungs[i] or RUNG_NONE,
-                "leaves_clean": res.excluded(i),
-                "containment": r.containment if r.scored else None,
-                "containment_text": fmt_float(r.containment) if r.scored else "",
-                "ngrams_matched": r.ngrams_matched, "ngrams_total": r.ngrams_total,
-                "words": r.words, "shared_passage": r.shared_passage,
-                "training_excerpt": r.excerpt,
-                "semantic_score": fmt_float(m.score) if m else "",
-                "semantic_cosine": fmt_float(m.cosine) if m else "",
-                "training_window": m.window if m else "",
-                **row_source(res, i), **eval_text_marks(res, i)}
+        return {
+            "eval_row": r.eval_row,
+            "status": r.status,
+            "rung": rungs[i] or RUNG_NONE,
+            "leaves_clean": res.excluded(i),
+            "containment": r.containment if r.scored else None,
+            "containment_text": fmt_float(r.containment) if r.scored else "",
+            "ngrams_matched": r.ngrams_matched,
+            "ngrams_total": r.ngrams_total,
+            "words": r.words,
+            "shared_passage": r.shared_passage,
+            "training_excerpt": r.excerpt,
+            "semantic_score": fmt_float(m.score) if m else "",
+            "semantic_cosine": fmt_float(m.cosine) if m else "",
+            "training_window": m.window if m else "",
+            **row_source(res, i),
+            **eval_text_marks(res, i),
+        }
 
     def text(i: int) -> str:
         r = scores[i]
         m = sem[i] if sem is not None else None
         s = row_source(res, i)
-        return "\n".join((str(r.eval_row), res.eval_text(i), r.excerpt, m.window if m else "",
-                          s["training_file"], s["training_id"]))
+        return "\n".join(
+            (
+                str(r.eval_row),
+                res.eval_text(i),
+                r.excerpt,
+                m.window if m else "",
+                s["training_file"],
+                s["training_id"],
+            )
+        )
 
     src = TableSource(
-        n=len(scores), row=row, text=text,
-        cats={"rung": lambda i: rungs[i] or RUNG_NONE, "status": lambda i: scores[i].status,
-              "leaves_clean": lambda i: "yes" if res.excluded(i) else "no"},
-        nums={"containment": lambda i: scores[i].containment if scores[i].scored else None,
-              "semantic_score": (lambda i: sem[i].score) if sem is not None else (lambda i: None),
-              "eval_row": lambda i: scores[i].eval_row,
-              "ngrams_matched": lambda i: scores[i].ngrams_matched,
-              "training_record": lambda i: scores[i].training_record or None},
-        bins={"containment": containment_bin})
+        n=len(scores),
+        row=row,
+        text=text,
+        cats={
+            "rung": lambda i: rungs[i] or RUNG_NONE,
+            "status": lambda i: scores[i].status,
+            "leaves_clean": lambda i: "yes" if res.excluded(i) else "no",
+        },
+        nums={
+            "containment": lambda i: scores[i].containment if scores[i].scored else None,
+            "semantic_score": (lambda i: sem[i].score) if sem is not None else (lambda i: None),
+            "eval_row": lambda i: scores[i].eval_row,
+            "ngrams_matched": lambda i: scores[i].ngrams_matched,
+            "training_record": lambda i: scores[i].training_record or None,
+        },
+        bins={"containment": containment_bin},
+    )
     res.cache["table_source"] = src
     return src
 
@@ -149,41 +178,62 @@ def open_record(res: ContaminationResult, row: int, file: int, record: int, text
     name, fmt, fields, header = meta
     off, size, ident = res.source_of(int(file), int(record))
     if size and len(text.encode("utf-8")) != size:
-        raise bad_input(f"record {record} of {name} is not the one the run read "
-                        f"({len(text.encode('utf-8'))} bytes, the run read {size})",
-                        file=name, expected="the same file as in the run (it changed?)")
+        raise bad_input(
+            f"record {record} of {name} is not the one the run read "
+            f"({len(text.encode('utf-8'))} bytes, the run read {size})",
+            file=name,
+            expected="the same file as in the run (it changed?)",
+        )
     raw = text.rstrip("\r\n")
     if fmt.split("-")[0] in ("csv", "tsv"):
         reader = RecordReader(fmt, name)
         reader.feed(_header_line(header, fmt) + "\n")
         recs = reader.feed(raw + "\n") + reader.finish()
         if len(recs) != 1:
-            raise bad_input(f"the text read for record {record} is not one record", file=name,
-                            expected="one CSV/TSV record")
+            raise bad_input(
+                f"the text read for record {record} is not one record",
+                file=name,
+                expected="one CSV/TSV record",
+            )
         value = recs[0].value
     else:
         value = parse_record_line(fmt.split("-")[0], raw, name, 0)
     from .record_id import IdReader
+
     got = IdReader(fmt, res.config.train_id_field, name)(value)
     if ident and got != ident:
-        raise bad_input(f"record {record} of {name} has id {got!r}, the run saw {ident!r}",
-                        file=name, expected="the same file as in the run (it changed?)")
+        raise bad_input(
+            f"record {record} of {name} has id {got!r}, the run saw {ident!r}",
+            file=name,
+            expected="the same file as in the run (it changed?)",
+        )
     grams = _shared_grams(res, i)
     out_fields = []
     for path in fields:
         segs = FieldExtractor(fmt, [path], name).segments(value)
         if segs:
-            out_fields.append({"path": path, "text": "\n".join(segs),
-                               "marks": ngram_spans(segs, grams, res.n)})
-    return {"file": name, "record": int(record), "id": got, "format": fmt, "value": value,
-            "text": raw, "fields": out_fields}
+            out_fields.append(
+                {"path": path, "text": "\n".join(segs), "marks": ngram_spans(segs, grams, res.n)}
+            )
+    return {
+        "file": name,
+        "record": int(record),
+        "id": got,
+        "format": fmt,
+        "value": value,
+        "text": raw,
+        "fields": out_fields,
+    }
 
 
 def _header_line(header: list[str] | None, fmt: str) -> str:
     if not header:
         raise bad_input("the file's header was not kept", expected="a CSV/TSV file of the run")
-    sep = "\t" if fmt.startswith("tsv") else {"csv-semicolon": ";", "csv-pipe": "|"}.get(
-        fmt.replace("-cr", ""), ",")
+    sep = (
+        "\t"
+        if fmt.startswith("tsv")
+        else {"csv-semicolon": ";", "csv-pipe": "|"}.get(fmt.replace("-cr", ""), ",")
+    )
     return sep.join('"' + h.replace('"', '""') + '"' for h in header)
 
 

@@ -47,6 +47,7 @@ class ContaminationConfig:
     Example: ``ContaminationConfig(["question"], ["question", "answer"])`` scores GSM8K test
     questions against train questions and answers, N chosen by the rule, any overlap dirty.
     """
+
     eval_fields: tuple
     train_fields: tuple
     n: int | None = None
@@ -69,26 +70,37 @@ class ContaminationConfig:
             does not run.
         """
         n, t = self.n, self.threshold
-        if n is not None and (isinstance(n, bool) or not isinstance(n, int)
-                              or not constants.N_MIN <= n <= constants.N_MAX):
-            raise bad_input(f"N = {n!r} is out of range",
-                            expected=f"an integer from {constants.N_MIN} to {constants.N_MAX}, "
-                                     "or none for the rule's choice")
-        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float))
-                              or not constants.THRESHOLD_MIN_EXCLUSIVE < t
-                              <= constants.THRESHOLD_MAX):
-            raise bad_input(f"containment threshold {t!r} is out of range",
-                            expected="a number above 0 and at most 1, or 'any overlap'")
+        if n is not None and (
+            isinstance(n, bool)
+            or not isinstance(n, int)
+            or not constants.N_MIN <= n <= constants.N_MAX
+        ):
+            raise bad_input(
+                f"N = {n!r} is out of range",
+                expected=f"an integer from {constants.N_MIN} to {constants.N_MAX}, "
+                "or none for the rule's choice",
+            )
+        if t is not None and (
+            isinstance(t, bool)
+            or not isinstance(t, (int, float))
+            or not constants.THRESHOLD_MIN_EXCLUSIVE < t <= constants.THRESHOLD_MAX
+        ):
+            raise bad_input(
+                f"containment threshold {t!r} is out of range",
+                expected="a number above 0 and at most 1, or 'any overlap'",
+            )
         if not isinstance(self.boilerplate, bool):
-            raise bad_input(f"boilerplate = {self.boilerplate!r} is not on or off",
-                            expected="true or false")
+            raise bad_input(
+                f"boilerplate = {self.boilerplate!r} is not on or off", expected="true or false"
+            )
         if self.clean not in CLEAN_RULES:
-            raise bad_input(f"unknown clean rule {self.clean!r}",
-                            expected=" or ".join(CLEAN_RULES))
+            raise bad_input(f"unknown clean rule {self.clean!r}", expected=" or ".join(CLEAN_RULES))
         bad = [r for r in (self.exclude_rungs or ()) if r not in self.rungs]
         if bad:
-            raise bad_input(f"cannot exclude rung(s) {', '.join(map(str, bad))}",
-                            expected="rungs that run: " + ", ".join(self.rungs))
+            raise bad_input(
+                f"cannot exclude rung(s) {', '.join(map(str, bad))}",
+                expected="rungs that run: " + ", ".join(self.rungs),
+            )
 
     @property
     def rungs(self) -> tuple:
@@ -98,19 +110,27 @@ class ContaminationConfig:
     @property
     def excluded(self) -> tuple:
         """The rungs whose rows leave the clean file."""
-        return self.rungs if self.exclude_rungs is None else tuple(
-            r for r in self.rungs if r in self.exclude_rungs)
+        return (
+            self.rungs
+            if self.exclude_rungs is None
+            else tuple(r for r in self.rungs if r in self.exclude_rungs)
+        )
 
     def settings(self) -> dict:
         """The settings as plain JSON values, for the run stamp."""
-        out = {"eval_fields": list(self.eval_fields), "train_fields": list(self.train_fields),
-               "n_requested": self.n, "boilerplate": self.boilerplate,
-               "threshold": self.threshold if self.threshold is not None else "any overlap",
-               "clean": CLEAN_RULES[self.clean],
-               "rungs": list(self.rungs), "clean_file_excludes": list(self.excluded)}
+        out = {
+            "eval_fields": list(self.eval_fields),
+            "train_fields": list(self.train_fields),
+            "n_requested": self.n,
+            "boilerplate": self.boilerplate,
+            "threshold": self.threshold if self.threshold is not None else "any overlap",
+            "clean": CLEAN_RULES[self.clean],
+            "rungs": list(self.rungs),
+            "clean_file_excludes": list(self.excluded),
+        }
         if self.semantic is not None:
             out.update(self.semantic.settings())
-        if self.skip_bad_lines:   # stamped only when on (stamps of runs without it unchanged)
+        if self.skip_bad_lines:  # stamped only when on (stamps of runs without it unchanged)
             out["skip_bad_lines"] = SKIP_RULE
         if self.train_id_field:
             out["train_id_field"] = self.train_id_field

@@ -14,6 +14,7 @@ from .raw_rows import refuse_parquet, rows_text
 from .records import SKIPPED_COLUMNS
 from .results import ContaminationResult
 
+
 def containment_bin(c: float) -> int:
     """The histogram's bin of a containment in [0, 1]: ``min(9, int(c × 10))`` (ten bins of
     0.1 from 0, the last one closed)."""
@@ -21,24 +22,44 @@ def containment_bin(c: float) -> int:
 
 
 #: The export columns and reasons of the contamination job.
-REPORT_COLUMNS = ["eval_row", "status", "containment", "ngrams_matched", "ngrams_total",
-                  "ngrams_boilerplate", "words", "training_file", "training_record",
-                  "training_id", "shared_passage",
-                  "training_excerpt"]
+REPORT_COLUMNS = [
+    "eval_row",
+    "status",
+    "containment",
+    "ngrams_matched",
+    "ngrams_total",
+    "ngrams_boilerplate",
+    "words",
+    "training_file",
+    "training_record",
+    "training_id",
+    "shared_passage",
+    "training_excerpt",
+]
 TOO_SHORT_COLUMNS = ["eval_row", "words", "n", "reason"]
 #: The export listing skipped records (with ``skip_bad_lines`` only).
 SKIPPED_EXPORT = constants.SKIPPED_EXPORT
-SEMANTIC_COLUMNS = ["semantic_score", "semantic_cosine", "semantic_lexical", "semantic_numbers",
-                    "semantic_code", "semantic_docstring_cosine", "semantic_rival",
-                    "semantic_code_runner_up", "semantic_part", "semantic_training_file",
-                    "semantic_training_record", "training_window"]
+SEMANTIC_COLUMNS = [
+    "semantic_score",
+    "semantic_cosine",
+    "semantic_lexical",
+    "semantic_numbers",
+    "semantic_code",
+    "semantic_docstring_cosine",
+    "semantic_rival",
+    "semantic_code_runner_up",
+    "semantic_part",
+    "semantic_training_file",
+    "semantic_training_record",
+    "training_window",
+]
 
 _REASONS = {
     "empty": "empty: no words in the chosen fields",
     "too_short": "fewer than N words",
     "no_ngram": "no single field value has N words (n-grams never span two fields)",
     "boilerplate_only": "boilerplate only: every n-gram is in more training records than the "
-                        "cut-off",
+    "cut-off",
 }
 
 
@@ -65,6 +86,7 @@ def export(res: ContaminationResult, name: str) -> tuple[str, str]:
         return "text/csv", too_short_csv(res)
     if name == "overlap-report.html":
         from .contamination_html import report_html
+
         return "text/html", report_html(res)
     if name == SKIPPED_EXPORT and res.config.skip_bad_lines:
         return "text/csv", write_csv(res.run_stamp, SKIPPED_COLUMNS, res.skipped)
@@ -110,13 +132,21 @@ def view(res: ContaminationResult, limit: int = constants.VIEW_ROWS) -> dict:
     for i, r in res.contaminated():
         total += 1
         if len(rows) < limit:
-            rows.append({"eval_row": r.eval_row, "status": r.status, "rung": r.rung,
-                         "containment": r.containment,
-                         "containment_text": fmt_float(r.containment),
-                         "ngrams_matched": r.ngrams_matched, "ngrams_total": r.ngrams_total,
-                         "training_record": records[i][1] or 0,
-                         "shared_passage": r.shared_passage, "training_excerpt": r.excerpt,
-                         **eval_text_marks(res, i)})
+            rows.append(
+                {
+                    "eval_row": r.eval_row,
+                    "status": r.status,
+                    "rung": r.rung,
+                    "containment": r.containment,
+                    "containment_text": fmt_float(r.containment),
+                    "ngrams_matched": r.ngrams_matched,
+                    "ngrams_total": r.ngrams_total,
+                    "training_record": records[i][1] or 0,
+                    "shared_passage": r.shared_passage,
+                    "training_excerpt": r.excerpt,
+                    **eval_text_marks(res, i),
+                }
+            )
     return {"rows": rows, "rows_total": total, "histogram": histogram(res)}
 
 
@@ -159,10 +189,25 @@ def report_csv(res: ContaminationResult) -> str:
     score) has an empty containment, 0 of 0 n-grams and the exact copy as its training
     record; it is listed in too-short-to-score.csv as well."""
     records = res.training_records()
-    rows = ([r.eval_row, r.status, fmt_float(r.containment), r.ngrams_matched,
-             r.ngrams_total, r.ngrams_boilerplate, r.words, records[i][0], records[i][1],
-             res.training_id(i), r.shared_passage, r.excerpt] + _rung_cells(res, i)
-            for i, r in enumerate(res.scores) if r.scored or r.rung)
+    rows = (
+        [
+            r.eval_row,
+            r.status,
+            fmt_float(r.containment),
+            r.ngrams_matched,
+            r.ngrams_total,
+            r.ngrams_boilerplate,
+            r.words,
+            records[i][0],
+            records[i][1],
+            res.training_id(i),
+            r.shared_passage,
+            r.excerpt,
+        ]
+        + _rung_cells(res, i)
+        for i, r in enumerate(res.scores)
+        if r.scored or r.rung
+    )
     return write_csv(res.run_stamp, report_columns(res), rows)
 
 
@@ -170,11 +215,20 @@ def _rung_cells(res: ContaminationResult, i: int) -> list:
     cells = [res.rungs[i]]
     if res.semantic is not None:
         m = res.semantic[i]
-        cells += [fmt_float(m.score), fmt_float(m.cosine), fmt_float(m.lexical),
-                  fmt_float(m.numbers), fmt_float(m.code), fmt_float(m.docstring_cosine),
-                  fmt_float(m.rival), fmt_float(m.code_runner_up), _part(m.part),
-                  (m.training_file or res.train_name) if m.training_record else "",
-                  m.training_record or "", m.window]
+        cells += [
+            fmt_float(m.score),
+            fmt_float(m.cosine),
+            fmt_float(m.lexical),
+            fmt_float(m.numbers),
+            fmt_float(m.code),
+            fmt_float(m.docstring_cosine),
+            fmt_float(m.rival),
+            fmt_float(m.code_runner_up),
+            _part(m.part),
+            (m.training_file or res.train_name) if m.training_record else "",
+            m.training_record or "",
+            m.window,
+        ]
     return cells
 
 
@@ -182,8 +236,11 @@ def too_short_csv(res: ContaminationResult) -> str:
     """``too-short-to-score.csv``: every row the n-gram rung could not score, its word
     count and reason, and the rung that caught it anyway ('' = none: an exact copy too
     short for n-grams says ``exact``, and is contaminated in the report)."""
-    rows = ([r.eval_row, r.words, res.n, _REASONS[r.ngram_status], res.rungs[i]]
-            for i, r in enumerate(res.scores) if not r.scored)
+    rows = (
+        [r.eval_row, r.words, res.n, _REASONS[r.ngram_status], res.rungs[i]]
+        for i, r in enumerate(res.scores)
+        if not r.scored
+    )
     return write_csv(res.run_stamp, TOO_SHORT_COLUMNS + RUNG_COLUMNS, rows)
 
 

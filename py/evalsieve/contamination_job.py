@@ -26,8 +26,13 @@ from .stamps import InputFile, RunStamp
 from .text import char_table, normalize_many
 from .train_sources import TrainSources
 from .results import ContaminationResult, clean_name
-from .verdict import (RUNGS, apply_ladder, assign_rungs, caught_rungs,  # noqa: F401 (re-exported)
-                      kept_positions)
+from .verdict import (
+    RUNGS,
+    apply_ladder,
+    assign_rungs,  # noqa: F401
+    caught_rungs,  # noqa: F401 (re-exported)
+    kept_positions,
+)
 
 
 class ContaminationJob(TrainSources, ScoreImpact):
@@ -43,8 +48,14 @@ class ContaminationJob(TrainSources, ScoreImpact):
 
     TRAIN_BATCH = 2000  # records per scan batch
 
-    def __init__(self, config: ContaminationConfig, eval_name: str, eval_format: str,
-                 train_name: str, train_format: str):
+    def __init__(
+        self,
+        config: ContaminationConfig,
+        eval_name: str,
+        eval_format: str,
+        train_name: str,
+        train_format: str,
+    ):
         self.config = config
         self.eval_name, self.eval_format = eval_name, eval_format
         self.train_name, self.train_format = train_name, train_format
@@ -56,8 +67,9 @@ class ContaminationJob(TrainSources, ScoreImpact):
         self._skipped: list[tuple[int, str, int, str]] = []
         self._train_fields = FieldExtractor(train_format, list(config.train_fields), train_name)
         self._train_ids = IdReader(train_format, config.train_id_field, train_name)
-        self.train_meta: dict[int, tuple] = {0: (train_name, train_format,
-                                                 list(config.train_fields), None)}
+        self.train_meta: dict[int, tuple] = {
+            0: (train_name, train_format, list(config.train_fields), None)
+        }
         self._eval_raw: list[str] = []
         self._eval_segments: list[list[str]] = []
         self._eval_numbers: list[int] = []
@@ -73,15 +85,15 @@ class ContaminationJob(TrainSources, ScoreImpact):
         self.score_run = None  # a scores.ScoreRun (set_scores), for the score impact
         self._records_merged = 0
         self._train_readers_done = 0  # records of the corpus's earlier files (begin_train_file)
-        self._train_next = 0          # the next begin_train_file index
+        self._train_next = 0  # the next begin_train_file index
         self.train_files: list[InputFile] = []
         self._background_texts: list[str] = []
         self.semantic: SemanticScan | None = None
         self._cosines_set = False
         self._train_closed = False
-        self.rung: list[str] = []          # per row, the first rung that caught it
-        self._caught: list[tuple] = []     # per row, every rung that caught it (verdict.py)
-        self.result: ContaminationResult | None = None   # what finish returned
+        self.rung: list[str] = []  # per row, the first rung that caught it
+        self._caught: list[tuple] = []  # per row, every rung that caught it (verdict.py)
+        self.result: ContaminationResult | None = None  # what finish returned
 
     def set_background(self, head: str) -> int:
         """Give the start of the training file (about 1 MB) to pick fast filter words.
@@ -130,8 +142,9 @@ class ContaminationJob(TrainSources, ScoreImpact):
             raise bad_input("the eval pass has not ended", expected="end_eval before feed_train")
         start = self._records_external
         self._records_external += len(values)
-        self._scan_records(Record(start + i + 1, start + i + 1, "", v)
-                           for i, v in enumerate(values))
+        self._scan_records(
+            Record(start + i + 1, start + i + 1, "", v) for i, v in enumerate(values)
+        )
         return self._records_external
 
     def _take_eval(self, records) -> None:
@@ -151,8 +164,9 @@ class ContaminationJob(TrainSources, ScoreImpact):
         self._take_eval(self._eval_reader.finish())
         self._skipped += [(-1, self.eval_name, ln, m) for ln, m in self._eval_reader.skipped]
         if not self._eval_raw:
-            raise bad_input("the eval file has no rows", file=self.eval_name,
-                            expected="at least one record")
+            raise bad_input(
+                "the eval file has no rows", file=self.eval_name, expected="at least one record"
+            )
         try:
             self.index = EvalIndex(self._eval_segments, self.config.n, self._background)
         except Exception as e:  # name the file on rule errors
@@ -162,12 +176,18 @@ class ContaminationJob(TrainSources, ScoreImpact):
         self.scan = TrainingScan(self.index, source=self._source)
         self._batch: list[tuple] = []
         if self.config.semantic is not None:
-            self.semantic = SemanticScan(self._eval_segments, self.config.semantic,
-                                         self._background_texts)
+            self.semantic = SemanticScan(
+                self._eval_segments, self.config.semantic, self._background_texts
+            )
         scorable = sum(1 for r in self.index.rows if r.ngram_ids)
-        return {"n": self.index.n, "n_how": self.index.n_how, "rows": len(self.index.rows),
-                "rows_scorable": scorable, "rows_too_short": len(self.index.rows) - scorable,
-                "eval_ngrams": len(self.index.ngrams)}
+        return {
+            "n": self.index.n,
+            "n_how": self.index.n_how,
+            "rows": len(self.index.rows),
+            "rows_scorable": scorable,
+            "rows_too_short": len(self.index.rows) - scorable,
+            "eval_ngrams": len(self.index.ngrams),
+        }
 
     # -- training pass ----------------------------------------------------------------------
     def feed_train(self, text: str) -> int:
@@ -191,7 +211,7 @@ class ContaminationJob(TrainSources, ScoreImpact):
         """One batch of training records through every rung's scan (the exact rung rides in
         :meth:`TrainingScan.scan`)."""
         self.scan.scan(batch)
-        if self.semantic is not None:   # (record, segments): it keeps no source
+        if self.semantic is not None:  # (record, segments): it keeps no source
             self.semantic.scan([(it[0], it[1]) for it in batch])
 
     def begin_train_file(self, index: int, name: str, fmt: str, fields: list[str]) -> int:
@@ -211,21 +231,25 @@ class ContaminationJob(TrainSources, ScoreImpact):
             order, or no field.
         """
         if self.scan is None or self._train_closed:
-            raise bad_input("no training pass is open", expected="begin_train_file between "
-                            "end_eval and finish")
-        if index != self._train_next or (index == 0 and (
-                self._train_reader.records_read or self._records_external)):
-            raise bad_input(f"training file {index} out of order", file=name,
-                            expected=f"file {self._train_next}, before any record of it")
+            raise bad_input(
+                "no training pass is open", expected="begin_train_file between end_eval and finish"
+            )
+        if index != self._train_next or (
+            index == 0 and (self._train_reader.records_read or self._records_external)
+        ):
+            raise bad_input(
+                f"training file {index} out of order",
+                file=name,
+                expected=f"file {self._train_next}, before any record of it",
+            )
         fields_of = FieldExtractor(fmt, list(fields), name)
         if index:
             self._scan_records(self._train_reader.finish())
             self._note_header()
-            if self._batch:   # these records belong to the earlier file
+            if self._batch:  # these records belong to the earlier file
                 self._scan_batch(self._batch)
                 self._batch.clear()
-            self._train_readers_done += max(self._train_reader.records_read,
-                                            self._records_external)
+            self._train_readers_done += max(self._train_reader.records_read, self._records_external)
         self._take_train_skips()
         self.train_name, self.train_format = name, fmt
         self._train_reader = RecordReader(fmt, name, self.config.skip_bad_lines, offsets=True)
@@ -234,7 +258,7 @@ class ContaminationJob(TrainSources, ScoreImpact):
         self.train_meta[index] = (name, fmt, list(fields), None)
         self._records_external = 0
         self.scan.file = index
-        if self.semantic is not None:   # its windows name their file too
+        if self.semantic is not None:  # its windows name their file too
             self.semantic.set_file(index, name)
         self._train_next = index + 1
         return self._train_readers_done
@@ -252,16 +276,20 @@ class ContaminationJob(TrainSources, ScoreImpact):
             raise bad_input("the eval pass has not ended", expected="end_eval first")
         if self.train_format not in ("jsonl", "text") or self.semantic is not None:
             return None  # also -cr files: the prefilter splits lines at LF only; the semantic
-                         # rung needs every record
+            # rung needs every record
         from .kernel_spec import kernel_chars
-        return {"n": self.index.n, "ngrams": self.index.ngrams, "format": self.train_format,
-                "paths": [list(s) for s in self._train_fields._steps],
-                "chars": {str(c): r for c, r in char_table().items()},
-                "kernel": kernel_chars(),
-                "exact": prefilter_exact(list(self.index.exact_keys), self.train_format)}
 
-    def merge_partial(self, part: dict, file: int, record_offset: int = 0,
-                      chars: int = 0) -> None:
+        return {
+            "n": self.index.n,
+            "ngrams": self.index.ngrams,
+            "format": self.train_format,
+            "paths": [list(s) for s in self._train_fields._steps],
+            "chars": {str(c): r for c, r in char_table().items()},
+            "kernel": kernel_chars(),
+            "exact": prefilter_exact(list(self.index.exact_keys), self.train_format),
+        }
+
+    def merge_partial(self, part: dict, file: int, record_offset: int = 0, chars: int = 0) -> None:
         """Merge the result of a scan of one training file or byte range (done elsewhere:
         another process or a Ray task; see :meth:`TrainingScan.merge`), in any order.
 
@@ -276,9 +304,15 @@ class ContaminationJob(TrainSources, ScoreImpact):
         self._records_merged += part["records"]
         self.training_chars += chars
 
-    def finish(self, eval_file: InputFile, train_file, utc: str,
-               assets: dict | None = None, runtime: str = "",
-               environment: dict | None = None) -> ContaminationResult:
+    def finish(
+        self,
+        eval_file: InputFile,
+        train_file,
+        utc: str,
+        assets: dict | None = None,
+        runtime: str = "",
+        environment: dict | None = None,
+    ) -> ContaminationResult:
         """Close the training pass, score every eval row, build the stamp and the result.
 
         Args:
@@ -299,68 +333,101 @@ class ContaminationJob(TrainSources, ScoreImpact):
         self.train_files = train_files
         c = self.config
         if self.semantic is not None and not self._cosines_set:
-            raise bad_input("the semantic rung has no cosines",
-                            expected="semantic_request() and set_semantic_cosines() before finish")
+            raise bad_input(
+                "the semantic rung has no cosines",
+                expected="semantic_request() and set_semantic_cosines() before finish",
+            )
         self.scores, self.cutoff = containment_scores(
-            self.index, self.scan, boilerplate=c.boilerplate, threshold=c.threshold,
-            row_numbers=self._eval_numbers)
+            self.index,
+            self.scan,
+            boilerplate=c.boilerplate,
+            threshold=c.threshold,
+            row_numbers=self._eval_numbers,
+        )
         # the ladder's verdict, in one place: every export and view reads status and rung
         ex = self.scan.exact
-        self._caught = caught_rungs([i in ex for i in range(len(self.scores))],
-                                    [r.ngram_status for r in self.scores],
-                                    [m.caught for m in self.semantic.matches]
-                                    if self.semantic is not None else None)
+        self._caught = caught_rungs(
+            [i in ex for i in range(len(self.scores))],
+            [r.ngram_status for r in self.scores],
+            [m.caught for m in self.semantic.matches] if self.semantic is not None else None,
+        )
         self.rung = apply_ladder(self.scores, self._caught)
         settings = c.settings()
-        settings.update({"n": self.index.n, "n_how": self.index.n_how,
-                         "boilerplate_cutoff": (f"> {self.cutoff} training records"
-                                                if c.boilerplate else "off")})
+        settings.update(
+            {
+                "n": self.index.n,
+                "n_how": self.index.n_how,
+                "boilerplate_cutoff": (
+                    f"> {self.cutoff} training records" if c.boilerplate else "off"
+                ),
+            }
+        )
         if self.semantic is not None:
             f = self.semantic.figures()
-            settings.update({"semantic_window_words": f["window_words"],
-                             "semantic_window_how": f["window_how"],
-                             "semantic_stride_words": (f["window_words"] + 1) // 2,
-                             "semantic_idf_background": f["idf_background"]})
+            settings.update(
+                {
+                    "semantic_window_words": f["window_words"],
+                    "semantic_window_how": f["window_how"],
+                    "semantic_stride_words": (f["window_words"] + 1) // 2,
+                    "semantic_idf_background": f["idf_background"],
+                }
+            )
         if c.skip_bad_lines:
             settings["skipped_lines"] = self.skipped_counts()
         inputs = (eval_file, *train_files)
         if self.score_run is not None:
             settings.update(self.score_run.settings())
             inputs += (self.score_run.file,)
-        self.stamp = RunStamp("contamination", settings, inputs, utc, dict(assets or {}), runtime,
-                              dict(environment or {}))
+        self.stamp = RunStamp(
+            "contamination",
+            settings,
+            inputs,
+            utc,
+            dict(assets or {}),
+            runtime,
+            dict(environment or {}),
+        )
         s = self.scores
         scored = [r for r in s if r.scored]
-        dirty = [r for r in s if r.status == "contaminated"]   # caught by any rung
+        dirty = [r for r in s if r.status == "contaminated"]  # caught by any rung
         warnings = []
         worded = [r for r in s if r.ngram_status != "empty"]
         short = [r for r in worded if not r.scored and r.ngram_status != "boilerplate_only"]
         if mostly_too_short(len(short), len(worded)):
-            warnings.append(f"{len(short)} of {len(worded)} eval rows with words are too short "
-                            f"to score at N = {self.index.n}: choose a longer field or a "
-                            "smaller N (--n)")
+            warnings.append(
+                f"{len(short)} of {len(worded)} eval rows with words are too short "
+                f"to score at N = {self.index.n}: choose a longer field or a "
+                "smaller N (--n)"
+            )
         self.summary = {
-            "n": self.index.n, "n_how": self.index.n_how,
-            "rows_scanned": len(s), "rows_scored": len(scored),
+            "n": self.index.n,
+            "n_how": self.index.n_how,
+            "rows_scanned": len(s),
+            "rows_scored": len(scored),
             "rows_too_short": len(s) - len(scored),
             "rows_boilerplate_only": sum(1 for r in s if r.ngram_status == "boilerplate_only"),
             "rows_contaminated": len(dirty),
-            "rows_kept": len(kept_positions(self._caught, [r.scored for r in s],
-                                            c.excluded, c.clean)),
+            "rows_kept": len(
+                kept_positions(self._caught, [r.scored for r in s], c.excluded, c.clean)
+            ),
             "training_records": self.scan.records,
             "training_bytes": sum(f.bytes for f in train_files),
             "training_files": len(train_files),
             "training_chars": self.training_chars,
             "eval_ngrams": len(self.index.ngrams),
-            "ngrams_boilerplate": (sum(1 for x in self.scan.counts if x > self.cutoff)
-                                   if self.cutoff else 0),
+            "ngrams_boilerplate": (
+                sum(1 for x in self.scan.counts if x > self.cutoff) if self.cutoff else 0
+            ),
             "boilerplate_cutoff": self.cutoff,
-            "threshold": c.threshold, "clean_file": clean_name(self.eval_format),
-            "clean_rule": CLEAN_RULES[c.clean], "warnings": warnings,
+            "threshold": c.threshold,
+            "clean_file": clean_name(self.eval_format),
+            "clean_rule": CLEAN_RULES[c.clean],
+            "warnings": warnings,
             "rows_contaminated_by_rung": {
-                k: (sum(1 for x in self.rung if x == k) if k in c.rungs else None)
-                for k in RUNGS},
-            "rungs": list(c.rungs), "clean_file_excludes": list(c.excluded),
+                k: (sum(1 for x in self.rung if x == k) if k in c.rungs else None) for k in RUNGS
+            },
+            "rungs": list(c.rungs),
+            "clean_file_excludes": list(c.excluded),
             "stamp": self.stamp.to_dict(),
         }
         if c.skip_bad_lines:
@@ -379,19 +446,34 @@ class ContaminationJob(TrainSources, ScoreImpact):
         sem = self.semantic
         r = self._eval_reader
         return ContaminationResult(
-            summary=self.summary, run_stamp=self.stamp, config=self.config,
-            eval_name=self.eval_name, eval_format=self.eval_format, train_name=self.train_name,
-            train_names=tuple(self.scan.file_names), n=self.index.n, cutoff=self.cutoff,
-            scores=tuple(self.scores), caught=tuple(self._caught), rungs=tuple(self.rung),
+            summary=self.summary,
+            run_stamp=self.stamp,
+            config=self.config,
+            eval_name=self.eval_name,
+            eval_format=self.eval_format,
+            train_name=self.train_name,
+            train_names=tuple(self.scan.file_names),
+            n=self.index.n,
+            cutoff=self.cutoff,
+            scores=tuple(self.scores),
+            caught=tuple(self._caught),
+            rungs=tuple(self.rung),
             semantic=None if sem is None else tuple(sem.matches),
             eval_segments=tuple(tuple(x) for x in self._eval_segments),
-            eval_numbers=tuple(self._eval_numbers), eval_raw=tuple(self._eval_raw),
-            eval_header_raw=r.header_raw, eval_cr=r.cr, eval_bom=r.bom,
-            exact=self.scan.exact, sources=self.scan.sources, train_meta=self.train_meta,
-            skipped=tuple(self.skipped), score_run=self.score_run,
+            eval_numbers=tuple(self._eval_numbers),
+            eval_raw=tuple(self._eval_raw),
+            eval_header_raw=r.header_raw,
+            eval_cr=r.cr,
+            eval_bom=r.bom,
+            exact=self.scan.exact,
+            sources=self.scan.sources,
+            train_meta=self.train_meta,
+            skipped=tuple(self.skipped),
+            score_run=self.score_run,
             ngrams=tuple(self.index.ngrams),
             row_ngram_ids=tuple(row.ngram_ids for row in self.index.rows),
-            ngram_found=self.scan.counts)
+            ngram_found=self.scan.counts,
+        )
 
     # -- the ladder: close the training pass, the semantic rung's encoder round trip --------
     def end_train(self) -> None:
@@ -405,8 +487,11 @@ class ContaminationJob(TrainSources, ScoreImpact):
         if self._batch:
             self._scan_batch(self._batch)
             self._batch.clear()
-        self.scan.records = max(self._train_reader.records_read, self._records_external) \
-            + self._records_merged + self._train_readers_done
+        self.scan.records = (
+            max(self._train_reader.records_read, self._records_external)
+            + self._records_merged
+            + self._train_readers_done
+        )
         self._take_train_skips()
         self._train_closed = True
 
@@ -419,8 +504,9 @@ class ContaminationJob(TrainSources, ScoreImpact):
             EvalsieveError(bad_input): the semantic rung is off, or the eval pass is open.
         """
         if self.semantic is None:
-            raise bad_input("the semantic rung is off",
-                            expected="ContaminationConfig(semantic=...)")
+            raise bad_input(
+                "the semantic rung is off", expected="ContaminationConfig(semantic=...)"
+            )
         self.end_train()
         return self.semantic.request()
 
@@ -435,7 +521,8 @@ class ContaminationJob(TrainSources, ScoreImpact):
             EvalsieveError(bad_input): wrong count, or no request was made.
         """
         if self.semantic is None:
-            raise bad_input("the semantic rung is off",
-                            expected="ContaminationConfig(semantic=...)")
+            raise bad_input(
+                "the semantic rung is off", expected="ContaminationConfig(semantic=...)"
+            )
         self.semantic.verify(cosines)
         self._cosines_set = True

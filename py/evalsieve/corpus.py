@@ -21,11 +21,24 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from .layouts import (_GLOB, SUPPORTED, expand_inputs, is_url,  # noqa: F401 (re-exported)
-                      supported)
+from .layouts import (
+    _GLOB,  # noqa: F401
+    SUPPORTED,  # noqa: F401
+    expand_inputs,  # noqa: F401
+    is_url,  # noqa: F401 (re-exported)
+    supported,  # noqa: F401
+)
 from .corpus_files import (  # noqa: F401  (named here as before)
-    CHUNK_BYTES, HEAD_BYTES, HEAD_MAX_BYTES, FileSource, _Gunzip, _expand_url, _fsspec,
-    open_binary, size_of)
+    CHUNK_BYTES,
+    HEAD_BYTES,
+    HEAD_MAX_BYTES,
+    FileSource,
+    _Gunzip,
+    _expand_url,
+    _fsspec,
+    open_binary,
+    size_of,
+)
 from .decoding import SKIPPING, invalid_utf8
 from .errors import EvalsieveError, bad_input
 from .fault_hooks import TaskFault, fault_hook  # noqa: F401 (TaskFault: Ray retries it)
@@ -35,7 +48,7 @@ from .readahead import read_ahead
 from .record_id import IdReader
 from .records import RecordReader, parse_record_line, refuse_binary, skip_text
 
-FILTER_BYTES = 256 << 10   # the numpy filter's piece: its passes stay in the CPU's cache
+FILTER_BYTES = 256 << 10  # the numpy filter's piece: its passes stay in the CPU's cache
 SPLIT_MIN_BYTES = 16 << 20  # files larger than this may be cut into byte ranges
 
 
@@ -55,6 +68,7 @@ class Task:
         size: the file's size in bytes (for progress).
         id_field: the records' id field ("" = none): each first match's id is kept.
     """
+
     file: int
     part: int
     path: str
@@ -140,7 +154,7 @@ def plan_tasks(files: list[dict], workers: int, split_min: int | None = None) ->
         depend on the order (:class:`engines.Merger`).
     """
     split_min = SPLIT_MIN_BYTES if split_min is None else split_min
-    left = sum(f["size"] for f in files)   # bytes not yet in a task, in corpus order
+    left = sum(f["size"] for f in files)  # bytes not yet in a task, in corpus order
     tasks = []
     for i, f in enumerate(files):
         splittable = not f["gzip"] and f["fmt"] in ("jsonl", "text") and not is_url(f["path"])
@@ -151,12 +165,37 @@ def plan_tasks(files: list[dict], workers: int, split_min: int | None = None) ->
         if targets:
             cuts = line_cuts(f["path"], f["size"], targets)
             for k in range(len(cuts) - 1):
-                tasks.append(Task(i, k, f["path"], f["name"], f["fmt"], tuple(f["fields"]),
-                                  cuts[k], cuts[k + 1] if k + 2 < len(cuts) else -1,
-                                  False, f["size"], f.get("id_field") or ""))
+                tasks.append(
+                    Task(
+                        i,
+                        k,
+                        f["path"],
+                        f["name"],
+                        f["fmt"],
+                        tuple(f["fields"]),
+                        cuts[k],
+                        cuts[k + 1] if k + 2 < len(cuts) else -1,
+                        False,
+                        f["size"],
+                        f.get("id_field") or "",
+                    )
+                )
         else:
-            tasks.append(Task(i, 0, f["path"], f["name"], f["fmt"], tuple(f["fields"]), 0, -1,
-                              f["gzip"], f["size"], f.get("id_field") or ""))
+            tasks.append(
+                Task(
+                    i,
+                    0,
+                    f["path"],
+                    f["name"],
+                    f["fmt"],
+                    tuple(f["fields"]),
+                    0,
+                    -1,
+                    f["gzip"],
+                    f["size"],
+                    f.get("id_field") or "",
+                )
+            )
     return sorted(tasks, key=lambda t: -t.nbytes)
 
 
@@ -164,14 +203,14 @@ def plan_tasks(files: list[dict], workers: int, split_min: int | None = None) ->
 _FILTERS: dict = {}
 
 
-def make_payload(index, fast: bool = True, formats=("jsonl", "text"),
-                 kind: str = "auto") -> dict:
+def make_payload(index, fast: bool = True, formats=("jsonl", "text"), kind: str = "auto") -> dict:
     """What every task needs, built once (and shipped once to each worker or into Ray's
     object store): the eval index and a candidate filter per format (of ``formats``, those
     a filter reads: jsonl and text), chosen by :func:`filters.choose` (``kind``; none when
     ``fast`` is false); ``filter`` names it and ``filter_note`` says why it is not the
     kernel."""
     from .filters import choose
+
     filters, name, note = choose(index, kind if fast else "off", formats)
     return {"index": index, "filters": filters, "filter": name, "filter_note": note}
 
@@ -220,7 +259,7 @@ def scan_task(payload: dict, task: Task, progress=None) -> dict:
         if e.line is not None and task.start:
             e.line += _lines_before(task)
         raise
-    if res.get("skipped") and task.start:   # line numbers count from the file's start
+    if res.get("skipped") and task.start:  # line numbers count from the file's start
         before = _lines_before(task)
         res["skipped"] = [(ln + before, m) for ln, m in res["skipped"]]
     return res
@@ -241,9 +280,11 @@ def _raw_blocks(task: Task, h, progress):
             try:
                 raw = f.read(want)
             except OSError as e:
-                raise bad_input(f"read error at byte {task.start + read} "
-                                f"({e.strerror or e})", file=task.name,
-                                expected="a readable file") from e
+                raise bad_input(
+                    f"read error at byte {task.start + read} ({e.strerror or e})",
+                    file=task.name,
+                    expected="a readable file",
+                ) from e
             if not raw:
                 break
             read += len(raw)
@@ -258,15 +299,19 @@ def _raw_blocks(task: Task, h, progress):
             if tail:
                 yield tail
     if left is not None and read != left:
-        raise bad_input(f"the file ended at byte {task.start + read}, before byte "
-                        f"{task.end} (it changed while being read?)", file=task.name,
-                        expected="a file that stays the same during the run")
+        raise bad_input(
+            f"the file ended at byte {task.start + read}, before byte "
+            f"{task.end} (it changed while being read?)",
+            file=task.name,
+            expected="a file that stays the same during the run",
+        )
 
 
 def _scan_parquet(payload: dict, task: Task, progress) -> dict:
     """A Parquet (or Arrow IPC) training file, whole: record batches of the needed columns
     (pyarrow)."""
     from .arrow_io import open_columnar
+
     src = open_columnar(task.path)
     src.name = task.name
     scan = TrainingScan(payload["index"], source=_id_source(task))
@@ -285,9 +330,16 @@ def _scan_parquet(payload: dict, task: Task, progress) -> dict:
             h.update(block)
             if progress:
                 progress(len(block))
-    return {"file": task.file, "part": task.part, "records": records, "chars": chars,
-            "bytes": task.size, "sha256": h.hexdigest(), "candidates": None,
-            "partial": scan.partial()}
+    return {
+        "file": task.file,
+        "part": task.part,
+        "records": records,
+        "chars": chars,
+        "bytes": task.size,
+        "sha256": h.hexdigest(),
+        "candidates": None,
+        "partial": scan.partial(),
+    }
 
 
 def _id_source(task: Task):
@@ -307,20 +359,19 @@ def _scan(payload: dict, task: Task, progress) -> dict:
     seg = fields.segments
     state = {"offset": 0, "lines": 0, "chars": 0, "records": 0, "cand": 0, "first": True}
     batch: list = []
-    skip = bool(payload.get("skip_bad"))   # --skip-bad-lines (cli.py sets it)
+    skip = bool(payload.get("skip_bad"))  # --skip-bad-lines (cli.py sets it)
     ks = None
     if filt is not None and getattr(filt, "name", "") == "kernel":
         try:
-            ks = filt.scanner(fields._steps)   # this process's kernel for these fields
-        except ValueError:                     # more field paths than the kernel takes
+            ks = filt.scanner(fields._steps)  # this process's kernel for these fields
+        except ValueError:  # more field paths than the kernel takes
             filt = None
     reader = None if filt else RecordReader(task.fmt, task.name, skip)
     state["skip"] = [] if skip else None
     carry = b""
     blocks = _raw_blocks(task, h, progress)
-    if ks is not None:   # the kernel scans outside the GIL: read the next blocks meanwhile
-        blocks = read_ahead(lambda note: _raw_blocks(task, h, note if progress else None),
-                            progress)
+    if ks is not None:  # the kernel scans outside the GIL: read the next blocks meanwhile
+        blocks = read_ahead(lambda note: _raw_blocks(task, h, note if progress else None), progress)
     for data in blocks:
         if state["first"] and data:
             if task.start == 0:
@@ -329,7 +380,7 @@ def _scan(payload: dict, task: Task, progress) -> dict:
                     data = data[3:]
                     state["offset"] += 3
             state["first"] = False
-        if ks is not None:   # the kernel copies carry + data[:cut] itself, once
+        if ks is not None:  # the kernel copies carry + data[:cut] itself, once
             cut = data.rfind(b"\n") + 1
             if not cut:
                 carry += data
@@ -352,11 +403,17 @@ def _scan(payload: dict, task: Task, progress) -> dict:
         scan.scan(batch)
     scan.records = state["records"]
     skipped = (reader.skipped if reader is not None else state["skip"]) if skip else []
-    return {"file": task.file, "part": task.part, "records": state["records"],
-            "skipped": skipped,
-            "chars": state["chars"], "bytes": task.nbytes,
-            "sha256": h.hexdigest() if h is not None else "",
-            "candidates": state["cand"] if filt else None, "partial": scan.partial()}
+    return {
+        "file": task.file,
+        "part": task.part,
+        "records": state["records"],
+        "skipped": skipped,
+        "chars": state["chars"],
+        "bytes": task.nbytes,
+        "sha256": h.hexdigest() if h is not None else "",
+        "candidates": state["cand"] if filt else None,
+        "partial": scan.partial(),
+    }
 
 
 def _decode(block: bytes, task: Task, state: dict) -> str:
@@ -370,30 +427,44 @@ def _decode(block: bytes, task: Task, state: dict) -> str:
             return block.decode("utf-8", SKIPPING)
         line = state["lines"] + block.count(b"\n", 0, e.start) + 1
         where = "byte" if not task.gzip else "byte of the decompressed stream"
-        raise bad_input(f"invalid UTF-8 at {where} {task.start + state['offset'] + e.start}",
-                        file=task.name, line=line,
-                        expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)") from e
+        raise bad_input(
+            f"invalid UTF-8 at {where} {task.start + state['offset'] + e.start}",
+            file=task.name,
+            line=line,
+            expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)",
+        ) from e
 
 
-def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch,
-           end: int | None = None, head: bytes = b"") -> None:
+def _block(
+    block: bytes,
+    task: Task,
+    state: dict,
+    filt,
+    reader,
+    seg,
+    scan,
+    batch,
+    end: int | None = None,
+    head: bytes = b"",
+) -> None:
     """Scan whole lines, ``head + block[:end]`` (the exact reader; or the filter, then the
     exact check of the candidate lines). Updates ``state`` (offset, lines, chars, records)."""
     state["escaped"] = False
     if end is not None or head:
         if not hasattr(filt, "scan"):
             block, end, head = head + block[:end], None, b""
-    if hasattr(filt, "scan"):   # the kernel: it checks the UTF-8 and counts characters
+    if hasattr(filt, "scan"):  # the kernel: it checks the UTF-8 and counts characters
         from .filters import kernel_block
 
         def refuse(b: bytes):
-            _decode(b, task, state)   # raises, naming the byte, without --skip-bad-lines
+            _decode(b, task, state)  # raises, naming the byte, without --skip-bad-lines
             raise _NotUtf8
+
         try:
             kernel_block(block, filt, task, state, seg, scan, batch, refuse, end, head)
             state["offset"] += len(head) + (len(block) if end is None else end)
             return
-        except _NotUtf8:   # with --skip-bad-lines: every line of the block to the exact check
+        except _NotUtf8:  # with --skip-bad-lines: every line of the block to the exact check
             filt = EVERY_LINE
             block = head + (block if end is None else block[:end])
     text = _decode(block, task, state)
@@ -415,11 +486,18 @@ def _block(block: bytes, task: Task, state: dict, filt, reader, seg, scan, batch
             end = size
             if start + FILTER_BYTES < size:
                 end = block.rfind(b"\n", start, start + FILTER_BYTES) + 1
-                if end <= start:   # a line longer than a piece: to its end
+                if end <= start:  # a line longer than a piece: to its end
                     end = block.find(b"\n", start + FILTER_BYTES)
                     end = size if end < 0 else end + 1
-            _filtered(block[start:end] if start or end < size else block, task, state, filt,
-                      seg, scan, batch)
+            _filtered(
+                block[start:end] if start or end < size else block,
+                task,
+                state,
+                filt,
+                seg,
+                scan,
+                batch,
+            )
             start = end
     state["offset"] += len(block)
 
@@ -472,20 +550,21 @@ def _filtered(piece: bytes, task: Task, state: dict, filt, seg, scan, batch) -> 
     ln_base = state["lines"]
     blanks = 0
     for i in cands.tolist():
-        raw = piece[ends[i - 1] + 1 if i else 0:ends[i] if i < len(ends) else None] \
-            .decode("utf-8", SKIPPING)
+        raw = piece[ends[i - 1] + 1 if i else 0 : ends[i] if i < len(ends) else None].decode(
+            "utf-8", SKIPPING
+        )
         if not raw.strip():
             blanks += 1
             continue
         if ln_base + i + 1 in state.get("bad", ()):
-            continue   # not UTF-8: listed by _bad_lines; the record keeps its number
+            continue  # not UTF-8: listed by _bad_lines; the record keeps its number
         try:
             value = parse_record_line(task.fmt, raw, task.name, ln_base + i + 1)
         except EvalsieveError as e:
             if state["skip"] is None or e.code != "bad_input":
                 raise
             state["skip"].append((ln_base + i + 1, skip_text(e)))
-            continue   # the record keeps its number
+            continue  # the record keeps its number
         batch.append((rec_base + i + 1 - blanks, seg(value), value))
     state["cand"] += len(cands)
     state["records"] += line_count - blanks

@@ -19,7 +19,7 @@ from .stamps import InputFile
 
 CHUNK_BYTES = 4 << 20
 HEAD_BYTES = 1 << 20
-HEAD_MAX_BYTES = 64 << 20   # the head goes on to the first line end, up to this much
+HEAD_MAX_BYTES = 64 << 20  # the head goes on to the first line end, up to this much
 
 
 # -- where the bytes come from ---------------------------------------------------------------
@@ -27,9 +27,13 @@ def _fsspec(path: str):
     try:
         import fsspec
     except ImportError:
-        raise EvalsieveError("environment", "reading a URL needs fsspec", file=path,
-                             expected="pip install 'evalsieve[remote]' (plus s3fs / gcsfs "
-                                      "/ huggingface_hub for s3://, gs://, hf://)") from None
+        raise EvalsieveError(
+            "environment",
+            "reading a URL needs fsspec",
+            file=path,
+            expected="pip install 'evalsieve[remote]' (plus s3fs / gcsfs "
+            "/ huggingface_hub for s3://, gs://, hf://)",
+        ) from None
     return fsspec
 
 
@@ -42,8 +46,9 @@ def open_binary(path: str):
     except EvalsieveError:
         raise
     except OSError as e:
-        raise bad_input(f"cannot read the file ({e.strerror or e})", file=path,
-                        expected="a readable file") from e
+        raise bad_input(
+            f"cannot read the file ({e.strerror or e})", file=path, expected="a readable file"
+        ) from e
 
 
 def size_of(path: str) -> int:
@@ -54,8 +59,9 @@ def size_of(path: str) -> int:
             return int(fs.size(p))
         return os.path.getsize(path)
     except OSError as e:
-        raise bad_input(f"cannot read the file ({e.strerror or e})", file=path,
-                        expected="a readable file") from e
+        raise bad_input(
+            f"cannot read the file ({e.strerror or e})", file=path, expected="a readable file"
+        ) from e
 
 
 def _expand_url(arg: str) -> list[tuple[str, str]]:
@@ -65,6 +71,7 @@ def _expand_url(arg: str) -> list[tuple[str, str]]:
 
     def url(p: str) -> str:
         return p if is_url(p) else f"{proto}://{p}"
+
     try:
         if _GLOB & set(path):
             found = sorted(url(p) for p in fs.glob(path) if not fs.isdir(p))
@@ -76,8 +83,11 @@ def _expand_url(arg: str) -> list[tuple[str, str]]:
     except (OSError, ValueError) as e:
         raise bad_input(f"cannot list the URL ({e})", file=arg, expected="a readable URL") from e
     if not found:
-        raise bad_input("the URL names no training file", file=arg,
-                        expected="a file, a folder holding supported files, or a glob")
+        raise bad_input(
+            "the URL names no training file",
+            file=arg,
+            expected="a file, a folder holding supported files, or a glob",
+        )
     return [(u, u) for u in found]
 
 
@@ -88,7 +98,7 @@ class _Gunzip:
     def __init__(self, name: str):
         self.name = name
         self.d = zlib.decompressobj(31)
-        self.read = 0   # compressed bytes fed so far, for error messages
+        self.read = 0  # compressed bytes fed so far, for error messages
 
     def feed(self, raw: bytes) -> bytes:
         """Inflate the next raw bytes; returns the decompressed bytes (possibly empty).
@@ -106,16 +116,22 @@ class _Gunzip:
                 self.d = zlib.decompressobj(31)
                 out.append(self.d.decompress(rest))
         except zlib.error as e:
-            raise bad_input(f"corrupt gzip data ({e}) in the block at compressed byte {at}",
-                            file=self.name, expected="a gzip file (or plain text)") from e
+            raise bad_input(
+                f"corrupt gzip data ({e}) in the block at compressed byte {at}",
+                file=self.name,
+                expected="a gzip file (or plain text)",
+            ) from e
         return b"".join(out)
 
     def close(self) -> bytes:
         """Flush at the end of the file. Raises EvalsieveError(bad_input) if truncated."""
         tail = self.d.flush()
         if not self.d.eof:
-            raise bad_input("the gzip stream is truncated (it ends mid-member)",
-                            file=self.name, expected="a complete gzip file")
+            raise bad_input(
+                "the gzip stream is truncated (it ends mid-member)",
+                file=self.name,
+                expected="a complete gzip file",
+            )
         return tail
 
 
@@ -146,7 +162,7 @@ class FileSource:
             first = f.read(8)
         self.gzip = first[:2] == b"\x1f\x8b"
         self.parquet = is_parquet(first)
-        self.arrow = is_arrow(first)   # a datasets cache / save_to_disk shard (arrow_io)
+        self.arrow = is_arrow(first)  # a datasets cache / save_to_disk shard (arrow_io)
         self.sha256 = ""
         self.bytes = 0
 
@@ -157,7 +173,7 @@ class FileSource:
         dec = codecs.getincrementaldecoder("utf-8")(SKIPPING if skip_bad else "strict")
         inflater = _Gunzip(self.name) if self.gzip else None
         first = True
-        offset = 0   # decoded-stream byte offset, for error messages
+        offset = 0  # decoded-stream byte offset, for error messages
         self._lines = 0  # line ends decoded so far, for error messages
         total = 0
         with open_binary(self.path) as f:
@@ -165,8 +181,11 @@ class FileSource:
                 try:
                     raw = f.read(CHUNK_BYTES if limit is None else min(CHUNK_BYTES, limit))
                 except OSError as e:
-                    raise bad_input(f"read error at byte {total} ({e.strerror or e})",
-                                    file=self.name, expected="a readable file") from e
+                    raise bad_input(
+                        f"read error at byte {total} ({e.strerror or e})",
+                        file=self.name,
+                        expected="a readable file",
+                    ) from e
                 if not raw:
                     break
                 total += len(raw)
@@ -174,9 +193,11 @@ class FileSource:
                 data = inflater.feed(raw) if inflater else raw
                 if offset == 0 and data:
                     if is_parquet(data):  # only after gunzip: a plain Parquet file never gets here
-                        raise bad_input("a gzip-compressed Parquet file", file=self.name,
-                                        expected="gunzip it first: the CLI reads Parquet "
-                                                 "files directly")
+                        raise bad_input(
+                            "a gzip-compressed Parquet file",
+                            file=self.name,
+                            expected="gunzip it first: the CLI reads Parquet files directly",
+                        )
                     refuse_binary(self.name, data[:16])
                 text = self._decode(dec, data, offset)
                 offset += len(data)
@@ -186,10 +207,13 @@ class FileSource:
                         text = text[1:]
                     first = False
                 # the head ends at a line end: past `limit`, read on to the first one
-                if limit is not None and total >= limit and ("\n" in text
-                                                             or total >= HEAD_MAX_BYTES):
+                if (
+                    limit is not None
+                    and total >= limit
+                    and ("\n" in text or total >= HEAD_MAX_BYTES)
+                ):
                     cut = text.rfind("\n")
-                    yield text[:cut + 1] if cut >= 0 else text
+                    yield text[: cut + 1] if cut >= 0 else text
                     return
                 if text:
                     yield text
@@ -202,8 +226,9 @@ class FileSource:
             try:
                 rest = dec.decode(b"", final=True)
             except UnicodeDecodeError:
-                raise bad_input("the file ends inside a UTF-8 character", file=self.name,
-                                expected="UTF-8 text") from None
+                raise bad_input(
+                    "the file ends inside a UTF-8 character", file=self.name, expected="UTF-8 text"
+                ) from None
             if rest:
                 yield rest
         if limit is None:
@@ -215,9 +240,12 @@ class FileSource:
             return dec.decode(data)
         except UnicodeDecodeError as e:
             line = self._lines + data.count(b"\n", 0, e.start) + 1
-            raise bad_input(f"invalid UTF-8 at byte {offset + e.start}", file=self.name,
-                            line=line,
-                            expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)") from e
+            raise bad_input(
+                f"invalid UTF-8 at byte {offset + e.start}",
+                file=self.name,
+                line=line,
+                expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)",
+            ) from e
 
     def head(self, skip_bad: bool = False) -> str:
         """About the first MB of text, cut at a line end (for sniffing and field lists)."""
@@ -225,5 +253,6 @@ class FileSource:
 
     def info(self, role: str, fmt: str) -> InputFile:
         """The file as the run stamp names it (after a full read: sha256 and size set)."""
-        return InputFile(role, self.name, self.sha256, self.bytes,
-                         fmt + ("+gzip" if self.gzip else ""))
+        return InputFile(
+            role, self.name, self.sha256, self.bytes, fmt + ("+gzip" if self.gzip else "")
+        )

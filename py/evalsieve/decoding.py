@@ -38,9 +38,13 @@ def invalid_utf8(raw: str, name: str, line: int) -> EvalsieveError | None:
     m = ESCAPED.search(raw)
     if m is None:
         return None
-    return bad_input(f"invalid UTF-8: the byte 0x{ord(m.group()) - 0xDC00:02X} at character "
-                     f"{m.start() + 1} of the record", file=name, line=line,
-                     expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)")
+    return bad_input(
+        f"invalid UTF-8: the byte 0x{ord(m.group()) - 0xDC00:02X} at character "
+        f"{m.start() + 1} of the record",
+        file=name,
+        line=line,
+        expected="UTF-8 text (re-encode the file, e.g. iconv -t UTF-8)",
+    )
 
 
 #: Magic bytes of files that are not text (checked on the first bytes after gunzip, before
@@ -68,5 +72,8 @@ def refuse_binary(name: str, head: bytes, parquet_ok: bool = False) -> None:
     kind = binary_kind(head)
     if kind is not None and not (parquet_ok and head.startswith(PARQUET_MAGIC)):
         what, todo = kind
-        raise bad_input(f"unsupported format: this looks like {what}", file=name,
-                        expected=f"JSONL, CSV, TSV or plain text in UTF-8 ({todo})")
+        raise bad_input(
+            f"unsupported format: this looks like {what}",
+            file=name,
+            expected=f"JSONL, CSV, TSV or plain text in UTF-8 ({todo})",
+        )

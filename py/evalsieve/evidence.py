@@ -24,11 +24,12 @@ def clip(text: str, limit: int = SAMPLE_CHARS) -> str:
     Example: ``clip("a  b\\nc", 4)`` is ``"a b…"``.
     """
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def field_samples(fmt: str, values: list, paths: list[str], name: str = "input",
-                  k: int = SAMPLES_PER_FIELD) -> dict[str, list[str]]:
+def field_samples(
+    fmt: str, values: list, paths: list[str], name: str = "input", k: int = SAMPLES_PER_FIELD
+) -> dict[str, list[str]]:
     """The first ``k`` non-empty values of each field, in file order, clipped (:func:`clip`).
 
     Args:
@@ -79,7 +80,7 @@ def short_check(fmt: str, values: list, paths: list[str], name: str = "input") -
     seg_words: list[list[int]] = []
     i = 0
     for segs in rows:
-        seg_words.append([len(w.split()) for w in flat[i:i + len(segs)]])
+        seg_words.append([len(w.split()) for w in flat[i : i + len(segs)]])
         i += len(segs)
     worded = [ws for ws in seg_words if sum(ws) > 0]
     base = {"fields": list(paths), "rows": len(rows), "rows_with_words": len(worded)}
@@ -87,5 +88,10 @@ def short_check(fmt: str, values: list, paths: list[str], name: str = "input") -
         return {**base, "n": None, "n_how": None, "rows_too_short": 0, "mostly_short": True}
     n, how = ngram_size([sum(ws) for ws in worded])
     short = sum(1 for ws in worded if max(ws) < n)
-    return {**base, "n": n, "n_how": how, "rows_too_short": short,
-            "mostly_short": mostly_too_short(short, len(worded))}
+    return {
+        **base,
+        "n": n,
+        "n_how": how,
+        "rows_too_short": short,
+        "mostly_short": mostly_too_short(short, len(worded)),
+    }

@@ -87,7 +87,9 @@ def probe_words(key: str, fmt: str) -> list[list[str]]:
     words = key.split()
     if fmt == "text":
         return [words] if words else []
-    return [words[m:m + k] for m in probe_starts(words, fmt) for k in range(1, len(words) - m + 1)]
+    return [
+        words[m : m + k] for m in probe_starts(words, fmt) for k in range(1, len(words) - m + 1)
+    ]
 
 
 def scalar_only(key: str) -> bool:
@@ -146,8 +148,11 @@ def prefilter_exact(keys: list[str], fmt: str) -> dict:
         hashes = [cache[w] if w in cache else cache.setdefault(w, word_hash(w)) for w in words]
         for m in probe_starts(words, fmt):
             h = 0
-            for k, wh in enumerate(hashes[m:], 1):   # prefixes of words[m:], incrementally
+            for k, wh in enumerate(hashes[m:], 1):  # prefixes of words[m:], incrementally
                 h = (h * mix + wh) & _M32
                 probes.add((h + k * cm) & _M32 or 1)
-    return {"hash": dict(HASH), "probes": sorted(probes),
-            "scalar_only": any(scalar_only(k) for k in keys)}
+    return {
+        "hash": dict(HASH),
+        "probes": sorted(probes),
+        "scalar_only": any(scalar_only(k) for k in keys),
+    }

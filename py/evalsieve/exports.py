@@ -52,6 +52,7 @@ class CsvExport(str):
             :func:`safe_cell`, without the fingerprint), a list of lists.
         fingerprint: the run stamp's fingerprint (every row's last cell).
     """
+
     header: list
     rows: list
     fingerprint: str
@@ -152,9 +153,12 @@ def plain_text(value) -> str:
 
 def html_page(title: str, sections: list[str]) -> str:
     """A self-contained HTML document: inline CSS, no script, no external reference."""
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
-            + "\n".join(sections) + "\n</body></html>\n")
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
+        + "\n".join(sections)
+        + "\n</body></html>\n"
+    )
 
 
 class MarkedText(str):
@@ -177,6 +181,7 @@ def marked_html(text: str, spans: list[list[int]]) -> str:
         ValueError: a span not on a character boundary (see highlight.code_points).
     """
     from .highlight import code_points
+
     out, at = [], 0
     for a, b in code_points(text, spans):
         if a < at or b < a:
@@ -195,16 +200,25 @@ def html_table(header: list[str], rows, num_cols: frozenset = frozenset(), cls: 
     number (see ``_NUMBER_TEXT``), and left-aligned when they hold words ("did not run").
     Every other cell is text: left-aligned, wrapped, line ends kept.
     """
-    out = [f"<table class=\"{cls}\"><thead><tr>" if cls else "<table><thead><tr>"]
-    out += [f"<th class=\"num\">{html.escape(h)}</th>" if i in num_cols and cls != "settings"
-            else f"<th>{html.escape(h)}</th>" for i, h in enumerate(header)]
+    out = [f'<table class="{cls}"><thead><tr>' if cls else "<table><thead><tr>"]
+    out += [
+        f'<th class="num">{html.escape(h)}</th>'
+        if i in num_cols and cls != "settings"
+        else f"<th>{html.escape(h)}</th>"
+        for i, h in enumerate(header)
+    ]
     out.append("</tr></thead><tbody>")
     for r in rows:
         out.append("<tr>")
         for i, c in enumerate(r):
             text = "" if c is None else str(c)
-            klass = (" class=\"num\"" if i in num_cols and _is_number(c) else
-                     " class=\"clip long\"" if len(text) > _LONG_CELL else " class=\"clip\"")
+            klass = (
+                ' class="num"'
+                if i in num_cols and _is_number(c)
+                else ' class="clip long"'
+                if len(text) > _LONG_CELL
+                else ' class="clip"'
+            )
             body = marked_html(text, c.spans) if isinstance(c, MarkedText) else html.escape(text)
             out.append(f"<td{klass}>{body}</td>")
         out.append("</tr>")
@@ -216,30 +230,57 @@ def stamp_section(stamp: RunStamp) -> str:
     """The run stamp as a table of plain text, then its canonical JSON (what the fingerprint
     is taken of) wrapped inside a collapsed ``<details>``, so the page fits A4 or 1280 px."""
     d = stamp.to_dict()
-    rows = [("tool", f"{d['tool']} {d['version']}"), ("runtime", d["runtime"]),
-            ("unicode", d["unicode_version"]), ("utc", d["utc"]),
-            ("fingerprint", d["fingerprint"])]
+    rows = [
+        ("tool", f"{d['tool']} {d['version']}"),
+        ("runtime", d["runtime"]),
+        ("unicode", d["unicode_version"]),
+        ("utc", d["utc"]),
+        ("fingerprint", d["fingerprint"]),
+    ]
     rows += [(f"setting: {k}", plain_text(v)) for k, v in sorted(d["settings"].items())]
-    rows += [(f"input: {i['role']}", f"{i['name']} · {i['bytes']} bytes · {i['format']} · "
-              f"sha256 {i['sha256']}") for i in d["inputs"]]
+    rows += [
+        (
+            f"input: {i['role']}",
+            f"{i['name']} · {i['bytes']} bytes · {i['format']} · sha256 {i['sha256']}",
+        )
+        for i in d["inputs"]
+    ]
     rows += [(f"asset: {k}", plain_text(v)) for k, v in sorted(d["assets"].items())]
     rows += [(f"page: {k}", plain_text(v)) for k, v in sorted(d["environment"].items())]
-    return ("<h2>Run stamp</h2>" + html_table(["what", "value"], rows, frozenset({1}),
-                                              cls="settings")
-            + "<details><summary>The run stamp as canonical JSON (run-stamp.json holds the "
-              "same; the CSV exports' run_fingerprint column holds its fingerprint)</summary>"
-              "<pre>" + html.escape(canonical_json(d)) + "</pre></details>")
+    return (
+        "<h2>Run stamp</h2>"
+        + html_table(["what", "value"], rows, frozenset({1}), cls="settings")
+        + "<details><summary>The run stamp as canonical JSON (run-stamp.json holds the "
+        "same; the CSV exports' run_fingerprint column holds its fingerprint)</summary>"
+        "<pre>" + html.escape(canonical_json(d)) + "</pre></details>"
+    )
 
 
 # -- score impact --------------------------------------------------------------------------------
-IMPACT_COLUMNS = ["metric", "kind", "subset", "n", "clusters", "mean", "ci95_lo", "ci95_hi",
-                  "interval", "se_naive", "se_clustered", "design_effect", "effective_n"]
+IMPACT_COLUMNS = [
+    "metric",
+    "kind",
+    "subset",
+    "n",
+    "clusters",
+    "mean",
+    "ci95_lo",
+    "ci95_hi",
+    "interval",
+    "se_naive",
+    "se_clustered",
+    "design_effect",
+    "effective_n",
+]
 UNMATCHED_COLUMNS = ["side", "score_line", "eval_row", "key", "reason"]
 
-_SUBSETS = (("all", "all joined rows"), ("clean", "clean rows"),
-            ("contaminated", "contaminated rows"),
-            ("too_short", "rows too short to score (neither clean nor contaminated)"),
-            ("one_per_group", "one row per paraphrase group"))
+_SUBSETS = (
+    ("all", "all joined rows"),
+    ("clean", "clean rows"),
+    ("contaminated", "contaminated rows"),
+    ("too_short", "rows too short to score (neither clean nor contaminated)"),
+    ("one_per_group", "one row per paraphrase group"),
+)
 _INTERVAL = {"wilson": "Wilson score", "t": "t, n-1 df", "": ""}
 
 
@@ -258,25 +299,81 @@ def impact_rows(figures: list[dict]) -> list[list]:
             s = f.get(key)
             if s is None:
                 continue
-            out.append([m, kind, key, s["n"], "", _f6(s["mean"]), _f6(s["ci95"][0]),
-                        _f6(s["ci95"][1]), _INTERVAL[s["method"]], _f6(s["se"]), "", "", ""])
+            out.append(
+                [
+                    m,
+                    kind,
+                    key,
+                    s["n"],
+                    "",
+                    _f6(s["mean"]),
+                    _f6(s["ci95"][0]),
+                    _f6(s["ci95"][1]),
+                    _INTERVAL[s["method"]],
+                    _f6(s["se"]),
+                    "",
+                    "",
+                    "",
+                ]
+            )
         for rung, s in (f.get("contaminated_by_rung") or {}).items():
-            out.append([m, kind, f"contaminated_rung_{rung}", s["n"], "", _f6(s["mean"]),
-                        _f6(s["ci95"][0]), _f6(s["ci95"][1]), _INTERVAL[s["method"]],
-                        _f6(s["se"]), "", "", ""])
+            out.append(
+                [
+                    m,
+                    kind,
+                    f"contaminated_rung_{rung}",
+                    s["n"],
+                    "",
+                    _f6(s["mean"]),
+                    _f6(s["ci95"][0]),
+                    _f6(s["ci95"][1]),
+                    _INTERVAL[s["method"]],
+                    _f6(s["se"]),
+                    "",
+                    "",
+                    "",
+                ]
+            )
         c = f.get("clustered")
         if c is not None:
-            out.append([m, kind, "all_clustered", c["n"], c["clusters"], _f6(c["mean"]),
-                        _f6(c["ci95"][0]), _f6(c["ci95"][1]), "CR1, t with G-1 df",
-                        _f6(c["se_naive"]), _f6(c["se_clustered"]), _f6(c["design_effect"]),
-                        _f6(c["effective_n"])])
+            out.append(
+                [
+                    m,
+                    kind,
+                    "all_clustered",
+                    c["n"],
+                    c["clusters"],
+                    _f6(c["mean"]),
+                    _f6(c["ci95"][0]),
+                    _f6(c["ci95"][1]),
+                    "CR1, t with G-1 df",
+                    _f6(c["se_naive"]),
+                    _f6(c["se_clustered"]),
+                    _f6(c["design_effect"]),
+                    _f6(c["effective_n"]),
+                ]
+            )
         for key in ("difference_contaminated_minus_clean", "difference_clean_minus_all"):
             d = f.get(key)
             if d is None:
                 continue
-            out.append([m, kind, key.replace("difference_", ""), "", "", _f6(d["estimate"]),
-                        _f6(d["ci95"][0]), _f6(d["ci95"][1]), "MOVER (Newcombe/Zou-Donner)",
-                        "", "", "", ""])
+            out.append(
+                [
+                    m,
+                    kind,
+                    key.replace("difference_", ""),
+                    "",
+                    "",
+                    _f6(d["estimate"]),
+                    _f6(d["ci95"][0]),
+                    _f6(d["ci95"][1]),
+                    "MOVER (Newcombe/Zou-Donner)",
+                    "",
+                    "",
+                    "",
+                    "",
+                ]
+            )
     return out
 
 
@@ -294,31 +391,41 @@ def unmatched_csv(stamp: RunStamp, join) -> str:
 
 
 def _svg_text(x: float, y: float, s: str, anchor: str = "start") -> str:
-    return (f"<text x=\"{x:.1f}\" y=\"{y:.1f}\" text-anchor=\"{anchor}\" font-size=\"12\">"
-            f"{html.escape(s)}</text>")
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="12">'
+        f"{html.escape(s)}</text>"
+    )
 
 
-def whisker_svg(rows: list[tuple[str, float | None, float | None, float | None]],
-                lo: float, hi: float, zero: bool = False) -> str:
+def whisker_svg(
+    rows: list[tuple[str, float | None, float | None, float | None]],
+    lo: float,
+    hi: float,
+    zero: bool = False,
+) -> str:
     """Points with 95% whiskers as inline SVG (no script): one line per ``(label, mean,
     ci_lo, ci_hi)`` on a common axis from ``lo`` to ``hi``; ``zero`` draws x = 0."""
     left, width, step = 260.0, 420.0, 26.0
     h = step * len(rows) + 40
     span = (hi - lo) or 1.0
     X = lambda v: left + (v - lo) / span * width
-    out = [f"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{left + width + 90:.0f}\" "
-           f"height=\"{h:.0f}\" role=\"img\">"]
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 90:.0f}" '
+        f'height="{h:.0f}" role="img">'
+    ]
     axis_y = step * len(rows) + 8
-    out.append(f"<line x1=\"{left}\" y1=\"{axis_y}\" x2=\"{left + width}\" y2=\"{axis_y}\" "
-               "stroke=\"#555\"/>")
+    out.append(f'<line x1="{left}" y1="{axis_y}" x2="{left + width}" y2="{axis_y}" stroke="#555"/>')
     for k in range(5):
         v = lo + span * k / 4
-        out.append(f"<line x1=\"{X(v):.1f}\" y1=\"{axis_y}\" x2=\"{X(v):.1f}\" "
-                   f"y2=\"{axis_y + 4}\" stroke=\"#555\"/>")
+        out.append(
+            f'<line x1="{X(v):.1f}" y1="{axis_y}" x2="{X(v):.1f}" y2="{axis_y + 4}" stroke="#555"/>'
+        )
         out.append(_svg_text(X(v), axis_y + 18, f"{v:.3g}", "middle"))
     if zero and lo < 0 < hi:
-        out.append(f"<line x1=\"{X(0):.1f}\" y1=\"4\" x2=\"{X(0):.1f}\" y2=\"{axis_y}\" "
-                   "stroke=\"#999\" stroke-dasharray=\"3 3\"/>")
+        out.append(
+            f'<line x1="{X(0):.1f}" y1="4" x2="{X(0):.1f}" y2="{axis_y}" '
+            'stroke="#999" stroke-dasharray="3 3"/>'
+        )
     for i, (label, m, a, b) in enumerate(rows):
         y = step * i + 16
         out.append(_svg_text(4, y + 4, label))
@@ -326,12 +433,16 @@ def whisker_svg(rows: list[tuple[str, float | None, float | None, float | None]]
             out.append(_svg_text(left, y + 4, "no rows"))
             continue
         if a is not None and b is not None:
-            out.append(f"<line x1=\"{X(a):.1f}\" y1=\"{y}\" x2=\"{X(b):.1f}\" y2=\"{y}\" "
-                       "stroke=\"#1f4e79\" stroke-width=\"2\"/>")
+            out.append(
+                f'<line x1="{X(a):.1f}" y1="{y}" x2="{X(b):.1f}" y2="{y}" '
+                'stroke="#1f4e79" stroke-width="2"/>'
+            )
             for v in (a, b):
-                out.append(f"<line x1=\"{X(v):.1f}\" y1=\"{y - 5}\" x2=\"{X(v):.1f}\" "
-                           f"y2=\"{y + 5}\" stroke=\"#1f4e79\" stroke-width=\"2\"/>")
-        out.append(f"<circle cx=\"{X(m):.1f}\" cy=\"{y}\" r=\"4\" fill=\"#c0392b\"/>")
+                out.append(
+                    f'<line x1="{X(v):.1f}" y1="{y - 5}" x2="{X(v):.1f}" '
+                    f'y2="{y + 5}" stroke="#1f4e79" stroke-width="2"/>'
+                )
+        out.append(f'<circle cx="{X(m):.1f}" cy="{y}" r="4" fill="#c0392b"/>')
         out.append(_svg_text(left + width + 8, y + 4, f"{m:.3f}"))
     out.append("</svg>")
     return "".join(out)
@@ -344,43 +455,73 @@ def _ci(lo, hi) -> str:
 def score_impact_section(figures: list[dict], scores_name: str, settings: dict) -> str:
     """The "Score impact" section of ``overlap-report.html``: per metric a table of the
     figures and a points-and-whiskers plot (inline SVG)."""
-    parts = ["<h2>Score impact</h2>",
-             f"<p>Per-row scores from <b>{html.escape(scores_name)}</b> (join: "
-             f"{html.escape(str(settings.get('score_join')))}, key "
-             f"{html.escape(str(settings.get('score_key')))}, filter "
-             f"{html.escape(str(settings.get('score_filter')))}). 95% intervals: Wilson "
-             "score for 0/1 metrics, t for continuous ones; differences by MOVER "
-             "(Newcombe's hybrid score interval for two proportions). Formulas: "
-             "docs/SCORE_IMPACT.md.</p>"]
+    parts = [
+        "<h2>Score impact</h2>",
+        f"<p>Per-row scores from <b>{html.escape(scores_name)}</b> (join: "
+        f"{html.escape(str(settings.get('score_join')))}, key "
+        f"{html.escape(str(settings.get('score_key')))}, filter "
+        f"{html.escape(str(settings.get('score_filter')))}). 95% intervals: Wilson "
+        "score for 0/1 metrics, t for continuous ones; differences by MOVER "
+        "(Newcombe's hybrid score interval for two proportions). Formulas: "
+        "docs/SCORE_IMPACT.md.</p>",
+    ]
     for f in figures:
         rows, pts, diffs = [], [], []
         for key, label in _SUBSETS:
             s = f.get(key)
             if s is None:
                 continue
-            rows.append((label, s["n"], "" if s["mean"] is None else f"{s['mean']:.4f}",
-                         _ci(*s["ci95"]), _INTERVAL[s["method"]]))
+            rows.append(
+                (
+                    label,
+                    s["n"],
+                    "" if s["mean"] is None else f"{s['mean']:.4f}",
+                    _ci(*s["ci95"]),
+                    _INTERVAL[s["method"]],
+                )
+            )
             if s["n"]:
                 pts.append((f"{label.split(' (')[0]} (n={s['n']})", s["mean"], *s["ci95"]))
         for rung, s in (f.get("contaminated_by_rung") or {}).items():
             label = f"contaminated, caught first by rung {rung}"
-            rows.append((label, s["n"], "" if s["mean"] is None else f"{s['mean']:.4f}",
-                         _ci(*s["ci95"]), _INTERVAL[s["method"]]))
+            rows.append(
+                (
+                    label,
+                    s["n"],
+                    "" if s["mean"] is None else f"{s['mean']:.4f}",
+                    _ci(*s["ci95"]),
+                    _INTERVAL[s["method"]],
+                )
+            )
             if s["n"]:
                 pts.append((f"rung {rung} (n={s['n']})", s["mean"], *s["ci95"]))
-        for key, label in (("difference_contaminated_minus_clean", "contaminated − clean"),
-                           ("difference_clean_minus_all", "clean − all")):
+        for key, label in (
+            ("difference_contaminated_minus_clean", "contaminated − clean"),
+            ("difference_clean_minus_all", "clean − all"),
+        ):
             d = f.get(key)
             if d is None:
                 continue
-            rows.append((label, "", "" if d["estimate"] is None else f"{d['estimate']:+.4f}",
-                         _ci(*d["ci95"]), "MOVER"))
+            rows.append(
+                (
+                    label,
+                    "",
+                    "" if d["estimate"] is None else f"{d['estimate']:+.4f}",
+                    _ci(*d["ci95"]),
+                    "MOVER",
+                )
+            )
             diffs.append((label, d["estimate"], *d["ci95"]))
-        parts.append(f"<h3>{html.escape(f['metric'])} ({f['kind']}; {f['rows_joined']} rows "
-                     f"joined, {f['rows_unmatched']} score rows unmatched, "
-                     f"{f['rows_unscored']} eval rows without a score)</h3>")
-        parts.append(html_table(["subset", "n", "mean", "95% interval", "interval"], rows,
-                                frozenset({1, 2, 3})))
+        parts.append(
+            f"<h3>{html.escape(f['metric'])} ({f['kind']}; {f['rows_joined']} rows "
+            f"joined, {f['rows_unmatched']} score rows unmatched, "
+            f"{f['rows_unscored']} eval rows without a score)</h3>"
+        )
+        parts.append(
+            html_table(
+                ["subset", "n", "mean", "95% interval", "interval"], rows, frozenset({1, 2, 3})
+            )
+        )
         vals = [v for _, m, a, b in pts for v in (m, a, b) if v is not None]
         if f["kind"] == "binary":
             lo, hi = 0.0, 1.0

@@ -13,11 +13,12 @@ import sys
 import traceback
 
 from . import __version__
-from .errors import (EXIT_BY_CODE, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED,
-                     EvalsieveError)
+from .errors import EXIT_BY_CODE, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED, EvalsieveError
 
-_REPORT = ("this is a bug in evalsieve " + __version__ + ": please report it with the command "
-           "line and this message (EVALSIEVE_DEBUG=1 prints the traceback)")
+_REPORT = (
+    "this is a bug in evalsieve " + __version__ + ": please report it with the command "
+    "line and this message (EVALSIEVE_DEBUG=1 prints the traceback)"
+)
 
 
 def say(line: str) -> None:
@@ -45,22 +46,30 @@ def exit_status(e: BaseException, written: bool = False) -> int:
             say(f"evalsieve:   {_REPORT}")
         return EXIT_BY_CODE[e.code]
     if isinstance(e, KeyboardInterrupt):
-        say("evalsieve: error: cancelled (Ctrl-C)" + (
-            "; the exports were written" if written else "; no export was written"))
+        say(
+            "evalsieve: error: cancelled (Ctrl-C)"
+            + ("; the exports were written" if written else "; no export was written")
+        )
         return EXIT_INTERRUPTED
-    if isinstance(e, ImportError):   # an optional package a step needs (an extra)
-        say(f"evalsieve: error: a package is missing or broken: {e} (expected the extra "
-            "that provides it, e.g. pip install 'evalsieve[encoder]')")
+    if isinstance(e, ImportError):  # an optional package a step needs (an extra)
+        say(
+            f"evalsieve: error: a package is missing or broken: {e} (expected the extra "
+            "that provides it, e.g. pip install 'evalsieve[encoder]')"
+        )
         return EXIT_ENVIRONMENT
     if isinstance(e, MemoryError):
-        say("evalsieve: error: out of memory (expected more free memory: fewer --workers, "
-            "or a smaller eval file per run)")
+        say(
+            "evalsieve: error: out of memory (expected more free memory: fewer --workers, "
+            "or a smaller eval file per run)"
+        )
         return EXIT_ENVIRONMENT
     if isinstance(e, OSError):
         where = f"{e.filename}: " if e.filename else ""
         what = e.strerror or errno.errorcode.get(e.errno or 0, "") or str(e)
-        say(f"evalsieve: error: {where}{what} (an I/O error; expected a readable input and a "
-            "writable --out folder with free space)")
+        say(
+            f"evalsieve: error: {where}{what} (an I/O error; expected a readable input and a "
+            "writable --out folder with free space)"
+        )
         return EXIT_ENVIRONMENT
     say(f"evalsieve: error: internal error: {type(e).__name__}: {e}")
     say(f"evalsieve:   {_REPORT}")

@@ -75,10 +75,10 @@ WORD, CAND, DEL = 0x80, 0x81, 0x82
 # byte becomes it, 0x1F itself is white space to Python and becomes a space)
 QUOTE = 0x1F
 _K1 = 0x9E3779B97F4A7C15
-_K2 = 0xC2B2AE3D27D4EB4F   # a segment's word count, mixed into its exact-key hash
-_TABLE_BITS = 22   # at most: 4 MB of table, about 16 slots per eval hash
+_K2 = 0xC2B2AE3D27D4EB4F  # a segment's word count, mixed into its exact-key hash
+_TABLE_BITS = 22  # at most: 4 MB of table, about 16 slots per eval hash
 _STRIDE = 4
-_ASCII_PUNCT = bytes(c for c, k in enumerate(ascii_classes()) if k == PUNCT)   # the rule's
+_ASCII_PUNCT = bytes(c for c, k in enumerate(ascii_classes()) if k == PUNCT)  # the rule's
 # control characters that are not white space: the translation makes each a CAND unit
 _CONTROLS = bytes(range(0x00, 0x09)) + bytes(range(0x0E, 0x1C)) + b"\x7f"
 
@@ -92,6 +92,7 @@ def numpy_or_none():
     if _np is None:
         try:
             import numpy
+
             _np = numpy
             u = numpy.uint64
             _ONE, _SEVEN, _C21, _C80 = u(1), u(7), u(0x2121212121212121), u(0x8080808080808080)
@@ -115,7 +116,7 @@ def _bmp_units(np):
 def _build_bmp_units(np):
     """code point (BMP) -> unit byte: the ASCII byte of a one-character ASCII normal form,
     WORD for a one-character non-ASCII one, space, DEL (deleted), or CAND."""
-    out = bytearray([CAND]) * 0x10000    # filled in Python, handed to numpy once
+    out = bytearray([CAND]) * 0x10000  # filled in Python, handed to numpy once
     for c in range(0x80):
         ch = chr(c)
         if ch.isspace():
@@ -171,10 +172,11 @@ class LineFilter:
             u = int(self.bmp[c])
             table[c] = u if u not in (DEL, CAND) else c
         table[0x0A] = 0x0A
-        for c in _CONTROLS:     # a control character (not white space): its line is a candidate
+        for c in _CONTROLS:  # a control character (not white space): its line is a candidate
             table[c] = CAND
-        delete = bytes([c for c in _ASCII_PUNCT if not (fmt == "jsonl" and c == 0x22)]) + \
-            bytes([DEL])
+        delete = bytes([c for c in _ASCII_PUNCT if not (fmt == "jsonl" and c == 0x22)]) + bytes(
+            [DEL]
+        )
         if fmt == "jsonl":
             table[0x22] = QUOTE
         table[WORD], table[CAND] = WORD, CAND
@@ -237,7 +239,7 @@ class LineFilter:
         with np.errstate(over="ignore"):
             x = v[starts]
             low = _first_gap(np, x)
-            low -= _ONE                      # the mask; low = 0 (no gap) keeps all 8 bytes
+            low -= _ONE  # the mask; low = 0 (no gap) keeps all 8 bytes
             x &= low
             x *= _U1
             np.cumsum(x, out=p[1:])
@@ -250,21 +252,27 @@ class LineFilter:
         np = numpy_or_none()
         if not keys:
             return np.zeros(0, dtype=np.uint64)
-        text = ("\n".join(keys) + "\n").encode("utf-8", "surrogatepass").translate(
-            _LEAD_TO_WORD, _CONTINUATION)
+        text = (
+            ("\n".join(keys) + "\n")
+            .encode("utf-8", "surrogatepass")
+            .translate(_LEAD_TO_WORD, _CONTINUATION)
+        )
         _, p = self._word_prefix(text)
         split = [k.split() for k in keys]
         lens = np.array([len(w) for w in split], dtype=np.int64)
         first = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(lens)[:-1]))
-        if self.fmt == "text":   # the whole key: one segment
+        if self.fmt == "text":  # the whole key: one segment
             a, c = first, lens
-        else:                   # every prefix: word a .. a + c - 1, c = 1 .. len
+        else:  # every prefix: word a .. a + c - 1, c = 1 .. len
             key = np.repeat(np.arange(len(keys)), lens)
             c = np.arange(int(lens.sum())) - np.repeat(first, lens) + 1
             a = first[key]
-            more = [(first[i] + m, lens[i] - m) for i, w in enumerate(split)
-                    for m in probe_starts(w, "jsonl")[1:]]
-            if more:   # tails after number-like words (rare): their prefixes too
+            more = [
+                (first[i] + m, lens[i] - m)
+                for i, w in enumerate(split)
+                for m in probe_starts(w, "jsonl")[1:]
+            ]
+            if more:  # tails after number-like words (rare): their prefixes too
                 a = np.concatenate([a] + [np.full(k, s) for s, k in more])
                 c = np.concatenate([c] + [np.arange(1, k + 1) for _, k in more])
         with np.errstate(over="ignore"):
@@ -286,20 +294,20 @@ class LineFilter:
             q = np.flatnonzero(ta == QUOTE)
             if not len(q):
                 return out
-            ql = np.searchsorted(nl, q)                # the line of each quote
-            rank = np.arange(len(q)) - np.searchsorted(ql, ql)   # its place in its line
+            ql = np.searchsorted(nl, q)  # the line of each quote
+            rank = np.arange(len(q)) - np.searchsorted(ql, ql)  # its place in its line
             opens = np.flatnonzero((rank & 1) == 0)
             paired = opens + 1 < len(q)
             paired[paired] = ql[opens[paired] + 1] == ql[opens[paired]]
-            if not paired.all():                       # an odd quote: not JSON, Python says
+            if not paired.all():  # an odd quote: not JSON, Python says
                 out.append(ql[opens[~paired]])
             opens = opens[paired]
             qb = np.flatnonzero(bu == 0x22)
-            if len(qb) != len(q):   # cannot happen (a quote unit is a quote): be safe
+            if len(qb) != len(q):  # cannot happen (a quote unit is a quote): be safe
                 return out + [np.unique(ql)]
-            e = qb[opens + 1] + 1                      # after the closing quote
+            e = qb[opens + 1] + 1  # after the closing quote
             last = len(bu) - 1
-            while True:                                # white space before a ':'
+            while True:  # white space before a ':'
                 nxt = bu[np.minimum(e, last)]
                 sp = ((nxt == 0x20) | (nxt == 0x09) | (nxt == 0x0D)) & (e <= last)
                 if not sp.any():
@@ -332,9 +340,12 @@ class LineFilter:
             return np.zeros(0, dtype=np.uint64)
         # the eval words are normal already: ASCII stays, any other character is WORD (in
         # UTF-8: its lead byte becomes WORD, its continuation bytes are deleted; one C call)
-        text = ("\n".join(ngrams) + "\n").encode("utf-8", "surrogatepass").translate(
-            _LEAD_TO_WORD, _CONTINUATION)
-        _, g = self._window_hashes(text, 1)   # every K-word window of the n-grams' words
+        text = (
+            ("\n".join(ngrams) + "\n")
+            .encode("utf-8", "surrogatepass")
+            .translate(_LEAD_TO_WORD, _CONTINUATION)
+        )
+        _, g = self._window_hashes(text, 1)  # every K-word window of the n-grams' words
         at = (np.arange(len(ngrams)) * self.n)[:, None] + np.arange(self.stride)[None, :]
         return g[at.ravel()]
 
@@ -374,8 +385,9 @@ class LineFilter:
         line_count = len(nl) + (0 if t.endswith(b"\n") else 1)
         all_starts, p = self._word_prefix(t)
         starts, g = self._windows(all_starts, p)
-        lines = self._exact_lines(t, ta, nl, all_starts, p,
-                                  np.frombuffer(block_u, dtype=np.uint8), line_count)
+        lines = self._exact_lines(
+            t, ta, nl, all_starts, p, np.frombuffer(block_u, dtype=np.uint8), line_count
+        )
         if len(g):
             hit = np.flatnonzero(self.table[g >> self._shift])
             if len(hit):
@@ -383,7 +395,7 @@ class LineFilter:
                 at = np.minimum(np.searchsorted(self.hashes, gh), len(self.hashes) - 1)
                 hit = hit[self.hashes[at] == gh]
                 lines.append(np.searchsorted(nl, starts[hit]))
-        if not t.isascii():   # CAND units (the translation gives control characters one)
+        if not t.isascii():  # CAND units (the translation gives control characters one)
             odd = np.flatnonzero(ta == CAND)
             if len(odd):
                 lines.append(np.searchsorted(nl, odd))
@@ -413,7 +425,7 @@ class LineFilter:
         high = np.flatnonzero(b >= 0x80)
         if len(high):
             lead = high[b[high] >= 0xC0]
-            last = len(b) - 1     # (valid UTF-8: a lead byte's continuation bytes follow it)
+            last = len(b) - 1  # (valid UTF-8: a lead byte's continuation bytes follow it)
             b0 = b[lead].astype(np.uint32)
             b1 = b[np.minimum(lead + 1, last)].astype(np.uint32) & 0x3F
             b2 = b[np.minimum(lead + 2, last)].astype(np.uint32) & 0x3F
@@ -427,11 +439,18 @@ class LineFilter:
             if len(q):
                 e = b[np.minimum(q + 1, len(b) - 1)]
                 simple = np.full(256, CAND, dtype=np.uint8)
-                for ch, val in ((b'"', DEL), (b"/", DEL), (b"n", 0x20), (b"t", 0x20),
-                                (b"r", 0x20), (b"f", 0x20), (b"u", DEL)):
+                for ch, val in (
+                    (b'"', DEL),
+                    (b"/", DEL),
+                    (b"n", 0x20),
+                    (b"t", 0x20),
+                    (b"r", 0x20),
+                    (b"f", 0x20),
+                    (b"u", DEL),
+                ):
                     simple[ch[0]] = val
                 esc = simple[e]
-                esc[e == 0x5C] = CAND      # an escaped backslash: pairing is left to Python
+                esc[e == 0x5C] = CAND  # an escaped backslash: pairing is left to Python
                 b[q] = DEL
                 b[np.minimum(q + 1, len(b) - 1)] = esc
                 isu = q[e == 0x75]
@@ -443,8 +462,9 @@ class LineFilter:
                         hexv[ch] = 10 + i
                     last = len(b) - 1
                     d = [hexv[b[np.minimum(isu + k, last)]] for k in (2, 3, 4, 5)]
-                    bad = (d[0] > 15) | (d[1] > 15) | (d[2] > 15) | (d[3] > 15) | \
-                        (isu + 5 > last)   # cut short by the block's end
+                    bad = (
+                        (d[0] > 15) | (d[1] > 15) | (d[2] > 15) | (d[3] > 15) | (isu + 5 > last)
+                    )  # cut short by the block's end
                     cp = ((d[0] << 12) | (d[1] << 8) | (d[2] << 4) | d[3]) & 0xFFFF
                     val = self.bmp[cp]
                     val[((cp >= 0xD800) & (cp < 0xE000)) | bad] = CAND

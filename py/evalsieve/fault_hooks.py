@@ -19,6 +19,7 @@ def fault_hook(task) -> None:
     delay = os.environ.get("EVALSIEVE_TASK_DELAY_S")
     if delay:
         import time
+
         time.sleep(float(delay))
     kill = os.environ.get("EVALSIEVE_KILL_ONCE")
     if kill:
@@ -28,6 +29,7 @@ def fault_hook(task) -> None:
             pass
         else:
             import signal
+
             os.kill(os.getpid(), signal.SIGKILL)
     d = os.environ.get("EVALSIEVE_FAIL_ONCE")
     if not d:

@@ -42,13 +42,42 @@ import re
 #: ``prompter``), compared case-insensitively.
 USER_ROLES = ("user", "human", "prompter")
 #: Other chat roles: the model's answers, system prompts and tool output.
-OTHER_ROLES = ("assistant", "gpt", "bot", "model", "ai", "chatgpt", "system", "tool",
-               "function", "ipython", "observation")
+OTHER_ROLES = (
+    "assistant",
+    "gpt",
+    "bot",
+    "model",
+    "ai",
+    "chatgpt",
+    "system",
+    "tool",
+    "function",
+    "ipython",
+    "observation",
+)
 #: Leaf words naming the prompt, in priority order (an earlier word wins a tie between two
 #: prompt fields: ``question`` before ``context``-like ``input`` or ``text``).
-PROMPT_WORDS = ("question", "problem", "prompt", "instruction", "query", "input", "text",
-                "ctx", "sentence", "premise", "hypothesis", "goal", "stem", "statement",
-                "claim", "request", "utterance", "description", "q")
+PROMPT_WORDS = (
+    "question",
+    "problem",
+    "prompt",
+    "instruction",
+    "query",
+    "input",
+    "text",
+    "ctx",
+    "sentence",
+    "premise",
+    "hypothesis",
+    "goal",
+    "stem",
+    "statement",
+    "claim",
+    "request",
+    "utterance",
+    "description",
+    "q",
+)
 #: Leaf (or parent) words naming an answer, a label or the choices of a row.
 ANSWER_WORDS = frozenset(
     "answer answers solution solutions output outputs target targets label labels "
@@ -56,18 +85,21 @@ ANSWER_WORDS = frozenset(
     "incorrect choice choices option options ending endings candidate candidates "
     "rationale explanation explanations chosen rejected reply replies resps result results "
     "prediction predictions pred preds score scores verdict feedback critique distractor "
-    "distractors".split())
+    "distractors".split()
+)
 #: Leaf words naming code or tests.
 CODE_WORDS = frozenset(
     "code codes test tests testcase testcases canonical program programs snippet starter "
     "declaration entry setup imports assert asserts unittest unittests signature func "
-    "impl implementation".split())
+    "impl implementation".split()
+)
 #: Leaf words naming an id, a source, a category or other bookkeeping.
 META_WORDS = frozenset(
     "id ids idx index uuid guid hash url urls uri link links source sources src "
     "category categories type types subject subjects split tag tags meta metadata canary "
     "license lang language date time timestamp author authors domain level difficulty "
-    "file filename path role roles speaker sender version num count length".split())
+    "file filename path role roles speaker sender version num count length".split()
+)
 
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 _NOT_LETTER = re.compile(r"[^a-z]+")
@@ -107,9 +139,8 @@ def name_kind(path: str) -> tuple[str, str]:
             return "turn", r
     leaf = keys[-1] if keys else []
     parents = [w for k in keys[:-1] for w in k]
-    for w in reversed(leaf):   # the last word is the head noun: question_id is an id
-        for words, kind in ((META_WORDS, "meta"), (ANSWER_WORDS, "answer"),
-                            (CODE_WORDS, "code")):
+    for w in reversed(leaf):  # the last word is the head noun: question_id is an id
+        for words, kind in ((META_WORDS, "meta"), (ANSWER_WORDS, "answer"), (CODE_WORDS, "code")):
             if w in words:
                 return kind, w
     hit = next((w for w in parents if w in ANSWER_WORDS), None)
@@ -134,7 +165,10 @@ def prompt_rank(path: str) -> tuple[int, int]:
 
 
 #: What each kind is called in a reason.
-KIND_TEXT = {"answer": "named for an answer, a label or the choices",
-             "code": "named for code or tests", "meta": "named for an id, a source or a category",
-             "turn": "a chat turn that is not the user's",
-             "looks_code": "looks like code (indented lines, or lines ending in : ; { } ))"}
+KIND_TEXT = {
+    "answer": "named for an answer, a label or the choices",
+    "code": "named for code or tests",
+    "meta": "named for an id, a source or a category",
+    "turn": "a chat turn that is not the user's",
+    "looks_code": "looks like code (indented lines, or lines ending in : ; { } ))",
+}

@@ -65,6 +65,7 @@ class FieldInfo(NamedTuple):
             :data:`PASSAGE_WORDS` words under the rule); else "".
         shared_rows: the sampled records holding that part (0 without one).
     """
+
     path: str
     fill: float
     avg_chars: float
@@ -119,8 +120,9 @@ def flatten(value, prefix: str = "", filters: bool = False) -> Iterator[tuple[st
             for v in value:
                 if not isinstance(v, dict):
                     continue
-                key = next((k for k in ROLE_KEYS if isinstance(v.get(k), str)
-                            and _LABEL.match(v[k])), None)
+                key = next(
+                    (k for k in ROLE_KEYS if isinstance(v.get(k), str) and _LABEL.match(v[k])), None
+                )
                 if key is None:
                     continue
                 sel = f"{prefix}[{key}={v[key]}]"
@@ -147,11 +149,12 @@ def prose_words(texts: list[str]) -> list[int]:
 
 def _quote(text: str) -> str:
     flat = " ".join(text.split())
-    return repr(flat if len(flat) <= QUOTE_CHARS else flat[:QUOTE_CHARS - 1].rstrip() + "…")
+    return repr(flat if len(flat) <= QUOTE_CHARS else flat[: QUOTE_CHARS - 1].rstrip() + "…")
 
 
-def shared_passage(rows: list[list[list[str]]], total: int,
-                   n: int = PASSAGE_WORDS) -> tuple[int, list[str]]:
+def shared_passage(
+    rows: list[list[list[str]]], total: int, n: int = PASSAGE_WORDS
+) -> tuple[int, list[str]]:
     """The run of at least ``n`` words most rows share, if more than half of ``total`` do.
 
     Args:
@@ -165,7 +168,7 @@ def shared_passage(rows: list[list[list[str]]], total: int,
         half of the rows; ``(0, [])`` when no ``n``-gram is held by more than half (or by
         fewer than 2 rows).
     """
-    need = total // 2 + 1   # more than half of the sampled rows
+    need = total // 2 + 1  # more than half of the sampled rows
     if len(rows) < max(2, need):
         return 0, []
     # a run on `need` of the rows is on at least one of the first len(rows) - need + 1: only
@@ -174,7 +177,7 @@ def shared_passage(rows: list[list[list[str]]], total: int,
     df: dict[tuple, int] = {}
     for k, segs in enumerate(rows):
         # (in order of appearance, so "the first seen" does not depend on string hashing)
-        grams = dict.fromkeys(tuple(ws[i:i + n]) for ws in segs for i in range(len(ws) - n + 1))
+        grams = dict.fromkeys(tuple(ws[i : i + n]) for ws in segs for i in range(len(ws) - n + 1))
         if k < first:
             for g in grams:
                 df[g] = df.get(g, 0) + 1
@@ -185,15 +188,15 @@ def shared_passage(rows: list[list[list[str]]], total: int,
     top = max(df.values(), default=0)
     if top < need:
         return 0, []
-    top_gram = next(g for g, c in df.items() if c == top)   # the first seen among equals
-    common = [g for g, c in df.items() if c * 2 > total]   # in order of appearance
+    top_gram = next(g for g, c in df.items() if c == top)  # the first seen among equals
+    common = [g for g, c in df.items() if c * 2 > total]  # in order of appearance
     after = {g[:-1]: g for g in common}
     before = {g[1:]: g for g in common}
     words, seen = list(top_gram), {top_gram}
-    while (g := after.get(tuple(words[-(n - 1):]))) is not None and g not in seen:
+    while (g := after.get(tuple(words[-(n - 1) :]))) is not None and g not in seen:
         seen.add(g)
         words.append(g[-1])
-    while (g := before.get(tuple(words[:n - 1]))) is not None and g not in seen:
+    while (g := before.get(tuple(words[: n - 1]))) is not None and g not in seen:
         seen.add(g)
         words.insert(0, g[0])
     return top, words
@@ -206,9 +209,9 @@ def _looks_like_code(texts: list[str]) -> bool:
     code = 0
     for t in texts:
         lines = [ln for ln in t.splitlines() if ln.strip()]
-        if len(lines) >= 2 and 10 * sum(1 for ln in lines if ln[:1] in " \t" or
-                                        ln.rstrip()[-1:] in (":", ";", "{", "}", ")")) \
-                >= 6 * len(lines):
+        if len(lines) >= 2 and 10 * sum(
+            1 for ln in lines if ln[:1] in " \t" or ln.rstrip()[-1:] in (":", ";", "{", "}", ")")
+        ) >= 6 * len(lines):
             code += 1
     return code * 2 > len(texts)
 
@@ -269,7 +272,7 @@ def discover_fields(values: Iterable[dict], filters: bool = True) -> list[FieldI
                 if len(segs) > 1:
                     multi[path] = True
                 ec = elems[path]
-                for s in dict.fromkeys(segs):   # each once, in order (not hash order)
+                for s in dict.fromkeys(segs):  # each once, in order (not hash order)
                     if s.strip() and (s in ec or len(ec) < 10000):
                         ec[s] = ec.get(s, 0) + 1
     out = []
@@ -284,7 +287,7 @@ def discover_fields(values: Iterable[dict], filters: bool = True) -> list[FieldI
         words_of: list[list[list[str]]] = []
         i = 0
         for r in segs:
-            words_of.append([w.split() for w in flat[i:i + len(r)]])
+            words_of.append([w.split() for w in flat[i : i + len(r)]])
             i += len(r)
         vocab = Counter(w for r in words_of for ws in r for w in ws)
         words = sum(c for w, c in vocab.items() if _is_prose(w))
@@ -297,14 +300,20 @@ def discover_fields(values: Iterable[dict], filters: bool = True) -> list[FieldI
             if multi[path]:
                 val, k = max(elems[path].items(), key=lambda kv: kv[1], default=("", 0))
                 if k >= 2 and k * 2 > total:
-                    shared, shared_rows = (f"the same element on {k} of {total} sampled rows "
-                                           f"({_quote(val)})"), k
-            if not shared and texts[path] * 2 > total and \
-                    sum(vocab.values()) >= PASSAGE_WORDS * f:
+                    shared, shared_rows = (
+                        (f"the same element on {k} of {total} sampled rows ({_quote(val)})"),
+                        k,
+                    )
+            if not shared and texts[path] * 2 > total and sum(vocab.values()) >= PASSAGE_WORDS * f:
                 k, run = shared_passage(words_of, total)
                 if k:
-                    shared, shared_rows = (f"a {len(run)}-word passage on {k} of {total} "
-                                           f"sampled rows ({_quote(' '.join(run))})"), k
+                    shared, shared_rows = (
+                        (
+                            f"a {len(run)}-word passage on {k} of {total} "
+                            f"sampled rows ({_quote(' '.join(run))})"
+                        ),
+                        k,
+                    )
             if shared:
                 reason = f"holds {shared}: a shared system turn, template or preamble"
         named = name_kind(path)[0]
@@ -312,12 +321,22 @@ def discover_fields(values: Iterable[dict], filters: bool = True) -> list[FieldI
             named = "looks_code"
         if not reason and named in KIND_TEXT:
             reason = KIND_TEXT[named]
-        out.append(FieldInfo(path, f / total if total else 0.0,
-                             chars[path] / f if f else 0.0,
-                             "text" if texty[path] else "other", constant, reason,
-                             words / total if total else 0.0,
-                             texts[path] / total if total else 0.0, path in filtered,
-                             named, shared, shared_rows))
+        out.append(
+            FieldInfo(
+                path,
+                f / total if total else 0.0,
+                chars[path] / f if f else 0.0,
+                "text" if texty[path] else "other",
+                constant,
+                reason,
+                words / total if total else 0.0,
+                texts[path] / total if total else 0.0,
+                path in filtered,
+                named,
+                shared,
+                shared_rows,
+            )
+        )
     return out
 
 
@@ -342,8 +361,13 @@ def _rank(f: FieldInfo) -> tuple:
     more characters of text."""
     k = _kind(f)
     group = (0 if k in _TIER else 2) + (1 if f.shared else 0)
-    return (group, _TIER.get(k, 3), prompt_rank(f.path) if k == "prompt" else (0, 0),
-            -f.avg_words, -f.avg_chars * f.fill)
+    return (
+        group,
+        _TIER.get(k, 3),
+        prompt_rank(f.path) if k == "prompt" else (0, 0),
+        -f.avg_words,
+        -f.avg_chars * f.fill,
+    )
 
 
 def _passed(f: FieldInfo, best_kind: str) -> str:
@@ -375,22 +399,36 @@ def _why(best: FieldInfo, text: list[FieldInfo], infos: list[FieldInfo]) -> str:
     elif k == "prompt":
         why = f"named for the prompt ({name_kind(best.path)[1]!r}), {w}"
     elif k == "neutral":
-        why = (f"no text field is named for the prompt; the most prose words per row "
-               f"({best.avg_words:.1f}) among the others")
+        why = (
+            f"no text field is named for the prompt; the most prose words per row "
+            f"({best.avg_words:.1f}) among the others"
+        )
     else:
-        why = (f"no text field may hold the prompt by its name; this one is "
-               f"{KIND_TEXT[k]}, with the most prose words per row ({best.avg_words:.1f})")
+        why = (
+            f"no text field may hold the prompt by its name; this one is "
+            f"{KIND_TEXT[k]}, with the most prose words per row ({best.avg_words:.1f})"
+        )
     said = unfiltered(best.path) if k == "user_turn" else best.path
-    over = sorted((f for f in text if f.path not in (best.path, said) and not f.filter
-                   and f.avg_words > best.avg_words), key=lambda f: -f.avg_words)
+    over = sorted(
+        (
+            f
+            for f in text
+            if f.path not in (best.path, said) and not f.filter and f.avg_words > best.avg_words
+        ),
+        key=lambda f: -f.avg_words,
+    )
     if over and _rank(best)[0] < 2:
-        why += "; passed over: " + ", ".join(
-            f"{f.path} ({f.avg_words:.1f} words: {_passed(f, k)})" for f in over[:3]) + (
-            f" and {len(over) - 3} more" if len(over) > 3 else "")
+        why += (
+            "; passed over: "
+            + ", ".join(f"{f.path} ({f.avg_words:.1f} words: {_passed(f, k)})" for f in over[:3])
+            + (f" and {len(over) - 3} more" if len(over) > 3 else "")
+        )
     if best.shared:
-        why += (f"; warning: it holds {best.shared}, so a training record holding that "
-                "part matches every such row: choose a field without it if one holds the "
-                "prompt")
+        why += (
+            f"; warning: it holds {best.shared}, so a training record holding that "
+            "part matches every such row: choose a field without it if one holds the "
+            "prompt"
+        )
     return why
 
 
@@ -416,16 +454,21 @@ def default_choice(infos: list[FieldInfo]) -> tuple[list[str], str]:
     words of any kind; none at all: ``[]`` (choose). The reason names the fields passed
     over that have more words, and why.
     """
-    usable = [f for f in infos if not f.constant and f.fill > 0 and
-              (not f.filter or _kind(f) == "user_turn")]
+    usable = [
+        f
+        for f in infos
+        if not f.constant and f.fill > 0 and (not f.filter or _kind(f) == "user_turn")
+    ]
     text = [f for f in usable if f.text_share > 0.5]
     if text:
         best = min(text, key=_rank)
         return [best.path], _why(best, text, infos)
     if usable:
         best = max(usable, key=lambda f: (f.avg_words, f.avg_chars * f.fill))
-        return [best.path], ("no field is text on most rows; the non-constant field with the "
-                             f"most words per row ({best.avg_words:.1f})")
+        return [best.path], (
+            "no field is text on most rows; the non-constant field with the "
+            f"most words per row ({best.avg_words:.1f})"
+        )
     return [], "every field is constant or empty: choose one"
 
 
@@ -448,8 +491,11 @@ class FieldExtractor:
 
     def __init__(self, fmt: str, paths: list[str], name: str = "input"):
         if not paths:
-            raise bad_input("no field chosen", file=name,
-                            expected="at least one text field (see the field list)")
+            raise bad_input(
+                "no field chosen",
+                file=name,
+                expected="at least one text field (see the field list)",
+            )
         self.paths = list(paths)
         self.nested = split_format(fmt)[0] in ("jsonl", "parquet")
         self._steps = [self._split(p) for p in self.paths]
@@ -463,14 +509,14 @@ class FieldExtractor:
         steps: list = []
         for part in _split_dots(path):
             m = _STEP.search(part)
-            base = part[:m.start()] if m else part
+            base = part[: m.start()] if m else part
             if base or not m:
                 steps.append(base)
             while m:
                 steps.append("[]" if m.group(1) is None else ("=", m.group(1), m.group(2)))
                 m2 = _STEP.match(part, m.end())
                 if m2 is None and m.end() != len(part):
-                    steps.append(part[m.end():])  # not a bracket after all: a plain key
+                    steps.append(part[m.end() :])  # not a bracket after all: a plain key
                 m = m2
         return steps
 

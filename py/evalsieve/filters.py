@@ -31,23 +31,41 @@ def choose(index, kind: str = "auto", formats=("jsonl", "text")) -> tuple[dict, 
     note = None
     if kind in ("auto", "kernel"):
         from .kernel import KernelFilter, unavailable
+
         note = unavailable()
         if note is None:
-            return {f: KernelFilter(index.ngrams, index.n, f, list(index.exact_keys))
-                    for f in fmts}, "kernel", None
+            return (
+                {f: KernelFilter(index.ngrams, index.n, f, list(index.exact_keys)) for f in fmts},
+                "kernel",
+                None,
+            )
         if kind == "kernel":
             return {}, "off", note
     from .fastscan import LineFilter, numpy_or_none
+
     if numpy_or_none() is None:
         return {}, "off", (note + "; " if note else "") + "numpy is not installed either"
     if index.n < 2:
         return {}, "off", (note + "; " if note else "") + "numpy's filter needs N >= 2"
-    return {f: LineFilter(index.ngrams, index.n, f, list(index.exact_keys)) for f in fmts}, \
-        "numpy", note
+    return (
+        {f: LineFilter(index.ngrams, index.n, f, list(index.exact_keys)) for f in fmts},
+        "numpy",
+        note,
+    )
 
 
-def kernel_block(block: bytes, ks, task, state: dict, seg, scan, batch, decode,
-                 end: int | None = None, head: bytes = b"") -> None:
+def kernel_block(
+    block: bytes,
+    ks,
+    task,
+    state: dict,
+    seg,
+    scan,
+    batch,
+    decode,
+    end: int | None = None,
+    head: bytes = b"",
+) -> None:
     """Scan whole lines, ``head + block[:end]``, with the kernel ``ks`` (a
     :class:`kernel.KernelScanner`: one copy into its memory), then the exact check of its
     candidate records (read back from the kernel's copy). Updates ``state`` (chars,
@@ -60,26 +78,26 @@ def kernel_block(block: bytes, ks, task, state: dict, seg, scan, batch, decode,
     end = len(block) if end is None else end
     got = ks.scan(block, end, head)
     if got is None:
-        decode(head + block[:end])   # raises, naming the first invalid byte
-        raise EvalsieveError("internal", f"{task.name}: the kernel refused UTF-8 that "
-                             "Python reads")
+        decode(head + block[:end])  # raises, naming the first invalid byte
+        raise EvalsieveError("internal", f"{task.name}: the kernel refused UTF-8 that Python reads")
     records, lines, points, cands = got
     rec_base, ln_base = state["records"], state["lines"]
     for k in range(0, len(cands), 4):
         rec, ln, a, b = cands[k], cands[k + 1], cands[k + 2], cands[k + 3]
         try:
-            value = parse_record_line(task.fmt, ks.line(a, b).decode("utf-8"), task.name,
-                                      ln_base + ln)
+            value = parse_record_line(
+                task.fmt, ks.line(a, b).decode("utf-8"), task.name, ln_base + ln
+            )
         except EvalsieveError as e:
             if state["skip"] is None or e.code != "bad_input":
                 raise
             state["skip"].append((ln_base + ln, skip_text(e)))
-            continue   # the record keeps its number
-        batch.append((rec_base + rec, seg(value), value))   # value: the record's id (sources)
+            continue  # the record keeps its number
+        batch.append((rec_base + rec, seg(value), value))  # value: the record's id (sources)
     state["chars"] += points
     state["cand"] += len(cands) // 4
     state["records"] += records
-    last = block[end - 1:end] if end else head[-1:]
+    last = block[end - 1 : end] if end else head[-1:]
     state["lines"] += lines - (0 if last == b"\n" else 1)
     if batch:
         scan.scan(batch)

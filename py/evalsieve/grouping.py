@@ -119,9 +119,15 @@ class PairGraph:
     in dimension order.
     """
 
-    def __init__(self, n: int, candidates: Iterable[tuple[int, int, float]],
-                 floor: float | None = None, vectors: array | None = None, dim: int = 0,
-                 cosine: Callable[[int, int], float] | None = None):
+    def __init__(
+        self,
+        n: int,
+        candidates: Iterable[tuple[int, int, float]],
+        floor: float | None = None,
+        vectors: array | None = None,
+        dim: int = 0,
+        cosine: Callable[[int, int], float] | None = None,
+    ):
         self.n, self.floor = n, floor
         self.vectors, self.dim, self._cosine = vectors, dim, cosine
         if vectors is not None and (dim <= 0 or len(vectors) != n * dim):
@@ -132,11 +138,12 @@ class PairGraph:
             if i > j:
                 i, j = j, i
             if i == j or i < 0 or j >= n:
-                raise ValueError(f"candidate pair ({i}, {j}) is not two distinct rows of "
-                                 f"0..{n - 1}")
+                raise ValueError(
+                    f"candidate pair ({i}, {j}) is not two distinct rows of 0..{n - 1}"
+                )
             keyed.append((-c, i, j))
         keyed.sort()
-        self._neg = array("d", [k[0] for k in keyed])   # −cosine, ascending
+        self._neg = array("d", [k[0] for k in keyed])  # −cosine, ascending
         self._i = array("i", [k[1] for k in keyed])
         self._j = array("i", [k[2] for k in keyed])
         del keyed
@@ -152,7 +159,7 @@ class PairGraph:
         pos = deg[:-1]
         k2 = 2 * len(self._i)
         self._nbr = array("i", bytes(4 * k2))
-        self._pos = array("i", bytes(4 * k2))   # index of the pair in the sorted arrays
+        self._pos = array("i", bytes(4 * k2))  # index of the pair in the sorted arrays
         for k, (i, j) in enumerate(zip(self._i, self._j)):
             p = pos[i]
             self._nbr[p], self._pos[p] = j, k
@@ -191,7 +198,7 @@ class PairGraph:
     def row(self, x: int):
         """Row ``x`` of the vectors as a tuple of floats (exact values of the float32s)."""
         d = self.dim
-        return tuple(self.vectors[x * d:(x + 1) * d])
+        return tuple(self.vectors[x * d : (x + 1) * d])
 
     def exact(self, i: int, j: int) -> float:
         """The exact cosine of a non-candidate pair (dot product, dimension order)."""
@@ -213,6 +220,7 @@ class GroupDetail:
         representative: the member with the highest sum of cosines to the others (ties: the
             earliest row): a suggestion for which row to keep.
     """
+
     lowest: float
     lowest_pair: tuple[int, int]
     representative: int
@@ -230,6 +238,7 @@ class Group:
             computes them (for a group of m members, up to m(m−1)/2 cosines; far fewer in
             practice, see :meth:`detail_steps`).
     """
+
     __slots__ = ("members", "chained", "edge_count", "_graph", "_detail")
 
     def __init__(self, members: list[int], chained: bool, edge_count: int, graph: PairGraph):
@@ -344,7 +353,7 @@ class Group:
             s = list(map(operator.add, s, rows[x]))
         sq = {x: dot(rows[x], rows[x]) for x in members}
         nmax2, nmin2 = max(sq.values()), min(sq.values())
-        work = shown = m                             # pair-equivalents: one dot per member
+        work = shown = m  # pair-equivalents: one dot per member
 
         def value(i, j):
             c = known.get((i, j) if i < j else (j, i))
@@ -378,7 +387,7 @@ class Group:
         if len(known) < self.pair_count:
             norm_s = math.sqrt(dot(s, s))
             if norm_s < 1e-6 * m:
-                theta = {x: math.pi for x in members}     # no direction: bound useless
+                theta = {x: math.pi for x in members}  # no direction: bound useless
             else:
                 theta = {}
                 for x in members:
@@ -387,8 +396,8 @@ class Group:
             order = sorted(members, key=lambda x: (-theta[x], x))
             margin = 1e-6
 
-            def bound(a, b):   # a lower bound of the pair's dot product, less the margin
-                t = theta[a] + theta[b] + 1e-5     # acos near 1 amplifies rounding to ~3e-7
+            def bound(a, b):  # a lower bound of the pair's dot product, less the margin
+                t = theta[a] + theta[b] + 1e-5  # acos near 1 amplifies rounding to ~3e-7
                 if t >= math.pi:
                     return -nmax2 - margin
                 c = math.cos(t)
@@ -426,8 +435,7 @@ class Grouping:
         rows_in_groups, effective_rows, duplicate_share: figures (share in [0, 1]).
     """
 
-    def __init__(self, graph: PairGraph, threshold: float, groups: list[Group],
-                 where: array):
+    def __init__(self, graph: PairGraph, threshold: float, groups: list[Group], where: array):
         self.graph, self.threshold, self.groups = graph, threshold, groups
         self._where = where
         self.rows = graph.n
@@ -520,7 +528,7 @@ def _has_pair_below(graph: PairGraph, members: list[int], threshold: float, e: i
         if len(edge_nbrs) == len(members) - 1:
             continue
         if cand_nbrs:
-            return True           # a candidate that is not an edge: cosine < threshold
+            return True  # a candidate that is not an edge: cosine < threshold
         for y in members:
             if y != x and y not in edge_nbrs and graph.exact(min(x, y), max(x, y)) < threshold:
                 return True

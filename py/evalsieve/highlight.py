@@ -60,7 +60,7 @@ def passage_spans(segments: list[str], passage: str) -> list[list[int]]:
                 owner.append(t)
         j = 0
         while j + k <= len(words):
-            if words[j:j + k] == target:
+            if words[j : j + k] == target:
                 spans.append((base + tokens[owner[j]][0], base + tokens[owner[j + k - 1]][1]))
                 j += k
             else:
@@ -99,8 +99,10 @@ def code_points(text: str, spans: list[list[int]]) -> list[tuple[int, int]]:
     out = []
     for a, b in spans:
         if a not in pos or b not in pos:
-            raise ValueError(f"span [{a}, {b}] is not on a character boundary of a text of "
-                             f"{len(text)} characters")
+            raise ValueError(
+                f"span [{a}, {b}] is not on a character boundary of a text of "
+                f"{len(text)} characters"
+            )
         out.append((pos[a], pos[b]))
     return out
 
@@ -131,7 +133,7 @@ def ngram_spans(segments: list[str], grams, n: int) -> list[list[int]]:
                 owner.append(t)
         covered = [False] * len(words)
         for i in range(len(words) - n + 1):
-            if " ".join(words[i:i + n]) in grams:
+            if " ".join(words[i : i + n]) in grams:
                 for j in range(i, i + n):
                     covered[j] = True
         j = 0
@@ -143,7 +145,7 @@ def ngram_spans(segments: list[str], grams, n: int) -> list[list[int]]:
             while k + 1 < len(words) and covered[k + 1]:
                 k += 1
             a, b = found[owner[j]].start(), found[owner[k]].end()
-            if spans and spans[-1][1] >= base + a:   # two runs in one token
+            if spans and spans[-1][1] >= base + a:  # two runs in one token
                 spans[-1] = (spans[-1][0], base + b)
             else:
                 spans.append((base + a, base + b))

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
-Z95 = NormalDist().inv_cdf(0.975)   # 1.959963984540054
+Z95 = NormalDist().inv_cdf(0.975)  # 1.959963984540054
 
 
 # -- distributions -------------------------------------------------------------------------
@@ -65,8 +65,9 @@ def betainc(a: float, b: float, x: float) -> float:
         return 0.0
     if x >= 1.0:
         return 1.0
-    lbt = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-           + a * math.log(x) + b * math.log1p(-x))
+    lbt = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
     if x < (a + 1.0) / (a + b + 2.0):
         return math.exp(lbt) * _betacf(a, b, x) / a
     return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
@@ -76,9 +77,8 @@ def _t_tail(t: float, df: float) -> float:
     """P(T > t) for t ≥ 0: ½·I_{df/(df+t²)}(df/2, ½) (Abramowitz & Stegun 26.7.1, 26.5.27),
     evaluated on whichever side of the beta function keeps the small tail exact."""
     a, b = df / 2.0, 0.5
-    x, y = df / (df + t * t), t * t / (df + t * t)   # y = 1 − x without cancellation
-    return 0.5 * (betainc(a, b, x) if x < (a + 1.0) / (a + b + 2.0)
-                  else 1.0 - betainc(b, a, y))
+    x, y = df / (df + t * t), t * t / (df + t * t)  # y = 1 − x without cancellation
+    return 0.5 * (betainc(a, b, x) if x < (a + 1.0) / (a + b + 2.0) else 1.0 - betainc(b, a, y))
 
 
 def t_cdf(t: float, df: float) -> float:
@@ -112,7 +112,7 @@ def t_quantile(p: float, df: float) -> float:
         raise ValueError(f"degrees of freedom must be > 0, got {df}")
     if p == 0.5:
         return 0.0
-    sign, q = (1.0, 1.0 - p) if p > 0.5 else (-1.0, p)   # q = the smaller tail, exact
+    sign, q = (1.0, 1.0 - p) if p > 0.5 else (-1.0, p)  # q = the smaller tail, exact
     if df == 1:
         return sign / math.tan(math.pi * q)
     if df == 2:
@@ -121,10 +121,9 @@ def t_quantile(p: float, df: float) -> float:
     while _t_tail(hi, df) > q:
         lo, hi = hi, hi * 2.0
     x = min(max(-NormalDist().inv_cdf(q), lo), hi)
-    log_c = (math.lgamma((df + 1) / 2.0) - math.lgamma(df / 2.0)
-             - 0.5 * math.log(df * math.pi))
+    log_c = math.lgamma((df + 1) / 2.0) - math.lgamma(df / 2.0) - 0.5 * math.log(df * math.pi)
     for _ in range(200):
-        f = q - _t_tail(x, df)          # increasing in x
+        f = q - _t_tail(x, df)  # increasing in x
         if f == 0:
             break
         if f < 0:
@@ -287,8 +286,16 @@ def clustered_mean(values: list[float], clusters: list) -> dict:
     for v, g in zip(values, clusters):
         sums[g] = sums.get(g, 0.0) + (v - m)
     g_count = len(sums)
-    out = {"n": n, "clusters": g_count, "mean": m, "se_naive": se_naive, "se_clustered": None,
-           "design_effect": None, "effective_n": None, "ci95": [None, None]}
+    out = {
+        "n": n,
+        "clusters": g_count,
+        "mean": m,
+        "se_naive": se_naive,
+        "se_clustered": None,
+        "design_effect": None,
+        "effective_n": None,
+        "ci95": [None, None],
+    }
     if g_count < 2:
         return out
     c = g_count / (g_count - 1)  # G/(G − 1) · (N − 1)/(N − K), and N − K = N − 1 for a mean

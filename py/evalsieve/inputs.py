@@ -26,8 +26,10 @@ def kind_of(obj) -> str:
     """``path``, ``pandas``, ``polars``, ``arrow``, ``hf`` or ``rows`` (see the module
     docstring)."""
     if isinstance(obj, (str, os.PathLike)) or (
-            isinstance(obj, (list, tuple)) and obj
-            and all(isinstance(x, (str, os.PathLike)) for x in obj)):
+        isinstance(obj, (list, tuple))
+        and obj
+        and all(isinstance(x, (str, os.PathLike)) for x in obj)
+    ):
         return "path"
     if hasattr(obj, "iloc") and hasattr(obj, "to_dict"):
         return "pandas"
@@ -56,13 +58,17 @@ def records_of(obj, kind: str) -> list[dict]:
         try:
             rows = list(obj)
         except TypeError:
-            raise TypeError(f"an input is a path, a DataFrame, a pyarrow Table, a Hugging "
-                            f"Face Dataset or an iterable of dicts, not "
-                            f"{type(obj).__name__}") from None
+            raise TypeError(
+                f"an input is a path, a DataFrame, a pyarrow Table, a Hugging "
+                f"Face Dataset or an iterable of dicts, not "
+                f"{type(obj).__name__}"
+            ) from None
     for i, r in enumerate(rows):
         if not isinstance(r, Mapping):
-            raise TypeError(f"row {i} of the input is a {type(r).__name__}, not a dict "
-                            "(a mapping of field names to values)")
+            raise TypeError(
+                f"row {i} of the input is a {type(r).__name__}, not a dict "
+                "(a mapping of field names to values)"
+            )
     return [dict(r) for r in rows]
 
 
@@ -83,14 +89,16 @@ def _plain(v):
         return [_plain(x) for x in v]
     if type(v).__name__ in ("NAType", "NaTType"):
         return None
-    if hasattr(v, "tolist"):          # numpy scalar or array
+    if hasattr(v, "tolist"):  # numpy scalar or array
         return _plain(v.tolist())
     if isinstance(v, (datetime.date, datetime.time)):
         return v.isoformat()
     if isinstance(v, decimal.Decimal):
         return str(v)
-    raise TypeError(f"a cell of type {type(v).__name__} has no JSON form "
-                    "(give the text columns only, or convert it to str)")
+    raise TypeError(
+        f"a cell of type {type(v).__name__} has no JSON form "
+        "(give the text columns only, or convert it to str)"
+    )
 
 
 def input_paths(obj, role: str, tmp: str) -> tuple[list[str], list[dict] | None]:
@@ -124,7 +132,7 @@ def select_rows(obj, kind: str, rows: list[dict] | None, kept: list[int]):
         return obj.take(kept)
     if kind == "hf":
         return obj.select(kept)
-    if hasattr(obj, "filter") and hasattr(obj, "features"):   # an IterableDataset
+    if hasattr(obj, "filter") and hasattr(obj, "features"):  # an IterableDataset
         keep = set(kept)
         return obj.filter(lambda _row, i: i in keep, with_indices=True)
     rows = rows if rows is not None else records_of(obj, kind)

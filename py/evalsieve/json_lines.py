@@ -47,17 +47,29 @@ def parse_jsonl_line(raw: str, name: str, line: int) -> dict:
             raise RecursionError
         value = json.loads(raw)
     except RecursionError:
-        raise bad_input("JSON nested too deeply to read", file=name, line=line,
-                        expected=f"one JSON object per line, nested at most {MAX_JSON_DEPTH} "
-                                 "levels deep", detail=_clip(raw.rstrip("\r\n"))) from None
+        raise bad_input(
+            "JSON nested too deeply to read",
+            file=name,
+            line=line,
+            expected=f"one JSON object per line, nested at most {MAX_JSON_DEPTH} levels deep",
+            detail=_clip(raw.rstrip("\r\n")),
+        ) from None
     except ValueError as e:
-        raise bad_input("not valid JSON: " + _json_error_text(e),
-                        file=name, line=line, expected="one JSON object per line",
-                        detail=_clip(raw.rstrip("\r\n"))) from None
+        raise bad_input(
+            "not valid JSON: " + _json_error_text(e),
+            file=name,
+            line=line,
+            expected="one JSON object per line",
+            detail=_clip(raw.rstrip("\r\n")),
+        ) from None
     if not isinstance(value, dict):
-        raise bad_input(f"a JSON {type(value).__name__} where an object was expected",
-                        file=name, line=line, expected="one JSON object per line",
-                        detail=_clip(raw.rstrip("\r\n")))
+        raise bad_input(
+            f"a JSON {type(value).__name__} where an object was expected",
+            file=name,
+            line=line,
+            expected="one JSON object per line",
+            detail=_clip(raw.rstrip("\r\n")),
+        )
     if "\\ud" in raw or "\\uD" in raw:
         value = _no_lone_surrogates(value)
     return value

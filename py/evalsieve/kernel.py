@@ -38,7 +38,7 @@ from .kernel_tables import utf16 as _utf16
 _HERE = Path(__file__).resolve().parent
 #: where the kernel is looked for: next to this module (the wheel), then the source tree
 KERNEL_PATHS = (_HERE / "prefilter.wasm", _HERE.parent.parent / "kernels" / "prefilter.wasm")
-MAX_PATHS = 64        # the kernel's own limit (prefilter.c MAX_PATHS)
+MAX_PATHS = 64  # the kernel's own limit (prefilter.c MAX_PATHS)
 
 
 def kernel_path() -> Path | None:
@@ -79,18 +79,20 @@ def exact_table(probes: list[int]) -> tuple[array, int]:
     return table, mask
 
 
-
 class WasmMemory:
     """kernels/prefilter.wasm instantiated in a wasmtime store of this process."""
 
     def __init__(self, engine, module):
         import wasmtime
+
         self.store = wasmtime.Store(engine)
         _STORES.add(self.store)
         ex = wasmtime.Instance(self.store, module, []).exports(self.store)
         self.mem = ex["memory"]
-        self._fns = {k: ex[k] for k in ("pf_configure", "pf_add_ngrams", "pf_exact",
-                                        "pf_exact_keys", "pf_scan")}
+        self._fns = {
+            k: ex[k]
+            for k in ("pf_configure", "pf_add_ngrams", "pf_exact", "pf_exact_keys", "pf_scan")
+        }
 
     def size(self) -> int:
         return self.mem.data_len(self.store)
@@ -125,8 +127,16 @@ class KernelScanner:
         ValueError: more than MAX_PATHS field paths.
     """
 
-    def __init__(self, memory, ngrams: list[str], n: int, fmt: str, paths: list[list],
-                 probes: list[int] | None, keys: list[str] | None = None):
+    def __init__(
+        self,
+        memory,
+        ngrams: list[str],
+        n: int,
+        fmt: str,
+        paths: list[list],
+        probes: list[int] | None,
+        keys: list[str] | None = None,
+    ):
         self.m = memory
         exact_keys = list(keys or ())
         size = 1
@@ -155,23 +165,39 @@ class KernelScanner:
         st_at = self._place(array("i", steps or [0]).tobytes())
         ring_at = self._zeros(max(n, 1) * 4)
         self.res_at = self._zeros(8 * 4)
-        cfg = [n, pow(MIX, n - 1, 1 << 32), t_at, size - 1, b_at, e_at, p_at, len(paths),
-               ps_at, p0_at, st_at, 1 if fmt == "text" else 0, ring_at, f_at]
-        cfg_at = self._place(array("i", [v - (1 << 32) if v >= 1 << 31 else v
-                                         for v in cfg]).tobytes())
+        cfg = [
+            n,
+            pow(MIX, n - 1, 1 << 32),
+            t_at,
+            size - 1,
+            b_at,
+            e_at,
+            p_at,
+            len(paths),
+            ps_at,
+            p0_at,
+            st_at,
+            1 if fmt == "text" else 0,
+            ring_at,
+            f_at,
+        ]
+        cfg_at = self._place(
+            array("i", [v - (1 << 32) if v >= 1 << 31 else v for v in cfg]).tobytes()
+        )
         if self.m.call("pf_configure", cfg_at) != 0:
-            raise ValueError(f"the kernel takes at most {MAX_PATHS} field paths "
-                             f"({len(paths)} given)")
+            raise ValueError(
+                f"the kernel takes at most {MAX_PATHS} field paths ({len(paths)} given)"
+            )
         grams = "".join(g + "\n" for g in ngrams).encode("utf-16-le", "surrogatepass")
         if grams:
             self.m.call("pf_add_ngrams", self._place(grams), len(grams) // 2)
         if probes is None:
             self._exact_keys(exact_keys, fmt)
         else:
-            exact, exact_mask = exact_table(probes)   # kept: the kernel reads it in every scan
+            exact, exact_mask = exact_table(probes)  # kept: the kernel reads it in every scan
             self.exact_at = (self._place(exact.tobytes()), exact_mask + 1)
             self.m.call("pf_exact", self.exact_at[0], _i32(exact_mask))
-        self.out_at = self.at   # the candidates, then the block
+        self.out_at = self.at  # the candidates, then the block
         self.cap = 4096
 
     def _exact_keys(self, keys: list[str], fmt: str) -> None:
@@ -242,7 +268,7 @@ class KernelScanner:
             ctypes.memmove(base + chunk_at, head, len(head))
             # bytes passed to memmove are read in place (c_char_p: the object's own buffer)
             ctypes.memmove(base + chunk_at + len(head), block, end)
-            ctypes.memset(base + chunk_at + size, 0, 1)   # the kernel's sentinel
+            ctypes.memset(base + chunk_at + size, 0, 1)  # the kernel's sentinel
             rc = m.call("pf_scan", chunk_at, size, self.out_at, self.cap, self.res_at)
             if rc != -2:
                 break
@@ -284,7 +310,7 @@ class KernelFilter:
         if fmt not in ("jsonl", "text"):
             raise ValueError("the kernel reads JSONL or text")
         self.ngrams, self.n, self.fmt = list(ngrams), n, fmt
-        self.keys, self.probes = list(exact_keys), None   # the kernel makes the probes
+        self.keys, self.probes = list(exact_keys), None  # the kernel makes the probes
         self._local: dict = {}
 
     @classmethod
@@ -296,8 +322,13 @@ class KernelFilter:
         return kf
 
     def __getstate__(self):
-        return {"ngrams": self.ngrams, "n": self.n, "fmt": self.fmt, "probes": self.probes,
-                "keys": self.keys}
+        return {
+            "ngrams": self.ngrams,
+            "n": self.n,
+            "fmt": self.fmt,
+            "probes": self.probes,
+            "keys": self.keys,
+        }
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -309,9 +340,10 @@ class KernelFilter:
         sc = self._local.get(key)
         if sc is None:
             if len(self._local) and next(iter(self._local))[0] != os.getpid():
-                self._local = {}   # forked: the parent's instances are not ours
-            sc = self._local[key] = KernelScanner(_memory(), self.ngrams, self.n, self.fmt,
-                                                  paths, self.probes, self.keys)
+                self._local = {}  # forked: the parent's instances are not ours
+            sc = self._local[key] = KernelScanner(
+                _memory(), self.ngrams, self.n, self.fmt, paths, self.probes, self.keys
+            )
         return sc
 
 
@@ -338,6 +370,7 @@ def _memory() -> WasmMemory:
     """A fresh kernel instance (one per scanner: each has its own tables), from this
     process's engine and compiled module (made once per process, after any fork)."""
     import wasmtime
+
     if _WASM.get("pid") != os.getpid():
         path = kernel_path()
         if path is None:
@@ -348,6 +381,7 @@ def _memory() -> WasmMemory:
         config = wasmtime.Config()
         config.parallel_compilation = False
         engine = wasmtime.Engine(config)
-        _WASM.update(pid=os.getpid(), engine=engine,
-                     module=wasmtime.Module(engine, path.read_bytes()))
+        _WASM.update(
+            pid=os.getpid(), engine=engine, module=wasmtime.Module(engine, path.read_bytes())
+        )
     return WasmMemory(_WASM["engine"], _WASM["module"])

@@ -54,6 +54,7 @@ def rule_digest() -> str:
 def compute_tables() -> tuple[array, array, array]:
     """The tables from the running Python's rule (see :func:`ext_tables`)."""
     from .kernel_spec import kernel_table
+
     table, flags = kernel_table()
     ext = array("i", [EXT_NONE]) * 0x10000
     pool = array("H")
@@ -88,10 +89,15 @@ def published_bytes(tables: tuple[array, array, array] | None = None) -> bytes:
     """The published file's bytes for ``tables`` (default: computed now)."""
     ext, pool, fl = tables or compute_tables()
     parts = [_le(ext), _le(pool), _le(fl)]
-    head = {"format": FORMAT, "unidata": unicodedata.unidata_version, "rule": rule_digest(),
-            "ext": len(parts[0]), "pool": len(parts[1]), "flags": len(parts[2])}
-    return json.dumps(head, sort_keys=True).encode() + b"\n" + \
-        zlib.compress(b"".join(parts), 9)
+    head = {
+        "format": FORMAT,
+        "unidata": unicodedata.unidata_version,
+        "rule": rule_digest(),
+        "ext": len(parts[0]),
+        "pool": len(parts[1]),
+        "flags": len(parts[2]),
+    }
+    return json.dumps(head, sort_keys=True).encode() + b"\n" + zlib.compress(b"".join(parts), 9)
 
 
 def write_published(path: Path = PUBLISHED) -> Path:
@@ -107,8 +113,11 @@ def load_published(path: Path = PUBLISHED) -> tuple[array, array, array] | None:
         raw = path.read_bytes()
         line, _, body = raw.partition(b"\n")
         head = json.loads(line)
-        if head.get("format") != FORMAT or head.get("unidata") != unicodedata.unidata_version \
-                or head.get("rule") != rule_digest():
+        if (
+            head.get("format") != FORMAT
+            or head.get("unidata") != unicodedata.unidata_version
+            or head.get("rule") != rule_digest()
+        ):
             return None
         data = zlib.decompress(body)
         ne, np_, nf = head["ext"], head["pool"], head["flags"]
@@ -117,7 +126,7 @@ def load_published(path: Path = PUBLISHED) -> tuple[array, array, array] | None:
     except (OSError, ValueError, KeyError, zlib.error):
         return None
     out = []
-    for code, chunk in (("i", data[:ne]), ("H", data[ne:ne + np_]), ("I", data[ne + np_:])):
+    for code, chunk in (("i", data[:ne]), ("H", data[ne : ne + np_]), ("I", data[ne + np_ :])):
         a = array(code)
         a.frombytes(chunk)
         if sys.byteorder == "big":
@@ -155,10 +164,11 @@ def _user_copy() -> Path | None:
     published copy is not for (``$EVALSIEVE_CACHE_DIR``, else platformdirs' user cache
     folder when platformdirs is installed; None: nowhere, compute each run)."""
     from .errors import EvalsieveError
-    from .model_cache import cache_root   # the encoder's cache folder: the same rule
+    from .model_cache import cache_root  # the encoder's cache folder: the same rule
+
     try:
         root = cache_root()
-    except EvalsieveError:   # no platformdirs
+    except EvalsieveError:  # no platformdirs
         return None
     return root / f"kernel-table-{unicodedata.unidata_version}-{rule_digest()[:16]}.bin"
 
@@ -167,6 +177,7 @@ def _write_quietly(path: Path, tables) -> None:
     """Write a computed copy (whole, by rename: concurrent workers may race); a folder that
     cannot be written only costs the next run the computation."""
     import os
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")

@@ -33,6 +33,7 @@ def is_url(path: str) -> bool:
     head, sep, _ = path.partition("://")
     return bool(sep) and head.isalnum() and len(head) > 1
 
+
 SUPPORTED = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".tab", ".txt", ".parquet")
 #: A directory walk also takes Arrow IPC shards (a datasets cache or save_to_disk folder;
 #: arrow_io, CLI only: the page does not read them).
@@ -42,6 +43,7 @@ ARROW_EXT = ".arrow"
 #: dataset_info.json, a hub repository's dataset_infos.json. A directory walk skips them and
 #: says so (README.md and .gitattributes are not data by their names anyway).
 HF_METADATA = ("dataset_info.json", "dataset_infos.json", "dataset_dict.json", "state.json")
+
 
 def supported(name: str) -> bool:
     """True for the extensions a directory walk takes (``.gz`` of them too)."""
@@ -83,10 +85,11 @@ def _hub_snapshot(arg: str) -> str | None:
     revs = sorted(os.listdir(snaps))
     if len(revs) == 1:
         return os.path.join(snaps, revs[0])
-    raise bad_input(f"a Hugging Face hub cache folder with {len(revs)} snapshots and no "
-                    "refs/main naming one", file=arg,
-                    expected="one snapshot folder: " + ", ".join(
-                        os.path.join(snaps, r) for r in revs[:5]))
+    raise bad_input(
+        f"a Hugging Face hub cache folder with {len(revs)} snapshots and no refs/main naming one",
+        file=arg,
+        expected="one snapshot folder: " + ", ".join(os.path.join(snaps, r) for r in revs[:5]),
+    )
 
 
 def walk_directory(arg: str) -> tuple[list[str], list[tuple[str, str]]]:
@@ -109,12 +112,17 @@ def walk_directory(arg: str) -> tuple[list[str], list[tuple[str, str]]]:
 
     def rel(p: str) -> str:
         return "/".join(os.path.relpath(p, arg).split(os.sep))
+
     for root, dirs, files in os.walk(top):
         keep = []
         for d in sorted(dirs):
             if d.startswith(".") or d.endswith(".incomplete"):
-                skipped.append((rel(os.path.join(root, d)) + "/", "hidden" if d.startswith(".")
-                                else "an unfinished datasets build"))
+                skipped.append(
+                    (
+                        rel(os.path.join(root, d)) + "/",
+                        "hidden" if d.startswith(".") else "an unfinished datasets build",
+                    )
+                )
             else:
                 keep.append(d)
         dirs[:] = keep
@@ -152,13 +160,16 @@ def eval_input(arg: str, notes: list[str] | None = None) -> tuple[str, str]:
     found, skipped = walk_directory(arg)
     if len(found) != 1:
         rels = [("/".join(os.path.relpath(p, arg).split(os.sep)), "") for p in found]
-        raise bad_input(f"the eval folder holds {len(found)} data files"
-                        + (f" ({listing(rels)})" if found else ""), file=arg,
-                        expected="one eval file: name the split's file (the training side "
-                        "may be a folder)")
+        raise bad_input(
+            f"the eval folder holds {len(found)} data files"
+            + (f" ({listing(rels)})" if found else ""),
+            file=arg,
+            expected="one eval file: name the split's file (the training side may be a folder)",
+        )
     if skipped and notes is not None:
-        notes.append(f"{arg}: reading {os.path.relpath(found[0], arg)}; left out: "
-                     f"{listing(skipped)}")
+        notes.append(
+            f"{arg}: reading {os.path.relpath(found[0], arg)}; left out: {listing(skipped)}"
+        )
     return found[0], os.path.basename(found[0])
 
 
@@ -193,7 +204,8 @@ def expand_inputs(args: list[str], notes: list[str] | None = None) -> list[tuple
     seen: set[str] = set()
     for arg in args:
         if is_url(arg):
-            from .corpus import _expand_url   # fsspec, lazily
+            from .corpus import _expand_url  # fsspec, lazily
+
             found = _expand_url(arg)
         else:
             found = _expand_local(arg, notes)
@@ -225,21 +237,28 @@ def _expand_local(arg: str, notes: list[str] | None = None) -> list[tuple[str, s
         found, skipped = walk_directory(arg)
         top = os.path.basename(os.path.normpath(arg))
         if not found:
-            raise bad_input("the directory holds no training file" + (
-                f" (left out: {listing(skipped)})" if skipped else ""), file=arg,
-                expected="files ending " + " ".join(SUPPORTED) + " (or .gz), or .arrow")
-        named = [(p, "/".join([top] + os.path.relpath(p, arg).split(os.sep)))
-                 for p in found]
+            raise bad_input(
+                "the directory holds no training file"
+                + (f" (left out: {listing(skipped)})" if skipped else ""),
+                file=arg,
+                expected="files ending " + " ".join(SUPPORTED) + " (or .gz), or .arrow",
+            )
+        named = [(p, "/".join([top] + os.path.relpath(p, arg).split(os.sep))) for p in found]
         if skipped and notes is not None:
-            notes.append(f"{arg}: reading {len(found)} data file{'s' * (len(found) != 1)} "
-                         f"({listing([(n.split('/', 1)[1], '') for _, n in named])}); "
-                         f"left out: {listing(skipped)}")
+            notes.append(
+                f"{arg}: reading {len(found)} data file{'s' * (len(found) != 1)} "
+                f"({listing([(n.split('/', 1)[1], '') for _, n in named])}); "
+                f"left out: {listing(skipped)}"
+            )
         return named
     if _GLOB & set(arg):
         found = sorted(p for p in globmod.glob(arg, recursive=True) if os.path.isfile(p))
         if not found:
-            raise bad_input("the pattern matches no file", file=arg, expected="a glob "
-                            "such as data/train-*.jsonl.gz")
+            raise bad_input(
+                "the pattern matches no file",
+                file=arg,
+                expected="a glob such as data/train-*.jsonl.gz",
+            )
         root = _glob_root(arg) or "."
         return [(p, "/".join(os.path.relpath(p, root).split(os.sep))) for p in found]
     if not os.path.isfile(arg):

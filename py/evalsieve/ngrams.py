@@ -60,13 +60,17 @@ def ngram_size(word_counts: list[int]) -> tuple[int, str]:
     counts = sorted(c for c in word_counts if c > 0)
     k = len(counts)
     if k == 0:
-        raise bad_input("no eval row has any word in the chosen fields",
-                        expected="at least one non-empty text value")
+        raise bad_input(
+            "no eval row has any word in the chosen fields",
+            expected="at least one non-empty text value",
+        )
     rank = max(1, math.ceil(0.05 * k))
     p5 = counts[rank - 1]
     n = min(N_MAX, max(N_MIN, p5))
-    how = (f"5th-percentile eval-row length = {p5} words (nearest rank {rank} of {k} "
-           f"non-empty rows), clamped to {N_MIN}..{N_MAX}")
+    how = (
+        f"5th-percentile eval-row length = {p5} words (nearest rank {rank} of {k} "
+        f"non-empty rows), clamped to {N_MIN}..{N_MAX}"
+    )
     return n, how
 
 
@@ -83,7 +87,7 @@ def boilerplate_cutoff(training_records: int) -> int:
 
 def segment_ngrams(words: list[str], n: int) -> list[str]:
     """The n-grams of one segment's words, as space-joined strings, in order (with repeats)."""
-    return [" ".join(words[i:i + n]) for i in range(len(words) - n + 1)]
+    return [" ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
 
 
 @dataclass
@@ -95,6 +99,7 @@ class EvalRow:
         segments: the normalised words of each segment (field value).
         ngram_ids: distinct n-gram ids of the row (ascending).
     """
+
     words: int
     segments: list[list[str]]
     ngram_ids: list[int]
@@ -119,8 +124,12 @@ class EvalIndex:
     #: an eval n-gram (``hits``; purify reads them). Off for the contamination job.
     keep_hits = False
 
-    def __init__(self, rows_segments: list[list[str]], n: int | None = None,
-                 background: dict[str, int] | None = None):
+    def __init__(
+        self,
+        rows_segments: list[list[str]],
+        n: int | None = None,
+        background: dict[str, int] | None = None,
+    ):
         flat = [s for segs in rows_segments for s in segs]
         normed = iter(normalize_many(flat))
         seg_words = [[next(normed).split() for _ in segs] for segs in rows_segments]
@@ -129,8 +138,10 @@ class EvalIndex:
             self.n, self.n_how = ngram_size(totals)
         else:
             if not constants.N_MIN <= int(n) <= constants.N_MAX:
-                raise bad_input(f"N = {n} is out of range", expected=f"an integer from "
-                                f"{constants.N_MIN} to {constants.N_MAX}")
+                raise bad_input(
+                    f"N = {n} is out of range",
+                    expected=f"an integer from {constants.N_MIN} to {constants.N_MAX}",
+                )
             self.n, self.n_how = int(n), "set by the user"
         ids: dict[str, int] = {}
         self.ngrams: list[str] = []
@@ -222,6 +233,7 @@ class TrainingScan:
         hits: with ``index.keep_hits``, ``[record, [n-gram ids]]`` of every scanned record
             holding an eval n-gram (ids ascending), in scan order; else None.
     """
+
     index: EvalIndex
     records: int = 0
     counts: list[int] = field(default_factory=list)
@@ -252,12 +264,18 @@ class TrainingScan:
         """
         counts = self.counts
         extra = {"hits": self.hits} if self.hits is not None else {}
-        out = {**extra, "records": self.records,
-               "counts": {g: c for g, c in enumerate(counts) if c},
-               "first": {g: [self.first_record[g], self.excerpt.get(g, "")]
-                         for g, c in enumerate(counts) if c},
-               "exact": {i: rec for i, (_, rec) in self.exact.items()}}
-        if self.sources:   # JSON-able when the sources are (lists, strings, numbers)
+        out = {
+            **extra,
+            "records": self.records,
+            "counts": {g: c for g, c in enumerate(counts) if c},
+            "first": {
+                g: [self.first_record[g], self.excerpt.get(g, "")]
+                for g, c in enumerate(counts)
+                if c
+            },
+            "exact": {i: rec for i, (_, rec) in self.exact.items()},
+        }
+        if self.sources:  # JSON-able when the sources are (lists, strings, numbers)
             out["sources"] = {rec: src for (_, rec), src in self.sources.items()}
         return out
 
@@ -282,6 +300,7 @@ class TrainingScan:
         def take(rec: int, key: tuple[int, int]) -> None:
             if rec in src:
                 self.sources[key] = src[rec]
+
         for g, c in part["counts"].items():
             counts[int(g)] += c
         for g, (rec, text) in part["first"].items():
@@ -320,7 +339,7 @@ class TrainingScan:
         for item in batch:
             rec, segs = item[0], item[1]
             found = None
-            firsts = False   # this record is the first holder of something
+            firsts = False  # this record is the first holder of something
             m = len(segs)
             seg_words = [normed[j].split() for j in range(k, k + m)]
             k += m
@@ -357,8 +376,7 @@ class TrainingScan:
                 if self.hits is not None:
                     self.hits.append([rec, sorted(found)])
             if firsts and len(item) > 2:
-                self.sources[(self.file, rec)] = (self.source(item[2]) if self.source
-                                                  else item[2])
+                self.sources[(self.file, rec)] = self.source(item[2]) if self.source else item[2]
 
 
 def _excerpt(joined: str, padded_gram: str) -> str:
@@ -366,9 +384,11 @@ def _excerpt(joined: str, padded_gram: str) -> str:
     before, more_before = _words_near(joined, at, -1)
     after, more_after = _words_near(joined, at + len(padded_gram), 1)
     gram = padded_gram.strip()
-    return ("… " if more_before else "") + \
-        " ".join(before + ["[" + gram + "]"] + after) + \
-        (" …" if more_after else "")
+    return (
+        ("… " if more_before else "")
+        + " ".join(before + ["[" + gram + "]"] + after)
+        + (" …" if more_after else "")
+    )
 
 
 def _words_near(text: str, at: int, direction: int) -> tuple[list[str], bool]:
@@ -382,7 +402,7 @@ def _words_near(text: str, at: int, direction: int) -> tuple[list[str], bool]:
             lo = max(0, at - width)
             parts = text[lo:at].rsplit(None, k)
             whole = lo == 0
-            if len(parts) > k:   # parts[0] holds at least one more word
+            if len(parts) > k:  # parts[0] holds at least one more word
                 return parts[1:], True
         else:
             hi = at + width
@@ -420,6 +440,7 @@ class RowScore:
         training_id: that record's own id (its id field's value; "" = none or no field):
             the last element of its :attr:`TrainingScan.sources` entry.
     """
+
     eval_row: int
     words: int
     status: str
@@ -446,9 +467,14 @@ class RowScore:
         return self.containment is not None
 
 
-def containment_scores(index: EvalIndex, scan: TrainingScan, *, boilerplate: bool = True,
-                       threshold: float | None = None, row_numbers: list[int] | None = None
-                       ) -> tuple[list[RowScore], int]:
+def containment_scores(
+    index: EvalIndex,
+    scan: TrainingScan,
+    *,
+    boilerplate: bool = True,
+    threshold: float | None = None,
+    row_numbers: list[int] | None = None,
+) -> tuple[list[RowScore], int]:
     """Score every eval row.
 
     Args:
@@ -465,8 +491,10 @@ def containment_scores(index: EvalIndex, scan: TrainingScan, *, boilerplate: boo
         EvalsieveError(bad_input): threshold outside (0, 1].
     """
     if threshold is not None and not 0 < threshold <= 1:
-        raise bad_input(f"threshold {threshold} is out of range",
-                        expected="a containment in (0, 1], or none for any overlap")
+        raise bad_input(
+            f"threshold {threshold} is out of range",
+            expected="a containment in (0, 1], or none for any overlap",
+        )
     cutoff = boilerplate_cutoff(scan.records) if boilerplate else 0
     counts = scan.counts
     first = scan.first_record
@@ -491,8 +519,15 @@ def containment_scores(index: EvalIndex, scan: TrainingScan, *, boilerplate: boo
         matched = [g for g in scorable if counts[g]]
         c = len(matched) / len(scorable)
         dirty = bool(matched) and (threshold is None or c >= threshold)
-        s = RowScore(num, row.words, "contaminated" if dirty else "clean", len(scorable),
-                     len(matched), len(bp), c)
+        s = RowScore(
+            num,
+            row.words,
+            "contaminated" if dirty else "clean",
+            len(scorable),
+            len(matched),
+            len(bp),
+            c,
+        )
         if matched:
             ff = scan.first_file
             g0 = min(matched, key=lambda g: (ff[g], first[g], g))
@@ -518,7 +553,7 @@ def _longest_covered(row: EvalRow, index: EvalIndex, matched: set[int], n: int) 
     for words in row.segments:
         covered = [False] * len(words)
         for i in range(len(words) - n + 1):
-            gid = index.id_of(" ".join(words[i:i + n]))
+            gid = index.id_of(" ".join(words[i : i + n]))
             if gid in matched:
                 for j in range(i, i + n):
                     covered[j] = True

@@ -28,13 +28,16 @@ from . import constants
 from .errors import bad_input, environment
 from .parquet_io import report_name
 
+
 def _with_parquet(names) -> frozenset:
     """``names``, the run stamp, and the Parquet version of every CSV report among them
     (:func:`parquet_io.report_name`; a clean ``eval.clean.*`` is the input's bytes, no
     report)."""
     names = {*names, constants.STAMP_EXPORT}
-    return frozenset(names | {report_name(n) for n in names
-                              if n.endswith(".csv") and not n.startswith("eval.clean.")})
+    return frozenset(
+        names
+        | {report_name(n) for n in names if n.endswith(".csv") and not n.startswith("eval.clean.")}
+    )
 
 
 #: Every name each job may write into its folder (what a later run of it replaces).
@@ -42,12 +45,18 @@ def _with_parquet(names) -> frozenset:
 #: stage): only its report, summary and stamp are listed, so that no other job's run mixes
 #: with them (and purify refuses a folder of another job's exports).
 JOB_EXPORTS = {
-    "contamination": _with_parquet([*constants.CLEAN_NAME_BY_FORMAT.values(),
-                                    constants.PARQUET_KEPT_ROWS_NAME,
-                                    *constants.CONTAMINATION_REPORTS,
-                                    constants.SKIPPED_EXPORT, *constants.SCORE_EXPORTS]),
-    "paraphrases": _with_parquet([*constants.PARAPHRASE_EXPORTS, constants.SKIPPED_EXPORT,
-                                  *constants.SCORE_EXPORTS]),
+    "contamination": _with_parquet(
+        [
+            *constants.CLEAN_NAME_BY_FORMAT.values(),
+            constants.PARQUET_KEPT_ROWS_NAME,
+            *constants.CONTAMINATION_REPORTS,
+            constants.SKIPPED_EXPORT,
+            *constants.SCORE_EXPORTS,
+        ]
+    ),
+    "paraphrases": _with_parquet(
+        [*constants.PARAPHRASE_EXPORTS, constants.SKIPPED_EXPORT, *constants.SCORE_EXPORTS]
+    ),
     "purify": frozenset(constants.PURIFY_EXPORTS),
 }
 STAGING_PREFIX = ".evalsieve-"
@@ -90,26 +99,34 @@ class OutDir:
             others = sorted(set(os.listdir(p)) & self._others())
             if others:
                 job = next(j for j, names in JOB_EXPORTS.items() if others[0] in names)
-                raise bad_input(f"--out holds the exports of a {job} run ("
-                                f"{', '.join(others[:3])}{' ...' if len(others) > 3 else ''})"
-                                f", which this {self.job} run would mix with", file=p,
-                                expected="a folder of its own for each job (or remove them)")
+                raise bad_input(
+                    f"--out holds the exports of a {job} run ("
+                    f"{', '.join(others[:3])}{' ...' if len(others) > 3 else ''})"
+                    f", which this {self.job} run would mix with",
+                    file=p,
+                    expected="a folder of its own for each job (or remove them)",
+                )
         else:
             try:
                 os.makedirs(p, exist_ok=True)
             except (FileExistsError, NotADirectoryError):
-                raise environment("--out is not a folder: it, or a folder on its path, is a "
-                                  "file", file=p, expected=_FIX) from None
+                raise environment(
+                    "--out is not a folder: it, or a folder on its path, is a file",
+                    file=p,
+                    expected=_FIX,
+                ) from None
             except OSError as e:
-                raise environment(f"cannot make the --out folder ({_why(e)})", file=p,
-                                  expected=_FIX) from e
+                raise environment(
+                    f"cannot make the --out folder ({_why(e)})", file=p, expected=_FIX
+                ) from e
             self.created = True
         try:
             os.rmdir(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=p))
         except OSError as e:
             self.discard()
-            raise environment(f"cannot write in the --out folder ({_why(e)})", file=p,
-                              expected=_FIX) from e
+            raise environment(
+                f"cannot write in the --out folder ({_why(e)})", file=p, expected=_FIX
+            ) from e
         return self
 
     def _others(self) -> set[str]:
@@ -132,8 +149,9 @@ class OutDir:
         try:
             tmp = tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=self.path)
         except OSError as e:
-            raise environment(f"cannot write in the --out folder ({_why(e)})", file=self.path,
-                              expected=_FIX) from e
+            raise environment(
+                f"cannot write in the --out folder ({_why(e)})", file=self.path, expected=_FIX
+            ) from e
         try:
             for name, text in exports.items():
                 target = os.path.join(tmp, name)
@@ -144,21 +162,31 @@ class OutDir:
                         with open(target, "w", encoding="utf-8", newline="") as f:
                             f.write(text)
                 except OSError as e:
-                    raise environment(f"cannot write {name} ({_why(e)}); no export was "
-                                      "changed", file=self.path, expected=_FIX) from e
-            stale = sorted(n for n in os.listdir(self.path)
-                           if n in self.names and n not in exports
-                           and os.path.isfile(os.path.join(self.path, n)))
+                    raise environment(
+                        f"cannot write {name} ({_why(e)}); no export was changed",
+                        file=self.path,
+                        expected=_FIX,
+                    ) from e
+            stale = sorted(
+                n
+                for n in os.listdir(self.path)
+                if n in self.names
+                and n not in exports
+                and os.path.isfile(os.path.join(self.path, n))
+            )
             try:
                 for name in exports:
                     os.replace(os.path.join(tmp, name), os.path.join(self.path, name))
                 for name in stale:
                     os.unlink(os.path.join(self.path, name))
-            except OSError as e:   # (renames in one folder: the file system changed under us)
-                raise environment(f"cannot move the exports into place ({_why(e)}): the folder "
-                                  "may hold some of this run's exports beside an earlier "
-                                  "run's; their stamps tell them apart", file=self.path,
-                                  expected=_FIX) from e
+            except OSError as e:  # (renames in one folder: the file system changed under us)
+                raise environment(
+                    f"cannot move the exports into place ({_why(e)}): the folder "
+                    "may hold some of this run's exports beside an earlier "
+                    "run's; their stamps tell them apart",
+                    file=self.path,
+                    expected=_FIX,
+                ) from e
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return stale

@@ -36,8 +36,10 @@ WORKED_EXAMPLE = (
 def worked_example_jsonl() -> str:
     """The worked example as a JSONL eval file (fields ``id`` and ``text``)."""
     import json
-    return "".join(json.dumps({"id": f"ex{i + 1}", "text": t}) + "\n"
-                   for i, t in enumerate(WORKED_EXAMPLE))
+
+    return "".join(
+        json.dumps({"id": f"ex{i + 1}", "text": t}) + "\n" for i, t in enumerate(WORKED_EXAMPLE)
+    )
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class ParaphraseConfig:
 
     Example: ``ParaphraseConfig("question", "id", 0.90)``.
     """
+
     field: str
     label_field: str | None = None
     threshold: float = constants.PARA_THRESHOLD_DEFAULT
@@ -79,18 +82,20 @@ class ParaphraseConfig:
         """
         paths = self.field if isinstance(self.field, (tuple, list)) else (self.field,)
         if not paths or not all(isinstance(p, str) and p for p in paths):
-            raise bad_input(f"field {self.field!r} is not a field path",
-                            expected="a text field path, e.g. question, or several")
+            raise bad_input(
+                f"field {self.field!r} is not a field path",
+                expected="a text field path, e.g. question, or several",
+            )
         f = self.floor
-        if isinstance(f, bool) or not isinstance(f, (int, float)) \
-                or not 0 <= f <= 1:
+        if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 <= f <= 1:
             raise bad_input(f"cosine floor {f!r} is out of range", expected="a cosine from 0 to 1")
         check_threshold(self.threshold, f)
         w = self.window
         if isinstance(w, bool) or not isinstance(w, int) or not 3 <= w <= constants.PARA_WINDOW:
-            raise bad_input(f"token window {w!r} is out of range",
-                            expected=f"a whole number of word pieces from 3 to "
-                                     f"{constants.PARA_WINDOW}")
+            raise bad_input(
+                f"token window {w!r} is out of range",
+                expected=f"a whole number of word pieces from 3 to {constants.PARA_WINDOW}",
+            )
 
 
 def check_threshold(threshold, floor: float) -> float:
@@ -100,6 +105,7 @@ def check_threshold(threshold, floor: float) -> float:
     except (TypeError, ValueError):
         t = None
     if t is None or not floor <= t <= 1:
-        raise bad_input(f"threshold {threshold!r} is out of range",
-                        expected=f"a cosine from {floor} to 1")
+        raise bad_input(
+            f"threshold {threshold!r} is out of range", expected=f"a cosine from {floor} to 1"
+        )
     return t

@@ -14,8 +14,17 @@ from .raw_rows import refuse_parquet, rows_text
 from .results import ParaphraseResult
 
 PAIR_COLUMNS = ["group", "row_a", "row_b", "label_a", "label_b", "cosine", "text_a", "text_b"]
-GROUP_COLUMNS = ["group", "size", "member_rows", "member_labels", "lowest_internal_cosine",
-                 "lowest_pair", "chained", "representative_row", "representative_text"]
+GROUP_COLUMNS = [
+    "group",
+    "size",
+    "member_rows",
+    "member_labels",
+    "lowest_internal_cosine",
+    "lowest_pair",
+    "chained",
+    "representative_row",
+    "representative_text",
+]
 
 
 def cos3(x: float) -> str:
@@ -28,15 +37,31 @@ def export_names(res: ParaphraseResult) -> list[str]:
     extra = list(constants.SCORE_EXPORTS) if res.score_run else []
     if res.config.skip_bad_lines:
         extra.append(constants.SKIPPED_EXPORT)
-    return [*constants.PARAPHRASE_EXPORTS, res.dedup_name, constants.DEDUP_DROPPED_EXPORT,
-            *extra, constants.STAMP_EXPORT]
+    return [
+        *constants.PARAPHRASE_EXPORTS,
+        res.dedup_name,
+        constants.DEDUP_DROPPED_EXPORT,
+        *extra,
+        constants.STAMP_EXPORT,
+    ]
 
 
 def pairs_csv(res: ParaphraseResult) -> str:
     """``paraphrase-pairs.csv``: every pair at or above the threshold, full texts."""
     g, rows = res.grouping, res.node_rows
-    out = ([g.group_of(i) + 1, rows[i], rows[j], res.label_of(i), res.label_of(j), cos3(c),
-            res.texts[i], res.texts[j]] for i, j, c in g.pairs())
+    out = (
+        [
+            g.group_of(i) + 1,
+            rows[i],
+            rows[j],
+            res.label_of(i),
+            res.label_of(j),
+            cos3(c),
+            res.texts[i],
+            res.texts[j],
+        ]
+        for i, j, c in g.pairs()
+    )
     return write_csv(res.run_stamp, PAIR_COLUMNS, out)
 
 
@@ -48,11 +73,18 @@ def groups_csv(res: ParaphraseResult) -> str:
     def out():
         for k, x in enumerate(res.grouping.groups):
             d = x.detail()
-            yield [k + 1, len(x.members), " ".join(str(rows[m]) for m in x.members),
-                   " | ".join(res.label_of(m) for m in x.members) if res.labels else "",
-                   cos3(d.lowest), f"{rows[d.lowest_pair[0]]} {rows[d.lowest_pair[1]]}",
-                   "yes" if x.chained else "no", rows[d.representative],
-                   res.texts[d.representative]]
+            yield [
+                k + 1,
+                len(x.members),
+                " ".join(str(rows[m]) for m in x.members),
+                " | ".join(res.label_of(m) for m in x.members) if res.labels else "",
+                cos3(d.lowest),
+                f"{rows[d.lowest_pair[0]]} {rows[d.lowest_pair[1]]}",
+                "yes" if x.chained else "no",
+                rows[d.representative],
+                res.texts[d.representative],
+            ]
+
     return write_csv(res.run_stamp, GROUP_COLUMNS, out())
 
 
@@ -86,8 +118,10 @@ def export(res: ParaphraseResult, name: str) -> tuple[str, str]:
         return "text/csv", write_csv(stamp, DROPPED_COLUMNS, res.dropped)
     if name == constants.SKIPPED_EXPORT and res.config.skip_bad_lines:
         from .records import SKIPPED_COLUMNS
-        return "text/csv", write_csv(stamp, SKIPPED_COLUMNS, (
-            [res.eval_name, ln, m] for ln, m in res.skipped))
+
+        return "text/csv", write_csv(
+            stamp, SKIPPED_COLUMNS, ([res.eval_name, ln, m] for ln, m in res.skipped)
+        )
     if name == "score-impact.csv" and res.score_run:
         return "text/csv", score_impact_csv(stamp, list(res.score_figures))
     if name == "scores-unmatched.csv" and res.score_run:

@@ -34,23 +34,45 @@ def pairs_source(job: ParaphraseJob, threshold: float) -> TableSource:
 
     def row(k: int) -> dict:
         i, j, c = pair(k)
-        return {"pair": k + 1, "group": g.group_of(i) + 1, "row_a": job.rows[i],
-                "row_b": job.rows[j], "label_a": lab[i] if lab else "",
-                "label_b": lab[j] if lab else "", "cosine": _cos3(c),
-                "text_a": job.texts[i], "text_b": job.texts[j],
-                "cut_a": job.cuts.get(i), "cut_b": job.cuts.get(j)}
+        return {
+            "pair": k + 1,
+            "group": g.group_of(i) + 1,
+            "row_a": job.rows[i],
+            "row_b": job.rows[j],
+            "label_a": lab[i] if lab else "",
+            "label_b": lab[j] if lab else "",
+            "cosine": _cos3(c),
+            "text_a": job.texts[i],
+            "text_b": job.texts[j],
+            "cut_a": job.cuts.get(i),
+            "cut_b": job.cuts.get(j),
+        }
 
     def text(k: int) -> str:
         i, j, _ = pair(k)
-        return "\n".join((str(job.rows[i]), str(job.rows[j]), job.texts[i], job.texts[j],
-                          lab[i] if lab else "", lab[j] if lab else ""))
+        return "\n".join(
+            (
+                str(job.rows[i]),
+                str(job.rows[j]),
+                job.texts[i],
+                job.texts[j],
+                lab[i] if lab else "",
+                lab[j] if lab else "",
+            )
+        )
 
     return TableSource(
-        n=g.pairs_total, row=row, text=text,
+        n=g.pairs_total,
+        row=row,
+        text=text,
         cats={"group": lambda k: str(g.group_of(pair(k)[0]) + 1)},
-        nums={"cosine": lambda k: pair(k)[2], "row_a": lambda k: job.rows[pair(k)[0]],
-              "row_b": lambda k: job.rows[pair(k)[1]],
-              "group": lambda k: g.group_of(pair(k)[0]) + 1})
+        nums={
+            "cosine": lambda k: pair(k)[2],
+            "row_a": lambda k: job.rows[pair(k)[0]],
+            "row_b": lambda k: job.rows[pair(k)[1]],
+            "group": lambda k: g.group_of(pair(k)[0]) + 1,
+        },
+    )
 
 
 def groups_source(job: ParaphraseJob, threshold: float) -> TableSource:
@@ -66,30 +88,46 @@ def groups_source(job: ParaphraseJob, threshold: float) -> TableSource:
     lab = job.labels
 
     def member(m: int) -> dict:
-        return {"row": job.rows[m], "label": lab[m] if lab else "", "text": job.texts[m],
-                "cut": job.cuts.get(m)}
+        return {
+            "row": job.rows[m],
+            "label": lab[m] if lab else "",
+            "text": job.texts[m],
+            "cut": job.cuts.get(m),
+        }
 
     def row(k: int) -> dict:
         grp = g.groups[k]
-        out = {"group": k + 1, "size": len(grp.members),
-               "members": [member(m) for m in grp.members[:MEMBERS]],
-               "more": max(0, len(grp.members) - MEMBERS), "chained": grp.chained,
-               "lowest": None, "lowest_pair": None, "representative": None}
+        out = {
+            "group": k + 1,
+            "size": len(grp.members),
+            "members": [member(m) for m in grp.members[:MEMBERS]],
+            "more": max(0, len(grp.members) - MEMBERS),
+            "chained": grp.chained,
+            "lowest": None,
+            "lowest_pair": None,
+            "representative": None,
+        }
         if grp.computed or grp.pair_count <= VIEW_DETAIL_PAIRS:
             d = grp.detail()
-            out.update(lowest=_cos3(d.lowest),
-                       lowest_pair=[job.rows[d.lowest_pair[0]], job.rows[d.lowest_pair[1]]],
-                       representative=job.rows[d.representative])
+            out.update(
+                lowest=_cos3(d.lowest),
+                lowest_pair=[job.rows[d.lowest_pair[0]], job.rows[d.lowest_pair[1]]],
+                representative=job.rows[d.representative],
+            )
         return out
 
     def text(k: int) -> str:
-        return "\n".join(f"{job.rows[m]} {lab[m] if lab else ''} {job.texts[m]}"
-                         for m in g.groups[k].members)
+        return "\n".join(
+            f"{job.rows[m]} {lab[m] if lab else ''} {job.texts[m]}" for m in g.groups[k].members
+        )
 
     return TableSource(
-        n=len(g.groups), row=row, text=text,
+        n=len(g.groups),
+        row=row,
+        text=text,
         cats={"chained": lambda k: "yes" if g.groups[k].chained else "no"},
-        nums={"size": lambda k: len(g.groups[k].members), "group": lambda k: k + 1})
+        nums={"size": lambda k: len(g.groups[k].members), "group": lambda k: k + 1},
+    )
 
 
 def para_source(job: ParaphraseJob, table: str, threshold: float) -> TableSource:

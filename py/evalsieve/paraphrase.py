@@ -64,9 +64,12 @@ class ParaphraseJob:
         self._reader = RecordReader(eval_format, eval_name, config.skip_bad_lines)
         self._values = 0
         self._text = FieldExtractor(eval_format, list(self.fields), eval_name)
-        self._label = (FieldExtractor(eval_format, [config.label_field], eval_name)
-                       if config.label_field else None)
-        self.rows: list[int] = []        # 1-based eval record numbers of embedded rows
+        self._label = (
+            FieldExtractor(eval_format, [config.label_field], eval_name)
+            if config.label_field
+            else None
+        )
+        self.rows: list[int] = []  # 1-based eval record numbers of embedded rows
         self.texts: list[str] = []
         self.labels: list[str] = []
         self.empty_rows: list[int] = []
@@ -78,11 +81,11 @@ class ParaphraseJob:
         # as the driver measured it; shown by the page, not part of any rule or export)
         self.cuts: dict[int, int] = {}
         self.model: dict = {}
-        self._groupings: dict[float, Grouping] = {}   # by threshold, most recent last
-        self.score_run = None   # a scores.ScoreRun (set_scores), for the score impact
-        self._raw: list[str] = []          # every record's own text (eval.deduplicated.*)
-        self._raw_rows: list[int] = []     # and its 1-based record number
-        self._impact: dict[float, list] = {}   # score-impact figures by threshold
+        self._groupings: dict[float, Grouping] = {}  # by threshold, most recent last
+        self.score_run = None  # a scores.ScoreRun (set_scores), for the score impact
+        self._raw: list[str] = []  # every record's own text (eval.deduplicated.*)
+        self._raw_rows: list[int] = []  # and its 1-based record number
+        self._impact: dict[float, list] = {}  # score-impact figures by threshold
 
     @property
     def fields(self) -> tuple:
@@ -100,8 +103,9 @@ class ParaphraseJob:
             EvalsieveError(bad_input): called after :meth:`feed_eval`.
         """
         if self._reader.records_read:
-            raise bad_input("scores must be set before the eval pass",
-                            expected="set_scores before feed_eval")
+            raise bad_input(
+                "scores must be set before the eval pass", expected="set_scores before feed_eval"
+            )
         self.score_run = run
 
     # -- eval pass --------------------------------------------------------------------------
@@ -143,16 +147,20 @@ class ParaphraseJob:
         """
         self._take(self._reader.finish())
         if not self.texts:
-            raise bad_input(f"no row has text in the field {' + '.join(self.fields)!r}",
-                            file=self.eval_name, expected="a text field with values")
+            raise bad_input(
+                f"no row has text in the field {' + '.join(self.fields)!r}",
+                file=self.eval_name,
+                expected="a text field with values",
+            )
         out = {"rows": len(self.texts), "rows_empty": len(self.empty_rows), "texts": self.texts}
         if self.config.skip_bad_lines:
             out["skipped_lines"] = {self.eval_name: len(self._reader.skipped)}
         return out
 
     # -- encoder results --------------------------------------------------------------------
-    def set_similarity(self, candidates, nn, nn_index, truncated: int, embeddings=None,
-                       model: dict | None = None) -> None:
+    def set_similarity(
+        self, candidates, nn, nn_index, truncated: int, embeddings=None, model: dict | None = None
+    ) -> None:
         """Take the encoder side's results.
 
         Args:
@@ -174,20 +182,31 @@ class ParaphraseJob:
         if isinstance(candidates, tuple) and len(candidates) == 3:
             candidates = zip(candidates[0], candidates[1], candidates[2])
         if len(nn) != n or len(nn_index) != n:
-            raise bad_input(f"nearest-neighbour lists of {len(nn)}/{len(nn_index)} for {n} rows",
-                            expected="one entry per embedded row")
+            raise bad_input(
+                f"nearest-neighbour lists of {len(nn)}/{len(nn_index)} for {n} rows",
+                expected="one entry per embedded row",
+            )
         emb = None
         if embeddings is not None:
             emb = embeddings if isinstance(embeddings, array) else array("f", bytes(embeddings))
             if len(emb) != n * DIM:
-                raise bad_input(f"{len(emb)} embedding values for {n} rows",
-                                expected=f"rows × {DIM} float32 values")
+                raise bad_input(
+                    f"{len(emb)} embedding values for {n} rows",
+                    expected=f"rows × {DIM} float32 values",
+                )
         try:
-            self.graph = PairGraph(n, candidates, self.config.floor, emb, DIM,
-                                   cosine=None if emb is not None else _no_embeddings)
+            self.graph = PairGraph(
+                n,
+                candidates,
+                self.config.floor,
+                emb,
+                DIM,
+                cosine=None if emb is not None else _no_embeddings,
+            )
         except ValueError as e:
-            raise bad_input(f"similarity results: {e}",
-                            expected="each pair of embedded rows once") from None
+            raise bad_input(
+                f"similarity results: {e}", expected="each pair of embedded rows once"
+            ) from None
         self.nn = [float(x) for x in nn]
         self.nn_index = [int(x) for x in nn_index]
         self.truncated = int(truncated)
@@ -231,13 +250,17 @@ class ParaphraseJob:
             EvalsieveError(bad_input): threshold outside [floor, 1], or no similarity yet.
         """
         g = self.grouping(threshold)
-        best = (max(range(len(self.nn)), key=lambda i: (self.nn[i], -i))
-                if len(self.nn) > 1 else None)
+        best = (
+            max(range(len(self.nn)), key=lambda i: (self.nn[i], -i)) if len(self.nn) > 1 else None
+        )
         closest = None
         if best is not None and self.nn_index[best] >= 0:
             a, b = sorted((best, self.nn_index[best]))
-            closest = {"row_a": self.rows[a], "row_b": self.rows[b],
-                       "cosine": round(self.nn[best], 6)}
+            closest = {
+                "row_a": self.rows[a],
+                "row_b": self.rows[b],
+                "cosine": round(self.nn[best], 6),
+            }
         bins = [0] * 20
         for x in self.nn:
             bins[max(0, min(19, int(x * 20)))] += 1
@@ -262,42 +285,84 @@ class ParaphraseJob:
 
     def _view(self, g: Grouping) -> dict:
         clip = lambda s: s if len(s) <= VIEW_CHARS else s[:VIEW_CHARS] + "…"
-        pairs = [{"group": g.group_of(i) + 1, "row_a": self.rows[i], "row_b": self.rows[j],
-                  "label_a": self._label_of(i), "label_b": self._label_of(j),
-                  "cosine": _cos3(c), "text_a": clip(self.texts[i]), "text_b": clip(self.texts[j])}
-                 for i, j, c in g.pairs(VIEW_PAIRS)]
+        pairs = [
+            {
+                "group": g.group_of(i) + 1,
+                "row_a": self.rows[i],
+                "row_b": self.rows[j],
+                "label_a": self._label_of(i),
+                "label_b": self._label_of(j),
+                "cosine": _cos3(c),
+                "text_a": clip(self.texts[i]),
+                "text_b": clip(self.texts[j]),
+            }
+            for i, j, c in g.pairs(VIEW_PAIRS)
+        ]
         groups = []
         budget = VIEW_DETAIL_PAIRS
         for k, grp in enumerate(g.groups[:VIEW_GROUPS]):
             if not grp.computed and grp.pair_count <= budget:
                 budget -= grp.pair_count
                 grp.detail()
-            if not grp.computed:            # left to the exports (a large group)
-                groups.append({
-                    "group": k + 1, "size": len(grp.members),
-                    "members": [{"row": self.rows[m], "label": self._label_of(m),
-                                 "text": clip(self.texts[m])} for m in grp.members[:VIEW_MEMBERS]],
-                    "more": max(0, len(grp.members) - VIEW_MEMBERS),
-                    "lowest": None, "lowest_pair": None, "chained": grp.chained,
-                    "representative": None})
+            if not grp.computed:  # left to the exports (a large group)
+                groups.append(
+                    {
+                        "group": k + 1,
+                        "size": len(grp.members),
+                        "members": [
+                            {
+                                "row": self.rows[m],
+                                "label": self._label_of(m),
+                                "text": clip(self.texts[m]),
+                            }
+                            for m in grp.members[:VIEW_MEMBERS]
+                        ],
+                        "more": max(0, len(grp.members) - VIEW_MEMBERS),
+                        "lowest": None,
+                        "lowest_pair": None,
+                        "chained": grp.chained,
+                        "representative": None,
+                    }
+                )
                 continue
             d = grp.detail()
-            groups.append({
-                "group": k + 1, "size": len(grp.members),
-                "members": [{"row": self.rows[m], "label": self._label_of(m),
-                             "text": clip(self.texts[m])} for m in grp.members[:VIEW_MEMBERS]],
-                "more": max(0, len(grp.members) - VIEW_MEMBERS),
-                "lowest": _cos3(d.lowest),
-                "lowest_pair": [self.rows[d.lowest_pair[0]], self.rows[d.lowest_pair[1]]],
-                "chained": grp.chained,
-                "representative": self.rows[d.representative]})
-        return {"pairs": pairs, "pairs_total": g.pairs_total, "groups": groups,
-                "groups_total": len(g.groups)}
+            groups.append(
+                {
+                    "group": k + 1,
+                    "size": len(grp.members),
+                    "members": [
+                        {
+                            "row": self.rows[m],
+                            "label": self._label_of(m),
+                            "text": clip(self.texts[m]),
+                        }
+                        for m in grp.members[:VIEW_MEMBERS]
+                    ],
+                    "more": max(0, len(grp.members) - VIEW_MEMBERS),
+                    "lowest": _cos3(d.lowest),
+                    "lowest_pair": [self.rows[d.lowest_pair[0]], self.rows[d.lowest_pair[1]]],
+                    "chained": grp.chained,
+                    "representative": self.rows[d.representative],
+                }
+            )
+        return {
+            "pairs": pairs,
+            "pairs_total": g.pairs_total,
+            "groups": groups,
+            "groups_total": len(g.groups),
+        }
 
     # -- stamp and exports ------------------------------------------------------------------
-    def stamp(self, threshold: float, eval_file: InputFile, utc: str,
-              assets: dict | None = None, runtime: str = "",
-              environment: dict | None = None, keep: str = "first") -> RunStamp:
+    def stamp(
+        self,
+        threshold: float,
+        eval_file: InputFile,
+        utc: str,
+        assets: dict | None = None,
+        runtime: str = "",
+        environment: dict | None = None,
+        keep: str = "first",
+    ) -> RunStamp:
         """The run stamp of the exports at ``threshold``.
 
         ``environment``: how the page ran (RunStamp.environment: assets_from, threads,
@@ -308,23 +373,37 @@ class ParaphraseJob:
             EvalsieveError(bad_input): threshold outside [floor, 1]; an unknown ``keep``.
         """
         c = self.config
-        settings = {"field": c.field if isinstance(c.field, str) else list(c.field),
-                    "label_field": c.label_field,
-                    "dedup_keep": constants.DEDUP_KEEP_RULES[check_keep(keep)],
-                    "threshold": check_threshold(threshold, c.floor), "slider_floor": c.floor,
-                    "model": MODEL_ID, "model_sha256": self.model.get("model_sha256", ""),
-                    "pooling": POOLING, "normalisation": NORMALISATION,
-                    "token_window": c.window, "rows_truncated": self.truncated}
-        if c.skip_bad_lines:   # stamped only when on
+        settings = {
+            "field": c.field if isinstance(c.field, str) else list(c.field),
+            "label_field": c.label_field,
+            "dedup_keep": constants.DEDUP_KEEP_RULES[check_keep(keep)],
+            "threshold": check_threshold(threshold, c.floor),
+            "slider_floor": c.floor,
+            "model": MODEL_ID,
+            "model_sha256": self.model.get("model_sha256", ""),
+            "pooling": POOLING,
+            "normalisation": NORMALISATION,
+            "token_window": c.window,
+            "rows_truncated": self.truncated,
+        }
+        if c.skip_bad_lines:  # stamped only when on
             from .records import SKIP_RULE
+
             settings["skip_bad_lines"] = SKIP_RULE
             settings["skipped_lines"] = {self.eval_name: len(self._reader.skipped)}
         inputs = (eval_file,)
         if self.score_run is not None:
             settings.update(self.score_run.settings())
             inputs += (self.score_run.file,)
-        return RunStamp("paraphrases", settings, inputs, utc, dict(assets or {}), runtime,
-                        dict(environment or {}))
+        return RunStamp(
+            "paraphrases",
+            settings,
+            inputs,
+            utc,
+            dict(assets or {}),
+            runtime,
+            dict(environment or {}),
+        )
 
     def export_steps(self, threshold: float):
         """Compute what the exports at ``threshold`` need (every group's lowest pair and
@@ -345,19 +424,29 @@ class ParaphraseJob:
         if self.score_run is None:
             return []
         if self._reader.skipped:
-            raise bad_input("score impact cannot join scores to an eval file with skipped "
-                            "lines (the scores' rows would be matched to the wrong eval rows)",
-                            file=self.eval_name, expected="an eval file without malformed "
-                            "lines, or no scores file")
+            raise bad_input(
+                "score impact cannot join scores to an eval file with skipped "
+                "lines (the scores' rows would be matched to the wrong eval rows)",
+                file=self.eval_name,
+                expected="an eval file without malformed lines, or no scores file",
+            )
         t = check_threshold(threshold, self.config.floor)
         if t not in self._impact:
             from .score_figures import paraphrase_impact
+
             run = self.score_run
             if run.join is None:
                 head = self._reader.header_raw or ""
-                run.join_eval(self.eval_format, self.eval_name,
-                              lambda: head + ("" if not head or head.endswith("\n") else "\n")
-                              + "".join(self._raw), self._reader.records_read)
+                run.join_eval(
+                    self.eval_format,
+                    self.eval_name,
+                    lambda: (
+                        head
+                        + ("" if not head or head.endswith("\n") else "\n")
+                        + "".join(self._raw)
+                    ),
+                    self._reader.records_read,
+                )
             group_of, reps = {}, set()
             for k, grp in enumerate(self.grouping(t).groups):
                 reps.add(self.rows[grp.detail().representative])
@@ -371,6 +460,7 @@ class ParaphraseJob:
         """The ``score_impact`` summary of the first metric at ``threshold``, or None
         without scores."""
         from .score_figures import paraphrase_summary
+
         figs = self.score_figures(threshold)
         return paraphrase_summary(figs[0]) if figs else None
 
@@ -395,33 +485,70 @@ class ParaphraseJob:
         kept = kept_positions(self._raw_rows, dropped)
         figs = self.score_figures(t) if self.score_run is not None else []
         fig = self.group(t)
-        summary = {k: fig[k] for k in ("rows_scanned", "rows_empty", "rows_in_groups", "groups",
-                                       "groups_chained", "pairs", "duplicate_share",
-                                       "effective_rows", "closest_pair", "rows_truncated",
-                                       "threshold")}
+        summary = {
+            k: fig[k]
+            for k in (
+                "rows_scanned",
+                "rows_empty",
+                "rows_in_groups",
+                "groups",
+                "groups_chained",
+                "pairs",
+                "duplicate_share",
+                "effective_rows",
+                "closest_pair",
+                "rows_truncated",
+                "threshold",
+            )
+        }
         summary["stamp"] = stamp.to_dict()
         if figs:
             from .score_figures import paraphrase_summary
+
             summary["score_impact"] = paraphrase_summary(figs[0])
             if len(figs) > 1:
                 summary["score_impact_more"] = [paraphrase_summary(f) for f in figs[1:]]
         summary["rows_deduplicated"] = len(kept)
         r = self._reader
         return ParaphraseResult(
-            summary=summary, run_stamp=stamp, config=self.config, eval_name=self.eval_name,
-            eval_format=self.eval_format, threshold=t, keep=rule, grouping=g,
-            node_rows=tuple(self.rows), texts=tuple(self.texts), labels=tuple(self.labels),
-            raw=tuple(self._raw), raw_rows=tuple(self._raw_rows), header_raw=r.header_raw,
-            cr=r.cr, bom=r.bom, skipped=tuple(r.skipped), score_run=self.score_run,
-            score_figures=tuple(figs), kept=tuple(kept), dropped=tuple(dropped))
+            summary=summary,
+            run_stamp=stamp,
+            config=self.config,
+            eval_name=self.eval_name,
+            eval_format=self.eval_format,
+            threshold=t,
+            keep=rule,
+            grouping=g,
+            node_rows=tuple(self.rows),
+            texts=tuple(self.texts),
+            labels=tuple(self.labels),
+            raw=tuple(self._raw),
+            raw_rows=tuple(self._raw_rows),
+            header_raw=r.header_raw,
+            cr=r.cr,
+            bom=r.bom,
+            skipped=tuple(r.skipped),
+            score_run=self.score_run,
+            score_figures=tuple(figs),
+            kept=tuple(kept),
+            dropped=tuple(dropped),
+        )
 
-    def finish(self, threshold: float, eval_file: InputFile, utc: str,
-               assets: dict | None = None, runtime: str = "",
-               environment: dict | None = None, keep: str = "first") -> ParaphraseResult:
+    def finish(
+        self,
+        threshold: float,
+        eval_file: InputFile,
+        utc: str,
+        assets: dict | None = None,
+        runtime: str = "",
+        environment: dict | None = None,
+        keep: str = "first",
+    ) -> ParaphraseResult:
         """Stamp the run at ``threshold`` (:meth:`stamp`, same arguments) and freeze it
         (:meth:`result`): the result's ``summary`` is what the CLI prints with ``--json``."""
-        return self.result(self.stamp(threshold, eval_file, utc, assets, runtime, environment,
-                                      keep))
+        return self.result(
+            self.stamp(threshold, eval_file, utc, assets, runtime, environment, keep)
+        )
 
 
 def _no_embeddings(i: int, j: int) -> float:

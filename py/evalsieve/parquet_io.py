@@ -25,10 +25,11 @@ def _pa(name: str):
         import pyarrow
         import pyarrow.parquet
     except ImportError:
-        raise environment("this is a Parquet file, and reading Parquet needs pyarrow, which is "
-                        "not installed", file=name,
-                        expected="pip install 'evalsieve[parquet]' (or convert the file to "
-                                 "JSON Lines)") from None
+        raise environment(
+            "this is a Parquet file, and reading Parquet needs pyarrow, which is not installed",
+            file=name,
+            expected="pip install 'evalsieve[parquet]' (or convert the file to JSON Lines)",
+        ) from None
     return pyarrow, pyarrow.parquet
 
 
@@ -51,8 +52,12 @@ def schema_paths(schema) -> list[str]:
         elif t.is_map(typ):
             yield from walk(typ.key_type, prefix + "[].key")
             yield from walk(typ.item_type, prefix + "[].value")
-        elif t.is_list(typ) or t.is_large_list(typ) or t.is_fixed_size_list(typ) or (
-                hasattr(t, "is_list_view") and (t.is_list_view(typ) or t.is_large_list_view(typ))):
+        elif (
+            t.is_list(typ)
+            or t.is_large_list(typ)
+            or t.is_fixed_size_list(typ)
+            or (hasattr(t, "is_list_view") and (t.is_list_view(typ) or t.is_large_list_view(typ)))
+        ):
             yield from walk(typ.value_type, prefix + "[]")
         else:
             yield prefix
@@ -110,9 +115,12 @@ class ParquetSource:
             self.file = pq.ParquetFile(path)
             self.schema = self.file.schema_arrow
         except Exception as e:  # pyarrow.ArrowInvalid, OSError, ...
-            raise bad_input(f"not a readable Parquet file ({type(e).__name__}: {e})",
-                            file=self.name, expected="a valid Parquet file (written by pyarrow, "
-                            "pandas, Spark, DuckDB, Hugging Face datasets ...)") from None
+            raise bad_input(
+                f"not a readable Parquet file ({type(e).__name__}: {e})",
+                file=self.name,
+                expected="a valid Parquet file (written by pyarrow, "
+                "pandas, Spark, DuckDB, Hugging Face datasets ...)",
+            ) from None
         self.rows = self.file.metadata.num_rows
         self.row_groups = self.file.num_row_groups
         self.paths = schema_paths(self.schema)
@@ -139,7 +147,7 @@ class ParquetSource:
             for batch in self.file.iter_batches(batch_size=BATCH_ROWS, columns=columns):
                 rows = [plain(r) for r in batch.to_pylist()]
                 if limit is not None and seen + len(rows) > limit:
-                    rows = rows[:limit - seen]
+                    rows = rows[: limit - seen]
                 seen += len(rows)
                 yield rows
                 if limit is not None and seen >= limit:
@@ -147,8 +155,11 @@ class ParquetSource:
         except Exception as e:
             if getattr(e, "code", None):
                 raise
-            raise bad_input(f"cannot read a row group ({type(e).__name__}: {e})",
-                            file=self.name, expected="a valid Parquet file") from None
+            raise bad_input(
+                f"cannot read a row group ({type(e).__name__}: {e})",
+                file=self.name,
+                expected="a valid Parquet file",
+            ) from None
 
     def write_rows(self, out_path: str, keep: list[int]) -> int:
         """Write the rows at 0-based positions ``keep`` (ascending) to a new Parquet file
@@ -165,8 +176,11 @@ class ParquetSource:
                     take.append(nxt - start)
                     nxt = next(want, None)
                 if take:
-                    w.write_table(pa.Table.from_batches([batch.take(pa.array(take, pa.int64()))],
-                                                        schema=self.schema))
+                    w.write_table(
+                        pa.Table.from_batches(
+                            [batch.take(pa.array(take, pa.int64()))], schema=self.schema
+                        )
+                    )
                     written += len(take)
                 start += batch.num_rows
             if written == 0:
@@ -179,10 +193,21 @@ class ParquetSource:
 #: the paraphrase cosines): float64 in the Parquet versions. Every other column's type
 #: follows its values: all integers int64, all numbers float64, all booleans bool (an
 #: empty cell is null there), else text as written before the CSV's formula guard.
-FLOAT_COLUMNS = frozenset({
-    "containment", "cosine", "lowest_internal_cosine", "semantic_score", "semantic_cosine",
-    "semantic_lexical", "semantic_numbers", "semantic_code", "semantic_docstring_cosine",
-    "semantic_rival", "semantic_code_runner_up"})
+FLOAT_COLUMNS = frozenset(
+    {
+        "containment",
+        "cosine",
+        "lowest_internal_cosine",
+        "semantic_score",
+        "semantic_cosine",
+        "semantic_lexical",
+        "semantic_numbers",
+        "semantic_code",
+        "semantic_docstring_cosine",
+        "semantic_rival",
+        "semantic_code_runner_up",
+    }
+)
 #: Key-value metadata keys of a Parquet report: the stamp (canonical JSON, as in
 #: run-stamp.json) and its fingerprint.
 STAMP_KEY, FINGERPRINT_KEY = b"evalsieve.run_stamp", b"evalsieve.run_fingerprint"
@@ -201,8 +226,7 @@ def _column(pa, name: str, values: list):
     """One report column as a pyarrow array (types: see FLOAT_COLUMNS)."""
     given = [v for v in values if v is not None and v != ""]
     if name in FLOAT_COLUMNS:
-        return pa.array([None if v is None or v == "" else float(v) for v in values],
-                        pa.float64())
+        return pa.array([None if v is None or v == "" else float(v) for v in values], pa.float64())
     if given and all(isinstance(v, bool) for v in given):
         typ = pa.bool_()
     elif given and all(isinstance(v, int) and not isinstance(v, bool) for v in given):
@@ -228,6 +252,7 @@ def write_report(path: str, export, stamp: dict) -> int:
         ValueError: the stamp's fingerprint is not the export's.
     """
     from .stamps import canonical_json
+
     pa, pq = _pa(os.path.basename(path))
     if stamp.get("fingerprint") != export.fingerprint:
         raise ValueError("the stamp is not the export's run")
@@ -235,8 +260,11 @@ def write_report(path: str, export, stamp: dict) -> int:
     cols = [_column(pa, n, [r[k] for r in export.rows]) for k, n in enumerate(names)]
     cols.append(pa.array([export.fingerprint] * len(export.rows), pa.string()))
     table = pa.table(cols, names=export.header).replace_schema_metadata(
-        {STAMP_KEY: canonical_json(stamp).encode("utf-8"),
-         FINGERPRINT_KEY: export.fingerprint.encode("ascii")})
+        {
+            STAMP_KEY: canonical_json(stamp).encode("utf-8"),
+            FINGERPRINT_KEY: export.fingerprint.encode("ascii"),
+        }
+    )
     pq.write_table(table, path)
     return len(export.rows)
 
@@ -253,8 +281,9 @@ def report_writers(exports: dict, stamp: dict) -> dict:
     not a report, and gets none). Each writer takes the path to write (as
     ``outdir.OutDir.write`` expects)."""
     from .exports import CsvExport
+
     out = {}
     for name, text in exports.items():
         if isinstance(text, CsvExport) and name.endswith(".csv"):
-            out[report_name(name)] = (lambda path, t=text: write_report(path, t, stamp))
+            out[report_name(name)] = lambda path, t=text: write_report(path, t, stamp)
     return out

@@ -21,10 +21,9 @@ class Progress:
     total when the pass runs as several tasks. Elsewhere: a plain line at most every 10 s.
     """
 
-    def __init__(self, total: int, tasks: int, log, show_tasks: bool, hook=None,
-                 cancel=None):
+    def __init__(self, total: int, tasks: int, log, show_tasks: bool, hook=None, cancel=None):
         self.total, self.tasks, self.log, self.show_tasks = total, tasks, log, show_tasks
-        self.hook, self.cancel = hook, cancel   # the API's callback and cancel event
+        self.hook, self.cancel = hook, cancel  # the API's callback and cancel event
         self.read = 0
         self.done = 0
         self.bar = None
@@ -32,9 +31,17 @@ class Progress:
         if log is not silent and sys.stderr.isatty():
             try:
                 from tqdm import tqdm
-                self.bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000,
-                                desc="training bytes read", file=sys.stderr, leave=False,
-                                dynamic_ncols=True)
+
+                self.bar = tqdm(
+                    total=total,
+                    unit="B",
+                    unit_scale=True,
+                    unit_divisor=1000,
+                    desc="training bytes read",
+                    file=sys.stderr,
+                    leave=False,
+                    dynamic_ncols=True,
+                )
             except ImportError:
                 self.bar = None
 
@@ -68,8 +75,10 @@ class Progress:
         rate = self.read / 1e6 / max(dt, 1e-9)
         eta = max(0, self.total - self.read) / 1e6 / rate if rate else float("nan")
         tasks = f", tasks {self.done}/{self.tasks}" if self.show_tasks else ""
-        self.log(f"train: read {self.read / 1e6:.0f} of {self.total / 1e6:.0f} MB from disk, "
-                 f"{rate:.1f} MB/s, ETA {eta:.0f} s{tasks}")
+        self.log(
+            f"train: read {self.read / 1e6:.0f} of {self.total / 1e6:.0f} MB from disk, "
+            f"{rate:.1f} MB/s, ETA {eta:.0f} s{tasks}"
+        )
 
     def close(self) -> None:
         if self.bar is not None:
@@ -81,7 +90,7 @@ def silent(msg: str) -> None:
     pass
 
 
-_silent = silent   # the name the drivers know
+_silent = silent  # the name the drivers know
 
 
 def check_cancel(cancel) -> None:

@@ -58,18 +58,20 @@ RADIUS = 200
 MIN_PIECE = 200
 MAX_SPLITS = 10
 #: The largest R, minimum piece and maximum splits a user may set (the CLI and the page).
-SETTING_MAX = 10 ** 9
+SETTING_MAX = 10**9
 #: How the output is checked after writing: rescan every output file, or only the records
 #: it changed (the others are the bytes the scan read).
 SELF_CHECKS = ("changed", "full")
-RULE = ("Counted n-grams: the eval n-grams of the chosen rows that are not boilerplate, "
-        "under the contamination rule. drop: a training record holding one in a chosen "
-        "field is left out. cut: each occurrence's span (its words' original characters) "
-        "plus R characters each side, widened to whole white-space-separated tokens, is "
-        "removed; pieces shorter than the minimum are left out, the rest joined as they "
-        "are; a record with more cut regions than the maximum is dropped, as is a record "
-        "left without a word. Source: GPT-3 (Brown et al. 2020, App. C), NeMo Curator "
-        "TaskDecontamination, lm-evaluation-harness janitor.")
+RULE = (
+    "Counted n-grams: the eval n-grams of the chosen rows that are not boilerplate, "
+    "under the contamination rule. drop: a training record holding one in a chosen "
+    "field is left out. cut: each occurrence's span (its words' original characters) "
+    "plus R characters each side, widened to whole white-space-separated tokens, is "
+    "removed; pieces shorter than the minimum are left out, the rest joined as they "
+    "are; a record with more cut regions than the maximum is dropped, as is a record "
+    "left without a word. Source: GPT-3 (Brown et al. 2020, App. C), NeMo Curator "
+    "TaskDecontamination, lm-evaluation-harness janitor."
+)
 
 _TOKEN = re.compile(r"\S+")
 _ASCII_PUNCT = "".join(chr(c) for c in range(128) if unicodedata.category(chr(c))[0] == "P")
@@ -94,6 +96,7 @@ class PurifyConfig:
     Example: ``PurifyConfig()`` is NeMo Curator's defaults; ``PurifyConfig("drop")`` leaves
     out every record holding a counted n-gram.
     """
+
     mode: str = "cut"
     radius: int = RADIUS
     min_piece: int = MIN_PIECE
@@ -108,15 +111,21 @@ class PurifyConfig:
         for name in ("radius", "min_piece", "max_splits"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= SETTING_MAX:
-                raise bad_input(f"{name} = {v!r} is not a whole number from 0 to {SETTING_MAX}",
-                                expected=f"an integer from 0 to {SETTING_MAX}")
+                raise bad_input(
+                    f"{name} = {v!r} is not a whole number from 0 to {SETTING_MAX}",
+                    expected=f"an integer from 0 to {SETTING_MAX}",
+                )
 
     def settings(self) -> dict:
         """The settings as plain JSON values, for the run stamp."""
-        return {"purify_mode": self.mode, "purify_radius_chars": self.radius,
-                "purify_min_piece_chars": self.min_piece,
-                "purify_max_splits": self.max_splits, "purify_rows": ROWS[self.rows],
-                "purify_rule": RULE}
+        return {
+            "purify_mode": self.mode,
+            "purify_radius_chars": self.radius,
+            "purify_min_piece_chars": self.min_piece,
+            "purify_max_splits": self.max_splits,
+            "purify_rows": ROWS[self.rows],
+            "purify_rule": RULE,
+        }
 
 
 # -- words back to their characters ---------------------------------------------------------
@@ -164,10 +173,10 @@ def _token_words(tok: str, s0: int) -> list[tuple[str, int, int]]:
     comb = unicodedata.combining
     starts = [i for i, c in enumerate(tok) if i == 0 or not comb(c)]
     bounds = starts + [len(tok)]
-    parts = [normalize_text(tok[bounds[k]:bounds[k + 1]]) for k in range(len(starts))]
-    if "".join(parts) != whole:   # composition across clusters, or a context-cased letter
+    parts = [normalize_text(tok[bounds[k] : bounds[k + 1]]) for k in range(len(starts))]
+    if "".join(parts) != whole:  # composition across clusters, or a context-cased letter
         return [(w, s0, s0 + len(tok)) for w in whole.split()]
-    owner = [k for k, p in enumerate(parts) for _ in p]   # normalised char -> cluster
+    owner = [k for k, p in enumerate(parts) for _ in p]  # normalised char -> cluster
     out = []
     for m in _TOKEN.finditer(whole):
         first, last = owner[m.start()], owner[m.end() - 1]
@@ -198,11 +207,12 @@ def segment_matches(text: str, index, counted) -> tuple[set, list[tuple[int, int
         return found, matches
     words = [w for w, _, _ in ws]
     if words != normalize_text(text).split():
-        raise EvalsieveError("internal", "the words' character map disagrees with the rule's "
-                             "words", detail=text[:80])
+        raise EvalsieveError(
+            "internal", "the words' character map disagrees with the rule's words", detail=text[:80]
+        )
     id_of = index.id_of
     for i in range(len(words) - n + 1):
-        gid = id_of(" ".join(words[i:i + n]))
+        gid = id_of(" ".join(words[i : i + n]))
         if gid is None:
             continue
         found.add(gid)
@@ -292,6 +302,7 @@ class RecordPlan:
         occurrences: counted n-gram occurrences matched.
         found: every eval n-gram id in the record (what the training scan found in it).
     """
+
     action: str = ""
     reason: str = ""
     values: list = field(default_factory=list)
@@ -334,11 +345,13 @@ def plan_record(segments: list[str], index, counted, config: PurifyConfig) -> Re
     total = sum(len(t) for t in segments)
     if config.mode == "drop":
         return _dropped(plan, "drop mode", total, segments)
-    plan.regions = [cut_regions(t, ms, config.radius) if ms else []
-                    for t, ms in zip(segments, hits)]
+    plan.regions = [
+        cut_regions(t, ms, config.radius) if ms else [] for t, ms in zip(segments, hits)
+    ]
     if plan.splits > config.max_splits:
-        return _dropped(plan, f"split {plan.splits} times (more than {config.max_splits})",
-                        total, segments)
+        return _dropped(
+            plan, f"split {plan.splits} times (more than {config.max_splits})", total, segments
+        )
     values, removed = [], 0
     for text, regs in zip(segments, plan.regions):
         if not regs:
@@ -369,8 +382,9 @@ def boilerplate_ids(counts: list[int], cutoff: int) -> frozenset:
     return frozenset(g for g, c in enumerate(counts) if c > cutoff) if cutoff else frozenset()
 
 
-def counted_ngrams(index, scores, boilerplate: frozenset, rows: str
-                   ) -> tuple[frozenset, dict[int, list[int]]]:
+def counted_ngrams(
+    index, scores, boilerplate: frozenset, rows: str
+) -> tuple[frozenset, dict[int, list[int]]]:
     """The n-grams purify removes and, per n-gram, the eval rows it belongs to.
 
     Args:
@@ -392,8 +406,9 @@ def counted_ngrams(index, scores, boilerplate: frozenset, rows: str
     return frozenset(rows_of), rows_of
 
 
-def still_contaminated(index, scores, counts: list[int], boilerplate: frozenset,
-                       threshold: float | None, rows: str) -> dict:
+def still_contaminated(
+    index, scores, counts: list[int], boilerplate: frozenset, threshold: float | None, rows: str
+) -> dict:
     """The self-check's verdict on the purified corpus, from its n-gram counts.
 
     The boilerplate set is the input run's (the one purify used): counting it again on the
@@ -422,5 +437,9 @@ def still_contaminated(index, scores, counts: list[int], boilerplate: frozenset,
         if matched and (threshold is None or matched / len(scorable) >= threshold):
             dirty.append(score.eval_row)
             asked_dirty += is_asked
-    return {"rows_contaminated": len(dirty), "rows_asked": asked,
-            "rows_asked_contaminated": asked_dirty, "rows": dirty}
+    return {
+        "rows_contaminated": len(dirty),
+        "rows_asked": asked,
+        "rows_asked_contaminated": asked_dirty,
+        "rows": dirty,
+    }

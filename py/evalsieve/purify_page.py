@@ -35,10 +35,22 @@ import hashlib
 from .errors import EvalsieveError, bad_input
 from .fields import FieldExtractor
 from .ngrams import TrainingScan
-from .purify_core import (SELF_CHECKS, PurifyConfig, boilerplate_ids, counted_ngrams,
-                          still_contaminated)
-from .purify_report import (check_verdict, export_texts, figures, outputs, purify_settings,
-                            report_rows, rescan_changed)
+from .purify_core import (
+    SELF_CHECKS,
+    PurifyConfig,
+    boilerplate_ids,
+    counted_ngrams,
+    still_contaminated,
+)
+from .purify_report import (
+    check_verdict,
+    export_texts,
+    figures,
+    outputs,
+    purify_settings,
+    report_rows,
+    rescan_changed,
+)
 from .purify_shards import ShardTask, _LineShard, _ReaderShard, _result
 from .records import RecordReader, parse_record_line
 from .stamps import InputFile, RunStamp
@@ -86,8 +98,9 @@ class MemoryOutput:
             self.stored.write(data)
             return
         if self.gz is None:
-            self.gz = gzip.GzipFile(filename="", mode="wb", fileobj=self.stored, mtime=0,
-                                    compresslevel=6)
+            self.gz = gzip.GzipFile(
+                filename="", mode="wb", fileobj=self.stored, mtime=0, compresslevel=6
+            )
         self.gz.write(data)
 
     def close(self) -> None:
@@ -118,42 +131,72 @@ class PagePurify:
     """
 
     def __init__(self, job, args: dict, runtime: str):
-        self.config = PurifyConfig(args.get("mode", "cut"), args.get("radius", 200),
-                                   args.get("min_piece", 200), args.get("max_splits", 10),
-                                   args.get("rows", "scored"))
+        self.config = PurifyConfig(
+            args.get("mode", "cut"),
+            args.get("radius", 200),
+            args.get("min_piece", 200),
+            args.get("max_splits", 10),
+            args.get("rows", "scored"),
+        )
         self.self_check = args.get("self_check", SELF_CHECKS[0])
         if self.self_check not in SELF_CHECKS:
-            raise bad_input(f"unknown self-check {self.self_check!r}",
-                            expected=" or ".join(SELF_CHECKS))
+            raise bad_input(
+                f"unknown self-check {self.self_check!r}", expected=" or ".join(SELF_CHECKS)
+            )
         tr, ev = args["train"], args["eval"]
         if tr["format"] == "parquet":
-            raise bad_input("the page does not purify Parquet training files", file=tr["name"],
-                            expected="JSONL, CSV, TSV or text (.gz works); for Parquet: "
-                            "evalsieve purify")
+            raise bad_input(
+                "the page does not purify Parquet training files",
+                file=tr["name"],
+                expected="JSONL, CSV, TSV or text (.gz works); for Parquet: evalsieve purify",
+            )
         if job.scan is None or job.scan.hits is None or job.summary is None:
-            raise bad_input("the scan did not list its records", expected="purify.begin "
-                            "after cont.end_eval, then the training pass and cont.finish")
+            raise bad_input(
+                "the scan did not list its records",
+                expected="purify.begin after cont.end_eval, then the training pass and cont.finish",
+            )
         self.job, index = job, job.index
         self.bp = boilerplate_ids(job.scan.counts, job.cutoff)
-        self.counted, self.rows_of = counted_ngrams(index, job.scores, self.bp,
-                                                    self.config.rows)
-        targets = tuple((r, tuple(g)) for r, g in sorted(job.scan.hits)
-                        if self.counted.intersection(g))
-        job.scan.hits = None   # (the record list is in the targets now)
+        self.counted, self.rows_of = counted_ngrams(index, job.scores, self.bp, self.config.rows)
+        targets = tuple(
+            (r, tuple(g)) for r, g in sorted(job.scan.hits) if self.counted.intersection(g)
+        )
+        job.scan.hits = None  # (the record list is in the targets now)
         self.name, self.gzip = tr["name"], bool(tr.get("gzip"))
-        self.task = ShardTask(0, "", self.name, tr["format"], tuple(tr["fields"]), self.gzip,
-                              int(tr["bytes"]), "", targets, job.scan.records,
-                              tr.get("sha256") or "")
+        self.task = ShardTask(
+            0,
+            "",
+            self.name,
+            tr["format"],
+            tuple(tr["fields"]),
+            self.gzip,
+            int(tr["bytes"]),
+            "",
+            targets,
+            job.scan.records,
+            tr.get("sha256") or "",
+        )
         self.out = MemoryOutput(self.gzip)
         self.copy = not targets
         walker = _LineShard if tr["format"] in ("jsonl", "text") else _ReaderShard
         payload = {"index": index, "counted": self.counted, "config": self.config}
         self.walker = None if self.copy else walker(payload, self.task, self.out, hashed=False)
         self.result: dict | None = None
-        self.settings = purify_settings(job.config.settings(), index, job.config.boilerplate,
-                                        job.cutoff, self.config, self.self_check)
-        self.eval_file = InputFile("eval", ev["name"], ev.get("sha256") or "",
-                                   int(ev.get("bytes", 0)), ev.get("format", job.eval_format))
+        self.settings = purify_settings(
+            job.config.settings(),
+            index,
+            job.config.boilerplate,
+            job.cutoff,
+            self.config,
+            self.self_check,
+        )
+        self.eval_file = InputFile(
+            "eval",
+            ev["name"],
+            ev.get("sha256") or "",
+            int(ev.get("bytes", 0)),
+            ev.get("format", job.eval_format),
+        )
         self.train_format = tr["format"] + ("+gzip" if self.gzip else "")
         self.utc, self.runtime = args.get("utc", ""), runtime
         self.assets, self.environment = args.get("assets") or {}, args.get("environment") or {}
@@ -161,21 +204,34 @@ class PagePurify:
         self.fingerprint = self._stamp(train).to_dict()["fingerprint"]
 
     def _stamp(self, train: InputFile) -> RunStamp:
-        return RunStamp("purify", self.settings, (self.eval_file, train), self.utc,
-                        self.assets, self.runtime, self.environment)
+        return RunStamp(
+            "purify",
+            self.settings,
+            (self.eval_file, train),
+            self.utc,
+            self.assets,
+            self.runtime,
+            self.environment,
+        )
 
     def plan(self) -> dict:
         """``purify.plan``'s value: what the write pass does."""
-        return {"copy": self.copy, "records_to_change": len(self.task.targets),
-                "ngrams_counted": len(self.counted), "ngrams_boilerplate": len(self.bp),
-                "records": self.task.records, "fingerprint": self.fingerprint}
+        return {
+            "copy": self.copy,
+            "records_to_change": len(self.task.targets),
+            "ngrams_counted": len(self.counted),
+            "ngrams_boilerplate": len(self.bp),
+            "records": self.task.records,
+            "fingerprint": self.fingerprint,
+        }
 
     def feed(self, data: bytes) -> dict:
         """One block of the training file (inflated; the file's BOM at the start of the
         first): ``{"same": true}`` or ``{"b64": the bytes to write}``."""
         if self.walker is None or self.result is not None:
-            raise EvalsieveError("internal", "purify.feed without a write pass open",
-                                 file=self.name)
+            raise EvalsieveError(
+                "internal", "purify.feed without a write pass open", file=self.name
+            )
         self.walker.feed(data)
         out = self.out.stored.take()
         if not self.gzip and out == data:
@@ -195,9 +251,12 @@ class PagePurify:
         if self.result is not None:
             raise EvalsieveError("internal", "purify.end called twice", file=self.name)
         if self.task.sha256 and sha256 != self.task.sha256:
-            raise bad_input("the training file changed between the scan and the write pass "
-                            "(its sha256 differs)", file=self.name,
-                            expected="a file that stays the same during the run")
+            raise bad_input(
+                "the training file changed between the scan and the write pass "
+                "(its sha256 differs)",
+                file=self.name,
+                expected="a file that stays the same during the run",
+            )
         if self.copy:
             res = _result(self.task.sha256, self.task.records, [])
             out_sha, out_bytes, tail = self.task.sha256, self.task.size, b""
@@ -206,12 +265,23 @@ class PagePurify:
             self.out.close()
             tail = self.out.stored.take()
             out_sha, out_bytes = self.out.sha256, self.out.stored.bytes
-        res.update({"file": 0, "part": 0, "bytes": self.task.size, "out_sha256": out_sha,
-                    "out_bytes": out_bytes})
+        res.update(
+            {
+                "file": 0,
+                "part": 0,
+                "bytes": self.task.size,
+                "out_sha256": out_sha,
+                "out_bytes": out_bytes,
+            }
+        )
         self.result = res
-        return {"b64": base64.b64encode(tail).decode("ascii"),
-                **{k: res[k] for k in ("records", "records_out", "cut", "dropped",
-                                       "out_sha256", "out_bytes")}}
+        return {
+            "b64": base64.b64encode(tail).decode("ascii"),
+            **{
+                k: res[k]
+                for k in ("records", "records_out", "cut", "dropped", "out_sha256", "out_bytes")
+            },
+        }
 
     def output_scan(self) -> OutputScan:
         """The full self-check's scan of the written file."""
@@ -239,18 +309,34 @@ class PagePurify:
             counts = scan.counts()
         else:
             counts = rescan_changed(job.index, job.scan.counts, results)
-        check = still_contaminated(job.index, job.scores, counts, self.bp,
-                                   job.config.threshold, self.config.rows)
+        check = still_contaminated(
+            job.index, job.scores, counts, self.bp, job.config.threshold, self.config.rows
+        )
         check_verdict(check)
         report = report_rows(self.fingerprint, [self.name], results, self.rows_of)
-        train = InputFile("train", self.name, self.result["sha256"], self.task.size,
-                          self.train_format)
+        train = InputFile(
+            "train", self.name, self.result["sha256"], self.task.size, self.train_format
+        )
         stamp = {**self._stamp(train).to_dict(), "outputs": outputs([self.name], results)}
-        summary = {**figures(job, self.config, self.counted, self.bp, results, report, check,
-                             self.self_check, self.task.size),
-                   "engine": {"engine": "page"}, "fingerprint": self.fingerprint}
-        exports = [{"name": name, "mime": _MIME[name.rsplit(".", 1)[1]], "text": text}
-                   for name, text in export_texts(report, summary, stamp)]
+        summary = {
+            **figures(
+                job,
+                self.config,
+                self.counted,
+                self.bp,
+                results,
+                report,
+                check,
+                self.self_check,
+                self.task.size,
+            ),
+            "engine": {"engine": "page"},
+            "fingerprint": self.fingerprint,
+        }
+        exports = [
+            {"name": name, "mime": _MIME[name.rsplit(".", 1)[1]], "text": text}
+            for name, text in export_texts(report, summary, stamp)
+        ]
         return {"summary": summary, "stamp": stamp, "exports": exports}
 
 
@@ -282,9 +368,15 @@ class OutputScan:
         self.records = self.reader.records_read
         return self.records
 
-    def feed_train_candidates(self, records: list[int], lines: list[int], text: str,
-                              records_total: int, chars: int,
-                              offsets: list[int] | None = None) -> int:
+    def feed_train_candidates(
+        self,
+        records: list[int],
+        lines: list[int],
+        text: str,
+        records_total: int,
+        chars: int,
+        offsets: list[int] | None = None,
+    ) -> int:
         """As ContaminationJob.feed_train_candidates; ``offsets`` (where each candidate's line
         starts) is not needed here: purify counts records, it does not trace them."""
         raws = text.split("\n") if records else []
@@ -314,18 +406,21 @@ def bridge_ops(job_of, register, runtime) -> dict:
     Returns:
         ``{op: fn(args, text[, data])}``; ``purify.feed`` takes ``data`` (the block's bytes).
     """
+
     def purify_of(args) -> PagePurify:
         p = job_of(args)
         if not isinstance(p, PagePurify):
-            raise bad_input(f"handle {args.get('handle')!r} is not a purify run",
-                            expected="a handle from purify.plan")
+            raise bad_input(
+                f"handle {args.get('handle')!r} is not a purify run",
+                expected="a handle from purify.plan",
+            )
         return p
 
     def begin(args, text):
         job = job_of(args)
         if job.scan is None:
             raise bad_input("the eval pass has not ended", expected="cont.end_eval first")
-        job.scan.hits = []   # the scan lists each record holding an eval n-gram
+        job.scan.hits = []  # the scan lists each record holding an eval n-gram
         return {}
 
     def plan(args, text):

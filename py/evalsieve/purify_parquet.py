@@ -62,6 +62,7 @@ def _slots(v, steps: list, i: int, out: list, parent=None, key=None) -> None:
 def purify_parquet(payload: dict, task, out, progress) -> dict:
     """:func:`purify_shards.purify_shard` for a Parquet file (see there for the result)."""
     from .purify_shards import _result
+
     pa, pq = _pa(task.name)
     pf = pq.ParquetFile(task.path)
     schema = pf.schema_arrow
@@ -73,16 +74,18 @@ def purify_parquet(payload: dict, task, out, progress) -> dict:
     targets = dict(task.targets)
     index, counted, config = payload["index"], payload["counted"], payload["config"]
     rows, rec = [], 0
-    writer = pq.ParquetWriter(_File(out.sink), schema,
-                              compression=codec if codec != "uncompressed" else "none")
+    writer = pq.ParquetWriter(
+        _File(out.sink), schema, compression=codec if codec != "uncompressed" else "none"
+    )
     try:
         for g in range(pf.num_row_groups):
             t = pf.read_row_group(g)
             n = t.num_rows
             mine = [r for r in range(rec + 1, rec + n + 1) if r in targets]
             if mine:
-                t = _change_group(pa, t, tops, fields, mine, rec, targets, index, counted,
-                                  config, rows, task.name)
+                t = _change_group(
+                    pa, t, tops, fields, mine, rec, targets, index, counted, config, rows, task.name
+                )
             if t.num_rows:
                 writer.write_table(t, row_group_size=t.num_rows)
             rec += n
@@ -95,13 +98,13 @@ def purify_parquet(payload: dict, task, out, progress) -> dict:
         for block in iter(lambda: f.read(CHUNK_BYTES), b""):
             h.update(block)
     if rec != task.records:
-        raise EvalsieveError("internal", f"{rec} rows but the scan counted {task.records}",
-                             file=task.name)
+        raise EvalsieveError(
+            "internal", f"{rec} rows but the scan counted {task.records}", file=task.name
+        )
     return _result(h.hexdigest(), rec, rows)
 
 
-def _change_group(pa, t, tops, fields, mine, rec, targets, index, counted, config, rows,
-                  name):
+def _change_group(pa, t, tops, fields, mine, rec, targets, index, counted, config, rows, name):
     cols = {c: t.column(c).to_pylist() for c in tops}
     drop = set()
     for r in mine:
@@ -110,8 +113,12 @@ def _change_group(pa, t, tops, fields, mine, rec, targets, index, counted, confi
         segs = fields.segments(value)
         plan = plan_record(segs, index, counted, config)
         if plan.found != set(targets[r]) or not plan.action:
-            raise EvalsieveError("internal", f"row {r} does not hold the eval n-grams the scan "
-                                 "found in it (did the file change during the run?)", file=name)
+            raise EvalsieveError(
+                "internal",
+                f"row {r} does not hold the eval n-grams the scan "
+                "found in it (did the file change during the run?)",
+                file=name,
+            )
         after = None
         if plan.action == "cut":
             slots: list = []
@@ -120,7 +127,9 @@ def _change_group(pa, t, tops, fields, mine, rec, targets, index, counted, confi
                 _slots(raw_row, steps, 0, slots)
             settable = len(slots) == len(segs) and all(
                 isinstance(p, (dict, list)) and isinstance(p[k], str)
-                for (p, k), v in zip(slots, plan.values) if v is not None)
+                for (p, k), v in zip(slots, plan.values)
+                if v is not None
+            )
             if settable:
                 for (p, k), v in zip(slots, plan.values):
                     if v is not None:
@@ -133,11 +142,22 @@ def _change_group(pa, t, tops, fields, mine, rec, targets, index, counted, confi
                 plan.chars_removed = sum(len(s) for s in segs)
         if plan.action == "dropped":
             drop.add(j)
-        rows.append({"record": r, "line": None, "action": plan.action, "reason": plan.reason,
-                     "splits": plan.splits, "regions": plan.regions, "matched": plan.matched,
-                     "chars_removed": plan.chars_removed, "ngrams": plan.ngrams,
-                     "occurrences": plan.occurrences, "found": sorted(plan.found),
-                     "segments_after": after})
+        rows.append(
+            {
+                "record": r,
+                "line": None,
+                "action": plan.action,
+                "reason": plan.reason,
+                "splits": plan.splits,
+                "regions": plan.regions,
+                "matched": plan.matched,
+                "chars_removed": plan.chars_removed,
+                "ngrams": plan.ngrams,
+                "occurrences": plan.occurrences,
+                "found": sorted(plan.found),
+                "segments_after": after,
+            }
+        )
     for c in tops:
         i = t.schema.get_field_index(c)
         t = t.set_column(i, t.schema.field(i), pa.array(cols[c], type=t.schema.field(i).type))

@@ -31,13 +31,20 @@ from .records import _no_lone_surrogates, _strip_end, parse_record_line, split_f
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
-_CONSTS = (("true", True), ("false", False), ("null", None), ("NaN", math.nan),
-           ("Infinity", math.inf), ("-Infinity", -math.inf))
+_CONSTS = (
+    ("true", True),
+    ("false", False),
+    ("null", None),
+    ("NaN", math.nan),
+    ("Infinity", math.inf),
+    ("-Infinity", -math.inf),
+)
 _scanstring = json.decoder.scanstring
 
 
 class _Node:
     """A JSON value with its character span in the raw text."""
+
     __slots__ = ("kind", "value", "start", "end")
 
     def __init__(self, kind: str, value, start: int, end: int):
@@ -54,32 +61,32 @@ class _Node:
 
 def _parse(s: str, i: int, surrogates: bool) -> _Node:
     i = _WS.match(s, i).end()
-    c = s[i:i + 1]
+    c = s[i : i + 1]
     if c == '"':
         v, end = _scanstring(s, i + 1)
         return _Node("s", _no_lone_surrogates(v) if surrogates else v, i, end)
     if c == "{":
         out: dict = {}
         j = _WS.match(s, i + 1).end()
-        if s[j:j + 1] == "}":
+        if s[j : j + 1] == "}":
             return _Node("o", out, i, j + 1)
         while True:
             j = _WS.match(s, j).end()
             k, j = _scanstring(s, j + 1)
             if surrogates:
                 k = _no_lone_surrogates(k)
-            j = _WS.match(s, j).end() + 1          # the colon
+            j = _WS.match(s, j).end() + 1  # the colon
             node = _parse(s, j, surrogates)
             out.pop(k, None)
             out[k] = node
             j = _WS.match(s, node.end).end()
             if s[j] == "}":
                 return _Node("o", out, i, j + 1)
-            j += 1                                  # the comma
+            j += 1  # the comma
     if c == "[":
         items = []
         j = _WS.match(s, i + 1).end()
-        if s[j:j + 1] == "]":
+        if s[j : j + 1] == "]":
             return _Node("a", items, i, j + 1)
         while True:
             node = _parse(s, j, surrogates)
@@ -173,7 +180,7 @@ def csv_cells(rec: str, delimiter: str) -> list[tuple[int, int, bool]]:
 
 def _cell_value(rec: str, span: tuple[int, int, bool]) -> str:
     a, b, quoted = span
-    return rec[a + 1:b - 1].replace('""', '"') if quoted else rec[a:b]
+    return rec[a + 1 : b - 1].replace('""', '"') if quoted else rec[a:b]
 
 
 class RecordRewriter:
@@ -198,8 +205,9 @@ class RecordRewriter:
         """The value of a one-line record (jsonl/text), as the reader parses it."""
         return parse_record_line(self.fmt, raw, self.name, line)
 
-    def rewrite(self, raw: str, segments: list[str], values: list,
-                header: list[str] | None = None) -> str | None:
+    def rewrite(
+        self, raw: str, segments: list[str], values: list, header: list[str] | None = None
+    ) -> str | None:
         """The record's raw text with segment ``k`` replaced by ``values[k]`` (None = keep).
 
         Args:
@@ -216,33 +224,41 @@ class RecordRewriter:
             reader's values (a bug).
         """
         if len(values) != len(segments):
-            raise EvalsieveError("internal", f"{len(values)} new values for {len(segments)} "
-                                 "field values", file=self.name)
+            raise EvalsieveError(
+                "internal",
+                f"{len(values)} new values for {len(segments)} field values",
+                file=self.name,
+            )
         if self.base == "jsonl":
             return self._json(raw, segments, values)
         if self.base == "text":
             body = raw.rstrip("\r\n")
             self._check([body] if body else [], segments)
-            return (body if values[0] is None else values[0]) + raw[len(body):]
+            return (body if values[0] is None else values[0]) + raw[len(body) :]
         return self._csv(raw, segments, values, header or [])
 
     def _check(self, found: list[str], segments: list[str]) -> None:
         if found != segments:
-            raise EvalsieveError("internal", "the record's raw text disagrees with its parsed "
-                                 "field values", file=self.name, detail=repr(found)[:80])
+            raise EvalsieveError(
+                "internal",
+                "the record's raw text disagrees with its parsed field values",
+                file=self.name,
+                detail=repr(found)[:80],
+            )
 
     def _json(self, raw: str, segments: list[str], values: list) -> str | None:
         leaves = json_leaves(raw, self.fields)
         self._check([_leaf_of(n) for n in leaves], segments)
         out, at = [], 0
         # in order of position (segment order is path order, not where the tokens are)
-        for node, new in sorted(((n, v) for n, v in zip(leaves, values) if v is not None),
-                                key=lambda nv: nv[0].start):
+        for node, new in sorted(
+            ((n, v) for n, v in zip(leaves, values) if v is not None), key=lambda nv: nv[0].start
+        ):
             if node.kind != "s":
                 return None
-            token = raw[node.start:node.end]
+            token = raw[node.start : node.end]
             escaped = token.isascii() and not node.value.isascii()
-            out.append(raw[at:node.start])
+            out.append(raw[at : node.start])
             out.append(json.dumps(new, ensure_ascii=escaped))
             at = node.end
         out.append(raw[at:])
@@ -252,8 +268,9 @@ class RecordRewriter:
         body = _strip_end(raw)
         cells = csv_cells(body, self.delimiter)
         if len(cells) != len(header):
-            raise EvalsieveError("internal", f"{len(cells)} cells but {len(header)} header "
-                                 "names", file=self.name)
+            raise EvalsieveError(
+                "internal", f"{len(cells)} cells but {len(header)} header names", file=self.name
+            )
         # the segments are the chosen columns that are not empty, in field order
         cols = [header.index(p) for p in self.fields.paths if p in header]
         cols = [c for c in cols if _cell_value(body, cells[c])]

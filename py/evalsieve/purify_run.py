@@ -39,11 +39,26 @@ from .corpus import expand_inputs, is_url, make_payload, plan_tasks, scan_task, 
 from .engines import Merger, hash_file, run_local
 from .errors import EvalsieveError, bad_input
 from .ngrams import TrainingScan
-from .purify_core import (SELF_CHECKS, PurifyConfig, boilerplate_ids, counted_ngrams,
-                          still_contaminated)
-from .purify_report import (REPORT, STAMP, SUMMARY, check_verdict, export_texts, figures,
-                            outputs, purify_settings, rel_path as _rel, report_rows,
-                            rescan_changed)
+from .purify_core import (
+    SELF_CHECKS,
+    PurifyConfig,
+    boilerplate_ids,
+    counted_ngrams,
+    still_contaminated,
+)
+from .purify_report import (
+    REPORT,
+    STAMP,
+    SUMMARY,
+    check_verdict,
+    export_texts,
+    figures,
+    outputs,
+    purify_settings,
+    rel_path as _rel,
+    report_rows,
+    rescan_changed,
+)
 from .purify_shards import AtomicOutput, ShardTask, purify_shard
 from .ray_engine import run_ray
 from .stamps import InputFile, RunStamp, canonical_json
@@ -60,17 +75,34 @@ class PurifyResult:
         report: one dict per changed record (the columns of ``purify-report.csv``).
         stamp: the run stamp (``run-stamp.json``), with ``outputs``.
     """
+
     summary: dict
     report: list
     stamp: dict
 
 
-def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, train_fields=None,
-           n: int | None = None, boilerplate: bool = True, threshold: float | None = None,
-           mode: str = "cut", radius: int = 200, min_piece: int = 200, max_splits: int = 10,
-           rows: str = "scored", workers: int = 1, engine: str = "local",
-           ray_address: str | None = None, filter: str = "auto", self_check: str = "changed",
-           log=None) -> PurifyResult:
+def purify(
+    eval_path: str,
+    train: list[str],
+    out: str,
+    *,
+    eval_fields=None,
+    train_fields=None,
+    n: int | None = None,
+    boilerplate: bool = True,
+    threshold: float | None = None,
+    mode: str = "cut",
+    radius: int = 200,
+    min_piece: int = 200,
+    max_splits: int = 10,
+    rows: str = "scored",
+    workers: int = 1,
+    engine: str = "local",
+    ray_address: str | None = None,
+    filter: str = "auto",
+    self_check: str = "changed",
+    log=None,
+) -> PurifyResult:
     """Write a decontaminated copy of a training corpus.
 
     Args:
@@ -93,8 +125,16 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
         EvalsieveError(bad_input): bad settings or input (before any output is written, or
         naming the file); (internal): the self-check found a row still contaminated.
     """
-    from .run_io import (_cpu_seconds, _feed, _input_info, _pick_fields, _runtime, _utc_now,
-                         open_input)
+    from .run_io import (
+        _cpu_seconds,
+        _feed,
+        _input_info,
+        _pick_fields,
+        _runtime,
+        _utc_now,
+        open_input,
+    )
+
     log = log or (lambda msg: None)
     config = PurifyConfig(mode, int(radius), int(min_piece), int(max_splits), rows)
     if self_check not in SELF_CHECKS:
@@ -106,13 +146,22 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
     for k, (p, name) in enumerate(paths):
         src = open_input(p, name)
         quiet = k >= 3 and len(paths) > 4
-        fmt, fields, head = _pick_fields(src, train_fields, "train",
-                                         (lambda m: None) if quiet else log,
-                                         any_of=len(paths) > 1)
+        fmt, fields, head = _pick_fields(
+            src, train_fields, "train", (lambda m: None) if quiet else log, any_of=len(paths) > 1
+        )
         first_head = first_head or head
-        files.append({"path": p, "name": name, "fmt": fmt, "fields": fields,
-                      "gzip": src.gzip, "size": size_of(p), "out": _out_path(out, name),
-                      "mtime_ns": None if is_url(p) else os.stat(p).st_mtime_ns})
+        files.append(
+            {
+                "path": p,
+                "name": name,
+                "fmt": fmt,
+                "fields": fields,
+                "gzip": src.gzip,
+                "size": size_of(p),
+                "out": _out_path(out, name),
+                "mtime_ns": None if is_url(p) else os.stat(p).st_mtime_ns,
+            }
+        )
     _check_layout(out, files, train)
     tr_fields = list(dict.fromkeys(f for fl in files for f in fl["fields"]))
     cfg = ContaminationConfig(tuple(ev_fields), tuple(tr_fields), n, boilerplate, threshold)
@@ -121,71 +170,117 @@ def purify(eval_path: str, train: list[str], out: str, *, eval_fields=None, trai
         job.set_background(first_head)
     _feed(ev, ev_fmt, ev_fields, job.feed_eval, job.feed_eval_values)
     e = job.end_eval()
-    log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct "
-        "n-grams")
+    log(f"eval: {e['rows']} rows, N = {e['n']} ({e['n_how']}), {e['eval_ngrams']} distinct n-grams")
     index = job.index
     run = _Engine(engine, workers, ray_address)
     t0, c0 = time.perf_counter(), _cpu_seconds()
     # 1. the scan
     payload = make_payload(index, formats={f["fmt"] for f in files}, kind=filter)
-    if filter == "numpy" and not payload["filters"] and \
-            {f["fmt"] for f in files} & {"jsonl", "text"}:
-        raise EvalsieveError("environment", "--filter numpy needs numpy (and N >= 2)",
-                             expected="pip install 'evalsieve[fast]', or --filter off")
+    if (
+        filter == "numpy"
+        and not payload["filters"]
+        and {f["fmt"] for f in files} & {"jsonl", "text"}
+    ):
+        raise EvalsieveError(
+            "environment",
+            "--filter numpy needs numpy (and N >= 2)",
+            expected="pip install 'evalsieve[fast]', or --filter off",
+        )
     index.keep_hits = True
     try:
         hits, sha, records = _scan(run, payload, job, files, log)
     finally:
         index.keep_hits = False
     t_scan, c_scan = time.perf_counter() - t0, _cpu_seconds() - c0
-    train_in = [InputFile("train", f["name"], sha.get(i, ""), f["size"],
-                          f["fmt"] + ("+gzip" if f["gzip"] else "")) for i, f in enumerate(files)]
+    train_in = [
+        InputFile(
+            "train", f["name"], sha.get(i, ""), f["size"], f["fmt"] + ("+gzip" if f["gzip"] else "")
+        )
+        for i, f in enumerate(files)
+    ]
     ev_info = _input_info(ev, "eval", ev_fmt)
     job.finish(ev_info, train_in, _utc_now(), runtime=_runtime())
     bp = boilerplate_ids(job.scan.counts, job.cutoff)
     counted, rows_of = counted_ngrams(index, job.scores, bp, rows)
-    settings = purify_settings(cfg.settings(), index, boilerplate, job.cutoff, config,
-                               self_check)
+    settings = purify_settings(cfg.settings(), index, boilerplate, job.cutoff, config, self_check)
     stamp = RunStamp("purify", settings, (ev_info, *train_in), _utc_now(), {}, _runtime())
     fingerprint = stamp.to_dict()["fingerprint"]
     # 2. the output files
     _clear_exports(out)
     t1, c1 = time.perf_counter(), _cpu_seconds()
-    shards = [ShardTask(i, f["path"], f["name"], f["fmt"], tuple(f["fields"]), f["gzip"],
-                        f["size"], f["out"],
-                        tuple((r, tuple(g)) for r, g in hits[i] if counted.intersection(g)),
-                        records[i], sha.get(i, ""), f["mtime_ns"])
-              for i, f in enumerate(files)]
-    results = _write(run, {"index": index, "counted": counted, "config": config}, shards,
-                     settings, out, log)
+    shards = [
+        ShardTask(
+            i,
+            f["path"],
+            f["name"],
+            f["fmt"],
+            tuple(f["fields"]),
+            f["gzip"],
+            f["size"],
+            f["out"],
+            tuple((r, tuple(g)) for r, g in hits[i] if counted.intersection(g)),
+            records[i],
+            sha.get(i, ""),
+            f["mtime_ns"],
+        )
+        for i, f in enumerate(files)
+    ]
+    results = _write(
+        run, {"index": index, "counted": counted, "config": config}, shards, settings, out, log
+    )
     t_write, c_write = time.perf_counter() - t1, _cpu_seconds() - c1
     # 3. the self-check
     t2, c2 = time.perf_counter(), _cpu_seconds()
-    counts_out = (_rescan_full(run, payload, files) if self_check == "full"
-                  else rescan_changed(index, job.scan.counts, results))
+    counts_out = (
+        _rescan_full(run, payload, files)
+        if self_check == "full"
+        else rescan_changed(index, job.scan.counts, results)
+    )
     check = still_contaminated(index, job.scores, counts_out, bp, threshold, rows)
     t_check, c_check = time.perf_counter() - t2, _cpu_seconds() - c2
-    log(f"self-check ({self_check} rescan of the output): {check['rows_contaminated']} eval "
+    log(
+        f"self-check ({self_check} rescan of the output): {check['rows_contaminated']} eval "
         f"rows still contaminated, {check['rows_asked_contaminated']} of the "
-        f"{check['rows_asked']} it was asked to clean")
+        f"{check['rows_asked']} it was asked to clean"
+    )
     check_verdict(check)
     names = [f["name"] for f in files]
     report = report_rows(fingerprint, names, results, rows_of)
-    inputs_final = (ev_info, *[InputFile("train", f["name"], r["sha256"], f["size"],
-                                         t.format) for f, r, t in zip(files, results, train_in)])
+    inputs_final = (
+        ev_info,
+        *[
+            InputFile("train", f["name"], r["sha256"], f["size"], t.format)
+            for f, r, t in zip(files, results, train_in)
+        ],
+    )
     stamp = RunStamp("purify", settings, inputs_final, stamp.utc, {}, _runtime())
     stamp_d = {**stamp.to_dict(), "outputs": outputs(names, results)}
     summary = {
-        **figures(job, config, counted, bp, results, report, check, self_check,
-                  sum(f["size"] for f in files)),
-        "seconds": {"scan": round(t_scan, 3), "write": round(t_write, 3),
-                    "self_check": round(t_check, 3)},
+        **figures(
+            job,
+            config,
+            counted,
+            bp,
+            results,
+            report,
+            check,
+            self_check,
+            sum(f["size"] for f in files),
+        ),
+        "seconds": {
+            "scan": round(t_scan, 3),
+            "write": round(t_write, 3),
+            "self_check": round(t_check, 3),
+        },
         # user + system, this process and its joined worker processes
-        "cpu_seconds": {"scan": round(c_scan, 3), "write": round(c_write, 3),
-                        "self_check": round(c_check, 3)},
-        "engine": {"engine": engine, "workers": workers,
-                   "filter": payload["filter"]},
-        "out": out, "fingerprint": fingerprint,
+        "cpu_seconds": {
+            "scan": round(c_scan, 3),
+            "write": round(c_write, 3),
+            "self_check": round(c_check, 3),
+        },
+        "engine": {"engine": engine, "workers": workers, "filter": payload["filter"]},
+        "out": out,
+        "fingerprint": fingerprint,
     }
     _write_exports(out, report, summary, stamp_d)
     return PurifyResult(summary, report, stamp_d)
@@ -201,27 +296,40 @@ def _check_layout(out: str, files: list[dict], train: list[str]) -> None:
     """Refuse an output that would overwrite an input, collide, or be read as input."""
     outs = [f["out"] for f in files]
     if len(set(outs)) < len(outs):
-        raise bad_input("two training files would be written to the same output path",
-                        expected="training files with distinct names")
+        raise bad_input(
+            "two training files would be written to the same output path",
+            expected="training files with distinct names",
+        )
     if is_url(out):
         return
     real_out = os.path.realpath(out)
     for f in files:
-        if os.path.basename(f["out"]) in (REPORT, SUMMARY, STAMP) and \
-                os.path.dirname(os.path.realpath(f["out"])) == real_out:
+        if (
+            os.path.basename(f["out"]) in (REPORT, SUMMARY, STAMP)
+            and os.path.dirname(os.path.realpath(f["out"])) == real_out
+        ):
             own = os.path.basename(f["out"])
-            raise bad_input(f"a training file is named like purify's own {own}",
-                            file=f["name"], expected="another output folder layout")
+            raise bad_input(
+                f"a training file is named like purify's own {own}",
+                file=f["name"],
+                expected="another output folder layout",
+            )
         if not is_url(f["path"]) and os.path.realpath(f["path"]) == os.path.realpath(f["out"]):
-            raise bad_input("the output would overwrite the training file", file=f["name"],
-                            expected="--out a folder other than the training files'")
+            raise bad_input(
+                "the output would overwrite the training file",
+                file=f["name"],
+                expected="--out a folder other than the training files'",
+            )
     for arg in train:
         if not is_url(arg) and os.path.isdir(arg):
             d = os.path.realpath(arg)
             if real_out == d or real_out.startswith(d + os.sep):
-                raise bad_input("the output folder is inside a training folder (a rerun would "
-                                "read the purified files as training input)", file=arg,
-                                expected="--out outside the training folders")
+                raise bad_input(
+                    "the output folder is inside a training folder (a rerun would "
+                    "read the purified files as training input)",
+                    file=arg,
+                    expected="--out outside the training folders",
+                )
 
 
 def _clear_exports(out: str) -> None:
@@ -229,6 +337,7 @@ def _clear_exports(out: str) -> None:
     none that looks complete) and temporary files a killed run left behind."""
     if is_url(out):
         from .corpus import _fsspec
+
         fs, base = _fsspec(out).core.url_to_fs(out)
         for name in (STAMP, REPORT, SUMMARY):
             if fs.exists(base.rstrip("/") + "/" + name):
@@ -269,6 +378,7 @@ def _scan(run: _Engine, payload: dict, job: ContaminationJob, files: list[dict],
     records)``: per file the records holding an eval n-gram ``[(record, [ids])]`` (numbers
     in the file), the sha256 of each file, and its records."""
     from .run_io import Progress
+
     tasks = plan_tasks(files, run.plan_workers())
     merger = Merger(job, tasks)
     parts: dict = {}
@@ -277,16 +387,18 @@ def _scan(run: _Engine, payload: dict, job: ContaminationJob, files: list[dict],
     stop = threading.Event()
     hasher = None
     if split:
-        hasher = threading.Thread(target=lambda: hashes.update(
-            {i: hash_file(files[i]["path"], stop) for i in split}), daemon=True)
+        hasher = threading.Thread(
+            target=lambda: hashes.update({i: hash_file(files[i]["path"], stop) for i in split}),
+            daemon=True,
+        )
         hasher.start()
-    prog = Progress(sum(f["size"] for f in files), len(tasks), log,
-                    show_tasks=len(tasks) > 1)
+    prog = Progress(sum(f["size"] for f in files), len(tasks), log, show_tasks=len(tasks) > 1)
 
     def on_result(res):
         parts[(res["file"], res["part"])] = (res["records"], res["partial"].pop("hits", []))
         merger.add(res)
         prog.task_done()
+
     try:
         run(payload, tasks, scan_task, on_result, prog.add)
         if hasher is not None:
@@ -298,7 +410,7 @@ def _scan(run: _Engine, payload: dict, job: ContaminationJob, files: list[dict],
         raise EvalsieveError("internal", "the scan ended with tasks missing")
     hits: dict[int, list] = {i: [] for i in range(len(files))}
     records = {i: 0 for i in range(len(files))}
-    for (f, p) in sorted(parts):
+    for f, p in sorted(parts):
         n_rec, h = parts[(f, p)]
         hits[f] += [(r + records[f], g) for r, g in h]
         records[f] += n_rec
@@ -307,6 +419,7 @@ def _scan(run: _Engine, payload: dict, job: ContaminationJob, files: list[dict],
 
 def _state_path(out: str, k: int, name: str) -> str:
     import hashlib
+
     tag = hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
     return _out_join(out, STATE_DIR, f"{k}-{tag}.json")
 
@@ -317,6 +430,7 @@ def _out_join(out: str, *parts: str) -> str:
 
 def _read(path: str) -> bytes | None:
     from .corpus import open_binary
+
     try:
         with open_binary(path) as f:
             return f.read()
@@ -331,30 +445,43 @@ def _sha256_of(path: str) -> str:
         return ""
 
 
-def _write(run: _Engine, payload: dict, shards: list[ShardTask], settings: dict, out: str,
-           log) -> list[dict]:
+def _write(
+    run: _Engine, payload: dict, shards: list[ShardTask], settings: dict, out: str, log
+) -> list[dict]:
     """Pass 2: every output file, skipping those a previous run completed with the same
     key. Returns the shard results in corpus order."""
     keys, results, todo = {}, {}, []
     for t in shards:
         same = {k: v for k, v in settings.items() if k != "self_check"}
-        keys[t.file] = canonical_json({"settings": same, "name": t.name, "size": t.size,
-                                       "sha256": t.sha256, "targets": t.targets,
-                                       "records": t.records})
+        keys[t.file] = canonical_json(
+            {
+                "settings": same,
+                "name": t.name,
+                "size": t.size,
+                "sha256": t.sha256,
+                "targets": t.targets,
+                "records": t.records,
+            }
+        )
         state = _read(_state_path(out, t.file, t.name))
         if state is not None:
             try:
                 st = json.loads(state)
             except ValueError:
                 st = {}
-            if st.get("key") == keys[t.file] and t.sha256 and \
-                    _sha256_of(t.out) == st["result"]["out_sha256"]:
+            if (
+                st.get("key") == keys[t.file]
+                and t.sha256
+                and _sha256_of(t.out) == st["result"]["out_sha256"]
+            ):
                 results[t.file] = {**st["result"], "resumed": True}
                 continue
         todo.append(t)
     if len(todo) < len(shards):
-        log(f"purify: {len(shards) - len(todo)} of {len(shards)} output files complete "
-            "from an earlier run (skipped)")
+        log(
+            f"purify: {len(shards) - len(todo)} of {len(shards)} output files complete "
+            "from an earlier run (skipped)"
+        )
     total = sum(t.size for t in todo)
     done = {"files": 0, "bytes": 0, "last": time.perf_counter()}
 
@@ -364,17 +491,21 @@ def _write(run: _Engine, payload: dict, shards: list[ShardTask], settings: dict,
     def on_result(res):
         t = shards[res["file"]]
         st = AtomicOutput(_state_path(out, t.file, t.name))
-        st.write(json.dumps({"key": keys[t.file], "result": res}, ensure_ascii=False)
-                 .encode("utf-8"))
+        st.write(
+            json.dumps({"key": keys[t.file], "result": res}, ensure_ascii=False).encode("utf-8")
+        )
         st.commit()
         results[t.file] = res
         done["files"] += 1
         now = time.perf_counter()
         if now - done["last"] >= 10 or done["files"] == len(todo) or len(todo) <= 20:
             done["last"] = now
-            log(f"purify: {done['files']} of {len(todo)} files written, "
+            log(
+                f"purify: {done['files']} of {len(todo)} files written, "
                 f"{min(done['bytes'], total) / 1e6:.1f} of {total / 1e6:.1f} MB read "
-                f"({t.name}: {res['cut']} cut, {res['dropped']} dropped)")
+                f"({t.name}: {res['cut']} cut, {res['dropped']} dropped)"
+            )
+
     if todo:
         # largest first: a pool ends on small files
         run(payload, sorted(todo, key=lambda t: -t.size), purify_shard, on_result, on_bytes)
@@ -386,18 +517,24 @@ def _rescan_full(run: _Engine, payload: dict, files: list[dict]) -> list[int]:
     """Per n-gram id, the output's records holding it: every output file through the
     contamination scan's tasks, merged."""
     from .corpus import FileSource
+
     index = payload["index"]
     scan = TrainingScan(index)
     outs = []
     for f in files:
-        if f["fmt"] == "parquet" and is_url(f["out"]):   # (the scan tasks read local Parquet)
+        if f["fmt"] == "parquet" and is_url(f["out"]):  # (the scan tasks read local Parquet)
             _scan_parquet_url(scan, f)
             continue
         gz = FileSource(f["out"]).gzip if f["fmt"] != "parquet" else False
         outs.append({**f, "path": f["out"], "gzip": gz, "size": size_of(f["out"])})
     tasks = plan_tasks(outs, run.plan_workers())
-    run(payload, tasks, scan_task, lambda res: scan.merge(res["partial"], res["file"]),
-        lambda n: None)
+    run(
+        payload,
+        tasks,
+        scan_task,
+        lambda res: scan.merge(res["partial"], res["file"]),
+        lambda n: None,
+    )
     return scan.counts
 
 
@@ -407,17 +544,22 @@ def _scan_parquet_url(scan: TrainingScan, f: dict) -> None:
     from .corpus import _fsspec
     from .fields import FieldExtractor
     from .parquet_io import _pa, plain
+
     _, pq = _pa(f["name"])
     seg = FieldExtractor("parquet", list(f["fields"]), f["name"]).segments
     with _fsspec(f["out"]).open(f["out"], "rb") as fh:
         pf = pq.ParquetFile(fh)
-        cols = [c for c in dict.fromkeys(p.split(".")[0].split("[")[0] for p in f["fields"])
-                if c in pf.schema_arrow.names]
+        cols = [
+            c
+            for c in dict.fromkeys(p.split(".")[0].split("[")[0] for p in f["fields"])
+            if c in pf.schema_arrow.names
+        ]
         n = 0
         for batch in pf.iter_batches(columns=cols):
             rows = batch.to_pylist()
-            scan.scan([(n + i + 1, seg({k: plain(v) for k, v in r.items()}))
-                       for i, r in enumerate(rows)])
+            scan.scan(
+                [(n + i + 1, seg({k: plain(v) for k, v in r.items()})) for i, r in enumerate(rows)]
+            )
             n += len(rows)
 
 

@@ -38,7 +38,7 @@ from .purify_core import plan_record
 from .purify_records import RecordRewriter
 from .records import RecordReader
 
-_SUSPECT = re.compile(rb"\n(?=[\x00-\x20\x80-\xff])")   # a line that may be blank
+_SUSPECT = re.compile(rb"\n(?=[\x00-\x20\x80-\xff])")  # a line that may be blank
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -58,6 +58,7 @@ class ShardTask:
             With ``sha256``, a file whose size and time are unchanged is not hashed again
             (its bytes are the ones the scan hashed); else it is, and compared.
     """
+
     file: int
     path: str
     name: str
@@ -110,7 +111,7 @@ class _Sink:
 
     def __init__(self, raw):
         self.raw, self.h, self.bytes = raw, HashThread(), 0
-        self.known = ""   # the sha256 of a verbatim copy: the input's
+        self.known = ""  # the sha256 of a verbatim copy: the input's
 
     def write(self, data) -> int:
         if not self.known:
@@ -134,6 +135,7 @@ class AtomicOutput:
         self.tmp = (head + "/" if head else "") + f".{tail}.purify-tmp-{uuid.uuid4().hex[:12]}"
         if is_url(path):
             from .corpus import _fsspec
+
             self.fs, _ = _fsspec(path).core.url_to_fs(path)
             self.fs.makedirs(head, exist_ok=True)
             raw = self.fs.open(self.tmp, "wb")
@@ -149,8 +151,9 @@ class AtomicOutput:
         """Write text bytes (gzip-compressed on the way when the output is gzip)."""
         if self.compress:
             if self.gz is None:
-                self.gz = gzip.GzipFile(filename="", mode="wb", fileobj=self.sink, mtime=0,
-                                        compresslevel=6)
+                self.gz = gzip.GzipFile(
+                    filename="", mode="wb", fileobj=self.sink, mtime=0, compresslevel=6
+                )
             self.gz.write(data)
         else:
             self.sink.write(data)
@@ -162,7 +165,7 @@ class AtomicOutput:
 
     def commit(self) -> None:
         """Close and rename to the final name."""
-        if self.compress and self.gz is None:   # nothing was written: an empty gzip member
+        if self.compress and self.gz is None:  # nothing was written: an empty gzip member
             self.write(b"")
         if self.gz is not None:
             self.gz.close()
@@ -174,7 +177,7 @@ class AtomicOutput:
 
     def abort(self) -> None:
         """Remove the temporary file (after an error)."""
-        self.sink.h.hexdigest()   # (ends the hashing thread)
+        self.sink.h.hexdigest()  # (ends the hashing thread)
         try:
             self.sink.raw.close()
             if self.fs is not None:
@@ -212,8 +215,9 @@ def purify_shard(payload: dict, task: ShardTask, progress=None) -> dict:
         does not hold what the scan found in it.
     """
     _delay_hook()
-    same = task.sha256 and task.mtime_ns is not None and _stat(task.path) == (task.size,
-                                                                               task.mtime_ns)
+    same = (
+        task.sha256 and task.mtime_ns is not None and _stat(task.path) == (task.size, task.mtime_ns)
+    )
     out = AtomicOutput(task.out, compress=task.gzip)
     walker = None
     try:
@@ -221,31 +225,49 @@ def purify_shard(payload: dict, task: ShardTask, progress=None) -> dict:
             res = _copy(task, out, progress, task.sha256 if same else "")
         elif task.fmt == "parquet":
             from .purify_parquet import purify_parquet
+
             res = purify_parquet(payload, task, out, progress)
         else:
             walker = (_LineShard if task.fmt in ("jsonl", "text") else _ReaderShard)(
-                payload, task, out, hashed=not same)
+                payload, task, out, hashed=not same
+            )
             res = walker.run(progress)
-        if (same and _stat(task.path) != (task.size, task.mtime_ns)) or \
-                (task.sha256 and res["sha256"] != task.sha256):
-            raise bad_input("the file changed during the run (its size, time or sha256 "
-                            "differ from the scan's)", file=task.name,
-                            expected="a file that stays the same")
+        if (same and _stat(task.path) != (task.size, task.mtime_ns)) or (
+            task.sha256 and res["sha256"] != task.sha256
+        ):
+            raise bad_input(
+                "the file changed during the run (its size, time or sha256 differ from the scan's)",
+                file=task.name,
+                expected="a file that stays the same",
+            )
         out.commit()
     except BaseException:
         if walker is not None and walker.h is not None:
-            walker.h.hexdigest()   # (ends its hashing thread)
+            walker.h.hexdigest()  # (ends its hashing thread)
         out.abort()
         raise
-    res.update({"file": task.file, "part": 0, "bytes": task.size, "out_sha256": out.sha256,
-                "out_bytes": out.bytes})
+    res.update(
+        {
+            "file": task.file,
+            "part": 0,
+            "bytes": task.size,
+            "out_sha256": out.sha256,
+            "out_bytes": out.bytes,
+        }
+    )
     return res
 
 
 def _result(sha: str, records: int, rows: list) -> dict:
     dropped = sum(1 for r in rows if r["action"] == "dropped")
-    return {"sha256": sha, "records": records, "records_out": records - dropped,
-            "cut": len(rows) - dropped, "dropped": dropped, "rows": rows}
+    return {
+        "sha256": sha,
+        "records": records,
+        "records_out": records - dropped,
+        "cut": len(rows) - dropped,
+        "dropped": dropped,
+        "rows": rows,
+    }
 
 
 def _stat(path: str) -> tuple | None:
@@ -286,11 +308,21 @@ class _Shard:
         self.next, self.want = next(self.targets, (None, None))
         self.rows: list[dict] = []
         self.rec = 0
-        self.h = HashThread() if hashed else None   # else: the scan's sha256 stands
+        self.h = HashThread() if hashed else None  # else: the scan's sha256 stands
 
     def blocks(self, progress):
-        whole = Task(self.task.file, 0, self.task.path, self.task.name, self.task.fmt,
-                     self.task.fields, 0, -1, self.task.gzip, self.task.size)
+        whole = Task(
+            self.task.file,
+            0,
+            self.task.path,
+            self.task.name,
+            self.task.fmt,
+            self.task.fields,
+            0,
+            -1,
+            self.task.gzip,
+            self.task.size,
+        )
         return _raw_blocks(whole, self.h, progress)
 
     def change(self, raw: str, line: int, value: dict, header=None) -> str | None:
@@ -299,32 +331,53 @@ class _Shard:
         plan = plan_record(segs, self.index, self.counted, self.config)
         if plan.found != set(self.want) or not plan.action:
             raise EvalsieveError(
-                "internal", f"record {self.rec} does not hold the eval n-grams the scan found "
-                "in it (did the file change during the run?)", file=self.task.name, line=line)
+                "internal",
+                f"record {self.rec} does not hold the eval n-grams the scan found "
+                "in it (did the file change during the run?)",
+                file=self.task.name,
+                line=line,
+            )
         new = None
         if plan.action == "cut":
             new = self.rw.rewrite(raw, segs, plan.values, header)
             if new is None:
                 plan.action, plan.reason = "dropped", "a matched value is not a string"
                 plan.chars_removed = sum(len(s) for s in segs)
-        self.rows.append({
-            "record": self.rec, "line": line, "action": plan.action, "reason": plan.reason,
-            "splits": plan.splits, "regions": plan.regions, "matched": plan.matched,
-            "chars_removed": plan.chars_removed,
-            "ngrams": plan.ngrams, "occurrences": plan.occurrences, "found": sorted(plan.found),
-            "segments_after": None if new is None else
-            [s if v is None else v for s, v in zip(segs, plan.values)]})
+        self.rows.append(
+            {
+                "record": self.rec,
+                "line": line,
+                "action": plan.action,
+                "reason": plan.reason,
+                "splits": plan.splits,
+                "regions": plan.regions,
+                "matched": plan.matched,
+                "chars_removed": plan.chars_removed,
+                "ngrams": plan.ngrams,
+                "occurrences": plan.occurrences,
+                "found": sorted(plan.found),
+                "segments_after": None
+                if new is None
+                else [s if v is None else v for s, v in zip(segs, plan.values)],
+            }
+        )
         self.next, self.want = next(self.targets, (None, None))
         return new
 
     def finish(self) -> dict:
         if self.next is not None:
-            raise EvalsieveError("internal", f"record {self.next} was not found (the file has "
-                                 f"{self.rec} records)", file=self.task.name)
+            raise EvalsieveError(
+                "internal",
+                f"record {self.next} was not found (the file has {self.rec} records)",
+                file=self.task.name,
+            )
         if self.rec != self.task.records:
-            raise bad_input(f"the file has {self.rec} records but the scan counted "
-                            f"{self.task.records} (it changed during the run?)",
-                            file=self.task.name, expected="a file that stays the same")
+            raise bad_input(
+                f"the file has {self.rec} records but the scan counted "
+                f"{self.task.records} (it changed during the run?)",
+                file=self.task.name,
+                expected="a file that stays the same",
+            )
         sha = self.h.hexdigest() if self.h is not None else self.task.sha256
         return _result(sha, self.rec, self.rows)
 
@@ -343,9 +396,9 @@ class _LineShard(_Shard):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.line = 0          # lines before the current block
-        self.first = True      # at the file's first byte (a BOM is not part of line 1)
-        self.carry = b""       # a line not ended yet
+        self.line = 0  # lines before the current block
+        self.first = True  # at the file's first byte (a BOM is not part of line 1)
+        self.carry = b""  # a line not ended yet
 
     def run(self, progress) -> dict:
         for data in self.blocks(progress):
@@ -378,7 +431,7 @@ class _LineShard(_Shard):
             starts.insert(0, 0)
         for a in starts:
             b = data.find(b"\n", a, end)
-            blank += self._blank(data[a:end if b < 0 else b], a == 0)
+            blank += self._blank(data[a : end if b < 0 else b], a == 0)
         return lines - blank
 
     def _blank(self, line: bytes, at_block_start: bool) -> bool:
@@ -403,7 +456,7 @@ class _LineShard(_Shard):
             self.line += ends
             self.first = False
             return
-        at = start = 0   # start: the first byte not yet written
+        at = start = 0  # start: the first byte not yet written
         while at < size:
             end = data.find(b"\n", at, size)
             end = size if end < 0 else end + 1
@@ -417,8 +470,9 @@ class _LineShard(_Shard):
                     raw = _decode(line[3:] if bom else line, self.task.name, self.line)
                     new = self.change(raw, self.line, self.rw.parse_line(raw, self.line))
                     # the BOM belongs to the file, not to its first record: it stays
-                    self.out.write((_BOM if bom else b"") +
-                                   (b"" if new is None else new.encode("utf-8")))
+                    self.out.write(
+                        (_BOM if bom else b"") + (b"" if new is None else new.encode("utf-8"))
+                    )
                     start = end
             at = end
             self.first = False
@@ -442,10 +496,11 @@ class _ReaderShard(_Shard):
 
     def __init__(self, *args, **kwargs):
         import codecs
+
         super().__init__(*args, **kwargs)
         self.dec = codecs.getincrementaldecoder("utf-8")("strict")
         self.reader = _LinesKept(self.task.fmt, self.task.name)
-        self.base = 1          # line number of reader.kept[0]
+        self.base = 1  # line number of reader.kept[0]
         self.first = True
 
     def run(self, progress) -> dict:
@@ -463,8 +518,7 @@ class _ReaderShard(_Shard):
         try:
             text = self.dec.decode(data)
         except UnicodeDecodeError:
-            raise bad_input("invalid UTF-8", file=self.task.name,
-                            expected="UTF-8 text") from None
+            raise bad_input("invalid UTF-8", file=self.task.name, expected="UTF-8 text") from None
         self._emit(self.reader.feed(text))
 
     def end(self) -> dict:
@@ -486,7 +540,7 @@ class _ReaderShard(_Shard):
         for r in records:
             self._flush(r.line)
             kept, size, k = self.reader.kept, 0, 0
-            while size < len(r.raw):       # the record's own lines
+            while size < len(r.raw):  # the record's own lines
                 size += len(kept[k])
                 k += 1
             self.rec = r.index
@@ -506,4 +560,5 @@ def _delay_hook() -> None:
     delay = os.environ.get("EVALSIEVE_SHARD_DELAY_S")
     if delay:
         import time
+
         time.sleep(float(delay))

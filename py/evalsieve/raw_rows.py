@@ -38,5 +38,7 @@ def refuse_parquet(fmt: str, name: str) -> None:
         EvalsieveError(bad_input): ``fmt`` is parquet.
     """
     if fmt == "parquet":
-        raise bad_input(f"a Parquet {name} is written by the driver",
-                        expected="the kept rows' positions and pyarrow")
+        raise bad_input(
+            f"a Parquet {name} is written by the driver",
+            expected="the kept rows' positions and pyarrow",
+        )

@@ -30,15 +30,25 @@ from .corpus import Task, TaskFault, scan_task
 from .engines import _run_task
 from .errors import EvalsieveError, environment, from_dict
 
-_CLUSTER = ("a working Ray cluster (ray status shows its nodes), or --engine local "
-            "(processes on this machine)")
+_CLUSTER = (
+    "a working Ray cluster (ray status shows its nodes), or --engine local "
+    "(processes on this machine)"
+)
 #: Seconds the Ray driver may take to start or join Ray (ray.init) before the run stops: Ray
 #: itself retries an address where no cluster answers for minutes on end.
 CONNECT_S = 180
 
 
-def run_ray(payload: dict, tasks: list[Task], address: str | None, cpus: int | None,
-            on_result, on_bytes, max_retries: int = 3, fn=None) -> None:
+def run_ray(
+    payload: dict,
+    tasks: list[Task],
+    address: str | None,
+    cpus: int | None,
+    on_result,
+    on_bytes,
+    max_retries: int = 3,
+    fn=None,
+) -> None:
     """Run the tasks as Ray tasks.
 
     Args:
@@ -57,36 +67,51 @@ def run_ray(payload: dict, tasks: list[Task], address: str | None, cpus: int | N
         KeyboardInterrupt: Ctrl-C (the Ray driver is stopped).
     """
     import importlib.util
+
     if importlib.util.find_spec("ray") is None:
-        raise environment("--engine ray needs Ray, which is not installed",
-                          expected="pip install 'evalsieve[ray]'")
+        raise environment(
+            "--engine ray needs Ray, which is not installed",
+            expected="pip install 'evalsieve[ray]'",
+        )
     ray = sys.modules.get("ray")
     import multiprocessing as mp
+
     if (ray is not None and ray.is_initialized()) or "fork" not in mp.get_all_start_methods():
         import ray
+
         with _stdout_to_stderr():
-            _drive(ray, payload, tasks, address, cpus, on_result, on_bytes, max_retries,
-                   fn=fn)
+            _drive(ray, payload, tasks, address, cpus, on_result, on_bytes, max_retries, fn=fn)
         return
-    _drive_in_child(mp.get_context("fork"), payload, tasks, address, cpus, on_result,
-                    on_bytes, max_retries, fn)
+    _drive_in_child(
+        mp.get_context("fork"), payload, tasks, address, cpus, on_result, on_bytes, max_retries, fn
+    )
 
 
-def _drive(ray, payload, tasks, address, cpus, on_result, on_bytes, max_retries,
-           on_start=lambda: None, fn=None) -> None:
+def _drive(
+    ray,
+    payload,
+    tasks,
+    address,
+    cpus,
+    on_result,
+    on_bytes,
+    max_retries,
+    on_start=lambda: None,
+    fn=None,
+) -> None:
     """The Ray driver: start or join Ray (then ``on_start()``), submit every task, hand each
     result on."""
     started = False
     try:
         if not ray.is_initialized():
             kw = {"address": address} if address else {"num_cpus": cpus}
-            ray.init(**kw, include_dashboard=False, log_to_driver=False,
-                     runtime_env=_runtime_env())
+            ray.init(**kw, include_dashboard=False, log_to_driver=False, runtime_env=_runtime_env())
             started = True
         on_start()
         ref = ray.put(payload)
-        remote = ray.remote(_ray_task).options(max_retries=max_retries,
-                                              retry_exceptions=[TaskFault, OSError])
+        remote = ray.remote(_ray_task).options(
+            max_retries=max_retries, retry_exceptions=[TaskFault, OSError]
+        )
         pending = {remote.remote(ref, t, fn or scan_task): t for t in tasks}
         try:
             while pending:
@@ -113,20 +138,28 @@ def _drive(ray, payload, tasks, address, cpus, on_result, on_bytes, max_retries,
 
 def _ray_failure(e: BaseException, task: Task | None) -> EvalsieveError:
     first = (str(e).strip().splitlines() or [""])[0][:300]
-    what = (f"Ray failed while it ran the task ({type(e).__name__}: {first}); the run wrote "
-            "no export") if task else f"Ray failed ({type(e).__name__}: {first})"
+    what = (
+        (f"Ray failed while it ran the task ({type(e).__name__}: {first}); the run wrote no export")
+        if task
+        else f"Ray failed ({type(e).__name__}: {first})"
+    )
     return environment(what, file=task.name if task else None, expected=_CLUSTER)
 
 
-def _drive_in_child(ctx, payload, tasks, address, cpus, on_result, on_bytes,
-                    max_retries, fn=None) -> None:
+def _drive_in_child(
+    ctx, payload, tasks, address, cpus, on_result, on_bytes, max_retries, fn=None
+) -> None:
     """:func:`_drive` in a forked child; its results come back over a pipe and are handed
     on here. The child's end, whenever it comes before its last message, is an error; so is
     a Ray that has not started (or been joined) within ``CONNECT_S``."""
     from multiprocessing.connection import wait
+
     mine, theirs = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child_main, daemon=True,
-                        args=(theirs, payload, tasks, address, cpus, max_retries, fn))
+    child = ctx.Process(
+        target=_child_main,
+        daemon=True,
+        args=(theirs, payload, tasks, address, cpus, max_retries, fn),
+    )
     ok = False
     joined = False
     deadline = time.monotonic() + CONNECT_S
@@ -134,11 +167,14 @@ def _drive_in_child(ctx, payload, tasks, address, cpus, on_result, on_bytes,
         child.start()
         theirs.close()
         while True:
-            if not wait([mine, child.sentinel],
-                        None if joined else max(0.0, deadline - time.monotonic())):
-                raise environment(f"Ray did not start or answer within {CONNECT_S} s"
-                                  + (f" at --ray-address {address}" if address else ""),
-                                  expected=_CLUSTER)
+            if not wait(
+                [mine, child.sentinel], None if joined else max(0.0, deadline - time.monotonic())
+            ):
+                raise environment(
+                    f"Ray did not start or answer within {CONNECT_S} s"
+                    + (f" at --ray-address {address}" if address else ""),
+                    expected=_CLUSTER,
+                )
             try:
                 kind, value = mine.recv() if mine.poll() else (None, None)
             except (EOFError, OSError):
@@ -146,11 +182,17 @@ def _drive_in_child(ctx, payload, tasks, address, cpus, on_result, on_bytes,
             if kind is None:
                 child.join(timeout=5)
                 code = child.exitcode
-                how = (f"was killed by signal {-code}" if code is not None and code < 0 else
-                       f"ended with status {code}: Ray ends its driver so when it loses its "
-                       "node or object store (its messages are above)")
-                raise environment(f"the Ray driver process {how}, before the training pass "
-                                  "was done; the run wrote no export", expected=_CLUSTER)
+                how = (
+                    f"was killed by signal {-code}"
+                    if code is not None and code < 0
+                    else f"ended with status {code}: Ray ends its driver so when it loses its "
+                    "node or object store (its messages are above)"
+                )
+                raise environment(
+                    f"the Ray driver process {how}, before the training pass "
+                    "was done; the run wrote no export",
+                    expected=_CLUSTER,
+                )
             if kind == "started":
                 joined = True
                 continue
@@ -164,7 +206,7 @@ def _drive_in_child(ctx, payload, tasks, address, cpus, on_result, on_bytes,
     finally:
         mine.close()
         if child.exitcode is None and not ok:
-            child.terminate()   # Ray's own SIGTERM handler shuts its local cluster down
+            child.terminate()  # Ray's own SIGTERM handler shuts its local cluster down
         # (a child stuck in ray.init runs no Python signal handler: it is killed sooner)
         child.join(timeout=30 if ok else 15 if joined else 3)
         if child.exitcode is None:
@@ -173,23 +215,40 @@ def _drive_in_child(ctx, payload, tasks, address, cpus, on_result, on_bytes,
 
 
 def _child_main(conn, payload, tasks, address, cpus, max_retries, fn=None) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the CLI handles Ctrl-C and stops us
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the CLI handles Ctrl-C and stops us
     threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
-    try:   # whatever Ray writes on stdout goes to stderr (this process writes no summary)
+    try:  # whatever Ray writes on stdout goes to stderr (this process writes no summary)
         os.dup2(2, 1)
     except OSError:
         pass
     sys.stdout = sys.stderr
     try:
         import ray
-        _drive(ray, payload, tasks, address, cpus, lambda res: conn.send(("result", res)),
-               lambda n: None, max_retries, lambda: conn.send(("started", None)), fn)
+
+        _drive(
+            ray,
+            payload,
+            tasks,
+            address,
+            cpus,
+            lambda res: conn.send(("result", res)),
+            lambda n: None,
+            max_retries,
+            lambda: conn.send(("started", None)),
+            fn,
+        )
         conn.send(("done", None))
     except EvalsieveError as e:
         conn.send(("error", e.to_dict()))
     except BaseException as e:  # noqa: B902 - told to the CLI, which ends the run
-        conn.send(("error", environment(f"the Ray driver failed ({type(e).__name__}: "
-                                        f"{e})", expected=_CLUSTER).to_dict()))
+        conn.send(
+            (
+                "error",
+                environment(
+                    f"the Ray driver failed ({type(e).__name__}: {e})", expected=_CLUSTER
+                ).to_dict(),
+            )
+        )
     finally:
         conn.close()
 
@@ -234,6 +293,6 @@ def _runtime_env() -> dict:
     path = os.environ.get("PYTHONPATH", "")
     env = {"PYTHONPATH": here + (os.pathsep + path if path else "")}
     for hook in ("EVALSIEVE_FAIL_ONCE", "EVALSIEVE_KILL_ONCE", "EVALSIEVE_TASK_DELAY_S"):
-        if os.environ.get(hook):   # the tests' fault injection (fault_hooks.py)
+        if os.environ.get(hook):  # the tests' fault injection (fault_hooks.py)
             env[hook] = os.environ[hook]
     return {"env_vars": env}

@@ -19,8 +19,11 @@ from collections.abc import Callable, Iterator
 _END = object()
 
 
-def read_ahead(make: Callable[[Callable[[int], None]], Iterator[bytes]],
-               progress: Callable[[int], None] | None, depth: int = 2) -> Iterator[bytes]:
+def read_ahead(
+    make: Callable[[Callable[[int], None]], Iterator[bytes]],
+    progress: Callable[[int], None] | None,
+    depth: int = 2,
+) -> Iterator[bytes]:
     """The blocks of ``make(note)``, produced on a thread at most ``depth`` blocks ahead.
 
     Args:
@@ -53,13 +56,14 @@ def read_ahead(make: Callable[[Callable[[int], None]], Iterator[bytes]],
 
         def note(n: int) -> None:
             pending[0] += n
+
         try:
             for block in make(note):
                 done, pending[0] = pending[0], 0
                 if not put((block, done)):
                     return
             put((_END, pending[0]))
-        except BaseException as e:   # handed to the consumer, raised there
+        except BaseException as e:  # handed to the consumer, raised there
             put((e, pending[0]))
 
     thread = threading.Thread(target=run, name="evalsieve-read-ahead", daemon=True)

@@ -14,9 +14,25 @@ from .fields import FieldExtractor
 
 #: Field names taken as a record id, in order of preference (compared lowercase, on the
 #: path's last step). After these, a top-level field whose name ends in ``_id`` or ``id``.
-ID_NAMES = ("id", "_id", "uid", "uuid", "guid", "doc_id", "docid", "document_id", "task_id",
-            "question_id", "qid", "example_id", "sample_id", "unique_id", "record_id", "idx",
-            "key")
+ID_NAMES = (
+    "id",
+    "_id",
+    "uid",
+    "uuid",
+    "guid",
+    "doc_id",
+    "docid",
+    "document_id",
+    "task_id",
+    "question_id",
+    "qid",
+    "example_id",
+    "sample_id",
+    "unique_id",
+    "record_id",
+    "idx",
+    "key",
+)
 #: Longest id text kept (a longer value is clipped with "…").
 ID_CHARS = 200
 
@@ -40,10 +56,16 @@ def default_id_field(fields) -> str | None:
     """
     paths = []
     for f in fields:
-        path = f if isinstance(f, str) else (f.get("path") if isinstance(f, dict)
-                                             else getattr(f, "path", None))
-        fill = 1 if isinstance(f, str) else (f.get("fill", 1) if isinstance(f, dict)
-                                             else getattr(f, "fill", 1))
+        path = (
+            f
+            if isinstance(f, str)
+            else (f.get("path") if isinstance(f, dict) else getattr(f, "path", None))
+        )
+        fill = (
+            1
+            if isinstance(f, str)
+            else (f.get("fill", 1) if isinstance(f, dict) else getattr(f, "fill", 1))
+        )
         if path and fill and "[" not in path:
             paths.append(path)
     top = [p for p in paths if "." not in p]
@@ -89,7 +111,7 @@ class IdReader:
         if self._seg is None or not isinstance(value, dict):
             return ""
         t = " | ".join(self._seg(value, id_text))
-        return t if len(t) <= ID_CHARS else t[:ID_CHARS - 1] + "…"
+        return t if len(t) <= ID_CHARS else t[: ID_CHARS - 1] + "…"
 
 
 def id_text(v) -> str | None:

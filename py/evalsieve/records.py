@@ -27,17 +27,30 @@ import io
 import re
 from typing import NamedTuple
 
-from .decoding import (BINARY_MAGIC, BOM, ESCAPED, PARQUET_MAGIC,  # noqa: F401 (named here)
-                       invalid_utf8, is_parquet, refuse_binary)
+from .decoding import (
+    BINARY_MAGIC,  # noqa: F401
+    BOM,
+    ESCAPED,
+    PARQUET_MAGIC,  # noqa: F401 (named here)
+    invalid_utf8,
+    is_parquet,  # noqa: F401
+    refuse_binary,  # noqa: F401
+)
 from .errors import EvalsieveError, bad_input
-from .json_lines import (MAX_JSON_DEPTH, _clip, _no_lone_surrogates,  # noqa: F401 (named here)
-                         parse_jsonl_line)
+from .json_lines import (
+    MAX_JSON_DEPTH,  # noqa: F401
+    _clip,
+    _no_lone_surrogates,  # noqa: F401 (named here)
+    parse_jsonl_line,
+)
 
 FORMATS = ("jsonl", "csv", "tsv", "text")
 #: The stamp's words for ``skip_bad_lines`` (the per-file counts are ``skipped_lines``).
-SKIP_RULE = ("on: malformed JSON Lines / CSV / TSV records are skipped, not read; each is "
-             "listed in skipped-lines.csv; a skipped eval line is no row and is not in "
-             "eval.clean; a skipped record keeps its record number")
+SKIP_RULE = (
+    "on: malformed JSON Lines / CSV / TSV records are skipped, not read; each is "
+    "listed in skipped-lines.csv; a skipped eval line is no row and is not in "
+    "eval.clean; a skipped record keeps its record number"
+)
 #: Columns of ``skipped-lines.csv``: the file's name, the 1-based line where the skipped
 #: record starts, what was wrong and what was expected.
 SKIPPED_COLUMNS = ["file", "line", "error"]
@@ -63,12 +76,21 @@ def split_format(fmt: str) -> tuple[str, str | None, bool]:
         return ("tsv" if name == "tsv" else "csv"), DELIMITERS[name], cr
     if name in ("jsonl", "text") or fmt == "parquet":
         return name, None, cr
-    raise bad_input(f"unknown format {fmt!r}", expected="jsonl, csv, tsv, csv-semicolon, "
-                    "csv-pipe or text, optionally with -cr (lone CR line ends)")
+    raise bad_input(
+        f"unknown format {fmt!r}",
+        expected="jsonl, csv, tsv, csv-semicolon, "
+        "csv-pipe or text, optionally with -cr (lone CR line ends)",
+    )
+
 
 _EXT_HINTS = {
-    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
-    ".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "text",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".txt": "text",
 }
 
 
@@ -83,6 +105,7 @@ class Record(NamedTuple):
         offset: UTF-8 byte offset of the record's first byte in the text fed (the file after
             its BOM), from a reader made with ``offsets=True``; -1 otherwise.
     """
+
     index: int
     line: int
     raw: str
@@ -145,10 +168,14 @@ def sniff_format(name: str, head: str, complete: bool = False) -> str:
     """
     nul = head.find("\x00")
     if nul >= 0:
-        raise bad_input("the file holds NUL bytes: it looks like binary data, or UTF-16 text "
-                        "without a byte-order mark", file=name, line=head.count("\n", 0, nul) + 1,
-                        expected="JSONL, CSV, TSV or plain text in UTF-8 (re-encode UTF-16 with "
-                                 "iconv -f UTF-16LE -t UTF-8 FILE)")
+        raise bad_input(
+            "the file holds NUL bytes: it looks like binary data, or UTF-16 text "
+            "without a byte-order mark",
+            file=name,
+            line=head.count("\n", 0, nul) + 1,
+            expected="JSONL, CSV, TSV or plain text in UTF-8 (re-encode UTF-16 with "
+            "iconv -f UTF-16LE -t UTF-8 FILE)",
+        )
     cr = line_ends_cr(head)
     suffix = "-cr" if cr else ""
     first = ""
@@ -157,13 +184,20 @@ def sniff_format(name: str, head: str, complete: bool = False) -> str:
             first = ln.strip()
             break
     if not first:
-        raise bad_input("the file is empty (no non-blank line)", file=name,
-                        expected="JSON Lines, CSV, TSV or plain text with at least one row")
+        raise bad_input(
+            "the file is empty (no non-blank line)",
+            file=name,
+            expected="JSON Lines, CSV, TSV or plain text with at least one row",
+        )
     if first.startswith("{"):
         return "jsonl" + suffix
     if first.startswith("["):
-        raise bad_input("this is a JSON array, not JSON Lines", file=name, line=1,
-                        expected="one JSON object per line (convert with: jq -c '.[]' FILE)")
+        raise bad_input(
+            "this is a JSON array, not JSON Lines",
+            file=name,
+            line=1,
+            expected="one JSON object per line (convert with: jq -c '.[]' FILE)",
+        )
     hint = format_hint(name)
     if hint in ("text", "jsonl"):
         return hint + suffix
@@ -183,17 +217,16 @@ def _widths(sample: str, delim: str, truncated: bool) -> list[int] | None:
     """Field count of each record of ``sample`` read with ``delim`` (blank lines skipped),
     or None when it does not parse. A truncated sample loses its last record (cut short)."""
     if truncated:
-        sample = sample[:sample.rfind("\n") + 1]
+        sample = sample[: sample.rfind("\n") + 1]
     for _ in range(20):
         try:
-            rows = list(csv.reader(io.StringIO(sample, newline=""), delimiter=delim,
-                                   strict=True))
+            rows = list(csv.reader(io.StringIO(sample, newline=""), delimiter=delim, strict=True))
             break
         except csv.Error:
             if not truncated:
                 return None
             # the cut fell inside a quoted field: drop one more line
-            sample = sample[:sample.rfind("\n", 0, len(sample) - 1) + 1]
+            sample = sample[: sample.rfind("\n", 0, len(sample) - 1) + 1]
             if not sample:
                 return None
     else:
@@ -201,8 +234,9 @@ def _widths(sample: str, delim: str, truncated: bool) -> list[int] | None:
     return [len(r) for r in rows if r and any(c.strip() for c in r)]
 
 
-def sniff_delimiter(head: str, cr: bool = False, complete: bool = False,
-                    hint: str | None = None) -> str | None:
+def sniff_delimiter(
+    head: str, cr: bool = False, complete: bool = False, hint: str | None = None
+) -> str | None:
     """The field separator of a delimited file, one of ``, ; tab |``, or None.
 
     Args:
@@ -234,16 +268,18 @@ def sniff_delimiter(head: str, cr: bool = False, complete: bool = False,
     if hint in ok:
         return hint
     try:
-        sniffed = csv.Sniffer().sniff(sample[:16 << 10], delimiters=",;\t|").delimiter
+        sniffed = csv.Sniffer().sniff(sample[: 16 << 10], delimiters=",;\t|").delimiter
     except csv.Error:
         sniffed = None
     if sniffed in ok:
         return sniffed
     if len(ok) == 1:
         return ok[0]
-    raise bad_input("cannot tell the field separator: the first rows split evenly on "
-                    + " and on ".join(_DELIM_WORD[d] for d in ok), expected="a file named "
-                    ".csv (comma) or .tsv (tab), or one separator per file")
+    raise bad_input(
+        "cannot tell the field separator: the first rows split evenly on "
+        + " and on ".join(_DELIM_WORD[d] for d in ok),
+        expected="a file named .csv (comma) or .tsv (tab), or one separator per file",
+    )
 
 
 def parse_record_line(fmt: str, raw: str, name: str, line: int) -> dict:
@@ -284,9 +320,9 @@ class RecordReader:
 
     def __init__(self, fmt: str, name: str, skip_bad: bool = False, offsets: bool = False):
         self.base, self.delimiter, self.cr = split_format(fmt)
-        self._offsets = offsets   # count bytes: each Record's offset
-        self._bytes = 0           # UTF-8 bytes of the lines consumed so far
-        self._starts: list[int] | None = None   # byte offset of each line being parsed
+        self._offsets = offsets  # count bytes: each Record's offset
+        self._bytes = 0  # UTF-8 bytes of the lines consumed so far
+        self._starts: list[int] | None = None  # byte offset of each line being parsed
         self.fmt = fmt
         self.name = name
         self.skip_bad = bool(skip_bad)
@@ -294,14 +330,14 @@ class RecordReader:
         self.header: list[str] | None = None
         self.header_raw: str | None = None
         self._carry = ""
-        self._line = 0           # lines consumed so far
-        self._count = 0          # records emitted so far
-        self._pending: list[str] = []   # CSV: lines of a record whose quotes are still open
+        self._line = 0  # lines consumed so far
+        self._count = 0  # records emitted so far
+        self._pending: list[str] = []  # CSV: lines of a record whose quotes are still open
         self._pending_line = 0
         self._pending_offset = -1
         self._pending_quotes = 0
         self.bom, self._started = "", False
-        self._escaped = False    # the current text holds bytes that are not UTF-8
+        self._escaped = False  # the current text holds bytes that are not UTF-8
 
     # -- public -----------------------------------------------------------------------------
     def feed(self, text: str) -> list[Record]:
@@ -332,9 +368,12 @@ class RecordReader:
         out = self._lines([self._carry]) if self._carry else []
         self._carry = ""
         if self._pending:
-            raise bad_input("a quoted field is never closed", file=self.name,
-                            line=self._pending_line,
-                            expected='a closing double quote (") before the end of the file')
+            raise bad_input(
+                "a quoted field is never closed",
+                file=self.name,
+                line=self._pending_line,
+                expected='a closing double quote (") before the end of the file',
+            )
         return out
 
     @property
@@ -351,8 +390,11 @@ class RecordReader:
             self._bytes = starts.pop()
             self._starts = starts
         if self.base == "parquet":
-            raise bad_input("a Parquet file is not text", file=self.name,
-                            expected="its rows as values (the CLI reads Parquet with pyarrow)")
+            raise bad_input(
+                "a Parquet file is not text",
+                file=self.name,
+                expected="its rows as values (the CLI reads Parquet with pyarrow)",
+            )
         if self.base == "jsonl":
             return self._line_records(lines, lambda raw, ln: parse_jsonl_line(raw, self.name, ln))
         if self.base == "text":
@@ -378,7 +420,7 @@ class RecordReader:
             except EvalsieveError as e:
                 if not self._skip(e, ln):
                     raise
-                n += 1   # a skipped record keeps its number
+                n += 1  # a skipped record keeps its number
                 continue
             if value is None:
                 continue
@@ -411,18 +453,25 @@ class RecordReader:
 
     def _expected(self) -> str:
         what = _DELIM_WORD[self.delimiter]
-        return (f"{what}-separated fields, quoted with \" when they hold the separator, "
-                "quotes or line ends")
+        return (
+            f'{what}-separated fields, quoted with " when they hold the separator, '
+            "quotes or line ends"
+        )
 
     def _row(self, cells: list[str], line: int, raw: str) -> dict:
         h = self.header
         assert h is not None
         if len(cells) != len(h):
-            raise bad_input(f"this row has {len(cells)} field{'s' * (len(cells) != 1)} but the "
-                            f"header has {len(h)}", file=self.name, line=line,
-                            expected=f"{len(h)} {_DELIM_WORD[self.delimiter]}-separated fields "
-                            "on every row, as in the header (quote a field that holds the "
-                            "separator; name a file of plain lines .txt)", detail=_clip(raw))
+            raise bad_input(
+                f"this row has {len(cells)} field{'s' * (len(cells) != 1)} but the "
+                f"header has {len(h)}",
+                file=self.name,
+                line=line,
+                expected=f"{len(h)} {_DELIM_WORD[self.delimiter]}-separated fields "
+                "on every row, as in the header (quote a field that holds the "
+                "separator; name a file of plain lines .txt)",
+                detail=_clip(raw),
+            )
         return dict(zip(h, cells))
 
     def _csv(self, lines: list[str]) -> list[Record]:
@@ -442,10 +491,11 @@ class RecordReader:
             self._pending.append(raw)
             self._pending_quotes += raw.count('"')
             try:
-                if self._pending_quotes % 2 and not (len(self._pending) == 1
-                                                     and self._stray_quote(raw, ln)):
+                if self._pending_quotes % 2 and not (
+                    len(self._pending) == 1 and self._stray_quote(raw, ln)
+                ):
                     continue
-            except EvalsieveError as e:   # one line, not CSV: skipped or raised
+            except EvalsieveError as e:  # one line, not CSV: skipped or raised
                 self._pending = []
                 if self.header is None or not self._skip(e, ln):
                     raise
@@ -466,7 +516,7 @@ class RecordReader:
             except EvalsieveError as e:
                 if self.header is None or not self._skip(e, start):
                     raise
-                n += 1   # a skipped record keeps its number
+                n += 1  # a skipped record keeps its number
                 continue
             n += 1
             out.append(Record(n, start, rec_raw, value, self._pending_offset))
@@ -478,11 +528,15 @@ class RecordReader:
         if '"' not in rec_raw:  # no quoting: the csv module would split at the separator
             return _strip_end(rec_raw).split(self.delimiter)
         try:
-            return next(csv.reader([_strip_end(rec_raw)], delimiter=self.delimiter,
-                                   strict=True))
+            return next(csv.reader([_strip_end(rec_raw)], delimiter=self.delimiter, strict=True))
         except (csv.Error, StopIteration) as e:
-            raise bad_input(f"malformed {self._kind()} record: {e}", file=self.name, line=line,
-                            expected=self._expected(), detail=_clip(rec_raw)) from None
+            raise bad_input(
+                f"malformed {self._kind()} record: {e}",
+                file=self.name,
+                line=line,
+                expected=self._expected(),
+                detail=_clip(rec_raw),
+            ) from None
 
     def _kind(self) -> str:
         return "TSV" if self.delimiter == "\t" else "CSV"
@@ -495,8 +549,13 @@ class RecordReader:
         except csv.Error as e:
             if "unexpected end of data" in str(e):
                 return False  # a quoted field goes on to the next line
-            raise bad_input(f"malformed {self._kind()} record: {e}", file=self.name, line=ln,
-                            expected=self._expected(), detail=_clip(raw)) from None
+            raise bad_input(
+                f"malformed {self._kind()} record: {e}",
+                file=self.name,
+                line=ln,
+                expected=self._expected(),
+                detail=_clip(raw),
+            ) from None
         return True
 
 

@@ -36,6 +36,7 @@ class TableSource:
             rule, so a clicked bar's rows are the bar's count).
         order: the default order (positions), or None for 0..n-1.
     """
+
     n: int
     row: Callable[[int], dict]
     text: Callable[[int], str]
@@ -92,16 +93,18 @@ def query_rows(src: TableSource, q: dict) -> dict:
         lo = None if rng.get("min") is None else _number(rng["min"], "range min")
         hi = None if rng.get("max") is None else _number(rng["max"], "range max")
         f = src.nums[key]
-        tests.append(lambda i, f=f, lo=lo, hi=hi: (v := f(i)) is not None
-                     and (lo is None or v >= lo) and (hi is None or v <= hi))
+        tests.append(
+            lambda i, f=f, lo=lo, hi=hi: (
+                (v := f(i)) is not None and (lo is None or v >= lo) and (hi is None or v <= hi)
+            )
+        )
     b = q.get("bin")
     if b:
         key = b.get("key")
         if key not in src.bins:
             raise bad_input(f"no histogram of {key!r}", expected=", ".join(src.bins))
         want, f, cut = int(_number(b.get("index"), "bin index")), src.nums[key], src.bins[key]
-        tests.append(lambda i, f=f, cut=cut, want=want: (v := f(i)) is not None
-                     and cut(v) == want)
+        tests.append(lambda i, f=f, cut=cut, want=want: (v := f(i)) is not None and cut(v) == want)
     terms = str(q.get("query") or "").lower().split()
     order = src.order if src.order is not None else range(src.n)
     matched = []
@@ -128,14 +131,15 @@ def query_rows(src: TableSource, q: dict) -> dict:
         if key in src.nums:
             f = src.nums[key]
             have = [i for i in matched if f(i) is not None]
-            have.sort(key=f, reverse=desc)   # stable both ways: ties keep the default order
+            have.sort(key=f, reverse=desc)  # stable both ways: ties keep the default order
             matched = have + [i for i in matched if f(i) is None]
         elif key in src.cats:
             f = src.cats[key]
             matched.sort(key=lambda i: _natural(f(i)), reverse=desc)
         else:
-            raise bad_input(f"no column {key!r} to sort by",
-                            expected=", ".join([*src.nums, *src.cats]))
+            raise bad_input(
+                f"no column {key!r} to sort by", expected=", ".join([*src.nums, *src.cats])
+            )
     limit = q.get("limit", 100)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise bad_input(f"page limit {limit!r}", expected=f"a whole number from 1 to {MAX_LIMIT}")
@@ -144,9 +148,14 @@ def query_rows(src: TableSource, q: dict) -> dict:
         raise bad_input(f"page offset {offset!r}", expected="a whole number from 0")
     if offset >= len(matched):
         offset = max(0, (len(matched) - 1) // limit * limit)
-    return {"rows": [src.row(i) for i in matched[offset:offset + limit]],
-            "matched": len(matched), "total": src.n, "offset": offset, "limit": limit,
-            "facets": facets}
+    return {
+        "rows": [src.row(i) for i in matched[offset : offset + limit]],
+        "matched": len(matched),
+        "total": src.n,
+        "offset": offset,
+        "limit": limit,
+        "facets": facets,
+    }
 
 
 def _natural(s: str) -> tuple:

@@ -38,7 +38,9 @@ def _write(out_dir: str, exports, job: str) -> None:
         def write(path: str) -> None:
             with open(path, "wb") as f:
                 f.write(data)
+
         return write
+
     out = OutDir(out_dir, job).prepare()
     files = {k: writer(v) if isinstance(v, bytes) else v for k, v in exports.items()}
     try:
@@ -51,6 +53,7 @@ def _write(out_dir: str, exports, job: str) -> None:
 def _frame(text: str):
     """A pandas DataFrame of a CSV export (pandas needed)."""
     import pandas as pd
+
     return pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])
 
 
@@ -120,8 +123,8 @@ class ContaminationResult:
     row_ngram_ids: tuple = field(default=(), repr=False)
     ngram_found: object = field(default=(), repr=False)
     files: types.MappingProxyType = field(default_factory=dict, repr=False)
-    source: object = field(default=None, repr=False)        # the eval input
-    source_rows: list | None = field(default=None, repr=False)   # its rows, when in memory
+    source: object = field(default=None, repr=False)  # the eval input
+    source_rows: list | None = field(default=None, repr=False)  # its rows, when in memory
     source_kind: str = "path"
     cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # views
 
@@ -143,9 +146,14 @@ class ContaminationResult:
     def kept(self) -> tuple:
         """0-based positions of the eval rows ``eval.clean.*`` keeps, ascending."""
         if "kept" not in self.cache:
-            self.cache["kept"] = tuple(kept_positions(
-                self.caught, [r.scored for r in self.scores], self.config.excluded,
-                self.config.clean))
+            self.cache["kept"] = tuple(
+                kept_positions(
+                    self.caught,
+                    [r.scored for r in self.scores],
+                    self.config.excluded,
+                    self.config.clean,
+                )
+            )
         return self.cache["kept"]
 
     @property
@@ -174,8 +182,9 @@ class ContaminationResult:
     def training_records(self) -> list[tuple[str, int | str]]:
         """Per row, the report's ``(training_file, training_record)`` (verdict.report_records)."""
         if "records" not in self.cache:
-            self.cache["records"] = report_records(self.scores, self.exact,
-                                                   list(self.train_names), self.train_name)
+            self.cache["records"] = report_records(
+                self.scores, self.exact, list(self.train_names), self.train_name
+            )
         return self.cache["records"]
 
     def training_id(self, i: int) -> str:
@@ -183,6 +192,7 @@ class ContaminationResult:
         record :meth:`training_records` names (the n-gram rung's first match, else the exact
         copy)."""
         from .ngrams import source_id
+
         r = self.scores[i]
         if r.training_record:
             return r.training_id
@@ -209,9 +219,11 @@ class ContaminationResult:
             row shares no n-gram)}``.
         """
         from .highlight import passage_spans
-        return {"eval_text": self.eval_text(i),
-                "eval_marks": passage_spans(list(self.eval_segments[i]),
-                                            self.scores[i].shared_passage)}
+
+        return {
+            "eval_text": self.eval_text(i),
+            "eval_marks": passage_spans(list(self.eval_segments[i]), self.scores[i].shared_passage),
+        }
 
     def contaminated(self) -> list:
         """``(position, score)`` of every contaminated row (caught by any rung), in eval-file
@@ -225,9 +237,13 @@ class ContaminationResult:
         order the CLI writes them (:func:`contamination_exports.export_names`)."""
         if "exports" not in self.cache:
             from .contamination_exports import export, export_names
+
             self.cache["exports"] = types.MappingProxyType(
-                {k: self.files[k] if k in self.files else export(self, k)[1]
-                 for k in export_names(self)})
+                {
+                    k: self.files[k] if k in self.files else export(self, k)[1]
+                    for k in export_names(self)
+                }
+            )
         return self.cache["exports"]
 
     @property
@@ -242,6 +258,7 @@ class ContaminationResult:
     def to_arrow(self, name: str = "contamination-report.csv"):
         """An export as a pyarrow Table (pyarrow needed)."""
         import pyarrow as pa
+
         return pa.Table.from_pandas(self.to_pandas(name), preserve_index=False)
 
     def clean_rows(self):
@@ -251,6 +268,7 @@ class ContaminationResult:
         if self.source_kind == "path":
             return self.exports[self.clean_name]
         from .inputs import select_rows
+
         return select_rows(self.source, self.source_kind, self.source_rows, list(self.kept))
 
     def clean(self, eval):
@@ -261,10 +279,12 @@ class ContaminationResult:
             ValueError: ``eval`` has another row count than the run's eval set.
         """
         from .inputs import kind_of, records_of, select_rows
+
         kind = kind_of(eval)
         if kind == "path":
-            raise ValueError("clean(eval) takes the rows themselves; for the file, use "
-                             "clean_rows() or write()")
+            raise ValueError(
+                "clean(eval) takes the rows themselves; for the file, use clean_rows() or write()"
+            )
         rows = records_of(eval, kind) if kind == "rows" else None
         n = len(rows) if rows is not None else len(eval)
         if n != self.summary["rows_scanned"]:
@@ -281,6 +301,7 @@ def clean_name(fmt: str) -> str:
     """The clean export's name after the eval file's format (constants.CLEAN_NAME_BY_FORMAT)."""
     from . import constants
     from .records import split_format
+
     base = "parquet" if fmt == "parquet" else split_format(fmt)[0]
     return constants.CLEAN_NAME_BY_FORMAT[base]
 
@@ -349,6 +370,7 @@ class ParaphraseResult:
     def dedup_name(self) -> str:
         """``eval.deduplicated.<ext>`` after the eval file's format."""
         from .dedup import dedup_name
+
         return dedup_name(self.eval_format)
 
     def label_of(self, node: int) -> str:
@@ -361,9 +383,13 @@ class ParaphraseResult:
         bytes for a Parquet deduplicated file, from :attr:`files`), in the CLI's order."""
         if "exports" not in self.cache:
             from .para_exports import export, export_names
+
             self.cache["exports"] = types.MappingProxyType(
-                {k: self.files[k] if k in self.files else export(self, k)[1]
-                 for k in export_names(self)})
+                {
+                    k: self.files[k] if k in self.files else export(self, k)[1]
+                    for k in export_names(self)
+                }
+            )
         return self.cache["exports"]
 
     @property

@@ -19,6 +19,7 @@ from .progress import Progress, _silent, check_cancel  # noqa: F401 (named here 
 from .sample import check_fields, inspect_head, listed_paths
 from .stamps import InputFile
 
+
 def _utc_now() -> str:
     return datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat()
 
@@ -39,10 +40,13 @@ def open_input(path: str, name: str | None = None):
     if src.parquet or src.arrow:
         from .arrow_io import open_columnar
         from .corpus import is_url
+
         if is_url(path):
-            raise bad_input(f"{'Parquet' if src.parquet else 'Arrow'} files are read from "
-                            "local paths only", file=src.name,
-                            expected="a local copy of the file, or JSON Lines at the URL")
+            raise bad_input(
+                f"{'Parquet' if src.parquet else 'Arrow'} files are read from local paths only",
+                file=src.name,
+                expected="a local copy of the file, or JSON Lines at the URL",
+            )
         pq = open_columnar(path)
         pq.name = src.name
         pq.gzip = False
@@ -62,13 +66,14 @@ def describe(src, skip_bad: bool = False) -> tuple[dict, str]:
 
 def _describe_parquet(src) -> dict:
     from .sample import SAMPLE_ROWS, describe_values
+
     values = [v for batch in src.values(limit=SAMPLE_ROWS) for v in batch]
-    return {**describe_values(values, src.paths), "rows": src.rows,
-            "row_groups": src.row_groups}
+    return {**describe_values(values, src.paths), "rows": src.rows, "row_groups": src.row_groups}
 
 
 def _check_parquet_fields(src, info: dict, paths: list[str]) -> None:
     from .fields import FieldExtractor, unfiltered
+
     known = {f["path"] for f in info["fields"]}
     for p in paths:
         if p in known:
@@ -77,8 +82,11 @@ def _check_parquet_fields(src, info: dict, paths: list[str]) -> None:
             ex = FieldExtractor("parquet", [p], src.name)
             if any(ex.segments(v) for b in src.values(limit=1000) for v in b):
                 continue
-        raise bad_input(f"no field {p!r} in the schema (or it selects nothing in the first "
-                        "rows)", file=src.name, expected="one of: " + ", ".join(sorted(known)))
+        raise bad_input(
+            f"no field {p!r} in the schema (or it selects nothing in the first rows)",
+            file=src.name,
+            expected="one of: " + ", ".join(sorted(known)),
+        )
 
 
 def _present(src, info: dict, head: str, paths: list[str], skip_bad: bool) -> list[str]:
@@ -86,6 +94,7 @@ def _present(src, info: dict, head: str, paths: list[str], skip_bad: bool) -> li
     element-filter paths), and element filters on a listed list that select something in the
     sampled rows (a role value past the listed ones)."""
     from .fields import unfiltered
+
     listed = set(listed_paths(info))
     out = []
     for p in paths:
@@ -103,9 +112,16 @@ def _present(src, info: dict, head: str, paths: list[str], skip_bad: bool) -> li
     return out
 
 
-def _pick_fields(src, requested: list[str] | None, role: str, log,
-                 any_of: bool = False, skip_bad: bool = False, described=None,
-                 corpus: dict[str, str] | None = None) -> tuple[str, list[str], str]:
+def _pick_fields(
+    src,
+    requested: list[str] | None,
+    role: str,
+    log,
+    any_of: bool = False,
+    skip_bad: bool = False,
+    described=None,
+    corpus: dict[str, str] | None = None,
+) -> tuple[str, list[str], str]:
     """(format, fields, head) of an input (text or Parquet).
 
     With ``any_of`` (a file of a corpus of several), the requested paths this file has are
@@ -122,19 +138,32 @@ def _pick_fields(src, requested: list[str] | None, role: str, log,
     if requested:
         known_paths = {f["path"] for f in info["fields"]}
         # (a field the head's description lists needs no second look at the head)
-        check = ((lambda fs: _check_parquet_fields(src, info, fs)) if parquet else
-                 (lambda fs: None if set(fs) <= known_paths else
-                  check_fields(src.name, info["format"], fs, head, skip_bad)))
+        check = (
+            (lambda fs: _check_parquet_fields(src, info, fs))
+            if parquet
+            else (
+                lambda fs: (
+                    None
+                    if set(fs) <= known_paths
+                    else check_fields(src.name, info["format"], fs, head, skip_bad)
+                )
+            )
+        )
         if any_of:
             fields = _present(src, info, head, requested, skip_bad)
             if not fields:
                 has = listed_paths(info)
                 raise bad_input(
-                    f"this file has none of the {flag} paths asked for "
-                    f"({', '.join(requested)})", file=src.name,
+                    f"this file has none of the {flag} paths asked for ({', '.join(requested)})",
+                    file=src.name,
                     expected="at least one of them in every training file; this one has: "
-                    + (", ".join(has[:20]) + (f" and {len(has) - 20} more" if len(has) > 20
-                                              else "") if has else "no field"))
+                    + (
+                        ", ".join(has[:20])
+                        + (f" and {len(has) - 20} more" if len(has) > 20 else "")
+                        if has
+                        else "no field"
+                    ),
+                )
         else:
             check(requested)
             fields = requested
@@ -145,24 +174,36 @@ def _pick_fields(src, requested: list[str] | None, role: str, log,
         listed = set(listed_paths(info))
         fields = [p for p in corpus if p in listed]
         if not fields:
-            raise bad_input("no field could be chosen by default: this file has no default of "
-                            "its own (all are constant or empty) and none of the other "
-                            "files' defaults", file=src.name, expected=f"{flag} PATH")
-        parts = [f"{p}: {info['default_reason']}" if p in info["default_fields"] else
-                 f"{p}: the default of {corpus[p]}, which this file also has" for p in fields]
-        why = "default: " + ("; ".join(parts) if len(parts) > 1 else
-                             parts[0].split(": ", 1)[1])
+            raise bad_input(
+                "no field could be chosen by default: this file has no default of "
+                "its own (all are constant or empty) and none of the other "
+                "files' defaults",
+                file=src.name,
+                expected=f"{flag} PATH",
+            )
+        parts = [
+            f"{p}: {info['default_reason']}"
+            if p in info["default_fields"]
+            else f"{p}: the default of {corpus[p]}, which this file also has"
+            for p in fields
+        ]
+        why = "default: " + ("; ".join(parts) if len(parts) > 1 else parts[0].split(": ", 1)[1])
     else:
         fields = info["default_fields"]
         if not fields:
-            raise bad_input("no field could be chosen by default (all are constant or empty)",
-                            file=src.name, expected=f"{flag} PATH")
+            raise bad_input(
+                "no field could be chosen by default (all are constant or empty)",
+                file=src.name,
+                expected=f"{flag} PATH",
+            )
         why = "default: " + info["default_reason"]
     sep = {",": "comma", "\t": "tab", ";": "';'", "|": "'|'"}.get(info.get("separator"))
-    log(f"{'eval' if role == 'para' else role}: {src.name}: "
+    log(
+        f"{'eval' if role == 'para' else role}: {src.name}: "
         f"{getattr(src, 'file_format', info['format'])}"
         f"{' (gzip)' if src.gzip else ''}{f', separated by {sep}' if sep else ''}, "
-        f"fields {', '.join(fields)} ({why})")
+        f"fields {', '.join(fields)} ({why})"
+    )
     return info["format"], fields, head
 
 
@@ -180,8 +221,13 @@ def _feed(src, fmt: str, fields: list[str], text_fn, values_fn, skip_bad: bool =
 
 def _input_info(src, role: str, fmt: str) -> InputFile:
     if fmt == "parquet":
-        return InputFile(role, src.name, _sha256_file(src.path), os.path.getsize(src.path),
-                         getattr(src, "file_format", "parquet"))
+        return InputFile(
+            role,
+            src.name,
+            _sha256_file(src.path),
+            os.path.getsize(src.path),
+            getattr(src, "file_format", "parquet"),
+        )
     return src.info(role, fmt)
 
 
@@ -194,15 +240,17 @@ def _check_encoder_extra() -> None:
         the message names them and ``pip install 'evalsieve[encoder]'``.
     """
     import importlib.util
-    missing = [m for m in ("onnxruntime", "tokenizers", "numpy")
-               if importlib.util.find_spec(m) is None]
+
+    missing = [
+        m for m in ("onnxruntime", "tokenizers", "numpy") if importlib.util.find_spec(m) is None
+    ]
     if missing:
         raise EvalsieveError(
             "asset_load_failed",
             f"the encoder needs {', '.join(missing)}, which "
             f"{'is' if len(missing) == 1 else 'are'} not installed",
-            expected="pip install 'evalsieve[encoder]'")
-
+            expected="pip install 'evalsieve[encoder]'",
+        )
 
 
 def find_model_dir(given: str | None, log=lambda msg: None) -> str:
@@ -215,21 +263,28 @@ def find_model_dir(given: str | None, log=lambda msg: None) -> str:
         EvalsieveError(asset_load_failed): a folder given with --model-dir or the variable
         lacks the files; or deriving failed (a package missing, a sha256 mismatch).
     """
+
     def holds(d):
         return all(os.path.isfile(os.path.join(d, f)) for f in ("encoder.onnx", "tokenizer.json"))
 
-    for what, d in (("--model-dir", given),
-                    ("EVALSIEVE_MODEL_DIR", os.environ.get("EVALSIEVE_MODEL_DIR"))):
+    for what, d in (
+        ("--model-dir", given),
+        ("EVALSIEVE_MODEL_DIR", os.environ.get("EVALSIEVE_MODEL_DIR")),
+    ):
         if d:
             if holds(d):
                 return os.path.normpath(d)
-            raise EvalsieveError("asset_load_failed", f"{what} {d} does not hold the encoder",
-                                 expected="a folder with encoder.onnx and tokenizer.json")
+            raise EvalsieveError(
+                "asset_load_failed",
+                f"{what} {d} does not hold the encoder",
+                expected="a folder with encoder.onnx and tokenizer.json",
+            )
     here = os.path.dirname(os.path.abspath(__file__))
     built = os.path.join(here, "..", "..", "dist", "assets", "model")
     if holds(built):
         return os.path.normpath(built)
     from .model_cache import ensure_model
+
     return ensure_model(log)
 
 
@@ -241,16 +296,18 @@ def _sha256_file(path: str) -> str:
     return h.hexdigest()
 
 
-
 def parquet_reports(exports: dict, log) -> dict:
     """The CSV reports' Parquet versions (parquet_io.report_writers) when pyarrow is
     installed, each with the run stamp in its key-value metadata; else none, said once."""
     import json
 
     from . import constants, parquet_io
+
     if not parquet_io.have_pyarrow():
-        log("reports written as CSV only: their Parquet versions need pyarrow "
-            "(pip install 'evalsieve[parquet]')")
+        log(
+            "reports written as CSV only: their Parquet versions need pyarrow "
+            "(pip install 'evalsieve[parquet]')"
+        )
         return {}
     return parquet_io.report_writers(exports, json.loads(exports[constants.STAMP_EXPORT]))
 

@@ -10,14 +10,19 @@ from .records import RecordReader, sniff_format, split_format
 SAMPLE_ROWS = 1000
 
 
-def inspect_head(name: str, head: str, complete: bool = False, fmt: str | None = None,
-                 check: list[str] | None = None, skip_bad: bool = False) -> dict:
+def inspect_head(
+    name: str,
+    head: str,
+    complete: bool = False,
+    fmt: str | None = None,
+    check: list[str] | None = None,
+    skip_bad: bool = False,
+) -> dict:
     """The description of a file's head (see :func:`inspect_records`), as plain JSON values."""
     return inspect_records(name, head, complete, fmt, check, skip_bad)[0]
 
 
-def _with_evidence(info: dict, fmt: str, values: list, name: str,
-                   check: list[str] | None) -> dict:
+def _with_evidence(info: dict, fmt: str, values: list, name: str, check: list[str] | None) -> dict:
     """``info`` with ``samples`` on every field and ``short_check`` for ``check`` (default:
     the default fields) added (:mod:`evalsieve.evidence`)."""
     every = info["fields"] + info["filter_fields"]
@@ -29,9 +34,14 @@ def _with_evidence(info: dict, fmt: str, values: list, name: str,
     return info
 
 
-def inspect_records(name: str, head: str, complete: bool = False, fmt: str | None = None,
-                    check: list[str] | None = None,
-                    skip_bad: bool = False) -> tuple[dict, list]:
+def inspect_records(
+    name: str,
+    head: str,
+    complete: bool = False,
+    fmt: str | None = None,
+    check: list[str] | None = None,
+    skip_bad: bool = False,
+) -> tuple[dict, list]:
     """Sniff the format of a file and describe its fields from a sample of its head.
 
     Args:
@@ -65,37 +75,53 @@ def inspect_records(name: str, head: str, complete: bool = False, fmt: str | Non
         # a single long line without a newline yet: parse it as it stands
         try:
             records = reader.finish()
-        except EvalsieveError as e:   # kept: why no record ends in the head (an open quote)
+        except EvalsieveError as e:  # kept: why no record ends in the head (an open quote)
             records, cause = [], e
     records = records[:SAMPLE_ROWS]
-    if not records and reader.skipped:   # skip_bad: every record sampled was malformed
+    if not records and reader.skipped:  # skip_bad: every record sampled was malformed
         line, what = reader.skipped[0]
-        raise bad_input(f"every record in the start of the file is malformed "
-                        f"({len(reader.skipped)} skipped; the first: {what})", file=name,
-                        line=line, expected=f"{fmt} records")
+        raise bad_input(
+            f"every record in the start of the file is malformed "
+            f"({len(reader.skipped)} skipped; the first: {what})",
+            file=name,
+            line=line,
+            expected=f"{fmt} records",
+        )
     if not records and cause is not None:
         # the head may also end inside a first record longer than it: say both
-        raise bad_input(f"no record ends in the first {len(head):,} characters of the file: "
-                        f"{cause.message} (or the first record is longer than that)",
-                        file=name, line=cause.line, expected=cause.expected or f"{fmt} records",
-                        detail=cause.detail)
+        raise bad_input(
+            f"no record ends in the first {len(head):,} characters of the file: "
+            f"{cause.message} (or the first record is longer than that)",
+            file=name,
+            line=cause.line,
+            expected=cause.expected or f"{fmt} records",
+            detail=cause.detail,
+        )
     if not records:
-        raise bad_input("no record found in the start of the file", file=name,
-                        expected=f"{fmt} records")
+        raise bad_input(
+            "no record found in the start of the file", file=name, expected=f"{fmt} records"
+        )
     infos = discover_fields(r.value for r in records)
     chosen, why = default_choice(infos)
-    info = {"format": fmt,
-            "fields": [i._asdict() for i in infos if not i.filter],
-            "filter_fields": [i._asdict() for i in infos if i.filter],
-            "default_fields": chosen,
-            "default_reason": why,
-            "rows_sampled": len(records),
-            "separator": split_format(fmt)[1]}
+    info = {
+        "format": fmt,
+        "fields": [i._asdict() for i in infos if not i.filter],
+        "filter_fields": [i._asdict() for i in infos if i.filter],
+        "default_fields": chosen,
+        "default_reason": why,
+        "rows_sampled": len(records),
+        "separator": split_format(fmt)[1],
+    }
     return _with_evidence(info, fmt, [r.value for r in records], name, check), records
 
 
-def describe_values(values: list, paths: list[str], fmt: str = "parquet",
-                    check: list[str] | None = None, name: str = "input") -> dict:
+def describe_values(
+    values: list,
+    paths: list[str],
+    fmt: str = "parquet",
+    check: list[str] | None = None,
+    name: str = "input",
+) -> dict:
     """Describe a sample of parsed records (a Parquet file's first rows) like
     :func:`inspect_records`, with the schema's leaf ``paths`` (schema order) listed even
     when no sampled row fills them.
@@ -113,6 +139,7 @@ def describe_values(values: list, paths: list[str], fmt: str = "parquet",
         EvalsieveError(bad_input): a sampled record is not an object.
     """
     from .fields import FieldInfo
+
     for i, v in enumerate(values):
         if not isinstance(v, dict):
             raise bad_input(f"row {i + 1} is not a record", expected="an object per row")
@@ -124,15 +151,19 @@ def describe_values(values: list, paths: list[str], fmt: str = "parquet",
     order = {p: k for k, p in enumerate(paths)}
     infos.sort(key=lambda i: (i.filter, order.get(i.path, len(order))))
     chosen, why = default_choice(infos)
-    info = {"format": fmt, "fields": [i._asdict() for i in infos if not i.filter],
-            "filter_fields": [i._asdict() for i in infos if i.filter],
-            "default_fields": chosen, "default_reason": why, "rows_sampled": len(values),
-            "separator": None}
+    info = {
+        "format": fmt,
+        "fields": [i._asdict() for i in infos if not i.filter],
+        "filter_fields": [i._asdict() for i in infos if i.filter],
+        "default_fields": chosen,
+        "default_reason": why,
+        "rows_sampled": len(values),
+        "separator": None,
+    }
     return _with_evidence(info, fmt, values, name, check)
 
 
-def check_fields(name: str, fmt: str, paths: list[str], head: str,
-                 skip_bad: bool = False) -> None:
+def check_fields(name: str, fmt: str, paths: list[str], head: str, skip_bad: bool = False) -> None:
     """Raise a clear error when a chosen field is absent from the sampled head
     (``skip_bad``: sample around malformed records, as :func:`inspect_records`).
 
@@ -150,14 +181,18 @@ def check_fields(name: str, fmt: str, paths: list[str], head: str,
             ex = FieldExtractor(fmt, [p], name)
             if any(ex.segments(r.value) for r in records):
                 continue
-            raise bad_input(f"the filter {p!r} selects nothing in the first "
-                            f"{info['rows_sampled']} rows", file=name,
-                            expected=("one of: " + ", ".join(
-                                f["path"] for f in info["filter_fields"]))
-                            if info["filter_fields"] else "a key=value that occurs in the "
-                            "list's objects")
-        raise bad_input(f"no field {p!r} in the first {info['rows_sampled']} rows",
-                        file=name, expected="one of: " + ", ".join(sorted(known)))
+            raise bad_input(
+                f"the filter {p!r} selects nothing in the first {info['rows_sampled']} rows",
+                file=name,
+                expected=("one of: " + ", ".join(f["path"] for f in info["filter_fields"]))
+                if info["filter_fields"]
+                else "a key=value that occurs in the list's objects",
+            )
+        raise bad_input(
+            f"no field {p!r} in the first {info['rows_sampled']} rows",
+            file=name,
+            expected="one of: " + ", ".join(sorted(known)),
+        )
 
 
 def listed_paths(info: dict) -> list[str]:

@@ -25,8 +25,9 @@ def _public(f: dict) -> dict:
     return {"n": f["n"], "mean": f["mean"], "ci95": list(f["ci95"])}
 
 
-def contamination_impact(table: ScoreTable, join: Join, statuses: list[str],
-                         rungs: list[str] | None = None, rungs_run=()) -> list[dict]:
+def contamination_impact(
+    table: ScoreTable, join: Join, statuses: list[str], rungs: list[str] | None = None, rungs_run=()
+) -> list[dict]:
     """Score figures of a contamination run, one dict per metric.
 
     Args:
@@ -61,21 +62,36 @@ def contamination_impact(table: ScoreTable, join: Join, statuses: list[str],
         f = {k: _fig(v, binary) for k, v in parts.items()}
         n = len(allv)
         w_d, w_s = len(parts["contaminated"]) / n, len(parts["too_short"]) / n
-        diff = (mover([(1, f["contaminated"]), (-1, f["clean"])])
-                if f["clean"]["n"] and f["contaminated"]["n"] else
-                {"estimate": None, "ci95": [None, None]})
-        cma = (mover([(w_d + w_s, f["clean"]), (-w_d, f["contaminated"]),
-                      (-w_s, f["too_short"])])
-               if f["clean"]["n"] else {"estimate": None, "ci95": [None, None]})
-        fig = {"metric": m, "kind": "binary" if binary else "continuous",
-               "rows_joined": n, "rows_unmatched": len(join.unmatched),
-               "rows_unscored": len(join.unscored), "all": f_all, **f,
-               "difference_contaminated_minus_clean": diff,
-               "difference_clean_minus_all": cma}
+        diff = (
+            mover([(1, f["contaminated"]), (-1, f["clean"])])
+            if f["clean"]["n"] and f["contaminated"]["n"]
+            else {"estimate": None, "ci95": [None, None]}
+        )
+        cma = (
+            mover([(w_d + w_s, f["clean"]), (-w_d, f["contaminated"]), (-w_s, f["too_short"])])
+            if f["clean"]["n"]
+            else {"estimate": None, "ci95": [None, None]}
+        )
+        fig = {
+            "metric": m,
+            "kind": "binary" if binary else "continuous",
+            "rows_joined": n,
+            "rows_unmatched": len(join.unmatched),
+            "rows_unscored": len(join.unscored),
+            "all": f_all,
+            **f,
+            "difference_contaminated_minus_clean": diff,
+            "difference_clean_minus_all": cma,
+        }
         if rungs is not None:
-            by = {r: [join.rows[x][m] for x in joined
-                      if statuses[x - 1] == "contaminated" and rungs[x - 1] == r]
-                  for r in rungs_run}
+            by = {
+                r: [
+                    join.rows[x][m]
+                    for x in joined
+                    if statuses[x - 1] == "contaminated" and rungs[x - 1] == r
+                ]
+                for r in rungs_run
+            }
             fig["contaminated_by_rung"] = {r: _fig(v, binary) for r, v in by.items()}
         out.append(fig)
     return out
@@ -85,16 +101,23 @@ def contamination_summary(fig: dict) -> dict:
     """The ``score_impact`` object of the contamination JSON summary :
     ``{metric, rows_joined, rows_unmatched, all, clean, contaminated,
     difference_contaminated_minus_clean}``, each subset ``{n, mean, ci95}``."""
-    return {"metric": fig["metric"], "rows_joined": fig["rows_joined"],
-            "rows_unmatched": fig["rows_unmatched"], "all": _public(fig["all"]),
-            "clean": _public(fig["clean"]), "contaminated": _public(fig["contaminated"]),
-            "difference_contaminated_minus_clean": {
-                "estimate": fig["difference_contaminated_minus_clean"]["estimate"],
-                "ci95": list(fig["difference_contaminated_minus_clean"]["ci95"])}}
+    return {
+        "metric": fig["metric"],
+        "rows_joined": fig["rows_joined"],
+        "rows_unmatched": fig["rows_unmatched"],
+        "all": _public(fig["all"]),
+        "clean": _public(fig["clean"]),
+        "contaminated": _public(fig["contaminated"]),
+        "difference_contaminated_minus_clean": {
+            "estimate": fig["difference_contaminated_minus_clean"]["estimate"],
+            "ci95": list(fig["difference_contaminated_minus_clean"]["ci95"]),
+        },
+    }
 
 
-def paraphrase_impact(table: ScoreTable, join: Join, group_of: dict, representatives: set
-                      ) -> list[dict]:
+def paraphrase_impact(
+    table: ScoreTable, join: Join, group_of: dict, representatives: set
+) -> list[dict]:
     """Score figures of a paraphrase run, one dict per metric.
 
     Args:
@@ -125,17 +148,34 @@ def paraphrase_impact(table: ScoreTable, join: Join, group_of: dict, representat
     for m in table.metrics:
         allv = [join.rows[r][m] for r in joined]
         binary = is_binary(allv)
-        cl = (clustered_mean(allv, clusters) if len(allv) >= 2 else
-              {"n": len(allv), "clusters": len(set(clusters)), "mean": allv[0] if allv else None,
-               "se_naive": None, "se_clustered": None, "design_effect": None,
-               "effective_n": None, "ci95": [None, None]})
-        if binary and cl["ci95"][0] is not None:   # a proportion's interval stays in [0, 1]
+        cl = (
+            clustered_mean(allv, clusters)
+            if len(allv) >= 2
+            else {
+                "n": len(allv),
+                "clusters": len(set(clusters)),
+                "mean": allv[0] if allv else None,
+                "se_naive": None,
+                "se_clustered": None,
+                "design_effect": None,
+                "effective_n": None,
+                "ci95": [None, None],
+            }
+        )
+        if binary and cl["ci95"][0] is not None:  # a proportion's interval stays in [0, 1]
             cl["ci95"] = [max(0.0, cl["ci95"][0]), min(1.0, cl["ci95"][1])]
-        out.append({"metric": m, "kind": "binary" if binary else "continuous",
-                    "rows_joined": len(allv), "rows_unmatched": len(join.unmatched),
-                    "rows_unscored": len(join.unscored), "all": _fig(allv, binary),
-                    "clustered": cl,
-                    "one_per_group": _fig([join.rows[r][m] for r in keep], binary)})
+        out.append(
+            {
+                "metric": m,
+                "kind": "binary" if binary else "continuous",
+                "rows_joined": len(allv),
+                "rows_unmatched": len(join.unmatched),
+                "rows_unscored": len(join.unscored),
+                "all": _fig(allv, binary),
+                "clustered": cl,
+                "one_per_group": _fig([join.rows[r][m] for r in keep], binary),
+            }
+        )
     return out
 
 
@@ -143,6 +183,12 @@ def paraphrase_summary(fig: dict) -> dict:
     """The ``score_impact`` object of the paraphrase JSON summary :
     ``{metric, n, mean, se_naive, se_clustered, design_effect, effective_n}``."""
     c = fig["clustered"]
-    return {"metric": fig["metric"], "n": c["n"], "mean": c["mean"], "se_naive": c["se_naive"],
-            "se_clustered": c["se_clustered"], "design_effect": c["design_effect"],
-            "effective_n": c["effective_n"]}
+    return {
+        "metric": fig["metric"],
+        "n": c["n"],
+        "mean": c["mean"],
+        "se_naive": c["se_naive"],
+        "se_clustered": c["se_clustered"],
+        "design_effect": c["design_effect"],
+        "effective_n": c["effective_n"],
+    }

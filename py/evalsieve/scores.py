@@ -52,6 +52,7 @@ class ScoreSpec:
     Example: ``ScoreSpec(("exact_match",), filter="strict-match")`` joins a GSM8K samples
     file by ``doc_id``; ``ScoreSpec(key="doc.question", eval_key="question")`` by question.
     """
+
     metrics: tuple = ()
     key: str | None = None
     eval_key: str | None = None
@@ -82,6 +83,7 @@ class ScoreTable:
         filters_seen: every filter name met, in order.
         rows_other_filter: harness rows of other filters (skipped by choice, counted).
     """
+
     name: str
     source: str
     metrics: list
@@ -121,11 +123,16 @@ def to_score(v, name: str, line: int, metric: str) -> float:
             x = None
         if x is None:
             shown = repr(v)[:60]
-            raise bad_input(f"the score {metric!r} is {shown}, not a number", file=name,
-                            line=line, expected="a number or true/false in every scored row")
+            raise bad_input(
+                f"the score {metric!r} is {shown}, not a number",
+                file=name,
+                line=line,
+                expected="a number or true/false in every scored row",
+            )
     if not math.isfinite(x):
-        raise bad_input(f"the score {metric!r} is {x}", file=name, line=line,
-                        expected="a finite number")
+        raise bad_input(
+            f"the score {metric!r} is {x}", file=name, line=line, expected="a finite number"
+        )
     return x
 
 
@@ -160,15 +167,17 @@ class ScoreReader:
 
     def __init__(self, name: str, fmt: str, spec: ScoreSpec):
         if fmt not in ("jsonl", "csv", "tsv"):
-            raise bad_input(f"a scores file cannot be {fmt}", file=name,
-                            expected="JSONL (e.g. lm-evaluation-harness samples_*.jsonl), "
-                                     "CSV or TSV")
+            raise bad_input(
+                f"a scores file cannot be {fmt}",
+                file=name,
+                expected="JSONL (e.g. lm-evaluation-harness samples_*.jsonl), CSV or TSV",
+            )
         self.name, self.fmt, self.spec = name, fmt, spec
         self._reader = RecordReader(fmt, name)
-        self._key = (None if spec.by_order else FieldExtractor(fmt, [spec.key], name))
+        self._key = None if spec.by_order else FieldExtractor(fmt, [spec.key], name)
         self.table: ScoreTable | None = None
-        self._first_line: dict = {}     # key -> line where it was first seen
-        self._filter_line: dict = {}    # filter -> first line
+        self._first_line: dict = {}  # key -> line where it was first seen
+        self._filter_line: dict = {}  # filter -> first line
 
     def feed(self, text: str) -> None:
         """Read the next chunk of the file."""
@@ -181,21 +190,32 @@ class ScoreReader:
             self._take(r)
         t = self.table
         if t is None:
-            raise bad_input("the scores file has no rows", file=self.name,
-                            expected="one row per scored eval row")
+            raise bad_input(
+                "the scores file has no rows",
+                file=self.name,
+                expected="one row per scored eval row",
+            )
         if not t.keys:
-            raise bad_input(f"no row has the filter {self.spec.filter!r}", file=self.name,
-                            expected="--score-filter one of " + ", ".join(t.filters_seen))
+            raise bad_input(
+                f"no row has the filter {self.spec.filter!r}",
+                file=self.name,
+                expected="--score-filter one of " + ", ".join(t.filters_seen),
+            )
         return t
 
     def _start(self, value: dict, line: int) -> ScoreTable:
         spec = self.spec
-        harness = (isinstance(value.get("metrics"), list) and "filter" in value
-                   and ORDER_KEY in value)
+        harness = (
+            isinstance(value.get("metrics"), list) and "filter" in value and ORDER_KEY in value
+        )
         if spec.by_order and ORDER_KEY not in value:
-            raise bad_input("no join key: the scores file has no doc_id", file=self.name,
-                            line=line, expected="--score-key F (a field of both files) or a "
-                                                "doc_id column (0-based eval row)")
+            raise bad_input(
+                "no join key: the scores file has no doc_id",
+                file=self.name,
+                line=line,
+                expected="--score-key F (a field of both files) or a "
+                "doc_id column (0-based eval row)",
+            )
         if spec.metrics:
             metrics = list(spec.metrics)
         elif harness:
@@ -204,10 +224,13 @@ class ScoreReader:
             skip = {ORDER_KEY, spec.key}
             metrics = [k for k, v in value.items() if k not in skip and _is_number_like(v)]
             if len(metrics) != 1:
-                raise bad_input(f"{len(metrics)} numeric columns could be the score"
-                                + (f" ({', '.join(metrics)})" if metrics else ""),
-                                file=self.name, line=line,
-                                expected="--score-field F naming the score column(s)")
+                raise bad_input(
+                    f"{len(metrics)} numeric columns could be the score"
+                    + (f" ({', '.join(metrics)})" if metrics else ""),
+                    file=self.name,
+                    line=line,
+                    expected="--score-field F naming the score column(s)",
+                )
         return ScoreTable(self.name, HARNESS if harness else TABLE, metrics)
 
     def _take(self, r) -> None:
@@ -223,9 +246,13 @@ class ScoreReader:
             if self.spec.filter is None:
                 if len(t.filters_seen) > 1:
                     a, b = t.filters_seen[0], f
-                    raise bad_input(f"more than one filter: {a!r} (line {self._filter_line[a]})"
-                                    f" and {b!r} (this line)", file=self.name, line=line,
-                                    expected=f"--score-filter NAME (e.g. {a!r})")
+                    raise bad_input(
+                        f"more than one filter: {a!r} (line {self._filter_line[a]})"
+                        f" and {b!r} (this line)",
+                        file=self.name,
+                        line=line,
+                        expected=f"--score-filter NAME (e.g. {a!r})",
+                    )
                 t.filter = f
             elif f != self.spec.filter:
                 t.rows_other_filter += 1
@@ -234,17 +261,25 @@ class ScoreReader:
                 t.filter = f
         key = self._key_of(value, line)
         if key in self._first_line:
-            raise bad_input(f"the key {key!r} is used twice (lines {self._first_line[key]} "
-                            f"and {line})" + (f", filter {t.filter!r}" if t.filter else ""),
-                            file=self.name, line=line, expected="one score row per eval row")
+            raise bad_input(
+                f"the key {key!r} is used twice (lines {self._first_line[key]} "
+                f"and {line})" + (f", filter {t.filter!r}" if t.filter else ""),
+                file=self.name,
+                line=line,
+                expected="one score row per eval row",
+            )
         self._first_line[key] = line
         vals = {}
         for m in t.metrics:
             try:
                 v = _lookup(value, m)
             except KeyError:
-                raise bad_input(f"no score {m!r} in this row", file=self.name, line=line,
-                                expected=f"the field {m!r} in every row (--score-field)") from None
+                raise bad_input(
+                    f"no score {m!r} in this row",
+                    file=self.name,
+                    line=line,
+                    expected=f"the field {m!r} in every row (--score-field)",
+                ) from None
             vals[m] = to_score(v, self.name, line, m)
         t.keys.append(key)
         t.lines.append(line)
@@ -256,13 +291,21 @@ class ScoreReader:
             if isinstance(v, str) and v.strip().isdigit():
                 v = int(v.strip())
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise bad_input(f"doc_id is {v!r}", file=self.name, line=line,
-                                expected="a whole number ≥ 0 (the 0-based eval row)")
+                raise bad_input(
+                    f"doc_id is {v!r}",
+                    file=self.name,
+                    line=line,
+                    expected="a whole number ≥ 0 (the 0-based eval row)",
+                )
             return v
         segs = self._key.segments(value)
         if not segs:
-            raise bad_input(f"no value at the key {self.spec.key!r}", file=self.name,
-                            line=line, expected="a key value in every row")
+            raise bad_input(
+                f"no value at the key {self.spec.key!r}",
+                file=self.name,
+                line=line,
+                expected="a key value in every row",
+            )
         return "\n".join(segs)
 
 
@@ -296,13 +339,15 @@ class Join:
         unmatched: score rows that match no eval row: ``(line, key, reason)``.
         unscored: eval rows (1-based) with no score row.
     """
+
     rows: dict
     unmatched: list
     unscored: list
 
 
-def join_scores(table: ScoreTable, eval_rows: int, keys: list | None = None,
-                eval_name: str = "eval") -> Join:
+def join_scores(
+    table: ScoreTable, eval_rows: int, keys: list | None = None, eval_name: str = "eval"
+) -> Join:
     """Join a score table to the eval rows.
 
     Args:
@@ -323,8 +368,9 @@ def join_scores(table: ScoreTable, eval_rows: int, keys: list | None = None,
             if k + 1 <= eval_rows:
                 rows[k + 1] = v
             else:
-                unmatched.append((line, k, f"doc_id {k} is past the last eval row "
-                                           f"(doc_id {eval_rows - 1})"))
+                unmatched.append(
+                    (line, k, f"doc_id {k} is past the last eval row (doc_id {eval_rows - 1})")
+                )
     else:
         if len(keys) != eval_rows:
             raise bad_input(f"{len(keys)} eval keys for {eval_rows} rows", file=eval_name)
@@ -333,9 +379,11 @@ def join_scores(table: ScoreTable, eval_rows: int, keys: list | None = None,
             if k is None:
                 continue
             if k in where:
-                raise bad_input(f"the key {k[:60]!r} is used by eval rows {where[k]} and "
-                                f"{i + 1}", file=eval_name,
-                                expected="a key field with one value per eval row")
+                raise bad_input(
+                    f"the key {k[:60]!r} is used by eval rows {where[k]} and {i + 1}",
+                    file=eval_name,
+                    expected="a key field with one value per eval row",
+                )
             where[k] = i + 1
         for k, line, v in zip(table.keys, table.lines, table.values):
             row = where.get(k)
@@ -349,11 +397,14 @@ def join_scores(table: ScoreTable, eval_rows: int, keys: list | None = None,
 
 def spec_settings(spec: ScoreSpec, table: ScoreTable) -> dict:
     """The scores part of a run stamp's settings: metric(s), key, eval key, filter, join."""
-    return {"score_metrics": list(table.metrics), "score_source": table.source,
-            "score_join": "order (doc_id = 0-based eval row)" if spec.by_order else "key",
-            "score_key": ORDER_KEY if spec.by_order else spec.key,
-            "score_eval_key": None if spec.by_order else spec.eval_field(),
-            "score_filter": table.filter}
+    return {
+        "score_metrics": list(table.metrics),
+        "score_source": table.source,
+        "score_join": "order (doc_id = 0-based eval row)" if spec.by_order else "key",
+        "score_key": ORDER_KEY if spec.by_order else spec.key,
+        "score_eval_key": None if spec.by_order else spec.eval_field(),
+        "score_filter": table.filter,
+    }
 
 
 class ScoreRun:
@@ -377,14 +428,21 @@ class ScoreRun:
     def join_eval(self, eval_fmt: str, eval_name: str, eval_text, eval_rows: int) -> Join:
         """Join to the eval rows. ``eval_text`` is a callable returning the eval file's text
         (called only for a key join). Sets and returns ``self.join``."""
-        keys = (None if self.spec.by_order else
-                eval_keys(eval_fmt, eval_name, eval_text(), self.spec.eval_field()))
+        keys = (
+            None
+            if self.spec.by_order
+            else eval_keys(eval_fmt, eval_name, eval_text(), self.spec.eval_field())
+        )
         self.join = join_scores(self.table, eval_rows, keys, eval_name)
         if not self.join.rows:
-            raise bad_input("no score row matches an eval row", file=self.table.name,
-                            expected="doc_id = 0-based eval row" if self.spec.by_order else
-                            f"values of {self.spec.key!r} equal to the eval field "
-                            f"{self.spec.eval_field()!r}")
+            raise bad_input(
+                "no score row matches an eval row",
+                file=self.table.name,
+                expected="doc_id = 0-based eval row"
+                if self.spec.by_order
+                else f"values of {self.spec.key!r} equal to the eval field "
+                f"{self.spec.eval_field()!r}",
+            )
         return self.join
 
 
@@ -400,13 +458,27 @@ def score_run_from_json(args: dict, text: str) -> ScoreRun:
         EvalsieveError(bad_input): as :class:`ScoreReader`.
     """
     from .stamps import InputFile
-    spec = ScoreSpec(tuple(args.get("metrics") or ()), args.get("key") or None,
-                     args.get("eval_key") or None, args.get("filter") or None)
+
+    spec = ScoreSpec(
+        tuple(args.get("metrics") or ()),
+        args.get("key") or None,
+        args.get("eval_key") or None,
+        args.get("filter") or None,
+    )
     reader = ScoreReader(args["name"], args["format"], spec)
     reader.feed(text or "")
     table = reader.finish()
-    return ScoreRun(spec, table, InputFile("scores", args["name"], args.get("sha256", ""),
-                                           int(args.get("bytes", 0)), args["format"]))
+    return ScoreRun(
+        spec,
+        table,
+        InputFile(
+            "scores",
+            args["name"],
+            args.get("sha256", ""),
+            int(args.get("bytes", 0)),
+            args["format"],
+        ),
+    )
 
 
 def harness_filters(text: str) -> list[dict]:
@@ -415,6 +487,7 @@ def harness_filters(text: str) -> list[dict]:
     JSON object with ``doc_id``, ``filter`` and a ``metrics`` list (as :class:`ScoreReader`
     tells them); other and malformed lines are not counted here (the run reports them)."""
     import json
+
     counts: dict = {}
     for line in (text or "").splitlines():
         if '"filter"' not in line:
@@ -423,8 +496,12 @@ def harness_filters(text: str) -> list[dict]:
             v = json.loads(line)
         except ValueError:
             continue
-        if isinstance(v, dict) and isinstance(v.get("metrics"), list) and "filter" in v \
-                and ORDER_KEY in v:
+        if (
+            isinstance(v, dict)
+            and isinstance(v.get("metrics"), list)
+            and "filter" in v
+            and ORDER_KEY in v
+        ):
             name = str(v["filter"])
             counts[name] = counts.get(name, 0) + 1
     return [{"name": k, "rows": n} for k, n in counts.items()]

@@ -47,18 +47,54 @@ from __future__ import annotations
 import heapq
 
 from .errors import bad_input
-from .semantic_config import (KEY_UNITS, RARE_MIN_PROBES, RARE_SHARE, RULE,  # noqa: F401
-                              WINDOW_MAX, WINDOW_MIN, SemanticConfig, window_size,
-                              window_spans)
-from .semantic_parts import (PART_MIN_WORDS, Pair, Probe, SemanticMatch, SemanticRow,  # noqa: F401
-                             Window, probe_parts)
-from .semantic_terms import (CODE_NGRAM, NUMBER_WORDS, _MEMO_MAX, _set, code_shingles,  # noqa: F401
-                             code_tokens, docstring_of, idf, is_code, is_number, term,
-                             terms_of, word_terms)
-from .semantic_verifier import (VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD,  # noqa: F401
-                                VERIFIER_WEIGHTS, best_span,
-                                features, pair_cosines, rival_penalty, share, span_cut,
-                                span_length, verifier_score)
+from .semantic_config import (
+    KEY_UNITS,
+    RARE_MIN_PROBES,
+    RARE_SHARE,  # noqa: F401
+    RULE,  # noqa: F401
+    WINDOW_MAX,  # noqa: F401
+    WINDOW_MIN,  # noqa: F401
+    SemanticConfig,
+    window_size,
+    window_spans,
+)
+from .semantic_parts import (
+    PART_MIN_WORDS,  # noqa: F401
+    Pair,
+    Probe,
+    SemanticMatch,
+    SemanticRow,  # noqa: F401
+    Window,
+    probe_parts,
+)
+from .semantic_terms import (
+    CODE_NGRAM,  # noqa: F401
+    NUMBER_WORDS,  # noqa: F401
+    _MEMO_MAX,
+    _set,
+    code_shingles,  # noqa: F401
+    code_tokens,
+    docstring_of,
+    idf,
+    is_code,
+    is_number,
+    term,  # noqa: F401
+    terms_of,
+    word_terms,  # noqa: F401
+)
+from .semantic_verifier import (
+    VERIFIER_CODE_THRESHOLD,  # noqa: F401
+    VERIFIER_THRESHOLD,  # noqa: F401
+    VERIFIER_WEIGHTS,
+    best_span,
+    features,  # noqa: F401
+    pair_cosines,  # noqa: F401
+    rival_penalty,
+    share,
+    span_cut,
+    span_length,
+    verifier_score,
+)
 
 
 class SemanticScan:
@@ -72,8 +108,9 @@ class SemanticScan:
         EvalsieveError(bad_input): no eval row has a word.
     """
 
-    def __init__(self, row_segments: list[list[str]], config: SemanticConfig,
-                 background: list[str] = ()):
+    def __init__(
+        self, row_segments: list[list[str]], config: SemanticConfig, background: list[str] = ()
+    ):
         self.config = config
         self._memo: dict[str, tuple] = {}
         self._code_memo: dict[str, tuple] = {}
@@ -87,8 +124,9 @@ class SemanticScan:
             for part, t in probe_parts(segs):
                 words = t.split()
                 terms = _set(terms_of(words, self._memo))
-                p = Probe(r, part, t, len(words), terms,
-                          frozenset(w for w in terms if is_number(w)))
+                p = Probe(
+                    r, part, t, len(words), terms, frozenset(w for w in terms if is_number(w))
+                )
                 if code:
                     p.code = code_shingles(self._code_of(words), n)
                     p.docstring = docstring_of(t)
@@ -103,20 +141,25 @@ class SemanticScan:
             self.window, self.window_how = config.window_words, "as requested"
         self.code_rows = sum(1 for r in self.rows if r.code)
         if not self.code_rows:
-            self.code_n = n = 0     # no code row: windows are not tokenised as code
+            self.code_n = n = 0  # no code row: windows are not tokenised as code
         self.vocab = set().union(*(p.terms for p in self.probes))
         self.vocab.update(*(p.code for p in self.probes if p.code))
-        bg = []   # the background in passages of W words: a long record is many passages
+        bg = []  # the background in passages of W words: a long record is many passages
         for t in background:
             words = t.split()
             for s in range(0, len(words), self.window):
-                part = words[s:s + self.window]
-                bg.append(_set(terms_of(part, self._memo)) | (
-                    code_shingles(self._code_of(part), n) if n else frozenset()))
+                part = words[s : s + self.window]
+                bg.append(
+                    _set(terms_of(part, self._memo))
+                    | (code_shingles(self._code_of(part), n) if n else frozenset())
+                )
         self.background_source = "training head" if bg else "eval rows"
         if not bg:
-            bg = [frozenset().union(*(self.probes[i].terms for i in r.probes))
-                  for r in self.rows if r.probes]
+            bg = [
+                frozenset().union(*(self.probes[i].terms for i in r.probes))
+                for r in self.rows
+                if r.probes
+            ]
         self.background_records = len(bg)
         df: dict[str, int] = {}
         for terms in bg:
@@ -134,7 +177,7 @@ class SemanticScan:
         self.postings: dict[str, list[int]] = {}
         for i, p in enumerate(self.probes):
             rare = [w for w in sorted(p.terms | (p.code or frozenset())) if df.get(w, 0) <= cap]
-            p.anchors = frozenset(w for w in rare if w in p.terms)   # they place its spans
+            p.anchors = frozenset(w for w in rare if w in p.terms)  # they place its spans
             keys = tuple((w, idf(df.get(w, 0), len(bg))) for w in rare if in_probes[w] <= eval_cap)
             p.keys, p.key_weight = keys, sum(x for _, x in keys)
             for w, _ in keys:
@@ -144,8 +187,8 @@ class SemanticScan:
         self.windows_seen = 0
         self.windows_with_key = 0
         self.window_df: dict[str, int] = {}
-        self._heaps: list[list] = [[] for _ in self.probes]   # (key units, -serial, serial)
-        self._floor = [-1] * len(self.probes)   # a full heap's lowest key units, else -1
+        self._heaps: list[list] = [[] for _ in self.probes]  # (key units, -serial, serial)
+        self._floor = [-1] * len(self.probes)  # a full heap's lowest key units, else -1
         self._kept: dict[int, Window] = {}
         self._refs: dict[int, int] = {}
         self.pairs: list[Pair] | None = None
@@ -217,8 +260,8 @@ class SemanticScan:
                 serial = self.windows_seen
                 window = None
                 for i, x in acc.items():
-                    if x <= floor[i]:      # the probe's heap is full and holds better (a tie
-                        continue           # keeps the earlier window)
+                    if x <= floor[i]:  # the probe's heap is full and holds better (a tie
+                        continue  # keeps the earlier window)
                     h = heaps[i]
                     if len(h) < k:
                         heapq.heappush(h, (x, -serial, serial))
@@ -229,8 +272,7 @@ class SemanticScan:
                         floor[i] = h[0][0]
                     if window is None:
                         c0 = max(0, s - size)
-                        window = Window(rec, s, e, c0, words[c0:e + size], self.file_name,
-                                        serial)
+                        window = Window(rec, s, e, c0, words[c0 : e + size], self.file_name, serial)
                         self._kept[serial] = window
                     self._refs[serial] = self._refs.get(serial, 0) + 1
 
@@ -274,18 +316,22 @@ class SemanticScan:
                 nctx = terms_of(w.context, self._memo)
                 if p.code is None:
                     s, e, value = best_span(nctx, weight, length, anchors, pad, shortest)
-                else:   # a code probe is compared with the window itself (see _pair)
+                else:  # a code probe is compared with the window itself (see _pair)
                     s, e = w.start - w.context_start, w.end - w.context_start
                     value = -rank
                 fits.append((-value, rank, pos[it[2]], s, e, nctx))
             kept: list[tuple] = []
-            for _, _, j, s, e, nctx in sorted(fits):   # the best span first; overlaps dropped
+            for _, _, j, s, e, nctx in sorted(fits):  # the best span first; overlaps dropped
                 w = self._windows[j]
                 a0, a1 = w.context_start + s, w.context_start + e
-                if any(w.file == f and w.record == r and min(a1, b1) - max(a0, b0) > 0
-                       and 2 * (min(a1, b1) - max(a0, b0)) >= min(a1 - a0, b1 - b0)
-                       for f, r, b0, b1 in kept):
-                    continue          # half of the shorter span overlaps a better one
+                if any(
+                    w.file == f
+                    and w.record == r
+                    and min(a1, b1) - max(a0, b0) > 0
+                    and 2 * (min(a1, b1) - max(a0, b0)) >= min(a1 - a0, b1 - b0)
+                    for f, r, b0, b1 in kept
+                ):
+                    continue  # half of the shorter span overlaps a better one
                 kept.append((w.file, w.record, a0, a1))
                 self.pairs.append(self._pair(pi, j, s, e, nctx, weight, window_texts, text_of))
         pairs = [[x.probe, x.text] for x in self.pairs]
@@ -334,10 +380,12 @@ class SemanticScan:
         code = None
         if p.code is not None:
             n, df = self.windows_seen, self.window_df
-            code = share(p.code, code_shingles(self._code_of(w.context[a:b]), self.code_n),
-                         {g: idf(df.get(g, 0), n) for g in p.code})
-        return Pair(pi, j, w.context_start + s, e - s, t, share(p.terms, found, weight), num,
-                    code)
+            code = share(
+                p.code,
+                code_shingles(self._code_of(w.context[a:b]), self.code_n),
+                {g: idf(df.get(g, 0), n) for g in p.code},
+            )
+        return Pair(pi, j, w.context_start + s, e - s, t, share(p.terms, found, weight), num, code)
 
     # -- step 4: the verifier ------------------------------------------------------------------
     def pair_features(self, cosines: list[float]) -> list[tuple]:
@@ -358,9 +406,14 @@ class SemanticScan:
             w = self._windows[x.window]
             runner = None
             if x.code is not None:
-                runner = max((c for f, r, s, c in by_probe[x.probe]
-                              if f != w.file or r != w.record or abs(s - w.start) >= near),
-                             default=0.0)
+                runner = max(
+                    (
+                        c
+                        for f, r, s, c in by_probe[x.probe]
+                        if f != w.file or r != w.record or abs(s - w.start) >= near
+                    ),
+                    default=0.0,
+                )
             dc = None if x.doc is None else float(cosines[x.doc])
             out.append((float(cosines[p]), x.lexical, x.numbers, x.code, dc, runner))
         return out
@@ -381,8 +434,9 @@ class SemanticScan:
             raise bad_input("the semantic scan has not been closed", expected="request() first")
         want = self.request_sizes[2]
         if len(cosines) != want:
-            raise bad_input(f"{len(cosines)} cosines for {want} pairs",
-                            expected="one cosine per requested pair")
+            raise bad_input(
+                f"{len(cosines)} cosines for {want} pairs", expected="one cosine per requested pair"
+            )
         feats = self.pair_features(cosines)
         scores = [verifier_score(*f, weights=weights) for f in feats]
         # explaining away: per window, each row's best score there, and the two best rows
@@ -406,28 +460,46 @@ class SemanticScan:
             if m.score is None or s > m.score:
                 w = self._windows[x.window]
                 c, lex, num, code, dc, runner = f
-                t = (self.config.code_threshold if self.rows[p.row].code
-                     else self.config.threshold)
+                t = self.config.code_threshold if self.rows[p.row].code else self.config.threshold
                 out[p.row] = SemanticMatch(
-                    s, c, lex, num, w.record, x.start, self._span_text(x),
-                    s >= t, w.file, code, dc, rival, runner, p.part)
+                    s,
+                    c,
+                    lex,
+                    num,
+                    w.record,
+                    x.start,
+                    self._span_text(x),
+                    s >= t,
+                    w.file,
+                    code,
+                    dc,
+                    rival,
+                    runner,
+                    p.part,
+                )
         self.matches = out
         return out
 
     def _span_text(self, x: Pair) -> str:
         w = self._windows[x.window]
         s = x.start - w.context_start
-        return " ".join(w.context[s:s + x.words])
+        return " ".join(w.context[s : s + x.words])
 
     def figures(self) -> dict:
         """Counts for the summary and the stamp (after :meth:`request`)."""
         done = self.pairs is not None
-        return {"window_words": self.window, "window_how": self.window_how,
-                "code_rows": self.code_rows, "probes": len(self.probes),
-                "windows": self.windows_seen, "windows_sharing_a_key_term": self.windows_with_key,
-                "windows_embedded": self.spans_embedded if done else None,
-                "pairs_verified": len(self.pairs) if done else None,
-                "docstring_pairs": (self.request_sizes[2] - len(self.pairs) if done else None),
-                "idf_background": (f"{self.background_source}, {self.background_records} "
-                                   + ("passages" if self.background_source != "eval rows"
-                                      else "records"))}
+        return {
+            "window_words": self.window,
+            "window_how": self.window_how,
+            "code_rows": self.code_rows,
+            "probes": len(self.probes),
+            "windows": self.windows_seen,
+            "windows_sharing_a_key_term": self.windows_with_key,
+            "windows_embedded": self.spans_embedded if done else None,
+            "pairs_verified": len(self.pairs) if done else None,
+            "docstring_pairs": (self.request_sizes[2] - len(self.pairs) if done else None),
+            "idf_background": (
+                f"{self.background_source}, {self.background_records} "
+                + ("passages" if self.background_source != "eval rows" else "records")
+            ),
+        }

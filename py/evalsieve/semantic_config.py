@@ -24,23 +24,25 @@ KEY_UNITS = 1 << 20
 #: A term is a key term (rare) when it is in at most this share of the background passages.
 RARE_SHARE = 0.05
 
-RULE = ("Semantic rung: each eval row is looked for as its probes (each chosen field value of "
-        "≥ 8 words, and the whole row when a value is shorter); training records cut into "
-        "windows of W words (W = median probe length in words, clamped to 16..160), stride "
-        "⌈W/2⌉; candidate windows = the k with the highest IDF-weighted share of the probe's "
-        "rare words and numbers (rare in the training head and among the probes; for a row "
-        "that defines a function or class also its rare code shingles: n-grams of its tokens "
-        "with names and literals abstracted, as Type-2 clone detection compares code); in "
-        "each, the span holding most of the probe's rare terms, cut to them, is compared "
-        "(for code, the window): probe and span embedded with all-MiniLM-L6-v2 (int8, 256 "
-        "word pieces); a logistic regression fitted on labelled public pairs scores the "
-        "cosine, the IDF-weighted share of the probe's terms in the span and the share of "
-        "its numbers there (for code: of its code shingles, plus how far that share stands "
-        "out from the probe's other candidates, and the docstrings' cosine); a pair then "
-        "loses the amount by which another eval row scores higher on the same window "
-        "(explaining away); a row is caught when its best probe scores ≥ threshold. It cannot "
-        "see translations, heavy abstraction or a rewording that changes every name and "
-        "number; a row it passes is clean at these rungs, not clean.")
+RULE = (
+    "Semantic rung: each eval row is looked for as its probes (each chosen field value of "
+    "≥ 8 words, and the whole row when a value is shorter); training records cut into "
+    "windows of W words (W = median probe length in words, clamped to 16..160), stride "
+    "⌈W/2⌉; candidate windows = the k with the highest IDF-weighted share of the probe's "
+    "rare words and numbers (rare in the training head and among the probes; for a row "
+    "that defines a function or class also its rare code shingles: n-grams of its tokens "
+    "with names and literals abstracted, as Type-2 clone detection compares code); in "
+    "each, the span holding most of the probe's rare terms, cut to them, is compared "
+    "(for code, the window): probe and span embedded with all-MiniLM-L6-v2 (int8, 256 "
+    "word pieces); a logistic regression fitted on labelled public pairs scores the "
+    "cosine, the IDF-weighted share of the probe's terms in the span and the share of "
+    "its numbers there (for code: of its code shingles, plus how far that share stands "
+    "out from the probe's other candidates, and the docstrings' cosine); a pair then "
+    "loses the amount by which another eval row scores higher on the same window "
+    "(explaining away); a row is caught when its best probe scores ≥ threshold. It cannot "
+    "see translations, heavy abstraction or a rewording that changes every name and "
+    "number; a row it passes is clean at these rungs, not clean."
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class SemanticConfig:
     Example: ``SemanticConfig()`` sizes windows from the probes, embeds 8 fitted spans per
     probe and catches rows whose verifier probability is ≥ the fitted threshold.
     """
+
     window_words: int | None = None
     candidates: int = 8
     threshold: float = VERIFIER_THRESHOLD
@@ -75,9 +78,11 @@ class SemanticConfig:
 
     def __post_init__(self):
         from . import constants
+
         if self.window_words is not None and not 4 <= self.window_words <= 400:
-            raise bad_input(f"semantic window of {self.window_words} words",
-                            expected="a window of 4..400 words")
+            raise bad_input(
+                f"semantic window of {self.window_words} words", expected="a window of 4..400 words"
+            )
         if self.candidates < 1:
             raise bad_input(f"{self.candidates} candidates per row", expected="at least 1")
         for t in (self.threshold, self.code_threshold):
@@ -87,18 +92,22 @@ class SemanticConfig:
             raise bad_input(f"rare share {self.rare_share}", expected="a share in (0, 1]")
         lo, hi = constants.SEMANTIC_CODE_NGRAM_MIN, constants.SEMANTIC_CODE_NGRAM_MAX
         if not lo <= self.code_ngram <= hi:
-            raise bad_input(f"code shingles of {self.code_ngram} tokens",
-                            expected=f"{lo} (off) or {lo + 1}..{hi} tokens")
+            raise bad_input(
+                f"code shingles of {self.code_ngram} tokens",
+                expected=f"{lo} (off) or {lo + 1}..{hi} tokens",
+            )
 
     def settings(self) -> dict:
         """The settings as plain JSON values, for the run stamp."""
-        return {"semantic_window_words_requested": self.window_words,
-                "semantic_candidates_per_row": self.candidates,
-                "semantic_threshold": self.threshold,
-                "semantic_code_threshold": self.code_threshold,
-                "semantic_rare_share": self.rare_share,
-                "semantic_code_ngram": self.code_ngram,
-                "semantic_verifier_weights": list(VERIFIER_WEIGHTS)}
+        return {
+            "semantic_window_words_requested": self.window_words,
+            "semantic_candidates_per_row": self.candidates,
+            "semantic_threshold": self.threshold,
+            "semantic_code_threshold": self.code_threshold,
+            "semantic_rare_share": self.rare_share,
+            "semantic_code_ngram": self.code_ngram,
+            "semantic_verifier_weights": list(VERIFIER_WEIGHTS),
+        }
 
 
 def window_size(word_counts: list[int]) -> tuple[int, str]:

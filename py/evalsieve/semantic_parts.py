@@ -40,22 +40,24 @@ def probe_parts(segments: list[str]) -> list[tuple[int, str]]:
 @dataclass
 class Probe:
     """One text an eval row is looked for as (:func:`probe_parts`), and its terms."""
-    row: int                  # 0-based eval row
-    part: int                 # 0 = the whole row, k = its k-th field value
+
+    row: int  # 0-based eval row
+    part: int  # 0 = the whole row, k = its k-th field value
     text: str
     words: int
     terms: frozenset
     numbers: frozenset
-    keys: tuple = ()          # (term, weight) of its key terms
+    keys: tuple = ()  # (term, weight) of its key terms
     key_weight: float = 0.0
     anchors: frozenset = frozenset()  # its terms rare in the background (place its spans)
-    code: frozenset | None = None   # its code shingles when its row is code (is_code)
-    docstring: str | None = None    # its docstring prose when its row is code
+    code: frozenset | None = None  # its code shingles when its row is code (is_code)
+    docstring: str | None = None  # its docstring prose when its row is code
 
 
 @dataclass
 class SemanticRow:
     """The eval side of one row: its text and its probes (indices into ``SemanticScan.probes``)."""
+
     text: str
     words: int
     probes: tuple = ()
@@ -65,13 +67,14 @@ class SemanticRow:
 @dataclass
 class Window:
     """One training window kept as a candidate, with a window of context either side."""
-    record: int               # 1-based training record
-    start: int                # the window's first word (0-based) in the record
-    end: int                  # the word after its last
-    context_start: int        # the context's first word in the record
-    context: list             # the context's words
-    file: str = ""            # the training file (set_file; "" = the only one)
-    serial: int = 0           # the window's number in scan order (1-based)
+
+    record: int  # 1-based training record
+    start: int  # the window's first word (0-based) in the record
+    end: int  # the word after its last
+    context_start: int  # the context's first word in the record
+    context: list  # the context's words
+    file: str = ""  # the training file (set_file; "" = the only one)
+    serial: int = 0  # the window's number in scan order (1-based)
 
 
 @dataclass
@@ -94,6 +97,7 @@ class SemanticMatch:
         window: the span's text.
         caught: score ≥ threshold.
     """
+
     score: float | None = None
     cosine: float | None = None
     lexical: float | None = None
@@ -113,12 +117,13 @@ class SemanticMatch:
 @dataclass
 class Pair:
     """One (probe, fitted span) pair to verify, with its lexical evidence."""
-    probe: int                # index into SemanticScan.probes
-    window: int               # index into the kept windows
-    start: int                # the span's first word in the record
-    words: int                # the span's length in words
-    text: int                 # index of the span's text in the request's window_texts
+
+    probe: int  # index into SemanticScan.probes
+    window: int  # index into the kept windows
+    start: int  # the span's first word in the record
+    words: int  # the span's length in words
+    text: int  # index of the span's text in the request's window_texts
     lexical: float
     numbers: float | None
     code: float | None
-    doc: int | None = None    # index of its docstring pair in the request's pairs
+    doc: int | None = None  # index of its docstring pair in the request's pairs

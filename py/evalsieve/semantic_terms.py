@@ -20,25 +20,48 @@ from itertools import chain
 from . import constants
 
 #: English number words read as their digits, so "four minutes" meets "4 minutes".
-NUMBER_WORDS = {w: str(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}
-NUMBER_WORDS.update({"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50",
-                     "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
-                     "hundred": "100", "thousand": "1000", "million": "1000000",
-                     "dozen": "12", "twice": "2", "double": "2", "thrice": "3", "triple": "3"})
+NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+NUMBER_WORDS.update(
+    {
+        "twenty": "20",
+        "thirty": "30",
+        "forty": "40",
+        "fifty": "50",
+        "sixty": "60",
+        "seventy": "70",
+        "eighty": "80",
+        "ninety": "90",
+        "hundred": "100",
+        "thousand": "1000",
+        "million": "1000000",
+        "dozen": "12",
+        "twice": "2",
+        "double": "2",
+        "thrice": "3",
+        "triple": "3",
+    }
+)
 
 #: Length n of the code shingles (n-grams of abstracted code tokens) of the code channel.
 CODE_NGRAM = constants.SEMANTIC_CODE_NGRAM_DEFAULT
 #: A row is code when it defines a function or class: a line that begins with Python's
 #: ``def f(`` / ``class C:``, JavaScript's ``function f(a) {``, a C/C++ ``#include`` line.
 #: "the function f(x) = 2x" and "a class of 30 students:" are prose.
-CODE_ROW = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_]\w*[ \t]*[(:]|"
-                      r"\bfunction\s+[A-Za-z_$][\w$]*\s*\([^()]*\)\s*\{|^[ \t]*#include\s*[<\"]",
-                      re.MULTILINE)
+CODE_ROW = re.compile(
+    r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_]\w*[ \t]*[(:]|"
+    r"\bfunction\s+[A-Za-z_$][\w$]*\s*\([^()]*\)\s*\{|^[ \t]*#include\s*[<\"]",
+    re.MULTILINE,
+)
 #: Names a code token keeps (the language's words, not the author's): Python's keywords and
 #: lowercase built-ins (``len``, ``range``, ``True``...). Every other name becomes ``I``.
 CODE_KEEP = frozenset(keyword.kwlist) | frozenset(
-    n for n in dir(builtins) if n.islower() and not n.startswith("_"))
+    n for n in dir(builtins) if n.islower() and not n.startswith("_")
+)
 #: Code tokens dropped: ``pass`` is a statement that does nothing, so it carries no shape; the
 #: rephrasings in llm-decontaminator's HumanEval set insert it ("a meaningless command to
 #: bypass n-gram check") precisely to break runs of tokens.
@@ -71,7 +94,7 @@ def term(word: str) -> str:
         return n
     for suf in SUFFIXES:
         if word.endswith(suf) and len(word) - len(suf) >= 3:
-            return word[:-len(suf)]
+            return word[: -len(suf)]
     return word
 
 
@@ -109,8 +132,10 @@ def terms_of(words: list[str], memo: dict) -> list[tuple]:
 #: A code token: a number literal (with its sign when nothing that ends an operand is right
 #: before it: "-3" in "[1, -3]" is a literal, "n-1" is n, -, 1), a name, a three-character
 #: or two-character operator, or any other single non-space character.
-_CODE_TOKEN = re.compile(r"(?<![\w)\]])-?\d[\w.]*|\d[\w.]*|[^\W\d]\w*|>>>|\*\*=|//=|\.\.\.|"
-                         r"==|!=|<=|>=|\*\*|//|->|\+=|-=|\*=|/=|%=|&&|\|\||[^\s\w]")
+_CODE_TOKEN = re.compile(
+    r"(?<![\w)\]])-?\d[\w.]*|\d[\w.]*|[^\W\d]\w*|>>>|\*\*=|//=|\.\.\.|"
+    r"==|!=|<=|>=|\*\*|//|->|\+=|-=|\*=|/=|%=|&&|\|\||[^\s\w]"
+)
 
 
 def code_tokens(word: str) -> tuple:
@@ -147,7 +172,7 @@ def code_shingles(tokens: list[str] | tuple, n: int) -> frozenset:
 
     Example: ``code_shingles(("I", "(", "I", ")"), 3) == {"\x01I ( I", "\x01( I )"}``.
     """
-    return frozenset("\x01" + " ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return frozenset("\x01" + " ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 def is_code(text: str) -> bool:
@@ -181,10 +206,10 @@ def docstring_of(text: str) -> str | None:
     m = _DOC_QUOTE.search(text)
     if m is None:
         return None
-    before = text[:m.start()].rstrip()
+    before = text[: m.start()].rstrip()
     if before.endswith(":"):
         n = _DOC_QUOTE.search(text, m.end())
-        doc = text[m.end():n.start() if n else len(text)]
+        doc = text[m.end() : n.start() if n else len(text)]
     else:
         doc = before
     doc = " ".join(doc.split())
@@ -193,4 +218,3 @@ def docstring_of(text: str) -> str | None:
 
 def _set(per_word: list[tuple]) -> frozenset:
     return frozenset(chain.from_iterable(per_word))
-

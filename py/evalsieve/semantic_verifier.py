@@ -44,8 +44,14 @@ VERIFIER_THRESHOLD = 0.694
 VERIFIER_CODE_THRESHOLD = 0.621
 
 
-def best_span(word_terms: list[tuple], weight: dict, length: int, anchors=None,
-              pad: int | None = 0, min_length: int = 1) -> tuple[int, int, float]:
+def best_span(
+    word_terms: list[tuple],
+    weight: dict,
+    length: int,
+    anchors=None,
+    pad: int | None = 0,
+    min_length: int = 1,
+) -> tuple[int, int, float]:
     """Where in a window's context a probe's copy sits: ``(start, end, value)``.
 
     1. The ``length``-word span that holds the most of the probe's terms by weight: its value
@@ -87,18 +93,22 @@ def best_span(word_terms: list[tuple], weight: dict, length: int, anchors=None,
             elif d < 0 and c == 1:
                 value -= w
             count[t] = c + d
+
     for i in range(length):
         add(i, 1)
     best, best_start = round(value, 9), 0
     for s in range(1, n - length + 1):
         add(s - 1, -1)
         add(s + length - 1, 1)
-        v = round(value, 9)   # rounded: sums of floats in another order must tie
+        v = round(value, 9)  # rounded: sums of floats in another order must tie
         if v > best:
             best, best_start = v, s
     anchors = weight if anchors is None else anchors
-    hits = [i for i in range(best_start, best_start + length)
-            if any(t in anchors for t in word_terms[i])]
+    hits = [
+        i
+        for i in range(best_start, best_start + length)
+        if any(t in anchors for t in word_terms[i])
+    ]
     if not hits or pad is None:
         return best_start, best_start + length, best
     start, end = max(0, hits[0] - pad), min(n, hits[-1] + 1 + pad)
@@ -131,9 +141,14 @@ def share(terms, found, weight: dict) -> float:
     return hit / tot if tot else 0.0
 
 
-def features(cosine: float, lexical: float, numbers: float | None, code: float | None = None,
-             docstring_cosine: float | None = None, code_runner_up: float | None = None
-             ) -> tuple[float, float, float]:
+def features(
+    cosine: float,
+    lexical: float,
+    numbers: float | None,
+    code: float | None = None,
+    docstring_cosine: float | None = None,
+    code_runner_up: float | None = None,
+) -> tuple[float, float, float]:
     """The verifier's three features of a pair: ``(meaning, lexical, facts)``.
 
     * meaning: the cosine; for a code probe whose docstring was embedded with the span's
@@ -159,9 +174,15 @@ def features(cosine: float, lexical: float, numbers: float | None, code: float |
     return meaning, lexical, facts
 
 
-def verifier_score(cosine: float, lexical: float, numbers: float | None,
-                   code: float | None = None, docstring_cosine: float | None = None,
-                   code_runner_up: float | None = None, weights=VERIFIER_WEIGHTS) -> float:
+def verifier_score(
+    cosine: float,
+    lexical: float,
+    numbers: float | None,
+    code: float | None = None,
+    docstring_cosine: float | None = None,
+    code_runner_up: float | None = None,
+    weights=VERIFIER_WEIGHTS,
+) -> float:
     """The verifier's probability that a pair is a copy: ``σ(b · (1, features))`` in (0, 1).
 
     Args:

@@ -26,6 +26,7 @@ class InputFile:
         bytes: size in bytes as given.
         format: the parsed format (jsonl/csv/tsv/text), with ``+gzip`` if inflated.
     """
+
     role: str
     name: str
     sha256: str
@@ -49,6 +50,7 @@ class RunStamp:
             ``"network"``), and for the encoder ``threads``, ``cross_origin_isolated`` and
             ``execution_provider`` (``"wasm"`` or ``"webgpu"``).
     """
+
     job: str
     settings: dict
     inputs: tuple

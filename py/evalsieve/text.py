@@ -68,8 +68,11 @@ def normalize_text(text: str) -> str:
     if t.isascii():
         return t.encode("ascii").translate(None, _ASCII_PUNCT).decode("ascii")
     # surrogatepass: JSON may carry lone surrogates ("\\ud800"); keep them as they are
-    t = t.encode("utf-8", "surrogatepass").translate(None, _ASCII_PUNCT).decode(
-        "utf-8", "surrogatepass")
+    t = (
+        t.encode("utf-8", "surrogatepass")
+        .translate(None, _ASCII_PUNCT)
+        .decode("utf-8", "surrogatepass")
+    )
     cat = unicodedata.category
     for c in set(_NON_ASCII.findall(t)):
         if cat(c)[0] == "P":
@@ -112,10 +115,10 @@ def _composites() -> tuple[frozenset[int], frozenset[int]]:
             if not d or d[0] == "<" or d.count(" ") != 1:
                 continue
             a, b = (chr(int(x, 16)) for x in d.split())
-            if nfc("NFC", a + b) == chr(c):   # not a composition exclusion
+            if nfc("NFC", a + b) == chr(c):  # not a composition exclusion
                 firsts.add(ord(a))
                 seconds.add(ord(b))
-        for c in range(0xAC00, 0xD7A4):   # Hangul syllables compose by algorithm: LV, LV + T
+        for c in range(0xAC00, 0xD7A4):  # Hangul syllables compose by algorithm: LV, LV + T
             parts = nfc("NFD", chr(c))
             seconds.add(ord(parts[-1]))
             firsts.add(ord(parts[0]) if len(parts) == 2 else c - (c - 0xAC00) % 28)
@@ -181,7 +184,7 @@ def _build_char_table(blocks) -> dict[int, str]:
             kind = cat(ch)
             if kind in ("Cn", "Cs", "Co") or c in seconds:
                 continue
-            if comb(ch):   # a mark: only the viramas (see TABLE_MARK_CLASS)
+            if comb(ch):  # a mark: only the viramas (see TABLE_MARK_CLASS)
                 if comb(ch) == TABLE_MARK_CLASS and nfkc("NFKD", ch) == ch:
                     out[c] = normalize_text(ch)
                 continue
@@ -240,8 +243,12 @@ def normalize_many(texts: list[str]) -> list[str]:
             out[i] = normalize_text(t)
     if ascii_idx:
         joined = "\x00".join([texts[i] for i in ascii_idx])
-        parts = (joined.encode("ascii").translate(_ASCII_LOWER, _ASCII_PUNCT).decode("ascii")
-                 .split("\x00"))
+        parts = (
+            joined.encode("ascii")
+            .translate(_ASCII_LOWER, _ASCII_PUNCT)
+            .decode("ascii")
+            .split("\x00")
+        )
         for i, p in zip(ascii_idx, parts):
             out[i] = p
     return out  # type: ignore[return-value]

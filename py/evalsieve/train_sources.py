@@ -45,9 +45,15 @@ class TrainSources:
             out[name] = out.get(name, 0) + 1
         return out
 
-    def feed_train_candidates(self, records: list[int], lines: list[int], text: str,
-                              records_total: int, chars: int,
-                              offsets: list[int] | None = None) -> int:
+    def feed_train_candidates(
+        self,
+        records: list[int],
+        lines: list[int],
+        text: str,
+        records_total: int,
+        chars: int,
+        offsets: list[int] | None = None,
+    ) -> int:
         """Scan the candidate records the prefilter passed on; count the rest as read.
 
         Args:
@@ -76,11 +82,11 @@ class TrainSources:
             except EvalsieveError as e:
                 if not self.config.skip_bad_lines or e.code != "bad_input":
                     raise
-                self.add_skipped(max(self._train_next - 1, 0), self.train_name,
-                                 [(ln, skip_text(e))])
-                continue   # the record keeps its number (the prefilter counted it)
-            batch.append((rec, seg(value), Record(rec, ln, raw, value,
-                                                  offs[k] if offs else -1)))
+                self.add_skipped(
+                    max(self._train_next - 1, 0), self.train_name, [(ln, skip_text(e))]
+                )
+                continue  # the record keeps its number (the prefilter counted it)
+            batch.append((rec, seg(value), Record(rec, ln, raw, value, offs[k] if offs else -1)))
             if len(batch) >= self.TRAIN_BATCH:
                 self._scan_batch(batch)
                 batch.clear()
@@ -93,8 +99,11 @@ class TrainSources:
         ``[byte offset in its file or -1, its UTF-8 bytes up to (not including) the "\\n"
         that ends it, its id or ""]``."""
         raw = r.raw[:-1] if r.raw.endswith("\n") else r.raw
-        return [r.offset, len(raw.encode("utf-8")) if r.offset >= 0 else 0,
-                self._train_ids(r.value)]
+        return [
+            r.offset,
+            len(raw.encode("utf-8")) if r.offset >= 0 else 0,
+            self._train_ids(r.value),
+        ]
 
     def _note_header(self) -> None:
         """Keep the current training file's CSV/TSV header (to parse one of its records)."""

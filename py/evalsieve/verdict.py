@@ -17,8 +17,9 @@ from __future__ import annotations
 RUNGS = ("exact", "ngram", "semantic")
 
 
-def caught_rungs(exact: list[bool], ngram_status: list[str],
-                 semantic: list[bool] | None) -> list[tuple[str, ...]]:
+def caught_rungs(
+    exact: list[bool], ngram_status: list[str], semantic: list[bool] | None
+) -> list[tuple[str, ...]]:
     """Per eval row, every rung that caught it, in ladder order.
 
     Args:
@@ -30,14 +31,22 @@ def caught_rungs(exact: list[bool], ngram_status: list[str],
     """
     out = []
     for i, ex in enumerate(exact):
-        out.append(tuple(r for r, hit in zip(RUNGS, (
-            ex, ngram_status[i] == "contaminated",
-            semantic is not None and semantic[i])) if hit))
+        out.append(
+            tuple(
+                r
+                for r, hit in zip(
+                    RUNGS,
+                    (ex, ngram_status[i] == "contaminated", semantic is not None and semantic[i]),
+                )
+                if hit
+            )
+        )
     return out
 
 
-def assign_rungs(exact_record: list[int], ngram_status: list[str],
-                 semantic_caught: list[bool] | None) -> list[str]:
+def assign_rungs(
+    exact_record: list[int], ngram_status: list[str], semantic_caught: list[bool] | None
+) -> list[str]:
     """The first rung of the ladder (exact, ngram, semantic) that caught each eval row.
 
     Args:
@@ -67,8 +76,9 @@ def apply_ladder(scores: list, caught: list[tuple[str, ...]]) -> list[str]:
     return [r.rung for r in scores]
 
 
-def report_records(scores: list, exact: dict, names: list[str], fallback: str
-                   ) -> list[tuple[str, int | str]]:
+def report_records(
+    scores: list, exact: dict, names: list[str], fallback: str
+) -> list[tuple[str, int | str]]:
     """Per row, the report's ``(training_file, training_record)``: the first record holding
     a matched n-gram, else the exact rung's copy (``('', '')``: neither; the semantic rung's
     record has its own columns).
@@ -100,5 +110,8 @@ def kept_positions(caught: list[tuple], scored: list[bool], excluded, clean: str
     """0-based positions of the rows ``eval.clean.*`` keeps, ascending: not
     :func:`leaves_clean`, and under the default ``clean`` rule (``"scored"``) scored only
     (``"not-contaminated"`` keeps rows too short to score too)."""
-    return [i for i, c in enumerate(caught) if not leaves_clean(c, excluded)
-            and (clean == "not-contaminated" or scored[i])]
+    return [
+        i
+        for i, c in enumerate(caught)
+        if not leaves_clean(c, excluded) and (clean == "not-contaminated" or scored[i])
+    ]

@@ -23,8 +23,7 @@ def unpack_float32(data: bytes, count: int, what: str) -> list[float]:
         EvalsieveError(internal): the block's size is not 4 × count bytes.
     """
     if len(data) != 4 * count:
-        raise EvalsieveError("internal", f"{what} block of {len(data)} bytes, "
-                             f"expected {4 * count}")
+        raise EvalsieveError("internal", f"{what} block of {len(data)} bytes, expected {4 * count}")
     a = array("f")
     a.frombytes(data)
     if sys.byteorder != "little":  # pragma: no cover
@@ -42,13 +41,12 @@ def unpack_similarity(data: bytes, rows: int, pairs: int, with_embeddings: bool)
     """
     want = 12 * pairs + 8 * rows + (4 * DIM * rows if with_embeddings else 0)
     if len(data) != want:
-        raise EvalsieveError("internal", f"similarity block of {len(data)} bytes, "
-                             f"expected {want}")
+        raise EvalsieveError("internal", f"similarity block of {len(data)} bytes, expected {want}")
     parts = []
     off = 0
     for code, count in (("i", pairs), ("i", pairs), ("f", pairs), ("f", rows), ("i", rows)):
         a = array(code)
-        a.frombytes(data[off:off + 4 * count])
+        a.frombytes(data[off : off + 4 * count])
         if sys.byteorder != "little":  # pragma: no cover
             a.byteswap()
         parts.append(a)

@@ -4,6 +4,7 @@ Test modules import their helpers from ``pagekit`` (not from ``conftest``): pyte
 ``conftest.py`` under one module name, so ``from conftest import ...`` would find
 tests/py/conftest.py when tests/py and tests/e2e are collected in one run.
 """
+
 import sys
 from pathlib import Path
 

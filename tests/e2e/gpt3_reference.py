@@ -21,7 +21,7 @@ def words(text: str) -> list[str]:
 
 
 def ngrams(ws: list[str], n: int) -> set[tuple[str, ...]]:
-    return {tuple(ws[i:i + n]) for i in range(len(ws) - n + 1)}
+    return {tuple(ws[i : i + n]) for i in range(len(ws) - n + 1)}
 
 
 def choose_n(eval_texts: list[str]) -> int:
@@ -30,8 +30,13 @@ def choose_n(eval_texts: list[str]) -> int:
     return min(13, max(8, counts[rank - 1]))
 
 
-def contamination(eval_texts: list[str], train_texts: list[str], n: int | None = None,
-                  boilerplate: bool = True, threshold: float | None = None) -> dict:
+def contamination(
+    eval_texts: list[str],
+    train_texts: list[str],
+    n: int | None = None,
+    boilerplate: bool = True,
+    threshold: float | None = None,
+) -> dict:
     """Score eval rows against training records.
 
     Returns: {"n", "cutoff", "rows": [{"row" (1-based), "status", "containment",
@@ -48,16 +53,32 @@ def contamination(eval_texts: list[str], train_texts: list[str], n: int | None =
     rows = []
     for i, grams in enumerate(row_grams, start=1):
         if not grams:
-            rows.append({"row": i, "status": "too_short", "containment": None, "matched": 0, "total": 0})
+            rows.append(
+                {"row": i, "status": "too_short", "containment": None, "matched": 0, "total": 0}
+            )
             continue
         scorable = {g for g in grams if cutoff is None or records_with[g] <= cutoff}
         if not scorable:
-            rows.append({"row": i, "status": "boilerplate_only", "containment": None,
-                         "matched": 0, "total": 0})
+            rows.append(
+                {
+                    "row": i,
+                    "status": "boilerplate_only",
+                    "containment": None,
+                    "matched": 0,
+                    "total": 0,
+                }
+            )
             continue
         matched = sum(1 for g in scorable if records_with[g] > 0)
         c = matched / len(scorable)
         dirty = matched > 0 if threshold is None else c >= threshold
-        rows.append({"row": i, "status": "contaminated" if dirty else "clean",
-                     "containment": c, "matched": matched, "total": len(scorable)})
+        rows.append(
+            {
+                "row": i,
+                "status": "contaminated" if dirty else "clean",
+                "containment": c,
+                "matched": matched,
+                "total": len(scorable),
+            }
+        )
     return {"n": n, "cutoff": cutoff, "rows": rows}

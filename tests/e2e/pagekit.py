@@ -22,8 +22,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 BOOT_TIMEOUT_MS = 180_000
 
@@ -69,12 +75,14 @@ class DistServer:
         build = build_module()
         server = build.make_server(dist, 0)
         if not isolated:
+
             class NotIsolated(build.DistHandler):
                 def end_headers(self):
                     for name, value in build.SECURITY_HEADERS.items():
                         if not name.startswith("Cross-Origin-"):
                             self.send_header(name, value)
                     http.server.SimpleHTTPRequestHandler.end_headers(self)
+
             server.RequestHandlerClass = lambda *a, **kw: NotIsolated(*a, directory=str(dist), **kw)
         self.server = server
         threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -117,8 +125,13 @@ def launch(pw, profile: str, **kwargs):
     tamper with an asset, missing files); tests/e2e/test_e2e_offline.py allows them."""
     kwargs.setdefault("service_workers", "block")
     return pw.chromium.launch_persistent_context(
-        profile, executable_path=str(chromium_path()), headless=True, args=CHROMIUM_FLAGS,
-        accept_downloads=True, **kwargs)
+        profile,
+        executable_path=str(chromium_path()),
+        headless=True,
+        args=CHROMIUM_FLAGS,
+        accept_downloads=True,
+        **kwargs,
+    )
 
 
 @pytest.fixture(scope="session")
@@ -143,8 +156,11 @@ class PageWatch:
         page.on("pageerror", lambda e: self.page_errors.append(str(e)))
 
     def foreign_requests(self) -> list[str]:
-        return [u for u in self.requests
-                if not u.startswith(self.origin) and not u.startswith(("blob:", "data:"))]
+        return [
+            u
+            for u in self.requests
+            if not u.startswith(self.origin) and not u.startswith(("blob:", "data:"))
+        ]
 
 
 RECORD_WORKER_MESSAGES = """
@@ -188,7 +204,9 @@ def wait_for_runs(page, count: int, timeout_ms: int = BOOT_TIMEOUT_MS) -> str:
     """Wait until `count` runs have ended (done, cancelled or error); returns the status state."""
     page.wait_for_function(
         "n => Number(document.querySelector('#status').dataset.runs || 0) >= n",
-        arg=count, timeout=timeout_ms)
+        arg=count,
+        timeout=timeout_ms,
+    )
     return page.get_attribute("#status", "data-state")
 
 
@@ -196,13 +214,16 @@ def runs_so_far(page) -> int:
     return int(page.get_attribute("#status", "data-runs") or 0)
 
 
-def choose_file(page, role: str, path: Path, fields: list[str] | None = None,
-                timeout_ms: int = 60_000) -> None:
+def choose_file(
+    page, role: str, path: Path, fields: list[str] | None = None, timeout_ms: int = 60_000
+) -> None:
     """Give the page a file for one side and, optionally, tick exactly `fields`."""
     page.set_input_files(f"#{role}-file", str(path))
     page.wait_for_selector(
         f'#{role}-fields[data-file="{path.name}"][data-state="ready"], '
-        f'#{role}-fields[data-file="{path.name}"][data-state="error"]', timeout=timeout_ms)
+        f'#{role}-fields[data-file="{path.name}"][data-state="error"]',
+        timeout=timeout_ms,
+    )
     if fields is None:
         return
     for box in page.query_selector_all(f"#{role}-fields input[type=checkbox]"):

@@ -25,6 +25,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 def cli_exports(eval_path: Path, train_path: Path, out: Path, eval_fields, train_fields) -> dict:
     sys.path.insert(0, str(ROOT / "py"))
     from evalsieve.cli import main
+
     argv = ["contamination", str(eval_path), str(train_path), "--out", str(out), "--quiet"]
     for f in eval_fields:
         argv += ["--eval-field", f]
@@ -67,9 +68,12 @@ def test_page_and_cli_exports_are_identical(page, tmp_path, train_name):
     if train_name.endswith(".csv"):
         # the same training text as CSV: exercises the page's pure-Python path (no prefilter)
         import csv
+
         train_path = tmp_path / train_name
-        with open(FIXTURES / "train_mix.jsonl", encoding="utf-8") as src, \
-                open(train_path, "w", encoding="utf-8", newline="") as dst:
+        with (
+            open(FIXTURES / "train_mix.jsonl", encoding="utf-8") as src,
+            open(train_path, "w", encoding="utf-8", newline="") as dst,
+        ):
             w = csv.writer(dst)
             w.writerow(["text"])
             for line in src:

@@ -26,8 +26,13 @@ SHARED = shared_data_dir()
 # and the train rows they share it with.
 GSM8K_TEST_OVERLAPS = [581, 602, 632]
 GSM8K_TRAIN_SOURCES = [20, 406, 1314, 5162]
-EXPORTS = ["eval.clean.jsonl", "contamination-report.csv", "too-short-to-score.csv",
-           "overlap-report.html", "run-stamp.json"]
+EXPORTS = [
+    "eval.clean.jsonl",
+    "contamination-report.csv",
+    "too-short-to-score.csv",
+    "overlap-report.html",
+    "run-stamp.json",
+]
 
 
 # --------------------------------------------------------------------------- inputs
@@ -47,7 +52,9 @@ class Case:
         self.eval_lines = eval_path.read_bytes().splitlines(keepends=True)
         self.train_bytes = train_path.read_bytes()
         eval_texts = [json.loads(x)["question"] for x in self.eval_lines]
-        self.train_texts = [json.loads(x)["text"] for x in self.train_bytes.splitlines() if x.strip()]
+        self.train_texts = [
+            json.loads(x)["text"] for x in self.train_bytes.splitlines() if x.strip()
+        ]
         self.expected = contamination(eval_texts, self.train_texts)
         self.dirty_rows = [r["row"] for r in self.expected["rows"] if r["status"] == "contaminated"]
 
@@ -57,20 +64,31 @@ def shared_case(folder: Path) -> Case:
     train holding their sources + 3,000 WikiText lines, built from ../shared/data."""
     test_lines = (SHARED / "gsm8k" / "test.jsonl").read_bytes().splitlines(keepends=True)
     train_rows = [json.loads(x) for x in (SHARED / "gsm8k" / "train.jsonl").open(encoding="utf-8")]
-    wiki = [x.strip() for x in (SHARED / "haystack" / "wikitext2_raw_test.txt").open(encoding="utf-8")]
+    wiki = [
+        x.strip() for x in (SHARED / "haystack" / "wikitext2_raw_test.txt").open(encoding="utf-8")
+    ]
     wiki = [x for x in wiki if len(x.split()) > 5][:3000]
     picks = list(range(17))
     for pos, row in zip((3, 9, 15), GSM8K_TEST_OVERLAPS):
         picks.insert(pos, row)
     eval_path = folder / "gsm8k-eval20.jsonl"
-    eval_path.write_bytes(b"".join(test_lines[i] if test_lines[i].endswith(b"\n") else test_lines[i] + b"\n"
-                                   for i in picks))
+    eval_path.write_bytes(
+        b"".join(
+            test_lines[i] if test_lines[i].endswith(b"\n") else test_lines[i] + b"\n" for i in picks
+        )
+    )
     docs = [f"{r['question']}\n{r['answer']}" for r in train_rows[:300]]
-    docs += [f"{train_rows[i]['question']}\n{train_rows[i]['answer']}" for i in GSM8K_TRAIN_SOURCES if i >= 300]
+    docs += [
+        f"{train_rows[i]['question']}\n{train_rows[i]['answer']}"
+        for i in GSM8K_TRAIN_SOURCES
+        if i >= 300
+    ]
     docs += wiki
     random.Random(7).shuffle(docs)
     train_path = folder / "train-mix.jsonl"
-    train_path.write_bytes("".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs).encode("utf-8"))
+    train_path.write_bytes(
+        "".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs).encode("utf-8")
+    )
     return Case(eval_path, train_path)
 
 
@@ -100,6 +118,7 @@ def test_reference_on_committed_fixtures(case):
 
 
 # --------------------------------------------------------------------------- helpers
+
 
 def count(page, label: str) -> str:
     return page.text_content(f'#counts dd[data-count="{label}"]').strip()
@@ -148,7 +167,9 @@ def check_protocol(messages: list[dict]) -> None:
     assert all(v == 1 for v in terminals.values()), terminals
     for (rid, stage), m in last.items():
         if rid in succeeded and m["total"] is not None:
-            assert m["done"] == m["total"], f"stage {stage} of {rid} ended at {m['done']} of {m['total']}"
+            assert m["done"] == m["total"], (
+                f"stage {stage} of {rid} ended at {m['done']} of {m['total']}"
+            )
 
 
 def run_and_wait(page, timeout_ms: int = 180_000) -> str:
@@ -158,6 +179,7 @@ def run_and_wait(page, timeout_ms: int = 180_000) -> str:
 
 
 # --------------------------------------------------------------------------- tests
+
 
 def test_example_runs_at_load(page):
     state = wait_for_runs(page, 1)
@@ -169,14 +191,24 @@ def test_example_runs_at_load(page):
     assert page.query_selector_all("#contaminated tbody tr")
     assert page.query_selector_all("button[data-export]")
     log = page.text_content("#log")
-    for step in ("boot: pyodide", "ready:", "sniffed jsonl", "N = ", "training pass done", "done (example)"):
+    for step in (
+        "boot: pyodide",
+        "ready:",
+        "sniffed jsonl",
+        "N = ",
+        "training pass done",
+        "done (example)",
+    ):
         assert step in log, step
     assert re.search(r"auto: N=\d+", page.text_content("#n-auto"))
     check_protocol(worker_messages(page))
     # The N input takes Python's range from ready.constants (it said max="64" before).
     from evalsieve import constants
+
     assert page.eval_on_selector("#setting-n", "e => [e.min, e.max]") == [
-        str(constants.N_MIN), str(constants.N_MAX)]
+        str(constants.N_MIN),
+        str(constants.N_MAX),
+    ]
 
 
 @pytest.mark.parametrize("which", ["committed", "gsm8k-shared"])
@@ -199,8 +231,9 @@ def test_real_files_and_exports(page, which, request, tmp_path):
     kept = [line for line, r in zip(case.eval_lines, rows) if r["status"] == "clean"]
     assert files["eval.clean.jsonl"] == b"".join(kept)
 
-    stamp, report = read_report(files["contamination-report.csv"].decode("utf-8"),
-                                files["run-stamp.json"].decode("utf-8"))
+    stamp, report = read_report(
+        files["contamination-report.csv"].decode("utf-8"), files["run-stamp.json"].decode("utf-8")
+    )
     stamp_text = json.dumps(stamp)
     assert hashlib.sha256(case.eval_path.read_bytes()).hexdigest() in stamp_text
     assert hashlib.sha256(case.train_bytes).hexdigest() in stamp_text
@@ -211,7 +244,10 @@ def test_real_files_and_exports(page, which, request, tmp_path):
         assert int(got["eval_row"]) == want["row"]
         assert got["status"] == want["status"]
         assert got["containment"] == f"{want['containment']:.4f}"
-        assert (int(got["ngrams_matched"]), int(got["ngrams_total"])) == (want["matched"], want["total"])
+        assert (int(got["ngrams_matched"]), int(got["ngrams_total"])) == (
+            want["matched"],
+            want["total"],
+        )
 
     _, short = read_report(files["too-short-to-score.csv"].decode("utf-8"))
     assert len(short) == len(rows) - len(scored)
@@ -220,11 +256,16 @@ def test_real_files_and_exports(page, which, request, tmp_path):
     assert "<script" not in html.lower()
     assert not re.search(r"https?://", html), re.search(r"https?://.{0,40}", html).group(0)
     check_protocol(worker_messages(page))
-    progress = [m for m in worker_messages(page) if m["type"] == "progress" and m["stage"] == "train"]
+    progress = [
+        m for m in worker_messages(page) if m["type"] == "progress" and m["stage"] == "train"
+    ]
     assert progress[-1]["done"] == progress[-1]["total"] == len(case.train_bytes)
     # the training pass's chunks went through the WebAssembly kernel, and the log says so
-    pf = [m["data"] for m in worker_messages(page)
-          if m["type"] == "log" and (m.get("data") or {}).get("kind") == "prefilter"]
+    pf = [
+        m["data"]
+        for m in worker_messages(page)
+        if m["type"] == "log" and (m.get("data") or {}).get("kind") == "prefilter"
+    ]
     assert pf[-1]["kernel_wasm"] >= 1 and pf[-1]["kernel_js"] == 0, pf[-1]
     assert "scanned by the WebAssembly kernel" in page.text_content("#log")
     # ... and the training file's sha256 (checked above) was kept by the hashing worker
@@ -268,7 +309,8 @@ def test_cancel_then_rerun(page, case, tmp_path):
     page.click("#run")
     page.wait_for_function(
         "() => window.__workerMessages.some(m => m.type === 'progress' && m.stage === 'train' && m.done > 0)",
-        timeout=120_000)
+        timeout=120_000,
+    )
     assert page.is_visible("#progress")
     t0 = time.monotonic()
     page.click("#cancel")
@@ -293,14 +335,20 @@ def test_malformed_jsonl_names_file_and_line(page, tmp_path):
         '{"question": "What is the capital city of the country that borders France and Spain?"}\n'
         '{"question": "this line is cut off\n'
         '{"question": "A fourth question that is perfectly fine and long enough to score?"}\n',
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     # Dropped (a real drop event with a DataTransfer), not chosen: covers the drop path.
-    page.evaluate("""([name, text]) => {
+    page.evaluate(
+        """([name, text]) => {
         const dt = new DataTransfer();
         dt.items.add(new File([text], name, {type: 'application/jsonl'}));
         document.querySelector('#eval-drop').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
-    }""", [bad.name, bad.read_text(encoding="utf-8")])
-    page.wait_for_selector(f'#eval-fields[data-file="{bad.name}"]:is([data-state="ready"], [data-state="error"])')
+    }""",
+        [bad.name, bad.read_text(encoding="utf-8")],
+    )
+    page.wait_for_selector(
+        f'#eval-fields[data-file="{bad.name}"]:is([data-state="ready"], [data-state="error"])'
+    )
     if page.get_attribute("#eval-fields", "data-state") == "ready":  # head parsed leniently
         run_and_wait(page)
     page.wait_for_selector("#error:not([hidden])")
@@ -325,9 +373,12 @@ def test_worker_crash_is_reported_and_restarted(page):
     wait_for_runs(page, 1)
     page.evaluate("""() => window.evalsieve.client.worker.onerror(
         new ErrorEvent('error', {message: 'simulated crash'}))""")
-    page.wait_for_function("() => document.querySelector('#log').textContent.includes('worker stopped')")
     page.wait_for_function(
-        "() => window.__workerMessages.filter(m => m.type === 'ready').length >= 2", timeout=180_000)
+        "() => document.querySelector('#log').textContent.includes('worker stopped')"
+    )
+    page.wait_for_function(
+        "() => window.__workerMessages.filter(m => m.type === 'ready').length >= 2", timeout=180_000
+    )
     assert run_and_wait(page) == "done"  # the example again, on the new worker
     assert "simulated crash" in page.text_content("#log")
 
@@ -336,7 +387,9 @@ def test_missing_asset_is_reported_not_hung(browser_context, base_url):
     """A wheel that cannot be fetched: asset_load_failed in the page, after a few restarts."""
     p = browser_context.new_page()
     try:
-        p.route("**/assets/wheels/evalsieve-*.whl", lambda route: route.fulfill(status=404, body="gone"))
+        p.route(
+            "**/assets/wheels/evalsieve-*.whl", lambda route: route.fulfill(status=404, body="gone")
+        )
         p.goto(base_url + "index.html")
         p.wait_for_selector('#status[data-state="error"]', timeout=180_000)
         assert "cannot start" in p.text_content("#status")

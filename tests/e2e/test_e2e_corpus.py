@@ -51,10 +51,20 @@ def build_corpus(root: Path) -> list[Path]:
 def cli_exports(train: list[str], out: Path, train_fields: list[str]) -> dict[str, bytes]:
     """The CLI's exports for EVAL (`question`) against the TRAIN arguments, in-process."""
     import sys
+
     sys.path.insert(0, str(ROOT / "py"))
     from evalsieve.cli import main
-    argv = ["contamination", str(EVAL), *train, "--out", str(out), "--quiet",
-            "--eval-field", "question"]
+
+    argv = [
+        "contamination",
+        str(EVAL),
+        *train,
+        "--out",
+        str(out),
+        "--quiet",
+        "--eval-field",
+        "question",
+    ]
     for f in train_fields:
         argv += ["--train-field", f]
     assert main(argv) == 0
@@ -63,8 +73,10 @@ def cli_exports(train: list[str], out: Path, train_fields: list[str]) -> dict[st
 
 def report_rows(data: bytes) -> list[tuple[str, str, str, str]]:
     """(eval_row, training_file, training_record, containment) of every report row."""
-    return [(r["eval_row"], r["training_file"], r["training_record"], r["containment"])
-            for r in read_csv_export(data.decode("utf-8"))[1]]
+    return [
+        (r["eval_row"], r["training_file"], r["training_record"], r["containment"])
+        for r in read_csv_export(data.decode("utf-8"))[1]
+    ]
 
 
 def run_page_corpus(page, tmp_path: Path, how: str, files: list[Path]) -> dict:
@@ -76,8 +88,9 @@ def run_page_corpus(page, tmp_path: Path, how: str, files: list[Path]) -> dict:
     else:
         page.set_input_files("#train-file", [str(p) for p in reversed(files)])  # any order
         first = files[0].name
-    page.wait_for_selector(f'#train-fields[data-file="{first}"][data-state="ready"]',
-                           timeout=120_000)
+    page.wait_for_selector(
+        f'#train-fields[data-file="{first}"][data-state="ready"]', timeout=120_000
+    )
     legend = page.text_content("#train-fields legend")
     assert "3 files" in legend and "csv" in legend and "jsonl (gzip)" in legend, legend
     for box in page.query_selector_all("#train-fields input[type=checkbox]"):
@@ -95,8 +108,11 @@ def test_page_corpus_equals_cli(page, tmp_path, how):
     page_files = run_page_corpus(page, tmp_path, how, files)
     train_args = [str(files[0].parents[1])] if how == "folder" else [str(p) for p in files]
     cli = cli_exports(train_args, tmp_path / "cli", ["text", "content"])
-    names = (["shards/a/part-0.jsonl", "shards/a/part-1.jsonl.gz", "shards/b/part-2.csv"]
-             if how == "folder" else [p.name for p in files])
+    names = (
+        ["shards/a/part-0.jsonl", "shards/a/part-1.jsonl.gz", "shards/b/part-2.csv"]
+        if how == "folder"
+        else [p.name for p in files]
+    )
     rows = report_rows(page_files["contamination-report.csv"])
     assert rows == report_rows(cli["contamination-report.csv"])
     hits = [r for r in rows if r[1]]
@@ -111,8 +127,10 @@ def test_page_corpus_equals_cli(page, tmp_path, how):
             # the training fields differently
             page_x["settings"].pop("train_fields"), cli_x["settings"].pop("train_fields")
         assert page_x == cli_x, name
-    stamp, _ = read_stamped(page_files["contamination-report.csv"].decode("utf-8"),
-                            page_files["run-stamp.json"].decode("utf-8"))
+    stamp, _ = read_stamped(
+        page_files["contamination-report.csv"].decode("utf-8"),
+        page_files["run-stamp.json"].decode("utf-8"),
+    )
     listed = [i["name"] for i in stamp["inputs"] if i.get("role") == "train"]
     assert listed == names, stamp["inputs"]
 
@@ -122,8 +140,9 @@ def test_page_corpus_names_the_file_without_the_field(page, tmp_path):
     wait_for_runs(page, 1)
     choose_file(page, "eval", EVAL, ["question"])
     page.set_input_files("#train-file", [str(p) for p in files])
-    page.wait_for_selector('#train-fields[data-file="part-0.jsonl"][data-state="ready"]',
-                           timeout=120_000)
+    page.wait_for_selector(
+        '#train-fields[data-file="part-0.jsonl"][data-state="ready"]', timeout=120_000
+    )
     for box in page.query_selector_all("#train-fields input[type=checkbox]"):
         if box.is_checked() != (box.get_attribute("data-path") == "text"):
             box.click()
@@ -137,17 +156,30 @@ def chat_corpus(root: Path) -> list[Path]:
     """a_openai.jsonl (OpenAI messages, a system turn on every row) and b_sharegpt.jsonl
     (ShareGPT conversations); eval rows 2 and 5 are user turns, one in each file."""
     qs = [json.loads(line)["question"] for line in EVAL.read_text(encoding="utf-8").splitlines()]
-    filler = ("The harbour wall was rebuilt twice in the last century after winter storms "
-              "broke the old stones apart and the boats moved to the river mouth")
-    other = ["Which lighthouse on the northern cape was the last to be kept by a family?",
-             "How long does the ferry take to cross the bay when the tide is low?",
-             "Why were the old mill races filled in when the new road was built?",
-             "What did the parish records say about the great flood of that spring?"]
-    a = [{"messages": [{"role": "system", "content": "You are a helpful assistant."},
-                       {"role": "user", "content": u}, {"role": "assistant", "content": filler}]}
-         for u in (other[0], qs[1], other[1])]
-    b = [{"conversations": [{"from": "human", "value": h}, {"from": "gpt", "value": filler}]}
-         for h in (other[2], other[3], qs[4])]
+    filler = (
+        "The harbour wall was rebuilt twice in the last century after winter storms "
+        "broke the old stones apart and the boats moved to the river mouth"
+    )
+    other = [
+        "Which lighthouse on the northern cape was the last to be kept by a family?",
+        "How long does the ferry take to cross the bay when the tide is low?",
+        "Why were the old mill races filled in when the new road was built?",
+        "What did the parish records say about the great flood of that spring?",
+    ]
+    a = [
+        {
+            "messages": [
+                {"role": "system", "content": "You are a helpful assistant."},
+                {"role": "user", "content": u},
+                {"role": "assistant", "content": filler},
+            ]
+        }
+        for u in (other[0], qs[1], other[1])
+    ]
+    b = [
+        {"conversations": [{"from": "human", "value": h}, {"from": "gpt", "value": filler}]}
+        for h in (other[2], other[3], qs[4])
+    ]
     paths = [root / "a_openai.jsonl", root / "b_sharegpt.jsonl"]
     for p, rows in zip(paths, (a, b)):
         p.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -156,27 +188,36 @@ def chat_corpus(root: Path) -> list[Path]:
 
 def test_page_chat_corpus_defaults_user_turns_with_each_files_reason(page, tmp_path):
     from evalsieve.sample import inspect_head
+
     files = chat_corpus(tmp_path)
     infos = [inspect_head(p.name, p.read_text(encoding="utf-8"), complete=True) for p in files]
     wait_for_runs(page, 1)
     choose_file(page, "eval", EVAL, ["question"])
     page.set_input_files("#train-file", [str(p) for p in files])
-    page.wait_for_selector('#train-fields[data-file="a_openai.jsonl"][data-state="ready"]',
-                           timeout=120_000)
+    page.wait_for_selector(
+        '#train-fields[data-file="a_openai.jsonl"][data-state="ready"]', timeout=120_000
+    )
     checked = page.eval_on_selector_all("#train-fields input:checked", "xs => xs.map(x => x.value)")
     assert checked == ["messages[role=user].content", "conversations[from=human].value"]
     for p, info in zip(files, infos):
         item = f'#train-fields li:has(input[data-path="{info["default_fields"][0]}"])'
         # the reason under each default is its own file's, with that file's figures
-        assert page.text_content(f"{item} .default-reason") == \
-            f"Default: {p.name}: {info['default_reason']}."
+        assert (
+            page.text_content(f"{item} .default-reason")
+            == f"Default: {p.name}: {info['default_reason']}."
+        )
     assert run_and_wait(page) == "done", page.text_content("#error")
     out = tmp_path / "page"
     out.mkdir()
     page_files = download_all(page, out)
-    cli = cli_exports([str(p) for p in files], tmp_path / "cli",
-                      ["messages[role=user].content", "conversations[from=human].value"])
+    cli = cli_exports(
+        [str(p) for p in files],
+        tmp_path / "cli",
+        ["messages[role=user].content", "conversations[from=human].value"],
+    )
     rows = report_rows(page_files["contamination-report.csv"])
     assert rows == report_rows(cli["contamination-report.csv"])
-    assert [(r[0], r[1], r[2]) for r in rows if r[1]] == [("2", "a_openai.jsonl", "2"),
-                                                         ("5", "b_sharegpt.jsonl", "3")]
+    assert [(r[0], r[1], r[2]) for r in rows if r[1]] == [
+        ("2", "a_openai.jsonl", "2"),
+        ("5", "b_sharegpt.jsonl", "3"),
+    ]

@@ -72,16 +72,22 @@ def test_altered_model_is_refused_naming_the_asset(browser_context, base_url):
     asset_load_failed naming encoder.onnx, instead of loading a different model."""
     p = browser_context.new_page()
     try:
+
         def tamper(route):
             body = bytearray(route.fetch().body())
             body[len(body) // 2] ^= 0xFF
-            route.fulfill(status=200, body=bytes(body), headers={"Content-Type": "application/octet-stream"})
+            route.fulfill(
+                status=200, body=bytes(body), headers={"Content-Type": "application/octet-stream"}
+            )
+
         p.route("**/assets/model/encoder.onnx", tamper)
         p.goto(base_url + "index.html")
         p.click("#tab-paraphrases")
         p.wait_for_function(
             "n => Number(document.querySelector('#para-status').dataset.runs || 0) >= n",
-            arg=1, timeout=300_000)
+            arg=1,
+            timeout=300_000,
+        )
         assert p.get_attribute("#para-status", "data-state") == "error"
         shown = p.text_content("#para-error") + p.text_content("#log")
         assert "encoder.onnx does not match assets/manifest.json" in shown, shown[-800:]

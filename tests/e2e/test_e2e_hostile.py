@@ -32,8 +32,10 @@ def corpus(tmp_path_factory) -> Path:
 def drop(page, role: str, path: Path) -> str:
     """Give the page a file for one side; returns the field box's state (ready/error)."""
     page.set_input_files(f"#{role}-file", str(path))
-    sel = (f'#{role}-fields[data-file="{path.name}"][data-state="ready"], '
-           f'#{role}-fields[data-file="{path.name}"][data-state="error"]')
+    sel = (
+        f'#{role}-fields[data-file="{path.name}"][data-state="ready"], '
+        f'#{role}-fields[data-file="{path.name}"][data-state="error"]'
+    )
     page.wait_for_selector(sel, timeout=RUN_TIMEOUT_MS)
     return page.get_attribute(f"#{role}-fields", "data-state")
 
@@ -46,8 +48,9 @@ def run(page) -> str:
 
 def last_exports(page) -> dict[str, str]:
     """The exports of the last run, as the worker sent them (what the buttons download)."""
-    msgs = page.evaluate("window.__workerMessages.filter(m => m.type === 'result' && "
-                         "m.data && m.data.exports)")
+    msgs = page.evaluate(
+        "window.__workerMessages.filter(m => m.type === 'result' && m.data && m.data.exports)"
+    )
     return {x["name"]: x["text"] for x in msgs[-1]["data"]["exports"]}
 
 
@@ -56,8 +59,11 @@ def partition(exports: dict[str, str]) -> dict[str, list[int]]:
     for r in read_csv_export(exports["contamination-report.csv"])[1]:
         got[r["status"]].append(int(r["eval_row"]))
     # a row too short to score that a rung caught is contaminated (counted there, once)
-    got["too_short"] = [int(r["eval_row"]) for r in
-                        read_csv_export(exports["too-short-to-score.csv"])[1] if not r["rung"]]
+    got["too_short"] = [
+        int(r["eval_row"])
+        for r in read_csv_export(exports["too-short-to-score.csv"])[1]
+        if not r["rung"]
+    ]
     return got
 
 
@@ -98,15 +104,16 @@ def test_case_in_the_page(tab, corpus, case, tmp_path):
             clean_name = next(n for n in exports if n.startswith("eval.clean."))
             want = case.header + b"".join(case.rows[i - 1] for i in sorted(got["clean"]))
             if want and case.data.startswith(make_corpus.BOM):
-                want = make_corpus.BOM + want   # the clean file keeps the input's BOM
+                want = make_corpus.BOM + want  # the clean file keeps the input's BOM
             assert download(page, clean_name, tmp_path) == want
             check_html_inert(exports["overlap-report.html"])
             if case.name == "markup.jsonl":
                 assert got["contaminated"] == [1, 2, 3]
                 table = page.text_content("#contaminated")
                 assert "<script>" in table and "<img" in table  # shown as text
-                assert not page.query_selector("#results script, #results img, "
-                                               "#results textarea, #results b")
+                assert not page.query_selector(
+                    "#results script, #results img, #results textarea, #results b"
+                )
         check_alive(page)
 
         # as the training file, against the valid eval partner

@@ -45,8 +45,9 @@ def count(page, label: str) -> int:
 
 
 def last_result(page) -> dict:
-    msgs = page.evaluate("window.__workerMessages.filter(m => m.type === 'result' && "
-                         "m.data && m.data.exports)")
+    msgs = page.evaluate(
+        "window.__workerMessages.filter(m => m.type === 'result' && m.data && m.data.exports)"
+    )
     return msgs[-1]["data"]
 
 
@@ -65,8 +66,9 @@ def report(text: str, stamp_text: str | None = None) -> tuple:
 
 
 def field_paths(page, role: str, selector: str = ".field-list:not(.filter-list)") -> list[str]:
-    return page.eval_on_selector_all(f"#{role}-fields {selector} input",
-                                     "xs => xs.map(x => x.dataset.path)")
+    return page.eval_on_selector_all(
+        f"#{role}-fields {selector} input", "xs => xs.map(x => x.dataset.path)"
+    )
 
 
 def tick(page, role: str, fields: list[str]) -> None:
@@ -86,9 +88,11 @@ def train_jsonl(folder: Path, texts: list[str]) -> Path:
 
 def test_quoted_tsv_minimal_case_is_one_row_correctly_scored(tab, tmp_path):
     # the issue's printf, byte for byte
-    data = (b'question\tanswer\n"What did Nixon mean by ""I am not a crook""?"\t"He was answering '
-            b'a question about his personal finances\nduring a press conference in Orlando in '
-            b'1973"\n')
+    data = (
+        b'question\tanswer\n"What did Nixon mean by ""I am not a crook""?"\t"He was answering '
+        b"a question about his personal finances\nduring a press conference in Orlando in "
+        b'1973"\n'
+    )
     path = tmp_path / "quoted.tsv"
     path.write_bytes(data)
     rows = list(csv.DictReader(io.StringIO(data.decode(), newline=""), delimiter="\t"))
@@ -104,16 +108,24 @@ def test_quoted_tsv_minimal_case_is_one_row_correctly_scored(tab, tmp_path):
     assert run(tab) == "done", tab.text_content("#error")
     assert count(tab, "eval rows scanned") == 1
     assert count(tab, "scored") == 1 and count(tab, "contaminated") == 1
-    _, got = report(next(x["text"] for x in last_result(tab)["exports"]
-                         if x["name"] == "contamination-report.csv"))
+    _, got = report(
+        next(
+            x["text"]
+            for x in last_result(tab)["exports"]
+            if x["name"] == "contamination-report.csv"
+        )
+    )
     assert [(r["eval_row"], r["containment"], r["ngrams_total"]) for r in got] == [
-        ("1", "1.0000", str(want[0]["total"]))]
+        ("1", "1.0000", str(want[0]["total"]))
+    ]
 
 
 def test_semicolon_file_with_lone_cr_named_tsv(tab, tmp_path):
-    qs = ["Which river flows through the old town of Heidelberg and joins the Rhine; near Mannheim?",
-          "How many bridges crossed the river in the painted map of the city from the year 1620?",
-          "Why did the village council move the weekly market from the square to the meadow?"]
+    qs = [
+        "Which river flows through the old town of Heidelberg and joins the Rhine; near Mannheim?",
+        "How many bridges crossed the river in the painted map of the city from the year 1620?",
+        "Why did the village council move the weekly market from the square to the meadow?",
+    ]
     lines = ["id;question\r"] + [f'{i + 1};"{q}"\r' for i, q in enumerate(qs)]
     path = tmp_path / "excel-export.tsv"
     path.write_bytes("".join(lines).encode())
@@ -129,7 +141,9 @@ def test_semicolon_file_with_lone_cr_named_tsv(tab, tmp_path):
     settings(tab, n="8")
     assert run(tab) == "done", tab.text_content("#error")
     assert count(tab, "eval rows scanned") == 3
-    assert count(tab, "contaminated") == sum(r["status"] == "contaminated" for r in want["rows"]) == 1
+    assert (
+        count(tab, "contaminated") == sum(r["status"] == "contaminated" for r in want["rows"]) == 1
+    )
     kept = [i for i, r in enumerate(want["rows"]) if r["status"] == "clean"]
     clean = download(tab, "eval.clean.csv", tmp_path)  # named after the format read: CSV
     assert clean == (lines[0] + "".join(lines[1 + i] for i in kept)).encode()  # own bytes, CRs
@@ -137,22 +151,36 @@ def test_semicolon_file_with_lone_cr_named_tsv(tab, tmp_path):
 
 def chat_rows() -> tuple[list[dict], list[str]]:
     system = "You are a careful assistant who answers questions about geography and history."
-    qs = ["Which mountain pass did the salt traders use when the lower road was flooded in spring?",
-          "What was the name of the ship that carried the first mail across the northern sea route?",
-          "Who rebuilt the lighthouse on the island after the great storm of the last winter?"]
-    answers = ["They used the high pass above the lake, which stayed dry through the melt.",
-               "The records do not keep the name of that small schooner, only its captain.",
-               "The harbour master and eleven captains of the fishing fleet paid for it."]
-    rows = [{"id": i + 1, "messages": [{"role": "system", "content": system},
-                                       {"role": "user", "content": q},
-                                       {"role": "assistant", "content": a}]}
-            for i, (q, a) in enumerate(zip(qs, answers))]
-    return rows, ["Exam sheet, part two. " + qs[0] + " Answer in one sentence.",
-                  "Notes: " + qs[2] + " See the parish records."]
+    qs = [
+        "Which mountain pass did the salt traders use when the lower road was flooded in spring?",
+        "What was the name of the ship that carried the first mail across the northern sea route?",
+        "Who rebuilt the lighthouse on the island after the great storm of the last winter?",
+    ]
+    answers = [
+        "They used the high pass above the lake, which stayed dry through the melt.",
+        "The records do not keep the name of that small schooner, only its captain.",
+        "The harbour master and eleven captains of the fishing fleet paid for it.",
+    ]
+    rows = [
+        {
+            "id": i + 1,
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": q},
+                {"role": "assistant", "content": a},
+            ],
+        }
+        for i, (q, a) in enumerate(zip(qs, answers))
+    ]
+    return rows, [
+        "Exam sheet, part two. " + qs[0] + " Answer in one sentence.",
+        "Notes: " + qs[2] + " See the parish records.",
+    ]
 
 
 def test_element_filter_in_the_picker_scores_user_turns(tab, tmp_path):
     from evalsieve.sample import inspect_head
+
     rows, train_texts = chat_rows()
     path = tmp_path / "chat.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -165,7 +193,7 @@ def test_element_filter_in_the_picker_scores_user_turns(tab, tmp_path):
     assert filters == [f["path"] for f in info["filter_fields"]]
     marked = tab.eval_on_selector_all("#eval-fields li.default input", "xs => xs.map(x => x.value)")
     assert marked == info["default_fields"] and marked
-    assert tab.is_visible('#eval-fields li.default .default-mark')
+    assert tab.is_visible("#eval-fields li.default .default-mark")
     assert info["default_reason"] in tab.text_content("#eval-fields .default-reason")
     sys_item = '#eval-fields li:has(input[data-path="messages[role=system].content"])'
     assert "constant" in tab.get_attribute(sys_item, "class").split()
@@ -175,25 +203,39 @@ def test_element_filter_in_the_picker_scores_user_turns(tab, tmp_path):
     settings(tab, n="8")
     assert run(tab) == "done", tab.text_content("#error")
     want = contamination([r["messages"][1]["content"] for r in rows], train_texts, n=8)["rows"]
-    _, got = report(next(x["text"] for x in last_result(tab)["exports"]
-                         if x["name"] == "contamination-report.csv"))
+    _, got = report(
+        next(
+            x["text"]
+            for x in last_result(tab)["exports"]
+            if x["name"] == "contamination-report.csv"
+        )
+    )
     assert [(int(r["eval_row"]), r["status"], r["containment"]) for r in got] == [
-        (w["row"], w["status"], f"{w['containment']:.4f}") for w in want]
+        (w["row"], w["status"], f"{w['containment']:.4f}") for w in want
+    ]
     assert [r["containment"] for r in got if r["status"] == "contaminated"] == ["1.0000", "1.0000"]
 
 
 def test_parquet_in_the_page(tab, tmp_path, capsys):
     pq = pytest.importorskip("pyarrow.parquet", reason="the reference run needs pyarrow")
     from evalsieve.cli import main
+
     ev, tr = FIXTURES / "chat_eval.parquet", FIXTURES / "chat_train.parquet"
     choose_file(tab, "train", tr, ["text"])
     choose_file(tab, "eval", ev)
     assert "parquet" in tab.text_content("#eval-fields legend")
-    assert field_paths(tab, "eval") == ["id", "meta.source", "meta.year", "messages[].role",
-                                        "messages[].content"]
+    assert field_paths(tab, "eval") == [
+        "id",
+        "meta.source",
+        "meta.year",
+        "messages[].role",
+        "messages[].content",
+    ]
     assert USER in field_paths(tab, "eval", ".filter-list")
-    logs = tab.evaluate("window.__workerMessages.filter(m => m.type === 'log' && m.data && "
-                        "m.data.kind === 'inspected' && m.data.format === 'parquet')")
+    logs = tab.evaluate(
+        "window.__workerMessages.filter(m => m.type === 'log' && m.data && "
+        "m.data.kind === 'inspected' && m.data.format === 'parquet')"
+    )
     assert any("6 rows in 2 row groups" in m["message"] for m in logs), logs
     tick(tab, "eval", [USER])
     settings(tab, n="8", clean="not-contaminated")
@@ -207,18 +249,43 @@ def test_parquet_in_the_page(tab, tmp_path, capsys):
     assert "eval.clean.parquet" in names and "eval.clean.rows.csv" not in names
     note = tab.text_content("#clean-rule")
     assert "eval.clean.parquet keeps 4 rows" in note and "every row not contaminated" in note
-    stamp, _ = report(download(tab, "contamination-report.csv", tmp_path).decode(),
-                      download(tab, "run-stamp.json", tmp_path).decode())
+    stamp, _ = report(
+        download(tab, "contamination-report.csv", tmp_path).decode(),
+        download(tab, "run-stamp.json", tmp_path).decode(),
+    )
     assert hashlib.sha256(ev.read_bytes()).hexdigest() in json.dumps(stamp)
     assert "every row not contaminated" in json.dumps(stamp)
 
     out = tmp_path / "cli"
-    assert main(["contamination", str(ev), str(tr), "--eval-field", USER, "--train-field",
-                 "text", "--n", "8", "--clean", "not-contaminated", "--out", str(out),
-                 "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "contamination",
+                str(ev),
+                str(tr),
+                "--eval-field",
+                USER,
+                "--train-field",
+                "text",
+                "--n",
+                "8",
+                "--clean",
+                "not-contaminated",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
-    _, page_report = report(next(x["text"] for x in last_result(tab)["exports"]
-                                 if x["name"] == "contamination-report.csv"))
+    _, page_report = report(
+        next(
+            x["text"]
+            for x in last_result(tab)["exports"]
+            if x["name"] == "contamination-report.csv"
+        )
+    )
     _, cli_report = report((out / "contamination-report.csv").read_text(encoding="utf-8"))
     assert page_report == cli_report
     assert [r["id"] for r in pq.read_table(out / "eval.clean.parquet").to_pylist()] == [1, 3, 4, 6]
@@ -236,30 +303,44 @@ def test_broken_parquet_names_the_file(tab, tmp_path):
 def test_compressed_parquet_pages_are_read(tab, tmp_path):
     pa = pytest.importorskip("pyarrow", reason="the fixtures are written with pyarrow")
     import pyarrow.parquet as pq
-    qs = ["The quiet harbour town kept seven lighthouses burning through every winter storm",
-          "A patient gardener measured rainfall in copper buckets along the northern wall",
-          "Nineteen students carried heavy telescopes up the hill to watch the comet cross"]
+
+    qs = [
+        "The quiet harbour town kept seven lighthouses burning through every winter storm",
+        "A patient gardener measured rainfall in copper buckets along the northern wall",
+        "Nineteen students carried heavy telescopes up the hill to watch the comet cross",
+    ]
     train = train_jsonl(tmp_path, ["Log: " + qs[2] + " at midnight.", "Bread ovens."])
     choose_file(tab, "train", train, ["text"])
     for codec in ("gzip", "zstd", "brotli", "lz4"):
         path = tmp_path / f"{codec}-pages.parquet"
-        pq.write_table(pa.table({"id": [1, 2, 3], "question": qs}), path, compression=codec,
-                       row_group_size=2)
+        pq.write_table(
+            pa.table({"id": [1, 2, 3], "question": qs}), path, compression=codec, row_group_size=2
+        )
         meta = pq.ParquetFile(path).metadata
         assert meta.row_group(0).column(1).compression.lower().startswith(codec[:3])
         choose_file(tab, "eval", path, ["question"])
         settings(tab, n="8")
         assert run(tab) == "done", f"{codec}: {tab.text_content('#error')}"
         assert count(tab, "eval rows scanned") == 3, codec
-        _, got = report(next(x["text"] for x in last_result(tab)["exports"]
-                             if x["name"] == "contamination-report.csv"))
+        _, got = report(
+            next(
+                x["text"]
+                for x in last_result(tab)["exports"]
+                if x["name"] == "contamination-report.csv"
+            )
+        )
         assert [(r["eval_row"], r["status"]) for r in got] == [
-            ("1", "clean"), ("2", "clean"), ("3", "contaminated")], codec
+            ("1", "clean"),
+            ("2", "clean"),
+            ("3", "contaminated"),
+        ], codec
 
 
 def test_histogram_warning_and_clean_rule(tab, tmp_path):
-    long = ["The quiet harbour town kept seven lighthouses burning through every winter storm",
-            "A patient gardener measured rainfall in copper buckets along the northern wall"]
+    long = [
+        "The quiet harbour town kept seven lighthouses burning through every winter storm",
+        "A patient gardener measured rainfall in copper buckets along the northern wall",
+    ]
     short = ["Too short here.", "Also short.", "Short one.", "Not enough words."]
     texts = long + short
     path = tmp_path / "mostly-short.jsonl"
@@ -272,9 +353,14 @@ def test_histogram_warning_and_clean_rule(tab, tmp_path):
     settings(tab, n="8", threshold="0.5")
     assert run(tab) == "done", tab.text_content("#error")
     assert tab.is_visible("#warnings")
-    assert "4 of 6" in tab.text_content("#warnings") and "too short" in tab.text_content("#warnings")
+    assert "4 of 6" in tab.text_content("#warnings") and "too short" in tab.text_content(
+        "#warnings"
+    )
 
-    bars = tab.eval_on_selector_all("#cont-histogram rect.bar", "xs => xs.map(x => [Number(x.dataset.bin), Number(x.dataset.count), x.classList.contains('above')])")
+    bars = tab.eval_on_selector_all(
+        "#cont-histogram rect.bar",
+        "xs => xs.map(x => [Number(x.dataset.bin), Number(x.dataset.count), x.classList.contains('above')])",
+    )
     scored = [w for w in want if w["status"] in ("clean", "contaminated")]
     expect = [0] * 10
     for w in scored:
@@ -293,20 +379,29 @@ def test_parquet_in_the_paraphrases_tab(browser_context, base_url, tmp_path):
     pa = pytest.importorskip("pyarrow", reason="the fixture is written with pyarrow")
     import pyarrow.parquet as pq
     from test_e2e_paraphrases import figures, number, open_paraphrases, para_runs, wait_para_runs
-    texts = ["The quiet harbour town kept seven lighthouses burning through every winter storm",
-             "Nineteen students carried heavy telescopes up the hill to watch the comet cross",
-             "Engineers tested the suspension bridge with forty loaded trucks across its span"]
+
+    texts = [
+        "The quiet harbour town kept seven lighthouses burning through every winter storm",
+        "Nineteen students carried heavy telescopes up the hill to watch the comet cross",
+        "Engineers tested the suspension bridge with forty loaded trucks across its span",
+    ]
     path = tmp_path / "para.parquet"
-    pq.write_table(pa.table({"meta": [{"text": t} for t in texts + [texts[0]]]}), path,
-                   row_group_size=2, compression="zstd")
+    pq.write_table(
+        pa.table({"meta": [{"text": t} for t in texts + [texts[0]]]}),
+        path,
+        row_group_size=2,
+        compression="zstd",
+    )
     p = open_paraphrases(browser_context, base_url)
     try:
         before = para_runs(p)
         p.set_input_files("#para-file", str(path))
-        p.wait_for_selector(f'#para-fields[data-file="{path.name}"][data-state="ready"]',
-                            timeout=60_000)
-        assert p.eval_on_selector_all('#para-fields input[name="para-field"]',
-                                      "xs => xs.map(x => x.value)") == ["meta.text"]
+        p.wait_for_selector(
+            f'#para-fields[data-file="{path.name}"][data-state="ready"]', timeout=60_000
+        )
+        assert p.eval_on_selector_all(
+            '#para-fields input[name="para-field"]', "xs => xs.map(x => x.value)"
+        ) == ["meta.text"]
         p.check('#para-fields input[name="para-field"][data-path="meta.text"]')
         p.click("#para-run")
         assert wait_para_runs(p, before + 1) == "done", p.text_content("#para-error")
@@ -322,6 +417,7 @@ def test_slider_floor_is_explained_beside_the_slider(tab):
     """The page keeps its 0.75 floor for speed and says so beside the
     slider; the number is Python's (constants.PARA_FLOOR), the CLI goes lower."""
     from evalsieve import constants
+
     note = tab.text_content("#para-floor-note")
     assert f"stops at {constants.PARA_FLOOR}" in " ".join(note.split())
     assert "evalsieve paraphrases --threshold" in note and "goes lower" in note

@@ -17,15 +17,19 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "hostile"))
 from hostile_common import read_csv_export  # noqa: E402
 
-EVAL = ["What is the sum of two and two and then three more apples",       # fields joined
-        "Paris",                                                          # one word
-        "The farmer sold seventeen apples at the market every sunday morning",  # an n-gram
-        "Nothing like this is anywhere in the training data at all today",
-        "a lonely short row"]
-TRAIN = [{"a": "an unrelated note about bread ovens and flour"},
-         {"a": "What is the sum of two", "b": "and two, and then three more apples?"},
-         {"a": "PARIS."},
-         {"a": "Every week the farmer sold seventeen apples at the market every sunday morning."}]
+EVAL = [
+    "What is the sum of two and two and then three more apples",  # fields joined
+    "Paris",  # one word
+    "The farmer sold seventeen apples at the market every sunday morning",  # an n-gram
+    "Nothing like this is anywhere in the training data at all today",
+    "a lonely short row",
+]
+TRAIN = [
+    {"a": "an unrelated note about bread ovens and flour"},
+    {"a": "What is the sum of two", "b": "and two, and then three more apples?"},
+    {"a": "PARIS."},
+    {"a": "Every week the farmer sold seventeen apples at the market every sunday morning."},
+]
 
 
 def test_exact_and_ngram_rows_are_contaminated_in_the_page_and_its_exports(tab, tmp_path):
@@ -39,20 +43,26 @@ def test_exact_and_ngram_rows_are_contaminated_in_the_page_and_its_exports(tab, 
     assert run_and_wait(tab) == "done", tab.text_content("#error")
 
     assert count(tab, "contaminated") == "3" and count(tab, "kept") == "1"
-    shown = tab.eval_on_selector_all("#contaminated tbody tr",
-                                     "trs => trs.map(t => [t.dataset.row, t.dataset.rung])")
+    shown = tab.eval_on_selector_all(
+        "#contaminated tbody tr", "trs => trs.map(t => [t.dataset.row, t.dataset.rung])"
+    )
     assert shown == [["1", "exact"], ["2", "exact"], ["3", "ngram"]]
     assert tab.text_content('#contaminated tr[data-row="2"] td[data-col="rung"] .rung') == "exact"
-    rungs = {tr_.get_attribute("data-rung"): [td.text_content() for td in tr_.query_selector_all("td")]
-             for tr_ in tab.query_selector_all("#ladder-rungs tbody tr")}
+    rungs = {
+        tr_.get_attribute("data-rung"): [td.text_content() for td in tr_.query_selector_all("td")]
+        for tr_ in tab.query_selector_all("#ladder-rungs tbody tr")
+    }
     assert rungs["exact"] == ["2", "yes"] and rungs["ngram"] == ["1", "yes"]
 
     (tmp_path / "page").mkdir()
     got = download_all(tab, tmp_path / "page")
     _, report = read_csv_export(got["contamination-report.csv"].decode("utf-8"))
     assert [(r["eval_row"], r["status"], r["rung"], r["training_record"]) for r in report] == [
-        ("1", "contaminated", "exact", "2"), ("2", "contaminated", "exact", "3"),
-        ("3", "contaminated", "ngram", "4"), ("4", "clean", "", "")]
+        ("1", "contaminated", "exact", "2"),
+        ("2", "contaminated", "exact", "3"),
+        ("3", "contaminated", "ngram", "4"),
+        ("4", "clean", "", ""),
+    ]
     _, short = read_csv_export(got["too-short-to-score.csv"].decode("utf-8"))
     assert [(r["eval_row"], r["rung"]) for r in short] == [("2", "exact"), ("5", "")]
     html = got["overlap-report.html"].decode("utf-8")
@@ -61,11 +71,36 @@ def test_exact_and_ngram_rows_are_contaminated_in_the_page_and_its_exports(tab, 
 
     sys.path.insert(0, str(ROOT / "py"))
     from evalsieve.cli import main
+
     out = tmp_path / "cli"
-    assert main(["contamination", str(ev), str(tr), "--eval-field", "question", "--train-field",
-                 "a", "--train-field", "b", "--n", "8", "--filter", "numpy", "--workers", "1",
-                 "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "contamination",
+                str(ev),
+                str(tr),
+                "--eval-field",
+                "question",
+                "--train-field",
+                "a",
+                "--train-field",
+                "b",
+                "--n",
+                "8",
+                "--filter",
+                "numpy",
+                "--workers",
+                "1",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     for name in ("contamination-report.csv", "too-short-to-score.csv"):
-        assert read_csv_export((out / name).read_text(encoding="utf-8"))[1] == \
-            read_csv_export(got[name].decode("utf-8"))[1], name
+        assert (
+            read_csv_export((out / name).read_text(encoding="utf-8"))[1]
+            == read_csv_export(got[name].decode("utf-8"))[1]
+        ), name
     assert (out / "eval.clean.jsonl").read_bytes() == got["eval.clean.jsonl"]

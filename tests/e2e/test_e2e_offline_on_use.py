@@ -9,8 +9,14 @@ from __future__ import annotations
 import hashlib
 
 from pagekit import DistServer, close_page, open_page, wait_for_runs
-from test_e2e_offline import (cached_paths, link_tree, precache, replace_file, sw_context,  # noqa: F401  (fixture)
-                              wait_for_offline_cache)
+from test_e2e_offline import (
+    cached_paths,
+    link_tree,
+    precache,
+    replace_file,
+    sw_context,  # noqa: F401  (fixture)
+    wait_for_offline_cache,
+)
 
 FETCH = """async (u) => {
     try {
@@ -52,7 +58,9 @@ def test_webgpu_files_are_cached_on_first_use_not_at_install(sw_context, dist_di
         server.stop()
 
 
-def test_an_on_use_file_that_fails_its_sha256_is_refused_and_not_cached(sw_context, dist_dir, tmp_path):
+def test_an_on_use_file_that_fails_its_sha256_is_refused_and_not_cached(
+    sw_context, dist_dir, tmp_path
+):
     listed = precache(dist_dir)
     runtime = "assets/ort/ort.webgpu.min.mjs"
     site = tmp_path / "dist"

@@ -25,17 +25,23 @@ from test_e2e_contamination import check_protocol, worker_messages
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = shared_data_dir()
 FIXTURES = ROOT / "tests" / "fixtures"
-EXPORTS = ["paraphrase-pairs.csv", "paraphrase-groups.csv", "eval.deduplicated.jsonl", "paraphrase-dropped.csv",
-           "run-stamp.json"]
+EXPORTS = [
+    "paraphrase-pairs.csv",
+    "paraphrase-groups.csv",
+    "eval.deduplicated.jsonl",
+    "paraphrase-dropped.csv",
+    "run-stamp.json",
+]
 RUN_TIMEOUT_MS = 300_000
 
 
 # --------------------------------------------------------------------------- inputs
 
+
 def rephrased_question(text: str) -> str:
     """The question part of a rephrase_gsm8k.jsonl row ("Question: ...\\nAnswer: \\n#### 18")."""
     q = text.split("\nAnswer:", 1)[0]
-    return q[len("Question: "):] if q.startswith("Question: ") else q
+    return q[len("Question: ") :] if q.startswith("Question: ") else q
 
 
 def gsm_rephrase_file(folder: Path, n: int) -> Path:
@@ -51,22 +57,34 @@ def gsm_rephrase_file(folder: Path, n: int) -> Path:
     with open(reph_path, encoding="utf-8") as f:
         rephrased = [rephrased_question(json.loads(x)["text"]) for _, x in zip(range(n), f)]
     path = folder / f"gsm8k-rephrase-{2 * n}.jsonl"
-    path.write_text("".join(json.dumps({"text": t}, ensure_ascii=False) + "\n"
-                            for t in questions + rephrased), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in questions + rephrased),
+        encoding="utf-8",
+    )
     return path
 
 
 def fixture_rows_file(folder: Path, copies: int) -> Path:
     """The committed GSM8K sample's questions, `copies` times with a numbered suffix (no
     shared data needed): enough rows that embedding takes a few seconds."""
-    qs = [json.loads(x)["question"] for x in (FIXTURES / "gsm8k_test_sample.jsonl").open(encoding="utf-8")]
+    qs = [
+        json.loads(x)["question"]
+        for x in (FIXTURES / "gsm8k_test_sample.jsonl").open(encoding="utf-8")
+    ]
     path = folder / f"sample-x{copies}.jsonl"
-    path.write_text("".join(json.dumps({"id": f"q{k}-{i}", "text": f"{q} (variant {k})"}) + "\n"
-                            for k in range(copies) for i, q in enumerate(qs)), encoding="utf-8")
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"q{k}-{i}", "text": f"{q} (variant {k})"}) + "\n"
+            for k in range(copies)
+            for i, q in enumerate(qs)
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
 # --------------------------------------------------------------------------- page helpers
+
 
 def open_paraphrases(browser_context, base_url):
     """A fresh tab on index.html#paraphrases with the worked example finished."""
@@ -85,7 +103,9 @@ def para_page(browser_context, base_url):
 def wait_para_runs(page, count: int, timeout_ms: int = RUN_TIMEOUT_MS) -> str:
     page.wait_for_function(
         "n => Number(document.querySelector('#para-status').dataset.runs || 0) >= n",
-        arg=count, timeout=timeout_ms)
+        arg=count,
+        timeout=timeout_ms,
+    )
     return page.get_attribute("#para-status", "data-state")
 
 
@@ -95,7 +115,9 @@ def para_runs(page) -> int:
 
 def choose_para_file(page, path: Path, field: str = "text") -> None:
     page.set_input_files("#para-file", str(path))
-    page.wait_for_selector(f'#para-fields[data-file="{path.name}"][data-state="ready"]', timeout=60_000)
+    page.wait_for_selector(
+        f'#para-fields[data-file="{path.name}"][data-state="ready"]', timeout=60_000
+    )
     page.check(f'#para-fields input[name="para-field"][data-path="{field}"]')
 
 
@@ -119,12 +141,15 @@ def number(text: str) -> float:
 def set_threshold(page, value: float) -> float:
     """Move the slider; returns the page's round trip in ms (para.group)."""
     v = f"{value:.2f}"
-    page.evaluate("""(v) => {
+    page.evaluate(
+        """(v) => {
         const s = document.querySelector('#para-threshold');
         s.value = v;
         s.dispatchEvent(new Event('input', { bubbles: true }));
         s.dispatchEvent(new Event('change', { bubbles: true }));
-    }""", v)
+    }""",
+        v,
+    )
     page.wait_for_selector(f'#para-results[data-threshold="{v}"]:not([data-busy])', timeout=60_000)
     return float(page.get_attribute("#para-results", "data-group-ms") or "nan")
 
@@ -138,7 +163,7 @@ def download_exports(page, folder: Path) -> dict[str, str]:
         assert info.value.suggested_filename == name
         target = folder / name
         info.value.save_as(target)
-        got[name] = target.read_bytes().decode("utf-8")   # as written (line ends kept)
+        got[name] = target.read_bytes().decode("utf-8")  # as written (line ends kept)
     return got
 
 
@@ -157,7 +182,9 @@ def model_sha256(dist_dir: Path) -> str:
     return json.loads((dist_dir / "assets" / "manifest.json").read_text())["encoder.onnx"]["sha256"]
 
 
-def check_exports(exports: dict[str, str], threshold: float, sha: str) -> tuple[list[dict], list[dict]]:
+def check_exports(
+    exports: dict[str, str], threshold: float, sha: str
+) -> tuple[list[dict], list[dict]]:
     """The stamp (run-stamp.json, the CSVs' fingerprint: model sha256, threshold, window
     256); pairs >= threshold and descending; groups are exactly the connected components of
     the pairs."""
@@ -200,6 +227,7 @@ def check_exports(exports: dict[str, str], threshold: float, sha: str) -> tuple[
 
 # --------------------------------------------------------------------------- (a) worked example
 
+
 def test_worked_example_at_load(para_page):
     p = para_page
     assert p.get_attribute("#para-results", "data-label") == "example"
@@ -222,7 +250,9 @@ def test_worked_example_at_load(para_page):
     # The threshold is drawn on the histogram, which holds one count per row: the bars over
     # the slider's range (0.75-1: bins 15-19 of 0.05) and the rows left of it (data-below).
     assert p.get_attribute("#para-histogram line.threshold", "data-threshold") == "0.90"
-    counts = [int(b.get_attribute("data-count")) for b in p.query_selector_all("#para-histogram rect")]
+    counts = [
+        int(b.get_attribute("data-count")) for b in p.query_selector_all("#para-histogram rect")
+    ]
     below = int(p.get_attribute("#para-histogram", "data-below"))
     assert len(counts) == 5 and sum(counts) + below == 6
     for label in ("threshold", "model", "pooling", "window", "field"):
@@ -231,9 +261,15 @@ def test_worked_example_at_load(para_page):
     check_protocol(worker_messages(p))
     # The slider spans Python's floor..maximum and started at its default (ready.constants).
     from evalsieve import constants
+
     assert [float(v) for v in p.eval_on_selector("#para-threshold", "e => [e.min, e.max]")] == [
-        constants.PARA_FLOOR, constants.PARA_THRESHOLD_MAX]
-    assert p.get_attribute("#para-results", "data-threshold") == f"{constants.PARA_THRESHOLD_DEFAULT:.2f}"
+        constants.PARA_FLOOR,
+        constants.PARA_THRESHOLD_MAX,
+    ]
+    assert (
+        p.get_attribute("#para-results", "data-threshold")
+        == f"{constants.PARA_THRESHOLD_DEFAULT:.2f}"
+    )
 
 
 def test_slider_on_the_example_and_invalid_paste_keeps_the_result(para_page):
@@ -255,6 +291,7 @@ def test_slider_on_the_example_and_invalid_paste_keeps_the_result(para_page):
 
 # --------------------------------------------------------------------------- (b), (c) GSM8K
 
+
 @pytest.fixture(scope="module")
 def gsm_run(browser_context, base_url, dist_dir, tmp_path_factory):
     """200 rows (100 GSM8K test questions + their rephrasings) through the page: exports at
@@ -266,8 +303,14 @@ def gsm_run(browser_context, base_url, dist_dir, tmp_path_factory):
         t0 = time.perf_counter()
         assert run_para(p, path) == "done", p.text_content("#para-error")
         seconds = time.perf_counter() - t0
-        out = {"path": path, "figures": {}, "exports": {}, "group_ms": {}, "seconds": seconds,
-               "settings": p.text_content('#para-settings dd[data-setting="encoder"]')}
+        out = {
+            "path": path,
+            "figures": {},
+            "exports": {},
+            "group_ms": {},
+            "seconds": seconds,
+            "settings": p.text_content('#para-settings dd[data-setting="encoder"]'),
+        }
         out["figures"][0.90] = figures(p)
         out["exports"][0.90] = download_exports(p, folder / "090")
         for t in (0.80, 0.95):
@@ -275,8 +318,10 @@ def gsm_run(browser_context, base_url, dist_dir, tmp_path_factory):
             out["figures"][t] = figures(p)
             out["exports"][t] = download_exports(p, folder / f"{int(t * 100):03d}")
         check_protocol(worker_messages(p))
-        print(f"\n[paraphrases] 200 GSM8K rows in the page: {seconds:.1f} s end to end "
-              f"({out['settings']}); slider round trip ms: {out['group_ms']}")
+        print(
+            f"\n[paraphrases] 200 GSM8K rows in the page: {seconds:.1f} s end to end "
+            f"({out['settings']}); slider round trip ms: {out['group_ms']}"
+        )
     finally:
         close_page(p)
     return out
@@ -287,21 +332,37 @@ def test_gsm8k_rephrasings_found_and_slider_consistent(gsm_run, dist_dir):
     f = {t: {k: v for k, v in fig.items()} for t, fig in gsm_run["figures"].items()}
     for fig in f.values():
         assert number(fig["rows_scanned"]) == 200
-        rows, in_groups, groups = (number(fig[k]) for k in ("rows_scanned", "rows_in_groups", "groups"))
+        rows, in_groups, groups = (
+            number(fig[k]) for k in ("rows_scanned", "rows_in_groups", "groups")
+        )
         assert number(fig["effective_rows"]) == rows - in_groups + groups
-        assert number(fig["duplicate_share"]) == pytest.approx(round(100 * in_groups / rows, 1), abs=0.05)
+        assert number(fig["duplicate_share"]) == pytest.approx(
+            round(100 * in_groups / rows, 1), abs=0.05
+        )
     # Lower threshold: at least as many pairs and rows in groups, at most as many effective rows.
     lo, mid, hi = f[0.80], f[0.90], f[0.95]
     assert number(lo["pairs"]) >= number(mid["pairs"]) >= number(hi["pairs"])
-    assert number(lo["rows_in_groups"]) >= number(mid["rows_in_groups"]) >= number(hi["rows_in_groups"])
-    assert number(lo["effective_rows"]) <= number(mid["effective_rows"]) <= number(hi["effective_rows"])
+    assert (
+        number(lo["rows_in_groups"])
+        >= number(mid["rows_in_groups"])
+        >= number(hi["rows_in_groups"])
+    )
+    assert (
+        number(lo["effective_rows"])
+        <= number(mid["effective_rows"])
+        <= number(hi["effective_rows"])
+    )
     assert number(lo["effective_rows"]) < number(hi["effective_rows"])
     for t, exports in gsm_run["exports"].items():
         pairs, groups = check_exports(exports, t, sha)
         assert len(pairs) == number(f[t]["pairs"])
         assert len(groups) == number(f[t]["groups"])
-        aligned = sum(1 for p in pairs if int(p["row_b"]) - int(p["row_a"]) == 100 and int(p["row_a"]) <= 100)
-        assert aligned > len(pairs) / 2, f"threshold {t}: {aligned} of {len(pairs)} pairs are question + its rephrasing"
+        aligned = sum(
+            1 for p in pairs if int(p["row_b"]) - int(p["row_a"]) == 100 and int(p["row_a"]) <= 100
+        )
+        assert aligned > len(pairs) / 2, (
+            f"threshold {t}: {aligned} of {len(pairs)} pairs are question + its rephrasing"
+        )
         # eval.deduplicated.jsonl: the input's own lines, one row per group (the first), as
         # many as the effective rows (no row is empty here); the rest listed with their group
         lines = gsm_run["path"].read_bytes().decode("utf-8").splitlines(keepends=True)
@@ -327,18 +388,44 @@ def test_cli_and_page_agree(gsm_run, dist_dir, tmp_path):
     on a rounding edge may print 0.001 apart: that is the one tolerance allowed (and counted)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
     proc = subprocess.run(
-        [sys.executable, "-m", "evalsieve.cli", "paraphrases", str(gsm_run["path"]), "--out", str(tmp_path),
-         "--json", "--field", "text", "--model-dir", str(dist_dir / "assets" / "model")],
-        capture_output=True, text=True, env=env, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "evalsieve.cli",
+            "paraphrases",
+            str(gsm_run["path"]),
+            "--out",
+            str(tmp_path),
+            "--json",
+            "--field",
+            "text",
+            "--model-dir",
+            str(dist_dir / "assets" / "model"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     cli = json.loads(proc.stdout)
     page_fig = gsm_run["figures"][0.90]
-    for key in ("rows_scanned", "groups", "groups_chained", "rows_in_groups", "effective_rows", "pairs",
-                "rows_truncated"):
+    for key in (
+        "rows_scanned",
+        "groups",
+        "groups_chained",
+        "rows_in_groups",
+        "effective_rows",
+        "pairs",
+        "rows_truncated",
+    ):
         assert number(page_fig[key]) == cli[key], key
     assert number(page_fig["duplicate_share"]) == pytest.approx(cli["duplicate_share"])
     cp = cli["closest_pair"]
-    assert page_fig["closest_pair"] == f"rows {cp['row_a']} and {cp['row_b']}, cosine {cp['cosine']:.3f}"
+    assert (
+        page_fig["closest_pair"]
+        == f"rows {cp['row_a']} and {cp['row_b']}, cosine {cp['cosine']:.3f}"
+    )
     _, page_pairs = read_export(gsm_run["exports"][0.90]["paraphrase-pairs.csv"])
     _, cli_pairs = read_export((tmp_path / "paraphrase-pairs.csv").read_text(encoding="utf-8"))
     page_map = {(p["row_a"], p["row_b"]): p["cosine"] for p in page_pairs}
@@ -346,8 +433,10 @@ def test_cli_and_page_agree(gsm_run, dist_dir, tmp_path):
     assert set(page_map) == set(cli_map)
     diffs = [abs(float(page_map[k]) - float(cli_map[k])) for k in page_map]
     off = sum(1 for d in diffs if d > 0)
-    print(f"\n[paraphrases] CLI vs page: {len(diffs)} pairs, {off} printed cosines differ "
-          f"(max {max(diffs, default=0):.3f})")
+    print(
+        f"\n[paraphrases] CLI vs page: {len(diffs)} pairs, {off} printed cosines differ "
+        f"(max {max(diffs, default=0):.3f})"
+    )
     assert all(d <= 0.0011 for d in diffs)
     assert off <= max(1, len(diffs) // 20)
     _, page_groups = read_export(gsm_run["exports"][0.90]["paraphrase-groups.csv"])
@@ -360,6 +449,7 @@ def test_cli_and_page_agree(gsm_run, dist_dir, tmp_path):
 
 
 # --------------------------------------------------------------------------- (d) cancel
+
 
 def test_cancel_during_embedding_then_rerun(para_page, tmp_path):
     p = para_page
@@ -387,6 +477,7 @@ def test_cancel_during_embedding_then_rerun(para_page, tmp_path):
 
 # --------------------------------------------------------------------------- (e) slider speed
 
+
 def test_slider_regroup_at_2000_rows(para_page, tmp_path):
     p = para_page
     path = gsm_rephrase_file(tmp_path, 1000)
@@ -394,16 +485,20 @@ def test_slider_regroup_at_2000_rows(para_page, tmp_path):
     assert run_para(p, path, timeout_ms=900_000) == "done", p.text_content("#para-error")
     run_s = time.perf_counter() - t0
     f = figures(p)
-    assert number(f["rows_scanned"]) + number(f["rows_empty"]) == 2000  # a few rephrasings are empty
+    assert (
+        number(f["rows_scanned"]) + number(f["rows_empty"]) == 2000
+    )  # a few rephrasings are empty
     times = {}
     for t in (0.85, 0.80, 0.95, 0.75, 0.90):
         times[t] = set_threshold(p, t)
         worker_ms = float(p.get_attribute("#para-results", "data-worker-ms"))
         times[t] = (round(times[t], 1), round(worker_ms, 1))
         assert number(figures(p)["rows_scanned"]) == number(f["rows_scanned"])
-    print(f"\n[paraphrases] 2,000 rows: run {run_s:.1f} s "
-          f"({p.text_content('#para-settings dd[data-setting=encoder]')}); "
-          f"slider (page round trip ms, worker para.group ms): {times}")
+    print(
+        f"\n[paraphrases] 2,000 rows: run {run_s:.1f} s "
+        f"({p.text_content('#para-settings dd[data-setting=encoder]')}); "
+        f"slider (page round trip ms, worker para.group ms): {times}"
+    )
 
 
 def test_refuses_up_front_when_the_estimate_is_too_long(para_page):

@@ -27,10 +27,12 @@ def test_whole_session_stays_on_origin(playwright_sync, base_url, tmp_path):
         ctx = launch(playwright_sync, profile)
         ctx.on("request", lambda r: requests.append(r.url))
         page = ctx.new_page()
-        page.on("console", lambda m: violations.append(m.text)
-                if "Content Security Policy" in m.text else None)
+        page.on(
+            "console",
+            lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None,
+        )
         page.goto(base_url + "index.html")
-        assert wait_for_runs(page, 1) == "done"                       # contamination example
+        assert wait_for_runs(page, 1) == "done"  # contamination example
         choose_file(page, "eval", FIXTURES / "gsm8k_test_sample.jsonl", ["question"])
         choose_file(page, "train", FIXTURES / "train_mix.jsonl", ["text"])
         assert run_and_wait(page) == "done"
@@ -39,7 +41,7 @@ def test_whole_session_stays_on_origin(playwright_sync, base_url, tmp_path):
                 page.click(f'button[data-export="{name}"]')
             info.value.save_as(tmp_path / name)
         page.click("#tab-paraphrases")
-        assert wait_para_runs(page, 1) == "done"                      # worked example
+        assert wait_para_runs(page, 1) == "done"  # worked example
         assert run_para(page, FIXTURES / "gsm8k_test_sample.jsonl", "question") == "done"
         for name in PARA_EXPORTS:
             with page.expect_download() as info:
@@ -53,11 +55,19 @@ def test_whole_session_stays_on_origin(playwright_sync, base_url, tmp_path):
         })""")
         ctx.close()
     origin = base_url.rstrip("/")
-    foreign = [u for u in requests if not (u.startswith(origin + "/") or u.startswith(("blob:", "data:")))]
+    foreign = [
+        u for u in requests if not (u.startswith(origin + "/") or u.startswith(("blob:", "data:")))
+    ]
     assert foreign == [], foreign
     # the recording includes the workers' requests (Pyodide and the encoder load there)
-    for asset in ("pyodide.asm.wasm", "python_stdlib.zip", "evalsieve-", "encoder.onnx",
-                  "ort-wasm-simd-threaded.wasm", "tokenizer.json"):
+    for asset in (
+        "pyodide.asm.wasm",
+        "python_stdlib.zip",
+        "evalsieve-",
+        "encoder.onnx",
+        "ort-wasm-simd-threaded.wasm",
+        "tokenizer.json",
+    ):
         assert any(asset in u for u in requests), f"{asset} was not seen: {requests[:20]}"
     assert not violations, violations
     assert storage["local"] == ["evalsieve.settings.v1"] or storage["local"] == []

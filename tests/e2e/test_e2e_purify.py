@@ -31,7 +31,9 @@ ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT / "tests" / "fixtures" / "gsm8k_test_sample.jsonl"
 Q = [json.loads(x)["question"] for x in EVAL.open(encoding="utf-8")]
 VOCAB = "zorp blick quann fetter mlorb sniv grattle poffin wuzzle crint dabber yorrow".split()
-NO_PICKER = "Object.defineProperty(window, 'showSaveFilePicker', {value: undefined, configurable: true});"
+NO_PICKER = (
+    "Object.defineProperty(window, 'showSaveFilePicker', {value: undefined, configurable: true});"
+)
 OPFS_PICKER = """
 window.showSaveFilePicker = async ({suggestedName}) => {
   const root = await navigator.storage.getDirectory();
@@ -64,14 +66,26 @@ def planted(root: Path) -> dict[str, Path]:
     texts[11] = f"{filler(rng, 400)} {Q[38]}"
     texts[15] = " ".join(f"{filler(rng, 100)} {Q[12]}" for _ in range(12))
     w = Q[30].split()
-    texts[20], texts[21] = (f"{filler(rng, 200)} {' '.join(w[:len(w) // 2])}",
-                            f"{' '.join(w[len(w) // 2:])} {filler(rng, 200)}")
+    texts[20], texts[21] = (
+        f"{filler(rng, 200)} {' '.join(w[: len(w) // 2])}",
+        f"{' '.join(w[len(w) // 2 :])} {filler(rng, 200)}",
+    )
     texts[29] = f"{filler(rng, 250)} «{Q[7]}» {filler(rng, 250)}"
-    out = {"jsonl": root / "planted.jsonl", "gz": root / "planted.jsonl.gz", "csv": root / "planted.csv"}
+    out = {
+        "jsonl": root / "planted.jsonl",
+        "gz": root / "planted.jsonl.gz",
+        "csv": root / "planted.csv",
+    }
     with open(out["jsonl"], "w", encoding="utf-8", newline="") as f:
         for i, t in enumerate(texts):
-            f.write(json.dumps({"id": i, "text": t, "meta": {"w": 1.5}}, ensure_ascii=i % 2 == 0,
-                               separators=(",", ":") if i % 3 else None) + "\n")
+            f.write(
+                json.dumps(
+                    {"id": i, "text": t, "meta": {"w": 1.5}},
+                    ensure_ascii=i % 2 == 0,
+                    separators=(",", ":") if i % 3 else None,
+                )
+                + "\n"
+            )
             if i == 6:
                 f.write("\n")
     out["gz"].write_bytes(gzip.compress(out["jsonl"].read_bytes(), mtime=7))
@@ -79,7 +93,9 @@ def planted(root: Path) -> dict[str, Path]:
         wr = csv.writer(f)
         wr.writerow(["id", "text", "note"])
         for i, t in enumerate(texts):
-            wr.writerow([i, t.replace(" zorp ", "\nzorp ", 1) if i % 5 == 0 else t, "as is, quoted"])
+            wr.writerow(
+                [i, t.replace(" zorp ", "\nzorp ", 1) if i % 5 == 0 else t, "as is, quoted"]
+            )
     return out
 
 
@@ -94,7 +110,7 @@ def opened(context, base_url, script):
     p.add_init_script(RECORD_WORKER_MESSAGES)
     p.add_init_script(script)
     p.goto(base_url + "index.html")
-    wait_for_runs(p, 1)   # the worked example (the panel appears after it)
+    wait_for_runs(p, 1)  # the worked example (the panel appears after it)
     return p
 
 
@@ -125,8 +141,11 @@ def purify_run(page, mode="cut", self_check="full") -> str:
     page.select_option("#purify-self-check", self_check)
     before = int(page.get_attribute("#purify-status", "data-runs") or 0)
     page.click("#purify-run")
-    page.wait_for_function("n => Number(document.querySelector('#purify-status').dataset.runs || 0) >= n",
-                           arg=before + 1, timeout=180_000)
+    page.wait_for_function(
+        "n => Number(document.querySelector('#purify-status').dataset.runs || 0) >= n",
+        arg=before + 1,
+        timeout=180_000,
+    )
     return page.get_attribute("#purify-status", "data-state")
 
 
@@ -140,11 +159,35 @@ def download(page, name: str, folder: Path) -> bytes:
 
 def cli(train: Path, out: Path, mode: str, self_check: str):
     from evalsieve.cli import main
-    assert main(["purify", str(EVAL), str(train), "--out", str(out), "--eval-field", "question",
-                 "--train-field", "text", "--mode", mode, "--self-check", self_check,
-                 "--quiet", "--workers", "1"]) == 0
-    return ((out / train.name).read_bytes(), (out / "purify-report.csv").read_text(encoding="utf-8"),
-            json.loads((out / "run-stamp.json").read_text(encoding="utf-8")))
+
+    assert (
+        main(
+            [
+                "purify",
+                str(EVAL),
+                str(train),
+                "--out",
+                str(out),
+                "--eval-field",
+                "question",
+                "--train-field",
+                "text",
+                "--mode",
+                mode,
+                "--self-check",
+                self_check,
+                "--quiet",
+                "--workers",
+                "1",
+            ]
+        )
+        == 0
+    )
+    return (
+        (out / train.name).read_bytes(),
+        (out / "purify-report.csv").read_text(encoding="utf-8"),
+        json.loads((out / "run-stamp.json").read_text(encoding="utf-8")),
+    )
 
 
 def same_as_cli(page_out: bytes, report: str, stamp: dict, cli_run) -> int:
@@ -163,8 +206,10 @@ def same_as_cli(page_out: bytes, report: str, stamp: dict, cli_run) -> int:
     return len(rows)
 
 
-@pytest.mark.parametrize("key,mode,self_check", [("jsonl", "cut", "full"), ("csv", "drop", "full"),
-                                                 ("gz", "cut", "changed")])
+@pytest.mark.parametrize(
+    "key,mode,self_check",
+    [("jsonl", "cut", "full"), ("csv", "drop", "full"), ("gz", "cut", "changed")],
+)
 def test_downloaded_cleaned_file_is_the_clis(blob_tab, files, tmp_path, key, mode, self_check):
     page = blob_tab
     contamination_run(page, files[key])
@@ -178,10 +223,15 @@ def test_downloaded_cleaned_file_is_the_clis(blob_tab, files, tmp_path, key, mod
     stamp = json.loads(download(page, "run-stamp.json", got))
     n = same_as_cli(out, report, stamp, cli(files[key], tmp_path / "cli", mode, self_check))
     assert n >= 6
-    assert page.get_attribute('#purify-counts dd[data-count="still contaminated"]', "data-value") == "0"
+    assert (
+        page.get_attribute('#purify-counts dd[data-count="still contaminated"]', "data-value")
+        == "0"
+    )
     assert f"self-check ({self_check})" in page.text_content("#purify-counts")
     summary = json.loads(download(page, "purify-summary.json", got))
-    assert summary["self_check"]["rows_contaminated"] == 0 and summary["engine"] == {"engine": "page"}
+    assert summary["self_check"]["rows_contaminated"] == 0 and summary["engine"] == {
+        "engine": "page"
+    }
 
 
 def test_the_file_system_access_path_streams_into_the_picked_file(fsa_tab, files, tmp_path):
@@ -233,8 +283,11 @@ def test_a_cancelled_write_puts_nothing_in_place_and_the_next_run_works(fsa_tab,
     page.click("#purify-run")
     page.wait_for_selector('#purify-progress[data-stage="write"]', timeout=120_000)
     page.click("#purify-cancel")
-    page.wait_for_function("n => Number(document.querySelector('#purify-status').dataset.runs || 0) >= n",
-                           arg=before + 1, timeout=120_000)
+    page.wait_for_function(
+        "n => Number(document.querySelector('#purify-status').dataset.runs || 0) >= n",
+        arg=before + 1,
+        timeout=120_000,
+    )
     assert page.get_attribute("#purify-status", "data-state") == "cancelled"
     assert page.is_hidden("#purify-results")
     picked = page.evaluate("window.__picked")

@@ -16,8 +16,14 @@ from pathlib import Path
 import pytest
 
 from pagekit import choose_file, wait_for_runs
-from test_e2e_contamination import (check_protocol, count, download_all, read_report,
-                                    run_and_wait, worker_messages)
+from test_e2e_contamination import (
+    check_protocol,
+    count,
+    download_all,
+    read_report,
+    run_and_wait,
+    worker_messages,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -25,8 +31,12 @@ EVAL = FIXTURES / "gsm8k_test_sample.jsonl"
 TRAIN = FIXTURES / "semantic_train.jsonl"
 # the verifier's figures that come from the encoder (onnxruntime-web in the page, onnxruntime
 # in the CLI: the same graph, float rounding apart); every other column must be equal
-ENCODER_COLUMNS = ("semantic_score", "semantic_cosine", "semantic_docstring_cosine",
-                   "semantic_rival")
+ENCODER_COLUMNS = (
+    "semantic_score",
+    "semantic_cosine",
+    "semantic_docstring_cosine",
+    "semantic_rival",
+)
 
 
 def cli_run(out: Path) -> dict[str, bytes]:
@@ -35,9 +45,29 @@ def cli_run(out: Path) -> dict[str, bytes]:
     pytest.importorskip("tokenizers", reason="the CLI's semantic rung needs the encoder extra")
     sys.path.insert(0, str(ROOT / "py"))
     from evalsieve.cli import main
-    assert main(["contamination", str(EVAL), str(TRAIN), "--eval-field", "question",
-                 "--train-field", "text", "--semantic", "--threads", "1",
-                 "--exclude-rungs", "exact,ngram", "--out", str(out), "--quiet"]) == 0
+
+    assert (
+        main(
+            [
+                "contamination",
+                str(EVAL),
+                str(TRAIN),
+                "--eval-field",
+                "question",
+                "--train-field",
+                "text",
+                "--semantic",
+                "--threads",
+                "1",
+                "--exclude-rungs",
+                "exact,ngram",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     return {p.name: p.read_bytes() for p in out.iterdir()}
 
 
@@ -47,8 +77,10 @@ def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
     wait_for_runs(page, 1)  # the example's run at load (semantic rung off)
     assert not page.is_checked("#setting-semantic")  # off by default
     assert page.is_disabled("#exclude-semantic")
-    assert page.query_selector('#ladder-rungs tr[data-rung="semantic"] td').text_content() == \
-        "did not run"
+    assert (
+        page.query_selector('#ladder-rungs tr[data-rung="semantic"] td').text_content()
+        == "did not run"
+    )
     choose_file(page, "eval", EVAL, ["question"])
     choose_file(page, "train", TRAIN, ["text"])
     page.check("#setting-semantic")
@@ -68,41 +100,56 @@ def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
 
     # the ladder on the page
     def rung_cells(k):
-        return [td.text_content() for td in
-                page.query_selector_all(f'#ladder-rungs tr[data-rung="{k}"] td')]
+        return [
+            td.text_content()
+            for td in page.query_selector_all(f'#ladder-rungs tr[data-rung="{k}"] td')
+        ]
+
     assert rung_cells("exact") == ["0", "yes"] and rung_cells("ngram") == ["0", "yes"]
     assert rung_cells("semantic") == ["2", "no"] and rung_cells("none") == ["38", ""]
-    shown = {tr.get_attribute("data-row"): tr.get_attribute("data-rung")
-             for tr in page.query_selector_all("#contaminated tbody tr")}   # caught by any rung
+    shown = {
+        tr.get_attribute("data-row"): tr.get_attribute("data-rung")
+        for tr in page.query_selector_all("#contaminated tbody tr")
+    }  # caught by any rung
     assert shown == {"3": "semantic", "15": "semantic"}
     # caught rows are contaminated though the semantic rung's rows stay in eval.clean
     assert count(page, "contaminated") == "2" and count(page, "kept") == "40"
-    assert page.eval_on_selector_all("#contaminated tbody tr", "trs => trs.map(t => "
-                                     "[t.dataset.row, t.dataset.rung])") == [
-        ["3", "semantic"], ["15", "semantic"]]
+    assert page.eval_on_selector_all(
+        "#contaminated tbody tr", "trs => trs.map(t => [t.dataset.row, t.dataset.rung])"
+    ) == [["3", "semantic"], ["15", "semantic"]]
     assert QUALITY_NOTE in page.text_content("#semantic-quality")
     assert "cannot see translations" in page.text_content("#semantic-rule")
 
     (tmp_path / "page").mkdir()
     got = download_all(page, tmp_path / "page")
     want = cli_run(tmp_path / "cli")
-    stamp, rows = read_report(got["contamination-report.csv"].decode("utf-8"),
-                              got["run-stamp.json"].decode("utf-8"))
-    cli_stamp, cli_rows = read_report(want["contamination-report.csv"].decode("utf-8"),
-                                      want["run-stamp.json"].decode("utf-8"))
+    stamp, rows = read_report(
+        got["contamination-report.csv"].decode("utf-8"), got["run-stamp.json"].decode("utf-8")
+    )
+    cli_stamp, cli_rows = read_report(
+        want["contamination-report.csv"].decode("utf-8"), want["run-stamp.json"].decode("utf-8")
+    )
     assert list(rows[0]) == list(cli_rows[0])
-    assert [(r["eval_row"], r["rung"], r["semantic_training_record"]) for r in rows] == \
-        [(r["eval_row"], r["rung"], r["semantic_training_record"]) for r in cli_rows]
+    assert [(r["eval_row"], r["rung"], r["semantic_training_record"]) for r in rows] == [
+        (r["eval_row"], r["rung"], r["semantic_training_record"]) for r in cli_rows
+    ]
     assert [r["eval_row"] for r in rows if r["rung"]] == ["3", "15"]
     assert [r["eval_row"] for r in rows if r["status"] == "contaminated"] == ["3", "15"]
     for r, c in zip(rows, cli_rows):
-        assert {k: v for k, v in r.items() if k not in ENCODER_COLUMNS} == \
-            {k: v for k, v in c.items() if k not in ENCODER_COLUMNS}, r["eval_row"]
+        assert {k: v for k, v in r.items() if k not in ENCODER_COLUMNS} == {
+            k: v for k, v in c.items() if k not in ENCODER_COLUMNS
+        }, r["eval_row"]
         for k in ENCODER_COLUMNS:
             assert (r[k] == c[k] == "") or abs(float(r[k]) - float(c[k])) <= 2e-4, (r, k)
-    for k in ("rungs", "clean_file_excludes", "semantic_threshold", "semantic_code_threshold",
-              "semantic_candidates_per_row", "semantic_window_words",
-              "semantic_verifier_weights"):
+    for k in (
+        "rungs",
+        "clean_file_excludes",
+        "semantic_threshold",
+        "semantic_code_threshold",
+        "semantic_candidates_per_row",
+        "semantic_window_words",
+        "semantic_verifier_weights",
+    ):
         assert stamp["settings"][k] == cli_stamp["settings"][k], k
     assert stamp["settings"]["clean_file_excludes"] == ["exact", "ngram"]
     assert stamp["assets"]["encoder_provider"] == "wasm"

@@ -21,7 +21,8 @@ def broken(folder: Path) -> Path:
 
 
 def test_a_bad_eval_file_after_a_run_greys_the_results_and_the_status_says_not_run(
-        browser_context, base_url, tmp_path):
+    browser_context, base_url, tmp_path
+):
     p = open_page(browser_context, base_url)
     try:
         assert wait_for_runs(p, 1) == "done", p.text_content("#error")
@@ -36,7 +37,8 @@ def test_a_bad_eval_file_after_a_run_greys_the_results_and_the_status_says_not_r
         p.wait_for_selector("#results[data-stale]", timeout=30_000)
         assert p.text_content("#results-stale") == (
             "From your previous run (gsm8k_test_sample.jsonl, train_mix.jsonl): the eval file "
-            "chosen since (broken.jsonl) could not be read; see the message next to it.")
+            "chosen since (broken.jsonl) could not be read; see the message next to it."
+        )
         assert p.is_visible("#results-stale")
         assert p.get_attribute("#status", "data-state") == "idle"
         assert p.text_content("#status") == "Not run: the eval file broken.jsonl could not be read."
@@ -44,8 +46,10 @@ def test_a_bad_eval_file_after_a_run_greys_the_results_and_the_status_says_not_r
         assert p.is_disabled("#run")
         # a readable file then: still greyed (not run for it), the banner says what changed
         choose_file(p, "eval", GSM, ["question"])
-        p.wait_for_function("() => document.querySelector('#results-stale').textContent"
-                            ".includes('you have chosen other files since')")
+        p.wait_for_function(
+            "() => document.querySelector('#results-stale').textContent"
+            ".includes('you have chosen other files since')"
+        )
         assert p.get_attribute("#results", "data-stale") == "1"
         assert p.text_content("#status") == "Not run yet for the files chosen now: press Run."
         assert not p.watch.page_errors, p.watch.page_errors
@@ -54,17 +58,23 @@ def test_a_bad_eval_file_after_a_run_greys_the_results_and_the_status_says_not_r
 
 
 def test_a_bad_file_on_the_paraphrase_tab_after_its_run_greys_it_and_the_status_says_not_run(
-        browser_context, base_url, tmp_path):
+    browser_context, base_url, tmp_path
+):
     p = open_page(browser_context, base_url, "index.html#paraphrases")
     try:
-        p.wait_for_function("() => Number(document.querySelector('#para-status').dataset.runs"
-                            " || 0) >= 1", timeout=RUN_TIMEOUT_MS)
-        assert p.get_attribute("#para-status", "data-state") == "done", p.text_content("#para-error")
+        p.wait_for_function(
+            "() => Number(document.querySelector('#para-status').dataset.runs || 0) >= 1",
+            timeout=RUN_TIMEOUT_MS,
+        )
+        assert p.get_attribute("#para-status", "data-state") == "done", p.text_content(
+            "#para-error"
+        )
         assert p.text_content("#para-status") == "Done (example)."
         bad = broken(tmp_path)
         p.set_input_files("#para-file", str(bad))
-        p.wait_for_selector('#para-fields[data-file="broken.jsonl"][data-state="error"]',
-                            timeout=60_000)
+        p.wait_for_selector(
+            '#para-fields[data-file="broken.jsonl"][data-state="error"]', timeout=60_000
+        )
         p.wait_for_selector("#para-results[data-stale]", timeout=30_000)
         assert "the new input is not valid" in p.text_content("#para-stale")
         assert p.get_attribute("#para-status", "data-state") == "idle"

@@ -32,7 +32,11 @@ def test_not_isolated_page_says_it_runs_on_one_thread(browser_context, not_isola
         assert "1 thread " in p.text_content('#para-settings dd[data-setting="encoder"]')
         stamp, _ = stamped_pairs(p, tmp_path)
         env = stamp["environment"]
-        assert (env["cross_origin_isolated"], env["threads"], env["hardware_concurrency"]) == (False, 1, cores)
+        assert (env["cross_origin_isolated"], env["threads"], env["hardware_concurrency"]) == (
+            False,
+            1,
+            cores,
+        )
     finally:
         close_page(p)
 

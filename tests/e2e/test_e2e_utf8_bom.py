@@ -23,10 +23,12 @@ ROWS = [
     b"completely different words that appear nowhere in the training data ok,3\r\n",
     b"another clean row with plenty of words to be scored by the rule ok,4\r\n",
 ]
-TRAIN = (b"text\n"
-         b"yesterday the quick brown fox jumps over the lazy dog near the river bank today\n"
-         b"\xff\xfe a line that is not UTF-8 at all in the training file\n"
-         b"filler words only here nothing to see\n")
+TRAIN = (
+    b"text\n"
+    b"yesterday the quick brown fox jumps over the lazy dog near the river bank today\n"
+    b"\xff\xfe a line that is not UTF-8 at all in the training file\n"
+    b"filler words only here nothing to see\n"
+)
 
 
 def test_bom_and_lines_that_are_not_utf8_as_the_cli_has_them(browser_context, base_url, tmp_path):
@@ -35,9 +37,28 @@ def test_bom_and_lines_that_are_not_utf8_as_the_cli_has_them(browser_context, ba
     tr = tmp_path / "bad-train.csv"
     tr.write_bytes(TRAIN)
     from evalsieve.cli import main
+
     ref = tmp_path / "cli"
-    assert main(["contamination", str(ev), str(tr), "--eval-field", "question", "--train-field",
-                 "text", "--n", "8", "--skip-bad-lines", "--out", str(ref), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "contamination",
+                str(ev),
+                str(tr),
+                "--eval-field",
+                "question",
+                "--train-field",
+                "text",
+                "--n",
+                "8",
+                "--skip-bad-lines",
+                "--out",
+                str(ref),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     p = open_page(browser_context, base_url)
     try:
         assert wait_for_runs(p, 1) == "done", p.text_content("#error")
@@ -58,11 +79,25 @@ def test_bom_and_lines_that_are_not_utf8_as_the_cli_has_them(browser_context, ba
         assert rows == want
         how = "(expected UTF-8 text (re-encode the file, e.g. iconv -t UTF-8))"
         assert [(r["file"], r["line"], r["error"]) for r in rows] == [
-            ("bom-eval.csv", "3", f"invalid UTF-8: the byte 0xE9 at character 4 of the record {how}"),
-            ("bad-train.csv", "3", f"invalid UTF-8: the byte 0xFF at character 1 of the record {how}")]
-        _, report = read_csv_export(download(p, "contamination-report.csv", tmp_path).decode("utf-8"))
+            (
+                "bom-eval.csv",
+                "3",
+                f"invalid UTF-8: the byte 0xE9 at character 4 of the record {how}",
+            ),
+            (
+                "bad-train.csv",
+                "3",
+                f"invalid UTF-8: the byte 0xFF at character 1 of the record {how}",
+            ),
+        ]
+        _, report = read_csv_export(
+            download(p, "contamination-report.csv", tmp_path).decode("utf-8")
+        )
         assert [(r["eval_row"], r["status"]) for r in report] == [
-            ("1", "contaminated"), ("3", "clean"), ("4", "clean")]
+            ("1", "contaminated"),
+            ("3", "clean"),
+            ("4", "clean"),
+        ]
         assert not p.watch.page_errors, p.watch.page_errors
     finally:
         close_page(p)

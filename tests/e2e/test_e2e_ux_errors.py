@@ -28,13 +28,15 @@ EVAL_LINES = [
     '{"question": "the quick brown fox jumps over the lazy dog near the river bank today"}\n',
     '{"question": "a malformed line here" x}\n',
     '{"question": "completely different words that appear nowhere in the training data ok"}\r\n',
-    '\n',
+    "\n",
     '["an", "array"]\n',
     '{"question": "another clean row with plenty of words to be scored by the rule ok"}\n',
     '{"question": "résumé café naïve words make a fine last row without any newline"}',
 ]
-TRAIN = ('{"text": "yesterday the quick brown fox jumps over the lazy dog near the river bank '
-         'today and more"}\n{"text": broken\n{"text": "filler words only here nothing to see"}\n')
+TRAIN = (
+    '{"text": "yesterday the quick brown fox jumps over the lazy dog near the river bank '
+    'today and more"}\n{"text": broken\n{"text": "filler words only here nothing to see"}\n'
+)
 
 
 def run(page) -> str:
@@ -69,16 +71,22 @@ def test_error_boxes_have_no_null_and_no_at_at(tab, tmp_path):
     set_skip(tab, False)
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
+
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     zero = tmp_path / "zero.parquet"
     zero.write_bytes(b"")
-    cut = tmp_path / "cut.jsonl"   # the last line ends inside a string (no newline after it)
-    cut.write_text('{"question": "one two three four five six seven eight nine"}\n'
-                   '{"question": "unterminated', encoding="utf-8")
+    cut = tmp_path / "cut.jsonl"  # the last line ends inside a string (no newline after it)
+    cut.write_text(
+        '{"question": "one two three four five six seven eight nine"}\n{"question": "unterminated',
+        encoding="utf-8",
+    )
     # a file with no rows, then one whose string stops: what each box must say
-    for path, says in ((empty, "the file is empty"), (zero, "the file is empty"),
-                       (cut, "Unterminated string starting at column 14")):
+    for path, says in (
+        (empty, "the file is empty"),
+        (zero, "the file is empty"),
+        (cut, "Unterminated string starting at column 14"),
+    ):
         choose_file(tab, "eval", path)
         text = error_text(tab)
         assert says in text and path.name in text, text
@@ -93,8 +101,9 @@ def test_error_boxes_have_no_null_and_no_at_at(tab, tmp_path):
     assert "the eval file has no rows" in text and "no-rows.parquet" in text
     assert_clean_error(text)
     # every part of the box is an element; no bare text node ("null") between them
-    assert tab.evaluate("[...document.querySelector('#error').childNodes]"
-                        ".every(n => n.nodeType === 1)")
+    assert tab.evaluate(
+        "[...document.querySelector('#error').childNodes].every(n => n.nodeType === 1)"
+    )
 
 
 def test_skip_malformed_lines_counts_lists_and_keeps_clean_bytes(tab, tmp_path):
@@ -119,21 +128,31 @@ def test_skip_malformed_lines_counts_lists_and_keeps_clean_bytes(tab, tmp_path):
     assert run(tab) == "done"
     assert tab.get_attribute("#skipped-note", "data-skipped") == "3"
     note = tab.inner_text("#skipped-note")
-    assert "3 malformed lines skipped" in note and "skip-eval.jsonl: 2" in note \
+    assert (
+        "3 malformed lines skipped" in note
+        and "skip-eval.jsonl: 2" in note
         and "skip-train.jsonl: 1" in note
+    )
     fp, rows = csv_body(download(tab, "skipped-lines.csv", tmp_path))
     stamp = json.loads(download(tab, "run-stamp.json", tmp_path))
     assert stamp["fingerprint"] == fp
     assert rows[0] == ["file", "line", "error"]
-    assert [(r[0], r[1]) for r in rows[1:]] == [("skip-eval.jsonl", "2"), ("skip-eval.jsonl", "5"),
-                                                ("skip-train.jsonl", "2")]
+    assert [(r[0], r[1]) for r in rows[1:]] == [
+        ("skip-eval.jsonl", "2"),
+        ("skip-eval.jsonl", "5"),
+        ("skip-train.jsonl", "2"),
+    ]
     assert rows[2][2].startswith("a JSON list where an object was expected")
     assert stamp["settings"]["skipped_lines"] == {"skip-eval.jsonl": 2, "skip-train.jsonl": 1}
     # the rows scored: records 1, 3, 5, 6 (a skipped record keeps its number); row 1 is in
     # training record 1
     _, report = csv_body(download(tab, "contamination-report.csv", tmp_path))
-    assert [(r[0], r[1]) for r in report[1:]] == [("1", "contaminated"), ("3", "clean"),
-                                                  ("5", "clean"), ("6", "clean")]
+    assert [(r[0], r[1]) for r in report[1:]] == [
+        ("1", "contaminated"),
+        ("3", "clean"),
+        ("5", "clean"),
+        ("6", "clean"),
+    ]
     # eval.clean: the kept rows' own bytes (CRLF and the missing last newline as they were)
     clean = download(tab, "eval.clean.jsonl", tmp_path)
     assert clean == (EVAL_LINES[2] + EVAL_LINES[5] + EVAL_LINES[6]).encode("utf-8")
@@ -148,12 +167,14 @@ def test_report_fits_1280_and_a4_and_runs_no_script(tab, browser_context, tmp_pa
     assert run(tab) == "done"
     html = download(tab, "overlap-report.html", tmp_path).decode("utf-8")
     assert "<script" not in html.lower() and not re.search(r"\son\w+\s*=", html, re.I)
-    shown = tab.eval_on_selector_all("#contaminated tbody tr",
-                                     "rs => rs.map(r => [r.dataset.row, r.dataset.rung])")
+    shown = tab.eval_on_selector_all(
+        "#contaminated tbody tr", "rs => rs.map(r => [r.dataset.row, r.dataset.rung])"
+    )
     assert len(shown) >= 3
     # the report lists them under the first rung that caught them, each group in page order
-    view = [row for row, _ in sorted(shown, key=lambda x: ["exact", "ngram", "semantic"]
-                                     .index(x[1]))]
+    view = [
+        row for row, _ in sorted(shown, key=lambda x: ["exact", "ngram", "semantic"].index(x[1]))
+    ]
     report = browser_context.new_page()
     try:
         report.set_viewport_size({"width": 1280, "height": 900})
@@ -169,8 +190,10 @@ def test_report_fits_1280_and_a4_and_runs_no_script(tab, browser_context, tmp_pa
             return out;
         }""")
         assert [r[0] for r in rows] == view
-        questions = [json.loads(x)["question"] for x in
-                     (FIXTURES / "gsm8k_test_sample.jsonl").read_text(encoding="utf-8").splitlines()]
+        questions = [
+            json.loads(x)["question"]
+            for x in (FIXTURES / "gsm8k_test_sample.jsonl").read_text(encoding="utf-8").splitlines()
+        ]
         assert [r[3] for r in rows] == [questions[int(v) - 1] for v in view]
         # numbers right, words left
         align = report.evaluate("""() => [...document.querySelectorAll('td')].map(

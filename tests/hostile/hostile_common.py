@@ -19,8 +19,12 @@ sys.path.insert(0, str(ROOT / "py"))
 from evalsieve import cli  # noqa: E402
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-CONTAMINATION_EXPORTS = ("contamination-report.csv", "too-short-to-score.csv",
-                         "overlap-report.html", "run-stamp.json")
+CONTAMINATION_EXPORTS = (
+    "contamination-report.csv",
+    "too-short-to-score.csv",
+    "overlap-report.html",
+    "run-stamp.json",
+)
 PARAPHRASE_EXPORTS = ("paraphrase-pairs.csv", "paraphrase-groups.csv", "run-stamp.json")
 
 
@@ -31,8 +35,14 @@ def with_parquet(names) -> tuple:
         import pyarrow.parquet  # noqa: F401
     except ImportError:
         return tuple(names)
-    return (*names, *(n[:-4] + ".parquet" for n in names
-                      if n.endswith(".csv") and not n.startswith("eval.clean")))
+    return (
+        *names,
+        *(
+            n[:-4] + ".parquet"
+            for n in names
+            if n.endswith(".csv") and not n.startswith("eval.clean")
+        ),
+    )
 
 
 class Hang(Exception):
@@ -42,8 +52,10 @@ class Hang(Exception):
 @contextlib.contextmanager
 def time_limit(seconds: int):
     """Fail (instead of hanging the suite) when the body runs longer than `seconds`."""
+
     def on_alarm(signum, frame):
         raise Hang(f"still running after {seconds} s")
+
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.alarm(seconds)
     try:
@@ -104,6 +116,7 @@ def comparable(folder: Path, name: str):
     path = Path(folder, name)
     if name.endswith(".parquet") and not name.startswith("eval.clean"):
         import pyarrow.parquet as pq
+
         table = pq.read_table(path)
         stamp = json.loads(table.schema.metadata[b"evalsieve.run_stamp"])
         stamp.pop("utc")
@@ -131,12 +144,15 @@ def read_stamped(text: str, stamp_text: str) -> tuple[dict, list[dict]]:
 
 def read_export(folder: Path, name: str) -> tuple[dict, list[dict]]:
     """(stamp, rows) of the CSV export `name` in `folder`, beside its run-stamp.json."""
-    return read_stamped(Path(folder, name).read_text(encoding="utf-8"),
-                        Path(folder, "run-stamp.json").read_text(encoding="utf-8"))
+    return read_stamped(
+        Path(folder, name).read_text(encoding="utf-8"),
+        Path(folder, "run-stamp.json").read_text(encoding="utf-8"),
+    )
 
 
-def check_error(rc: int, err: str, out_dir: Path, name: str, words: list[str],
-                line: int | None) -> None:
+def check_error(
+    rc: int, err: str, out_dir: Path, name: str, words: list[str], line: int | None
+) -> None:
     """Exit 2, one message naming the file (and line), the expected words, no traceback,
     no export written."""
     assert rc == 2, f"exit {rc}, stderr: {err}"
@@ -166,14 +182,16 @@ def check_csv_cells_safe(text: str, where: str) -> int:
 
 def check_html_inert(html: str) -> None:
     """The report is self-contained and shows markup from the data as text."""
-    assert not re.search(r"<\s*(script|img|iframe|textarea|object|embed)\b", html, re.I), \
+    assert not re.search(r"<\s*(script|img|iframe|textarea|object|embed)\b", html, re.I), (
         "markup leaked"
+    )
     assert not re.search(r"<[^>]*\bon\w+\s*=", html, re.I), "an event handler attribute leaked"
     assert "</textarea" not in html.lower()
 
 
-def check_contamination_result(out_dir: Path, summary: dict, rows: list[bytes],
-                               header: bytes, bom: bytes = b"") -> dict[str, list[int]]:
+def check_contamination_result(
+    out_dir: Path, summary: dict, rows: list[bytes], header: bytes, bom: bytes = b""
+) -> dict[str, list[int]]:
     """The partition and byte-exactness promises for one eval file.
 
     Args:
@@ -219,6 +237,7 @@ def model_dir_or_none() -> str | None:
     try:
         import onnxruntime  # noqa: F401
         import tokenizers  # noqa: F401
+
         return cli.find_model_dir(None)
     except Exception:
         return None

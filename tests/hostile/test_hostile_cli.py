@@ -13,9 +13,16 @@ import pytest
 from evalsieve import constants
 
 import make_corpus
-from hostile_common import (check_contamination_result, check_csv_cells_safe, check_error,
-                            model_dir_or_none, read_csv_export, run_cli, summary_of,
-                            with_parquet)
+from hostile_common import (
+    check_contamination_result,
+    check_csv_cells_safe,
+    check_error,
+    model_dir_or_none,
+    read_csv_export,
+    run_cli,
+    summary_of,
+    with_parquet,
+)
 
 CASES = make_corpus.cases(big=True)
 IDS = [c.name for c in CASES]
@@ -44,9 +51,18 @@ def test_committed_corpus_is_what_make_corpus_writes():
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_as_eval_file(case, corpus, tmp_path, capsys):
     out = tmp_path / "out"
-    rc, stdout, err = run_cli(["contamination", str(corpus / case.name),
-                               str(corpus / "_train-partner.jsonl"), "--out", str(out),
-                               "--json", "--quiet"], capsys)
+    rc, stdout, err = run_cli(
+        [
+            "contamination",
+            str(corpus / case.name),
+            str(corpus / "_train-partner.jsonl"),
+            "--out",
+            str(out),
+            "--json",
+            "--quiet",
+        ],
+        capsys,
+    )
     if case.error:
         check_error(rc, err, out, case.name, case.error, case.line)
         return
@@ -67,9 +83,18 @@ def test_as_eval_file(case, corpus, tmp_path, capsys):
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_as_training_file(case, corpus, tmp_path, capsys):
     out = tmp_path / "out"
-    rc, stdout, err = run_cli(["contamination", str(corpus / "_eval-partner.jsonl"),
-                               str(corpus / case.name), "--out", str(out), "--json",
-                               "--quiet"], capsys)
+    rc, stdout, err = run_cli(
+        [
+            "contamination",
+            str(corpus / "_eval-partner.jsonl"),
+            str(corpus / case.name),
+            "--out",
+            str(out),
+            "--json",
+            "--quiet",
+        ],
+        capsys,
+    )
     if case.error:
         check_error(rc, err, out, case.name, case.error, case.line)
         return
@@ -88,6 +113,7 @@ MODEL_DIR = model_dir_or_none()
 def one_encoder():
     """Load the encoder once for all cases (the CLI builds one per run; 0.5 s each)."""
     from evalsieve import native_encoder
+
     made = native_encoder.NativeEncoder
     cache = {}
 
@@ -95,18 +121,33 @@ def one_encoder():
         if args not in cache:
             cache[args] = made(*args)
         return cache[args]
+
     native_encoder.NativeEncoder = shared
     yield
     native_encoder.NativeEncoder = made
 
 
-@pytest.mark.skipif(MODEL_DIR is None, reason="paraphrases need onnxruntime + tokenizers and "
-                    "the model in dist/assets/model (python3 build.py build)")
+@pytest.mark.skipif(
+    MODEL_DIR is None,
+    reason="paraphrases need onnxruntime + tokenizers and "
+    "the model in dist/assets/model (python3 build.py build)",
+)
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_paraphrases(case, corpus, tmp_path, capsys, one_encoder):
     out = tmp_path / "out"
-    rc, stdout, err = run_cli(["paraphrases", str(corpus / case.name), "--out", str(out),
-                               "--json", "--quiet", "--model-dir", MODEL_DIR], capsys)
+    rc, stdout, err = run_cli(
+        [
+            "paraphrases",
+            str(corpus / case.name),
+            "--out",
+            str(out),
+            "--json",
+            "--quiet",
+            "--model-dir",
+            MODEL_DIR,
+        ],
+        capsys,
+    )
     words = case.error or case.para_error
     if words:
         check_error(rc, err, out, case.name, words, case.line if case.error else None)
@@ -115,11 +156,18 @@ def test_paraphrases(case, corpus, tmp_path, capsys, one_encoder):
     summary = summary_of(stdout)
     assert summary["rows_scanned"] + summary["rows_empty"] == len(case.rows)
     names = sorted(p.name for p in out.iterdir())
-    dedup = [n for n in names if n.startswith("eval.deduplicated.")]   # after the eval format
+    dedup = [n for n in names if n.startswith("eval.deduplicated.")]  # after the eval format
     assert len(dedup) == 1 and dedup[0] in constants.DEDUP_NAME_BY_FORMAT.values(), names
-    assert sorted(set(names) - set(dedup)) == sorted(with_parquet(
-        ["paraphrase-dropped.csv", "paraphrase-groups.csv", "paraphrase-pairs.csv",
-         "run-stamp.json"]))
+    assert sorted(set(names) - set(dedup)) == sorted(
+        with_parquet(
+            [
+                "paraphrase-dropped.csv",
+                "paraphrase-groups.csv",
+                "paraphrase-pairs.csv",
+                "run-stamp.json",
+            ]
+        )
+    )
     pairs = (out / "paraphrase-pairs.csv").read_text(encoding="utf-8")
     groups = (out / "paraphrase-groups.csv").read_text(encoding="utf-8")
     check_csv_cells_safe(pairs, "paraphrase-pairs.csv")

@@ -16,8 +16,16 @@ from hostile_common import check_error, read_csv_export, run_cli, summary_of
 CASES = [c for c in make_corpus.cases(big=False) if c.error]
 IDS = [c.name for c in CASES]
 #: Error words of the cases that are one malformed record (the option skips them).
-SKIPPABLE = ("not valid json", "object", "nested", "field but the header", "fields but the header",
-             "malformed tsv record", "malformed csv record", "invalid utf-8")
+SKIPPABLE = (
+    "not valid json",
+    "object",
+    "nested",
+    "field but the header",
+    "fields but the header",
+    "malformed tsv record",
+    "malformed csv record",
+    "invalid utf-8",
+)
 
 
 def skippable(case) -> bool:
@@ -33,23 +41,49 @@ def corpus(tmp_path_factory):
 
 def test_the_skippable_cases_are_the_expected_ones():
     assert sorted(c.name for c in CASES if skippable(c)) == [
-        "csv-ragged.csv", "deep-nesting.jsonl", "invalid-utf8.jsonl", "latin1.csv",
-        "malformed-middle.jsonl", "scalars.jsonl", "tsv-ragged.tsv", "tsv-stray-quotes.tsv"]
+        "csv-ragged.csv",
+        "deep-nesting.jsonl",
+        "invalid-utf8.jsonl",
+        "latin1.csv",
+        "malformed-middle.jsonl",
+        "scalars.jsonl",
+        "tsv-ragged.tsv",
+        "tsv-stray-quotes.tsv",
+    ]
 
 
 @pytest.mark.parametrize("role", ["eval", "train"])
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_with_skip_bad_lines(case, role, corpus, tmp_path, capsys):
     out = tmp_path / "out"
-    files = ([str(corpus / case.name), str(corpus / "_train-partner.jsonl")] if role == "eval"
-             else [str(corpus / "_eval-partner.jsonl"), str(corpus / case.name)])
-    rc, stdout, err = run_cli(["contamination", *files, "--out", str(out), "--json", "--quiet",
-                               "--skip-bad-lines", "--filter", "off"], capsys)
+    files = (
+        [str(corpus / case.name), str(corpus / "_train-partner.jsonl")]
+        if role == "eval"
+        else [str(corpus / "_eval-partner.jsonl"), str(corpus / case.name)]
+    )
+    rc, stdout, err = run_cli(
+        [
+            "contamination",
+            *files,
+            "--out",
+            str(out),
+            "--json",
+            "--quiet",
+            "--skip-bad-lines",
+            "--filter",
+            "off",
+        ],
+        capsys,
+    )
     if rc == 2 and "every record in the start of the file is malformed" in err:
         # every record sampled is malformed: the error names the first skipped line
         check_error(rc, err, out, case.name, case.error, case.line)
-        assert case.name in ("pretty.json", "scalars.jsonl", "tsv-stray-quotes.tsv",
-                             "latin1.csv"), err
+        assert case.name in (
+            "pretty.json",
+            "scalars.jsonl",
+            "tsv-stray-quotes.tsv",
+            "latin1.csv",
+        ), err
         return
     if not skippable(case):
         check_error(rc, err, out, case.name, case.error, case.line)

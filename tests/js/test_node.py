@@ -37,8 +37,9 @@ def _node() -> str:
 
 
 def _contract() -> dict:
-    proc = subprocess.run([_node(), str(HERE / "print_contract.mjs")], capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [_node(), str(HERE / "print_contract.mjs")], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout)
 
@@ -48,8 +49,9 @@ def test_worker_modules_under_node():
     tests = sorted(str(p) for p in HERE.glob("*.test.mjs"))
     assert len(tests) >= 6
     env = {**os.environ, "EVALSIEVE_PYTHON": sys.executable}
-    proc = subprocess.run([node, "--test", *tests], capture_output=True, text=True, timeout=180,
-                          env=env)
+    proc = subprocess.run(
+        [node, "--test", *tests], capture_output=True, text=True, timeout=180, env=env
+    )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     assert re.search(r"^# fail 0$", proc.stdout, re.M), proc.stdout[-2000:]
 
@@ -63,8 +65,10 @@ CONTRACT_MAX_LINES = 340
 
 def test_every_worker_module_is_small():
     """No worker module over ~300 lines: new code goes into new modules (jobs/, embed/)."""
-    sizes = {p.relative_to(ROOT / "worker").as_posix(): len(p.read_text(encoding="utf-8").splitlines())
-             for p in sorted((ROOT / "worker").rglob("*.js"))}
+    sizes = {
+        p.relative_to(ROOT / "worker").as_posix(): len(p.read_text(encoding="utf-8").splitlines())
+        for p in sorted((ROOT / "worker").rglob("*.js"))
+    }
     assert len(sizes) >= 20
     limit = {"protocol.js": CONTRACT_MAX_LINES}
     assert {k: v for k, v in sizes.items() if v > limit.get(k, MAX_LINES)} == {}
@@ -78,9 +82,17 @@ TSC_PROJECTS = {
     "tsconfig.sw.json": (["../../site/sw.js"], "webworker"),
 }
 #: strict's member flags: none may be turned back off beside `strict: true`.
-STRICT_FLAGS = ("noImplicitAny", "noImplicitThis", "strictNullChecks", "strictFunctionTypes",
-                "strictBindCallApply", "strictPropertyInitialization", "useUnknownInCatchVariables",
-                "alwaysStrict", "strictBuiltinIteratorReturn")
+STRICT_FLAGS = (
+    "noImplicitAny",
+    "noImplicitThis",
+    "strictNullChecks",
+    "strictFunctionTypes",
+    "strictBindCallApply",
+    "strictPropertyInitialization",
+    "useUnknownInCatchVariables",
+    "alwaysStrict",
+    "strictBuiltinIteratorReturn",
+)
 
 
 def _tsc() -> list[str]:
@@ -90,8 +102,13 @@ def _tsc() -> list[str]:
         npm = shutil.which("npm")
         if npm is None:
             pytest.skip("npm is not installed; cannot install the pinned TypeScript")
-        subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--prefer-offline"], cwd=HERE,
-                       check=True, capture_output=True, timeout=600)
+        subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--prefer-offline"],
+            cwd=HERE,
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
     return [node, str(tsc)]
 
 
@@ -101,12 +118,20 @@ def test_types_check_with_tsc_strict(project):
     config = json.loads((HERE / project).read_text(encoding="utf-8"))
     opts = config["compilerOptions"]
     include, lib = TSC_PROJECTS[project]
-    assert (opts["strict"], opts["checkJs"], opts["allowJs"], opts["noEmit"]) == (True, True, True, True)
-    assert {k: opts[k] for k in STRICT_FLAGS if k in opts} == {k: True for k in STRICT_FLAGS if k in opts}
+    assert (opts["strict"], opts["checkJs"], opts["allowJs"], opts["noEmit"]) == (
+        True,
+        True,
+        True,
+        True,
+    )
+    assert {k: opts[k] for k in STRICT_FLAGS if k in opts} == {
+        k: True for k in STRICT_FLAGS if k in opts
+    }
     assert lib in opts["lib"]
     assert config["include"] == include
-    proc = subprocess.run([*_tsc(), "-p", str(HERE / project)], capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run(
+        [*_tsc(), "-p", str(HERE / project)], capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     assert proc.stdout.strip() == ""
 
@@ -120,8 +145,12 @@ def test_every_module_is_in_a_strict_tsc_project():
     `// @ts-check` (so an editor checks it too); none opts out with @ts-nocheck or @ts-ignore."""
     checked: set[Path] = set()
     for project in TSC_PROJECTS:
-        proc = subprocess.run([*_tsc(), "-p", str(HERE / project), "--listFilesOnly"],
-                              capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(
+            [*_tsc(), "-p", str(HERE / project), "--listFilesOnly"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
         checked |= {Path(line).resolve() for line in proc.stdout.splitlines() if line.strip()}
     modules = _modules()
@@ -129,7 +158,9 @@ def test_every_module_is_in_a_strict_tsc_project():
     assert [p.relative_to(ROOT).as_posix() for p in modules if p.resolve() not in checked] == []
     heads = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in modules}
     assert [k for k, text in heads.items() if not text.startswith("// @ts-check\n")] == []
-    assert [k for k, text in heads.items() if re.search(r"@ts-(nocheck|ignore|expect-error)", text)] == []
+    assert [
+        k for k, text in heads.items() if re.search(r"@ts-(nocheck|ignore|expect-error)", text)
+    ] == []
 
 
 def test_bridge_ops_are_the_protocol_bridge_ops():
@@ -162,4 +193,6 @@ def test_architecture_doc_lists_every_worker_module_and_log_kind():
         assert f"`{kind}`" in text, f"docs/ARCHITECTURE.md does not describe log kind {kind}"
     for p in sorted((ROOT / "py" / "evalsieve").glob("*.py")):
         if p.name != "__init__.py":
-            assert f"{p.name}" in text, f"docs/ARCHITECTURE.md does not mention py/evalsieve/{p.name}"
+            assert f"{p.name}" in text, (
+                f"docs/ARCHITECTURE.md does not mention py/evalsieve/{p.name}"
+            )

@@ -23,12 +23,22 @@ def test_site_modules_under_node():
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed; page module tests skipped")
-    major = int(subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip().lstrip("v").split(".")[0])
+    major = int(
+        subprocess.run([node, "--version"], capture_output=True, text=True)
+        .stdout.strip()
+        .lstrip("v")
+        .split(".")[0]
+    )
     if major < 20:
         pytest.skip(f"node {major} lacks module.register (need 20.6+)")
     tests = sorted(str(p) for p in (HERE / "site").glob("*.test.mjs"))
     assert tests, "no tests in tests/js/site"
     env = {**os.environ, "EVALSIEVE_PYTHON": sys.executable}  # tests/js/constants.mjs
-    proc = subprocess.run([node, "--import", str(HERE / "site" / "register.mjs"), "--test", *tests],
-                          capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        [node, "--import", str(HERE / "site" / "register.mjs"), "--test", *tests],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]

@@ -10,7 +10,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
 MAX_LINES = 300
 
-EXPORT = re.compile(r"^export\s+(?:async\s+)?(?:function|class|const|let)\s+([A-Za-z_$][\w$]*)", re.M)
+EXPORT = re.compile(
+    r"^export\s+(?:async\s+)?(?:function|class|const|let)\s+([A-Za-z_$][\w$]*)", re.M
+)
 
 
 def site_modules() -> list[Path]:
@@ -18,8 +20,10 @@ def site_modules() -> list[Path]:
 
 
 def test_every_page_module_is_small():
-    sizes = {str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines())
-             for p in site_modules()}
+    sizes = {
+        str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines())
+        for p in site_modules()
+    }
     assert sizes, "no JavaScript in site/"
     assert {k: v for k, v in sizes.items() if v > MAX_LINES} == {}
 
@@ -44,8 +48,14 @@ def test_page_restates_no_rule_constant():
     assert not re.search(r"\b(min|max)=", n_input), n_input
     assert not re.search(r"\b(min|max|value)=", slider), slider
     code = {p: p.read_text(encoding="utf-8") for p in site_modules() if p.name != "constants.js"}
-    restated = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p, text in code.items()
-                for m in re.finditer(r"0\.75\b|0\.90?\b|(?<!SHA-)\b256\b|paraphrase-(pairs|groups)\.csv|contamination-report\.csv", text)]
+    restated = [
+        f"{p.relative_to(ROOT)}: {m.group(0)}"
+        for p, text in code.items()
+        for m in re.finditer(
+            r"0\.75\b|0\.90?\b|(?<!SHA-)\b256\b|paraphrase-(pairs|groups)\.csv|contamination-report\.csv",
+            text,
+        )
+    ]
     assert restated == []
 
 

@@ -10,8 +10,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "hostile"))
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
-SHARED = os.environ.get("EVALSIEVE_SHARED_DATA",
-                        os.path.join(os.path.dirname(ROOT), "shared", "data"))
+SHARED = os.environ.get(
+    "EVALSIEVE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data")
+)
 
 
 @pytest.fixture
@@ -22,8 +23,10 @@ def fixtures():
 @pytest.fixture
 def shared():
     if not os.path.isdir(SHARED):
-        pytest.skip(f"../shared/data is absent ({SHARED}); these tests read the real public "
-                    "sets that sit beside the checkout in CI")
+        pytest.skip(
+            f"../shared/data is absent ({SHARED}); these tests read the real public "
+            "sets that sit beside the checkout in CI"
+        )
     return SHARED
 
 
@@ -34,6 +37,7 @@ def model_dir():
     pytest.importorskip("onnxruntime", reason="the encoder extra (pip install -e .[encoder])")
     pytest.importorskip("tokenizers", reason="the encoder extra (pip install -e .[encoder])")
     from evalsieve.cli import find_model_dir
+
     try:
         return find_model_dir(None)
     except Exception as e:

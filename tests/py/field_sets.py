@@ -25,11 +25,15 @@ BEGIN, END = "<!-- default-fields -->", "<!-- /default-fields -->"
 
 #: An OpenAI-style system turn, the same in every row (what made every MBPP row look
 #: contaminated when the default was messages[].content).
-SYSTEM_PROMPT = ("You are an expert Python programmer, and here is your task: write a "
-                 "function that passes the tests below. Answer with code only.")
+SYSTEM_PROMPT = (
+    "You are an expert Python programmer, and here is your task: write a "
+    "function that passes the tests below. Answer with code only."
+)
 #: A ShareGPT system turn, the same in every row.
-TUTOR_PROMPT = ("You are a careful math tutor. Think step by step and give the final number "
-                "after the four hash signs.")
+TUTOR_PROMPT = (
+    "You are a careful math tutor. Think step by step and give the final number "
+    "after the four hash signs."
+)
 
 #: (set, file below ../shared/data, file in tests/fixtures/public_heads or None, the
 #: field a person picks, how the file is built: None (as it is), "openai" or "sharegpt").
@@ -37,16 +41,31 @@ SETS = (
     ("GSM8K", "gsm8k/test.jsonl", "gsm8k_test.jsonl", "question", None),
     ("TruthfulQA", "truthfulqa/TruthfulQA.csv", "TruthfulQA.csv", "Question", None),
     ("MMLU", "mmlu/test/anatomy_test.csv", "mmlu_anatomy_test.csv", "question", None),
-    ("ARC-Challenge", "arc_challenge/arc_challenge_test.jsonl", "arc_challenge_test.jsonl",
-     "question", None),
+    (
+        "ARC-Challenge",
+        "arc_challenge/arc_challenge_test.jsonl",
+        "arc_challenge_test.jsonl",
+        "question",
+        None,
+    ),
     ("MBPP", "mbpp/mbpp.jsonl", "mbpp.jsonl", "text", None),
     ("HumanEval", "humaneval/HumanEval.jsonl.gz", "HumanEval.jsonl.gz", "prompt", None),
     ("MATH-500", "math500/math500.jsonl", "math500.jsonl", "problem", None),
     ("GSM-Hard", "gsm_hard_pal/gsmhardv2.jsonl", None, "input", None),
-    ("OpenAI chat (MBPP, shared system turn)", "mbpp/mbpp.jsonl", "mbpp.jsonl",
-     "messages[role=user].content", "openai"),
-    ("ShareGPT chat (GSM8K, shared system turn)", "gsm8k/test.jsonl", "gsm8k_test.jsonl",
-     "conversations[from=human].value", "sharegpt"),
+    (
+        "OpenAI chat (MBPP, shared system turn)",
+        "mbpp/mbpp.jsonl",
+        "mbpp.jsonl",
+        "messages[role=user].content",
+        "openai",
+    ),
+    (
+        "ShareGPT chat (GSM8K, shared system turn)",
+        "gsm8k/test.jsonl",
+        "gsm8k_test.jsonl",
+        "conversations[from=human].value",
+        "sharegpt",
+    ),
 )
 
 
@@ -60,17 +79,32 @@ def read_rows(path: str) -> list[dict]:
 def openai_chat(rows: list[dict], prompt: str = SYSTEM_PROMPT) -> list[dict]:
     """MBPP-shaped rows as OpenAI chat records: system (the same in every row), user (the
     task text), assistant (the code)."""
-    return [{"messages": [{"role": "system", "content": prompt},
-                          {"role": "user", "content": r["text"]},
-                          {"role": "assistant", "content": r["code"]}]} for r in rows]
+    return [
+        {
+            "messages": [
+                {"role": "system", "content": prompt},
+                {"role": "user", "content": r["text"]},
+                {"role": "assistant", "content": r["code"]},
+            ]
+        }
+        for r in rows
+    ]
 
 
 def sharegpt_chat(rows: list[dict], prompt: str = TUTOR_PROMPT) -> list[dict]:
     """GSM8K-shaped rows as ShareGPT records: an id, then system (the same in every row),
     human (the question), gpt (the answer)."""
-    return [{"id": f"gsm8k-{i}", "conversations": [
-        {"from": "system", "value": prompt}, {"from": "human", "value": r["question"]},
-        {"from": "gpt", "value": r["answer"]}]} for i, r in enumerate(rows)]
+    return [
+        {
+            "id": f"gsm8k-{i}",
+            "conversations": [
+                {"from": "system", "value": prompt},
+                {"from": "human", "value": r["question"]},
+                {"from": "gpt", "value": r["answer"]},
+            ],
+        }
+        for i, r in enumerate(rows)
+    ]
 
 
 def as_jsonl(rows: list[dict]) -> str:
@@ -99,8 +133,14 @@ def table(shared: str) -> str:
     for name, rel, _, _, build in SETS:
         info = inspect_set(os.path.join(shared, rel), build)
         field = info["default_fields"][0] if info["default_fields"] else "(none)"
-        what = f"`{rel}`" + {None: "", "openai": " as OpenAI `messages`",
-                             "sharegpt": " as ShareGPT `conversations`"}[build]
+        what = (
+            f"`{rel}`"
+            + {
+                None: "",
+                "openai": " as OpenAI `messages`",
+                "sharegpt": " as ShareGPT `conversations`",
+            }[build]
+        )
         reason = info["default_reason"].replace("|", "\\|")
         lines.append(f"| {name} | {what} | `{field}` | {reason} |")
     return "\n".join(lines) + "\n"
@@ -130,5 +170,8 @@ def write(shared: str) -> None:
 
 
 if __name__ == "__main__":
-    write(os.environ.get("EVALSIEVE_SHARED_DATA",
-                         os.path.join(os.path.dirname(ROOT), "shared", "data")))
+    write(
+        os.environ.get(
+            "EVALSIEVE_SHARED_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data")
+        )
+    )

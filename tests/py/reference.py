@@ -16,7 +16,7 @@ def words(text):
 
 
 def grams(ws, n):
-    return {tuple(ws[i:i + n]) for i in range(len(ws) - n + 1)}
+    return {tuple(ws[i : i + n]) for i in range(len(ws) - n + 1)}
 
 
 def nearest_rank_p5(counts):

@@ -17,14 +17,25 @@ from evalsieve.grouping import connected_components
 def reference_grouping(n, candidates, threshold, cosine, floor=None):
     """The old ``group_paraphrases``, flattened to tuples."""
     g = group_paraphrases(n, candidates, threshold, cosine, floor)
-    return ([(x["members"], x["lowest"], x["lowest_pair"], x["chained"], x["representative"])
-             for x in g["groups"]], g["pairs"], g["rows_in_groups"], g["effective_rows"],
-            g["duplicate_share"])
+    return (
+        [
+            (x["members"], x["lowest"], x["lowest_pair"], x["chained"], x["representative"])
+            for x in g["groups"]
+        ],
+        g["pairs"],
+        g["rows_in_groups"],
+        g["effective_rows"],
+        g["duplicate_share"],
+    )
 
 
-def group_paraphrases(n: int, candidates: list[tuple[int, int, float]], threshold: float,
-                      cosine: Callable[[int, int], float], floor: float | None = None
-                      ) -> dict:
+def group_paraphrases(
+    n: int,
+    candidates: list[tuple[int, int, float]],
+    threshold: float,
+    cosine: Callable[[int, int], float],
+    floor: float | None = None,
+) -> dict:
     """Group rows whose cosine is at or above ``threshold`` (single linkage).
 
     Args:
@@ -74,9 +85,20 @@ def group_paraphrases(n: int, candidates: list[tuple[int, int, float]], threshol
                 if c < lowest:
                     lowest, lowest_pair = c, (i, j)
         rep = max(members, key=lambda m: (total[m], -m))
-        groups.append({"members": members, "lowest": lowest, "lowest_pair": lowest_pair,
-                       "chained": lowest < threshold, "representative": rep})
+        groups.append(
+            {
+                "members": members,
+                "lowest": lowest,
+                "lowest_pair": lowest_pair,
+                "chained": lowest < threshold,
+                "representative": rep,
+            }
+        )
     in_groups = sum(len(c) for c in comps)
-    return {"groups": groups, "pairs": edges, "rows_in_groups": in_groups,
-            "effective_rows": n - in_groups + len(comps),
-            "duplicate_share": in_groups / n if n else 0.0}
+    return {
+        "groups": groups,
+        "pairs": edges,
+        "rows_in_groups": in_groups,
+        "effective_rows": n - in_groups + len(comps),
+        "duplicate_share": in_groups / n if n else 0.0,
+    }

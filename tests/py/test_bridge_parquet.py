@@ -9,8 +9,10 @@ import os
 
 import pytest
 
-pq = pytest.importorskip("pyarrow.parquet", reason="the reference run needs pyarrow (the "
-                         "parquet extra; python3 build.py test installs it)")
+pq = pytest.importorskip(
+    "pyarrow.parquet",
+    reason="the reference run needs pyarrow (the parquet extra; python3 build.py test installs it)",
+)
 
 from evalsieve import bridge  # noqa: E402
 from evalsieve.cli import main  # noqa: E402
@@ -39,16 +41,27 @@ def body(csv_text):
 def test_inspect_values_is_the_cli_field_list(fixtures, capsys):
     path = os.path.join(fixtures, "chat_eval.parquet")
     src = ParquetSource(path)
-    assert src.paths == ["id", "meta.source", "meta.year", "messages[].role",
-                         "messages[].content"]
+    assert src.paths == ["id", "meta.source", "meta.year", "messages[].role", "messages[].content"]
     values = [v for b in src.values(limit=1000) for v in b]
-    got = call("inspect", {"name": "chat_eval.parquet", "role": "eval",
-                           "parquet": {"paths": src.paths, "rows": 6, "row_groups": 2}},
-               json.dumps(values))
+    got = call(
+        "inspect",
+        {
+            "name": "chat_eval.parquet",
+            "role": "eval",
+            "parquet": {"paths": src.paths, "rows": 6, "row_groups": 2},
+        },
+        json.dumps(values),
+    )
     assert main(["fields", path, "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
-    for k in ("format", "fields", "filter_fields", "default_fields", "default_reason",
-              "rows_sampled"):
+    for k in (
+        "format",
+        "fields",
+        "filter_fields",
+        "default_fields",
+        "default_reason",
+        "rows_sampled",
+    ):
         assert got[k] == cli[k], k
     assert got["format"] == "parquet" and got["rows"] == 6 and got["row_groups"] == 2
     filters = {f["path"]: f for f in got["filter_fields"]}
@@ -58,17 +71,21 @@ def test_inspect_values_is_the_cli_field_list(fixtures, capsys):
     assert got["default_reason"]
 
 
-@pytest.mark.parametrize("clean,kept", [("scored", [1, 3, 4]),
-                                        ("not-contaminated", [1, 3, 4, 6])])
+@pytest.mark.parametrize("clean,kept", [("scored", [1, 3, 4]), ("not-contaminated", [1, 3, 4, 6])])
 def test_values_run_equals_the_cli_parquet_run(fixtures, tmp_path, capsys, clean, kept):
     ev = os.path.join(fixtures, "chat_eval.parquet")
     tr = os.path.join(fixtures, "chat_train.parquet")
-    h = call("cont.start", {"eval": {"name": "chat_eval.parquet", "format": "parquet",
-                                     "fields": [FIELD]},
-                            "train": {"name": "chat_train.parquet", "format": "jsonl",
-                                      "fields": ["text"]},
-                            "n": 8, "boilerplate": True, "threshold": None,
-                            "clean": clean})["handle"]
+    h = call(
+        "cont.start",
+        {
+            "eval": {"name": "chat_eval.parquet", "format": "parquet", "fields": [FIELD]},
+            "train": {"name": "chat_train.parquet", "format": "jsonl", "fields": ["text"]},
+            "n": 8,
+            "boilerplate": True,
+            "threshold": None,
+            "clean": clean,
+        },
+    )["handle"]
     rows = 0
     for batch in rows_of(ev, ["messages"]):
         rows = call("cont.feed_eval_values", {"handle": h}, json.dumps(batch))["rows"]
@@ -78,10 +95,17 @@ def test_values_run_equals_the_cli_parquet_run(fixtures, tmp_path, capsys, clean
         lines = "".join(json.dumps(r) + "\n" for r in batch)
         records = call("cont.feed_train", {"handle": h}, lines)["records"]
     assert records == 4
-    s = call("cont.finish", {"handle": h, "inputs": {"eval": {"sha256": "0" * 64, "bytes": 1},
-                                                     "train": {"sha256": "0" * 64, "bytes": 1,
-                                                               "format": "parquet"}},
-                             "utc": "2026-01-01T00:00:00Z"})
+    s = call(
+        "cont.finish",
+        {
+            "handle": h,
+            "inputs": {
+                "eval": {"sha256": "0" * 64, "bytes": 1},
+                "train": {"sha256": "0" * 64, "bytes": 1, "format": "parquet"},
+            },
+            "utc": "2026-01-01T00:00:00Z",
+        },
+    )
     listed = call("cont.exports", {"handle": h})
     exports = {x["name"]: x["text"] for x in listed}
     call("close", {"handle": h})
@@ -98,12 +122,32 @@ def test_values_run_equals_the_cli_parquet_run(fixtures, tmp_path, capsys, clean
     assert listed[0]["kept_rows"] == [k - 1 for k in kept]
     assert listed[0]["clean_name"] == "eval.clean.parquet"
     report = body(exports["contamination-report.csv"])
-    assert {int(r["eval_row"]): r["containment"] for r in report
-            if r["status"] == "contaminated"} == {2: "1.0000", 5: "1.0000"}
+    assert {
+        int(r["eval_row"]): r["containment"] for r in report if r["status"] == "contaminated"
+    } == {2: "1.0000", 5: "1.0000"}
 
     out = tmp_path / "o"
-    assert main(["contamination", ev, tr, "--eval-field", FIELD, "--train-field", "text",
-                 "--n", "8", "--clean", clean, "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "contamination",
+                ev,
+                tr,
+                "--eval-field",
+                FIELD,
+                "--train-field",
+                "text",
+                "--n",
+                "8",
+                "--clean",
+                clean,
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     disk = (out / "contamination-report.csv").read_bytes().decode("utf-8")
     assert report == body(disk)
@@ -112,9 +156,13 @@ def test_values_run_equals_the_cli_parquet_run(fixtures, tmp_path, capsys, clean
 
 
 def test_feed_values_refuses_what_is_not_a_list():
-    h = call("cont.start", {"eval": {"name": "e.parquet", "format": "parquet", "fields": ["q"]},
-                            "train": {"name": "t.parquet", "format": "parquet",
-                                      "fields": ["q"]}})["handle"]
+    h = call(
+        "cont.start",
+        {
+            "eval": {"name": "e.parquet", "format": "parquet", "fields": ["q"]},
+            "train": {"name": "t.parquet", "format": "parquet", "fields": ["q"]},
+        },
+    )["handle"]
     bad = json.loads(bridge.call("cont.feed_eval_values", json.dumps({"handle": h}), '{"q": 1}'))
     call("close", {"handle": h})
     assert not bad["ok"] and bad["error"]["code"] == "bad_input"

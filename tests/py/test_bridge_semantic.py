@@ -8,8 +8,11 @@ import struct
 import evalsieve.contamination_exports as cx
 from evalsieve import bridge
 from evalsieve.ladder import QUALITY_NOTE
-from evalsieve.semantic_verifier import (VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD,
-                                         VERIFIER_WEIGHTS)
+from evalsieve.semantic_verifier import (
+    VERIFIER_CODE_THRESHOLD,
+    VERIFIER_THRESHOLD,
+    VERIFIER_WEIGHTS,
+)
 from hostile_common import without_fingerprint
 
 from test_semantic import EVAL_ROWS, TRAIN, _jsonl, ladder_job
@@ -20,9 +23,16 @@ def call(op, args=None, text=None, data=None):
 
 
 def start(semantic=None, exclude=None):
-    return call("cont.start", {"eval": {"name": "e.jsonl", "format": "jsonl", "fields": ["q"]},
-                               "train": {"name": "t.jsonl", "format": "jsonl", "fields": ["t"]},
-                               "n": 8, "semantic": semantic, "exclude_rungs": exclude})
+    return call(
+        "cont.start",
+        {
+            "eval": {"name": "e.jsonl", "format": "jsonl", "fields": ["q"]},
+            "train": {"name": "t.jsonl", "format": "jsonl", "fields": ["t"]},
+            "n": 8,
+            "semantic": semantic,
+            "exclude_rungs": exclude,
+        },
+    )
 
 
 def run(exclude=None, cosine=0.95):
@@ -54,11 +64,15 @@ def run(exclude=None, cosine=0.95):
 def test_bridge_ladder_equals_the_job_driven_directly():
     s, view, exports = run()
     job, direct = ladder_job()
-    assert s["rows_contaminated_by_rung"] == direct["rows_contaminated_by_rung"] == {
-        "exact": 2, "ngram": 1, "semantic": 1}   # row 5 "hi" is a one-word exact copy
+    assert (
+        s["rows_contaminated_by_rung"]
+        == direct["rows_contaminated_by_rung"]
+        == {"exact": 2, "ngram": 1, "semantic": 1}
+    )  # row 5 "hi" is a one-word exact copy
     # the fingerprint differs (runtime)
-    assert without_fingerprint(exports["contamination-report.csv"]) == \
-        without_fingerprint(cx.report_csv(job.result))
+    assert without_fingerprint(exports["contamination-report.csv"]) == without_fingerprint(
+        cx.report_csv(job.result)
+    )
     assert exports["eval.clean.jsonl"] == cx.clean_text(job.result) == _jsonl("q", EVAL_ROWS[3:4])
     lad = view["ladder"]
     assert lad["rungs"] == ["exact", "ngram", "semantic"]
@@ -66,7 +80,11 @@ def test_bridge_ladder_equals_the_job_driven_directly():
     assert lad["by_rung"] == {"exact": 2, "ngram": 1, "semantic": 1}
     assert lad["clean_at_these_rungs"] == 1 and lad["rows_total"] == 4
     assert [(r["eval_row"], r["rung"], r["leaves_clean"]) for r in lad["rows"]] == [
-        (1, "exact", True), (2, "ngram", True), (3, "semantic", True), (5, "exact", True)]
+        (1, "exact", True),
+        (2, "ngram", True),
+        (3, "semantic", True),
+        (5, "exact", True),
+    ]
     exact, ngram, sem, short = lad["rows"]
     assert short["training_record"] == 4 and short["containment_text"] == ""
     assert exact["training_record"] == 1 and ngram["training_record"] == 2
@@ -84,7 +102,7 @@ def test_bridge_exclude_rungs_keep_the_unticked_rungs_rows():
     s, view, exports = run(exclude=["exact", "ngram"])
     assert s["clean_file_excludes"] == ["exact", "ngram"]
     assert s["stamp"]["settings"]["clean_file_excludes"] == ["exact", "ngram"]
-    assert exports["eval.clean.jsonl"] == _jsonl("q", EVAL_ROWS[2:4])   # the reworded row stays
+    assert exports["eval.clean.jsonl"] == _jsonl("q", EVAL_ROWS[2:4])  # the reworded row stays
     assert [r["leaves_clean"] for r in view["ladder"]["rows"]] == [True, True, False, True]
     s, view, _ = run(cosine=0.1)
     assert s["rows_contaminated_by_rung"]["semantic"] == 0
@@ -101,8 +119,10 @@ def test_bridge_refuses_bad_rung_settings_at_start():
     h = start()["value"]["handle"]
     call("cont.feed_eval", {"handle": h}, _jsonl("q", EVAL_ROWS))
     call("cont.end_eval", {"handle": h})
-    assert call("cont.semantic_request", {"handle": h})["error"]["message"] == \
-        "the semantic rung is off"
+    assert (
+        call("cont.semantic_request", {"handle": h})["error"]["message"]
+        == "the semantic rung is off"
+    )
     call("close", {"handle": h})
 
 
@@ -116,14 +136,24 @@ def test_bridge_code_settings_reach_the_config_and_the_stamp():
     call("cont.feed_train", {"handle": h}, _jsonl("t", TRAIN))
     req = call("cont.semantic_request", {"handle": h})["value"]
     cos = [0.1] * len(req["pairs"])
-    call("cont.semantic_cosines", {"handle": h, "pairs": len(cos)}, None,
-         struct.pack(f"<{len(cos)}f", *cos))
-    s = call("cont.finish", {"handle": h, "inputs": {"eval": {"name": "e"}, "train": {"name": "t"}},
-                             "utc": "2026-01-01T00:00:00+00:00"})["value"]
+    call(
+        "cont.semantic_cosines",
+        {"handle": h, "pairs": len(cos)},
+        None,
+        struct.pack(f"<{len(cos)}f", *cos),
+    )
+    s = call(
+        "cont.finish",
+        {
+            "handle": h,
+            "inputs": {"eval": {"name": "e"}, "train": {"name": "t"}},
+            "utc": "2026-01-01T00:00:00+00:00",
+        },
+    )["value"]
     call("close", {"handle": h})
     st = s["stamp"]["settings"]
     assert st["semantic_code_ngram"] == 5 and st["semantic_threshold"] == 0.7
-    assert st["semantic_code_threshold"] == 0.7      # one threshold for every row, as the CLI's
+    assert st["semantic_code_threshold"] == 0.7  # one threshold for every row, as the CLI's
     assert st["semantic_verifier_weights"] == list(VERIFIER_WEIGHTS)
     assert "semantic_code_margin" not in st and "semantic_explain_away" not in st
     for gone in ("docstring_cosine", "explain_away", "code_margin"):

@@ -15,23 +15,36 @@ from evalsieve import errors
 from evalsieve.cli import main
 
 if sys.platform == "emscripten":
-    pytest.skip("the CLI's file system and statuses: CPython (Pyodide's suite has no "
-                "tests/hostile, and the page writes no folder)", allow_module_level=True)
+    pytest.skip(
+        "the CLI's file system and statuses: CPython (Pyodide's suite has no "
+        "tests/hostile, and the page writes no folder)",
+        allow_module_level=True,
+    )
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "hostile"))
 from hostile_common import read_export, run_cli, with_parquet  # noqa: E402
 
 # with pyarrow installed, each CSV report's Parquet version too
-CONTAMINATION = sorted(with_parquet(["contamination-report.csv", "eval.clean.jsonl",
-                                     "overlap-report.html", "too-short-to-score.csv",
-                                     "run-stamp.json"]))
+CONTAMINATION = sorted(
+    with_parquet(
+        [
+            "contamination-report.csv",
+            "eval.clean.jsonl",
+            "overlap-report.html",
+            "too-short-to-score.csv",
+            "run-stamp.json",
+        ]
+    )
+)
 
 
 @pytest.fixture
 def files(fixtures):
-    return (os.path.join(fixtures, "gsm8k_test_sample.jsonl"),
-            os.path.join(fixtures, "train_mix.jsonl"),
-            os.path.join(fixtures, "samples_gsm8k_sample.jsonl"))
+    return (
+        os.path.join(fixtures, "gsm8k_test_sample.jsonl"),
+        os.path.join(fixtures, "train_mix.jsonl"),
+        os.path.join(fixtures, "samples_gsm8k_sample.jsonl"),
+    )
 
 
 def contamination(ev, tr, out, *more):
@@ -55,12 +68,11 @@ def test_an_out_that_is_no_folder_stops_before_the_scan(where, files, tmp_path, 
     assert rc == errors.EXIT_ENVIRONMENT == 3
     line = one_error(err)
     assert str(out) in line and "is a file" in line, line
-    assert "eval:" not in err and "train:" not in err   # nothing was read
+    assert "eval:" not in err and "train:" not in err  # nothing was read
     assert (tmp_path / "f").read_text() == "a file the user keeps\n" and stdout == ""
 
 
-def test_an_out_that_cannot_be_written_stops_before_the_scan(files, tmp_path, capsys,
-                                                            monkeypatch):
+def test_an_out_that_cannot_be_written_stops_before_the_scan(files, tmp_path, capsys, monkeypatch):
     """A read-only folder (simulated: this suite may run as root, whom chmod does not stop;
     the probe is the same tempfile.mkdtemp the exports are staged with)."""
     ev, tr, _ = files
@@ -72,6 +84,7 @@ def test_an_out_that_cannot_be_written_stops_before_the_scan(files, tmp_path, ca
         if dir is not None and os.path.abspath(dir) == str(out):
             raise PermissionError(errno.EROFS, os.strerror(errno.EROFS), str(out))
         return real(*a, dir=dir, **k)
+
     monkeypatch.setattr(tempfile, "mkdtemp", read_only)
     rc, _, err = run_cli(contamination(ev, tr, out), capsys)
     assert rc == 3
@@ -80,8 +93,10 @@ def test_an_out_that_cannot_be_written_stops_before_the_scan(files, tmp_path, ca
     assert "eval:" not in err and os.listdir(out) == []
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
-                    reason="root writes into a read-only folder; the simulated test covers it")
+@pytest.mark.skipif(
+    os.name != "posix" or os.geteuid() == 0,
+    reason="root writes into a read-only folder; the simulated test covers it",
+)
 def test_a_read_only_out_folder_stops_before_the_scan(files, tmp_path, capsys):
     ev, tr, _ = files
     out = tmp_path / "ro"
@@ -94,8 +109,9 @@ def test_a_read_only_out_folder_stops_before_the_scan(files, tmp_path, capsys):
     assert rc == 3 and "Permission denied" in one_error(err) and "eval:" not in err
 
 
-def test_disk_full_while_writing_leaves_the_earlier_exports_as_they_were(files, tmp_path,
-                                                                          capsys, monkeypatch):
+def test_disk_full_while_writing_leaves_the_earlier_exports_as_they_were(
+    files, tmp_path, capsys, monkeypatch
+):
     ev, tr, _ = files
     out = tmp_path / "o"
     rc, _, err = run_cli(contamination(ev, tr, out, "--quiet"), capsys)
@@ -105,7 +121,7 @@ def test_disk_full_while_writing_leaves_the_earlier_exports_as_they_were(files, 
     real_open = builtins.open
     written = []
 
-    class Full:   # the second export hits a full disk part way through
+    class Full:  # the second export hits a full disk part way through
         def __init__(self, f):
             self.f = f
 
@@ -126,16 +142,21 @@ def test_disk_full_while_writing_leaves_the_earlier_exports_as_they_were(files, 
             if len(written) == 2:
                 return Full(f)
         return f
+
     monkeypatch.setattr(builtins, "open", full_open)
     # this run finds contamination: with --fail-on-contamination that would be 1, but the
     # failure to write is what the status says
-    rc, stdout, err = run_cli(contamination(ev, tr, out, "--train-field", "text", "--threshold",
-                                            "0.01", "--fail-on-contamination"), capsys)
+    rc, stdout, err = run_cli(
+        contamination(
+            ev, tr, out, "--train-field", "text", "--threshold", "0.01", "--fail-on-contamination"
+        ),
+        capsys,
+    )
     monkeypatch.setattr(builtins, "open", real_open)
     assert rc == 3, err
     line = one_error(err)
     assert "No space left on device" in line and "no export was changed" in line, line
-    assert {n: (out / n).read_bytes() for n in os.listdir(out)} == before   # staging gone too
+    assert {n: (out / n).read_bytes() for n in os.listdir(out)} == before  # staging gone too
     assert stdout == ""
 
 
@@ -144,18 +165,23 @@ def test_an_earlier_runs_exports_this_run_does_not_write_are_removed(files, tmp_
     out = tmp_path / "o"
     out.mkdir()
     (out / "notes.txt").write_text("mine\n")
-    rc, _, err = run_cli(contamination(ev, tr, out, "--scores", sc, "--score-filter",
-                                       "strict-match", "--skip-bad-lines"), capsys)
+    rc, _, err = run_cli(
+        contamination(
+            ev, tr, out, "--scores", sc, "--score-filter", "strict-match", "--skip-bad-lines"
+        ),
+        capsys,
+    )
     assert rc == 0, err
     more = with_parquet(["score-impact.csv", "scores-unmatched.csv", "skipped-lines.csv"])
     assert sorted(os.listdir(out)) == sorted(CONTAMINATION + ["notes.txt", *more])
     rc, _, err = run_cli(contamination(ev, tr, out), capsys)
     assert rc == 0, err
     assert sorted(os.listdir(out)) == sorted(CONTAMINATION + ["notes.txt"])
-    assert ("removed an earlier run's exports this run did not write: "
-            + ", ".join(sorted(more))) in err
+    assert (
+        "removed an earlier run's exports this run did not write: " + ", ".join(sorted(more))
+    ) in err
     stamp, _ = read_export(out, "contamination-report.csv")
-    assert "skip_bad_lines" not in stamp["settings"]   # the report is the second run's
+    assert "skip_bad_lines" not in stamp["settings"]  # the report is the second run's
     assert (out / "notes.txt").read_text() == "mine\n"
 
 
@@ -179,7 +205,7 @@ def test_a_bug_is_one_line_asking_for_a_report(files, tmp_path, capsys, monkeypa
     assert rc == errors.EXIT_INTERNAL == 4
     assert one_error(err) == "evalsieve: error: internal error: ZeroDivisionError: division by zero"
     assert "this is a bug in evalsieve" in err and "please report it" in err
-    assert not out.exists()   # made for this run, left empty: removed
+    assert not out.exists()  # made for this run, left empty: removed
 
 
 def test_a_usage_error_ends_in_the_error_line(files, tmp_path, capsys):
@@ -188,18 +214,27 @@ def test_a_usage_error_ends_in_the_error_line(files, tmp_path, capsys):
         main(["contamination", ev, "--out", str(tmp_path / "o")])
     assert e.value.code == 2
     err = capsys.readouterr().err
-    assert err.splitlines()[-1] == ("evalsieve: error: contamination: the following arguments "
-                                    "are required: TRAIN (see evalsieve contamination --help)")
+    assert err.splitlines()[-1] == (
+        "evalsieve: error: contamination: the following arguments "
+        "are required: TRAIN (see evalsieve contamination --help)"
+    )
 
 
 def test_contamination_is_status_1_only_with_fail_on_contamination(files, tmp_path, capsys):
     ev, tr, _ = files
-    base = contamination(ev, tr, tmp_path / "o", "--train-field", "text", "--threshold",
-                         "0.01", "--quiet")
+    base = contamination(
+        ev, tr, tmp_path / "o", "--train-field", "text", "--threshold", "0.01", "--quiet"
+    )
     assert run_cli(base, capsys)[0] == 0
     assert run_cli(base + ["--fail-on-contamination"], capsys)[0] == 1
-    clean = contamination(ev, os.path.join(os.path.dirname(ev), "humaneval_sample.jsonl"),
-                          tmp_path / "c", "--train-field", "text", "--fail-on-contamination")
+    clean = contamination(
+        ev,
+        os.path.join(os.path.dirname(ev), "humaneval_sample.jsonl"),
+        tmp_path / "c",
+        "--train-field",
+        "text",
+        "--fail-on-contamination",
+    )
     assert run_cli(clean, capsys)[0] == 0
 
 
@@ -208,6 +243,7 @@ def test_the_exit_status_table_in_the_docs_is_the_code():
     table = doc.split("<!-- exit-statuses -->")[1]
     rows = dict(re.findall(r"^\| (\d+) \| `(EXIT_\w+)` \|", table, flags=re.M))
     assert {int(k): v for k, v in rows.items()} == {
-        getattr(errors, n): n for n in dir(errors) if n.startswith("EXIT_") and n != "EXIT_BY_CODE"}
-    for code, status in errors.EXIT_BY_CODE.items():   # each error code's status is listed
+        getattr(errors, n): n for n in dir(errors) if n.startswith("EXIT_") and n != "EXIT_BY_CODE"
+    }
+    for code, status in errors.EXIT_BY_CODE.items():  # each error code's status is listed
         assert f"`{code}`" in table.split(f"| {status} |")[1].split("\n")[0], code

@@ -14,8 +14,9 @@ import pytest
 from evalsieve import corpus, engines
 from evalsieve.errors import EvalsieveError
 
-needs_processes = pytest.mark.skipif(sys.platform == "emscripten",
-                                     reason="Pyodide has no processes, threads or subprocesses")
+needs_processes = pytest.mark.skipif(
+    sys.platform == "emscripten", reason="Pyodide has no processes, threads or subprocesses"
+)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIX = os.path.join(ROOT, "tests", "fixtures")
 EVAL = os.path.join(FIX, "gsm8k_test_sample.jsonl")
@@ -39,10 +40,14 @@ def corpus_files(tmp_path, n=2, rows=3000):
 def cli(argv, env=None, **kw):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "py"), **(env or {}))
     # SIGINT at its default, as a terminal starts the CLI (see test_corpus_scan)
-    return subprocess.Popen([sys.executable, "-m", "evalsieve.cli", *argv], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-                            **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "evalsieve.cli", *argv],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        **kw,
+    )
 
 
 def descendants(pid):
@@ -54,8 +59,8 @@ def descendants(pid):
                 stat = open(f"/proc/{d}/stat").read()
             except OSError:
                 continue
-            name = stat[stat.index("(") + 1:stat.rindex(")")]
-            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+            name = stat[stat.index("(") + 1 : stat.rindex(")")]
+            ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
             kids.setdefault(ppid, []).append((int(d), name))
     out, todo = [], [pid]
     while todo:
@@ -105,8 +110,22 @@ def test_a_worker_killed_by_sigkill_stops_the_run_within_seconds(tmp_path):
     scans. multiprocessing.Pool replaced it and waited for its task forever (0% CPU)."""
     train = corpus_files(tmp_path)
     out = tmp_path / "out"
-    p = cli(["contamination", EVAL, *train, "--eval-field", "question", "--train-field", "text",
-             "--out", str(out), "--workers", "2"], env={"EVALSIEVE_TASK_DELAY_S": "60"})
+    p = cli(
+        [
+            "contamination",
+            EVAL,
+            *train,
+            "--eval-field",
+            "question",
+            "--train-field",
+            "text",
+            "--out",
+            str(out),
+            "--workers",
+            "2",
+        ],
+        env={"EVALSIEVE_TASK_DELAY_S": "60"},
+    )
     wait_for(p, "eval: 40 rows")
     deadline = time.time() + 60
     while len(descendants(p.pid)) < 2 and time.time() < deadline:
@@ -117,11 +136,13 @@ def test_a_worker_killed_by_sigkill_stops_the_run_within_seconds(tmp_path):
     os.kill(workers[0][0], signal.SIGKILL)
     killed = time.time()
     rc, stdout, err = finish(p, 60)
-    assert time.time() - killed < 30   # not the 60 s the other worker still sleeps
+    assert time.time() - killed < 30  # not the 60 s the other worker still sleeps
     assert rc == 3, err
     [line] = error_lines(err)
-    assert f"worker process {workers[0][0]} of the training pass was killed by signal 9 " \
-           "(SIGKILL, which the out-of-memory killer sends)" in line, line
+    assert (
+        f"worker process {workers[0][0]} of the training pass was killed by signal 9 "
+        "(SIGKILL, which the out-of-memory killer sends)" in line
+    ), line
     assert "train-" in line and "fewer --workers (this run had 2)" in line, line
     assert stdout == "" and not out.exists()
     assert descendants(p.pid) == []
@@ -130,14 +151,25 @@ def test_a_worker_killed_by_sigkill_stops_the_run_within_seconds(tmp_path):
 @needs_processes
 def test_run_local_names_the_task_of_a_worker_that_died(tmp_path, monkeypatch):
     import multiprocessing as mp
+
     if "fork" not in mp.get_all_start_methods():
         pytest.skip("needs fork")
     train = corpus_files(tmp_path, n=3, rows=200)
-    files = [{"path": p, "name": os.path.basename(p), "fmt": "jsonl", "fields": ["text"],
-              "gzip": False, "size": os.path.getsize(p)} for p in train]
+    files = [
+        {
+            "path": p,
+            "name": os.path.basename(p),
+            "fmt": "jsonl",
+            "fields": ["text"],
+            "gzip": False,
+            "size": os.path.getsize(p),
+        }
+        for p in train
+    ]
     tasks = corpus.plan_tasks(files, 2)
-    monkeypatch.setenv("EVALSIEVE_KILL_ONCE", str(tmp_path))   # fault_hooks.py
+    monkeypatch.setenv("EVALSIEVE_KILL_ONCE", str(tmp_path))  # fault_hooks.py
     from evalsieve.ngrams import EvalIndex
+
     payload = {"index": EvalIndex([[q] for q in Q], None), "filters": {}}
     results = []
     before = set(mp.active_children())
@@ -154,17 +186,27 @@ def test_run_local_names_the_task_of_a_worker_that_died(tmp_path, monkeypatch):
 def test_a_ray_worker_killed_is_retried_and_stdout_stays_one_json_document(tmp_path):
     pytest.importorskip("ray")
     train = corpus_files(tmp_path)
-    args = ["contamination", EVAL, *train, "--eval-field", "question", "--train-field", "text",
-            "--json"]
+    args = [
+        "contamination",
+        EVAL,
+        *train,
+        "--eval-field",
+        "question",
+        "--train-field",
+        "text",
+        "--json",
+    ]
     rc, local, err = finish(cli(args + ["--out", str(tmp_path / "one"), "--workers", "1"]), 120)
     assert rc == 0, err
-    p = cli(args + ["--out", str(tmp_path / "ray"), "--engine", "ray", "--workers", "2"],
-            env={"EVALSIEVE_KILL_ONCE": str(tmp_path)})
+    p = cli(
+        args + ["--out", str(tmp_path / "ray"), "--engine", "ray", "--workers", "2"],
+        env={"EVALSIEVE_KILL_ONCE": str(tmp_path)},
+    )
     rc, stdout, err = finish(p, 300)
     assert rc == 0, err
-    assert os.path.exists(tmp_path / "killed")   # a Ray worker did die (and Ray said so)
+    assert os.path.exists(tmp_path / "killed")  # a Ray worker did die (and Ray said so)
     assert "(raylet)" in err and "(raylet)" not in stdout
-    on_ray = json.loads(stdout)                    # the whole of stdout is the summary
+    on_ray = json.loads(stdout)  # the whole of stdout is the summary
     one = json.loads(local)
     for k in ("rows_contaminated", "rows_kept", "training_records", "rows_contaminated_by_rung"):
         assert on_ray[k] == one[k], k
@@ -183,9 +225,25 @@ def test_losing_the_ray_node_is_one_error_line_and_status_3(tmp_path):
     pytest.importorskip("ray")
     train = corpus_files(tmp_path, rows=300)
     out = tmp_path / "out"
-    p = cli(["contamination", EVAL, *train, "--eval-field", "question", "--train-field",
-             "text", "--out", str(out), "--engine", "ray", "--workers", "2", "--json"],
-            env={"EVALSIEVE_TASK_DELAY_S": "120"})
+    p = cli(
+        [
+            "contamination",
+            EVAL,
+            *train,
+            "--eval-field",
+            "question",
+            "--train-field",
+            "text",
+            "--out",
+            str(out),
+            "--engine",
+            "ray",
+            "--workers",
+            "2",
+            "--json",
+        ],
+        env={"EVALSIEVE_TASK_DELAY_S": "120"},
+    )
     wait_for(p, "Started a local Ray instance", 180)
     deadline = time.time() + 60
     raylet = []
@@ -193,36 +251,62 @@ def test_losing_the_ray_node_is_one_error_line_and_status_3(tmp_path):
         raylet = [pid for pid, name in descendants(p.pid) if name == "raylet"]
         time.sleep(0.5)
     assert raylet, descendants(p.pid)
-    time.sleep(3)   # the tasks are submitted and waiting
+    time.sleep(3)  # the tasks are submitted and waiting
     os.kill(raylet[0], signal.SIGKILL)
     rc, stdout, err = finish(p, 180)
     assert rc == 3, err[-3000:]
     [line] = error_lines(err)
-    assert ("the Ray driver process ended with status 1: Ray ends its driver so when it "
-            "loses its node" in line
-            or "Ray failed while it ran the task (LocalRayletDiedError" in line), line
+    assert (
+        "the Ray driver process ended with status 1: Ray ends its driver so when it loses its node"
+        in line
+        or "Ray failed while it ran the task (LocalRayletDiedError" in line
+    ), line
     assert stdout == "" and not out.exists()
 
 
 # -- stdout closed early -------------------------------------------------------------------------
 @needs_processes
-@pytest.mark.parametrize("argv, status", [
-    (["fields", EVAL], 0),
-    (["contamination", EVAL, os.path.join(FIX, "train_mix.jsonl"), "--eval-field", "question",
-      "--threshold", "0.01", "--json", "--fail-on-contamination"], 1),
-    (["contamination", EVAL, os.path.join(FIX, "train_mix.jsonl"), "--eval-field",
-      "question"], 0),
-])
+@pytest.mark.parametrize(
+    "argv, status",
+    [
+        (["fields", EVAL], 0),
+        (
+            [
+                "contamination",
+                EVAL,
+                os.path.join(FIX, "train_mix.jsonl"),
+                "--eval-field",
+                "question",
+                "--threshold",
+                "0.01",
+                "--json",
+                "--fail-on-contamination",
+            ],
+            1,
+        ),
+        (
+            [
+                "contamination",
+                EVAL,
+                os.path.join(FIX, "train_mix.jsonl"),
+                "--eval-field",
+                "question",
+            ],
+            0,
+        ),
+    ],
+)
 def test_a_closed_stdout_ends_quietly_with_the_runs_own_status(argv, status, tmp_path):
     """`evalsieve ... | head -1`: the reader goes away; no BrokenPipeError traceback, and the
     status is the run's (its exports are written; only the printing stopped)."""
     if argv[0] != "fields":
         argv = argv + ["--out", str(tmp_path / "o")]
     r, w = os.pipe()
-    os.close(r)   # the reader is gone before the CLI prints (as `head` after its lines)
+    os.close(r)  # the reader is gone before the CLI prints (as `head` after its lines)
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "py"))
-    p = subprocess.Popen([sys.executable, "-m", "evalsieve.cli", *argv], env=env, stdout=w,
-                         stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "evalsieve.cli", *argv], env=env, stdout=w, stderr=subprocess.PIPE
+    )
     os.close(w)
     _, err = p.communicate(timeout=120)
     err = err.decode()
@@ -233,22 +317,36 @@ def test_a_closed_stdout_ends_quietly_with_the_runs_own_status(argv, status, tmp
 
 
 @needs_processes
-def test_a_ray_address_where_no_cluster_answers_stops_instead_of_waiting(tmp_path,
-                                                                         monkeypatch):
+def test_a_ray_address_where_no_cluster_answers_stops_instead_of_waiting(tmp_path, monkeypatch):
     """Ray retries an address where nothing answers for minutes on end; the run stops
     after ray_engine.CONNECT_S (here 10 s) with an environment error."""
     pytest.importorskip("ray")
     import multiprocessing as mp
     from evalsieve import ray_engine
+
     monkeypatch.setattr(ray_engine, "CONNECT_S", 10)
     train = corpus_files(tmp_path, n=1, rows=50)
-    files = [{"path": train[0], "name": "train-0.jsonl", "fmt": "jsonl", "fields": ["text"],
-              "gzip": False, "size": os.path.getsize(train[0])}]
+    files = [
+        {
+            "path": train[0],
+            "name": "train-0.jsonl",
+            "fmt": "jsonl",
+            "fields": ["text"],
+            "gzip": False,
+            "size": os.path.getsize(train[0]),
+        }
+    ]
     before = set(mp.active_children())
     t0 = time.time()
     with pytest.raises(EvalsieveError) as e:
-        ray_engine.run_ray({"index": None, "filters": {}}, corpus.plan_tasks(files, 2),
-                           "127.0.0.1:1", None, lambda r: None, lambda n: None)
+        ray_engine.run_ray(
+            {"index": None, "filters": {}},
+            corpus.plan_tasks(files, 2),
+            "127.0.0.1:1",
+            None,
+            lambda r: None,
+            lambda n: None,
+        )
     assert time.time() - t0 < 60
     assert e.value.code == "environment"
     assert e.value.message == "Ray did not start or answer within 10 s at --ray-address 127.0.0.1:1"

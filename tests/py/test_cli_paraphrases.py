@@ -8,8 +8,11 @@ import pytest
 from evalsieve.cli import main
 from hostile_common import read_csv_export
 
-pytest.importorskip("onnxruntime", reason="the paraphrase CLI needs the encoder extra "
-                    "(pip install -e .[encoder]); python3 build.py test installs it")
+pytest.importorskip(
+    "onnxruntime",
+    reason="the paraphrase CLI needs the encoder extra "
+    "(pip install -e .[encoder]); python3 build.py test installs it",
+)
 pytest.importorskip("tokenizers", reason="needs the encoder extra")
 
 
@@ -19,10 +22,23 @@ def rows_of(text):
 
 def test_worked_example_groups_and_chain(tmp_path, model_dir, capsys):
     from evalsieve.paraphrase import worked_example_jsonl
+
     f = tmp_path / "ex.jsonl"
     f.write_text(worked_example_jsonl())
-    code = main(["paraphrases", str(f), "--field", "text", "--label-field", "id",
-                 "--out", str(tmp_path / "o"), "--json", "--quiet"])
+    code = main(
+        [
+            "paraphrases",
+            str(f),
+            "--field",
+            "text",
+            "--label-field",
+            "id",
+            "--out",
+            str(tmp_path / "o"),
+            "--json",
+            "--quiet",
+        ]
+    )
     assert code == 0
     s = json.loads(capsys.readouterr().out)
     assert s["rows_scanned"] == 6 and s["rows_truncated"] == 0 and s["threshold"] == 0.9
@@ -33,7 +49,7 @@ def test_worked_example_groups_and_chain(tmp_path, model_dir, capsys):
     g1, g2 = groups
     assert g1["chained"] == "yes" and g1["lowest_pair"] == "1 3"
     assert 0.80 < float(g1["lowest_internal_cosine"]) < 0.86
-    assert g1["representative_row"] == "2"          # the middle of the chain
+    assert g1["representative_row"] == "2"  # the middle of the chain
     assert g2["chained"] == "no" and g2["member_labels"] == "ex4 | ex5"
     pairs = rows_of(open(tmp_path / "o" / "paraphrase-pairs.csv", newline="").read())
     assert [(p["row_a"], p["row_b"]) for p in pairs] == [("4", "5"), ("1", "2"), ("2", "3")]
@@ -46,8 +62,10 @@ def test_gsm8k_rephrasings_pair_with_their_source(tmp_path, model_dir, shared, c
     """50 GSM8K test questions + their row-aligned GPT-4 rephrasings (llm-decontaminator):
     a found pair must join a question with its own rephrasing (row i with row 50 + i)."""
     qs = [json.loads(l)["question"] for l in open(os.path.join(shared, "gsm8k", "test.jsonl"))][:50]
-    rs = [json.loads(l)["text"] for l in open(os.path.join(shared, "llm_decontaminator",
-                                                          "rephrase_gsm8k.jsonl"))][:50]
+    rs = [
+        json.loads(l)["text"]
+        for l in open(os.path.join(shared, "llm_decontaminator", "rephrase_gsm8k.jsonl"))
+    ][:50]
     f = tmp_path / "mix.jsonl"
     f.write_text("".join(json.dumps({"text": t}) + "\n" for t in qs + rs))
     assert main(["paraphrases", str(f), "--out", str(tmp_path / "o"), "--json", "--quiet"]) == 0

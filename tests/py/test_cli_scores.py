@@ -45,35 +45,61 @@ def reference(report_csv, samples, filt):
 
 def check_against_reference(si, status, em):
     proportion = pytest.importorskip("statsmodels.stats.proportion")
-    for name, rows in (("all", list(em)),
-                       ("clean", [r for r in em if status.get(r) == "clean"]),
-                       ("contaminated", [r for r in em if status.get(r) == "contaminated"])):
+    for name, rows in (
+        ("all", list(em)),
+        ("clean", [r for r in em if status.get(r) == "clean"]),
+        ("contaminated", [r for r in em if status.get(r) == "contaminated"]),
+    ):
         k = sum(em[r] for r in rows)
         assert si[name]["n"] == len(rows), name
         if rows:
             assert si[name]["mean"] == pytest.approx(k / len(rows))
             assert si[name]["ci95"] == pytest.approx(
-                list(proportion.proportion_confint(k, len(rows), method="wilson")), abs=1e-12)
+                list(proportion.proportion_confint(k, len(rows), method="wilson")), abs=1e-12
+            )
 
 
 @pytest.fixture
 def files(fixtures):
-    return (os.path.join(fixtures, "gsm8k_test_sample.jsonl"),
-            os.path.join(fixtures, "train_mix.jsonl"),
-            os.path.join(fixtures, "samples_gsm8k_sample.jsonl"))
+    return (
+        os.path.join(fixtures, "gsm8k_test_sample.jsonl"),
+        os.path.join(fixtures, "train_mix.jsonl"),
+        os.path.join(fixtures, "samples_gsm8k_sample.jsonl"),
+    )
 
 
 def test_contamination_with_harness_samples(files, tmp_path, capsys):
     ev, tr, sc = files
     out = tmp_path / "o"
-    code, stdout, err = run(["contamination", ev, tr, "--eval-field", "question", "--out",
-                             str(out), "--json", "--scores", sc, "--score-filter",
-                             "flexible-extract"], capsys)
+    code, stdout, err = run(
+        [
+            "contamination",
+            ev,
+            tr,
+            "--eval-field",
+            "question",
+            "--out",
+            str(out),
+            "--json",
+            "--scores",
+            sc,
+            "--score-filter",
+            "flexible-extract",
+        ],
+        capsys,
+    )
     assert code == 0, err
     s = json.loads(stdout)
     si = s["score_impact"]
-    assert list(si) == ["metric", "rows_joined", "rows_unmatched", "all", "clean",
-                        "contaminated", "difference_contaminated_minus_clean"]
+    assert list(si) == [
+        "metric",
+        "rows_joined",
+        "rows_unmatched",
+        "all",
+        "clean",
+        "contaminated",
+        "difference_contaminated_minus_clean",
+    ]
     assert si["metric"] == "exact_match" and si["rows_joined"] == 40 and si["rows_unmatched"] == 0
     status, em = reference(out / "contamination-report.csv", sc, "flexible-extract")
     check_against_reference(si, status, em)
@@ -94,15 +120,25 @@ def test_contamination_with_harness_samples(files, tmp_path, capsys):
     stamp, rows = rows_of(out / "score-impact.csv")
     assert stamp["fingerprint"] == s["stamp"]["fingerprint"]
     by = {r["subset"]: r for r in rows}
-    assert set(by) == {"all", "clean", "contaminated", "too_short", "contaminated_minus_clean",
-                       "clean_minus_all", "contaminated_rung_exact", "contaminated_rung_ngram"}
+    assert set(by) == {
+        "all",
+        "clean",
+        "contaminated",
+        "too_short",
+        "contaminated_minus_clean",
+        "clean_minus_all",
+        "contaminated_rung_exact",
+        "contaminated_rung_ngram",
+    }
     # the rungs partition the contaminated rows (per rung, once there are several)
-    assert int(by["contaminated_rung_exact"]["n"]) + int(by["contaminated_rung_ngram"]["n"]) \
-        == int(by["contaminated"]["n"])
+    assert int(by["contaminated_rung_exact"]["n"]) + int(by["contaminated_rung_ngram"]["n"]) == int(
+        by["contaminated"]["n"]
+    )
     assert float(by["clean"]["mean"]) == pytest.approx(si["clean"]["mean"], abs=1e-6)
     assert by["contaminated"]["interval"] == "Wilson score"
     assert float(by["clean_minus_all"]["mean"]) == pytest.approx(
-        si["clean"]["mean"] - si["all"]["mean"], abs=1e-6)
+        si["clean"]["mean"] - si["all"]["mean"], abs=1e-6
+    )
     _, unmatched = rows_of(out / "scores-unmatched.csv")
     assert unmatched == []
     html = (out / "overlap-report.html").read_text(encoding="utf-8")
@@ -113,11 +149,23 @@ def test_contamination_with_harness_samples(files, tmp_path, capsys):
 
 def test_key_join_equals_order_join(files, tmp_path, capsys):
     ev, tr, sc = files
-    common = ["contamination", ev, tr, "--eval-field", "question", "--json", "--quiet",
-              "--scores", sc, "--score-filter", "strict-match"]
+    common = [
+        "contamination",
+        ev,
+        tr,
+        "--eval-field",
+        "question",
+        "--json",
+        "--quiet",
+        "--scores",
+        sc,
+        "--score-filter",
+        "strict-match",
+    ]
     _, a, _ = run(common + ["--out", str(tmp_path / "a")], capsys)
-    code, b, err = run(common + ["--out", str(tmp_path / "b"), "--score-key",
-                                 "doc.question=question"], capsys)
+    code, b, err = run(
+        common + ["--out", str(tmp_path / "b"), "--score-key", "doc.question=question"], capsys
+    )
     assert code == 0, err
     a, b = json.loads(a), json.loads(b)
     assert a["score_impact"] == b["score_impact"]
@@ -129,30 +177,48 @@ def test_unmatched_and_unscored_rows_are_listed(files, tmp_path, capsys):
     ev, tr, sc = files
     lines = open(sc, encoding="utf-8").read().splitlines(keepends=True)
     strict = [json.loads(x) for x in lines if '"strict-match"' in x]
-    strict[0]["doc_id"] = 99            # past the 40 eval rows
-    del strict[5]                       # eval row 6 loses its score
+    strict[0]["doc_id"] = 99  # past the 40 eval rows
+    del strict[5]  # eval row 6 loses its score
     part = tmp_path / "samples_part.jsonl"
     part.write_text("".join(json.dumps(r) + "\n" for r in strict), encoding="utf-8")
-    code, out, err = run(["contamination", ev, tr, "--eval-field", "question", "--out",
-                          str(tmp_path / "o"), "--json", "--scores", str(part)], capsys)
+    code, out, err = run(
+        [
+            "contamination",
+            ev,
+            tr,
+            "--eval-field",
+            "question",
+            "--out",
+            str(tmp_path / "o"),
+            "--json",
+            "--scores",
+            str(part),
+        ],
+        capsys,
+    )
     assert code == 0, err
     si = json.loads(out)["score_impact"]
     assert si["rows_joined"] == 38 and si["rows_unmatched"] == 1
     _, rows = rows_of(tmp_path / "o" / "scores-unmatched.csv")
-    assert [(r["side"], r["score_line"], r["eval_row"]) for r in rows] == \
-        [("scores", "1", ""), ("eval", "", "1"), ("eval", "", "6")]
+    assert [(r["side"], r["score_line"], r["eval_row"]) for r in rows] == [
+        ("scores", "1", ""),
+        ("eval", "", "1"),
+        ("eval", "", "6"),
+    ]
     assert "1 score rows unmatched, 2 eval rows without a score" in err
 
 
 def test_two_filters_without_a_choice_is_exit_2(files, tmp_path, capsys):
     ev, tr, sc = files
-    code, out, err = run(["contamination", ev, tr, "--out", str(tmp_path / "o"), "--scores",
-                          sc], capsys)
+    code, out, err = run(
+        ["contamination", ev, tr, "--out", str(tmp_path / "o"), "--scores", sc], capsys
+    )
     assert code == 2 and not (tmp_path / "o").exists()
     assert "samples_gsm8k_sample.jsonl, line 41: more than one filter" in err
     assert "--score-filter" in err
-    code, _, err = run(["contamination", ev, tr, "--out", str(tmp_path / "o"),
-                        "--score-field", "acc"], capsys)
+    code, _, err = run(
+        ["contamination", ev, tr, "--out", str(tmp_path / "o"), "--score-field", "acc"], capsys
+    )
     assert code == 2 and "--score-field needs --scores FILE" in err
 
 
@@ -160,45 +226,87 @@ def test_gsm8k_test_against_train_with_a_log_samples_file(shared, tmp_path, caps
     """The README's worked example: all 1,319 GSM8K test rows against train, with a
     --log_samples file written as the harness writes it (tools/lm_eval_samples.py)."""
     from lm_eval_samples import write_samples
+
     ev = os.path.join(shared, "gsm8k", "test.jsonl")
     tr = os.path.join(shared, "gsm8k", "train.jsonl")
     sc = tmp_path / "samples_gsm8k_2026-12-01T00-00-00.000000.jsonl"
     assert write_samples(ev, str(sc)) == 2 * 1319
     out = tmp_path / "o"
-    code, stdout, err = run(["contamination", ev, tr, "--eval-field", "question",
-                             "--train-field", "question", "--train-field", "answer",
-                             "--out", str(out), "--json", "--scores", str(sc),
-                             "--score-filter", "strict-match"], capsys)
+    code, stdout, err = run(
+        [
+            "contamination",
+            ev,
+            tr,
+            "--eval-field",
+            "question",
+            "--train-field",
+            "question",
+            "--train-field",
+            "answer",
+            "--out",
+            str(out),
+            "--json",
+            "--scores",
+            str(sc),
+            "--score-filter",
+            "strict-match",
+        ],
+        capsys,
+    )
     assert code == 0, err
     s = json.loads(stdout)
     si = s["score_impact"]
     assert si["rows_joined"] == 1319 and si["rows_unmatched"] == 0
-    assert si["contaminated"]["n"] == s["rows_contaminated"] == 3   # shared/data/README.md
+    assert si["contaminated"]["n"] == s["rows_contaminated"] == 3  # shared/data/README.md
     status, em = reference(out / "contamination-report.csv", str(sc), "strict-match")
     check_against_reference(si, status, em)
-    assert sum(em.values()) == 28     # the rule baseline's exact matches (strict-match)
+    assert sum(em.values()) == 28  # the rule baseline's exact matches (strict-match)
 
 
 def test_paraphrases_with_scores_clustered_se_matches_statsmodels(tmp_path, model_dir, capsys):
     sm = pytest.importorskip("statsmodels.api")
     np = pytest.importorskip("numpy")
     from evalsieve.paraphrase import worked_example_jsonl
+
     ev = tmp_path / "ex.jsonl"
     ev.write_text(worked_example_jsonl())
-    sc = tmp_path / "scores.csv"            # a table joined by key: rows ex1..ex6
+    sc = tmp_path / "scores.csv"  # a table joined by key: rows ex1..ex6
     sc.write_text("id,correct\nex1,1\nex2,1\nex3,0\nex4,1\nex5,1\nex6,0\n")
-    code, out, err = run(["paraphrases", str(ev), "--field", "text", "--label-field", "id",
-                          "--out", str(tmp_path / "o"), "--json", "--scores", str(sc),
-                          "--score-key", "id"], capsys)
+    code, out, err = run(
+        [
+            "paraphrases",
+            str(ev),
+            "--field",
+            "text",
+            "--label-field",
+            "id",
+            "--out",
+            str(tmp_path / "o"),
+            "--json",
+            "--scores",
+            str(sc),
+            "--score-key",
+            "id",
+        ],
+        capsys,
+    )
     assert code == 0, err
     s = json.loads(out)
     si = s["score_impact"]
-    assert list(si) == ["metric", "n", "mean", "se_naive", "se_clustered", "design_effect",
-                        "effective_n"]
+    assert list(si) == [
+        "metric",
+        "n",
+        "mean",
+        "se_naive",
+        "se_clustered",
+        "design_effect",
+        "effective_n",
+    ]
     # groups (see test_cli_paraphrases): {1, 2, 3}, {4, 5}, {6}
     y = np.array([1, 1, 0, 1, 1, 0], float)
-    fit = sm.OLS(y, np.ones((6, 1))).fit(cov_type="cluster",
-                                         cov_kwds={"groups": np.array([0, 0, 0, 1, 1, 2])})
+    fit = sm.OLS(y, np.ones((6, 1))).fit(
+        cov_type="cluster", cov_kwds={"groups": np.array([0, 0, 0, 1, 1, 2])}
+    )
     assert si["n"] == 6 and si["mean"] == pytest.approx(4 / 6)
     assert si["se_clustered"] == pytest.approx(float(fit.bse[0]), rel=1e-10)
     assert si["se_naive"] == pytest.approx(float(sm.OLS(y, np.ones((6, 1))).fit().bse[0]))
@@ -222,7 +330,7 @@ def test_csv_eval_csv_scores_key_join_and_a_continuous_metric(files, tmp_path, c
         w.writerow(["id", "question", "answer"])
         for i, d in enumerate(docs):
             w.writerow([f"q{i}", d["question"], d["answer"]])
-    sc = tmp_path / "scores.csv"          # reversed order, a bool and a continuous column
+    sc = tmp_path / "scores.csv"  # reversed order, a bool and a continuous column
     logprob = {f"q{i}": -((i * 7) % 11) / 4 for i in range(40)}
     with open(sc, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -230,9 +338,27 @@ def test_csv_eval_csv_scores_key_join_and_a_continuous_metric(files, tmp_path, c
         for i in reversed(range(40)):
             w.writerow([f"q{i}", "TRUE" if i % 3 == 0 else "false", logprob[f"q{i}"]])
     out = tmp_path / "o"
-    code, stdout, err = run(["contamination", str(ev), tr, "--eval-field", "question", "--out",
-                             str(out), "--json", "--scores", str(sc), "--score-key", "qid=id",
-                             "--score-field", "correct", "--score-field", "logprob"], capsys)
+    code, stdout, err = run(
+        [
+            "contamination",
+            str(ev),
+            tr,
+            "--eval-field",
+            "question",
+            "--out",
+            str(out),
+            "--json",
+            "--scores",
+            str(sc),
+            "--score-key",
+            "qid=id",
+            "--score-field",
+            "correct",
+            "--score-field",
+            "logprob",
+        ],
+        capsys,
+    )
     assert code == 0, err
     s = json.loads(stdout)
     assert s["score_impact"]["metric"] == "correct"
@@ -247,5 +373,7 @@ def test_csv_eval_csv_scores_key_join_and_a_continuous_metric(files, tmp_path, c
         assert lp[name]["n"] == len(ys) and lp[name]["mean"] == pytest.approx(m)
         assert lp[name]["ci95"] == pytest.approx(list(want), rel=1e-10)
     _, impact = rows_of(out / "score-impact.csv")
-    assert {(r["metric"], r["kind"]) for r in impact} == {("correct", "binary"),
-                                                          ("logprob", "continuous")}
+    assert {(r["metric"], r["kind"]) for r in impact} == {
+        ("correct", "binary"),
+        ("logprob", "continuous"),
+    }

@@ -14,12 +14,18 @@ import re
 import pytest
 
 from evalsieve.cli import main
-from evalsieve.semantic_verifier import (VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD,
-                                         VERIFIER_WEIGHTS)
+from evalsieve.semantic_verifier import (
+    VERIFIER_CODE_THRESHOLD,
+    VERIFIER_THRESHOLD,
+    VERIFIER_WEIGHTS,
+)
 from hostile_common import read_csv_export
 
-pytest.importorskip("onnxruntime", reason="the semantic rung needs the encoder extra "
-                    "(pip install -e .[encoder]); python3 build.py test installs it")
+pytest.importorskip(
+    "onnxruntime",
+    reason="the semantic rung needs the encoder extra "
+    "(pip install -e .[encoder]); python3 build.py test installs it",
+)
 pytest.importorskip("tokenizers", reason="needs the encoder extra")
 
 
@@ -33,20 +39,58 @@ def run_code(fixtures, model_dir, out, capsys, *flags):
     report rows."""
     ev = os.path.join(fixtures, "humaneval_sample.jsonl")
     tr = os.path.join(fixtures, "semantic_code_train.jsonl")
-    assert main(["contamination", ev, tr, "--eval-field", "text", "--train-field", "text",
-                 "--semantic", *flags, "--threads", "1", "--model-dir", model_dir,
-                 "--out", str(out), "--json", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "contamination",
+                ev,
+                tr,
+                "--eval-field",
+                "text",
+                "--train-field",
+                "text",
+                "--semantic",
+                *flags,
+                "--threads",
+                "1",
+                "--model-dir",
+                model_dir,
+                "--out",
+                str(out),
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     s = json.loads(capsys.readouterr().out)
     return s, rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
 
 
-def test_planted_rephrasings_are_caught_and_clean_rows_are_not(tmp_path, fixtures, model_dir,
-                                                              capsys):
+def test_planted_rephrasings_are_caught_and_clean_rows_are_not(
+    tmp_path, fixtures, model_dir, capsys
+):
     ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
     tr = os.path.join(fixtures, "semantic_train.jsonl")
     out = tmp_path / "o"
-    code = main(["contamination", ev, tr, "--eval-field", "question", "--train-field", "text",
-                 "--semantic", "--threads", "1", "--out", str(out), "--json", "--quiet"])
+    code = main(
+        [
+            "contamination",
+            ev,
+            tr,
+            "--eval-field",
+            "question",
+            "--train-field",
+            "text",
+            "--semantic",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+            "--json",
+            "--quiet",
+        ]
+    )
     assert code == 0
     s = json.loads(capsys.readouterr().out)
     assert s["rows_contaminated_by_rung"] == {"exact": 0, "ngram": 0, "semantic": 2}
@@ -63,12 +107,13 @@ def test_planted_rephrasings_are_caught_and_clean_rows_are_not(tmp_path, fixture
     with open(tr, encoding="utf-8") as f:
         train = [json.loads(line)["text"] for line in f]
     for r in caught.values():
-        assert r["rung"] == "semantic" and r["status"] == "contaminated"   # caught: dirty
+        assert r["rung"] == "semantic" and r["status"] == "contaminated"  # caught: dirty
         assert float(r["semantic_score"]) >= VERIFIER_THRESHOLD
         assert float(r["semantic_cosine"]) > 0.7 and r["semantic_part"] == "row"
         # the window is a span of the planted record's words
-        assert r["training_window"] in " ".join(train[int(r["semantic_training_record"]) - 1]
-                                                .split())
+        assert r["training_window"] in " ".join(
+            train[int(r["semantic_training_record"]) - 1].split()
+        )
     assert "house" in caught["3"]["training_window"]
     clean = [r for r in report if not r["rung"]]
     assert len(clean) == 38
@@ -85,22 +130,46 @@ def test_planted_rephrasings_are_caught_and_clean_rows_are_not(tmp_path, fixture
     assert [int(x) for x in re.findall(r'<tr><td class="num">(\d+)</td>', listed)] == [3, 15]
 
 
-def test_semantic_rows_kept_in_eval_clean_are_still_contaminated(tmp_path, fixtures, model_dir,
-                                                                 capsys):
+def test_semantic_rows_kept_in_eval_clean_are_still_contaminated(
+    tmp_path, fixtures, model_dir, capsys
+):
     """--exclude-rungs exact,ngram keeps the semantic rung's rows in eval.clean; the summary,
     the report and the HTML list still count them as contaminated."""
     ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
     out = tmp_path / "o"
-    assert main(["contamination", ev, os.path.join(fixtures, "semantic_train.jsonl"),
-                 "--eval-field", "question", "--train-field", "text", "--semantic",
-                 "--exclude-rungs", "exact,ngram", "--threads", "1", "--model-dir", model_dir,
-                 "--out", str(out), "--json", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "contamination",
+                ev,
+                os.path.join(fixtures, "semantic_train.jsonl"),
+                "--eval-field",
+                "question",
+                "--train-field",
+                "text",
+                "--semantic",
+                "--exclude-rungs",
+                "exact,ngram",
+                "--threads",
+                "1",
+                "--model-dir",
+                model_dir,
+                "--out",
+                str(out),
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     s = json.loads(capsys.readouterr().out)
     assert s["rows_contaminated"] == 2 and s["rows_kept"] == 40
     assert s["rows_contaminated_by_rung"]["semantic"] == 2
     report = rows_of((out / "contamination-report.csv").read_text(encoding="utf-8"))
     assert [(r["eval_row"], r["status"]) for r in report if r["rung"]] == [
-        ("3", "contaminated"), ("15", "contaminated")]
+        ("3", "contaminated"),
+        ("15", "contaminated"),
+    ]
     with open(ev, "rb") as f:
         assert (out / "eval.clean.jsonl").read_bytes() == f.read()
     html = (out / "overlap-report.html").read_text(encoding="utf-8")
@@ -109,21 +178,22 @@ def test_semantic_rows_kept_in_eval_clean_are_still_contaminated(tmp_path, fixtu
 
 def test_exclude_rungs_needs_a_rung_that_runs(tmp_path, fixtures, capsys):
     ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
-    code = main(["contamination", ev, ev, "--exclude-rungs", "semantic", "--out",
-                 str(tmp_path), "--quiet"])
+    code = main(
+        ["contamination", ev, ev, "--exclude-rungs", "semantic", "--out", str(tmp_path), "--quiet"]
+    )
     assert code == 2 and "cannot exclude rung(s) semantic" in capsys.readouterr().err
 
 
-def test_rephrased_programs_are_caught_by_the_code_channel(tmp_path, fixtures, model_dir,
-                                                           capsys):
+def test_rephrased_programs_are_caught_by_the_code_channel(tmp_path, fixtures, model_dir, capsys):
     """HumanEval programs 0-11 against MBPP records with the GPT-4 rephrasings of rows 3 and
     12 planted (make_semantic_code_fixture.py): caught with the code channel (scores 0.974
     and 0.943 here; every other row under 0.11); without it both score lower (0.30 and
     0.78) and row 3 is missed."""
     caught, scores = {}, {}
     for ngram in ("3", "0"):
-        s, report = run_code(fixtures, model_dir, tmp_path / ngram, capsys,
-                             "--semantic-code-ngram", ngram)
+        s, report = run_code(
+            fixtures, model_dir, tmp_path / ngram, capsys, "--semantic-code-ngram", ngram
+        )
         assert s["stamp"]["settings"]["semantic_code_ngram"] == int(ngram)
         assert s["semantic"]["code_rows"] == (12 if ngram == "3" else 0)
         assert (s["semantic"]["docstring_pairs"] > 0) is (ngram == "3")
@@ -144,7 +214,7 @@ def test_code_columns_recompute_the_score(tmp_path, fixtures, model_dir, capsys)
     s, rows = run_code(fixtures, model_dir, tmp_path / "o", capsys)
     assert s["semantic"]["docstring_pairs"] > 0
     with_doc = [r for r in rows if r["semantic_docstring_cosine"]]
-    assert with_doc   # the planted rows' windows hold their docstrings
+    assert with_doc  # the planted rows' windows hold their docstrings
     for r in rows:
         assert r["semantic_code"] != "" and r["semantic_code_runner_up"] != ""
         assert abs(final(r) - float(r["semantic_score"])) <= 5e-4, r["eval_row"]
@@ -156,8 +226,7 @@ def final(r: dict) -> float:
     meaning = max(f("semantic_cosine"), f("semantic_docstring_cosine") or -1.0)
     margin = max(0.0, f("semantic_code") - f("semantic_code_runner_up"))
     b = VERIFIER_WEIGHTS
-    z = b[0] + b[1] * meaning + b[2] * f("semantic_lexical") + b[3] * (f("semantic_code")
-                                                                      + margin)
+    z = b[0] + b[1] * meaning + b[2] * f("semantic_lexical") + b[3] * (f("semantic_code") + margin)
     score = 1 / (1 + math.exp(-z))
     if r["semantic_rival"]:
         score = max(0.0, score - max(0.0, f("semantic_rival") - score))
@@ -169,8 +238,11 @@ def test_the_verifier_switches_are_gone(tmp_path, fixtures, capsys):
     verifier now, not settings: their old flags are usage errors, not ignored."""
     ev = os.path.join(fixtures, "humaneval_sample.jsonl")
     tr = os.path.join(fixtures, "semantic_code_train.jsonl")
-    for flag in (["--no-semantic-explain-away"], ["--semantic-code-margin", "0"],
-                 ["--no-semantic-docstring-cosine"]):
+    for flag in (
+        ["--no-semantic-explain-away"],
+        ["--semantic-code-margin", "0"],
+        ["--no-semantic-docstring-cosine"],
+    ):
         with pytest.raises(SystemExit) as e:
             main(["contamination", ev, tr, "--semantic", *flag, "--out", str(tmp_path / "o")])
         assert e.value.code == 2
@@ -178,13 +250,13 @@ def test_the_verifier_switches_are_gone(tmp_path, fixtures, capsys):
     assert not (tmp_path / "o").exists()
 
 
-def test_semantic_threshold_sets_the_threshold_of_every_row(tmp_path, fixtures, model_dir,
-                                                           capsys):
+def test_semantic_threshold_sets_the_threshold_of_every_row(tmp_path, fixtures, model_dir, capsys):
     """--semantic-threshold X replaces both fitted thresholds (prose and code rows): on the
     code fixture (rows 3 and 12 score 0.974 and 0.943, both over VERIFIER_CODE_THRESHOLD)
     X = 0.95 leaves row 12 out."""
-    s, report = run_code(fixtures, model_dir, tmp_path / "t", capsys,
-                         "--semantic-threshold", "0.95")
+    s, report = run_code(
+        fixtures, model_dir, tmp_path / "t", capsys, "--semantic-threshold", "0.95"
+    )
     st = s["stamp"]["settings"]
     assert st["semantic_threshold"] == st["semantic_code_threshold"] == 0.95
     scores = {int(r["eval_row"]): float(r["semantic_score"] or 0) for r in report}
@@ -198,10 +270,26 @@ def test_semantic_settings_without_semantic_are_a_usage_error(tmp_path, fixtures
     ev = os.path.join(fixtures, "humaneval_sample.jsonl")
     tr = os.path.join(fixtures, "semantic_code_train.jsonl")
     with pytest.raises(SystemExit) as e:
-        main(["contamination", ev, tr, "--eval-field", "text", "--train-field", "text",
-              "--semantic-code-ngram", "5", "--semantic-threshold", "0.9",
-              "--out", str(tmp_path / "o")])
+        main(
+            [
+                "contamination",
+                ev,
+                tr,
+                "--eval-field",
+                "text",
+                "--train-field",
+                "text",
+                "--semantic-code-ngram",
+                "5",
+                "--semantic-threshold",
+                "0.9",
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
     assert e.value.code == 2
-    assert ("--semantic-threshold, --semantic-code-ngram only apply with --semantic"
-            in capsys.readouterr().err)
+    assert (
+        "--semantic-threshold, --semantic-code-ngram only apply with --semantic"
+        in capsys.readouterr().err
+    )
     assert not (tmp_path / "o").exists()

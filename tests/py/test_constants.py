@@ -46,51 +46,88 @@ def test_cli_bounds_are_the_constants():
 
 def test_export_names_are_the_constants():
     from evalsieve.results import clean_name
+
     for fmt, name in constants.CLEAN_NAME_BY_FORMAT.items():
         assert clean_name(fmt) == name
     cfg = paraphrase.ParaphraseConfig("q")
-    assert (cfg.threshold, cfg.floor, cfg.window) == (constants.PARA_THRESHOLD_DEFAULT,
-                                                      constants.PARA_FLOOR, constants.PARA_WINDOW)
+    assert (cfg.threshold, cfg.floor, cfg.window) == (
+        constants.PARA_THRESHOLD_DEFAULT,
+        constants.PARA_FLOOR,
+        constants.PARA_WINDOW,
+    )
     job = paraphrase.ParaphraseJob(cfg, "e.jsonl", "jsonl")
     job.feed_eval('{"q": "a b"}\n{"q": "c d"}\n')
     job.end_eval()
     job.set_similarity([], [0.0, 0.0], [1, 0], 0)
     from evalsieve.para_exports import export_names
     from evalsieve.stamps import InputFile
+
     res = job.finish(cfg.threshold, InputFile("eval", "e.jsonl", "", 0), "t")
-    assert export_names(res) == [*constants.PARAPHRASE_EXPORTS, "eval.deduplicated.jsonl",
-                                 constants.DEDUP_DROPPED_EXPORT, "run-stamp.json"]
+    assert export_names(res) == [
+        *constants.PARAPHRASE_EXPORTS,
+        "eval.deduplicated.jsonl",
+        constants.DEDUP_DROPPED_EXPORT,
+        "run-stamp.json",
+    ]
     assert paraphrase.DIM == constants.EMBEDDING_DIMS
 
 
 def test_as_json_is_plain_json_with_every_published_key():
     import json
+
     v = constants.as_json()
     assert json.loads(json.dumps(v)) == v
-    assert set(v) == {"n_min", "n_max", "n_auto_min", "n_auto_max", "threshold_min_exclusive",
-                      "threshold_max", "para_floor", "para_threshold_max",
-                      "para_threshold_default", "para_window", "embedding_dims", "export_names",
-                      "binary_magic", "clean_rules", "semantic_code_ngram", "purify",
-                      "dedup_keep_rules"}
-    assert list(v["dedup_keep_rules"]) == ["first", "longest"]   # the first is the default
+    assert set(v) == {
+        "n_min",
+        "n_max",
+        "n_auto_min",
+        "n_auto_max",
+        "threshold_min_exclusive",
+        "threshold_max",
+        "para_floor",
+        "para_threshold_max",
+        "para_threshold_default",
+        "para_window",
+        "embedding_dims",
+        "export_names",
+        "binary_magic",
+        "clean_rules",
+        "semantic_code_ngram",
+        "purify",
+        "dedup_keep_rules",
+    }
+    assert list(v["dedup_keep_rules"]) == ["first", "longest"]  # the first is the default
     # the semantic rung's code channel: SemanticConfig, the CLI and the page's input
     assert v["semantic_code_ngram"] == {"min": 0, "max": 8, "default": 3}
     from evalsieve.semantic import SemanticConfig
+
     assert SemanticConfig().code_ngram == constants.SEMANTIC_CODE_NGRAM_DEFAULT
     assert cli._code_ngram(str(constants.SEMANTIC_CODE_NGRAM_MAX)) == 8
     with pytest.raises(argparse.ArgumentTypeError):
         cli._code_ngram(str(constants.SEMANTIC_CODE_NGRAM_MAX + 1))
     # one table of clean rules: the job's, the CLI's --clean and the page's (ready.constants)
     from evalsieve.contamination_job import CLEAN_RULES
+
     assert CLEAN_RULES is constants.CLEAN_RULES
     assert list(v["clean_rules"]) == ["scored", "not-contaminated"]
     assert v["clean_rules"] == constants.CLEAN_RULES
-    assert set(v["export_names"]) == {"clean_by_format", "contamination", "paraphrases",
-                                      "skipped", "stamp", "dedup_by_format", "dedup_dropped"}
+    assert set(v["export_names"]) == {
+        "clean_by_format",
+        "contamination",
+        "paraphrases",
+        "skipped",
+        "stamp",
+        "dedup_by_format",
+        "dedup_dropped",
+    }
     assert v["export_names"]["dedup_by_format"]["csv"] == "eval.deduplicated.csv"
     assert v["export_names"]["skipped"] == "skipped-lines.csv"
     assert v["export_names"]["stamp"] == constants.STAMP_EXPORT == "run-stamp.json"
-    assert v["binary_magic"][0] == {"magic": [0x50, 0x4B, 3, 4], "what": constants.BINARY_MAGIC[0][1],
-                                    "todo": constants.BINARY_MAGIC[0][2], "also": None}
+    assert v["binary_magic"][0] == {
+        "magic": [0x50, 0x4B, 3, 4],
+        "what": constants.BINARY_MAGIC[0][1],
+        "todo": constants.BINARY_MAGIC[0][2],
+        "also": None,
+    }
     bz = [m for m in v["binary_magic"] if m["also"]]
     assert len(bz) == 1 and bz[0]["also"] == {"at": 4, "magic": list(b"1AY&SY")}

@@ -14,19 +14,34 @@ from evalsieve.ladder import RUNGS
 from evalsieve.stamps import InputFile
 
 
-def run_job(eval_text, train_text, eval_fmt="jsonl", train_fmt="jsonl", eval_fields=("question",),
-            train_fields=("text",), chunk=997, **cfg):
-    job = ContaminationJob(ContaminationConfig(tuple(eval_fields), tuple(train_fields), **cfg),
-                           "eval." + eval_fmt, eval_fmt, "train." + train_fmt, train_fmt)
+def run_job(
+    eval_text,
+    train_text,
+    eval_fmt="jsonl",
+    train_fmt="jsonl",
+    eval_fields=("question",),
+    train_fields=("text",),
+    chunk=997,
+    **cfg,
+):
+    job = ContaminationJob(
+        ContaminationConfig(tuple(eval_fields), tuple(train_fields), **cfg),
+        "eval." + eval_fmt,
+        eval_fmt,
+        "train." + train_fmt,
+        train_fmt,
+    )
     job.set_background(train_text[:5000])
     for i in range(0, len(eval_text), chunk):
-        job.feed_eval(eval_text[i:i + chunk])
+        job.feed_eval(eval_text[i : i + chunk])
     job.end_eval()
     for i in range(0, len(train_text), chunk):
-        job.feed_train(train_text[i:i + chunk])
-    summary = job.finish(InputFile("eval", "eval", "e" * 64, len(eval_text)),
-                         InputFile("train", "train", "t" * 64, len(train_text)),
-                         "2026-01-01T00:00:00+00:00").summary
+        job.feed_train(train_text[i : i + chunk])
+    summary = job.finish(
+        InputFile("eval", "eval", "e" * 64, len(eval_text)),
+        InputFile("train", "train", "t" * 64, len(train_text)),
+        "2026-01-01T00:00:00+00:00",
+    ).summary
     return job, summary
 
 
@@ -70,9 +85,11 @@ def test_fixture_matches_reference_and_partitions_rows(fixture_run):
 
 
 def test_clean_export_is_byte_exact_with_crlf_escapes_and_no_final_newline():
-    ev = ('{"question": "alpha beta gamma delta epsilon zeta eta theta iota kappa"}\r\n'
-          '{"b": 1, "question":"caf\\u00e9 one two three four five six seven eight nine"}\n'
-          '{"question": "lambda mu nu xi omicron pi rho sigma tau upsilon"}')
+    ev = (
+        '{"question": "alpha beta gamma delta epsilon zeta eta theta iota kappa"}\r\n'
+        '{"b": 1, "question":"caf\\u00e9 one two three four five six seven eight nine"}\n'
+        '{"question": "lambda mu nu xi omicron pi rho sigma tau upsilon"}'
+    )
     tr = '{"text": "Alpha, beta, gamma, delta, epsilon, zeta, eta, theta: iota kappa!"}\n'
     job, s = run_job(ev, tr, chunk=7)
     assert s["rows_contaminated"] == 1
@@ -83,23 +100,28 @@ def test_clean_export_is_byte_exact_with_crlf_escapes_and_no_final_newline():
 
 
 def test_csv_eval_keeps_header_and_quoted_rows():
-    ev = ('id,question\r\n1,"alpha beta gamma delta, epsilon zeta eta theta iota kappa"\r\n'
-          '2,"lambda mu ""nu"" xi omicron\r\npi rho sigma tau upsilon"\r\n')
+    ev = (
+        'id,question\r\n1,"alpha beta gamma delta, epsilon zeta eta theta iota kappa"\r\n'
+        '2,"lambda mu ""nu"" xi omicron\r\npi rho sigma tau upsilon"\r\n'
+    )
     tr = '{"text": "alpha beta gamma delta epsilon zeta eta theta iota kappa"}\n'
     job, s = run_job(ev, tr, eval_fmt="csv", chunk=5)
     assert job.result.clean_name == "eval.clean.csv"
-    assert cx.export(job.result, "eval.clean.csv")[1] == ("id,question\r\n2,\"lambda mu \"\"nu\"\" xi omicron"
-                                               "\r\npi rho sigma tau upsilon\"\r\n")
+    assert cx.export(job.result, "eval.clean.csv")[1] == (
+        'id,question\r\n2,"lambda mu ""nu"" xi omicron\r\npi rho sigma tau upsilon"\r\n'
+    )
 
 
 def test_report_columns_stamp_and_formula_guard():
     ev = '{"question": "=cmd one two three four five six seven eight nine ten"}\n'
     tr = '{"text": "=cmd one two three four five six seven eight nine ten"}\n'
     job, s = run_job(ev, tr, n=8)
-    stamp, rows = read_stamped(cx.export(job.result, "contamination-report.csv")[1],
-                               cx.export(job.result, "run-stamp.json")[1])
-    assert list(rows[0].keys()) == REPORT_COLUMNS + ["rung"]   # the ladder's column
-    assert rows[0]["rung"] == "exact"              # the row equals the training record
+    stamp, rows = read_stamped(
+        cx.export(job.result, "contamination-report.csv")[1],
+        cx.export(job.result, "run-stamp.json")[1],
+    )
+    assert list(rows[0].keys()) == REPORT_COLUMNS + ["rung"]  # the ladder's column
+    assert rows[0]["rung"] == "exact"  # the row equals the training record
     # "=" is a symbol (kept by the rule); the cell must not start a formula
     assert rows[0]["shared_passage"].startswith("'=cmd")
     assert stamp["settings"]["n"] == 8 and stamp["settings"]["n_how"] == "set by the user"
@@ -136,15 +158,25 @@ def test_gsm_hard_near_copies_are_found(shared):
     assert s["rows_contaminated"] == sum(1 for m, _ in ref.values() if m) > 1000
 
 
-@pytest.mark.parametrize("kw, what", [
-    ({"threshold": 0}, "threshold"), ({"threshold": -0.5}, "threshold"),
-    ({"threshold": 1.01}, "threshold"), ({"threshold": float("nan")}, "threshold"),
-    ({"threshold": "0.5"}, "threshold"), ({"threshold": True}, "threshold"),
-    ({"n": 0}, "N"), ({"n": 1001}, "N"), ({"n": 2.5}, "N"), ({"n": True}, "N"),
-    ({"boilerplate": "yes"}, "boilerplate"),
-])
+@pytest.mark.parametrize(
+    "kw, what",
+    [
+        ({"threshold": 0}, "threshold"),
+        ({"threshold": -0.5}, "threshold"),
+        ({"threshold": 1.01}, "threshold"),
+        ({"threshold": float("nan")}, "threshold"),
+        ({"threshold": "0.5"}, "threshold"),
+        ({"threshold": True}, "threshold"),
+        ({"n": 0}, "N"),
+        ({"n": 1001}, "N"),
+        ({"n": 2.5}, "N"),
+        ({"n": True}, "N"),
+        ({"boilerplate": "yes"}, "boilerplate"),
+    ],
+)
 def test_config_refuses_bad_settings_on_construction(kw, what):
     from evalsieve.errors import EvalsieveError
+
     with pytest.raises(EvalsieveError) as e:
         ContaminationConfig(("question",), ("text",), **kw)
     assert e.value.code == "bad_input" and what in e.value.message
@@ -170,11 +202,15 @@ def test_view_lists_contaminated_rows_in_report_order_with_histogram(fixture_run
         assert v["status"] == "contaminated"
         assert v["containment_text"] == r["containment"]
         assert v["containment"] == pytest.approx(float(r["containment"]), abs=5e-5)
-        assert (v["ngrams_matched"], v["ngrams_total"]) == (int(r["ngrams_matched"]),
-                                                           int(r["ngrams_total"]))
+        assert (v["ngrams_matched"], v["ngrams_total"]) == (
+            int(r["ngrams_matched"]),
+            int(r["ngrams_total"]),
+        )
         assert v["training_record"] == int(r["training_record"])
-        assert (v["shared_passage"], v["training_excerpt"]) == (r["shared_passage"],
-                                                                r["training_excerpt"])
+        assert (v["shared_passage"], v["training_excerpt"]) == (
+            r["shared_passage"],
+            r["training_excerpt"],
+        )
         assert v["eval_text"] == questions[v["eval_row"] - 1]
     # the histogram counts every scored row in tenths, the last bin closed: [0.9, 1.0]
     h = view["histogram"]
@@ -187,10 +223,12 @@ def test_view_lists_contaminated_rows_in_report_order_with_histogram(fixture_run
 
 
 def test_view_keeps_at_most_limit_rows_and_counts_them_all():
-    ev = "".join('{"question": "row %d alpha beta gamma delta epsilon zeta eta"}\n' % i
-                 for i in range(5))
-    tr = "".join('{"text": "row %d alpha beta gamma delta epsilon zeta eta"}\n' % i
-                 for i in range(5))
+    ev = "".join(
+        '{"question": "row %d alpha beta gamma delta epsilon zeta eta"}\n' % i for i in range(5)
+    )
+    tr = "".join(
+        '{"text": "row %d alpha beta gamma delta epsilon zeta eta"}\n' % i for i in range(5)
+    )
     job, s = run_job(ev, tr, n=8)
     assert s["rows_contaminated"] == 5
     view = cx.view(job.result, limit=2)
@@ -213,12 +251,16 @@ def test_html_report_rows_in_page_order_with_eval_text(fixture_run):
     cells = re.findall(r"<tr><td class=\"num\">(\d+)</td>", body)
     by_rung = sorted(rows, key=lambda r: (RUNGS.index(r["rung"]), r["eval_row"]))
     assert [int(c) for c in cells] == [r["eval_row"] for r in by_rung]
-    assert {r["rung"] for r in rows} == {"exact", "ngram"}   # both groups hold rows
+    assert {r["rung"] for r in rows} == {"exact", "ngram"}  # both groups hold rows
     questions = [json.loads(l)["question"] for l in ev.splitlines()]
     import html as h
-    for r in view:   # the text as the file holds it, shared words inside <mark>
-        cell = re.search(f"<tr><td class=\"num\">{r}</td>(?:<td[^>]*>[^<]*</td>){{2}}"
-                         "<td class=\"clip(?: long)?\">(.*?)</td>", body).group(1)
+
+    for r in view:  # the text as the file holds it, shared words inside <mark>
+        cell = re.search(
+            f'<tr><td class="num">{r}</td>(?:<td[^>]*>[^<]*</td>){{2}}'
+            '<td class="clip(?: long)?">(.*?)</td>',
+            body,
+        ).group(1)
         assert "<mark>" in cell
         assert cell.replace("<mark>", "").replace("</mark>", "") == h.escape(questions[r - 1])
     assert "eval text (chosen fields)" in body
@@ -233,12 +275,18 @@ def test_the_exact_rung_list_is_built_a_few_times_not_once_per_row(monkeypatch):
     # built a few times per run, never once per row.
     built = []
     prop = ContaminationResult.exact_record
-    monkeypatch.setattr(ContaminationResult, "exact_record",
-                        property(lambda self: built.append(1) or prop.fget(self)))
+    monkeypatch.setattr(
+        ContaminationResult,
+        "exact_record",
+        property(lambda self: built.append(1) or prop.fget(self)),
+    )
     rows = 300
     words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
-    ev = "".join(json.dumps({"question": " ".join(words[(i + k) % 12] for k in range(10))
-                                         + f" row {i}"}) + "\n" for i in range(rows))
+    ev = "".join(
+        json.dumps({"question": " ".join(words[(i + k) % 12] for k in range(10)) + f" row {i}"})
+        + "\n"
+        for i in range(rows)
+    )
     tr = json.dumps({"text": "alpha beta gamma delta epsilon zeta eta theta iota kappa row 0"})
     job, s = run_job(ev, tr + "\n")
     clean = cx.export(job.result, "eval.clean.jsonl")[1]

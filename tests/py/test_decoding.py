@@ -15,8 +15,11 @@ from evalsieve.records import RecordReader
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ON_PYODIDE = sys.platform == "emscripten"
-cli_only = pytest.mark.skipif(ON_PYODIDE, reason="CLI runs: CPython (Pyodide's suite has no "
-                              "tests/hostile; the page's side is tests/e2e/test_e2e_utf8_bom.py)")
+cli_only = pytest.mark.skipif(
+    ON_PYODIDE,
+    reason="CLI runs: CPython (Pyodide's suite has no "
+    "tests/hostile; the page's side is tests/e2e/test_e2e_utf8_bom.py)",
+)
 if not ON_PYODIDE:
     sys.path.insert(0, os.path.join(ROOT, "tests", "hostile"))
     from hostile_common import comparable, read_csv_export, read_export, run_cli  # noqa: E402
@@ -33,27 +36,32 @@ def test_invalid_utf8_names_the_first_bad_byte_and_its_character():
     assert (e.code, e.file, e.line) == ("bad_input", "t.jsonl", 3)
     # '{"a": "caf' is 10 characters: the byte 0xE9 is the 11th
     assert e.message == "invalid UTF-8: the byte 0xE9 at character 11 of the record"
-    assert invalid_utf8('{"a": "café \\udce9"}\n', "t.jsonl", 1) is None   # an escape is text
+    assert invalid_utf8('{"a": "café \\udce9"}\n', "t.jsonl", 1) is None  # an escape is text
 
 
-@pytest.mark.parametrize("fmt, data, rows, skipped", [
-    ("jsonl", b'{"a": 1}\n{"a": "\xc3("}\n{"a": 3}\n', [1, 3], [(2, "0xC3", 8)]),
-    ("text", b"one\n\xe2\x82 two\nthree", [1, 3], [(2, "0xE2", 1)]),
-    # a CSV record over two lines: skipped at its first line
-    ("csv", b'q,a\n1,"x\n\xed\xa0\x80"\n2,y\n', [2], [(2, "0xED", 6)]),
-])
+@pytest.mark.parametrize(
+    "fmt, data, rows, skipped",
+    [
+        ("jsonl", b'{"a": 1}\n{"a": "\xc3("}\n{"a": 3}\n', [1, 3], [(2, "0xC3", 8)]),
+        ("text", b"one\n\xe2\x82 two\nthree", [1, 3], [(2, "0xE2", 1)]),
+        # a CSV record over two lines: skipped at its first line
+        ("csv", b'q,a\n1,"x\n\xed\xa0\x80"\n2,y\n', [2], [(2, "0xED", 6)]),
+    ],
+)
 def test_the_reader_skips_a_record_that_is_not_utf8(fmt, data, rows, skipped):
     r = RecordReader(fmt, "f", skip_bad=True)
     text = data.decode("utf-8", "surrogateescape")
     got = r.feed(text[:7]) + r.feed(text[7:]) + r.finish()
-    assert [x.index for x in got] == rows   # a skipped record keeps its number
-    assert r.skipped == [(ln, f"invalid UTF-8: the byte {b} at character {c} of the record {HOW}")
-                         for ln, b, c in skipped]
+    assert [x.index for x in got] == rows  # a skipped record keeps its number
+    assert r.skipped == [
+        (ln, f"invalid UTF-8: the byte {b} at character {c} of the record {HOW}")
+        for ln, b, c in skipped
+    ]
     strict = RecordReader(fmt, "f")
     with pytest.raises(Exception) as e:
         strict.feed(text)
         strict.finish()
-    assert "invalid UTF-8" in str(e.value)   # text with such bytes is never read as text
+    assert "invalid UTF-8" in str(e.value)  # text with such bytes is never read as text
 
 
 def make_files(tmp_path):
@@ -78,23 +86,40 @@ def exports(d):
 
 
 @cli_only
-@pytest.mark.parametrize("settings", [["--filter", "off"], ["--filter", "numpy"],
-                                      ["--filter", "numpy", "--workers", "2"],
-                                      ["--filter", "off", "--workers", "2"],
-                                      ["--filter", "kernel"],
-                                      ["--filter", "kernel", "--workers", "2"]])
-def test_lines_that_are_not_utf8_are_skipped_alike_on_every_path(settings, tmp_path, capsys,
-                                                                  monkeypatch):
+@pytest.mark.parametrize(
+    "settings",
+    [
+        ["--filter", "off"],
+        ["--filter", "numpy"],
+        ["--filter", "numpy", "--workers", "2"],
+        ["--filter", "off", "--workers", "2"],
+        ["--filter", "kernel"],
+        ["--filter", "kernel", "--workers", "2"],
+    ],
+)
+def test_lines_that_are_not_utf8_are_skipped_alike_on_every_path(
+    settings, tmp_path, capsys, monkeypatch
+):
     if "numpy" in settings:
         pytest.importorskip("numpy")
-    if "kernel" in settings:   # the kernel refuses such a block: its lines go to the exact check
+    if "kernel" in settings:  # the kernel refuses such a block: its lines go to the exact check
         pytest.importorskip("wasmtime")
     ev, tr = make_files(tmp_path)
-    monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 60_000)   # --workers 2: byte ranges
-    argv = ["contamination", ev, tr, "--eval-field", "question", "--train-field", "text",
-            "--skip-bad-lines", "--quiet"]
-    rc, _, err = run_cli(argv + ["--out", str(tmp_path / "ref"), "--filter", "off",
-                                 "--workers", "1"], capsys)
+    monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 60_000)  # --workers 2: byte ranges
+    argv = [
+        "contamination",
+        ev,
+        tr,
+        "--eval-field",
+        "question",
+        "--train-field",
+        "text",
+        "--skip-bad-lines",
+        "--quiet",
+    ]
+    rc, _, err = run_cli(
+        argv + ["--out", str(tmp_path / "ref"), "--filter", "off", "--workers", "1"], capsys
+    )
     assert rc == 0, err
     rc, _, err = run_cli(argv + ["--out", str(tmp_path / "o"), *settings], capsys)
     assert rc == 0, err
@@ -102,12 +127,17 @@ def test_lines_that_are_not_utf8_are_skipped_alike_on_every_path(settings, tmp_p
     assert [(r["file"], r["line"], r["error"]) for r in rows] == [
         ("ev.jsonl", "4", f"invalid UTF-8: the byte 0xE9 at character 18 of the record {HOW}"),
         ("tr.jsonl", "6", f"invalid UTF-8: the byte 0xFF at character 11 of the record {HOW}"),
-        ("tr.jsonl", "2501", "invalid UTF-8: the byte 0xC3 at character "
-         f"{len(Q[2]) + 12} of the record {HOW}")]
+        (
+            "tr.jsonl",
+            "2501",
+            f"invalid UTF-8: the byte 0xC3 at character {len(Q[2]) + 12} of the record {HOW}",
+        ),
+    ]
     assert stamp["settings"]["skipped_lines"] == {"ev.jsonl": 1, "tr.jsonl": 2}
     assert exports(tmp_path / "o") == exports(tmp_path / "ref")
-    _, report = read_csv_export(open(tmp_path / "o" / "contamination-report.csv",
-                                     encoding="utf-8").read())
+    _, report = read_csv_export(
+        open(tmp_path / "o" / "contamination-report.csv", encoding="utf-8").read()
+    )
     hit = {r["eval_row"]: r["training_record"] for r in report if r["status"] == "contaminated"}
     # eval rows 2 and 7 (Q[1], Q[6]) are in records 101 and 3001; row 4 is no row; row 3
     # (Q[2]) only in the skipped record 2501
@@ -119,32 +149,61 @@ def test_lines_that_are_not_utf8_are_skipped_alike_on_every_path(settings, tmp_p
 @cli_only
 def test_without_skipping_a_line_that_is_not_utf8_stops_the_run(tmp_path, capsys):
     ev, tr = make_files(tmp_path)
-    rc, _, err = run_cli(["contamination", ev, tr, "--eval-field", "question", "--train-field",
-                          "text", "--out", str(tmp_path / "o")], capsys)
+    rc, _, err = run_cli(
+        [
+            "contamination",
+            ev,
+            tr,
+            "--eval-field",
+            "question",
+            "--train-field",
+            "text",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capsys,
+    )
     assert rc == 2
     assert "ev.jsonl, line 4: invalid UTF-8 at byte" in err
 
 
 @cli_only
-@pytest.mark.parametrize("name, head, sep", [("e.csv", "question,answer", ","),
-                                             ("e.tsv", "question\tanswer", "\t"),
-                                             ("e.jsonl", None, None)])
+@pytest.mark.parametrize(
+    "name, head, sep",
+    [
+        ("e.csv", "question,answer", ","),
+        ("e.tsv", "question\tanswer", "\t"),
+        ("e.jsonl", None, None),
+    ],
+)
 def test_the_clean_file_keeps_the_inputs_bom(name, head, sep, tmp_path, capsys):
     """A BOM'd eval file (Excel writes them): eval.clean.* is the input's own bytes, BOM
     first, without the contaminated row."""
+
     def row(q, a):
         if head is None:
             return json.dumps({"question": q, "answer": a})
         f = io.StringIO()
         csv.writer(f, delimiter=sep, lineterminator="").writerow([q, a])
         return f.getvalue()
+
     rows = [row(Q[i], i) for i in range(4)]
     lines = ([head] if head else []) + rows
     (tmp_path / name).write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
     (tmp_path / "t.jsonl").write_text(json.dumps({"text": Q[2]}) + "\n", encoding="utf-8")
-    rc, _, err = run_cli(["contamination", str(tmp_path / name), str(tmp_path / "t.jsonl"),
-                          "--eval-field", "question", "--out", str(tmp_path / "o"), "--quiet"],
-                         capsys)
+    rc, _, err = run_cli(
+        [
+            "contamination",
+            str(tmp_path / name),
+            str(tmp_path / "t.jsonl"),
+            "--eval-field",
+            "question",
+            "--out",
+            str(tmp_path / "o"),
+            "--quiet",
+        ],
+        capsys,
+    )
     assert rc == 0, err
     clean = (tmp_path / "o" / ("eval.clean" + os.path.splitext(name)[1])).read_bytes()
     kept = ([head] if head else []) + rows[:2] + rows[3:]

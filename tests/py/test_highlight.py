@@ -14,7 +14,7 @@ from test_contamination import fixture_run, run_job  # noqa: F401 (fixture)
 def marked(segments, passage):
     """The marked substrings, slicing the joined text by UTF-16 offsets as JavaScript does."""
     u16 = "\n".join(segments).encode("utf-16-le")
-    return [u16[2 * a:2 * b].decode("utf-16-le") for a, b in passage_spans(segments, passage)]
+    return [u16[2 * a : 2 * b].decode("utf-16-le") for a, b in passage_spans(segments, passage)]
 
 
 def test_the_module_docstring_example():
@@ -26,7 +26,9 @@ def test_the_module_docstring_example():
 def test_case_punctuation_and_a_punctuation_only_token_inside_the_passage():
     # "—" is all punctuation: it has no word, so the passage runs across it.
     seg = ["TELEGRAPH OPERATORS could — send it; now!"]
-    assert marked(seg, "telegraph operators could send it now") == ["TELEGRAPH OPERATORS could — send it; now!"]
+    assert marked(seg, "telegraph operators could send it now") == [
+        "TELEGRAPH OPERATORS could — send it; now!"
+    ]
     assert marked(seg, "could send") == ["could — send"]
     assert marked(seg, "") == [] and marked(seg, "   ") == []
     assert marked(seg, "send now") == []  # not contiguous
@@ -50,7 +52,9 @@ def test_nfkc_and_utf16_offsets():
     assert passage_spans(segs, "ghi") == [[12, 15]]
 
 
-@pytest.mark.parametrize("text", ["a¨b c", "It's 9:30, Dr. O'Neil!", "x\u3000y\u00a0z", "ΣΑΣ σας.", "— — —"])
+@pytest.mark.parametrize(
+    "text", ["a¨b c", "It's 9:30, Dr. O'Neil!", "x\u3000y\u00a0z", "ΣΑΣ σας.", "— — —"]
+)
 def test_tokens_words_are_the_segments_words(text):
     # the rule never joins or splits across white space, so normalising token by token gives
     # the segment's words (U+00A8 widens to a space + combining mark under NFKC)
@@ -68,13 +72,21 @@ def test_the_view_marks_the_shared_passage_of_each_flagged_row(fixture_run):
         got = " ".join(w for a, b in v["eval_marks"] for w in normalize_words(text[a:b]))
         # each mark holds exactly the passage's words (ASCII text: code points = UTF-16 units)
         assert text.isascii()
-        assert all(" ".join(normalize_words(text[a:b])) == v["shared_passage"] for a, b in v["eval_marks"])
+        assert all(
+            " ".join(normalize_words(text[a:b])) == v["shared_passage"] for a, b in v["eval_marks"]
+        )
         assert v["shared_passage"] in got
 
 
 def test_a_hand_checked_row():
-    ev = json.dumps({"question": "Q: how many Apples does Tom, the grocer, sell on Monday? (hand)"}) + "\n"
-    tr = json.dumps({"text": "notes: many apples does tom the grocer sell on monday each week"}) + "\n"
+    ev = (
+        json.dumps({"question": "Q: how many Apples does Tom, the grocer, sell on Monday? (hand)"})
+        + "\n"
+    )
+    tr = (
+        json.dumps({"text": "notes: many apples does tom the grocer sell on monday each week"})
+        + "\n"
+    )
     job, s = run_job(ev, tr, n=3)
     [row] = cx.view(job.result)["rows"]
     assert row["shared_passage"] == "many apples does tom the grocer sell on monday"
@@ -85,13 +97,13 @@ def test_a_hand_checked_row():
 def test_code_points_inverts_the_utf16_offsets():
     # the docstring's example: the emoji is 2 UTF-16 units but 1 code point
     assert code_points("😀 friends in April", [[3, 10]]) == [(2, 9)]
-    text = "a😀😀 x😀y z 𝔸b"   # 𝔸 (U+1D538) is non-BMP too
-    spans = passage_spans([text], "xy")   # NFKC leaves the emoji; "x😀y" is one word
+    text = "a😀😀 x😀y z 𝔸b"  # 𝔸 (U+1D538) is non-BMP too
+    spans = passage_spans([text], "xy")  # NFKC leaves the emoji; "x😀y" is one word
     # hand-checked: "a😀😀 " is 1 + 2 + 2 + 1 = 6 units, "x😀y" 4 units
     assert passage_spans([text], "x😀y") == [[6, 10]] and spans == []
     assert code_points(text, [[6, 10]]) == [(4, 7)] and text[4:7] == "x😀y"
     assert code_points(text, [[13, 16]]) == [(10, 12)] and text[10:12] == "𝔸b"
     assert code_points("abc", [[0, 3]]) == [(0, 3)]
-    for bad in ([[2, 4]], [[0, 99]]):   # inside the pair; past the end
+    for bad in ([[2, 4]], [[0, 99]]):  # inside the pair; past the end
         with pytest.raises(ValueError):
             code_points("a😀b", bad)

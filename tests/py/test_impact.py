@@ -6,8 +6,16 @@ import random
 
 import pytest
 
-from evalsieve.impact import (betainc, clustered_mean, is_binary, mean_interval, mover,
-                              t_cdf, t_quantile, wilson_interval)
+from evalsieve.impact import (
+    betainc,
+    clustered_mean,
+    is_binary,
+    mean_interval,
+    mover,
+    t_cdf,
+    t_quantile,
+    wilson_interval,
+)
 
 
 # -- distributions ---------------------------------------------------------------------------
@@ -16,7 +24,7 @@ def test_t_quantile_against_scipy():
     for df in (1, 2, 3, 4, 5, 7, 10, 29, 30, 60, 119, 1000, 1e6, 2.5, 0.7):
         for p in (0.5, 0.6, 0.9, 0.95, 0.975, 0.995, 0.9995, 0.025, 0.001, 1e-6):
             want = stats.t.ppf(p, df)
-            rel = 1e-11 if df <= 1000 else 1e-8   # lgamma cancellation at huge df
+            rel = 1e-11 if df <= 1000 else 1e-8  # lgamma cancellation at huge df
             assert t_quantile(p, df) == pytest.approx(want, rel=rel, abs=1e-12), (p, df)
 
 
@@ -47,8 +55,12 @@ def test_t_quantile_rejects_bad_arguments():
 # Newcombe 1998, "Two-sided confidence intervals for the single proportion: comparison of
 # seven methods", Stat Med 17:857, worked examples, method 3 (Wilson score, no continuity
 # correction).
-NEWCOMBE_1998_EXAMPLES = [((81, 263), (0.2553, 0.3662)), ((15, 148), (0.0624, 0.1605)),
-                          ((0, 20), (0.0, 0.1611)), ((1, 29), (0.0061, 0.1718))]
+NEWCOMBE_1998_EXAMPLES = [
+    ((81, 263), (0.2553, 0.3662)),
+    ((15, 148), (0.0624, 0.1605)),
+    ((0, 20), (0.0, 0.1611)),
+    ((1, 29), (0.0061, 0.1718)),
+]
 
 
 @pytest.mark.parametrize("counts,want", NEWCOMBE_1998_EXAMPLES)
@@ -68,7 +80,8 @@ def test_wilson_by_hand_and_against_statsmodels():
     proportion = pytest.importorskip("statsmodels.stats.proportion")
     for k, n in ((0, 1), (1, 1), (3, 7), (28, 1316), (500, 1000)):
         assert wilson_interval(k, n) == pytest.approx(
-            proportion.proportion_confint(k, n, method="wilson"), abs=1e-12)
+            proportion.proportion_confint(k, n, method="wilson"), abs=1e-12
+        )
 
 
 def test_wilson_rejects_impossible_counts():
@@ -84,8 +97,9 @@ def test_mean_interval_t_by_hand():
     se = math.sqrt(5 / 3) / 2
     assert f["method"] == "t" and f["n"] == 4 and f["mean"] == 2.5
     assert f["se"] == pytest.approx(se, rel=1e-14)
-    assert f["ci95"] == pytest.approx([2.5 - 3.182446305284263 * se,
-                                       2.5 + 3.182446305284263 * se], rel=1e-12)
+    assert f["ci95"] == pytest.approx(
+        [2.5 - 3.182446305284263 * se, 2.5 + 3.182446305284263 * se], rel=1e-12
+    )
 
 
 def test_mean_interval_binary_is_wilson():
@@ -104,8 +118,9 @@ def test_mean_interval_of_one_continuous_row_has_no_interval():
 # -- MOVER / Newcombe --------------------------------------------------------------------------
 # Newcombe 1998, "Interval estimation for the difference between independent proportions:
 # comparison of eleven methods", Stat Med 17:873, worked examples, method 10 (score, no CC).
-@pytest.mark.parametrize("a,b,want", [((56, 70), (48, 80), (0.0524, 0.3339)),
-                                      ((9, 10), (3, 10), (0.1705, 0.8090))])
+@pytest.mark.parametrize(
+    "a,b,want", [((56, 70), (48, 80), (0.0524, 0.3339)), ((9, 10), (3, 10), (0.1705, 0.8090))]
+)
 def test_difference_of_proportions_matches_newcombe_method_10(a, b, want):
     fa = mean_interval([1.0] * a[0] + [0.0] * (a[1] - a[0]))
     fb = mean_interval([1.0] * b[0] + [0.0] * (b[1] - b[0]))
@@ -127,8 +142,10 @@ def test_mover_by_hand_and_scaling():
     assert h["estimate"] == pytest.approx(-0.25)
     assert h["ci95"] == pytest.approx([-0.4, -0.15])
     # empty subsets and zero weights drop out
-    assert mover([(1, A), (0, B), (-1, {"n": 0, "mean": None, "ci95": [None, None]})]) == \
-        {"estimate": 0.5, "ci95": pytest.approx([0.3, 0.8])}
+    assert mover([(1, A), (0, B), (-1, {"n": 0, "mean": None, "ci95": [None, None]})]) == {
+        "estimate": 0.5,
+        "ci95": pytest.approx([0.3, 0.8]),
+    }
 
 
 # -- cluster-robust SE -------------------------------------------------------------------------
@@ -142,8 +159,9 @@ def test_clustered_by_hand():
     assert c["se_naive"] == pytest.approx(0.25, rel=1e-14)
     assert c["design_effect"] == pytest.approx(0.5625)
     assert c["effective_n"] == pytest.approx(4 / 0.5625)
-    assert c["ci95"] == pytest.approx([0.75 - t_quantile(0.975, 2) * 0.1875,
-                                       0.75 + t_quantile(0.975, 2) * 0.1875])
+    assert c["ci95"] == pytest.approx(
+        [0.75 - t_quantile(0.975, 2) * 0.1875, 0.75 + t_quantile(0.975, 2) * 0.1875]
+    )
 
 
 def test_clustered_all_singletons_equals_naive():
@@ -159,7 +177,8 @@ def _statsmodels_cluster_se(ys, groups):
     np = pytest.importorskip("numpy")
     codes = {g: i for i, g in enumerate(dict.fromkeys(groups))}
     fit = sm.OLS(np.asarray(ys, float), np.ones((len(ys), 1))).fit(
-        cov_type="cluster", cov_kwds={"groups": np.asarray([codes[g] for g in groups])})
+        cov_type="cluster", cov_kwds={"groups": np.asarray([codes[g] for g in groups])}
+    )
     naive = sm.OLS(np.asarray(ys, float), np.ones((len(ys), 1))).fit()
     return float(fit.bse[0]), float(naive.bse[0])
 
@@ -168,7 +187,7 @@ def _statsmodels_cluster_se(ys, groups):
 def test_clustered_matches_statsmodels(seed):
     rng = random.Random(seed)
     ys, groups = [], []
-    for g in range(40):                      # groups of 1..6 rows with a shared effect
+    for g in range(40):  # groups of 1..6 rows with a shared effect
         size = rng.choice([1, 1, 1, 2, 3, 6])
         u = rng.random()
         for _ in range(size):

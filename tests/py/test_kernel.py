@@ -28,8 +28,9 @@ def source(*parts: str) -> str:
 
 def test_committed_spec_header_is_what_python_gives():
     committed = source("kernels", "spec.h")
-    assert committed == kernel_spec.header(), \
+    assert committed == kernel_spec.header(), (
         "kernels/spec.h is stale: run python3 build.py wasm and commit it"
+    )
 
 
 def test_ascii_classes_by_hand():
@@ -38,25 +39,35 @@ def test_ascii_classes_by_hand():
     punct = "".join(chr(c) for c in range(128) if cls[c] == kernel_spec.PUNCT)
     upper = "".join(chr(c) for c in range(128) if cls[c] == kernel_spec.UPPER)
     assert space == [9, 10, 11, 12, 13, 28, 29, 30, 31, 32]
-    assert punct == "!\"#%&'()*,-./:;?@[\\]_{}"   # $ + < = > ^ ` | ~ are symbols: kept
+    assert punct == "!\"#%&'()*,-./:;?@[\\]_{}"  # $ + < = > ^ ` | ~ are symbols: kept
     assert upper == "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     low = kernel_spec.low_table()
     assert low[ord("A")] == ord("a") and low[ord("z")] == ord("z") and low[ord("$")] == ord("$")
     assert low[ord(" ")] == kernel_spec.L_SPACE and low[ord(",")] == kernel_spec.L_PUNCT
-    assert [b for b in range(256) if low[b] == kernel_spec.L_STOP] == \
-        list(range(32)) + [0x22, 0x5C] + list(range(128, 256))
+    assert [b for b in range(256) if low[b] == kernel_spec.L_STOP] == list(range(32)) + [
+        0x22,
+        0x5C,
+    ] + list(range(128, 256))
     assert kernel_spec.space_ranges(0xFFFF)[2:] == [
-        (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
-        (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000)]
+        (0x85, 0x85),
+        (0xA0, 0xA0),
+        (0x1680, 0x1680),
+        (0x2000, 0x200A),
+        (0x2028, 0x2029),
+        (0x202F, 0x202F),
+        (0x205F, 0x205F),
+        (0x3000, 0x3000),
+    ]
 
 
 def test_committed_js_spec_is_what_python_gives():
     """worker/prefilter-spec.js (prefilter.js's ASCII classes, white space, MAX_JSON_DEPTH
     and hash constants) is generated from Python's spec, as kernels/spec.h is."""
     committed = source("worker", "prefilter-spec.js")
-    assert committed == kernel_spec.js_module(), \
+    assert committed == kernel_spec.js_module(), (
         "worker/prefilter-spec.js is stale: run python3 build.py wasm and commit it"
-    assert "export const MAX_JSON_DEPTH = 400;" in committed   # records.MAX_JSON_DEPTH
+    )
+    assert "export const MAX_JSON_DEPTH = 400;" in committed  # records.MAX_JSON_DEPTH
     assert "export const FNV_PRIME = 0x01000193;" in committed
 
 
@@ -66,15 +77,21 @@ def test_prefilter_js_types_no_table_or_constant_itself():
     for name in ("prefilter.js", "prefilter-exact.js"):
         js = source("worker", name)
         assert "from './prefilter-spec.js'" in js, name
-        for value in (kernel_spec.FNV_OFFSET, kernel_spec.FNV_PRIME, kernel_spec.MIX,
-                      kernel_spec.COUNT_MIX, kernel_spec.PROBE_MUL):
+        for value in (
+            kernel_spec.FNV_OFFSET,
+            kernel_spec.FNV_PRIME,
+            kernel_spec.MIX,
+            kernel_spec.COUNT_MIX,
+            kernel_spec.PROBE_MUL,
+        ):
             assert f"{value:#x}" not in js.lower(), (name, hex(value))
-        assert "CLASS[" not in js.replace("CLASS[c]", ""), name   # read, never assigned
+        assert "CLASS[" not in js.replace("CLASS[c]", ""), name  # read, never assigned
         assert "\\u205f" not in js and "400" not in js, name
 
 
 def _scan_in_child(q, spec):
     from evalsieve.kernel import KernelFilter
+
     ks = KernelFilter(spec["ngrams"], spec["n"], "jsonl", spec["ngrams"]).scanner(spec["paths"])
     q.put(ks.scan(spec["block"])[:3])
 
@@ -88,6 +105,7 @@ def test_kernel_runs_in_a_process_forked_after_a_compile():
     if "fork" not in mp.get_all_start_methods():
         pytest.skip("no fork on this platform")
     from evalsieve.kernel import KernelFilter
+
     block = b'{"text": "alpha beta gamma delta"}\n{"text": "x"}\n\n'
     spec = {"ngrams": ["alpha beta gamma"], "n": 3, "paths": [["text"]], "block": block}
     ks = KernelFilter(spec["ngrams"], 3, "jsonl", spec["ngrams"]).scanner(spec["paths"])
@@ -110,6 +128,7 @@ def test_kernel_filter_pickles_without_its_instances():
     pytest.importorskip("wasmtime")
     import pickle
     from evalsieve.kernel import KernelFilter
+
     kf = KernelFilter(["a b"], 2, "text", ["a b"])
     kf.scanner([["text"]])
     back = pickle.loads(pickle.dumps(kf))
@@ -124,16 +143,18 @@ def test_ext_tables_are_the_kernel_table():
     from evalsieve.kernel import EXT_GONE, EXT_NONE, ext_tables
     from evalsieve.kernel_spec import F_FIRST, F_NOSTARTER, F_SECOND, kernel_table
     from evalsieve.text import char_table
+
     ext, pool, flags = ext_tables()
     table, _ = kernel_table()
     assert set(char_table()) <= set(table)
-    assert ext[0xE9] == 0xE9 and ext[0xC9] == 0xE9          # é; É lowered
-    assert ext[0x201C] == EXT_GONE and ext[0xA0] == 0x20     # a curly quote; NBSP
-    assert ext[0xD800] == EXT_NONE and ext[0x03A3] == EXT_NONE   # a surrogate; capital sigma
-    m = ext[0x2161]                                          # Roman numeral two -> "ii"
-    assert m <= -3 and list(pool[-m - 3:-m - 3 + 3]) == [2, ord("i"), ord("i")]
-    assert sum(1 for c in range(128, 0x10000) if ext[c] != EXT_NONE) == \
-        sum(1 for c in table if 128 <= c <= 0xFFFF)
+    assert ext[0xE9] == 0xE9 and ext[0xC9] == 0xE9  # é; É lowered
+    assert ext[0x201C] == EXT_GONE and ext[0xA0] == 0x20  # a curly quote; NBSP
+    assert ext[0xD800] == EXT_NONE and ext[0x03A3] == EXT_NONE  # a surrogate; capital sigma
+    m = ext[0x2161]  # Roman numeral two -> "ii"
+    assert m <= -3 and list(pool[-m - 3 : -m - 3 + 3]) == [2, ord("i"), ord("i")]
+    assert sum(1 for c in range(128, 0x10000) if ext[c] != EXT_NONE) == sum(
+        1 for c in table if 128 <= c <= 0xFFFF
+    )
     # the flags: an accent (class 230, composes), the nukta (7, composes after na), a virama
     # (9), shadda (33), a Hangul vowel jamo (a starter that composes), na (a first), é (its
     # NFKD ends in class 230; ê composes on), ka (nothing)
@@ -142,28 +163,90 @@ def test_ext_tables_are_the_kernel_table():
     assert flags[0x094D] == F_NOSTARTER | 9 | 9 << 8
     assert flags[0x0651] == F_NOSTARTER | 33 | 33 << 8
     assert flags[0x1161] == F_SECOND and flags[0x0928] == F_FIRST and flags[0xAC00] == F_FIRST
-    assert flags[0xE9] == 230 << 8 and flags[0xEA] == F_FIRST | 230 << 8   # ê: ế
+    assert flags[0xE9] == 230 << 8 and flags[0xEA] == F_FIRST | 230 << 8  # ê: ế
     assert flags[0x0915] == 0
 
 
 # characters whose normalisation depends on their neighbours: marks of several classes in
 # both orders, compositions (Hangul jamo, nukta after na, accents after ASCII letters),
 # composition exclusions, Final_Sigma, and plain letters of each script
-TRICKY = (["a", "e", "n", "s", "A", "Σ", "σ", "\u00e9", "\u0301", "\u0323", "\u0302", "\u0308",
-           "\u0345", "\u0399", " ", " ", " ", "\u00a0"]
-          + ["\u0627", "\u0628", "\u0644", "\u0645", "\u064e", "\u064f", "\u0650", "\u0651",
-             "\u0652", "\u064b", "\u0670", "\u0653"]
-          + ["\u0915", "\u0928", "\u0930", "\u0921", "\u093c", "\u094d", "\u093f", "\u0940",
-             "\u0902", "\u0929", "\u095e", "\u0951", "\u0952"]
-          + ["\u1100", "\u1161", "\u11a8", "\uac00", "\ud55c", "\u3131", "\u314f"]
-          + ["\u09c7", "\u09be", "\u0dd9", "\u0dca", "\u0e01", "\u0e48", "\u0e38"])
+TRICKY = (
+    [
+        "a",
+        "e",
+        "n",
+        "s",
+        "A",
+        "Σ",
+        "σ",
+        "\u00e9",
+        "\u0301",
+        "\u0323",
+        "\u0302",
+        "\u0308",
+        "\u0345",
+        "\u0399",
+        " ",
+        " ",
+        " ",
+        "\u00a0",
+    ]
+    + [
+        "\u0627",
+        "\u0628",
+        "\u0644",
+        "\u0645",
+        "\u064e",
+        "\u064f",
+        "\u0650",
+        "\u0651",
+        "\u0652",
+        "\u064b",
+        "\u0670",
+        "\u0653",
+    ]
+    + [
+        "\u0915",
+        "\u0928",
+        "\u0930",
+        "\u0921",
+        "\u093c",
+        "\u094d",
+        "\u093f",
+        "\u0940",
+        "\u0902",
+        "\u0929",
+        "\u095e",
+        "\u0951",
+        "\u0952",
+    ]
+    + ["\u1100", "\u1161", "\u11a8", "\uac00", "\ud55c", "\u3131", "\u314f"]
+    + ["\u09c7", "\u09be", "\u0dd9", "\u0dca", "\u0e01", "\u0e48", "\u0e38"]
+)
 
 
 # well-formed syllables the kernel reads alone (NFC order: fatha before shadda; a nukta
 # after ḍa, which it does not compose with; conjuncts with the virama; Hangul syllables)
-PLAIN = ["\u0628\u064e", "\u0628\u064e\u0651", "\u0644\u0627", "\u0645\u064f", "\u0915\u094d\u0937",
-         "\u0921\u093c", "\u0915\u093f", "\u0928\u0940", "\u0930\u094d", "\ud55c", "\uac00\uc694",
-         "\u0e01\u0e48", "\u00e9t\u00e9", "word", "\u0399\u03c3", " ", " ", "  "]
+PLAIN = [
+    "\u0628\u064e",
+    "\u0628\u064e\u0651",
+    "\u0644\u0627",
+    "\u0645\u064f",
+    "\u0915\u094d\u0937",
+    "\u0921\u093c",
+    "\u0915\u093f",
+    "\u0928\u0940",
+    "\u0930\u094d",
+    "\ud55c",
+    "\uac00\uc694",
+    "\u0e01\u0e48",
+    "\u00e9t\u00e9",
+    "word",
+    "\u0399\u03c3",
+    " ",
+    " ",
+    "  ",
+]
 
 
 def test_kernel_reads_every_script_as_the_rule_does():
@@ -178,29 +261,40 @@ def test_kernel_reads_every_script_as_the_rule_does():
 
     read_alone = []
 
-    text = st.one_of(st.lists(st.sampled_from(TRICKY), min_size=3, max_size=30),
-                     st.lists(st.sampled_from(PLAIN + [" "] * 8), min_size=5, max_size=30),
-                     st.lists(st.sampled_from(PLAIN + TRICKY[:20]), min_size=5, max_size=30))
+    text = st.one_of(
+        st.lists(st.sampled_from(TRICKY), min_size=3, max_size=30),
+        st.lists(st.sampled_from(PLAIN + [" "] * 8), min_size=5, max_size=30),
+        st.lists(st.sampled_from(PLAIN + TRICKY[:20]), min_size=5, max_size=30),
+    )
 
     @settings(max_examples=300, deadline=None, derandomize=True)
     @given(st.lists(text.map("".join), min_size=1, max_size=6))
-    @example(["x \u00e9\u0301\u0323 y z", "a \u0628\u0651\u064e b c", "a \u0628\u0651\u064e\u0652\u064b b",
-              "\u0915\u094d\u093c\u093f x y", "q \u0301\u0323\u0302 r s"])
+    @example(
+        [
+            "x \u00e9\u0301\u0323 y z",
+            "a \u0628\u0651\u064e b c",
+            "a \u0628\u0651\u064e\u0652\u064b b",
+            "\u0915\u094d\u093c\u093f x y",
+            "q \u0301\u0323\u0302 r s",
+        ]
+    )
     def check(texts):
         lines = [t.replace("\n", " ") for t in texts]
         lines = [l for l in lines if len(normalize_words(l)) >= 3 and l[:1].strip()]
         if not lines:
             return
-        grams = [" ".join(w[i:i + 3]) for w in map(normalize_words, lines)
-                 for i in range(len(w) - 2)]
+        grams = [
+            " ".join(w[i : i + 3]) for w in map(normalize_words, lines) for i in range(len(w) - 2)
+        ]
         block = ("\n".join(lines) + "\n").encode("utf-8")
         hit = KernelFilter(grams, 3, "text", []).scanner([["text"]]).scan(block)
         assert sorted(set(hit[3][1::4])) == list(range(1, len(lines) + 1)), lines
         none = KernelFilter([], 3, "text", []).scanner([["text"]]).scan(block)
         read_alone.append(len(lines) - len(none[3]) // 4)
+
     check()
     print("lines the kernel read alone:", sum(read_alone))
-    assert sum(read_alone) > 50, read_alone   # 92 with these settings
+    assert sum(read_alone) > 50, read_alone  # 92 with these settings
 
 
 def test_the_kernel_passes_a_segment_that_is_an_exact_key_probe():
@@ -209,8 +303,10 @@ def test_the_kernel_passes_a_segment_that_is_an_exact_key_probe():
     key and more words is not a probe (JSONL probes are prefixes of the key's words)."""
     pytest.importorskip("wasmtime")
     from evalsieve.kernel import KernelFilter
-    block = (b'{"text": "alpha beta gamma delta"}\n{"text": "Hi, there!"}\n'
-             b'{"text": "hi there you"}\n')
+
+    block = (
+        b'{"text": "alpha beta gamma delta"}\n{"text": "Hi, there!"}\n{"text": "hi there you"}\n'
+    )
     with_key = KernelFilter(["alpha beta gamma"], 3, "jsonl", ["hi there"]).scanner([["text"]])
     got = with_key.scan(block)
     assert got[:2] == (3, 3) and list(got[3]) == [1, 1, 0, 34, 2, 2, 35, 57]
@@ -229,10 +325,12 @@ def test_kernel_made_probes_are_pythons(fmt):
     import random
     from evalsieve.exact import prefilter_exact, probe_words
     from evalsieve.kernel import KernelScanner, _memory
+
     rng = random.Random(5)
     bmp = ["alpha", "beta", "12", "true", "1e05", "café", "中文", "nan", "한국어"]
-    keys = sorted({" ".join(rng.choice(bmp + ["𝔲x"]) for _ in range(rng.randint(1, 6)))
-                   for _ in range(80)})
+    keys = sorted(
+        {" ".join(rng.choice(bmp + ["𝔲x"]) for _ in range(rng.randint(1, 6))) for _ in range(80)}
+    )
     py = prefilter_exact(keys, fmt)["probes"]
     by_keys = KernelScanner(_memory(), ["zz"], 1, fmt, [["text"]], None, keys)
     by_probes = KernelScanner(_memory(), ["zz"], 1, fmt, [["text"]], py)
@@ -245,22 +343,27 @@ def test_kernel_made_probes_are_pythons(fmt):
     if fmt == "text":
         block = "".join(s + "\n" for s in lines).encode()
     else:
-        block = "".join(json.dumps({"text": s}, ensure_ascii=False) + "\n"
-                        for s in lines).encode()
+        block = "".join(json.dumps({"text": s}, ensure_ascii=False) + "\n" for s in lines).encode()
     got = {lines[r - 1] for r in by_keys.scan(block)[3][0::4]}
-    want = {s for s in lines if " ".join(s.split()) in
-            {" ".join(w) for k in keys for w in probe_words(k, fmt)}}
+    want = {
+        s
+        for s in lines
+        if " ".join(s.split()) in {" ".join(w) for k in keys for w in probe_words(k, fmt)}
+    }
     assert got == want and segs <= got and near - got
 
 
-@pytest.mark.parametrize("line", [
-    "ДОМ МИР ЖИЗНЬ",          # upper-case Cyrillic: the table lowers each letter
-    "ΑΛΦΑ ΒΗΤΑ ΓΑΜΜΑ",        # Greek (no Σ: Final_Sigma is Python's)
-    "가\u11a8 나 다",          # an LV syllable, then a trailing jamo: NFKC composes 각
-    "а\u0308бв где жз",       # Cyrillic а, then a combining diaeresis: NFKC composes ӓ
-    "क\u093c ख ग",             # ka, then the nukta: NFKC composes क़ (U+0958 stays out)
-    "ڡ\u0654ب ت ث",           # Arabic letter, then a hamza above
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ДОМ МИР ЖИЗНЬ",  # upper-case Cyrillic: the table lowers each letter
+        "ΑΛΦΑ ΒΗΤΑ ΓΑΜΜΑ",  # Greek (no Σ: Final_Sigma is Python's)
+        "가\u11a8 나 다",  # an LV syllable, then a trailing jamo: NFKC composes 각
+        "а\u0308бв где жз",  # Cyrillic а, then a combining diaeresis: NFKC composes ӓ
+        "क\u093c ख ग",  # ka, then the nukta: NFKC composes क़ (U+0958 stays out)
+        "ڡ\u0654ب ت ث",  # Arabic letter, then a hamza above
+    ],
+)
 def test_multibyte_characters_hash_as_the_rule_reads_them(line):
     """A record whose field normalises (text.normalize_text) to an eval n-gram is a
     candidate, for characters the kernel reads one by one in its hot loop (a letter the
@@ -270,9 +373,14 @@ def test_multibyte_characters_hash_as_the_rule_reads_them(line):
     import json
     from evalsieve.kernel import KernelScanner, _memory
     from evalsieve.text import normalize_text
+
     gram = " ".join(normalize_text(line).split())
     n = len(gram.split())
     ks = KernelScanner(_memory(), [gram], n, "jsonl", [["text"]], [])
-    block = (json.dumps({"text": "x " + line + " y"}, ensure_ascii=False) + "\n"
-             + json.dumps({"text": "nothing of it"}) + "\n").encode()
+    block = (
+        json.dumps({"text": "x " + line + " y"}, ensure_ascii=False)
+        + "\n"
+        + json.dumps({"text": "nothing of it"})
+        + "\n"
+    ).encode()
     assert list(ks.scan(block)[3][0::4]) == [1], (line, gram)

@@ -54,11 +54,14 @@ def test_derives_once_verifies_and_repairs(tmp_path, monkeypatch):
     lock = model_cache.model_lock()
     assert folder == model_cache.model_folder(root)
     assert sorted(p.name for p in folder.iterdir()) == ["encoder.onnx", "tokenizer.json"]
-    assert model_cache.sha256_file(folder / "encoder.onnx") == lock["encoder.onnx"]["derived_sha256"]
+    assert (
+        model_cache.sha256_file(folder / "encoder.onnx") == lock["encoder.onnx"]["derived_sha256"]
+    )
     assert model_cache.sha256_file(folder / "tokenizer.json") == lock["tokenizer.json"]["sha256"]
     assert any("first use" in x for x in lines)
     # second use: verified, nothing derived again
     import evalsieve.encoder_graph as eg
+
     monkeypatch.setattr(eg, "build_encoder_graph", lambda *a, **k: pytest.fail("derived again"))
     assert model_cache.ensure_model(root=root) == str(folder)
     monkeypatch.undo()

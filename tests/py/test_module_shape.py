@@ -9,8 +9,11 @@ PKG = os.path.dirname(evalsieve.__file__)
 
 
 def test_no_module_over_600_lines():
-    sizes = {f: sum(1 for _ in open(os.path.join(PKG, f), encoding="utf-8"))
-             for f in os.listdir(PKG) if f.endswith(".py")}
+    sizes = {
+        f: sum(1 for _ in open(os.path.join(PKG, f), encoding="utf-8"))
+        for f in os.listdir(PKG)
+        if f.endswith(".py")
+    }
     assert len(sizes) > 40
     assert {f: n for f, n in sizes.items() if n > 600} == {}
 
@@ -32,8 +35,14 @@ def imported(module: str) -> set[str]:
 
 def test_the_ladder_and_the_shared_modules_import_no_job():
     jobs = {"contamination_job", "paraphrase"}
-    for module in ("ladder", "verdict", "contamination_exports", "records", "constants",
-                   "semantic_terms"):
+    for module in (
+        "ladder",
+        "verdict",
+        "contamination_exports",
+        "records",
+        "constants",
+        "semantic_terms",
+    ):
         assert imported(module) & jobs == set(), module
     # both jobs take the ladder and the skip rule from their own modules
     # (the job takes the ladder's verdict, RUNGS and assign_rungs, from verdict.py, which

@@ -6,8 +6,13 @@ import pytest
 
 import reference
 from evalsieve.errors import EvalsieveError
-from evalsieve.ngrams import (EvalIndex, TrainingScan, boilerplate_cutoff, containment_scores,
-                              ngram_size)
+from evalsieve.ngrams import (
+    EvalIndex,
+    TrainingScan,
+    boilerplate_cutoff,
+    containment_scores,
+    ngram_size,
+)
 
 
 def score(eval_texts, train_texts, n=None, **kw):
@@ -37,7 +42,7 @@ def test_ngram_size_nearest_rank_and_clamp():
 def test_boilerplate_cutoff():
     assert boilerplate_cutoff(0) == 10
     assert boilerplate_cutoff(10_000) == 10
-    assert boilerplate_cutoff(10_001) == 11     # ceil(10.001)
+    assert boilerplate_cutoff(10_001) == 11  # ceil(10.001)
     assert boilerplate_cutoff(2_000_000) == 2000
 
 
@@ -52,7 +57,7 @@ def test_quoted_inside_longer_document_scores_one():
 
 
 def test_one_word_changed_hand_computed():
-    q = " ".join(f"w{i}" for i in range(20))   # 20 words, n = 8 -> 13 n-grams
+    q = " ".join(f"w{i}" for i in range(20))  # 20 words, n = 8 -> 13 n-grams
     changed = q.replace("w10", "zzz")
     # n-grams covering position 10 start at 3..10: 8 of 13 are lost
     _, (scores, _) = score([q], [changed], n=8)
@@ -74,7 +79,9 @@ def test_ngrams_never_span_fields_or_records():
 
 
 def test_too_short_empty_and_no_ngram():
-    idx = EvalIndex([["a b c"], [""], ["a b c d e", "f g h i j"], [" ".join("x" * 1 for _ in range(9))]], 8)
+    idx = EvalIndex(
+        [["a b c"], [""], ["a b c d e", "f g h i j"], [" ".join("x" * 1 for _ in range(9))]], 8
+    )
     scan = TrainingScan(idx)
     scan.records = 0
     scores, _ = containment_scores(idx, scan)
@@ -101,7 +108,7 @@ def test_boilerplate_dropped_from_both_sides():
 
 def test_threshold():
     q = " ".join(f"w{i}" for i in range(20))
-    changed = q.replace("w10", "zzz")         # containment 5/13 = 0.385
+    changed = q.replace("w10", "zzz")  # containment 5/13 = 0.385
     _, (s, _) = score([q], [changed], n=8, threshold=0.5)
     assert s[0].status == "clean"
     _, (s, _) = score([q], [changed], n=8, threshold=0.38)
@@ -122,7 +129,9 @@ def test_filter_words_do_not_change_results():
         scan = TrainingScan(idx)
         scan.scan([(i + 1, [t]) for i, t in enumerate(tr)])
         scan.records = len(tr)
-        got = [(s.status, s.ngrams_matched, s.ngrams_total) for s in containment_scores(idx, scan)[0]]
+        got = [
+            (s.status, s.ngrams_matched, s.ngrams_total) for s in containment_scores(idx, scan)[0]
+        ]
         base = base or got
         assert got == base
     n, ref, short = reference.contamination([[t] for t in ev], [[t] for t in tr], 8)

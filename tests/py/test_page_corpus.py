@@ -21,8 +21,11 @@ def call(op, args=None, text=None):
 
 def shards(fixtures, root):
     """(path, name, format, fields, text) of three shards built from train_mix.jsonl."""
-    lines = open(os.path.join(fixtures, "train_mix.jsonl"), encoding="utf-8").read() \
+    lines = (
+        open(os.path.join(fixtures, "train_mix.jsonl"), encoding="utf-8")
+        .read()
         .splitlines(keepends=True)
+    )
     os.makedirs(root / "c" / "sub")
     a, b = "".join(lines[:40]), "".join(lines[40:80])
     (root / "c" / "a.jsonl").write_text(a, encoding="utf-8")
@@ -34,17 +37,25 @@ def shards(fixtures, root):
     for line in lines[80:]:
         w.writerow([json.loads(line)["text"]])
     (root / "c" / "sub" / "c.csv").write_text(buf.getvalue(), encoding="utf-8")
-    return [(root / "c" / "a.jsonl", "c/a.jsonl", "jsonl", ["text"], a),
-            (root / "c" / "b.jsonl.gz", "c/b.jsonl.gz", "jsonl", ["text"], b),
-            (root / "c" / "sub" / "c.csv", "c/sub/c.csv", "csv", ["content"], buf.getvalue())]
+    return [
+        (root / "c" / "a.jsonl", "c/a.jsonl", "jsonl", ["text"], a),
+        (root / "c" / "b.jsonl.gz", "c/b.jsonl.gz", "jsonl", ["text"], b),
+        (root / "c" / "sub" / "c.csv", "c/sub/c.csv", "csv", ["content"], buf.getvalue()),
+    ]
 
 
 def start(fixtures, first):
     ev = open(os.path.join(fixtures, "gsm8k_test_sample.jsonl"), encoding="utf-8").read()
-    h = call("cont.start", {"eval": {"name": "gsm8k_test_sample.jsonl", "format": "jsonl",
-                                     "fields": ["question"]},
-                            "train": {"name": first[1], "format": first[2], "fields": first[3]},
-                            "n": None, "boilerplate": True, "threshold": None})["value"]["handle"]
+    h = call(
+        "cont.start",
+        {
+            "eval": {"name": "gsm8k_test_sample.jsonl", "format": "jsonl", "fields": ["question"]},
+            "train": {"name": first[1], "format": first[2], "fields": first[3]},
+            "n": None,
+            "boilerplate": True,
+            "threshold": None,
+        },
+    )["value"]["handle"]
     call("cont.feed_eval", {"handle": h}, ev)
     call("cont.end_eval", {"handle": h})
     return h
@@ -55,23 +66,43 @@ def test_corpus_through_the_bridge_equals_the_cli(fixtures, tmp_path, capsys):
     h = start(fixtures, files[0])
     before = []
     for i, (_, name, fmt, fields, text) in enumerate(files):
-        r = call("cont.train_file", {"handle": h, "file": i, "name": name, "format": fmt,
-                                     "fields": fields})
+        r = call(
+            "cont.train_file",
+            {"handle": h, "file": i, "name": name, "format": fmt, "fields": fields},
+        )
         before.append(r["value"]["records"])
-        for k in range(0, len(text), 7000):   # chunks cut records: the reader joins them
-            call("cont.feed_train", {"handle": h}, text[k:k + 7000])
+        for k in range(0, len(text), 7000):  # chunks cut records: the reader joins them
+            call("cont.feed_train", {"handle": h}, text[k : k + 7000])
     assert before == [0, 40, 80]
-    inputs = {"eval": {"bytes": 1}, "train": [{"name": n, "format": f, "bytes": len(t)}
-                                             for _, n, f, _, t in files]}
+    inputs = {
+        "eval": {"bytes": 1},
+        "train": [{"name": n, "format": f, "bytes": len(t)} for _, n, f, _, t in files],
+    }
     s = call("cont.finish", {"handle": h, "inputs": inputs, "utc": "2026-01-01T00:00:00Z"})["value"]
     assert s["training_records"] == 127
     exports = {x["name"]: x["text"] for x in call("cont.exports", {"handle": h})["value"]}
     call("close", {"handle": h})
 
     out = tmp_path / "cli"
-    assert main(["contamination", os.path.join(fixtures, "gsm8k_test_sample.jsonl"),
-                 str(tmp_path / "c"), "--eval-field", "question", "--train-field", "text",
-                 "--train-field", "content", "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "contamination",
+                os.path.join(fixtures, "gsm8k_test_sample.jsonl"),
+                str(tmp_path / "c"),
+                "--eval-field",
+                "question",
+                "--train-field",
+                "text",
+                "--train-field",
+                "content",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     disk = open(out / "contamination-report.csv", encoding="utf-8", newline="").read()
     page = exports["contamination-report.csv"]
@@ -88,15 +119,23 @@ def test_train_file_out_of_order_is_refused(fixtures, tmp_path):
     files = shards(fixtures, tmp_path)
     h = start(fixtures, files[0])
     call("cont.feed_train", {"handle": h}, files[0][4])
-    r = call("cont.train_file", {"handle": h, "file": 0, "name": "c/a.jsonl", "format": "jsonl",
-                                 "fields": ["text"]})
+    r = call(
+        "cont.train_file",
+        {"handle": h, "file": 0, "name": "c/a.jsonl", "format": "jsonl", "fields": ["text"]},
+    )
     assert r["error"]["code"] == "bad_input" and "out of order" in r["error"]["message"]
-    r = call("cont.train_file", {"handle": h, "file": 2, "name": "x", "format": "jsonl",
-                                 "fields": ["text"]})
+    r = call(
+        "cont.train_file",
+        {"handle": h, "file": 2, "name": "x", "format": "jsonl", "fields": ["text"]},
+    )
     assert "out of order" in r["error"]["message"]
     with pytest.raises(RuntimeError, match="train_file|order|file"):
-        raise_if_error(call("cont.train_file", {"handle": h, "file": 1, "name": "y",
-                                                "format": "jsonl", "fields": []}))
+        raise_if_error(
+            call(
+                "cont.train_file",
+                {"handle": h, "file": 1, "name": "y", "format": "jsonl", "fields": []},
+            )
+        )
     call("close", {"handle": h})
 
 

@@ -8,9 +8,17 @@ import pytest
 
 from evalsieve.errors import EvalsieveError
 from evalsieve.ngrams import EvalIndex, TrainingScan, containment_scores
-from evalsieve.purify_core import (PurifyConfig, boilerplate_ids, counted_ngrams, cut_regions,
-                              kept_pieces, plan_record, segment_matches, still_contaminated,
-                              word_spans)
+from evalsieve.purify_core import (
+    PurifyConfig,
+    boilerplate_ids,
+    counted_ngrams,
+    cut_regions,
+    kept_pieces,
+    plan_record,
+    segment_matches,
+    still_contaminated,
+    word_spans,
+)
 from evalsieve.purify_records import RecordRewriter, csv_cells
 from evalsieve.text import normalize_text
 
@@ -40,8 +48,13 @@ def test_word_spans_skip_punctuation_at_a_words_edges():
 def test_word_spans_map_nfkc_back_to_the_original_characters():
     # x0 x1 _2 «3 Ｏ4 ｎ5 ｅ6 »7 ,8 _9 ｔ10 ｗ11 ｏ12 _13 (14 t15 h16 r17 e18 e19 )20 _21 y22 y23
     t = "xx «Ｏｎｅ», ｔｗｏ (three) yy"
-    assert word_spans(t) == [("xx", 0, 2), ("one", 4, 7), ("two", 10, 13), ("three", 15, 20),
-                             ("yy", 22, 24)]
+    assert word_spans(t) == [
+        ("xx", 0, 2),
+        ("one", 4, 7),
+        ("two", 10, 13),
+        ("three", 15, 20),
+        ("yy", 22, 24),
+    ]
     # a ligature is one character of two letters; a combining accent stays with its letter
     assert word_spans("ﬁne cafe\u0301") == [("fine", 0, 3), ("café", 4, 9)]
     # NFKC turns the diaeresis into a space and a combining mark: two words in one token
@@ -60,18 +73,41 @@ def test_white_space_is_a_boundary_of_the_rule():
         assert normalize_text(w).isspace(), hex(ord(w))
         for a in hard:
             for b in hard:
-                assert normalize_text(a + w + b) == \
-                    normalize_text(a) + normalize_text(w) + normalize_text(b), (a, w, b)
+                assert normalize_text(a + w + b) == normalize_text(a) + normalize_text(
+                    w
+                ) + normalize_text(b), (a, w, b)
 
 
-_CHARS = list("ab Z9.,'-\t\n") + ["\u00a0", "\u3000", "Σ", "σ", "é", "e\u0301", "\u0301", "ﬁ",
-                                    "Ｆ", "\u00a8", "\u1100", "\u1161", "\u11a8", "İ", "—",
-                                    "«", "»", "½", "\u200b", "\ufeff", "😀", "\u0663"]
+_CHARS = list("ab Z9.,'-\t\n") + [
+    "\u00a0",
+    "\u3000",
+    "Σ",
+    "σ",
+    "é",
+    "e\u0301",
+    "\u0301",
+    "ﬁ",
+    "Ｆ",
+    "\u00a8",
+    "\u1100",
+    "\u1161",
+    "\u11a8",
+    "İ",
+    "—",
+    "«",
+    "»",
+    "½",
+    "\u200b",
+    "\ufeff",
+    "😀",
+    "\u0663",
+]
 
 
 def test_word_spans_give_the_rules_words_and_cover_them():
-    pytest.importorskip("hypothesis", reason="the property test needs hypothesis (not in "
-                        "the Pyodide suite)")
+    pytest.importorskip(
+        "hypothesis", reason="the property test needs hypothesis (not in the Pyodide suite)"
+    )
     from hypothesis import given, settings, strategies as st
 
     @settings(max_examples=400, deadline=None)
@@ -82,6 +118,7 @@ def test_word_spans_give_the_rules_words_and_cover_them():
         for w, a, b in ws:
             assert 0 <= a < b <= len(text)
             assert w in normalize_text(text[a:b]).split()
+
     check()
 
 
@@ -91,7 +128,7 @@ def test_segment_matches_find_the_span_of_each_occurrence(index):
     found, matches = segment_matches(TEXT_A, index, everything(index))
     assert found == {g} and matches == [(16, 30, g)]
     found, matches = segment_matches(TEXT_A, index, frozenset())
-    assert found == {g} and matches == []       # found, but not counted: no cut
+    assert found == {g} and matches == []  # found, but not counted: no cut
 
 
 def test_cut_regions_widen_to_whole_tokens():
@@ -138,8 +175,7 @@ def test_cut_plan_near_the_start_and_the_end(index):
     short = plan_record([TEXT_B], index, counted, PurifyConfig(radius=2, min_piece=17))
     assert (short.action, short.reason) == ("dropped", "no word left")
     assert short.chars_removed == 54
-    split = plan_record([TEXT_B], index, counted, PurifyConfig(radius=2, min_piece=0,
-                                                               max_splits=1))
+    split = plan_record([TEXT_B], index, counted, PurifyConfig(radius=2, min_piece=0, max_splits=1))
     assert (split.action, split.reason) == ("dropped", "split 2 times (more than 1)")
 
 
@@ -156,8 +192,10 @@ def test_split_across_fields_cuts_each_field(index):
     assert plan.regions == [[(5, 18)], [(0, 19)]]
     assert plan.values == ["lead ", " tail"] and plan.splits == 2
     # an n-gram never spans two fields: "three four five" is not one
-    assert plan_record(["one two", "three four"], index, everything(index),
-                       PurifyConfig()).action == ""
+    assert (
+        plan_record(["one two", "three four"], index, everything(index), PurifyConfig()).action
+        == ""
+    )
 
 
 def test_drop_mode_and_untouched_records(index):
@@ -171,21 +209,31 @@ def test_drop_mode_and_untouched_records(index):
 def test_joined_pieces_that_form_an_eval_ngram_drop_the_record():
     idx = EvalIndex([["p q r"], ["a b c"]], n=3)
     # a0 b2 zzzz4-7 p9 q11 r13 zzzz15-18 c20: the cut (4, 19) leaves "a b " + " c"
-    plan = plan_record(["a b zzzz p q r zzzz c"], idx, everything(idx),
-                       PurifyConfig(radius=5, min_piece=0))
+    plan = plan_record(
+        ["a b zzzz p q r zzzz c"], idx, everything(idx), PurifyConfig(radius=5, min_piece=0)
+    )
     assert plan.regions == [[(4, 19)]]
     assert (plan.action, plan.reason) == ("dropped", "the joined pieces hold an eval n-gram")
 
 
 def test_config_is_checked():
-    for bad in ({"mode": "trim"}, {"rows": "all"}, {"radius": -1}, {"min_piece": 1.5},
-                {"max_splits": True}):
+    for bad in (
+        {"mode": "trim"},
+        {"rows": "all"},
+        {"radius": -1},
+        {"min_piece": 1.5},
+        {"max_splits": True},
+    ):
         with pytest.raises(EvalsieveError) as e:
             PurifyConfig(**bad)
         assert e.value.code == "bad_input"
     s = PurifyConfig().settings()
-    assert (s["purify_mode"], s["purify_radius_chars"], s["purify_min_piece_chars"],
-            s["purify_max_splits"]) == ("cut", 200, 200, 10)
+    assert (
+        s["purify_mode"],
+        s["purify_radius_chars"],
+        s["purify_min_piece_chars"],
+        s["purify_max_splits"],
+    ) == ("cut", 200, 200, 10)
 
 
 # -- which rows count, boilerplate, the self-check's verdict ---------------------------------
@@ -213,8 +261,9 @@ def test_boilerplate_ngrams_cut_nothing():
 
 def test_rows_choice_scored_or_contaminated_only():
     # row 2 has 2 n-grams, one found: containment 0.5, clean at threshold 0.8
-    idx, scan, scores, _ = _scored(["one two three", "four five six seven"],
-                                   ["one two three", "four five six"], threshold=0.8)
+    idx, scan, scores, _ = _scored(
+        ["one two three", "four five six seven"], ["one two three", "four five six"], threshold=0.8
+    )
     assert [s.status for s in scores] == ["contaminated", "clean"]
     scored, _ = counted_ngrams(idx, scores, frozenset(), "scored")
     only, rows_of = counted_ngrams(idx, scores, frozenset(), "contaminated")
@@ -222,8 +271,12 @@ def test_rows_choice_scored_or_contaminated_only():
     assert rows_of == {idx.id_of("one two three"): [1]}
     counts = list(scan.counts)
     check = still_contaminated(idx, scores, counts, frozenset(), 0.8, "contaminated")
-    assert check == {"rows_contaminated": 1, "rows_asked": 1, "rows_asked_contaminated": 1,
-                     "rows": [1]}
+    assert check == {
+        "rows_contaminated": 1,
+        "rows_asked": 1,
+        "rows_asked_contaminated": 1,
+        "rows": [1],
+    }
     counts[idx.id_of("one two three")] = 0
     check = still_contaminated(idx, scores, counts, frozenset(), 0.8, "contaminated")
     assert check["rows_contaminated"] == check["rows_asked_contaminated"] == 0
@@ -235,9 +288,11 @@ def test_rows_choice_scored_or_contaminated_only():
 # -- the raw-record rewriter -----------------------------------------------------------------
 def test_json_rewrite_changes_only_the_chosen_tokens():
     rw = RecordRewriter("jsonl", ["text", "messages[role=user].content"], "t.jsonl")
-    raw = ('{"id": 1.0, "z":"caf\\u00e9" ,"text": "caf\\u00e9 au lait", "messages":'
-           '[{"role":"user","content":"h\u00e9 there"},{"role":"bot","content":"no"}], '
-           '"text": "dup \\/ wins", "n": 1e5}\r\n')
+    raw = (
+        '{"id": 1.0, "z":"caf\\u00e9" ,"text": "caf\\u00e9 au lait", "messages":'
+        '[{"role":"user","content":"h\u00e9 there"},{"role":"bot","content":"no"}], '
+        '"text": "dup \\/ wins", "n": 1e5}\r\n'
+    )
     value = rw.parse_line(raw, 1)
     segs = rw.segments(value)
     assert segs == ["dup / wins", "h\u00e9 there"]
@@ -266,8 +321,7 @@ def test_json_rewrite_checks_the_raw_text_against_the_values():
 
 def test_csv_cells_and_rewrite_keep_the_other_cells_quoting():
     body = '1,"x, ""y""",z,'
-    assert csv_cells(body, ",") == [(0, 1, False), (2, 12, True), (13, 14, False),
-                                    (15, 15, False)]
+    assert csv_cells(body, ",") == [(0, 1, False), (2, 12, True), (13, 14, False), (15, 15, False)]
     rw = RecordRewriter("csv", ["b", "c"], "t.csv")
     header = ["a", "b", "c", "d"]
     raw = '"1","x, ""y""",z,\r\n'

@@ -20,15 +20,18 @@ from evalsieve.cli import main
 
 # the CLI's purify hashes files on threads and runs subprocesses, which Pyodide has not
 # (the page's purify path, tests/py/test_purify_page.py, runs there)
-pytestmark = pytest.mark.skipif(sys.platform == "emscripten",
-                                reason="Pyodide has no threads or subprocesses")
+pytestmark = pytest.mark.skipif(
+    sys.platform == "emscripten", reason="Pyodide has no threads or subprocesses"
+)
 from evalsieve.records import RecordReader
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EVAL = os.path.join(ROOT, "tests", "fixtures", "gsm8k_test_sample.jsonl")
 Q = [json.loads(l)["question"] for l in open(EVAL, encoding="utf-8")]
-VOCAB = ("zorp blick quann fetter mlorb sniv grattle poffin wuzzle crint dabber yorrow "
-         "tessik vumble harrup glin").split()
+VOCAB = (
+    "zorp blick quann fetter mlorb sniv grattle poffin wuzzle crint dabber yorrow "
+    "tessik vumble harrup glin"
+).split()
 FIELDS = ["text", "extra"]
 
 
@@ -38,7 +41,7 @@ def filler(rng, k):
 
 def halves(q):
     w = q.split()
-    return " ".join(w[:len(w) // 2]), " ".join(w[len(w) // 2:])
+    return " ".join(w[: len(w) // 2]), " ".join(w[len(w) // 2 :])
 
 
 def nfkc_shifted(q):
@@ -53,16 +56,23 @@ def build(root):
     rng = random.Random(7)
     train = root / "train"
     (train / "sub").mkdir(parents=True)
-    recs = [{"id": i, "meta": {"src": "web", "w": 0.5}, "text": filler(rng, 150),
-             "extra": filler(rng, 20)} for i in range(60)]
-    recs[3]["text"] = Q[0]                                                   # verbatim
-    recs[7]["text"] = f"{filler(rng, 300)} “{Q[4]}” {filler(rng, 300)}"      # quoted
-    a, b = halves(Q[8])                                                     # across fields
+    recs = [
+        {
+            "id": i,
+            "meta": {"src": "web", "w": 0.5},
+            "text": filler(rng, 150),
+            "extra": filler(rng, 20),
+        }
+        for i in range(60)
+    ]
+    recs[3]["text"] = Q[0]  # verbatim
+    recs[7]["text"] = f"{filler(rng, 300)} “{Q[4]}” {filler(rng, 300)}"  # quoted
+    a, b = halves(Q[8])  # across fields
     recs[11]["text"], recs[11]["extra"] = f"{filler(rng, 200)} {a}", f"{b} {filler(rng, 200)}"
-    a, b = halves(Q[30])                                                    # across records
+    a, b = halves(Q[30])  # across records
     recs[15]["text"], recs[16]["text"] = f"{filler(rng, 200)} {a}", f"{b} {filler(rng, 200)}"
-    recs[20]["text"] = f"{Q[15]} {filler(rng, 400)}"                        # near the start
-    recs[24]["text"] = f"{filler(rng, 400)} {Q[38]}"                        # near the end
+    recs[20]["text"] = f"{Q[15]} {filler(rng, 400)}"  # near the start
+    recs[24]["text"] = f"{filler(rng, 400)} {Q[38]}"  # near the end
     recs[30]["text"] = f"{filler(rng, 100)} {Q[29]} {filler(rng, 300)} {Q[37]} {filler(rng, 100)}"
     recs[33]["text"] = " ".join(f"{filler(rng, 100)} {Q[12]}" for _ in range(12))  # 12 cuts
     recs[40]["text"] = f"{filler(rng, 120)} {nfkc_shifted(Q[10])} {filler(rng, 120)}"
@@ -73,7 +83,7 @@ def build(root):
                 kw["separators"] = (",", ":")
             f.write(json.dumps(r, **kw) + ("\r\n" if i == 5 else "\n"))
             if i == 9:
-                f.write("\n   \n")                      # blank lines are no records
+                f.write("\n   \n")  # blank lines are no records
     b_recs = [{"text": filler(rng, 120)} for _ in range(20)]
     b_recs[4]["text"] = f"{filler(rng, 50)} {Q[19]} {filler(rng, 90)}"
     b_recs[12]["text"] = Q[7]
@@ -85,7 +95,7 @@ def build(root):
         for i in range(15):
             t = f"{filler(rng, 80)}\n{filler(rng, 20)}"
             if i == 3:
-                t = f"{filler(rng, 90)}\n{Q[20]}, she said \"twice\"\n{filler(rng, 90)}"
+                t = f'{filler(rng, 90)}\n{Q[20]}, she said "twice"\n{filler(rng, 90)}'
             w.writerow([i, t, "kept, as is"])
     with open(train / "d.tsv", "w", encoding="utf-8", newline="") as f:
         f.write("id\ttext\n")
@@ -93,16 +103,21 @@ def build(root):
             f.write(f"{i}\t{Q[32] if i == 2 else filler(rng, 70)}\n")
     with open(train / "e.txt", "w", encoding="utf-8", newline="") as f:
         for i in range(30):
-            f.write((f"{filler(rng, 50)} {Q[13]} {filler(rng, 50)}" if i == 9
-                     else filler(rng, 80)) + "\n")
+            f.write(
+                (f"{filler(rng, 50)} {Q[13]} {filler(rng, 50)}" if i == 9 else filler(rng, 80))
+                + "\n"
+            )
     with open(train / "g.jsonl", "w", encoding="utf-8") as f:
         f.writelines(json.dumps({"text": filler(rng, 100)}) + "\n" for _ in range(10))
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
+
     texts = [filler(rng, 100) for _ in range(20)]
     texts[5], texts[14] = f"{Q[0]} {filler(rng, 80)}", f"{filler(rng, 80)} {Q[4]}"
-    t = pa.table({"id": list(range(20)), "text": texts, "tags": [["a", "b"]] * 20},
-                 metadata={"origin": "test"})
+    t = pa.table(
+        {"id": list(range(20)), "text": texts, "tags": [["a", "b"]] * 20},
+        metadata={"origin": "test"},
+    )
     pq.write_table(t, train / "f.parquet", row_group_size=10, compression="zstd")
     return train
 
@@ -119,18 +134,51 @@ def cli(args, capsys):
 
 
 def purify(corpus, out, capsys, *extra):
-    code, out_s, err = cli(["purify", EVAL, str(corpus), "--out", str(out), "--eval-field",
-                            "question", "--train-field", "text", "--train-field", "extra",
-                            "--json", "--workers", "1", *extra], capsys)
+    code, out_s, err = cli(
+        [
+            "purify",
+            EVAL,
+            str(corpus),
+            "--out",
+            str(out),
+            "--eval-field",
+            "question",
+            "--train-field",
+            "text",
+            "--train-field",
+            "extra",
+            "--json",
+            "--workers",
+            "1",
+            *extra,
+        ],
+        capsys,
+    )
     assert code == 0, err
     return json.loads(out_s)
 
 
 def contaminated_rows(train_dir, tmp, capsys):
     """An independent contamination run over a folder: its contaminated eval rows."""
-    code, out, err = cli(["contamination", EVAL, str(train_dir), "--eval-field", "question",
-                          "--train-field", "text", "--train-field", "extra", "--out",
-                          str(tmp), "--json", "--workers", "1"], capsys)
+    code, out, err = cli(
+        [
+            "contamination",
+            EVAL,
+            str(train_dir),
+            "--eval-field",
+            "question",
+            "--train-field",
+            "text",
+            "--train-field",
+            "extra",
+            "--out",
+            str(tmp),
+            "--json",
+            "--workers",
+            "1",
+        ],
+        capsys,
+    )
     assert code == 0, err
     return json.loads(out)["rows_contaminated"]
 
@@ -205,7 +253,7 @@ def check_text_file(inp, outp, fmt, fields, rows, min_piece=200):
             assert oraw == raw, (inp, k)
             continue
         assert r["action"] == "cut" and oraw != raw
-        assert list(ovalue) == list(value)                     # key order kept
+        assert list(ovalue) == list(value)  # key order kept
         chosen = [f for f in fields if value.get(f)]
         spans = spans_of(r["cut_spans"])
         for f in value:
@@ -231,8 +279,14 @@ def test_planted_copies_are_removed_and_the_rest_kept(corpus, tmp_path, capsys, 
     assert contaminated_rows(out / "train", tmp_path / "after", capsys) == 0
     rows = report(out)
     files = {r["file"] for r in rows}
-    assert files == {"train/a.jsonl", "train/sub/b.jsonl.gz", "train/c.csv", "train/d.tsv",
-                     "train/e.txt", "train/f.parquet"}
+    assert files == {
+        "train/a.jsonl",
+        "train/sub/b.jsonl.gz",
+        "train/c.csv",
+        "train/d.tsv",
+        "train/e.txt",
+        "train/f.parquet",
+    }
     a = {int(r["record"]): r for r in rows if r["file"] == "train/a.jsonl"}
     # record numbers are 1-based: rec 3 is record 4; the blank lines come after record 10
     assert sorted(a) == [4, 8, 12, 16, 17, 21, 25, 31, 34, 41]
@@ -250,15 +304,26 @@ def test_planted_copies_are_removed_and_the_rest_kept(corpus, tmp_path, capsys, 
         for k in (4, 8, 12, 16, 17, 21, 25, 31, 41):
             assert a[k]["action"] == "cut", a[k]
         assert a[31]["splits"] == "2" and a[12]["cut_spans"].split()[0].startswith("1:")
-        assert a[12]["cut_spans"].split()[1].startswith("2:")        # across fields: both
+        assert a[12]["cut_spans"].split()[1].startswith("2:")  # across fields: both
         assert a[8]["eval_rows"] == "5" and a[41]["eval_rows"] == "11"
     for r in rows:
         assert r["run_fingerprint"] == s["fingerprint"]
-    src = {"a.jsonl": "jsonl", "sub/b.jsonl.gz": "jsonl", "c.csv": "csv", "d.tsv": "tsv",
-           "e.txt": "text", "g.jsonl": "jsonl"}
+    src = {
+        "a.jsonl": "jsonl",
+        "sub/b.jsonl.gz": "jsonl",
+        "c.csv": "csv",
+        "d.tsv": "tsv",
+        "e.txt": "text",
+        "g.jsonl": "jsonl",
+    }
     for rel, fmt in src.items():
-        check_text_file(corpus / rel, out / "train" / rel, fmt, FIELDS if fmt == "jsonl" else
-                        ["text"], [r for r in rows if r["file"] == "train/" + rel])
+        check_text_file(
+            corpus / rel,
+            out / "train" / rel,
+            fmt,
+            FIELDS if fmt == "jsonl" else ["text"],
+            [r for r in rows if r["file"] == "train/" + rel],
+        )
     # a file with nothing to change is the same bytes; gzip stays gzip
     assert (out / "train" / "g.jsonl").read_bytes() == (corpus / "g.jsonl").read_bytes()
     assert (out / "train" / "sub" / "b.jsonl.gz").read_bytes()[:2] == b"\x1f\x8b"
@@ -306,14 +371,17 @@ def test_workers_and_the_full_self_check_give_the_same_bytes(corpus, tmp_path, c
         t = tree(tmp_path / other)
         t.pop("purify-summary.json")
         s = json.loads(t.pop("run-stamp.json"))
-        if other == "quick":   # the self-check is a setting: another fingerprint
-            strip = lambda rows: [{k: v for k, v in r.items() if k != "run_fingerprint"}
-                                  for r in rows]
+        if other == "quick":  # the self-check is a setting: another fingerprint
+            strip = lambda rows: [
+                {k: v for k, v in r.items() if k != "run_fingerprint"} for r in rows
+            ]
             assert strip(report(tmp_path / other)) == strip(report(tmp_path / "one"))
             t.pop("purify-report.csv")
             t = {**t, "purify-report.csv": t1["purify-report.csv"]}
         assert t == t1, other
-        assert s["outputs"] == json.loads((tmp_path / "one" / "run-stamp.json").read_text())["outputs"]
+        assert (
+            s["outputs"] == json.loads((tmp_path / "one" / "run-stamp.json").read_text())["outputs"]
+        )
     assert two["fingerprint"] == one["fingerprint"]
     for k in ("records_cut", "records_dropped", "chars_removed"):
         assert one[k] == two[k] == quick[k]
@@ -323,8 +391,12 @@ def test_workers_and_the_full_self_check_give_the_same_bytes(corpus, tmp_path, c
 def test_ray_gives_the_same_bytes(corpus, tmp_path, capsys):
     ray = pytest.importorskip("ray")
     purify(corpus, tmp_path / "one", capsys)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": os.path.join(ROOT, "py")}})
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": os.path.join(ROOT, "py")}},
+    )
     try:
         purify(corpus, tmp_path / "ray", capsys, "--engine", "ray", "--workers", "2")
     finally:
@@ -342,20 +414,45 @@ def test_hand_computed_cut_spans(tmp_path, capsys):
     tr = tmp_path / "tr.jsonl"
     a = "w00 w01 w02 w03 One, two three w04 w05 w06 w07 w08 w09"
     b = "One two three aa bb cc dd ee ff gg four five six seven"
-    tr.write_text(json.dumps({"t": a}) + "\n" + json.dumps({"t": "nothing here"}) + "\n" +
-                  json.dumps({"t": b}) + "\n")
+    tr.write_text(
+        json.dumps({"t": a})
+        + "\n"
+        + json.dumps({"t": "nothing here"})
+        + "\n"
+        + json.dumps({"t": b})
+        + "\n"
+    )
     # a: "one two three" spans 16..30; R = 5 gives [11, 35), whose tokens are w03 (12) to
     # w04 (..34); pieces 0..12 and 34..54 are >= 10 characters: 22 removed.
     # b: (0, 13) -> [0, 18) ends inside bb: 0..19; (35, 48) and (40, 54) -> [30, 53) and
     # [35, 54): from ff (29) to the end: 29..54; the piece 19..29 " cc dd ee " is 10
     # characters, kept: 44 removed.
-    code, out, err = cli(["purify", str(ev), str(tr), "--out", str(tmp_path / "o"), "--n", "3",
-                          "--radius", "5", "--min-piece", "10", "--json"], capsys)
+    code, out, err = cli(
+        [
+            "purify",
+            str(ev),
+            str(tr),
+            "--out",
+            str(tmp_path / "o"),
+            "--n",
+            "3",
+            "--radius",
+            "5",
+            "--min-piece",
+            "10",
+            "--json",
+        ],
+        capsys,
+    )
     assert code == 0, err
     rows = report(tmp_path / "o")
-    assert [(r["record"], r["action"], r["matched_spans"], r["cut_spans"], r["chars_removed"])
-            for r in rows] == [("1", "cut", "1:16-30", "1:12-34", "22"),
-                               ("3", "cut", "1:0-13 1:35-54", "1:0-19 1:29-54", "44")]
+    assert [
+        (r["record"], r["action"], r["matched_spans"], r["cut_spans"], r["chars_removed"])
+        for r in rows
+    ] == [
+        ("1", "cut", "1:16-30", "1:12-34", "22"),
+        ("3", "cut", "1:0-13 1:35-54", "1:0-19 1:29-54", "44"),
+    ]
     lines = (tmp_path / "o" / "tr.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["t"] == "w00 w01 w02  w05 w06 w07 w08 w09"
     assert lines[1] == '{"t": "nothing here"}'
@@ -363,20 +460,31 @@ def test_hand_computed_cut_spans(tmp_path, capsys):
 
 
 def test_output_inside_a_training_folder_is_refused(corpus, tmp_path, capsys):
-    code, _, err = cli(["purify", EVAL, str(corpus), "--out", str(corpus / "clean"),
-                        "--eval-field", "question"], capsys)
+    code, _, err = cli(
+        ["purify", EVAL, str(corpus), "--out", str(corpus / "clean"), "--eval-field", "question"],
+        capsys,
+    )
     assert code == 2 and "inside a training folder" in err
     assert not (corpus / "clean").exists()
 
 
-def test_a_failed_self_check_is_an_error_and_writes_no_report(corpus, tmp_path, capsys,
-                                                              monkeypatch):
+def test_a_failed_self_check_is_an_error_and_writes_no_report(
+    corpus, tmp_path, capsys, monkeypatch
+):
     from evalsieve import purify_run
-    monkeypatch.setattr(purify_run, "_rescan_full", lambda run, payload, files: [1] * len(
-        payload["index"].ngrams))
+
+    monkeypatch.setattr(
+        purify_run, "_rescan_full", lambda run, payload, files: [1] * len(payload["index"].ngrams)
+    )
     with pytest.raises(Exception) as e:
-        purify_run.purify(EVAL, [str(corpus)], str(tmp_path / "o"), eval_fields=["question"],
-                          train_fields=FIELDS, self_check="full")
+        purify_run.purify(
+            EVAL,
+            [str(corpus)],
+            str(tmp_path / "o"),
+            eval_fields=["question"],
+            train_fields=FIELDS,
+            self_check="full",
+        )
     assert getattr(e.value, "code", None) == "internal"
     assert "still contaminated" in str(e.value)
     assert not (tmp_path / "o" / "run-stamp.json").exists()
@@ -394,17 +502,32 @@ def test_a_killed_run_resumes_and_gives_the_same_output(tmp_path, capsys):
             for i in range(40):
                 t = f"{filler(rng, 80)} {Q[k * 5]} {filler(rng, 80)}" if i == 7 else filler(rng, 60)
                 f.write(json.dumps({"text": t}) + "\n")
-    base = [sys.executable, "-m", "evalsieve.cli", "purify", EVAL, str(train), "--eval-field",
-            "question", "--workers", "1", "--quiet"]
+    base = [
+        sys.executable,
+        "-m",
+        "evalsieve.cli",
+        "purify",
+        EVAL,
+        str(train),
+        "--eval-field",
+        "question",
+        "--workers",
+        "1",
+        "--quiet",
+    ]
     env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "py")}
     subprocess.run(base + ["--out", str(tmp_path / "ref")], check=True, env=env)
     out = tmp_path / "out"
-    p = subprocess.Popen(base + ["--out", str(out)], env={**env, "EVALSIEVE_SHARD_DELAY_S": "2"},
-                         start_new_session=True)
+    p = subprocess.Popen(
+        base + ["--out", str(out)],
+        env={**env, "EVALSIEVE_SHARD_DELAY_S": "2"},
+        start_new_session=True,
+    )
     state = out / ".evalsieve-purify"
 
-    def complete():   # state files of finished output files (not their temporary names)
+    def complete():  # state files of finished output files (not their temporary names)
         return [n for n in os.listdir(state) if n.endswith(".json")] if state.is_dir() else []
+
     t0 = time.time()
     while time.time() - t0 < 120 and p.poll() is None:
         if complete():
@@ -416,8 +539,9 @@ def test_a_killed_run_resumes_and_gives_the_same_output(tmp_path, capsys):
     assert not (out / "run-stamp.json").exists()
     done = len(complete())
     assert 1 <= done < 4
-    r = subprocess.run(base + ["--out", str(out), "--json"], env=env, capture_output=True,
-                       text=True, check=True)
+    r = subprocess.run(
+        base + ["--out", str(out), "--json"], env=env, capture_output=True, text=True, check=True
+    )
     s = json.loads(r.stdout)
     assert s["files_resumed"] >= done
     a, b = tree(tmp_path / "ref"), tree(out)
@@ -438,9 +562,21 @@ def test_lone_cr_text_and_crlf_csv_keep_their_line_ends(tmp_path, capsys):
     rows = [f'{i},"{filler(rng, 50)}\r\n{filler(rng, 5)}"' for i in range(6)]
     rows[2] = f'2,"{Q[8]}"'
     (train / "win.csv").write_bytes(("id,text\r\n" + "\r\n".join(rows) + "\r\n").encode())
-    code, out, err = cli(["purify", EVAL, str(train), "--out", str(tmp_path / "o"),
-                          "--eval-field", "question", "--train-field", "text", "--json"],
-                         capsys)
+    code, out, err = cli(
+        [
+            "purify",
+            EVAL,
+            str(train),
+            "--out",
+            str(tmp_path / "o"),
+            "--eval-field",
+            "question",
+            "--train-field",
+            "text",
+            "--json",
+        ],
+        capsys,
+    )
     assert code == 0, err
     got = (tmp_path / "o" / "train" / "mac.txt").read_bytes().split(b"\r")
     want = ("\r".join(lines) + "\r").encode().split(b"\r")
@@ -468,22 +604,36 @@ def test_remote_output_through_fsspec(corpus, tmp_path, capsys):
 
 def test_a_file_changed_during_the_run_is_an_error(tmp_path, capsys, monkeypatch):
     from evalsieve import purify_shards
+
     train = tmp_path / "train.jsonl"
     rng = random.Random(2)
     recs = [filler(rng, 50) for _ in range(5)]
     recs[1] = Q[0]
     train.write_text("".join(json.dumps({"text": t}) + "\n" for t in recs))
 
-    def change():   # same size, other bytes, the time moved on
+    def change():  # same size, other bytes, the time moved on
         data = bytearray(train.read_bytes())
         i = data.index(b"zorp") if b"zorp" in data else data.index(b"blick")
         data[i] = ord("Z")
         train.write_bytes(bytes(data))
         st = os.stat(train)
-        os.utime(train, ns=(st.st_atime_ns, st.st_mtime_ns + 10 ** 9))
+        os.utime(train, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+
     monkeypatch.setattr(purify_shards, "_delay_hook", change)
-    code, _, err = cli(["purify", EVAL, str(train), "--out", str(tmp_path / "o"),
-                        "--eval-field", "question", "--workers", "1"], capsys)
+    code, _, err = cli(
+        [
+            "purify",
+            EVAL,
+            str(train),
+            "--out",
+            str(tmp_path / "o"),
+            "--eval-field",
+            "question",
+            "--workers",
+            "1",
+        ],
+        capsys,
+    )
     assert code == 2 and "changed during the run" in err
     assert not (tmp_path / "o" / "train.jsonl").exists()
     assert not (tmp_path / "o" / "run-stamp.json").exists()

@@ -10,14 +10,16 @@ import sys
 import pytest
 
 if sys.platform == "emscripten":
-    pytest.skip("the CLI's purify over tests/hostile (not in the Pyodide suite's files)",
-                allow_module_level=True)
+    pytest.skip(
+        "the CLI's purify over tests/hostile (not in the Pyodide suite's files)",
+        allow_module_level=True,
+    )
 from evalsieve.cli import main  # noqa: E402
 from test_purify_cli import check_text_file, report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = os.path.join(ROOT, "tests", "hostile", "corpus")
-if not os.path.isdir(CORPUS):   # the Pyodide suite copies tests/py and tests/fixtures only
+if not os.path.isdir(CORPUS):  # the Pyodide suite copies tests/py and tests/fixtures only
     pytest.skip("tests/hostile/corpus is not in this run", allow_module_level=True)
 EVAL = os.path.join(CORPUS, "_eval-partner.jsonl")
 FILES = sorted(n for n in os.listdir(CORPUS) if not n.startswith("_") and n != "README.md")
@@ -34,8 +36,20 @@ def test_purify_reads_what_contamination_reads(name, tmp_path, capsys):
     path = os.path.join(CORPUS, name)
     base = [EVAL, path, "--eval-field", "question", "--workers", "1"]
     want, _, _ = run(["contamination", *base, "--out", str(tmp_path / "c")], capsys)
-    code, out, err = run(["purify", *base, "--out", str(tmp_path / "p"), "--json",
-                          "--radius", "0", "--min-piece", "0"], capsys)
+    code, out, err = run(
+        [
+            "purify",
+            *base,
+            "--out",
+            str(tmp_path / "p"),
+            "--json",
+            "--radius",
+            "0",
+            "--min-piece",
+            "0",
+        ],
+        capsys,
+    )
     assert code == want, err
     assert "Traceback" not in err
     if code != 0:
@@ -55,13 +69,16 @@ def test_purify_reads_what_contamination_reads(name, tmp_path, capsys):
     # records were the ones that had the field)
     from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
     from evalsieve.stamps import InputFile
-    job = ContaminationJob(ContaminationConfig(("question",), tuple(fields)), "ev", "jsonl",
-                           name, fmt)
+
+    job = ContaminationJob(
+        ContaminationConfig(("question",), tuple(fields)), "ev", "jsonl", name, fmt
+    )
     job.feed_eval(open(EVAL, encoding="utf-8").read())
     job.end_eval()
     data = outp.read_bytes()
     if data[:2] == b"\x1f\x8b":
         import gzip
+
         data = gzip.decompress(data)
     job.feed_train(data.decode("utf-8").removeprefix("\ufeff"))
     f = InputFile("train", name, "", len(data), fmt)

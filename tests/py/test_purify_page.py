@@ -20,8 +20,9 @@ from test_purify_cli import EVAL, Q, filler, halves, nfkc_shifted
 
 #: The CLI's purify hashes its output on threads, which Pyodide has not: there the page's
 #: side runs alone (the tests below without the CLI; the real page: tests/e2e/test_e2e_purify.py).
-needs_cli = pytest.mark.skipif(sys.platform == "emscripten",
-                               reason="evalsieve purify needs threads (not in Pyodide)")
+needs_cli = pytest.mark.skipif(
+    sys.platform == "emscripten", reason="evalsieve purify needs threads (not in Pyodide)"
+)
 
 
 def call(op, args, text=None, data=None):
@@ -62,23 +63,44 @@ def training_pass(handle, fmt, text: str, chunk: int):
     line = rec = 0
     for block in line_chunks(data, chunk):
         recs, lines, raws = [], [], []
-        for raw in block.decode("utf-8").split("\n")[:-1 if block.endswith(b"\n") else None]:
+        for raw in block.decode("utf-8").split("\n")[: -1 if block.endswith(b"\n") else None]:
             line += 1
             if raw.strip():
                 rec += 1
                 recs.append(rec), lines.append(line), raws.append(raw)
-        call("cont.feed_candidates", {"handle": handle, "records": recs, "lines": lines,
-                                      "records_total": rec, "chars": len(block)},
-             "\n".join(raws))
+        call(
+            "cont.feed_candidates",
+            {
+                "handle": handle,
+                "records": recs,
+                "lines": lines,
+                "records_total": rec,
+                "chars": len(block),
+            },
+            "\n".join(raws),
+        )
 
 
 def inflate(raw: bytes) -> bytes:
     return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
 
 
-def page_purify(train, fmt, fields, *, mode="cut", rows="scored", self_check="full",
-                threshold=None, chunk=1 << 20, radius=RADIUS, min_piece=MIN_PIECE,
-                max_splits=MAX_SPLITS, changed=None, id_field="id"):
+def page_purify(
+    train,
+    fmt,
+    fields,
+    *,
+    mode="cut",
+    rows="scored",
+    self_check="full",
+    threshold=None,
+    chunk=1 << 20,
+    radius=RADIUS,
+    min_piece=MIN_PIECE,
+    max_splits=MAX_SPLITS,
+    changed=None,
+    id_field="id",
+):
     """What the page writes and exports for `train` (a Path). ``id_field``: the training
     records' id field the page's scan is started with (its field picker defaults it by name:
     the files here have ``id``)."""
@@ -87,32 +109,68 @@ def page_purify(train, fmt, fields, *, mode="cut", rows="scored", self_check="fu
     gz = raw[:2] == b"\x1f\x8b"
     data = inflate(raw)
     bom = data.startswith(b"\xef\xbb\xbf")
-    text = data[3:].decode("utf-8") if bom else data.decode("utf-8")   # the reader drops it
-    h = call("cont.start", {"eval": {"name": "gsm8k_test_sample.jsonl", "format": "jsonl",
-                                     "fields": ["question"]},
-                            "train": {"name": train.name, "format": fmt, "fields": fields,
-                                      "id_field": id_field},
-                            "n": None, "boilerplate": True, "threshold": threshold,
-                            "clean": "scored", "semantic": None, "exclude_rungs": None,
-                            "skip_bad_lines": False})["handle"]
+    text = data[3:].decode("utf-8") if bom else data.decode("utf-8")  # the reader drops it
+    h = call(
+        "cont.start",
+        {
+            "eval": {"name": "gsm8k_test_sample.jsonl", "format": "jsonl", "fields": ["question"]},
+            "train": {"name": train.name, "format": fmt, "fields": fields, "id_field": id_field},
+            "n": None,
+            "boilerplate": True,
+            "threshold": threshold,
+            "clean": "scored",
+            "semantic": None,
+            "exclude_rungs": None,
+            "skip_bad_lines": False,
+        },
+    )["handle"]
     call("cont.feed_eval", {"handle": h}, ev.decode("utf-8"))
-    call("cont.background", {"handle": h}, text[:1 << 20])
+    call("cont.background", {"handle": h}, text[: 1 << 20])
     call("cont.end_eval", {"handle": h})
     call("purify.begin", {"handle": h})
     training_pass(h, fmt, text, chunk)
-    call("cont.finish", {"handle": h, "inputs": {"eval": {"sha256": sha(ev), "bytes": len(ev)},
-                                                 "train": {"sha256": sha(raw), "bytes": len(raw)}},
-                         "utc": "2026-01-01T00:00:00Z"})
-    plan = call("purify.plan", {
-        "handle": h, "mode": mode, "radius": radius, "min_piece": min_piece,
-        "max_splits": max_splits, "rows": rows, "self_check": self_check,
-        "train": {"name": train.name, "format": fmt, "fields": fields, "gzip": gz,
-                  "bytes": len(raw), "sha256": sha(raw)},
-        "eval": {"name": "gsm8k_test_sample.jsonl", "format": "jsonl", "sha256": sha(ev),
-                 "bytes": len(ev)}, "utc": "2026-01-01T00:00:00Z",
-        "assets": {"pyodide": {"version": "test"}}, "environment": {"assets_from": "network"}})
+    call(
+        "cont.finish",
+        {
+            "handle": h,
+            "inputs": {
+                "eval": {"sha256": sha(ev), "bytes": len(ev)},
+                "train": {"sha256": sha(raw), "bytes": len(raw)},
+            },
+            "utc": "2026-01-01T00:00:00Z",
+        },
+    )
+    plan = call(
+        "purify.plan",
+        {
+            "handle": h,
+            "mode": mode,
+            "radius": radius,
+            "min_piece": min_piece,
+            "max_splits": max_splits,
+            "rows": rows,
+            "self_check": self_check,
+            "train": {
+                "name": train.name,
+                "format": fmt,
+                "fields": fields,
+                "gzip": gz,
+                "bytes": len(raw),
+                "sha256": sha(raw),
+            },
+            "eval": {
+                "name": "gsm8k_test_sample.jsonl",
+                "format": "jsonl",
+                "sha256": sha(ev),
+                "bytes": len(ev),
+            },
+            "utc": "2026-01-01T00:00:00Z",
+            "assets": {"pyodide": {"version": "test"}},
+            "environment": {"assets_from": "network"},
+        },
+    )
     p = plan["handle"]
-    if changed is not None:   # the file changes between the scan and the write pass
+    if changed is not None:  # the file changes between the scan and the write pass
         raw = changed(raw)
         data = inflate(raw)
     if plan["copy"]:
@@ -140,28 +198,39 @@ def page_purify(train, fmt, fields, *, mode="cut", rows="scored", self_check="fu
 
 
 def cli_purify(train, out_dir, fields, *extra):
-    argv = ["purify", EVAL, str(train), "--out", str(out_dir), "--eval-field", "question",
-            "--quiet", "--workers", "1"]
+    argv = [
+        "purify",
+        EVAL,
+        str(train),
+        "--out",
+        str(out_dir),
+        "--eval-field",
+        "question",
+        "--quiet",
+        "--workers",
+        "1",
+    ]
     for f in fields:
         argv += ["--train-field", f]
     assert main(argv + list(extra)) == 0
     return (out_dir / train.name).read_bytes(), {
         n: (out_dir / n).read_text(encoding="utf-8")
-        for n in ("purify-report.csv", "run-stamp.json", "purify-summary.json")}
+        for n in ("purify-report.csv", "run-stamp.json", "purify-summary.json")
+    }
 
 
 def records(n=40, seed=3):
     rng = random.Random(seed)
     texts = [filler(rng, 120) for _ in range(n)]
-    texts[2] = Q[0]                                                     # verbatim
-    texts[5] = f"{filler(rng, 300)} “{Q[4]}” {filler(rng, 300)}"        # quoted, long
-    texts[9] = f"{Q[15]} {filler(rng, 400)}"                            # near the start
-    texts[12] = f"{filler(rng, 400)} {Q[38]}"                           # near the end
-    texts[20] = " ".join(f"{filler(rng, 100)} {Q[12]}" for _ in range(12))   # 12 cuts
+    texts[2] = Q[0]  # verbatim
+    texts[5] = f"{filler(rng, 300)} “{Q[4]}” {filler(rng, 300)}"  # quoted, long
+    texts[9] = f"{Q[15]} {filler(rng, 400)}"  # near the start
+    texts[12] = f"{filler(rng, 400)} {Q[38]}"  # near the end
+    texts[20] = " ".join(f"{filler(rng, 100)} {Q[12]}" for _ in range(12))  # 12 cuts
     texts[25] = f"{filler(rng, 120)} {nfkc_shifted(Q[10])} {filler(rng, 120)}"
-    a, b = halves(Q[30])                                                # across records
+    a, b = halves(Q[30])  # across records
     texts[30], texts[31] = f"{filler(rng, 200)} {a}", f"{b} {filler(rng, 200)}"
-    texts[n - 1] = Q[7]                                                 # the last record
+    texts[n - 1] = Q[7]  # the last record
     return texts
 
 
@@ -171,10 +240,12 @@ def write_jsonl(path, texts, bom=False, crlf_at=4):
             f.write("\ufeff")
         for i, t in enumerate(texts):
             kw = {"ensure_ascii": i % 2 == 0, "separators": (",", ":") if i % 3 else None}
-            f.write(json.dumps({"id": i, "text": t, "meta": {"w": 0.5}}, **kw)
-                    + ("\r\n" if i == crlf_at else "\n"))
+            f.write(
+                json.dumps({"id": i, "text": t, "meta": {"w": 0.5}}, **kw)
+                + ("\r\n" if i == crlf_at else "\n")
+            )
             if i == 7:
-                f.write("\n  \n")                      # blank lines are no records
+                f.write("\n  \n")  # blank lines are no records
     return path
 
 
@@ -182,8 +253,10 @@ def write_jsonl(path, texts, bom=False, crlf_at=4):
 def files(tmp_path_factory):
     root = tmp_path_factory.mktemp("page")
     texts = records()
-    out = {"jsonl": write_jsonl(root / "train.jsonl", texts),
-           "bom": write_jsonl(root / "bom.jsonl", texts, bom=True)}
+    out = {
+        "jsonl": write_jsonl(root / "train.jsonl", texts),
+        "bom": write_jsonl(root / "bom.jsonl", texts, bom=True),
+    }
     out["gz"] = root / "train.jsonl.gz"
     out["gz"].write_bytes(gzip.compress((root / "train.jsonl").read_bytes(), mtime=5))
     with open(root / "train.csv", "w", encoding="utf-8", newline="") as f:
@@ -197,23 +270,32 @@ def files(tmp_path_factory):
     out["tsv"] = root / "train.tsv"
     (root / "train.txt").write_text("".join(t + "\n" for t in texts), encoding="utf-8")
     out["txt"] = root / "train.txt"
-    (root / "clean.jsonl").write_text("".join(json.dumps({"text": t}) + "\n"
-                                              for t in records()[32:38]), encoding="utf-8")
+    (root / "clean.jsonl").write_text(
+        "".join(json.dumps({"text": t}) + "\n" for t in records()[32:38]), encoding="utf-8"
+    )
     out["clean"] = root / "clean.jsonl"
     return out
 
 
-FORMATS = {"jsonl": "jsonl", "bom": "jsonl", "gz": "jsonl", "csv": "csv", "tsv": "tsv",
-           "txt": "text", "clean": "jsonl"}
+FORMATS = {
+    "jsonl": "jsonl",
+    "bom": "jsonl",
+    "gz": "jsonl",
+    "csv": "csv",
+    "tsv": "tsv",
+    "txt": "text",
+    "clean": "jsonl",
+}
 
 
-def assert_same_as_cli(files, tmp_path, key, mode, self_check="full", chunk=1 << 20,
-                       extra=()):
+def assert_same_as_cli(files, tmp_path, key, mode, self_check="full", chunk=1 << 20, extra=()):
     train, fmt = files[key], FORMATS[key]
-    out, plan, page, res = page_purify(train, fmt, ["text"], mode=mode, self_check=self_check,
-                                       chunk=chunk)
-    cli_out, cli = cli_purify(train, tmp_path / "cli", ["text"], "--mode", mode,
-                              "--self-check", self_check, *extra)
+    out, plan, page, res = page_purify(
+        train, fmt, ["text"], mode=mode, self_check=self_check, chunk=chunk
+    )
+    cli_out, cli = cli_purify(
+        train, tmp_path / "cli", ["text"], "--mode", mode, "--self-check", self_check, *extra
+    )
     assert out == cli_out
     page_rows = list(csv.DictReader(page["purify-report.csv"].splitlines()))
     cli_rows = list(csv.DictReader(cli["purify-report.csv"].splitlines()))
@@ -228,8 +310,16 @@ def assert_same_as_cli(files, tmp_path, key, mode, self_check="full", chunk=1 <<
     assert stamp["job"] == "purify" and stamp["environment"] == {"assets_from": "network"}
     assert res["summary"]["self_check"]["rows_contaminated"] == 0
     summary = json.loads(cli["purify-summary.json"])
-    for k in ("records_cut", "records_dropped", "records_out", "chars_removed",
-              "ngrams_counted", "eval_rows_counted", "training_records", "self_check"):
+    for k in (
+        "records_cut",
+        "records_dropped",
+        "records_out",
+        "chars_removed",
+        "ngrams_counted",
+        "eval_rows_counted",
+        "training_records",
+        "self_check",
+    ):
         assert res["summary"][k] == summary[k], k
     return out, page_rows, plan
 
@@ -264,29 +354,34 @@ def test_untouched_records_keep_their_bytes_and_cut_ones_their_other_keys(files)
     rows = list(csv.DictReader(page["purify-report.csv"].splitlines()))
     changed = {int(r["line"]) for r in rows}
     kept = [ln for i, ln in enumerate(src, 1) if i not in changed]
-    assert [ln for ln in got if ln in kept] == kept   # every untouched line, in order
+    assert [ln for ln in got if ln in kept] == kept  # every untouched line, in order
     for r in rows:
         if r["action"] == "cut":
             before = json.loads(src[int(r["line"]) - 1])
-            after = next(json.loads(ln) for ln in got
-                         if ln.strip() and json.loads(ln)["id"] == before["id"])
-            assert {k: v for k, v in after.items() if k != "text"} == \
-                {k: v for k, v in before.items() if k != "text"}
+            after = next(
+                json.loads(ln) for ln in got if ln.strip() and json.loads(ln)["id"] == before["id"]
+            )
+            assert {k: v for k, v in after.items() if k != "text"} == {
+                k: v for k, v in before.items() if k != "text"
+            }
             assert len(after["text"]) < len(before["text"])
 
 
 def test_a_file_changed_after_the_scan_is_refused(files):
     def flip(raw):
         i = raw.index(b"zorp")
-        return raw[:i] + b"Zorp" + raw[i + 4:]
+        return raw[:i] + b"Zorp" + raw[i + 4 :]
+
     with pytest.raises(RuntimeError, match="bad_input: the training file changed"):
         page_purify(files["jsonl"], "jsonl", ["text"], changed=flip)
 
 
 def test_a_failed_self_check_is_an_internal_error(files, monkeypatch):
     from evalsieve import purify_page
-    monkeypatch.setattr(purify_page, "rescan_changed",
-                        lambda index, counts, results: [1] * len(index.ngrams))
+
+    monkeypatch.setattr(
+        purify_page, "rescan_changed", lambda index, counts, results: [1] * len(index.ngrams)
+    )
     with pytest.raises(RuntimeError, match="internal: the self-check found"):
         page_purify(files["jsonl"], "jsonl", ["text"], self_check="changed")
 
@@ -297,31 +392,50 @@ def test_bad_settings_and_out_of_order_calls_are_refused(files):
     with pytest.raises(RuntimeError, match="bad_input: unknown self-check"):
         page_purify(files["jsonl"], "jsonl", ["text"], self_check="some")
     with pytest.raises(RuntimeError, match="is not a purify run"):
-        h = call("cont.start", {"eval": {"name": "e", "format": "jsonl", "fields": ["q"]},
-                                "train": {"name": "t", "format": "jsonl", "fields": ["t"]}})
+        h = call(
+            "cont.start",
+            {
+                "eval": {"name": "e", "format": "jsonl", "fields": ["q"]},
+                "train": {"name": "t", "format": "jsonl", "fields": ["t"]},
+            },
+        )
         call("purify.feed", {"handle": h["handle"]}, None, b"{}\n")
 
 
 def test_parquet_training_files_are_refused(files):
-    h = call("cont.start", {"eval": {"name": "e.jsonl", "format": "jsonl", "fields": ["question"]},
-                            "train": {"name": "t.parquet", "format": "jsonl", "fields": ["text"]}})
+    h = call(
+        "cont.start",
+        {
+            "eval": {"name": "e.jsonl", "format": "jsonl", "fields": ["question"]},
+            "train": {"name": "t.parquet", "format": "jsonl", "fields": ["text"]},
+        },
+    )
     call("cont.feed_eval", {"handle": h["handle"]}, open(EVAL, encoding="utf-8").read())
     call("cont.end_eval", {"handle": h["handle"]})
     call("purify.begin", {"handle": h["handle"]})
     call("cont.finish", {"handle": h["handle"], "inputs": {}})
     with pytest.raises(RuntimeError, match="does not purify Parquet"):
-        call("purify.plan", {"handle": h["handle"], "eval": {"name": "e.jsonl"},
-                             "train": {"name": "t.parquet", "format": "parquet",
-                                       "fields": ["text"], "bytes": 1}})
+        call(
+            "purify.plan",
+            {
+                "handle": h["handle"],
+                "eval": {"name": "e.jsonl"},
+                "train": {"name": "t.parquet", "format": "parquet", "fields": ["text"], "bytes": 1},
+            },
+        )
 
 
 def test_the_page_settings_are_the_clis_and_pythons():
     """The page's controls take their ranges and defaults from ready.constants: the CLI's."""
     c = constants.as_json()["purify"]
     from evalsieve.cli import build_parser
+
     ns = build_parser().parse_args(["purify", "e", "t", "--out", "o"])
     assert c["modes"][0] == ns.mode and c["self_checks"][0] == ns.self_check
     assert list(c["rows"])[0] == ns.rows
-    assert (c["radius"]["default"], c["min_piece"]["default"], c["max_splits"]["default"]) == \
-        (ns.radius, ns.min_piece, ns.max_splits) == (200, 200, 10)
-    assert c["radius"]["max"] == c["max_splits"]["max"] == 10 ** 9
+    assert (
+        (c["radius"]["default"], c["min_piece"]["default"], c["max_splits"]["default"])
+        == (ns.radius, ns.min_piece, ns.max_splits)
+        == (200, 200, 10)
+    )
+    assert c["radius"]["max"] == c["max_splits"]["max"] == 10**9

@@ -8,8 +8,10 @@ import pytest
 
 from evalsieve.readahead import read_ahead
 
-pytestmark = pytest.mark.skipif(sys.platform == "emscripten", reason="no threads in Pyodide "
-                                "(the CLI's kernel path, the only user, does not run there)")
+pytestmark = pytest.mark.skipif(
+    sys.platform == "emscripten",
+    reason="no threads in Pyodide (the CLI's kernel path, the only user, does not run there)",
+)
 
 
 def producer(blocks, fail_after=None):
@@ -17,8 +19,9 @@ def producer(blocks, fail_after=None):
         for k, b in enumerate(blocks):
             if fail_after is not None and k == fail_after:
                 raise ValueError(f"bad block {k}")
-            note(len(b) + 1)   # e.g. the compressed bytes read for it
+            note(len(b) + 1)  # e.g. the compressed bytes read for it
             yield b
+
     return make
 
 
@@ -29,6 +32,7 @@ def test_blocks_in_order_and_progress_in_the_callers_thread():
     def progress(n):
         seen.append(n)
         where.add(threading.get_ident())
+
     got = list(read_ahead(producer(blocks), progress, depth=2))
     assert got == blocks
     assert seen == [k + 2 for k in range(20)]

@@ -28,7 +28,7 @@ def test_jsonl_keeps_raw_lines_and_numbers():
     assert [r.line for r in recs] == [1, 3, 4]
     assert "".join(r.raw for r in recs) == text.replace("\n\n", "\n")
     assert recs[0].raw == '{"a": "x"}\r\n'
-    assert recs[2].raw == '{"a": "\\u00e9"}'      # last line: no newline added
+    assert recs[2].raw == '{"a": "\\u00e9"}'  # last line: no newline added
     assert recs[2].value == {"a": "é"}
 
 
@@ -65,8 +65,9 @@ def test_csv_quoted_newlines_across_chunks_and_raw_bytes():
         assert r.header_raw == "id,question\r\n"
         assert [x.value for x in recs] == [
             {"id": "1", "question": 'two\r\nlines, and "quotes"'},
-            {"id": "2", "question": "plain"}]
-        assert "".join(x.raw for x in recs) == text[len("id,question\r\n"):]
+            {"id": "2", "question": "plain"},
+        ]
+        assert "".join(x.raw for x in recs) == text[len("id,question\r\n") :]
         assert [x.line for x in recs] == [2, 4]
 
 
@@ -87,9 +88,11 @@ def test_csv_unclosed_quote_names_the_line():
 
 
 #: The issue's minimal case: a TSV as Python's csv module and pandas write it.
-NIXON_TSV = ('question\tanswer\n"What did Nixon mean by ""I am not a crook""?"\t"He was answering '
-             'a question about his personal finances\nduring a press conference in Orlando in '
-             '1973"\n')
+NIXON_TSV = (
+    'question\tanswer\n"What did Nixon mean by ""I am not a crook""?"\t"He was answering '
+    "a question about his personal finances\nduring a press conference in Orlando in "
+    '1973"\n'
+)
 
 
 def test_tsv_is_quoted_as_the_csv_module_writes_it():
@@ -100,11 +103,13 @@ def test_tsv_is_quoted_as_the_csv_module_writes_it():
         assert recs[0].value == {
             "question": 'What did Nixon mean by "I am not a crook"?',
             "answer": "He was answering a question about his personal finances\nduring a press "
-                      "conference in Orlando in 1973"}
+            "conference in Orlando in 1973",
+        }
         assert r.header_raw + recs[0].raw == NIXON_TSV
     # a quoted tab stays in its field; the reference is the csv module itself
     import csv
     import io
+
     text = 'q\tlabel\n"hi\tthere"\tx\nplain "mid" quote\ty\n'
     want = list(csv.reader(io.StringIO(text), delimiter="\t"))
     _, recs = read_all("tsv", text)
@@ -123,14 +128,17 @@ def test_text_format_one_record_per_line():
     assert [r.line for r in recs] == [1, 3, 4]
 
 
-@pytest.mark.parametrize("name,head,fmt", [
-    ("x.txt", '{"a": 1}\n', "jsonl"),          # content beats the name
-    ("x.csv", "a,b\n1,2\n", "csv"),
-    ("x", "a\tb\n", "tsv"),
-    ("x", "a,b\n", "csv"),
-    ("x", "just words\n", "text"),
-    ("x.tsv.gz", "a b\n", "tsv"),
-])
+@pytest.mark.parametrize(
+    "name,head,fmt",
+    [
+        ("x.txt", '{"a": 1}\n', "jsonl"),  # content beats the name
+        ("x.csv", "a,b\n1,2\n", "csv"),
+        ("x", "a\tb\n", "tsv"),
+        ("x", "a,b\n", "csv"),
+        ("x", "just words\n", "text"),
+        ("x.tsv.gz", "a b\n", "tsv"),
+    ],
+)
 def test_sniff(name, head, fmt):
     assert sniff_format(name, head) == fmt
 
@@ -142,25 +150,31 @@ def test_sniff_refuses_json_array_and_empty():
         sniff_format("a.jsonl", "\n  \n")
 
 
-@pytest.mark.parametrize("head,what", [
-    (b"PK\x03\x04\x14\x00", "ZIP archive"),
-    (b"PAR1\x15\x04", "Parquet"),
-    (b"\xff\xfeh\x00i\x00", "UTF-16"),
-    (b"\xfe\xff\x00h\x00i", "UTF-16"),
-    (b"BZh91AY&SY\x00", "bzip2"),
-])
+@pytest.mark.parametrize(
+    "head,what",
+    [
+        (b"PK\x03\x04\x14\x00", "ZIP archive"),
+        (b"PAR1\x15\x04", "Parquet"),
+        (b"\xff\xfeh\x00i\x00", "UTF-16"),
+        (b"\xfe\xff\x00h\x00i", "UTF-16"),
+        (b"BZh91AY&SY\x00", "bzip2"),
+    ],
+)
 def test_refuse_binary_by_magic_bytes(head, what):
     with pytest.raises(EvalsieveError, match=f"unsupported format: this looks like .*{what}"):
         refuse_binary("f.jsonl", head)
 
 
-@pytest.mark.parametrize("head,what,todo", [
-    # a UTF-32 byte-order mark starts with the UTF-16 one: it must be named as UTF-32, and
-    # the iconv line must not re-encode it as UTF-16 (that gives garbage)
-    ("{}".encode("utf-32"), "UTF-32 text (little-endian", "iconv -f UTF-32 -t UTF-8"),
-    (b"\x00\x00\xfe\xff\x00\x00\x00{", "UTF-32 text (big-endian", "iconv -f UTF-32 -t UTF-8"),
-    ("{}".encode("utf-16"), "UTF-16 text (little-endian", "iconv -f UTF-16 -t UTF-8"),
-])
+@pytest.mark.parametrize(
+    "head,what,todo",
+    [
+        # a UTF-32 byte-order mark starts with the UTF-16 one: it must be named as UTF-32, and
+        # the iconv line must not re-encode it as UTF-16 (that gives garbage)
+        ("{}".encode("utf-32"), "UTF-32 text (little-endian", "iconv -f UTF-32 -t UTF-8"),
+        (b"\x00\x00\xfe\xff\x00\x00\x00{", "UTF-32 text (big-endian", "iconv -f UTF-32 -t UTF-8"),
+        ("{}".encode("utf-16"), "UTF-16 text (little-endian", "iconv -f UTF-16 -t UTF-8"),
+    ],
+)
 def test_refuse_utf32_as_utf32_not_utf16(head, what, todo):
     with pytest.raises(EvalsieveError) as e:
         refuse_binary("f.jsonl", head)
@@ -178,8 +192,8 @@ def test_sniff_refuses_nul_and_reads_lone_cr_and_semicolons():
     assert e.value.line == 2
     assert sniff_format("a.txt", "one\rtwo\rthree\n") == "text-cr"
     assert sniff_format("a.csv", 'id,q\n1,"\rstarts with CR"\n') == "csv"  # a CR inside a cell
-    semi = "id;q\n1;x, y and z\n2;\"a;b\"\n"
-    for name in ("a.csv", "a.tsv", "a"):   # content decides, whatever the name
+    semi = 'id;q\n1;x, y and z\n2;"a;b"\n'
+    for name in ("a.csv", "a.tsv", "a"):  # content decides, whatever the name
         assert sniff_format(name, semi, complete=True) == "csv-semicolon"
     _, recs = read_all("csv-semicolon", semi)
     assert [r.value for r in recs] == [{"id": "1", "q": "x, y and z"}, {"id": "2", "q": "a;b"}]
@@ -195,8 +209,11 @@ def test_lone_cr_lines_across_every_chunk_cut():
     text = 'id,q\r1,"two\rlines"\r2,plain\r\n3,last'
     assert sniff_format("x.csv", text, complete=True) == "csv-cr"
     _, whole = read_all("csv-cr", text)
-    assert [r.value for r in whole] == [{"id": "1", "q": "two\rlines"}, {"id": "2", "q": "plain"},
-                                        {"id": "3", "q": "last"}]
+    assert [r.value for r in whole] == [
+        {"id": "1", "q": "two\rlines"},
+        {"id": "2", "q": "plain"},
+        {"id": "3", "q": "last"},
+    ]
     assert [r.line for r in whole] == [2, 4, 5]
     assert "id,q\r" + "".join(r.raw for r in whole) == text
     for cut in range(1, len(text)):
@@ -215,7 +232,7 @@ def test_jsonl_nested_too_deeply_names_the_line():
 def test_jsonl_lone_surrogate_escape_becomes_replacement_char():
     raw = '{"q": "a \\ud800 b \\ud83d\\ude00"}\n'
     _, (rec,) = read_all("jsonl", raw)
-    assert rec.value == {"q": "a \ufffd b \U0001F600"}
+    assert rec.value == {"q": "a \ufffd b \U0001f600"}
     assert rec.raw == raw
 
 
@@ -223,4 +240,4 @@ def test_csv_stray_quote_in_unquoted_field_is_a_character():
     text = 'id,q\n1,a 5" screen\n2,"multi\nline"\n3,the 7" single\n'
     _, recs = read_all("csv", text)
     assert [r.value["q"] for r in recs] == ['a 5" screen', "multi\nline", 'the 7" single']
-    assert "".join(r.raw for r in recs) == text[len("id,q\n"):]
+    assert "".join(r.raw for r in recs) == text[len("id,q\n") :]

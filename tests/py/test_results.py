@@ -17,25 +17,35 @@ from evalsieve.results import ContaminationResult, ParaphraseResult
 from evalsieve.stamps import InputFile
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
-EVAL = "".join('{"q": "%s"}\n' % " ".join(WORDS[k:] + WORDS[:k]) for k in range(4)) + \
-    '{"q": "hi"}\n'
+EVAL = (
+    "".join('{"q": "%s"}\n' % " ".join(WORDS[k:] + WORDS[:k]) for k in range(4)) + '{"q": "hi"}\n'
+)
 TRAIN = '{"t": "%s"}\n{"t": "hi"}\n' % " ".join(WORDS)
 
 
 def contamination():
-    job = ContaminationJob(ContaminationConfig(("q",), ("t",), n=8), "e.jsonl", "jsonl",
-                           "t.jsonl", "jsonl")
+    job = ContaminationJob(
+        ContaminationConfig(("q",), ("t",), n=8), "e.jsonl", "jsonl", "t.jsonl", "jsonl"
+    )
     job.feed_eval(EVAL)
     job.end_eval()
     job.feed_train(TRAIN)
-    res = job.finish(InputFile("eval", "e.jsonl", "0" * 64, len(EVAL)),
-                     InputFile("train", "t.jsonl", "1" * 64, len(TRAIN)), "t")
+    res = job.finish(
+        InputFile("eval", "e.jsonl", "0" * 64, len(EVAL)),
+        InputFile("train", "t.jsonl", "1" * 64, len(TRAIN)),
+        "t",
+    )
     return job, res
 
 
 def everything(res):
-    return ({n: cx.export(res, n) for n in cx.export_names(res)}, report_html(res),
-            cx.view(res), ladder_view(res), query_rows(contamination_source(res), {}))
+    return (
+        {n: cx.export(res, n) for n in cx.export_names(res)},
+        report_html(res),
+        cx.view(res),
+        ladder_view(res),
+        query_rows(contamination_source(res), {}),
+    )
 
 
 def test_contamination_result_alone_gives_every_export():
@@ -46,8 +56,8 @@ def test_contamination_result_alone_gives_every_export():
     assert list(res.rungs) == ["exact", "ngram", "ngram", "ngram", "exact"]
     assert res.summary["rows_contaminated"] == 5 and res.kept == ()
     before = everything(res)
-    job.__dict__.clear()       # nothing after finish reads the job
-    fresh = dataclasses.replace(res)   # and nothing hides in the result's cache
+    job.__dict__.clear()  # nothing after finish reads the job
+    fresh = dataclasses.replace(res)  # and nothing hides in the result's cache
     assert everything(fresh) == before
     with pytest.raises(dataclasses.FrozenInstanceError):
         res.scores = ()
@@ -65,8 +75,9 @@ def test_paraphrase_result_alone_gives_every_export():
     assert isinstance(res, ParaphraseResult)
     assert res.summary["groups"] == 1 and list(res.kept) == [0, 2, 3]
     before = {n: px.export(res, n) for n in px.export_names(res)}
-    assert before["eval.deduplicated.jsonl"][1] == '{"q": "row 0"}\n{"q": "row 2"}\n' \
-        '{"q": "row 3"}\n'
+    assert (
+        before["eval.deduplicated.jsonl"][1] == '{"q": "row 0"}\n{"q": "row 2"}\n{"q": "row 3"}\n'
+    )
     job.__dict__.clear()
     assert {n: px.export(res, n) for n in px.export_names(res)} == before
     with pytest.raises(dataclasses.FrozenInstanceError):

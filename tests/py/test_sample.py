@@ -5,10 +5,12 @@ import pytest
 from evalsieve.errors import EvalsieveError
 from evalsieve.sample import check_fields, inspect_head
 
-JSONL = ('{"id": 1, "q": "What is two plus two?", "tags": ["a"]}\n'
-         '{"id": 2, "q": "Name a colour."}\n'
-         '{"id": 3, "q": "Why?", "tags": []}\n'
-         '{"id": 4, "q"')                       # the head was cut inside row 4
+JSONL = (
+    '{"id": 1, "q": "What is two plus two?", "tags": ["a"]}\n'
+    '{"id": 2, "q": "Name a colour."}\n'
+    '{"id": 3, "q": "Why?", "tags": []}\n'
+    '{"id": 4, "q"'
+)  # the head was cut inside row 4
 
 
 def fields(info):
@@ -17,14 +19,14 @@ def fields(info):
 
 def test_jsonl_head_fields_hand_computed():
     info = inspect_head("e.jsonl", JSONL)
-    assert info["format"] == "jsonl" and info["rows_sampled"] == 3   # the cut row 4 waits
+    assert info["format"] == "jsonl" and info["rows_sampled"] == 3  # the cut row 4 waits
     f = fields(info)
     assert list(f) == ["id", "q", "tags[]"]
     # q: 21 + 14 + 4 characters over 3 rows
     assert f["q"]["avg_chars"] == 13.0 and f["q"]["fill"] == 1.0 and f["q"]["kind"] == "text"
     # tags[]: only row 1 has a value ([] is empty)
     assert f["tags[]"]["fill"] == pytest.approx(1 / 3) and f["tags[]"]["avg_chars"] == 1.0
-    assert f["id"]["kind"] == "other"                   # numbers are not text
+    assert f["id"]["kind"] == "other"  # numbers are not text
     assert info["default_fields"] == ["q"]
 
 
@@ -51,7 +53,7 @@ def test_bad_heads_name_file_and_line():
         inspect_head("empty.jsonl", "")
     assert e.value.file == "empty.jsonl"
     with pytest.raises(EvalsieveError, match="no record found in the start") as e:
-        inspect_head("h.csv", "id,q\r\n")                # a header and no row
+        inspect_head("h.csv", "id,q\r\n")  # a header and no row
     assert e.value.file == "h.csv" and e.value.expected == "csv records"
 
 
@@ -69,4 +71,4 @@ def test_an_unclosed_quote_in_the_first_record_names_its_line():
     with pytest.raises(EvalsieveError, match="a quoted field is never closed") as e:
         inspect_head("e.tsv", head)
     assert (e.value.file, e.value.line) == ("e.tsv", 2)
-    assert 'closing double quote' in e.value.expected
+    assert "closing double quote" in e.value.expected

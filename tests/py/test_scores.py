@@ -7,18 +7,41 @@ import pytest
 
 from evalsieve.errors import EvalsieveError
 from evalsieve.impact import wilson_interval
-from evalsieve.scores import (HARNESS, TABLE, ScoreSpec, contamination_impact,
-                              contamination_summary, eval_keys, join_scores,
-                              paraphrase_impact, paraphrase_summary, read_scores)
+from evalsieve.scores import (
+    HARNESS,
+    TABLE,
+    ScoreSpec,
+    contamination_impact,
+    contamination_summary,
+    eval_keys,
+    join_scores,
+    paraphrase_impact,
+    paraphrase_summary,
+    read_scores,
+)
 
 
 def harness_row(doc_id, filt, em, question="q"):
     # the key order and fields lm-evaluation-harness writes (evaluator.py, save_results_samples)
-    return json.dumps({"doc_id": doc_id, "doc": {"question": question, "answer": "#### 1"},
-                       "target": "#### 1", "arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": {}}},
-                       "resps": [["x"]], "filtered_resps": ["x"], "filter": filt,
-                       "metrics": ["exact_match"], "doc_hash": "d", "prompt_hash": "p",
-                       "target_hash": "t", "exact_match": em}) + "\n"
+    return (
+        json.dumps(
+            {
+                "doc_id": doc_id,
+                "doc": {"question": question, "answer": "#### 1"},
+                "target": "#### 1",
+                "arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": {}}},
+                "resps": [["x"]],
+                "filtered_resps": ["x"],
+                "filter": filt,
+                "metrics": ["exact_match"],
+                "doc_hash": "d",
+                "prompt_hash": "p",
+                "target_hash": "t",
+                "exact_match": em,
+            }
+        )
+        + "\n"
+    )
 
 
 def test_fixture_is_read_as_harness_samples(fixtures):
@@ -34,8 +57,11 @@ def test_fixture_is_read_as_harness_samples(fixtures):
 
 
 def test_two_filters_without_a_choice_names_the_line():
-    text = harness_row(0, "strict-match", 1.0) + harness_row(1, "strict-match", 0.0) + \
-        harness_row(0, "flexible-extract", 1.0)
+    text = (
+        harness_row(0, "strict-match", 1.0)
+        + harness_row(1, "strict-match", 0.0)
+        + harness_row(0, "flexible-extract", 1.0)
+    )
     with pytest.raises(EvalsieveError) as e:
         read_scores("samples_gsm8k.jsonl", "jsonl", ScoreSpec(), text)
     assert e.value.file == "samples_gsm8k.jsonl" and e.value.line == 3
@@ -60,14 +86,15 @@ def test_a_key_used_twice_names_both_lines():
 def test_bad_scores_are_errors_with_the_line():
     for bad in ('"yes"', "null", "[1, 2]"):
         text = harness_row(0, "f", 1.0) + harness_row(1, "f", 1.0).replace(
-            '"exact_match": 1.0', f'"exact_match": {bad}')
+            '"exact_match": 1.0', f'"exact_match": {bad}'
+        )
         with pytest.raises(EvalsieveError) as e:
             read_scores("s.jsonl", "jsonl", ScoreSpec(), text)
         assert e.value.line == 2 and "exact_match" in str(e.value)
-    with pytest.raises(EvalsieveError) as e:   # a metric that is not there
+    with pytest.raises(EvalsieveError) as e:  # a metric that is not there
         read_scores("s.jsonl", "jsonl", ScoreSpec(metrics=("acc",)), harness_row(0, "f", 1.0))
     assert "acc" in str(e.value) and e.value.line == 1
-    with pytest.raises(EvalsieveError) as e:   # a doc_id that is not a row number
+    with pytest.raises(EvalsieveError) as e:  # a doc_id that is not a row number
         read_scores("s.jsonl", "jsonl", ScoreSpec(), harness_row(-1, "f", 1.0))
     assert "doc_id" in str(e.value)
 
@@ -76,8 +103,11 @@ def test_csv_table_with_a_key_and_booleans():
     text = "id,correct,logprob\nb,true,-1.5\na,FALSE,-0.5\nz,1,-2\n"
     t = read_scores("s.csv", "csv", ScoreSpec(metrics=("correct", "logprob"), key="id"), text)
     assert t.source == TABLE and t.keys == ["b", "a", "z"] and t.lines == [2, 3, 4]
-    assert t.values == [{"correct": 1.0, "logprob": -1.5}, {"correct": 0.0, "logprob": -0.5},
-                        {"correct": 1.0, "logprob": -2.0}]
+    assert t.values == [
+        {"correct": 1.0, "logprob": -1.5},
+        {"correct": 0.0, "logprob": -0.5},
+        {"correct": 1.0, "logprob": -2.0},
+    ]
     keys = eval_keys("jsonl", "e.jsonl", '{"id": "a"}\n{"id": "b"}\n{"id": "c"}\n', "id")
     assert keys == ["a", "b", "c"]
     j = join_scores(t, 3, keys, "e.jsonl")
@@ -117,8 +147,12 @@ def test_harness_join_by_a_doc_field():
     text = harness_row(0, "f", 1.0, "what is 2+2") + harness_row(1, "f", 0.0, "what is 3+3")
     spec = ScoreSpec(key="doc.question", eval_key="question")
     t = read_scores("s.jsonl", "jsonl", spec, text)
-    keys = eval_keys("jsonl", "e.jsonl", '{"question": "what is 3+3"}\n'
-                                         '{"question": "what is 2+2"}\n', spec.eval_field())
+    keys = eval_keys(
+        "jsonl",
+        "e.jsonl",
+        '{"question": "what is 3+3"}\n{"question": "what is 2+2"}\n',
+        spec.eval_field(),
+    )
     j = join_scores(t, 2, keys)
     assert j.rows == {1: {"exact_match": 0.0}, 2: {"exact_match": 1.0}}
 
@@ -141,7 +175,7 @@ def test_contamination_figures_by_hand():
     lc, uc = wilson_interval(3, 6)
     ld, ud = wilson_interval(3, 3)
     d = f["difference_contaminated_minus_clean"]
-    assert d["estimate"] == pytest.approx(0.5)       # Newcombe: L = θ − √((1−ld)² + (uc−.5)²)
+    assert d["estimate"] == pytest.approx(0.5)  # Newcombe: L = θ − √((1−ld)² + (uc−.5)²)
     assert d["ci95"][0] == pytest.approx(0.5 - ((1 - ld) ** 2 + (uc - 0.5) ** 2) ** 0.5)
     assert d["ci95"][1] == pytest.approx(0.5 + ((ud - 1) ** 2 + (0.5 - lc) ** 2) ** 0.5)
     # clean − all = (w_d + w_s)·m_c − w_d·m_d − w_s·m_s = .4·.5 − .3·1 − .1·0 = −0.1 = .5 − .6
@@ -149,8 +183,15 @@ def test_contamination_figures_by_hand():
     assert cma["estimate"] == pytest.approx(0.5 - 0.6)
     assert cma["ci95"][0] < -0.1 < cma["ci95"][1]
     s = contamination_summary(f)
-    assert list(s) == ["metric", "rows_joined", "rows_unmatched", "all", "clean",
-                       "contaminated", "difference_contaminated_minus_clean"]
+    assert list(s) == [
+        "metric",
+        "rows_joined",
+        "rows_unmatched",
+        "all",
+        "clean",
+        "contaminated",
+        "difference_contaminated_minus_clean",
+    ]
     assert list(s["all"]) == ["n", "mean", "ci95"]
 
 
@@ -194,10 +235,17 @@ def test_paraphrase_figures_by_hand():
     # mean .6, residuals .4 .4 −.6 −.6 .4; sums g1 .8, g2 −.2, row4 −.6: Σ² = 1.04, G = 3
     assert c["clusters"] == 3 and c["mean"] == pytest.approx(0.6)
     assert c["se_clustered"] == pytest.approx((1.5 * 1.04) ** 0.5 / 5)
-    assert c["se_naive"] == pytest.approx((1.2 / 4) ** 0.5 / 5 ** 0.5)
+    assert c["se_naive"] == pytest.approx((1.2 / 4) ** 0.5 / 5**0.5)
     # one row per group: row 2 (group 1's representative), row 4, row 5 → 1, 0, 1
     assert f["one_per_group"]["n"] == 3 and f["one_per_group"]["mean"] == pytest.approx(2 / 3)
     s = paraphrase_summary(f)
-    assert list(s) == ["metric", "n", "mean", "se_naive", "se_clustered", "design_effect",
-                       "effective_n"]
+    assert list(s) == [
+        "metric",
+        "n",
+        "mean",
+        "se_naive",
+        "se_clustered",
+        "design_effect",
+        "effective_n",
+    ]
     assert s["effective_n"] == pytest.approx(5 / s["design_effect"])

@@ -9,11 +9,20 @@ import pytest
 
 import evalsieve.contamination_exports as cx
 from evalsieve.contamination_html import report_html
-from evalsieve.contamination_job import (RUNGS, ContaminationConfig, ContaminationJob,
-                                     assign_rungs)
+from evalsieve.contamination_job import RUNGS, ContaminationConfig, ContaminationJob, assign_rungs
 from evalsieve.errors import EvalsieveError
-from evalsieve.semantic import (SemanticConfig, SemanticScan, idf, is_number, pair_cosines,
-                                term, verifier_score, window_size, window_spans, word_terms)
+from evalsieve.semantic import (
+    SemanticConfig,
+    SemanticScan,
+    idf,
+    is_number,
+    pair_cosines,
+    term,
+    verifier_score,
+    window_size,
+    window_spans,
+    word_terms,
+)
 from evalsieve.semantic_verifier import VERIFIER_WEIGHTS
 from evalsieve.stamps import InputFile
 
@@ -21,7 +30,7 @@ from evalsieve.stamps import InputFile
 # -- windows ------------------------------------------------------------------------------
 def test_window_spans_worked_examples():
     assert window_spans(10, 4) == [(0, 4), (2, 6), (4, 8), (6, 10)]
-    assert window_spans(12, 5) == [(0, 5), (3, 8), (6, 11), (7, 12)]   # stride ⌈5/2⌉ = 3
+    assert window_spans(12, 5) == [(0, 5), (3, 8), (6, 11), (7, 12)]  # stride ⌈5/2⌉ = 3
     assert window_spans(4, 4) == [(0, 4)]
     assert window_spans(3, 4) == [(0, 3)]
     assert window_spans(0, 4) == []
@@ -53,39 +62,67 @@ def test_small_helpers():
     assert is_number("12") and is_number("3rd") and not is_number("twelve")
     assert idf(0, 9) == pytest.approx(math.log(10))
     assert idf(9, 9) == pytest.approx(0.0)
-    assert [term(w) for w in ("four", "twice", "eggs", "baking", "bus", "has", "12", "dozen")] \
-        == ["4", "2", "egg", "bak", "bus", "has", "12", "12"]
+    assert [term(w) for w in ("four", "twice", "eggs", "baking", "bus", "has", "12", "dozen")] == [
+        "4",
+        "2",
+        "egg",
+        "bak",
+        "bus",
+        "has",
+        "12",
+        "12",
+    ]
     # the verifier: σ(b0 + b1·cosine + b2·lexical + b3·facts), facts = the lexical share
     # without numbers, the numbers' share with them
     b = (-1.0, 2.0, 1.0, 0.5)
     assert verifier_score(0.8, 0.4, None, weights=b) == pytest.approx(
-        1 / (1 + math.exp(-(-1 + 1.6 + 0.4 + 0.2))))
+        1 / (1 + math.exp(-(-1 + 1.6 + 0.4 + 0.2)))
+    )
     assert verifier_score(0.8, 0.4, 1.0, weights=b) == pytest.approx(
-        1 / (1 + math.exp(-(-1 + 1.6 + 0.4 + 0.5))))
-    assert pair_cosines([[1.0, 0.0], [0.6, 0.8]], [[0.6, 0.8]], [(0, 0), (1, 0)]) == \
-        pytest.approx([0.6, 1.0])
+        1 / (1 + math.exp(-(-1 + 1.6 + 0.4 + 0.5)))
+    )
+    assert pair_cosines([[1.0, 0.0], [0.6, 0.8]], [[0.6, 0.8]], [(0, 0), (1, 0)]) == pytest.approx(
+        [0.6, 1.0]
+    )
 
 
 def test_word_terms_split_code_and_read_numbers():
     assert word_terms("has_close_elements(numbers:") == ("has", "close", "element", "number")
     assert word_terms("$80,000.") == ("80000",)
     assert word_terms("2.5kg") == ("2.5", "kg")
-    assert word_terms("Four") == ("4",) and word_terms("ＦＯＵＲ") == ("4",)   # NFKC
+    assert word_terms("Four") == ("4",) and word_terms("ＦＯＵＲ") == ("4",)  # NFKC
     assert word_terms("—") == ()
 
 
 def test_config_rejects_bad_values():
-    for kw in ({"threshold": 0}, {"threshold": 1.5}, {"candidates": 0}, {"window_words": 2},
-               {"rare_share": 0}):
+    for kw in (
+        {"threshold": 0},
+        {"threshold": 1.5},
+        {"candidates": 0},
+        {"window_words": 2},
+        {"rare_share": 0},
+    ):
         with pytest.raises(EvalsieveError):
             SemanticConfig(**kw)
 
 
 # -- candidate stage ----------------------------------------------------------------------
-EVAL = [["Janet has 16 ducks and sells each egg for 2 dollars"],      # row 0
-        ["Paris weather tomorrow"]]                                     # row 1
-BACKGROUND = ["the cat and the dog", "has a dollars for each", "sells and has for",
-              "a b c", "d e f", "g h i", "j k l", "m n o", "p q r", "s t u"]
+EVAL = [
+    ["Janet has 16 ducks and sells each egg for 2 dollars"],  # row 0
+    ["Paris weather tomorrow"],
+]  # row 1
+BACKGROUND = [
+    "the cat and the dog",
+    "has a dollars for each",
+    "sells and has for",
+    "a b c",
+    "d e f",
+    "g h i",
+    "j k l",
+    "m n o",
+    "p q r",
+    "s t u",
+]
 
 
 def scan_of(records, **cfg):
@@ -113,10 +150,15 @@ def test_key_terms_are_rare_words_and_numbers():
 def test_a_long_background_record_is_many_passages():
     # one record of 12 words: 3 passages of 4 words; "zebra" in the first only is in 1 of
     # 3 passages (rare at 0.5: cap 1.5), where counting records would put it in 1 of 1
-    s = SemanticScan([["zebra crossing"]], SemanticConfig(window_words=4, rare_share=0.5),
-                     ["zebra a b c d e f g h i j k"])
+    s = SemanticScan(
+        [["zebra crossing"]],
+        SemanticConfig(window_words=4, rare_share=0.5),
+        ["zebra a b c d e f g h i j k"],
+    )
     assert s.background_records == 3 and dict(s.probes[0].keys) == {
-        "zebra": pytest.approx(math.log(4 / 2)), "cross": pytest.approx(math.log(4))}
+        "zebra": pytest.approx(math.log(4 / 2)),
+        "cross": pytest.approx(math.log(4)),
+    }
 
 
 def test_a_term_most_probes_share_is_no_key_term():
@@ -144,10 +186,12 @@ def test_ties_between_windows_keep_the_earlier_one():
 
 
 def test_candidate_stage_keeps_the_best_windows_and_skips_the_rest():
-    recs = [(1, ["a b c d e f"]),                      # windows (0,4) (2,6): no key term
-            (2, ["Janet owns 16 ducks"]),              # one window: janet 16 ducks
-            (3, ["ducks quack loudly"]),               # one window: ducks
-            (4, ["the Paris weather is mild"])]        # windows (0,4), (1,5)
+    recs = [
+        (1, ["a b c d e f"]),  # windows (0,4) (2,6): no key term
+        (2, ["Janet owns 16 ducks"]),  # one window: janet 16 ducks
+        (3, ["ducks quack loudly"]),  # one window: ducks
+        (4, ["the Paris weather is mild"]),
+    ]  # windows (0,4), (1,5)
     s = scan_of(recs, candidates=1)
     req = s.request()
     f = s.figures()
@@ -156,8 +200,10 @@ def test_candidate_stage_keeps_the_best_windows_and_skips_the_rest():
     # (both hold "paris weather"; the tie goes to the earlier window)
     assert req["window_texts"] == ["Janet owns 16 ducks", "the Paris weather is"]
     assert req["pairs"] == [[0, 0], [1, 1]]
-    assert req["eval_texts"] == ["Janet has 16 ducks and sells each egg for 2 dollars",
-                                 "Paris weather tomorrow"]
+    assert req["eval_texts"] == [
+        "Janet has 16 ducks and sells each egg for 2 dollars",
+        "Paris weather tomorrow",
+    ]
     assert f["windows_embedded"] == 2
 
 
@@ -183,7 +229,7 @@ def test_evidence_and_verdict_by_hand():
     a, b = idf(1, 2), idf(0, 2)
     lex = 3 * a / (3 * a + 8 * b)
     assert x.lexical == pytest.approx(lex)
-    assert x.numbers == pytest.approx(1 / 3)     # "16" shared, "2" not: 1 / (2 + 1)
+    assert x.numbers == pytest.approx(1 / 3)  # "16" shared, "2" not: 1 / (2 + 1)
     m = s.verify([0.9])
     b0, b1, b2, b3 = VERIFIER_WEIGHTS
     z = b0 + b1 * 0.9 + b2 * lex + b3 / 3
@@ -208,7 +254,7 @@ def test_a_short_copy_in_a_long_window_is_compared_alone():
     at = words.index("Janet")
     # search span max(8, ⌈7.5⌉) = 8 words; cut to janet .. daily (6 words), pad 1 either
     # side: 8 words; at least ⌈2.5⌉ = 3
-    assert req["window_texts"] == [" ".join(words[at - 1:at + 7])]
+    assert req["window_texts"] == [" ".join(words[at - 1 : at + 7])]
     assert s.pairs[0].lexical == pytest.approx(1.0)
 
 
@@ -228,10 +274,11 @@ def test_probes_of_a_row_of_two_fields():
 
 # -- the ladder in the job ----------------------------------------------------------------
 def test_assign_rungs_takes_the_first_rung():
-    assert assign_rungs([3, 0, 0, 0, 0], ["contaminated", "contaminated", "clean", "clean",
-                                          "too_short"],
-                        [True, True, True, False, True]) == ["exact", "ngram", "semantic", "",
-                                                             "semantic"]
+    assert assign_rungs(
+        [3, 0, 0, 0, 0],
+        ["contaminated", "contaminated", "clean", "clean", "too_short"],
+        [True, True, True, False, True],
+    ) == ["exact", "ngram", "semantic", "", "semantic"]
     assert assign_rungs([0, 2], ["clean", "too_short"], None) == ["", "exact"]
 
 
@@ -240,11 +287,11 @@ def _jsonl(key, texts):
 
 
 EVAL_ROWS = [
-    "the quick brown fox jumps over the lazy dog near the river bank today",   # exact
+    "the quick brown fox jumps over the lazy dog near the river bank today",  # exact
     "a farmer sells seventeen apples at the market every single sunday morning",  # n-gram
     "Janet has 16 ducks that lay eggs and she sells each egg for 2 dollars",  # reworded
     "what is the capital city of the country north of spain and south of belgium",  # clean
-    "hi",                                                                     # too short
+    "hi",  # too short
 ]
 TRAIN = [
     "The quick brown fox jumps over the lazy dog near the river bank today!",
@@ -255,18 +302,29 @@ TRAIN = [
 
 
 def ladder_job(exclude=None, cosine=0.95, semantic=True):
-    cfg = ContaminationConfig(("q",), ("t",), n=8, exclude_rungs=exclude,
-                              semantic=SemanticConfig(window_words=16) if semantic else None)
+    cfg = ContaminationConfig(
+        ("q",),
+        ("t",),
+        n=8,
+        exclude_rungs=exclude,
+        semantic=SemanticConfig(window_words=16) if semantic else None,
+    )
     job = ContaminationJob(cfg, "e.jsonl", "jsonl", "t.jsonl", "jsonl")
     job.feed_eval(_jsonl("q", EVAL_ROWS))
     job.end_eval()
     job.feed_train(_jsonl("t", TRAIN))
     if semantic:
         req = job.semantic_request()
-        job.set_semantic_cosines([cosine if job.semantic.probes[i].text.startswith("Janet")
-                                  else 0.1 for i, _ in req["pairs"]])
+        job.set_semantic_cosines(
+            [
+                cosine if job.semantic.probes[i].text.startswith("Janet") else 0.1
+                for i, _ in req["pairs"]
+            ]
+        )
     f = InputFile("eval", "e", "0" * 64, 1)
-    return job, job.finish(f, InputFile("train", "t", "0" * 64, 1), "2026-01-01T00:00:00+00:00").summary
+    return job, job.finish(
+        f, InputFile("train", "t", "0" * 64, 1), "2026-01-01T00:00:00+00:00"
+    ).summary
 
 
 def test_ladder_rungs_summary_and_columns():
@@ -279,26 +337,43 @@ def test_ladder_rungs_summary_and_columns():
     assert s["rows_scored"] == 4 and s["rows_contaminated"] == 4 and s["rows_kept"] == 1
     header = cx.report_csv(job.result).split("\r\n")[0].split(",")
     assert header[-1] == "run_fingerprint"
-    assert header[-14:-1] == ["rung", "semantic_score", "semantic_cosine", "semantic_lexical",
-                            "semantic_numbers", "semantic_code", "semantic_docstring_cosine",
-                            "semantic_rival", "semantic_code_runner_up", "semantic_part",
-                            "semantic_training_file", "semantic_training_record",
-                            "training_window"]
+    assert header[-14:-1] == [
+        "rung",
+        "semantic_score",
+        "semantic_cosine",
+        "semantic_lexical",
+        "semantic_numbers",
+        "semantic_code",
+        "semantic_docstring_cosine",
+        "semantic_rival",
+        "semantic_code_runner_up",
+        "semantic_part",
+        "semantic_training_file",
+        "semantic_training_record",
+        "training_window",
+    ]
     row3 = cx.report_csv(job.result).split("\r\n")[3].split(",")
     assert row3[0] == "3" and row3[header.index("semantic_part")] == "row"
     fp = job.stamp.to_dict()["fingerprint"]
-    assert "\n5,1,8,fewer than N words,exact," + fp in cx.too_short_csv(job.result)   # "hi": rung exact
+    assert "\n5,1,8,fewer than N words,exact," + fp in cx.too_short_csv(
+        job.result
+    )  # "hi": rung exact
     html = report_html(job.result)
-    for title in ("Rung exact (2)", "Contaminated rows (4)", "Rung semantic (1 rows caught)",
-                  "Caught first by the exact rung (2)", "Caught first by the semantic rung (1)",
-                  "clean at these rungs"):
+    for title in (
+        "Rung exact (2)",
+        "Contaminated rows (4)",
+        "Rung semantic (1 rows caught)",
+        "Caught first by the exact rung (2)",
+        "Caught first by the semantic rung (1)",
+        "clean at these rungs",
+    ):
         assert title in html
 
 
 def test_clean_file_excludes_the_ticked_rungs():
     assert cx.clean_text(ladder_job()[0].result) == _jsonl("q", EVAL_ROWS[3:4])
     job, s = ladder_job(exclude=("exact", "ngram"))
-    assert cx.clean_text(job.result) == _jsonl("q", EVAL_ROWS[2:4])            # the reworded row stays
+    assert cx.clean_text(job.result) == _jsonl("q", EVAL_ROWS[2:4])  # the reworded row stays
     assert s["rows_kept"] == 2 and s["clean_file_excludes"] == ["exact", "ngram"]
     job, _ = ladder_job(exclude=("semantic",))
     assert cx.clean_text(job.result) == _jsonl("q", EVAL_ROWS[0:2] + EVAL_ROWS[3:4])
@@ -312,7 +387,9 @@ def test_low_cosine_leaves_the_reworded_row_clean():
 def test_semantic_off_adds_only_the_rung_column():
     job, s = ladder_job(semantic=False)
     assert s["rows_contaminated_by_rung"] == {"exact": 2, "ngram": 1, "semantic": None}
-    assert cx.report_csv(job.result).split("\r\n")[0].endswith("training_excerpt,rung,run_fingerprint")
+    assert (
+        cx.report_csv(job.result).split("\r\n")[0].endswith("training_excerpt,rung,run_fingerprint")
+    )
     assert cx.clean_text(job.result) == _jsonl("q", EVAL_ROWS[2:4])
     with pytest.raises(EvalsieveError):
         ContaminationConfig(("q",), ("t",), exclude_rungs=("semantic",))

@@ -7,10 +7,22 @@ import math
 import pytest
 
 from evalsieve.errors import EvalsieveError
-from evalsieve.semantic import (SemanticConfig, SemanticScan, code_shingles, code_tokens,
-                                docstring_of, features, idf, is_code, verifier_score)
-from evalsieve.semantic_verifier import (VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD,
-                                         VERIFIER_WEIGHTS)
+from evalsieve.semantic import (
+    SemanticConfig,
+    SemanticScan,
+    code_shingles,
+    code_tokens,
+    docstring_of,
+    features,
+    idf,
+    is_code,
+    verifier_score,
+)
+from evalsieve.semantic_verifier import (
+    VERIFIER_CODE_THRESHOLD,
+    VERIFIER_THRESHOLD,
+    VERIFIER_WEIGHTS,
+)
 
 
 def sigma(*f):
@@ -28,10 +40,46 @@ def test_code_tokens_of_a_small_function():
     # names -> I (keywords and built-ins kept), literals -> N, a sign glued to a literal
     # after "(" "," "[" is part of it, "n-1" is a subtraction
     assert tokens_of("def f(xs, n): return len(xs[n-1]) + -2 == 0.5") == [
-        "def", "I", "(", "I", ",", "I", ")", ":", "return", "len", "(", "I", "[", "I",
-        "-", "N", "]", ")", "+", "N", "==", "N"]
+        "def",
+        "I",
+        "(",
+        "I",
+        ",",
+        "I",
+        ")",
+        ":",
+        "return",
+        "len",
+        "(",
+        "I",
+        "[",
+        "I",
+        "-",
+        "N",
+        "]",
+        ")",
+        "+",
+        "N",
+        "==",
+        "N",
+    ]
     assert tokens_of(">>> f([1, -3], 'a b') True") == [
-        ">>>", "I", "(", "[", "N", ",", "N", "]", ",", "Q", "I", "I", "Q", ")", "True"]
+        ">>>",
+        "I",
+        "(",
+        "[",
+        "N",
+        ",",
+        "N",
+        "]",
+        ",",
+        "Q",
+        "I",
+        "I",
+        "Q",
+        ")",
+        "True",
+    ]
     assert code_tokens("x**=2") == ("I", "**=", "N")
     assert code_tokens("") == ()
 
@@ -39,8 +87,11 @@ def test_code_tokens_of_a_small_function():
 def test_a_renamed_copy_has_the_same_tokens():
     a = "def add(a, b): return a + b"
     b = "def plus(left,right):\n    return left + right"
-    assert tokens_of(a) == tokens_of(b) == [
-        "def", "I", "(", "I", ",", "I", ")", ":", "return", "I", "+", "I"]
+    assert (
+        tokens_of(a)
+        == tokens_of(b)
+        == ["def", "I", "(", "I", ",", "I", ")", ":", "return", "I", "+", "I"]
+    )
 
 
 def test_code_shingles():
@@ -55,20 +106,22 @@ def test_is_code():
     assert is_code("from typing import List\n\n\n    def f(x):\n    return x")
     assert is_code("class Stack: pass") and is_code("function add(a, b) { return a + b }")
     assert is_code("#include <stdio.h>\nint main() {}")
-    assert not is_code("x = 1; def f(): pass")          # def must begin a line
+    assert not is_code("x = 1; def f(): pass")  # def must begin a line
     assert not is_code("Janet's class has 30 students; define the average of 4 and 6.")
     assert not is_code("What is the function of the liver?")
 
 
 def test_docstring_of():
-    assert docstring_of('def f(x): """Add one to x. >>> f(1) 2 """ return x + 1') \
+    assert (
+        docstring_of('def f(x): """Add one to x. >>> f(1) 2 """ return x + 1')
         == "Add one to x. >>> f(1) 2"
+    )
     # a window that begins inside a docstring: the text before the closing quotes
     assert docstring_of("of x and y. ''' return x") == "of x and y."
     # a window that ends inside one: from the opening quotes to the end
     assert docstring_of('def g(): """Return the answer to') == "Return the answer to"
     assert docstring_of("def g(): return 1") is None
-    assert docstring_of('def g(): """Hi there""" return 1') is None     # < 3 words
+    assert docstring_of('def g(): """Hi there""" return 1') is None  # < 3 words
 
 
 def test_config_checks_the_code_settings():
@@ -80,8 +133,7 @@ def test_config_checks_the_code_settings():
 
 
 # -- the scan and the verifier on code rows -------------------------------------------------
-EVAL = [["def add(a, b): return a + b"],
-        ["Janet has 16 ducks"]]
+EVAL = [["def add(a, b): return a + b"], ["Janet has 16 ducks"]]
 BACKGROUND = ["the cat and the dog", "a b c", "d e f"]
 
 
@@ -92,9 +144,11 @@ def scan(records, **cfg):
 
 
 def test_a_renamed_copy_verifies_and_a_different_function_of_the_same_shape_does_not():
-    recs = [(1, ["def plus(x, y): return x + y"]),          # renamed copy
-            (2, ["def sub(p, q): return p - q"]),           # same shape, other operation
-            (3, ["the weather in Paris"])]                  # prose
+    recs = [
+        (1, ["def plus(x, y): return x + y"]),  # renamed copy
+        (2, ["def sub(p, q): return p - q"]),  # same shape, other operation
+        (3, ["the weather in Paris"]),
+    ]  # prose
     s = scan(recs)
     assert s.code_rows == 1 and s.probes[0].code is not None and s.probes[1].code is None
     req = s.request()
@@ -121,7 +175,7 @@ def test_a_renamed_copy_verifies_and_a_different_function_of_the_same_shape_does
     assert m[0].code_runner_up == pytest.approx(k_other)
     assert m[0].score == pytest.approx(sigma(0.8, lex, 1.0 + (1 - k_other)))
     assert m[0].caught and m[0].training_record == 1 and m[0].code == pytest.approx(1.0)
-    assert m[0].rival is None       # row 1 (prose) has neither window among its candidates
+    assert m[0].rival is None  # row 1 (prose) has neither window among its candidates
     other_score = verifier_score(0.8, lex, None, k_other, None, 1.0)
     assert other_score == pytest.approx(sigma(0.8, lex, k_other))
     # the code channel sets them apart: at the same cosine the copy scores well over the
@@ -136,13 +190,17 @@ def test_code_rows_and_prose_rows_have_their_own_threshold():
     # row 0 is code, row 1 prose; the same code copy at cosine 0.8 (score sigma(0.8, lex,
     # 1 + (1 - 0.624)), about 0.2 with the committed weights) is caught or not by the code
     # threshold alone, whatever the prose threshold
-    recs = [(1, ["def plus(x, y): return x + y"]), (2, ["def sub(p, q): return p - q"]),
-            (3, ["the weather in Paris"])]
+    recs = [
+        (1, ["def plus(x, y): return x + y"]),
+        (2, ["def sub(p, q): return p - q"]),
+        (3, ["the weather in Paris"]),
+    ]
     a, b = idf(2, 3), idf(1, 3)
     score = sigma(0.8, 2 * a / (2 * a + 3 * idf(0, 3)), 1 + (1 - 8 * a / (8 * a + 2 * b)))
-    for prose_t, code_t, caught in ((0.99, score - 1e-9, True),   # 1e-9: sums' rounding
-                                     (score / 2, min(1.0, score + 0.01),
-                                                          False)):
+    for prose_t, code_t, caught in (
+        (0.99, score - 1e-9, True),  # 1e-9: sums' rounding
+        (score / 2, min(1.0, score + 0.01), False),
+    ):
         s = scan(recs, threshold=prose_t, code_threshold=code_t)
         s.request()
         m = s.verify([0.8, 0.8])
@@ -155,15 +213,17 @@ def test_code_rows_and_prose_rows_have_their_own_threshold():
 
 def test_docstring_pairs_follow_the_window_pairs():
     ev = [['def inc(x): """Add one to the number x. >>> inc(1) 2 """ return x + 1']]
-    recs = [(1, ['def bump(n): """Increase the number n by one. >>> bump(4) 5 """ return n + 1']),
-            (2, ["def bump(n): return n + 1"])]               # no docstring
+    recs = [
+        (1, ['def bump(n): """Increase the number n by one. >>> bump(4) 5 """ return n + 1']),
+        (2, ["def bump(n): return n + 1"]),
+    ]  # no docstring
     s = SemanticScan(ev, SemanticConfig(window_words=40), BACKGROUND)
     s.scan(recs)
     req = s.request()
     assert req["eval_texts"] == [ev[0][0], "Add one to the number x. >>> inc(1) 2"]
     assert req["window_texts"][:2] == [recs[0][1][0], recs[1][1][0]]
     assert req["window_texts"][2:] == ["Increase the number n by one. >>> bump(4) 5"]
-    assert req["pairs"] == [[0, 0], [0, 1], [1, 2]]          # the docstring pair last
+    assert req["pairs"] == [[0, 0], [0, 1], [1, 2]]  # the docstring pair last
     m = s.verify([0.5, 0.6, 0.9])
     # record 1: meaning = the better of its cosine 0.5 and the docstrings' 0.9; record 2 has
     # no docstring: its cosine 0.6. Each one's code margin is over the other record
@@ -176,14 +236,17 @@ def test_docstring_pairs_follow_the_window_pairs():
     assert m[0].docstring_cosine == (pytest.approx(0.9) if best == 1 else None)
     assert s.figures()["docstring_pairs"] == 1
     with pytest.raises(EvalsieveError):
-        s.verify([0.5, 0.6])                 # the docstring pair's cosine is missing
+        s.verify([0.5, 0.6])  # the docstring pair's cosine is missing
 
 
 def test_pass_is_dropped_from_code_tokens():
     # "while i < n: pass i += 1" and the same without the no-op read alike
     assert code_tokens("pass") == ()
-    assert tokens_of("while i < n: pass i += 1") == tokens_of("while i < n: i += 1") \
+    assert (
+        tokens_of("while i < n: pass i += 1")
+        == tokens_of("while i < n: i += 1")
         == ["while", "I", "<", "I", ":", "I", "+=", "N"]
+    )
 
 
 def test_explain_away_between_two_eval_rows():
@@ -194,8 +257,9 @@ def test_explain_away_between_two_eval_rows():
     s.scan([(1, ["def bump(n): return n + 1"])])
     req = s.request()
     assert req["pairs"] == [[0, 0], [1, 0]]
-    base = [verifier_score(c, x.lexical, None, x.code, None, 0.0)
-            for c, x in zip((0.9, 0.8), s.pairs)]
+    base = [
+        verifier_score(c, x.lexical, None, x.code, None, 0.0) for c, x in zip((0.9, 0.8), s.pairs)
+    ]
     m = s.verify([0.9, 0.8])
     assert m[0].score == pytest.approx(base[0]) and m[0].rival == pytest.approx(base[1])
     assert base[0] > base[1]

@@ -6,12 +6,23 @@ import math
 import pytest
 
 from evalsieve.semantic import PART_MIN_WORDS, probe_parts
-from evalsieve.semantic_verifier import (SPAN_MIN_SHARE, SPAN_MIN_WORDS, SPAN_PAD, SPAN_RATIO,
-                                         VERIFIER_THRESHOLD, VERIFIER_WEIGHTS, best_span,
-                                         features, rival_penalty, share, span_cut,
-                                         span_length, verifier_score)
+from evalsieve.semantic_verifier import (
+    SPAN_MIN_SHARE,
+    SPAN_MIN_WORDS,
+    SPAN_PAD,
+    SPAN_RATIO,
+    VERIFIER_THRESHOLD,
+    VERIFIER_WEIGHTS,
+    best_span,
+    features,
+    rival_penalty,
+    share,
+    span_cut,
+    span_length,
+    verifier_score,
+)
 
-Q = "Tom has 3 red apples and 2 green pears; how many fruit?"     # 12 words
+Q = "Tom has 3 red apples and 2 green pears; how many fruit?"  # 12 words
 
 
 # -- probes ---------------------------------------------------------------------------------
@@ -24,11 +35,12 @@ def test_probe_parts_worked_examples():
     # a long question and a short answer: the question alone, and the whole row
     assert probe_parts([Q, "5"]) == [(1, Q), (0, Q + " 5")]
     # two long values: each on its own; no whole row (every value is a probe)
-    a = "He adds 3 and 2 to get 5 fruit in all, so 5."             # 13 words
+    a = "He adds 3 and 2 to get 5 fruit in all, so 5."  # 13 words
     assert probe_parts([Q, a]) == [(1, Q), (2, a)]
     # no long value: the whole row only
-    assert probe_parts(["What is an ecclesia?", "a state church"]) == \
-        [(0, "What is an ecclesia? a state church")]
+    assert probe_parts(["What is an ecclesia?", "a state church"]) == [
+        (0, "What is an ecclesia? a state church")
+    ]
     # an empty value is not a value; identical texts are probed once
     assert probe_parts([Q, " "]) == [(0, Q)] and probe_parts([" ", Q]) == [(0, Q)]
     assert probe_parts([Q, Q]) == [(1, Q)]
@@ -39,7 +51,7 @@ def test_probe_parts_worked_examples():
 # -- fitted spans ---------------------------------------------------------------------------
 def test_span_length():
     assert SPAN_RATIO == 1.5 and SPAN_MIN_WORDS == 8
-    assert span_length(12) == 18 and span_length(13) == 20     # ⌈19.5⌉
+    assert span_length(12) == 18 and span_length(13) == 20  # ⌈19.5⌉
     assert span_length(3) == 8 and span_length(0) == 8
 
 
@@ -56,7 +68,7 @@ def test_best_span_weighs_distinct_terms_and_cuts_to_the_anchors():
     # 6-word spans: 2..7 holds x and y (3.0); 3..8 holds x, y and z (3.5) first (4..9 too);
     # its anchors are words 3, 4, 7, 8
     assert best_span(ctx, w, 6) == (3, 9, 3.5)
-    assert best_span(ctx, w, 6, pad=1) == (2, 10, 3.5)                # a word either side
+    assert best_span(ctx, w, 6, pad=1) == (2, 10, 3.5)  # a word either side
     # y alone places it: word 7; grown about its middle to 4 words: start 7 − ⌊3 / 2⌋ = 6
     assert best_span(ctx, w, 6, anchors={"y"}) == (7, 8, 3.5)
     assert best_span(ctx, w, 6, anchors={"y"}, min_length=4) == (6, 10, 3.5)
@@ -94,11 +106,13 @@ def test_features_by_probe_kind():
     assert features(0.8, 0.5, None) == (0.8, 0.5, 0.5)
     # code: facts = the code share plus its margin over the runner-up (0.9 + 0.5); meaning =
     # the better cosine; the numbers' share is not read (numbers are literals, abstracted)
-    assert features(0.6, 0.3, 0.5, code=0.9, docstring_cosine=0.7, code_runner_up=0.4) == \
-        (0.7, 0.3, pytest.approx(1.4))
+    assert features(0.6, 0.3, 0.5, code=0.9, docstring_cosine=0.7, code_runner_up=0.4) == (
+        0.7,
+        0.3,
+        pytest.approx(1.4),
+    )
     assert features(0.6, 0.3, None, code=0.3, code_runner_up=0.4) == (0.6, 0.3, 0.3)
-    assert features(0.6, 0.3, None, code=0.7, code_runner_up=0.4) == \
-        (0.6, 0.3, pytest.approx(1.0))
+    assert features(0.6, 0.3, None, code=0.7, code_runner_up=0.4) == (0.6, 0.3, pytest.approx(1.0))
 
 
 def test_verifier_score_is_the_logistic_of_the_weighted_features():
@@ -115,5 +129,5 @@ def test_verifier_score_is_the_logistic_of_the_weighted_features():
 def test_rival_penalty():
     assert rival_penalty(0.6, 0.7) == pytest.approx(0.5)
     assert rival_penalty(0.7, 0.6) == 0.7 and rival_penalty(0.7, None) == 0.7
-    assert rival_penalty(0.7, 0.7) == 0.7          # duplicates both keep their score
-    assert rival_penalty(0.2, 0.9) == 0.0          # floored at 0
+    assert rival_penalty(0.7, 0.7) == 0.7  # duplicates both keep their score
+    assert rival_penalty(0.2, 0.9) == 0.0  # floored at 0

@@ -30,14 +30,16 @@ EVAL_LINES = [
     '{"q": "the quick brown fox jumps over the lazy dog near the river bank today"}\n',
     '{"q": "a malformed line here" x}\n',
     '{"q": "completely different words that appear nowhere in the training data okay"}\r\n',
-    '\n',
+    "\n",
     '["an", "array"]\n',
     '{"q": "another clean row with plenty of words to be scored by the rule ok"}\n',
     '{"q": "résumé café naïve words make a fine last row without a newline"}',
 ]
 EVAL = "".join(EVAL_LINES)
-TRAIN = ('{"t": "yesterday the quick brown fox jumps over the lazy dog near the river bank '
-         'today and more"}\n{"t": broken\n{"t": "filler words only here nothing to see"}\n')
+TRAIN = (
+    '{"t": "yesterday the quick brown fox jumps over the lazy dog near the river bank '
+    'today and more"}\n{"t": broken\n{"t": "filler words only here nothing to see"}\n'
+)
 
 
 def test_json_error_has_one_at():
@@ -57,9 +59,13 @@ def test_jsonl_reader_skips_and_keeps_numbers():
     assert [(x.index, x.line) for x in recs] == [(1, 1), (3, 3), (5, 6), (6, 7)]
     assert [x.raw for x in recs] == [EVAL_LINES[i] for i in (0, 2, 5, 6)]
     assert r.skipped == [
-        (2, "not valid JSON: Expecting ',' delimiter at column 31 (expected one JSON object "
-            "per line)"),
-        (5, "a JSON list where an object was expected (expected one JSON object per line)")]
+        (
+            2,
+            "not valid JSON: Expecting ',' delimiter at column 31 (expected one JSON object "
+            "per line)",
+        ),
+        (5, "a JSON list where an object was expected (expected one JSON object per line)"),
+    ]
     assert r.records_read == 6
 
 
@@ -67,23 +73,31 @@ def test_jsonl_reader_without_the_option_stops_at_the_first_bad_line():
     r = RecordReader("jsonl", "ev.jsonl")
     with pytest.raises(EvalsieveError) as e:
         r.feed(EVAL)
-    assert (e.value.file, e.value.line, e.value.expected) == ("ev.jsonl", 2,
-                                                              "one JSON object per line")
+    assert (e.value.file, e.value.line, e.value.expected) == (
+        "ev.jsonl",
+        2,
+        "one JSON object per line",
+    )
 
 
-CSV_TEXT = ('id,text\r\n'            # 1 header
-            '1,alpha beta\r\n'       # 2 record 1
-            '2,too,many\r\n'         # 3 record 2: three fields (skipped)
-            '3,"two\r\nlines"\r\n'   # 4-5 record 3: a quoted line end
-            '4,"a"b\r\n'             # 6 record 4: text after a closing quote (skipped)
-            '5,last\r\n')            # 7 record 5
+CSV_TEXT = (
+    "id,text\r\n"  # 1 header
+    "1,alpha beta\r\n"  # 2 record 1
+    "2,too,many\r\n"  # 3 record 2: three fields (skipped)
+    '3,"two\r\nlines"\r\n'  # 4-5 record 3: a quoted line end
+    '4,"a"b\r\n'  # 6 record 4: text after a closing quote (skipped)
+    "5,last\r\n"
+)  # 7 record 5
 
 
 def test_csv_reader_skips_rows_with_other_field_counts_and_bad_quotes():
     r = RecordReader("csv", "e.csv", skip_bad=True)
     recs = r.feed(CSV_TEXT) + r.finish()
     assert [(x.index, x.line, x.value["text"]) for x in recs] == [
-        (1, 2, "alpha beta"), (3, 4, "two\r\nlines"), (5, 7, "last")]
+        (1, 2, "alpha beta"),
+        (3, 4, "two\r\nlines"),
+        (5, 7, "last"),
+    ]
     assert [ln for ln, _ in r.skipped] == [3, 6]
     assert r.skipped[0][1].startswith("this row has 3 fields but the header has 2")
     assert r.skipped[1][1].startswith("malformed CSV record: ")
@@ -118,9 +132,11 @@ def run_job(skip=True, eval_text=EVAL, train_text=TRAIN):
     job.feed_eval(eval_text[40:])
     info = job.end_eval()
     job.feed_train(train_text)
-    s = job.finish(InputFile("eval", "ev.jsonl", "0" * 64, len(eval_text.encode()), "jsonl"),
-                   InputFile("train", "tr.jsonl", "1" * 64, len(train_text.encode()), "jsonl"),
-                   "2026-12-01T00:00:00+00:00").summary
+    s = job.finish(
+        InputFile("eval", "ev.jsonl", "0" * 64, len(eval_text.encode()), "jsonl"),
+        InputFile("train", "tr.jsonl", "1" * 64, len(train_text.encode()), "jsonl"),
+        "2026-12-01T00:00:00+00:00",
+    ).summary
     return job, info, s
 
 
@@ -141,17 +157,25 @@ def test_job_skips_counts_stamps_and_lists():
     # training: 3 records (the skipped one keeps its number); record 1 holds eval row 1
     assert s["training_records"] == 3 and s["rows_contaminated"] == 1
     report = csv_rows(cx.export(job.result, "contamination-report.csv")[1])
-    assert [(r[0], r[1]) for r in report[1:]] == [("1", "contaminated"), ("3", "clean"),
-                                                  ("5", "clean"), ("6", "clean")]
+    assert [(r[0], r[1]) for r in report[1:]] == [
+        ("1", "contaminated"),
+        ("3", "clean"),
+        ("5", "clean"),
+        ("6", "clean"),
+    ]
     assert SKIPPED_EXPORT in cx.export_names(job.result)
     mime, text = cx.export(job.result, SKIPPED_EXPORT)
     assert mime == "text/csv" and text.startswith("file,line,error,run_fingerprint\r\n")
     rows = csv_rows(text)
     assert rows[0] == SKIPPED_COLUMNS == ["file", "line", "error"]
-    assert [(r[0], r[1]) for r in rows[1:]] == [("ev.jsonl", "2"), ("ev.jsonl", "5"),
-                                                ("tr.jsonl", "2")]
-    assert rows[3][2] == ("not valid JSON: Expecting value at column 7 (expected one JSON "
-                          "object per line)")
+    assert [(r[0], r[1]) for r in rows[1:]] == [
+        ("ev.jsonl", "2"),
+        ("ev.jsonl", "5"),
+        ("tr.jsonl", "2"),
+    ]
+    assert rows[3][2] == (
+        "not valid JSON: Expecting value at column 7 (expected one JSON object per line)"
+    )
     # eval.clean: the kept rows' own bytes (rows 3, 5, 6: line 3's CRLF and line 7 without a
     # newline as they were); no skipped line
     clean = cx.export(job.result, "eval.clean.jsonl")[1]
@@ -179,8 +203,11 @@ def test_prefiltered_training_pass_skips_candidates():
     lines = TRAIN.split("\n")
     job.feed_train_candidates([1, 2], [1, 2], "\n".join(lines[:2]), 5, 100)
     job.feed_train_candidates([4], [7], '{"t": [1,', 5, 10)
-    s = job.finish(InputFile("eval", "ev.jsonl", "", 1, "jsonl"),
-                   InputFile("train", "tr.jsonl", "", 1, "jsonl"), "t").summary
+    s = job.finish(
+        InputFile("eval", "ev.jsonl", "", 1, "jsonl"),
+        InputFile("train", "tr.jsonl", "", 1, "jsonl"),
+        "t",
+    ).summary
     assert s["skipped_lines"] == {"ev.jsonl": 0, "tr.jsonl": 2}
     assert [(f, ln) for f, ln, _ in job.skipped] == [("tr.jsonl", 2), ("tr.jsonl", 7)]
     assert s["training_records"] == 5 and s["rows_contaminated"] == 1
@@ -197,8 +224,19 @@ def test_cli_skip_bad_lines(tmp_path, capsys, filt):
     ev, tr, out = tmp_path / "ev.jsonl", tmp_path / "tr.jsonl", tmp_path / "out"
     ev.write_bytes(EVAL.encode())
     tr.write_bytes(TRAIN.encode())
-    base = ["contamination", str(ev), str(tr), "--out", str(out), "--n", "8",
-            "--filter", filt, "--workers", "1"]
+    base = [
+        "contamination",
+        str(ev),
+        str(tr),
+        "--out",
+        str(out),
+        "--n",
+        "8",
+        "--filter",
+        filt,
+        "--workers",
+        "1",
+    ]
     code, _, err = cli(base, capsys)
     assert code == 2 and "ev.jsonl, line 2: not valid JSON" in err and not out.exists()
     code, so, err = cli(base + ["--skip-bad-lines", "--json"], capsys)
@@ -207,14 +245,17 @@ def test_cli_skip_bad_lines(tmp_path, capsys, filt):
     assert s["skipped_lines"] == {"ev.jsonl": 2, "tr.jsonl": 1} and s["rows_scanned"] == 4
     assert "skipped 3 malformed record(s): ev.jsonl 2, tr.jsonl 1" in err
     rows = csv_rows((out / "skipped-lines.csv").read_text(encoding="utf-8"))
-    assert [(r[0], r[1]) for r in rows[1:]] == [("ev.jsonl", "2"), ("ev.jsonl", "5"),
-                                                ("tr.jsonl", "2")]
-    assert (out / "eval.clean.jsonl").read_bytes() == (EVAL_LINES[2] + EVAL_LINES[5]
-                                                       + EVAL_LINES[6]).encode()
+    assert [(r[0], r[1]) for r in rows[1:]] == [
+        ("ev.jsonl", "2"),
+        ("ev.jsonl", "5"),
+        ("tr.jsonl", "2"),
+    ]
+    assert (out / "eval.clean.jsonl").read_bytes() == (
+        EVAL_LINES[2] + EVAL_LINES[5] + EVAL_LINES[6]
+    ).encode()
 
 
-def test_rows_skipped_counts_the_eval_file_only_when_a_training_file_has_its_name(
-        tmp_path, capsys):
+def test_rows_skipped_counts_the_eval_file_only_when_a_training_file_has_its_name(tmp_path, capsys):
     # an eval file checked against a training file of the same name (another folder, or the
     # file itself): rows_skipped is the eval file's 2 skipped lines, not 2 + the training
     # file's 1 (the per-name counts cannot tell them apart)
@@ -223,9 +264,24 @@ def test_rows_skipped_counts_the_eval_file_only_when_a_training_file_has_its_nam
     ev, tr = tmp_path / "e" / "data.jsonl", tmp_path / "t" / "data.jsonl"
     ev.write_bytes(EVAL.encode())
     tr.write_bytes(TRAIN.encode())
-    code, so, err = cli(["contamination", str(ev), str(tr), "--out", str(tmp_path / "out"),
-                         "--n", "8", "--filter", "off", "--workers", "1", "--skip-bad-lines",
-                         "--json"], capsys)
+    code, so, err = cli(
+        [
+            "contamination",
+            str(ev),
+            str(tr),
+            "--out",
+            str(tmp_path / "out"),
+            "--n",
+            "8",
+            "--filter",
+            "off",
+            "--workers",
+            "1",
+            "--skip-bad-lines",
+            "--json",
+        ],
+        capsys,
+    )
     assert code == 0, err
     s = json.loads(so)
     assert s["rows_scanned"] == 4
@@ -234,8 +290,9 @@ def test_rows_skipped_counts_the_eval_file_only_when_a_training_file_has_its_nam
     assert [r[1] for r in rows[1:]] == ["2", "5", "2"]
 
 
-@pytest.mark.skipif(sys.platform == "emscripten",
-                    reason="Pyodide has no processes, threads or subprocesses")
+@pytest.mark.skipif(
+    sys.platform == "emscripten", reason="Pyodide has no processes, threads or subprocesses"
+)
 def test_cli_skip_bad_lines_in_byte_ranges(tmp_path, capsys, monkeypatch):
     # a training file cut into byte ranges (two workers): skipped lines still count from the
     # file's start
@@ -249,9 +306,24 @@ def test_cli_skip_bad_lines_in_byte_ranges(tmp_path, capsys, monkeypatch):
     ev.write_text(EVAL_LINES[0], encoding="utf-8")
     monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 1000)
     out = tmp_path / "out"
-    code, so, err = cli(["contamination", str(ev), str(tr), "--out", str(out), "--n", "8",
-                         "--filter", "off", "--workers", "2", "--skip-bad-lines", "--json"],
-                        capsys)
+    code, so, err = cli(
+        [
+            "contamination",
+            str(ev),
+            str(tr),
+            "--out",
+            str(out),
+            "--n",
+            "8",
+            "--filter",
+            "off",
+            "--workers",
+            "2",
+            "--skip-bad-lines",
+            "--json",
+        ],
+        capsys,
+    )
     assert code == 0, err
     s = json.loads(so)
     assert s["training_engine"]["tasks"] > 1
@@ -266,9 +338,24 @@ def test_cli_skip_csv_eval(tmp_path, capsys):
     tr = tmp_path / "tr.txt"
     tr.write_text("alpha beta gamma\nlast\n", encoding="utf-8")
     out = tmp_path / "out"
-    code, so, err = cli(["contamination", str(ev), str(tr), "--out", str(out), "--n", "1",
-                         "--eval-field", "text", "--skip-bad-lines", "--json",
-                         "--clean", "not-contaminated"], capsys)
+    code, so, err = cli(
+        [
+            "contamination",
+            str(ev),
+            str(tr),
+            "--out",
+            str(out),
+            "--n",
+            "1",
+            "--eval-field",
+            "text",
+            "--skip-bad-lines",
+            "--json",
+            "--clean",
+            "not-contaminated",
+        ],
+        capsys,
+    )
     assert code == 0, err
     s = json.loads(so)
     assert s["skipped_lines"] == {"ev.csv": 2, "tr.txt": 0} and s["rows_scanned"] == 3
@@ -281,20 +368,35 @@ def test_scores_refused_with_skipped_eval_lines(tmp_path, capsys):
     ev.write_bytes(EVAL.encode())
     tr.write_bytes(TRAIN.encode())
     sc = tmp_path / "scores.jsonl"
-    sc.write_text("".join(json.dumps({"doc_id": i, "acc": 1}) + "\n" for i in range(6)),
-                  encoding="utf-8")
-    code, _, err = cli(["contamination", str(ev), str(tr), "--out", str(tmp_path / "o"),
-                        "--n", "8", "--skip-bad-lines", "--scores", str(sc)], capsys)
+    sc.write_text(
+        "".join(json.dumps({"doc_id": i, "acc": 1}) + "\n" for i in range(6)), encoding="utf-8"
+    )
+    code, _, err = cli(
+        [
+            "contamination",
+            str(ev),
+            str(tr),
+            "--out",
+            str(tmp_path / "o"),
+            "--n",
+            "8",
+            "--skip-bad-lines",
+            "--scores",
+            str(sc),
+        ],
+        capsys,
+    )
     assert code == 2 and "skipped lines" in err
 
 
 def test_paraphrase_job_skips_lists_and_stamps():
     from evalsieve.paraphrase import ParaphraseConfig, ParaphraseJob
+
     job = ParaphraseJob(ParaphraseConfig("q", skip_bad_lines=True), "ev.jsonl", "jsonl")
     job.feed_eval(EVAL)
     info = job.end_eval()
     assert job.rows == [1, 3, 5, 6] and info["rows"] == 4
-    assert info["skipped_lines"] == {"ev.jsonl": 2}   # what the page shows (para.end_eval)
+    assert info["skipped_lines"] == {"ev.jsonl": 2}  # what the page shows (para.end_eval)
     # rows 1 and 3 (node ids 0 and 1) paraphrase each other; 1 edge
     job.set_similarity([(0, 1, 0.95)], [0.95, 0.95, 0.1, 0.1], [1, 0, 3, 2], 0)
     stamp = job.stamp(0.9, InputFile("eval", "ev.jsonl", "0" * 64, len(EVAL)), "t")
@@ -304,7 +406,7 @@ def test_paraphrase_job_skips_lists_and_stamps():
     rows = csv_rows(px.export(res, "skipped-lines.csv")[1])
     assert [(r[0], r[1]) for r in rows[1:]] == [("ev.jsonl", "2"), ("ev.jsonl", "5")]
     pairs = csv_rows(px.export(res, "paraphrase-pairs.csv")[1])
-    assert [(r[1], r[2]) for r in pairs[1:]] == [("1", "3")]   # row numbers as in the file
+    assert [(r[1], r[2]) for r in pairs[1:]] == [("1", "3")]  # row numbers as in the file
     off = ParaphraseJob(ParaphraseConfig("q"), "ev.jsonl", "jsonl")
     with pytest.raises(EvalsieveError) as e:
         off.feed_eval(EVAL)
@@ -313,6 +415,7 @@ def test_paraphrase_job_skips_lists_and_stamps():
 
 def test_cli_paraphrases_has_the_option():
     from evalsieve.cli import build_parser
+
     a = build_parser().parse_args(["paraphrases", "e.jsonl", "--out", "o", "--skip-bad-lines"])
     assert a.skip_bad_lines is True
     a = build_parser().parse_args(["paraphrases", "e.jsonl", "--out", "o"])
@@ -323,13 +426,24 @@ def test_cli_paraphrases_skip_bad_lines(tmp_path, model_dir, capsys):
     """The worked example with two malformed lines put in (lines 3 and 6): the same two
     groups, row numbers as in the file (a skipped record keeps its number)."""
     from evalsieve.paraphrase import worked_example_jsonl
+
     lines = worked_example_jsonl().splitlines(keepends=True)
-    lines.insert(2, '{"text": oops}\n')    # line 3 = record 3
-    lines.insert(5, '"a string"\n')        # line 6 = record 6
+    lines.insert(2, '{"text": oops}\n')  # line 3 = record 3
+    lines.insert(5, '"a string"\n')  # line 6 = record 6
     f = tmp_path / "ex.jsonl"
     f.write_text("".join(lines), encoding="utf-8")
-    base = ["paraphrases", str(f), "--field", "text", "--label-field", "id",
-            "--out", str(tmp_path / "o"), "--json", "--quiet"]
+    base = [
+        "paraphrases",
+        str(f),
+        "--field",
+        "text",
+        "--label-field",
+        "id",
+        "--out",
+        str(tmp_path / "o"),
+        "--json",
+        "--quiet",
+    ]
     code, _, err = cli(base, capsys)
     assert code == 2 and "ex.jsonl, line 3" in err
     code, so, err = cli(base + ["--skip-bad-lines"], capsys)
@@ -353,13 +467,14 @@ def test_page_corpus_of_two_training_files_lists_each_files_lines():
     job.begin_train_file(0, "a.jsonl", "jsonl", ["t"])
     job.feed_train('{"t": "nothing here"}\n{bad\n')
     job.begin_train_file(1, "b.csv", "csv", ["text"])
-    job.feed_train('text\n"the quick brown fox jumps over the lazy dog near the river bank"\n'
-                   'x,y\n')
-    s = job.finish(InputFile("eval", "ev.jsonl", "", 1, "jsonl"),
-                   [InputFile("train", "a.jsonl", "", 1, "jsonl"),
-                    InputFile("train", "b.csv", "", 1, "csv")], "t").summary
+    job.feed_train('text\n"the quick brown fox jumps over the lazy dog near the river bank"\nx,y\n')
+    s = job.finish(
+        InputFile("eval", "ev.jsonl", "", 1, "jsonl"),
+        [InputFile("train", "a.jsonl", "", 1, "jsonl"), InputFile("train", "b.csv", "", 1, "csv")],
+        "t",
+    ).summary
     assert s["skipped_lines"] == {"ev.jsonl": 0, "a.jsonl": 1, "b.csv": 1}
     assert [(f, ln) for f, ln, _ in job.skipped] == [("a.jsonl", 2), ("b.csv", 3)]
     assert s["rows_contaminated"] == 1 and s["training_records"] == 4
     report = csv_rows(cx.export(job.result, "contamination-report.csv")[1])
-    assert (report[1][7], report[1][8]) == ("b.csv", "1")   # training_file, training_record
+    assert (report[1][7], report[1][8]) == ("b.csv", "1")  # training_file, training_record

@@ -13,19 +13,29 @@ def test_canonical_json_sorts_keys_drops_spaces_keeps_utf8():
 
 
 def stamp(utc="2026-01-01T00:00:00+00:00", n=13):
-    return RunStamp("contamination", {"n": n, "field": "question"},
-                    (InputFile("eval", "e.jsonl", "ab" * 32, 10, "jsonl"),), utc,
-                    {"model": "v1"}, "CPython 3.11.7")
+    return RunStamp(
+        "contamination",
+        {"n": n, "field": "question"},
+        (InputFile("eval", "e.jsonl", "ab" * 32, 10, "jsonl"),),
+        utc,
+        {"model": "v1"},
+        "CPython 3.11.7",
+    )
 
 
 def test_fingerprint_is_sha256_of_canonical_json_without_the_time():
     d = stamp().to_dict()
     # written out by hand: every field but utc (and the fingerprint), keys sorted, no spaces
-    body = ('{"assets":{"model":"v1"},"environment":{},"inputs":[{"bytes":10,"format":"jsonl","name":"e.jsonl",'
-            '"role":"eval","sha256":"' + "ab" * 32 + '"}],"job":"contamination",'
-            '"runtime":"CPython 3.11.7","settings":{"field":"question","n":13},'
-            '"tool":"evalsieve","unicode_version":"' + UNICODE_VERSION + '","version":"'
-            + __version__ + '"}')
+    body = (
+        '{"assets":{"model":"v1"},"environment":{},"inputs":[{"bytes":10,"format":"jsonl","name":"e.jsonl",'
+        '"role":"eval","sha256":"' + "ab" * 32 + '"}],"job":"contamination",'
+        '"runtime":"CPython 3.11.7","settings":{"field":"question","n":13},'
+        '"tool":"evalsieve","unicode_version":"'
+        + UNICODE_VERSION
+        + '","version":"'
+        + __version__
+        + '"}'
+    )
     assert d["fingerprint"] == hashlib.sha256(body.encode("utf-8")).hexdigest()
     assert d["utc"] == "2026-01-01T00:00:00+00:00" and d["tool"] == "evalsieve"
 

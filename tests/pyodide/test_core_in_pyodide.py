@@ -52,8 +52,11 @@ def suite_zip() -> bytes:
         for folder in SUITE_DIRS:
             for path in sorted((ROOT / folder).rglob("*")):
                 rel = path.relative_to(ROOT)
-                if (path.is_file() and "__pycache__" not in rel.parts
-                        and not any(part.startswith(".") for part in rel.parts)):
+                if (
+                    path.is_file()
+                    and "__pycache__" not in rel.parts
+                    and not any(part.startswith(".") for part in rel.parts)
+                ):
                     archive.write(path, rel.as_posix())
         for name in SUITE_FILES:
             archive.write(ROOT / name, name)
@@ -70,12 +73,18 @@ def stale_wheel_files(dist_dir: Path) -> list[str]:
     wheel = dist_dir / lock["packages"]["evalsieve"]["file_name"]
     source = ROOT / "py"
     with zipfile.ZipFile(wheel) as archive:
-        shipped = {name: archive.read(name) for name in archive.namelist()
-                   if name.startswith("evalsieve/") and name.endswith(".py")}
-    local = {path.relative_to(source).as_posix(): path.read_bytes()
-             for path in sorted((source / "evalsieve").rglob("*.py"))}
-    return sorted(name for name in shipped.keys() | local.keys()
-                  if shipped.get(name) != local.get(name))
+        shipped = {
+            name: archive.read(name)
+            for name in archive.namelist()
+            if name.startswith("evalsieve/") and name.endswith(".py")
+        }
+    local = {
+        path.relative_to(source).as_posix(): path.read_bytes()
+        for path in sorted((source / "evalsieve").rglob("*.py"))
+    }
+    return sorted(
+        name for name in shipped.keys() | local.keys() if shipped.get(name) != local.get(name)
+    )
 
 
 # Runs inside Pyodide; SUITE_B64, INNER_ROOT and INNER_ARGS are prepended as literals.
@@ -132,156 +141,164 @@ json.dumps({
 
 
 #: Why a test cannot pass inside Pyodide (the values of NOT_IN_PYODIDE).
-PROCESSES = ("Pyodide has no processes, subprocesses or threads (worker pools, the CLI run "
-             "as a command, purify's writer threads)")
-NOT_COPIED = ("reads files the Pyodide copy does not hold (only tests/py, tests/fixtures, "
-              "tests/golden and hostile_common.py go in): docs, tests/hostile, kernels/, worker/, "
-              "benchmarks/, assets.lock.json, .cache")
-SHARED = 'reads ../shared/data (the real public sets; not copied into Pyodide)'
-ENCODER = ("needs the encoder extra (numpy, onnxruntime, tokenizers; onnx at build time): not in "
-           "the Pyodide test dist")
+PROCESSES = (
+    "Pyodide has no processes, subprocesses or threads (worker pools, the CLI run "
+    "as a command, purify's writer threads)"
+)
+NOT_COPIED = (
+    "reads files the Pyodide copy does not hold (only tests/py, tests/fixtures, "
+    "tests/golden and hostile_common.py go in): docs, tests/hostile, kernels/, worker/, "
+    "benchmarks/, assets.lock.json, .cache"
+)
+SHARED = "reads ../shared/data (the real public sets; not copied into Pyodide)"
+ENCODER = (
+    "needs the encoder extra (numpy, onnxruntime, tokenizers; onnx at build time): not in "
+    "the Pyodide test dist"
+)
 NUMPY = "needs numpy (the CLI's fallback filter): not in the Pyodide test dist"
-WASMTIME = 'needs wasmtime (the CPython host of the scan kernel)'
-NODE = 'runs worker/prefilter.js under Node.js'
+WASMTIME = "needs wasmtime (the CPython host of the scan kernel)"
+NODE = "runs worker/prefilter.js under Node.js"
 PANDAS = "needs pandas (the API's DataFrame inputs)"
-PYARROW = 'needs pyarrow (the parquet extra)'
-ORACLES = 'checks against scipy / statsmodels (reference oracles, CPython only)'
-RAY = 'needs Ray'
-FSSPEC = 'needs fsspec (the remote extra)'
-UNICODE = ("the published kernel table is CPython 3.11's (Unicode 14); Pyodide's Python has "
-           "another Unicode version, so it computes its own")
-HYPOTHESIS = 'a property test that needs hypothesis (not in the Pyodide test dist)'
+PYARROW = "needs pyarrow (the parquet extra)"
+ORACLES = "checks against scipy / statsmodels (reference oracles, CPython only)"
+RAY = "needs Ray"
+FSSPEC = "needs fsspec (the remote extra)"
+UNICODE = (
+    "the published kernel table is CPython 3.11's (Unicode 14); Pyodide's Python has "
+    "another Unicode version, so it computes its own"
+)
+HYPOTHESIS = "a property test that needs hypothesis (not in the Pyodide test dist)"
 
 #: Tests of TEST_PATHS that cannot pass inside Pyodide, each with the reason, by node id
 #: relative to tests/py (``file.py::test[param]``); an id ending in ``*`` names every id it
 #: starts (a module, or every parameter of a test). Every other test CPython collects must
 #: pass inside Pyodide, and none of these may (the list stays exact).
 NOT_IN_PYODIDE: dict[str, str] = {
-    'test_api.py::test_cancel_stops_a_pool_of_workers': PROCESSES,
-    'test_api.py::test_import_loads_nothing_but_the_package': PROCESSES,
-    'test_cli.py::test_fail_on_contamination_exit_1_and_entry_point': PROCESSES,
-    'test_cli_faults.py::*': PROCESSES,
-    'test_corpus_scan.py::test_cli_modules_import_without_optional_packages': PROCESSES,
-    'test_corpus_scan.py::test_ctrl_c_leaves_no_partial_exports': PROCESSES,
-    'test_corpus_scan.py::test_ctrl_c_while_the_pool_starts_terminates_it': PROCESSES,
-    'test_corpus_scan.py::test_progress_counts_each_byte_of_the_corpus_once': PROCESSES,
-    'test_corpus_scan.py::test_workers_and_byte_ranges_match_one_process': PROCESSES,
-    'test_decoding.py::test_lines_that_are_not_utf8_are_skipped_alike_on_every_path[*': PROCESSES,
-    'test_decoding.py::test_the_clean_file_keeps_the_inputs_bom[*': PROCESSES,
-    'test_decoding.py::test_without_skipping_a_line_that_is_not_utf8_stops_the_run': PROCESSES,
-    'test_default_fields.py::test_figures_and_reasons_do_not_depend_on_string_hashing': PROCESSES,
-    'test_encoder.py::test_module_imports_without_numeric_packages': PROCESSES,
-    'test_filter_equality.py::test_every_filter_and_worker_count_give_the_same_exports[*': PROCESSES,
-    'test_filter_equality.py::test_ray_gives_the_same_exports': PROCESSES,
-    'test_filter_equality.py::test_the_corpora_hold_what_the_property_is_about': PROCESSES,
-    'test_kernel.py::test_kernel_runs_in_a_process_forked_after_a_compile': PROCESSES,
-    'test_lint.py::*': PROCESSES,
-    'test_purify_cli.py::*': PROCESSES,
-    'test_purify_page.py::test_a_file_with_nothing_to_change_is_copied_as_stored': PROCESSES,
-    'test_purify_page.py::test_small_blocks_and_the_changed_records_self_check[*': PROCESSES,
-    'test_purify_page.py::test_the_page_writes_what_the_cli_writes[*': PROCESSES,
-    'test_skip_bad_lines.py::test_cli_skip_bad_lines_in_byte_ranges': PROCESSES,
-    'test_trace.py::test_cli_training_id_by_name_and_under_every_engine[extra1]': PROCESSES,
-    'test_bench_tools.py::*': NOT_COPIED,
-    'test_cli_exit.py::*': NOT_COPIED,
-    'test_default_fields.py::test_fields_md_field_column_is_the_rules_field': NOT_COPIED,
-    'test_docs.py::*': NOT_COPIED,
-    'test_filter_equality.py::test_hostile_training_files_through_every_filter[*': NOT_COPIED,
-    'test_kernel.py::test_committed_spec_header_is_what_python_gives': NOT_COPIED,
-    'test_kernel.py::test_committed_js_spec_is_what_python_gives': NOT_COPIED,
-    'test_kernel.py::test_prefilter_js_types_no_table_or_constant_itself': NOT_COPIED,
-    'test_kernel.py::test_kernel_made_probes_are_pythons[*': WASMTIME,
-    'test_kernel.py::test_multibyte_characters_hash_as_the_rule_reads_them[*': WASMTIME,
-    'test_kernel_tables.py::test_published_tables_are_what_python_gives': UNICODE,
-    'test_paraphrases_hostile.py::*': ENCODER,
-    'test_readahead.py::*': PROCESSES,
-    'test_train_id_hostile.py::test_cli_object_and_list_ids_in_the_report[2]': PROCESSES,
-    'test_train_id_hostile.py::test_cli_parquet_struct_id': PYARROW,
-    'test_model_cache.py::test_a_wheel_with_other_bytes_is_refused': NOT_COPIED,
-    'test_model_cache.py::test_derives_once_verifies_and_repairs': NOT_COPIED,
-    'test_model_cache.py::test_shipped_lock_agrees_with_assets_lock': NOT_COPIED,
-    'test_purify_hostile.py::*': NOT_COPIED,
-    'test_cli_scores.py::test_gsm8k_test_against_train_with_a_log_samples_file': SHARED,
-    'test_contamination.py::test_gsm_hard_near_copies_are_found': SHARED,
-    'test_default_fields.py::test_every_mmlu_subject_defaults_to_question': SHARED,
-    'test_default_fields.py::test_fields_md_table_is_what_the_code_prints': SHARED,
-    'test_default_fields.py::test_public_set_default_is_the_prompt[*': SHARED,
-    'test_default_fields.py::test_shared_system_turn_on_all_of_mbpp': SHARED,
-    'test_default_fields.py::test_truthfulqa_reason_names_the_longer_answer_lists': SHARED,
-    'test_inputs.py::test_gsm8k_default_is_question': SHARED,
-    'test_inputs.py::test_truthfulqa_default_is_not_the_source_url': SHARED,
-    'test_ngrams.py::test_gsm8k_test_vs_train_against_reference': SHARED,
-    'test_prefilter.py::test_gsm8k_train_filter_passes_few_records[*': SHARED,
-    'test_api.py::test_paraphrases_cli_bridge_api_same_exports': ENCODER,
-    'test_api.py::test_the_api_doc_examples_run_as_written[*': ENCODER,
-    'test_cli_paraphrases.py::*': ENCODER,
-    'test_cli_scores.py::test_paraphrases_with_scores_clustered_se_matches_statsmodels': ENCODER,
-    'test_cli_semantic.py::*': ENCODER,
-    'test_encoder.py::test_batch_independence_bit_for_bit': ENCODER,
-    'test_encoder.py::test_cosine_vs_fp32_reference': ENCODER,
-    'test_encoder.py::test_encode_empty_list': ENCODER,
-    'test_encoder.py::test_fp32_folding_on_a_hand_built_graph': ENCODER,
-    'test_encoder.py::test_fp32_graph_agrees_with_the_int8_graph': ENCODER,
-    'test_encoder.py::test_fp32_graph_cosine_vs_fp32_reference': ENCODER,
-    'test_encoder.py::test_graph_builders_are_deterministic': ENCODER,
-    'test_encoder.py::test_js_tokenizer_ids_equal_rust': ENCODER,
-    'test_encoder.py::test_onnxruntime_web_matches_native': ENCODER,
-    'test_encoder.py::test_pairs_above_and_nearest_match_brute_force': ENCODER,
-    'test_encoder.py::test_reference_rejects_a_128_piece_window': ENCODER,
-    'test_encoder.py::test_tile_graph_equals_numpy': ENCODER,
-    'test_encoder.py::test_tokenizer_ids_equal_sentence_transformers': ENCODER,
-    'test_encoder.py::test_truncation_at_256_pieces_is_counted': ENCODER,
-    'test_encoder.py::test_unit_norm': ENCODER,
-    'test_exports_load.py::test_paraphrase_exports_load_with_default_settings': ENCODER,
-    'test_inputs.py::test_paraphrases_run_at_half': ENCODER,
-    'test_skip_bad_lines.py::test_cli_paraphrases_skip_bad_lines': ENCODER,
-    'test_corpus_scan.py::test_filter_and_pure_path_give_identical_exports[numpy]': NUMPY,
-    'test_corpus_scan.py::test_filter_eval_units_one_byte_per_non_ascii_character': NUMPY,
-    'test_corpus_scan.py::test_filter_never_drops_a_line_the_rule_matches[*': NUMPY,
-    'test_corpus_scan.py::test_filter_pieces_give_identical_exports[*': NUMPY,
-    'test_corpus_scan.py::test_invalid_utf8_in_a_byte_range_names_the_file_line': NUMPY,
-    'test_exact.py::test_the_numpy_filter_passes_on_exact_copies[*': NUMPY,
-    'test_corpus_scan.py::test_filter_and_pure_path_give_identical_exports[kernel]': WASMTIME,
-    'test_corpus_scan.py::test_kernel_blocks_give_identical_exports[*': WASMTIME,
-    'test_kernel.py::test_kernel_filter_pickles_without_its_instances': WASMTIME,
-    'test_kernel.py::test_kernel_reads_every_script_as_the_rule_does': WASMTIME,
-    'test_kernel.py::test_the_kernel_passes_a_segment_that_is_an_exact_key_probe': WASMTIME,
-    'test_prefilter.py::test_adversarial_records[cpython]': WASMTIME,
-    'test_prefilter.py::test_every_script_with_marks[cpython]': WASMTIME,
-    'test_prefilter.py::test_filtered_field_paths[cpython]': WASMTIME,
-    'test_prefilter.py::test_fixture_same_exports_and_few_candidates[cpython]': WASMTIME,
-    'test_prefilter.py::test_text_format_training[cpython]': WASMTIME,
-    'test_prefilter.py::test_too_deep_json_is_refused_the_same_way[cpython]': WASMTIME,
-    'test_prefilter.py::test_adversarial_records[js]': NODE,
-    'test_prefilter.py::test_adversarial_records[wasm]': NODE,
-    'test_prefilter.py::test_every_script_with_marks[js]': NODE,
-    'test_prefilter.py::test_every_script_with_marks[wasm]': NODE,
-    'test_prefilter.py::test_filtered_field_paths[js]': NODE,
-    'test_prefilter.py::test_filtered_field_paths[wasm]': NODE,
-    'test_prefilter.py::test_fixture_same_exports_and_few_candidates[js]': NODE,
-    'test_prefilter.py::test_fixture_same_exports_and_few_candidates[wasm]': NODE,
-    'test_prefilter.py::test_text_format_training[js]': NODE,
-    'test_prefilter.py::test_text_format_training[wasm]': NODE,
-    'test_prefilter.py::test_too_deep_json_is_refused_the_same_way[js]': NODE,
-    'test_prefilter.py::test_too_deep_json_is_refused_the_same_way[wasm]': NODE,
-    'test_api.py::test_contamination_dataframe_in_dataframe_out': PANDAS,
-    'test_api.py::test_every_input_kind_gives_the_same_exports': PANDAS,
-    'test_exports_load.py::test_contamination_exports_load_with_default_settings': PANDAS,
-    'test_api.py::test_a_parquet_eval_file_gives_the_cli_bytes': PYARROW,
-    'test_bridge_parquet.py::*': PYARROW,
-    'test_corpus_fields.py::test_parquet_chat_file_and_sharegpt_jsonl_together': PYARROW,
-    'test_exports_load.py::test_parquet_reports_carry_the_stamp_and_the_csv_rows': PYARROW,
-    'test_hf_layouts.py::*': PYARROW,
-    'test_parquet.py::*': PYARROW,
-    'test_cli_scores.py::test_contamination_with_harness_samples': ORACLES,
-    'test_cli_scores.py::test_csv_eval_csv_scores_key_join_and_a_continuous_metric': ORACLES,
-    'test_impact.py::test_clustered_matches_statsmodels[*': ORACLES,
-    'test_impact.py::test_t_cdf_and_betainc_against_scipy': ORACLES,
-    'test_impact.py::test_t_quantile_against_scipy': ORACLES,
-    'test_impact.py::test_wilson_by_hand_and_against_statsmodels': ORACLES,
-    'test_corpus_scan.py::test_ray_engine_matches_one_process_and_survives_a_failed_task': RAY,
-    'test_corpus_scan.py::test_file_urls_go_through_fsspec': FSSPEC,
-    'test_purify.py::test_word_spans_give_the_rules_words_and_cover_them': HYPOTHESIS,
+    "test_api.py::test_cancel_stops_a_pool_of_workers": PROCESSES,
+    "test_api.py::test_import_loads_nothing_but_the_package": PROCESSES,
+    "test_cli.py::test_fail_on_contamination_exit_1_and_entry_point": PROCESSES,
+    "test_cli_faults.py::*": PROCESSES,
+    "test_corpus_scan.py::test_cli_modules_import_without_optional_packages": PROCESSES,
+    "test_corpus_scan.py::test_ctrl_c_leaves_no_partial_exports": PROCESSES,
+    "test_corpus_scan.py::test_ctrl_c_while_the_pool_starts_terminates_it": PROCESSES,
+    "test_corpus_scan.py::test_progress_counts_each_byte_of_the_corpus_once": PROCESSES,
+    "test_corpus_scan.py::test_workers_and_byte_ranges_match_one_process": PROCESSES,
+    "test_decoding.py::test_lines_that_are_not_utf8_are_skipped_alike_on_every_path[*": PROCESSES,
+    "test_decoding.py::test_the_clean_file_keeps_the_inputs_bom[*": PROCESSES,
+    "test_decoding.py::test_without_skipping_a_line_that_is_not_utf8_stops_the_run": PROCESSES,
+    "test_default_fields.py::test_figures_and_reasons_do_not_depend_on_string_hashing": PROCESSES,
+    "test_encoder.py::test_module_imports_without_numeric_packages": PROCESSES,
+    "test_filter_equality.py::test_every_filter_and_worker_count_give_the_same_exports[*": PROCESSES,
+    "test_filter_equality.py::test_ray_gives_the_same_exports": PROCESSES,
+    "test_filter_equality.py::test_the_corpora_hold_what_the_property_is_about": PROCESSES,
+    "test_kernel.py::test_kernel_runs_in_a_process_forked_after_a_compile": PROCESSES,
+    "test_lint.py::*": PROCESSES,
+    "test_purify_cli.py::*": PROCESSES,
+    "test_purify_page.py::test_a_file_with_nothing_to_change_is_copied_as_stored": PROCESSES,
+    "test_purify_page.py::test_small_blocks_and_the_changed_records_self_check[*": PROCESSES,
+    "test_purify_page.py::test_the_page_writes_what_the_cli_writes[*": PROCESSES,
+    "test_skip_bad_lines.py::test_cli_skip_bad_lines_in_byte_ranges": PROCESSES,
+    "test_trace.py::test_cli_training_id_by_name_and_under_every_engine[extra1]": PROCESSES,
+    "test_bench_tools.py::*": NOT_COPIED,
+    "test_cli_exit.py::*": NOT_COPIED,
+    "test_default_fields.py::test_fields_md_field_column_is_the_rules_field": NOT_COPIED,
+    "test_docs.py::*": NOT_COPIED,
+    "test_filter_equality.py::test_hostile_training_files_through_every_filter[*": NOT_COPIED,
+    "test_kernel.py::test_committed_spec_header_is_what_python_gives": NOT_COPIED,
+    "test_kernel.py::test_committed_js_spec_is_what_python_gives": NOT_COPIED,
+    "test_kernel.py::test_prefilter_js_types_no_table_or_constant_itself": NOT_COPIED,
+    "test_kernel.py::test_kernel_made_probes_are_pythons[*": WASMTIME,
+    "test_kernel.py::test_multibyte_characters_hash_as_the_rule_reads_them[*": WASMTIME,
+    "test_kernel_tables.py::test_published_tables_are_what_python_gives": UNICODE,
+    "test_paraphrases_hostile.py::*": ENCODER,
+    "test_readahead.py::*": PROCESSES,
+    "test_train_id_hostile.py::test_cli_object_and_list_ids_in_the_report[2]": PROCESSES,
+    "test_train_id_hostile.py::test_cli_parquet_struct_id": PYARROW,
+    "test_model_cache.py::test_a_wheel_with_other_bytes_is_refused": NOT_COPIED,
+    "test_model_cache.py::test_derives_once_verifies_and_repairs": NOT_COPIED,
+    "test_model_cache.py::test_shipped_lock_agrees_with_assets_lock": NOT_COPIED,
+    "test_purify_hostile.py::*": NOT_COPIED,
+    "test_cli_scores.py::test_gsm8k_test_against_train_with_a_log_samples_file": SHARED,
+    "test_contamination.py::test_gsm_hard_near_copies_are_found": SHARED,
+    "test_default_fields.py::test_every_mmlu_subject_defaults_to_question": SHARED,
+    "test_default_fields.py::test_fields_md_table_is_what_the_code_prints": SHARED,
+    "test_default_fields.py::test_public_set_default_is_the_prompt[*": SHARED,
+    "test_default_fields.py::test_shared_system_turn_on_all_of_mbpp": SHARED,
+    "test_default_fields.py::test_truthfulqa_reason_names_the_longer_answer_lists": SHARED,
+    "test_inputs.py::test_gsm8k_default_is_question": SHARED,
+    "test_inputs.py::test_truthfulqa_default_is_not_the_source_url": SHARED,
+    "test_ngrams.py::test_gsm8k_test_vs_train_against_reference": SHARED,
+    "test_prefilter.py::test_gsm8k_train_filter_passes_few_records[*": SHARED,
+    "test_api.py::test_paraphrases_cli_bridge_api_same_exports": ENCODER,
+    "test_api.py::test_the_api_doc_examples_run_as_written[*": ENCODER,
+    "test_cli_paraphrases.py::*": ENCODER,
+    "test_cli_scores.py::test_paraphrases_with_scores_clustered_se_matches_statsmodels": ENCODER,
+    "test_cli_semantic.py::*": ENCODER,
+    "test_encoder.py::test_batch_independence_bit_for_bit": ENCODER,
+    "test_encoder.py::test_cosine_vs_fp32_reference": ENCODER,
+    "test_encoder.py::test_encode_empty_list": ENCODER,
+    "test_encoder.py::test_fp32_folding_on_a_hand_built_graph": ENCODER,
+    "test_encoder.py::test_fp32_graph_agrees_with_the_int8_graph": ENCODER,
+    "test_encoder.py::test_fp32_graph_cosine_vs_fp32_reference": ENCODER,
+    "test_encoder.py::test_graph_builders_are_deterministic": ENCODER,
+    "test_encoder.py::test_js_tokenizer_ids_equal_rust": ENCODER,
+    "test_encoder.py::test_onnxruntime_web_matches_native": ENCODER,
+    "test_encoder.py::test_pairs_above_and_nearest_match_brute_force": ENCODER,
+    "test_encoder.py::test_reference_rejects_a_128_piece_window": ENCODER,
+    "test_encoder.py::test_tile_graph_equals_numpy": ENCODER,
+    "test_encoder.py::test_tokenizer_ids_equal_sentence_transformers": ENCODER,
+    "test_encoder.py::test_truncation_at_256_pieces_is_counted": ENCODER,
+    "test_encoder.py::test_unit_norm": ENCODER,
+    "test_exports_load.py::test_paraphrase_exports_load_with_default_settings": ENCODER,
+    "test_inputs.py::test_paraphrases_run_at_half": ENCODER,
+    "test_skip_bad_lines.py::test_cli_paraphrases_skip_bad_lines": ENCODER,
+    "test_corpus_scan.py::test_filter_and_pure_path_give_identical_exports[numpy]": NUMPY,
+    "test_corpus_scan.py::test_filter_eval_units_one_byte_per_non_ascii_character": NUMPY,
+    "test_corpus_scan.py::test_filter_never_drops_a_line_the_rule_matches[*": NUMPY,
+    "test_corpus_scan.py::test_filter_pieces_give_identical_exports[*": NUMPY,
+    "test_corpus_scan.py::test_invalid_utf8_in_a_byte_range_names_the_file_line": NUMPY,
+    "test_exact.py::test_the_numpy_filter_passes_on_exact_copies[*": NUMPY,
+    "test_corpus_scan.py::test_filter_and_pure_path_give_identical_exports[kernel]": WASMTIME,
+    "test_corpus_scan.py::test_kernel_blocks_give_identical_exports[*": WASMTIME,
+    "test_kernel.py::test_kernel_filter_pickles_without_its_instances": WASMTIME,
+    "test_kernel.py::test_kernel_reads_every_script_as_the_rule_does": WASMTIME,
+    "test_kernel.py::test_the_kernel_passes_a_segment_that_is_an_exact_key_probe": WASMTIME,
+    "test_prefilter.py::test_adversarial_records[cpython]": WASMTIME,
+    "test_prefilter.py::test_every_script_with_marks[cpython]": WASMTIME,
+    "test_prefilter.py::test_filtered_field_paths[cpython]": WASMTIME,
+    "test_prefilter.py::test_fixture_same_exports_and_few_candidates[cpython]": WASMTIME,
+    "test_prefilter.py::test_text_format_training[cpython]": WASMTIME,
+    "test_prefilter.py::test_too_deep_json_is_refused_the_same_way[cpython]": WASMTIME,
+    "test_prefilter.py::test_adversarial_records[js]": NODE,
+    "test_prefilter.py::test_adversarial_records[wasm]": NODE,
+    "test_prefilter.py::test_every_script_with_marks[js]": NODE,
+    "test_prefilter.py::test_every_script_with_marks[wasm]": NODE,
+    "test_prefilter.py::test_filtered_field_paths[js]": NODE,
+    "test_prefilter.py::test_filtered_field_paths[wasm]": NODE,
+    "test_prefilter.py::test_fixture_same_exports_and_few_candidates[js]": NODE,
+    "test_prefilter.py::test_fixture_same_exports_and_few_candidates[wasm]": NODE,
+    "test_prefilter.py::test_text_format_training[js]": NODE,
+    "test_prefilter.py::test_text_format_training[wasm]": NODE,
+    "test_prefilter.py::test_too_deep_json_is_refused_the_same_way[js]": NODE,
+    "test_prefilter.py::test_too_deep_json_is_refused_the_same_way[wasm]": NODE,
+    "test_api.py::test_contamination_dataframe_in_dataframe_out": PANDAS,
+    "test_api.py::test_every_input_kind_gives_the_same_exports": PANDAS,
+    "test_exports_load.py::test_contamination_exports_load_with_default_settings": PANDAS,
+    "test_api.py::test_a_parquet_eval_file_gives_the_cli_bytes": PYARROW,
+    "test_bridge_parquet.py::*": PYARROW,
+    "test_corpus_fields.py::test_parquet_chat_file_and_sharegpt_jsonl_together": PYARROW,
+    "test_exports_load.py::test_parquet_reports_carry_the_stamp_and_the_csv_rows": PYARROW,
+    "test_hf_layouts.py::*": PYARROW,
+    "test_parquet.py::*": PYARROW,
+    "test_cli_scores.py::test_contamination_with_harness_samples": ORACLES,
+    "test_cli_scores.py::test_csv_eval_csv_scores_key_join_and_a_continuous_metric": ORACLES,
+    "test_impact.py::test_clustered_matches_statsmodels[*": ORACLES,
+    "test_impact.py::test_t_cdf_and_betainc_against_scipy": ORACLES,
+    "test_impact.py::test_t_quantile_against_scipy": ORACLES,
+    "test_impact.py::test_wilson_by_hand_and_against_statsmodels": ORACLES,
+    "test_corpus_scan.py::test_ray_engine_matches_one_process_and_survives_a_failed_task": RAY,
+    "test_corpus_scan.py::test_file_urls_go_through_fsspec": FSSPEC,
+    "test_purify.py::test_word_spans_give_the_rules_words_and_cover_them": HYPOTHESIS,
 }
 
 
@@ -291,7 +308,7 @@ def node_key(nodeid: str) -> str:
     path = path.replace("\\", "/")
     for prefix in ("tests/py/", INNER_ROOT.lstrip("/") + "/tests/py/"):
         if path.startswith(prefix):
-            path = path[len(prefix):]
+            path = path[len(prefix) :]
     return path + sep + rest
 
 
@@ -302,9 +319,13 @@ def cpython_tests(paths: list[str]) -> list[str]:
     Raises:
         AssertionError: the collection failed.
     """
-    run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
-                          "-p", "no:cacheprovider", *paths], cwd=ROOT, capture_output=True,
-                         text=True, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *paths],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     return [node_key(line.strip()) for line in run.stdout.splitlines() if "::" in line]
 
@@ -315,13 +336,18 @@ def parity(collected: list[str], passed: list[str]) -> list[str]:
     there; an entry that names no collected test of its file."""
     done = {node_key(n) for n in passed}
     named = lambda n: [p for p in NOT_IN_PYODIDE if names(p, n)]
-    out = [f"did not pass inside Pyodide: {n}" for n in collected
-           if n not in done and not named(n)]
-    out += [f"passed inside Pyodide, but NOT_IN_PYODIDE names it ({', '.join(named(n))}): {n}"
-            for n in collected if n in done and named(n)]
-    files = {n.partition("::")[0] for n in collected}   # (EVALSIEVE_PYODIDE_TESTS narrows)
-    out += [f"NOT_IN_PYODIDE names no collected test: {p}" for p in NOT_IN_PYODIDE
-            if p.partition("::")[0] in files and not any(names(p, n) for n in collected)]
+    out = [f"did not pass inside Pyodide: {n}" for n in collected if n not in done and not named(n)]
+    out += [
+        f"passed inside Pyodide, but NOT_IN_PYODIDE names it ({', '.join(named(n))}): {n}"
+        for n in collected
+        if n in done and named(n)
+    ]
+    files = {n.partition("::")[0] for n in collected}  # (EVALSIEVE_PYODIDE_TESTS narrows)
+    out += [
+        f"NOT_IN_PYODIDE names no collected test: {p}"
+        for p in NOT_IN_PYODIDE
+        if p.partition("::")[0] in files and not any(names(p, n) for n in collected)
+    ]
     return out
 
 
@@ -333,11 +359,13 @@ def names(entry: str, nodeid: str) -> bool:
 
 def describe(result: dict, wall: float) -> str:
     """The inner run as text for a failure message: counts, failures, skip reasons, tail."""
-    lines = [f"inner pytest in Pyodide (Python {'.'.join(map(str, result['python']))}, "
-             f"{result['platform']}, Unicode {result['unidata_version']}): exit code "
-             f"{result['exit_code']}, {len(result['passed'])} passed, "
-             f"{len(result['skipped'])} skipped, {len(result['failed'])} failed "
-             f"in {result['seconds']} s (outer wall time {wall:.1f} s)"]
+    lines = [
+        f"inner pytest in Pyodide (Python {'.'.join(map(str, result['python']))}, "
+        f"{result['platform']}, Unicode {result['unidata_version']}): exit code "
+        f"{result['exit_code']}, {len(result['passed'])} passed, "
+        f"{len(result['skipped'])} skipped, {len(result['failed'])} failed "
+        f"in {result['seconds']} s (outer wall time {wall:.1f} s)"
+    ]
     for nodeid, when, text in result["failed"]:
         lines += [f"--- FAILED {nodeid} ({when})", text]
     lines += [f"skipped {nodeid}: {reason}" for nodeid, reason in result["skipped"]]
@@ -351,15 +379,19 @@ def test_core_suite_passes_inside_pyodide(request, selenium_standalone):
     dist_dir = Path.cwd() / request.config.getoption("--dist-dir")  # as pytest-pyodide does
     stale = stale_wheel_files(dist_dir)
     if stale:
-        pytest.fail(f"the evalsieve wheel in {dist_dir} does not match py/ ({', '.join(stale)});"
-                    " run `python3 build.py build` (build.py test does) and test again")
+        pytest.fail(
+            f"the evalsieve wheel in {dist_dir} does not match py/ ({', '.join(stale)});"
+            " run `python3 build.py build` (build.py test does) and test again"
+        )
     collected = cpython_tests(TEST_PATHS)
-    if hasattr(selenium, "p"):   # the node runner's pexpect session
+    if hasattr(selenium, "p"):  # the node runner's pexpect session
         selenium.p.timeout = ANSWER_TIMEOUT_S
     started = time.perf_counter()
     selenium.load_package(["evalsieve", "pytest"])
-    prelude = (f"SUITE_B64 = {base64.b64encode(suite_zip()).decode()!r}\n"
-               f"INNER_ROOT = {INNER_ROOT!r}\nINNER_ARGS = {INNER_ARGS!r}\n")
+    prelude = (
+        f"SUITE_B64 = {base64.b64encode(suite_zip()).decode()!r}\n"
+        f"INNER_ROOT = {INNER_ROOT!r}\nINNER_ARGS = {INNER_ARGS!r}\n"
+    )
     result = json.loads(selenium.run(prelude + INNER_RUN))
     wall = time.perf_counter() - started
     report = describe(result, wall)
@@ -372,16 +404,27 @@ def test_core_suite_passes_inside_pyodide(request, selenium_standalone):
 
 
 def test_parity_names_what_vanished_and_what_the_list_wrongly_holds():
-    collected = ["test_a.py::test_x", "test_a.py::test_y[1]", "test_a.py::test_y[2]",
-                 "test_lint.py::test_ruff"]
+    collected = [
+        "test_a.py::test_x",
+        "test_a.py::test_y[1]",
+        "test_a.py::test_y[2]",
+        "test_lint.py::test_ruff",
+    ]
     # test_lint.py::* is named (no processes in Pyodide); the rest passed: parity
-    assert parity(collected, ["tests/py/test_a.py::test_x", "test_a.py::test_y[1]",
-                              "test_a.py::test_y[2]"]) == []
+    assert (
+        parity(
+            collected,
+            ["tests/py/test_a.py::test_x", "test_a.py::test_y[1]", "test_a.py::test_y[2]"],
+        )
+        == []
+    )
     # one test vanished from the Pyodide run
     assert parity(collected, ["test_a.py::test_x", "test_a.py::test_y[2]"]) == [
-        "did not pass inside Pyodide: test_a.py::test_y[1]"]
+        "did not pass inside Pyodide: test_a.py::test_y[1]"
+    ]
     # a named test passed inside Pyodide: the list is wrong
     assert parity(collected, [*collected]) == [
         "passed inside Pyodide, but NOT_IN_PYODIDE names it (test_lint.py::*): "
-        "test_lint.py::test_ruff"]
+        "test_lint.py::test_ruff"
+    ]
     assert names("test_y[*", "test_y[1]") and not names("test_y[1]", "test_y[10]")
