@@ -8,7 +8,7 @@ GSM8K test (1,319 questions) against the first 20 MB and 200 MB of the benchmark
 * n-gram rung: ``evalsieve contamination`` as a subprocess without ``--semantic`` (one worker,
   the numpy filter), its own ``seconds_training_pass``;
 * semantic rung, embedding excluded: the CLI's second read of the corpus for the rung
-  (``cli._semantic_pass``: the same reader, field extractor and ``SemanticScan.scan``), then
+  (``drivers._semantic_pass``: the same reader, field extractor and ``SemanticScan.scan``), then
   ``SemanticScan.request()`` (the fitted spans), in this process.
 
 The embedding is bounded by k × probes whatever the corpus size, so the *marginal* rate,
@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from evalsieve import cli  # noqa: E402
-from evalsieve.contamination import ContaminationConfig, ContaminationJob  # noqa: E402
+from evalsieve import drivers  # noqa: E402
+from evalsieve.contamination_job import ContaminationConfig, ContaminationJob  # noqa: E402
 from evalsieve.semantic import SemanticConfig  # noqa: E402
 
 
@@ -95,7 +95,7 @@ def semantic_seconds(ev: Path, tr: Path) -> tuple[float, float, dict]:
     job.end_eval()
     files = [{"name": tr.name, "path": str(tr), "fmt": "jsonl", "fields": ["text"]}]
     t0, c0 = time.perf_counter(), time.process_time()
-    cli._semantic_pass(job, files, lambda msg: None)
+    drivers._semantic_pass(job, files, lambda msg: None)
     job.semantic.request()
     return time.perf_counter() - t0, time.process_time() - c0, job.semantic.figures()
 
