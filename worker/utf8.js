@@ -33,14 +33,14 @@ export function firstInvalidUtf8(bytes, final = true) {
   return -1;
 }
 
-const LENIENT = new TextDecoder('utf-8', { ignoreBOM: true });
 const STRICT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * Whole lines of UTF-8 bytes as text, each line that is not UTF-8 marked as Python's
- * surrogateescape marks it (py/evalsieve/decoding.py): its first invalid byte 0xXY becomes
- * the lone surrogate U+DCXY, after the line's valid start (the rest of the line does not
- * matter: Python skips the record and names that byte and its character). Exported for tests.
+ * Whole lines of UTF-8 bytes as text, each line that is not UTF-8 decoded as Python's
+ * surrogateescape decodes it (py/evalsieve/decoding.py): every byte that starts no valid
+ * sequence, 0xXY, becomes the lone surrogate U+DCXY. Python skips the record and names its
+ * first such byte; one surrogate per byte keeps every later record's byte offset (the text
+ * encoded back with surrogateescape is the file's bytes). Exported for tests.
  * @param {Uint8Array} bytes @returns {string}
  */
 export function decodeMarkingInvalid(bytes) {
@@ -50,9 +50,12 @@ export function decodeMarkingInvalid(bytes) {
     const nl = bytes.indexOf(0x0a, start);
     const end = nl === -1 ? bytes.length : nl + 1;
     const line = bytes.subarray(start, end);
-    const bad = firstInvalidUtf8(line, true);
-    out += bad === -1 ? STRICT.decode(line)
-      : STRICT.decode(line.subarray(0, bad)) + String.fromCharCode(0xdc00 + line[bad]) + LENIENT.decode(line.subarray(bad + 1));
+    for (let at = 0; at < line.length;) {
+      const bad = firstInvalidUtf8(line.subarray(at), true);
+      if (bad === -1) { out += STRICT.decode(line.subarray(at)); break; }
+      out += STRICT.decode(line.subarray(at, at + bad)) + String.fromCharCode(0xdc00 + line[at + bad]);
+      at += bad + 1;
+    }
     start = end;
   }
   return out;

@@ -34,6 +34,7 @@ from .decoding import (
     PARQUET_MAGIC,  # noqa: F401 (named here)
     invalid_utf8,
     is_parquet,  # noqa: F401
+    SKIPPING,
     refuse_binary,  # noqa: F401
 )
 from .errors import EvalsieveError, bad_input
@@ -385,7 +386,9 @@ class RecordReader:
     def _lines(self, lines: list[str]) -> list[Record]:
         if self._offsets:
             starts = [self._bytes]
-            for b in map(len, map(str.encode, lines)):
+            # a byte that is not UTF-8 is one lone surrogate (decoding.SKIPPING): encoding it
+            # back gives the file's own bytes, so the offsets after a skipped line stay right
+            for b in (len(s.encode("utf-8", SKIPPING)) for s in lines):
                 starts.append(starts[-1] + b)
             self._bytes = starts.pop()
             self._starts = starts

@@ -9,6 +9,7 @@ holder of an n-gram or an exact copy; the page opens the record with ``File.slic
 
 from __future__ import annotations
 
+from .decoding import SKIPPING
 from .errors import EvalsieveError, bad_input
 from .records import Record, parse_record_line, skip_text
 
@@ -101,7 +102,7 @@ class TrainSources:
         raw = r.raw[:-1] if r.raw.endswith("\n") else r.raw
         return [
             r.offset,
-            len(raw.encode("utf-8")) if r.offset >= 0 else 0,
+            len(raw.encode("utf-8", SKIPPING)) if r.offset >= 0 else 0,
             self._train_ids(r.value),
         ]
 

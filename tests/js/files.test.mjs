@@ -78,15 +78,18 @@ test('keepBom leaves the BOM for Python (the clean export starts with it again)'
   assert.equal((await collect(new File([bom], 'b.csv'), { skipBad: true })).chunks.join(''), 'q,a\nx,1\n');
 });
 
-test('decodeMarkingInvalid marks a bad line as Python surrogateescape does its first bad byte', () => {
+test('decodeMarkingInvalid marks a bad line as Python surrogateescape does, byte by byte', () => {
   const b = (...parts) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf-8') : Buffer.from(p))));
   // Python: b'caf\xe9 x\n'.decode('utf-8', 'surrogateescape') == 'caf\udce9 x\n'
   assert.equal(decodeMarkingInvalid(b('ok é\n', 'caf', [0xe9], ' x\n')), 'ok é\ncaf\udce9 x\n');
-  // a truncated sequence (e2 82 then 'A'): the escape is its first byte, at character 1
-  assert.equal(decodeMarkingInvalid(b([0xe2, 0x82], 'A\n', '€\n')), '\udce2\ufffdA\n€\n');
-  // a surrogate encoded in UTF-8 (ed a0 80) and an overlong (c0 80): their first byte
-  assert.equal(decodeMarkingInvalid(b('𝄞', [0xed, 0xa0, 0x80])).slice(0, 3), '𝄞\udced');
-  assert.equal(decodeMarkingInvalid(b([0xc0, 0x80], '\n')).charCodeAt(0), 0xdcc0);
+  // a truncated sequence (e2 82 then 'A'): each of its bytes (Python: '\udce2\udc82A')
+  assert.equal(decodeMarkingInvalid(b([0xe2, 0x82], 'A\n', '€\n')), '\udce2\udc82A\n€\n');
+  // a surrogate encoded in UTF-8 (ed a0 80) and an overlong (c0 80): every byte
+  assert.equal(decodeMarkingInvalid(b('𝄞', [0xed, 0xa0, 0x80])), '𝄞\udced\udca0\udc80');
+  assert.equal(decodeMarkingInvalid(b([0xc0, 0x80], '\n')), '\udcc0\udc80\n');
+  // several bad bytes in a line: one surrogate each, so the text has the line's byte count
+  // (Python: b'a \xff\xfe b \xe9\xe9 c\n'.decode('utf-8', 'surrogateescape'))
+  assert.equal(decodeMarkingInvalid(b('a ', [0xff, 0xfe], ' b ', [0xe9, 0xe9], ' c\n')), 'a \udcff\udcfe b \udce9\udce9 c\n');
   assert.equal(decodeMarkingInvalid(b('all fine ✓\n')), 'all fine ✓\n');
 });
 
@@ -98,7 +101,7 @@ test('skipBad: lines that are not UTF-8 are marked, not an error, across read bo
   assert.equal(text, decodeMarkingInvalid(bad));
   assert.equal(summary.bytes, bad.length);
   const marks = [...text.matchAll(/[\udc80-\udcff]/g)].map((m) => text.charCodeAt(m.index));
-  assert.deepEqual(marks, [0xdcff, 0xdcc3]); // one per bad line (the rest of a line is lenient)
+  assert.deepEqual(marks, [0xdcff, 0xdcfe, 0xdcc3]); // one per byte that is not UTF-8
   const cut = good.subarray(0, 70_000).toString('utf-8');
   assert.ok(text.startsWith(cut.slice(0, cut.lastIndexOf('\n') + 1)));
   await assert.rejects(collect(new File([bad], 'bad.jsonl'), { chunkChars: 10_000 }), (e) => P.toErrorObject(e).code === 'bad_input');

@@ -478,3 +478,47 @@ def test_page_corpus_of_two_training_files_lists_each_files_lines():
     assert s["rows_contaminated"] == 1 and s["training_records"] == 4
     report = csv_rows(cx.export(job.result, "contamination-report.csv")[1])
     assert (report[1][7], report[1][8]) == ("b.csv", "1")  # training_file, training_record
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "text"])
+def test_offsets_after_a_line_that_is_not_utf8_are_the_files_bytes(fmt):
+    """A skipped line that is not UTF-8 reaches the reader as surrogateescape text (one lone
+    surrogate per byte that is not UTF-8, as the CLI decodes and worker/utf8.js marks it):
+    the reader skips it and the next records' offsets are where their bytes start in the file,
+    and a job traces its match to them."""
+
+    def rec(t):
+        return json.dumps({"text": t}).encode() if fmt == "jsonl" else t.encode()
+
+    head = b"text\n" if fmt == "csv" else b""
+    bad = (
+        b"\xff\xfe a line \xe9\xe9 that is not UTF-8\n"
+        if fmt != "jsonl"
+        else b'{"text": "\xff\xe9 x"}\n'
+    )
+    good = rec("yesterday the quick brown fox jumps over the lazy dog near the river bank")
+    data = head + rec("first record of the file here") + b"\n" + bad + good + b"\n"
+    text = data.decode("utf-8", "surrogateescape")
+    r = RecordReader(fmt, "train." + fmt, skip_bad=True, offsets=True)
+    got = r.feed(text) + r.finish()
+    assert [x.offset for x in got] == [len(head), data.index(good)]
+    assert len(r.skipped) == 1
+    job = ContaminationJob(
+        ContaminationConfig(("question",), ("text",), n=8, skip_bad_lines=True),
+        "eval.jsonl",
+        "jsonl",
+        "train." + fmt,
+        fmt,
+    )
+    job.feed_eval(
+        json.dumps({"question": "the quick brown fox jumps over the lazy dog near the river"})
+        + "\n"
+    )
+    job.end_eval()
+    job.feed_train(text)
+    job.finish(
+        InputFile("eval", "eval.jsonl", "", 0), InputFile("train", "train." + fmt, "", 0), "t"
+    )
+    # the bad line keeps its record number (2): the match is record 3, at its own bytes
+    ((key, src),) = job.scan.sources.items()
+    assert key == (0, 3) and src[:2] == [data.index(good), len(good)]
