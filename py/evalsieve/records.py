@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from functools import partial
 from typing import NamedTuple
 
 from .decoding import (
@@ -44,6 +45,10 @@ from .json_lines import (
     _no_lone_surrogates,  # noqa: F401 (named here)
     parse_jsonl_line,
 )
+
+#: A line's text back to the file's bytes (a byte that is not UTF-8 was read as one lone
+#: surrogate, decoding.SKIPPING): mapped over every line of a reader that counts offsets.
+_ENCODE_AS_READ = partial(str.encode, encoding="utf-8", errors=SKIPPING)
 
 FORMATS = ("jsonl", "csv", "tsv", "text")
 #: The stamp's words for ``skip_bad_lines`` (the per-file counts are ``skipped_lines``).
@@ -388,7 +393,7 @@ class RecordReader:
             starts = [self._bytes]
             # a byte that is not UTF-8 is one lone surrogate (decoding.SKIPPING): encoding it
             # back gives the file's own bytes, so the offsets after a skipped line stay right
-            for b in (len(s.encode("utf-8", SKIPPING)) for s in lines):
+            for b in map(len, map(_ENCODE_AS_READ, lines)):
                 starts.append(starts[-1] + b)
             self._bytes = starts.pop()
             self._starts = starts
