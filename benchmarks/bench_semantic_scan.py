@@ -8,8 +8,9 @@ GSM8K test (1,319 questions) against the first 20 MB and 200 MB of the benchmark
 * n-gram rung: ``evalsieve contamination`` as a subprocess without ``--semantic`` (one worker,
   the numpy filter), its own ``seconds_training_pass``;
 * semantic rung, embedding excluded: the CLI's second read of the corpus for the rung
-  (``drivers._semantic_pass``: the same reader, field extractor and ``SemanticScan.scan``), then
-  ``SemanticScan.request()`` (the fitted spans), in this process.
+  (``drivers._semantic_pass``: the same reader, field extractor and ``SemanticScan.scan``, its
+  window scan in the compiled kernel), then ``SemanticScan.request()`` (the fitted spans), in
+  this process; with ``--python`` the same with the window scan in Python (the oracle).
 
 The embedding is bounded by k × probes whatever the corpus size, so the *marginal* rate,
 Δbytes / Δseconds between the two sizes, is what grows with the corpus: printed for both rungs
@@ -79,7 +80,7 @@ def ngram_seconds(ev: Path, tr: Path, out: Path) -> tuple[float, float]:
     return s["seconds_training_pass"], s["cpu_seconds_training_pass"]
 
 
-def semantic_seconds(ev: Path, tr: Path) -> tuple[float, float, dict]:
+def semantic_seconds(ev: Path, tr: Path, kernel: bool = True) -> tuple[float, float, dict]:
     """The rung's scan of ``tr`` and its request, as the CLI runs them (embedding excluded):
     wall and CPU seconds, and the rung's figures."""
     job = ContaminationJob(
@@ -95,7 +96,7 @@ def semantic_seconds(ev: Path, tr: Path) -> tuple[float, float, dict]:
     job.end_eval()
     files = [{"name": tr.name, "path": str(tr), "fmt": "jsonl", "fields": ["text"]}]
     t0, c0 = time.perf_counter(), time.process_time()
-    drivers._semantic_pass(job, files, lambda msg: None)
+    drivers._semantic_pass(job, files, lambda msg: None, kernel=kernel)
     job.semantic.request()
     return time.perf_counter() - t0, time.process_time() - c0, job.semantic.figures()
 
@@ -103,6 +104,11 @@ def semantic_seconds(ev: Path, tr: Path) -> tuple[float, float, dict]:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mb", default="20,200")
+    ap.add_argument(
+        "--python",
+        action="store_true",
+        help="also time the window scan in Python (the oracle; --filter off's path)",
+    )
     ap.add_argument(
         "--corpus",
         default=None,
@@ -130,13 +136,15 @@ def main():
         size = tr.stat().st_size
         t_ng, c_ng = ngram_seconds(ev, tr, tmp / f"out{int(mb)}")
         t_sem, c_sem, fig = semantic_seconds(ev, tr)
-        rows.append((size, t_ng, t_sem, c_ng, c_sem))
+        t_py = semantic_seconds(ev, tr, kernel=False)[0] if a.python else None
+        rows.append((size, t_ng, t_sem, c_ng, c_sem, t_py))
         print(
             f"{size / 1e6:6.1f} MB: n-gram pass {t_ng:7.1f} s ({size / 1e6 / t_ng:6.1f} MB/s); "
             f"semantic scan + spans {t_sem:7.1f} s ({size / 1e6 / t_sem:5.2f} MB/s; "
             f"{fig['windows']:,} windows, {fig['windows'] / t_sem:,.0f} windows/s, "
             f"{fig['windows_embedded']:,} spans for {fig['probes']:,} probes); CPU seconds: "
-            f"n-gram {c_ng:.1f}, semantic {c_sem:.1f}",
+            f"n-gram {c_ng:.1f}, semantic {c_sem:.1f}"
+            + (f"; the scan in Python: {t_py:.1f} s" if t_py is not None else ""),
             flush=True,
         )
     if len(rows) >= 2:
@@ -149,6 +157,9 @@ def main():
                 f"marginal by {label} ({mb:.0f} MB more): n-gram {ng:.1f} MB/s, semantic "
                 f"{sem:.2f} MB/s (embedding excluded); semantic / n-gram = {sem / ng:.3f}"
             )
+        if a.python:
+            py = mb / max(b[5] - a[5], 1e-9)
+            print(f"the window scan in Python (the oracle): {py:.2f} MB/s marginal")
 
 
 if __name__ == "__main__":

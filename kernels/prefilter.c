@@ -25,6 +25,7 @@ typedef unsigned short u16;
 typedef int i32;
 typedef unsigned int u32;
 typedef unsigned long long u64;
+typedef long long i64;
 
 /* 16-byte masks: bit k set when byte k of p is >= 0x80 (ASCII16) or == c (EQ16). The
  * compilers' own headers, no libc: WebAssembly SIMD for the committed .wasm; SSE2 or plain C
@@ -747,3 +748,6 @@ EXPORT("pf_scan") i32 pf_scan(i32 buf_at, i32 len, i32 out_at, i32 cap, i32 res_
   res[5] = (i32)points;
   return 0;
 }
+
+/* ------------------------------------------------------------ the semantic window scan */
+#include "semantic.c"

@@ -291,7 +291,7 @@ def contamination_run(args, log) -> tuple[ContaminationResult, dict]:
     assets = {}
     if sem is not None:
         report(args, "semantic", 0, 1)
-        _semantic_pass(job, files, log)
+        _semantic_pass(job, files, log, kernel=args.filter in ("auto", "kernel"))
         report(args, "semantic", 0, 1)
         assets = _semantic_rung(job, args, log)
         report(args, "semantic", 1, 1)
@@ -378,9 +378,11 @@ def _train_id_field(args, by_name: list, listed: list, log) -> str | None:
     return id_field
 
 
-def _semantic_pass(job: ContaminationJob, files: list[dict], log) -> None:
+def _semantic_pass(job: ContaminationJob, files: list[dict], log, kernel: bool = True) -> None:
     """The semantic rung's scan of every training record (no candidate filter can serve it),
-    here in the driver, after the n-gram pass; records count from 1 in each file.
+    here in the driver, after the n-gram pass; records count from 1 in each file. With
+    ``kernel`` its window scan runs in the compiled kernel when it can
+    (:meth:`SemanticScan.use_kernel`; the log says where it runs); the results are the same.
 
     Raises:
         EvalsieveError(bad_input): as the readers.
@@ -388,7 +390,15 @@ def _semantic_pass(job: ContaminationJob, files: list[dict], log) -> None:
     from .fields import FieldExtractor
     from .records import RecordReader
 
-    log(f"semantic: reading {len(files)} training file(s) once more for the windows")
+    why = job.semantic.use_kernel() if kernel else "--filter off or numpy: pure Python"
+    log(
+        f"semantic: reading {len(files)} training file(s) once more for the windows; the "
+        + (
+            "window scan runs in the kernel"
+            if why is None
+            else f"window scan runs in Python ({why})"
+        )
+    )
     for k, f in enumerate(files):
         job.semantic.set_file(k, f["name"])
         seg = FieldExtractor(f["fmt"], list(f["fields"]), f["name"]).segments

@@ -91,7 +91,19 @@ class WasmMemory:
         self.mem = ex["memory"]
         self._fns = {
             k: ex[k]
-            for k in ("pf_configure", "pf_add_ngrams", "pf_exact", "pf_exact_keys", "pf_scan")
+            for k in (
+                "pf_configure",
+                "pf_add_ngrams",
+                "pf_exact",
+                "pf_exact_keys",
+                "pf_scan",
+                "sem_configure",
+                "sem_words",
+                "sem_terms_region",
+                "sem_unknown",
+                "sem_set_terms",
+                "sem_scan",
+            )
         }
 
     def size(self) -> int:
@@ -107,6 +119,18 @@ class WasmMemory:
 
     def call(self, name: str, *args: int) -> int:
         return self._fns[name](self.store, *args)
+
+    def write(self, at: int, data: bytes) -> None:
+        """Copy ``data`` to offset ``at`` (within the memory's size)."""
+        ctypes.memmove(self.address() + at, data, len(data))
+
+    def read(self, at: int, n: int) -> bytes:
+        """``n`` bytes from offset ``at``."""
+        return ctypes.string_at(self.address() + at, n)
+
+    def zero(self, at: int, n: int) -> None:
+        """Zero ``n`` bytes from offset ``at``."""
+        ctypes.memset(self.address() + at, 0, n)
 
 
 class KernelScanner:

@@ -355,7 +355,8 @@ class RecordReader:
             if text.startswith(BOM):
                 self.bom, text = BOM, text[1:]
         buf = self._carry + text
-        self._escaped = ESCAPED.search(buf) is not None
+        # an ASCII text holds no escaped byte (isascii is O(1) in CPython): no regex pass
+        self._escaped = not buf.isascii() and ESCAPED.search(buf) is not None
         if not self.cr:
             parts = buf.split("\n")
             self._carry = parts.pop()
@@ -370,7 +371,7 @@ class RecordReader:
 
     def finish(self) -> list[Record]:
         """Flush the last record (a final line without a newline) and check for open quotes."""
-        self._escaped = ESCAPED.search(self._carry) is not None
+        self._escaped = not self._carry.isascii() and ESCAPED.search(self._carry) is not None
         out = self._lines([self._carry]) if self._carry else []
         self._carry = ""
         if self._pending:

@@ -194,6 +194,33 @@ class SemanticScan:
         self.pairs: list[Pair] | None = None
         self.matches: list[SemanticMatch] | None = None
         self.file_name = ""
+        self._kernel = None
+
+    def use_kernel(self, memory=None) -> str | None:
+        """Run the window scan (step 2) in the compiled kernel
+        (:class:`semantic_kernel.KernelWindowScan`: the same windows, counts and heaps as the
+        Python loop, which stays the oracle), before the first :meth:`scan`.
+
+        Args:
+            memory: a fresh kernel instance (the CLI's wasmtime one when None).
+        Returns:
+            None when the kernel scans, else why the scan stays in Python (a code row's code
+            shingles, or the kernel cannot run here: :func:`kernel.unavailable`).
+        """
+        if self.windows_seen:
+            raise bad_input("the semantic scan has begun", expected="use_kernel() first")
+        if self.code_n:
+            return "a code row's code shingles are read in Python"
+        if memory is None:
+            from .kernel import unavailable
+
+            why = unavailable()
+            if why:
+                return why
+        from .semantic_kernel import KernelWindowScan
+
+        self._kernel = KernelWindowScan(self, memory)
+        return None
 
     def _code_of(self, words: list[str]) -> list[str]:
         """The abstracted code tokens of a word list (:func:`code_tokens`, memoised)."""
@@ -228,6 +255,9 @@ class SemanticScan:
         Args:
             records: ``(1-based record number, field values)`` per training record.
         """
+        if self._kernel is not None:
+            self._kernel.scan(records)
+            return
         size = self.window
         postings, kw, df = self.postings, self._key_units, self.window_df
         heaps, floor = self._heaps, self._floor
@@ -296,6 +326,9 @@ class SemanticScan:
             distinct fitted spans, then their docstrings. The first pairs are (probe, span),
             one per candidate, best candidate first; the docstring pairs follow them.
         """
+        if self._kernel is not None:
+            self._kernel.close()
+            self._kernel = None
         serials = sorted(self._kept)
         pos = {s: j for j, s in enumerate(serials)}
         self._windows = [self._kept[s] for s in serials]

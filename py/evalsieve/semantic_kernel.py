@@ -1,0 +1,252 @@
+"""The semantic rung's window scan in the compiled kernel (kernels/semantic.c, part of
+kernels/prefilter.wasm): the host that lays out its tables and hands it batches of records.
+
+:class:`semantic.SemanticScan` defines the scan (step 2 of the rung: white-space words,
+windows of W words with stride ⌈W/2⌉, each window's eval-vocabulary terms, their window
+counts, each probe's candidate sum of key units and its heap of the ``candidates`` best
+windows, ties kept by the earlier window). Its Python loop is the oracle; this host gives the
+same windows, counts and heaps (``tests/py/test_semantic_kernel.py``) at kernel speed. What a
+word's terms are stays in Python (:func:`semantic_terms.word_terms`): the kernel asks for the
+terms of each word it has not seen (``sem_unknown``), once per distinct word while its word
+table lasts (it is emptied, not grown, when a batch could overfill it, as the Python memo is
+cleared), and does the per-word and per-window work itself.
+
+A code row's rung also reads code shingles in every window (``code_tokens`` of a window's
+words, n-grams across word boundaries); the kernel does not, so a scan with a code row runs
+in Python (:meth:`SemanticScan.use_kernel` says so). The memory is a
+:class:`kernel.WasmMemory` (wasmtime, the CLI) or any object with the same
+``size/grow/call/write/read/zero`` methods (the page's host).
+"""
+
+from __future__ import annotations
+
+from array import array
+
+from .semantic_parts import Window
+from .semantic_terms import word_terms
+
+#: Code points of records per kernel batch (at most 4 MiB of UTF-8); a longer record is a
+#: batch of its own.
+BATCH_POINTS = 1 << 18
+#: Word-table slots (a power of two, at most half of them used): 2^19 distinct words, as
+#: the Python memo's limit.
+WORD_SLOTS = 1 << 20
+#: Term ids the kernel has room for at first (grown by copying when a batch needs more).
+TERM_IDS = 1 << 20
+_STATE_WORDS = 6  # semantic.c S_STATE
+
+
+def _words(data: bytes) -> array:
+    a = array("i")
+    a.frombytes(data)
+    return a
+
+
+class KernelWindowScan:
+    """One SemanticScan's candidate stage in a kernel instance.
+
+    Args:
+        scan: the :class:`semantic.SemanticScan` (probes, key terms and postings built; no
+            record scanned yet); its windows, heaps and counts are filled by :meth:`close`.
+        memory: a fresh kernel instance (:func:`kernel._memory` when None).
+    """
+
+    def __init__(self, scan, memory=None):
+        if memory is None:
+            from .kernel import _memory
+
+            memory = _memory()
+        self.m, self.s = memory, scan
+        self.terms = sorted(scan.vocab)
+        self.tid = {t: i for i, t in enumerate(self.terms)}
+        v, p, k = len(self.terms), len(scan.probes), scan.config.candidates
+        self.p, self.k = p, k
+        units, poff, post = array("i", [0]) * v, array("i", [0]) * (v + 1), array("i")
+        for i, t in enumerate(self.terms):
+            ps = scan.postings.get(t)
+            if ps:
+                units[i] = scan._key_units[t]
+                post.extend(ps)
+            poff[i + 1] = len(post)
+        self.at = (self.m.size() + 15) & ~15
+        u_at, po_at, ps_at = (self._place(a.tobytes() or b"\0" * 4) for a in (units, poff, post))
+        self.df_at = self._zeros(4 * v + 4)
+        ts_at = self._zeros(4 * v + 4)
+        acc_at = self._zeros(8 * p)
+        as_at = self._zeros(4 * p)
+        touch_at = self._zeros(4 * p)
+        self.hx_at = self._zeros(8 * p * k)
+        self.hs_at = self._zeros(4 * p * k)
+        self.hn_at = self._zeros(4 * p)
+        self.state_at = self._zeros(4 * _STATE_WORDS)
+        cfg = [p, k, scan.window, u_at, po_at, ps_at, self.df_at, ts_at, acc_at, as_at]
+        cfg += [touch_at, self.hx_at, self.hs_at, self.hn_at, self.state_at]
+        self.m.call("sem_configure", self._place(array("i", cfg).tobytes()))
+        self.scratch_at, self.scratch = 0, 0
+        self.flat_at, self.flat = 0, 0
+        self.terms_cap = TERM_IDS  # grown when needed (_learn)
+        self._terms_at = self._zeros(4 * self.terms_cap)
+        self.m.call("sem_terms_region", self._terms_at)
+        self._word_table(WORD_SLOTS, 8 << 20)
+        self.windows: dict[int, Window] = {}
+
+    # -- the kernel's memory: a bump allocator over its linear memory -------------------------
+    def _zeros(self, nbytes: int) -> int:
+        a = self.at
+        self.m.grow(a + nbytes + 16)
+        self.m.zero(a, nbytes)
+        self.at = (a + nbytes + 15) & ~15
+        return a
+
+    def _place(self, data: bytes) -> int:
+        a = self.at
+        self.m.grow(a + len(data) + 16)
+        self.m.write(a, data)
+        self.at = (a + len(data) + 15) & ~15
+        return a
+
+    def _state(self) -> array:
+        return _words(self.m.read(self.state_at, 4 * _STATE_WORDS))
+
+    def _word_table(self, slots: int, pool: int) -> None:
+        """A new empty word table of ``slots`` slots (half of them used at most) and ``pool``
+        bytes of words, in fresh memory."""
+        self.slots, self.pool = slots, pool
+        self.slot_at = self._zeros(16 * slots)
+        self.ent_at = self._zeros(8 * slots)  # 16 bytes an entry, slots / 2 entries
+        self.none_at = self._zeros(slots // 2)
+        self.pool_at = self._zeros(pool)
+        self._empty_words()
+
+    def _empty_words(self) -> None:
+        self.m.zero(self.slot_at, 16 * self.slots)
+        self.m.call(
+            "sem_words", self.slot_at, self.slots - 1, self.ent_at, self.slots // 2,
+            self.pool_at, self.pool, self.none_at,
+        )  # fmt: skip
+
+    def _scratch(self, nbytes: int) -> int:
+        if nbytes > self.scratch:
+            self.scratch = max(nbytes, 2 * self.scratch)
+            self.scratch_at = self._zeros(self.scratch)
+        return self.scratch_at
+
+    # -- the scan ------------------------------------------------------------------------------
+    def scan(self, records: list[tuple[int, list[str]]]) -> None:
+        """As :meth:`SemanticScan.scan` (``(1-based record number, field values)``)."""
+        texts = [" ".join(segs) for _, segs in records]
+        i = 0
+        while i < len(texts):
+            j, points = i, 0
+            while j < len(texts) and (j == i or points + len(texts[j]) <= BATCH_POINTS):
+                points += len(texts[j]) + 1
+                j += 1
+            self._batch(records[i:j], texts[i:j])
+            i = j
+
+    def _batch(self, records: list, texts: list[str]) -> None:
+        blob = b"\xff".join([t.encode("utf-8", "surrogatepass") for t in texts])
+        n, nrec = len(blob), len(texts)
+        stride = (self.s.window + 1) // 2
+        words = n // 2 + nrec + 1  # a word is at least one byte and a separator
+        windows = words // stride + 2 * nrec + 1
+        sizes = (n + 1, 4 * words, 4 * nrec + 4, 4 * windows, 16 * windows)
+        at = self._scratch(sum(sizes) + 16 * len(sizes))
+        offsets = []
+        for size in sizes:
+            offsets.append(at)
+            at = (at + size + 15) & ~15
+        blob_at, ids_at, counts_at, wref_at, out_at = offsets
+        self.m.write(blob_at, blob)
+        e0 = self._state()[3]
+        count = self.m.call("sem_unknown", blob_at, n, ids_at, counts_at)
+        if count == -3:  # the table is full: emptied (or a bigger one) and the batch again
+            if e0 == 0:
+                self._word_table(2 * self.slots, max(2 * self.pool, n))
+            else:
+                self._empty_words()
+            return self._batch(records, texts)
+        if count:
+            self._learn(e0, count)
+        got = self.m.call("sem_scan", ids_at, counts_at, nrec, wref_at, out_at)
+        if got < 0:
+            raise RuntimeError("the kernel's sem_scan met a word it has no terms for")
+        if got:
+            self._keep(_words(self.m.read(out_at, 16 * got)), records, texts)
+
+    def _learn(self, e0: int, count: int) -> None:
+        """Give the kernel the terms of its ``count`` new words (entries e0.., their bytes
+        one after the other in its pool)."""
+        ents = _words(self.m.read(self.ent_at + 16 * e0, 16 * count))
+        pool0 = ents[0]
+        total = ents[4 * count - 4] + ents[4 * count - 3] - pool0
+        pool = self.m.read(self.pool_at + pool0, total)
+        tid, flat, o = self.tid, array("i"), 0
+        for i in range(count):
+            n = ents[4 * i + 1]
+            word = pool[o : o + n].decode("utf-8", "surrogatepass")
+            o += n
+            ids = [tid[t] for t in dict.fromkeys(word_terms(word)) if t in tid]
+            flat.append(len(ids))
+            flat.extend(ids)
+        used = self._state()[5]
+        need = used + len(flat)
+        if need > self.terms_cap:  # a bigger region, the ids so far copied over
+            cap = max(2 * self.terms_cap, need)
+            old = self.m.read(self._terms_at, 4 * used) if used else b""
+            self._terms_at = self._zeros(4 * cap)
+            self.m.write(self._terms_at, old)
+            self.m.call("sem_terms_region", self._terms_at)
+            self.terms_cap = cap
+        if 4 * len(flat) > self.flat:
+            self.flat = max(4 * len(flat), 2 * self.flat)
+            self.flat_at = self._zeros(self.flat)
+        self.m.write(self.flat_at, flat.tobytes())
+        self.m.call("sem_set_terms", self.flat_at, count, e0)
+
+    def _alive(self) -> set[int]:
+        """The serials of the windows some heap holds."""
+        hs = _words(self.m.read(self.hs_at, 4 * self.p * self.k))
+        hn = _words(self.m.read(self.hn_at, 4 * self.p))
+        k = self.k
+        return {hs[j] & 0xFFFFFFFF for i in range(self.p) for j in range(i * k, i * k + hn[i])}
+
+    def _keep(self, kept_now: array, records: list, texts: list[str]) -> None:
+        """The windows of this batch some heap holds at its end (``[serial, record, start,
+        end]`` each), kept with their context (a window of words either side)."""
+        size, kept, name = self.s.window, self.windows, self.s.file_name
+        split: dict[int, list[str]] = {}
+        for q in range(0, len(kept_now), 4):
+            serial, r, s, e = kept_now[q : q + 4]
+            words = split.get(r)
+            if words is None:
+                words = split[r] = texts[r].split()
+            c0 = max(0, s - size)
+            kept[serial] = Window(records[r][0], s, e, c0, words[c0 : e + size], name, serial)
+        if len(kept) > 4 * self.p * self.k:  # windows of earlier batches let go since
+            alive = self._alive()
+            for serial in [x for x in kept if x not in alive]:
+                del kept[serial]
+
+    def close(self) -> None:
+        """Hand the scan's windows, heaps and counts to the SemanticScan (its fields as its
+        own Python loop leaves them)."""
+        s, k = self.s, self.k
+        hx = array("q")
+        hx.frombytes(self.m.read(self.hx_at, 8 * self.p * k))
+        hs = _words(self.m.read(self.hs_at, 4 * self.p * k))
+        hn = _words(self.m.read(self.hn_at, 4 * self.p))
+        heaps = []
+        for i in range(self.p):
+            h = []
+            for j in range(i * k, i * k + hn[i]):
+                x = hs[j] & 0xFFFFFFFF
+                h.append((hx[j], -x, x))
+            heaps.append(h)
+        s._heaps = heaps
+        alive = {it[2] for h in heaps for it in h}
+        s._kept = {x: w for x, w in self.windows.items() if x in alive}
+        df = _words(self.m.read(self.df_at, 4 * len(self.terms)))
+        s.window_df = {t: df[i] for i, t in enumerate(self.terms) if df[i]}
+        st = self._state()
+        s.windows_seen, s.windows_with_key = st[0] & 0xFFFFFFFF, st[1] & 0xFFFFFFFF
