@@ -32,7 +32,7 @@ from .exports import write_csv
 from .ladder import ladder_view
 from .record_id import default_id_field
 from .result_table import query_rows
-from .semantic import SemanticConfig
+from .semantic_config import semantic_config_of
 from .sample import describe_values, inspect_head
 from .stamps import InputFile
 from .worker_blocks import unpack_float32, unpack_similarity
@@ -119,32 +119,6 @@ def _values(text) -> list:
     return values
 
 
-def _semantic_config(sem) -> SemanticConfig | None:
-    """``args.semantic`` of ``cont.start``: null (the rung is off) or ``{window_words?,
-    candidates?, threshold?, code_ngram?}`` (missing or null keys take SemanticConfig's
-    defaults; ``threshold`` a number, for prose and code rows alike, the others whole
-    numbers)."""
-    if sem is None or sem is False:
-        return None
-    if not isinstance(sem, dict):
-        raise bad_input(f"semantic = {sem!r}", expected="null, or an object of rung settings")
-    known = ("window_words", "candidates", "threshold", "code_ngram")
-    bad = [k for k in sem if k not in known]
-    if bad:
-        raise bad_input(f"unknown semantic setting(s) {', '.join(bad)}", expected=", ".join(known))
-    kw = {k: sem[k] for k in known if sem.get(k) is not None}
-    for k, v in kw.items():
-        real = k == "threshold"
-        ok = isinstance(v, (int, float)) if real else isinstance(v, int)
-        if isinstance(v, bool) or not ok:
-            raise bad_input(
-                f"semantic {k} = {v!r}", expected="a number" if real else "a whole number"
-            )
-    if "threshold" in kw:  # one threshold for every row, as the CLI's --semantic-threshold
-        kw["code_threshold"] = kw["threshold"]
-    return SemanticConfig(**kw)
-
-
 def _op_cont_start(args, text):
     ev, tr = args["eval"], args["train"]
     thr = args.get("threshold")
@@ -156,7 +130,7 @@ def _op_cont_start(args, text):
         bool(args.get("boilerplate", True)),
         None if thr in (None, "", "any") else float(thr),
         args.get("clean") or "scored",
-        _semantic_config(args.get("semantic")),
+        semantic_config_of(args.get("semantic")),
         None if ex is None else tuple(ex),
         skip_bad_lines=bool(args.get("skip_bad_lines")),
         train_id_field=tr.get("id_field") or None,
@@ -341,6 +315,58 @@ def _op_cont_semantic_request(args, text):
     return {**req, "figures": job.semantic.figures()}
 
 
+class _JsKernelMemory:
+    """A kernel instance of the page (a JS ``WebAssembly.Instance`` of worker/prefilter.wasm,
+    proxied by Pyodide) with :class:`kernel.WasmMemory`'s calls, for
+    :class:`semantic_kernel.KernelWindowScan`."""
+
+    def __init__(self, instance):
+        import js  # Pyodide's module: this class runs only in the page
+
+        self._u8 = js.Uint8Array
+        self.ex = instance.exports
+        self.mem = self.ex.memory
+
+    def size(self) -> int:
+        return int(self.mem.buffer.byteLength)
+
+    def grow(self, end: int) -> None:
+        have = self.size()
+        if end > have:
+            self.mem.grow((end - have + 65535) // 65536)
+
+    def call(self, name: str, *args: int) -> int:
+        r = getattr(self.ex, name)(*args)
+        return 0 if r is None else int(r)  # a void export gives undefined
+
+    def write(self, at: int, data: bytes) -> None:
+        if data:
+            self._u8.new(self.mem.buffer, at, len(data)).assign(data)
+
+    def read(self, at: int, n: int) -> bytes:
+        return self._u8.new(self.mem.buffer, at, n).to_bytes() if n else b""
+
+    def zero(self, at: int, n: int) -> None:
+        if n:
+            self._u8.new(self.mem.buffer, at, n).fill(0)
+
+
+def _op_cont_semantic_kernel(args, text, instance=None):
+    """The semantic rung's window scan in the page's kernel (``instance``: a JS
+    ``WebAssembly.Instance`` of worker/prefilter.wasm; under CPython, a kernel memory as
+    :class:`kernel.WasmMemory`), called after ``cont.end_eval`` and before the training pass.
+    Returns ``{kernel: bool, why: str | null}``: where the scan runs, and why not in the kernel
+    (a code row; no rung)."""
+    job = _job(args)
+    if job.semantic is None:
+        return {"kernel": False, "why": "the semantic rung is off"}
+    if instance is None:
+        raise bad_input("no kernel instance", expected="a WebAssembly.Instance of prefilter.wasm")
+    memory = instance if hasattr(instance, "zero") else _JsKernelMemory(instance)
+    why = job.semantic.use_kernel(memory)
+    return {"kernel": why is None, "why": why}
+
+
 def _op_cont_semantic_cosines(args, text, data=None):
     """The cosine of every requested pair (data: float32[pairs], little-endian, in the
     request's order); runs the verifier. Returns ``{pairs, rows_caught}``."""
@@ -497,6 +523,7 @@ OPS = {
     "cont.scores": _op_cont_scores,
     "cont.semantic_request": _op_cont_semantic_request,
     "cont.semantic_cosines": _op_cont_semantic_cosines,
+    "cont.semantic_kernel": _op_cont_semantic_kernel,
     "para.start": _op_para_start,
     "para.example": _op_para_example,
     "para.scores": _op_para_scores,
@@ -513,6 +540,7 @@ OPS = {
 OPS.update(_purify_ops(_job, _register, _runtime))
 
 _WITH_DATA = {"para.similarity", "cont.semantic_cosines", "purify.feed"}
+_WITH_OBJECT = {"cont.semantic_kernel"}  # data is a JS object, passed as it is
 
 
 def call(op: str, args_json: str = "{}", text: str | None = None, data=None) -> str:
@@ -542,6 +570,8 @@ def call(op: str, args_json: str = "{}", text: str | None = None, data=None) -> 
                 if callable(release):
                     release()
                 del proxy
+            value = fn(args, text, data)
+        elif op in _WITH_OBJECT:
             value = fn(args, text, data)
         else:
             value = fn(args, text)

@@ -149,3 +149,29 @@ def window_spans(n_words: int, size: int) -> list[tuple[int, int]]:
         s += stride
     out.append((n_words - size, n_words))
     return out
+
+
+def semantic_config_of(sem) -> SemanticConfig | None:
+    """``args.semantic`` of the page's ``cont.start`` (bridge.py): null (the rung is off) or
+    ``{window_words?, candidates?, threshold?, code_ngram?}`` (missing or null keys take SemanticConfig's
+    defaults; ``threshold`` a number, for prose and code rows alike, the others whole
+    numbers)."""
+    if sem is None or sem is False:
+        return None
+    if not isinstance(sem, dict):
+        raise bad_input(f"semantic = {sem!r}", expected="null, or an object of rung settings")
+    known = ("window_words", "candidates", "threshold", "code_ngram")
+    bad = [k for k in sem if k not in known]
+    if bad:
+        raise bad_input(f"unknown semantic setting(s) {', '.join(bad)}", expected=", ".join(known))
+    kw = {k: sem[k] for k in known if sem.get(k) is not None}
+    for k, v in kw.items():
+        real = k == "threshold"
+        ok = isinstance(v, (int, float)) if real else isinstance(v, int)
+        if isinstance(v, bool) or not ok:
+            raise bad_input(
+                f"semantic {k} = {v!r}", expected="a number" if real else "a whole number"
+            )
+    if "threshold" in kw:  # one threshold for every row, as the CLI's --semantic-threshold
+        kw["code_threshold"] = kw["threshold"]
+    return SemanticConfig(**kw)

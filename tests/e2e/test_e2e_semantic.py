@@ -94,6 +94,8 @@ def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
     at = lambda s: next(i for i, x in enumerate(log) if s in x)  # noqa: E731
     assert at("semantic rung: ") < at("estimate: about") < at("semantic rung: embedded")
     assert "the candidate stage lets" in log[at("semantic rung: ")]
+    # the window scan ran in the page's kernel (its report rows equal the CLI's below)
+    assert at("semantic: the window scan runs in the kernel") < at("semantic rung: ")
     est = page.query_selector("#semantic-estimate")
     assert float(est.get_attribute("data-seconds")) > 0
     assert "windows; measured" in est.text_content() and "spans from" in est.text_content()

@@ -168,3 +168,29 @@ def test_cli_exports_are_the_same_with_the_kernel_and_in_python(
     assert "window scan runs in the kernel" in logs["kernel"]
     assert "window scan runs in Python (--filter off" in logs["py"]
     assert exports(tmp_path / "py") == exports(tmp_path / "kernel")
+
+
+def test_the_bridge_puts_the_scan_in_a_kernel_instance():
+    """cont.semantic_kernel (the page's op, given a kernel instance: here wasmtime's) puts the
+    rung's window scan in it; without the rung it says so."""
+    from evalsieve import bridge
+    from evalsieve.kernel import _memory
+
+    def start(semantic):
+        args = {"eval": {"name": "e.jsonl", "format": "jsonl", "fields": ["q"]}}
+        args["train"] = {"name": "t.jsonl", "format": "jsonl", "fields": ["text"]}
+        args["semantic"] = semantic
+        h = json.loads(bridge.call("cont.start", json.dumps(args)))["value"]["handle"]
+        bridge.call("cont.feed_eval", json.dumps({"handle": h}), '{"q": "red apple pie"}\n')
+        bridge.call("cont.end_eval", json.dumps({"handle": h}))
+        return h
+
+    h = start({})
+    r = json.loads(bridge.call("cont.semantic_kernel", json.dumps({"handle": h}), None, _memory()))
+    assert r == {"ok": True, "value": {"kernel": True, "why": None}}
+    job = bridge._jobs[h]
+    assert job.semantic._kernel is not None
+    bridge.call("cont.feed_train", json.dumps({"handle": h}), '{"text": "red apple pie"}\n')
+    h2 = start(None)
+    r = json.loads(bridge.call("cont.semantic_kernel", json.dumps({"handle": h2}), None, None))
+    assert r["value"] == {"kernel": False, "why": "the semantic rung is off"}

@@ -21,6 +21,24 @@ import { cleanParquetExport } from '../parquet-write.js';
 import { holdContamination } from './contamination-held.js';
 
 /**
+ * Put the semantic rung's window scan of job `handle` in a kernel instance of its own (the
+ * same prefilter.wasm; Python hands it its batches: evalsieve.semantic_kernel), before the
+ * training pass. Returns the log line: where the scan runs (Python when the kernel does not
+ * load or a row is code); the results are the same either way.
+ * @param {number} handle @returns {Promise<string>}
+ */
+async function semanticKernel(handle) {
+  let inst;
+  try {
+    inst = new WebAssembly.Instance(await loadKernel(), {});
+  } catch (e) {
+    return `semantic: the window scan runs in Python (the kernel did not load: ${e instanceof Error ? e.message : e})`;
+  }
+  const r = bridge(OP.CONT_SEMANTIC_KERNEL, { handle }, null, /** @type {any} */ (inst));
+  return r.kernel ? 'semantic: the window scan runs in the kernel' : `semantic: the window scan runs in Python (${r.why})`;
+}
+
+/**
  * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
  * threshold?, clean?: 'scored' | 'not-contaminated', train_files?, scores?, semantic? (null: the rung is off; {window_words?,
  * candidates?, threshold?}), exclude_rungs? (null: every rung that ran), skip_bad_lines? (skip
@@ -75,6 +93,7 @@ export async function contamination(ctx, args, files) {
     ctx.log(`eval pass done: ${evalInfo.rows} rows, ${evalInfo.rows_scorable} scorable, ${evalInfo.rows_too_short} too short; N = ${evalInfo.n} (${evalInfo.n_how})`, {
       kind: 'n_chosen', ...evalInfo,
     });
+    if (startArgs.semantic) ctx.log(await semanticKernel(handle));
     ctx.throwIfCancelled();
 
     ctx.log(`training pass: reading ${trainFile.name}${trainFile.size ? ` (${(trainFile.size / 1e6).toFixed(1)} MB)` : ''}`);
