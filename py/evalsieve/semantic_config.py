@@ -154,8 +154,8 @@ def window_spans(n_words: int, size: int) -> list[tuple[int, int]]:
 def semantic_config_of(sem) -> SemanticConfig | None:
     """``args.semantic`` of the page's ``cont.start`` (bridge.py): null (the rung is off) or
     ``{window_words?, candidates?, threshold?, code_ngram?}`` (missing or null keys take
-    SemanticConfig's defaults; ``threshold`` a number, for prose and code rows alike, the others whole
-    numbers)."""
+    SemanticConfig's defaults; ``threshold`` a number, for prose and code rows alike, the
+    others whole numbers)."""
     if sem is None or sem is False:
         return None
     if not isinstance(sem, dict):
