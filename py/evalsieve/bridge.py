@@ -309,10 +309,11 @@ def _op_para_scores(args, text):
 
 def _op_cont_semantic_request(args, text):
     """Close the training pass; what the worker embeds: ``{eval_texts, window_texts, pairs,
-    figures}`` (ContaminationJob.semantic_request plus the candidate stage's figures)."""
+    figures, scan_seconds}`` (ContaminationJob.semantic_request plus the candidate stage's
+    figures and the window scan's own seconds: not in any export, the time varies)."""
     job: ContaminationJob = _job(args)
     req = job.semantic_request()
-    return {**req, "figures": job.semantic.figures()}
+    return {**req, "figures": job.semantic.figures(), "scan_seconds": job.semantic.scan_seconds}
 
 
 class _JsKernelMemory:

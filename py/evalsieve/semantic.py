@@ -45,6 +45,7 @@ Terms (words, numbers, code tokens) are defined in :mod:`evalsieve.semantic_term
 from __future__ import annotations
 
 import heapq
+import time
 
 from .errors import bad_input
 from .semantic_config import (
@@ -195,6 +196,7 @@ class SemanticScan:
         self.matches: list[SemanticMatch] | None = None
         self.file_name = ""
         self._kernel = None
+        self.scan_seconds = 0.0  # the window scan's own time (for the log; no export has it)
 
     def use_kernel(self, memory=None) -> str | None:
         """Run the window scan (step 2) in the compiled kernel
@@ -255,9 +257,16 @@ class SemanticScan:
         Args:
             records: ``(1-based record number, field values)`` per training record.
         """
-        if self._kernel is not None:
-            self._kernel.scan(records)
-            return
+        t0 = time.perf_counter()
+        try:
+            if self._kernel is not None:
+                self._kernel.scan(records)
+            else:
+                self._scan_python(records)
+        finally:
+            self.scan_seconds += time.perf_counter() - t0
+
+    def _scan_python(self, records: list[tuple[int, list[str]]]) -> None:
         size = self.window
         postings, kw, df = self.postings, self._key_units, self.window_df
         heaps, floor = self._heaps, self._floor

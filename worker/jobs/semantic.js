@@ -71,9 +71,9 @@ export async function semanticRung(ctx, handle, encoderP) {
   const f = req.figures;
   const plan = embeddingPlan(req);
   const share = f.windows ? f.windows_embedded / f.windows : 0;
-  ctx.log(`semantic rung: ${f.windows} windows of ${f.window_words} words; the candidate stage lets ${f.windows_embedded} spans through (${(100 * share).toFixed(1)}%); embedding them and ${plan.rows.length} eval texts (${f.probes} probes of the eval rows, and docstrings)`, {
+  ctx.log(`semantic rung: ${f.windows} windows of ${f.window_words} words (window scan ${req.scan_seconds.toFixed(1)} s); the candidate stage lets ${f.windows_embedded} spans through (${(100 * share).toFixed(1)}%); embedding them and ${plan.rows.length} eval texts (${f.probes} probes of the eval rows, and docstrings)`, {
     kind: 'semantic', windows: f.windows, windows_embedded: f.windows_embedded, window_words: f.window_words,
-    eval_rows: plan.rows.length, texts: plan.texts.length, pairs: req.pairs.length,
+    eval_rows: plan.rows.length, texts: plan.texts.length, pairs: req.pairs.length, scan_seconds: req.scan_seconds,
   });
   if (!req.pairs.length) { // no window shares a key term with any row: nothing to embed
     bridge(OP.CONT_SEMANTIC_COSINES, { handle, pairs: 0 }, null, new Uint8Array(0));
