@@ -148,17 +148,17 @@ def main():
             flush=True,
         )
     if len(rows) >= 2:
-        a, b = rows[0], rows[-1]
-        mb = (b[0] - a[0]) / 1e6
+        lo, b = rows[0], rows[-1]
+        mb = (b[0] - lo[0]) / 1e6
         for label, i, j in (("wall clock", 1, 2), ("CPU time", 3, 4)):
-            ng = mb / max(b[i] - a[i], 1e-9)
-            sem = mb / max(b[j] - a[j], 1e-9)
+            ng = mb / max(b[i] - lo[i], 1e-9)
+            sem = mb / max(b[j] - lo[j], 1e-9)
             print(
                 f"marginal by {label} ({mb:.0f} MB more): n-gram {ng:.1f} MB/s, semantic "
                 f"{sem:.2f} MB/s (embedding excluded); semantic / n-gram = {sem / ng:.3f}"
             )
         if a.python:
-            py = mb / max(b[5] - a[5], 1e-9)
+            py = mb / max(b[5] - lo[5], 1e-9)
             print(f"the window scan in Python (the oracle): {py:.2f} MB/s marginal")
 
 
