@@ -353,8 +353,9 @@ class _JsKernelMemory:
 
 
 def _op_cont_semantic_kernel(args, text, instance=None):
-    """The semantic rung's window scan in the page's kernel (``instance``: a JS
-    ``WebAssembly.Instance`` of worker/prefilter.wasm; under CPython, a kernel memory as
+    """The semantic rung's window scan in the page's kernel (``instance``: a JS object
+    ``{instance: WebAssembly.Instance of worker/prefilter.wasm, clock: () => seconds}``, the
+    clock timing the scan for the log; under CPython, a kernel memory as
     :class:`kernel.WasmMemory`), called after ``cont.end_eval`` and before the training pass.
     Returns ``{kernel: bool, why: str | null}``: where the scan runs, and why not in the kernel
     (a code row; no rung)."""
@@ -363,7 +364,11 @@ def _op_cont_semantic_kernel(args, text, instance=None):
         return {"kernel": False, "why": "the semantic rung is off"}
     if instance is None:
         raise bad_input("no kernel instance", expected="a WebAssembly.Instance of prefilter.wasm")
-    memory = instance if hasattr(instance, "zero") else _JsKernelMemory(instance)
+    if hasattr(instance, "zero"):  # a kernel memory already (CPython: the tests)
+        memory = instance
+    else:
+        memory = _JsKernelMemory(instance.instance)
+        job.semantic.clock = instance.clock  # the worker's clock: the scan's seconds, logged
     why = job.semantic.use_kernel(memory)
     return {"kernel": why is None, "why": why}
 

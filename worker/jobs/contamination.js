@@ -34,7 +34,8 @@ async function semanticKernel(handle) {
   } catch (e) {
     return `semantic: the window scan runs in Python (the kernel did not load: ${e instanceof Error ? e.message : e})`;
   }
-  const r = bridge(OP.CONT_SEMANTIC_KERNEL, { handle }, null, /** @type {any} */ (inst));
+  const clock = () => performance.now() / 1000; // times the scan for the rung's log line
+  const r = bridge(OP.CONT_SEMANTIC_KERNEL, { handle }, null, /** @type {any} */ ({ instance: inst, clock }));
   return r.kernel ? 'semantic: the window scan runs in the kernel' : `semantic: the window scan runs in Python (${r.why})`;
 }
 
