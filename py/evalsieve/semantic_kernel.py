@@ -29,8 +29,10 @@ from .semantic_terms import word_terms
 #: batch of its own.
 BATCH_POINTS = 1 << 18
 #: Word-table slots (a power of two, at most half of them used): 2^19 distinct words, as
-#: the Python memo's limit.
+#: the Python memo's limit. The table starts at WORD_SLOTS_FIRST slots and grows 4x while it
+#: fills (a smaller table stays in cache: one line a distinct word), then is emptied.
 WORD_SLOTS = 1 << 20
+WORD_SLOTS_FIRST = 1 << 16
 #: Term ids the kernel has room for at first (grown by copying when a batch needs more).
 TERM_IDS = 1 << 20
 _STATE_WORDS = 6  # semantic.c S_STATE
@@ -87,7 +89,9 @@ class KernelWindowScan:
         self.terms_cap = TERM_IDS  # grown when needed (_learn)
         self._terms_at = self._zeros(4 * self.terms_cap)
         self.m.call("sem_terms_region", self._terms_at)
-        self._word_table(WORD_SLOTS, 8 << 20)
+        self.max_slots = WORD_SLOTS
+        first = min(WORD_SLOTS_FIRST, self.max_slots)
+        self._word_table(first, 8 * first)
         self.windows: dict[int, Window] = {}
 
     # -- the kernel's memory: a bump allocator over its linear memory -------------------------
@@ -160,9 +164,12 @@ class KernelWindowScan:
         self.m.write(blob_at, blob)
         e0 = self._state()[3]
         count = self.m.call("sem_unknown", blob_at, n, ids_at, counts_at)
-        if count == -3:  # the table is full: emptied (or a bigger one) and the batch again
-            if e0 == 0:
+        if count == -3:  # the table is full: a bigger one, or emptied, and the batch again
+            if e0 == 0:  # too small for this batch alone
                 self._word_table(2 * self.slots, max(2 * self.pool, n))
+            elif self.slots < self.max_slots:
+                slots = min(4 * self.slots, self.max_slots)
+                self._word_table(slots, max(8 * slots, self.pool))
             else:
                 self._empty_words()
             return self._batch(records, texts)

@@ -94,6 +94,10 @@ def test_kernel_scan_is_the_python_scan(seed, monkeypatch):
     if seed % 3 == 2:  # a table too small for one batch (a bigger one) and few term ids
         monkeypatch.setattr(semantic_kernel, "WORD_SLOTS", 2)
         monkeypatch.setattr(semantic_kernel, "TERM_IDS", 1)
+    if seed % 4 == 3:  # a table that grows while it fills (64 -> 256 -> 1024 slots)
+        monkeypatch.setattr(semantic_kernel, "BATCH_POINTS", 16)
+        monkeypatch.setattr(semantic_kernel, "WORD_SLOTS_FIRST", 64)
+        monkeypatch.setattr(semantic_kernel, "WORD_SLOTS", 1024)
     kernel = _state(*_scan(rows, background, config, files, kernel=True))
     assert kernel == py
     assert py[4] > 0 and py[3]  # windows were seen and kept
