@@ -211,7 +211,7 @@ class SemanticScan:
             None when the kernel scans, else why the scan stays in Python (a code row's code
             shingles, or the kernel cannot run here: :func:`kernel.unavailable`).
         """
-        if self.windows_seen:
+        if self.windows_seen or (self._kernel is not None and self._kernel.windows_seen()):
             raise bad_input("the semantic scan has begun", expected="use_kernel() first")
         if self.code_n:
             return "a code row's code shingles are read in Python"

@@ -167,7 +167,11 @@ class KernelWindowScan:
                 self._empty_words()
             return self._batch(records, texts)
         if count:
-            self._learn(e0, count)
+            try:
+                self._learn(e0, count)
+            except BaseException:  # (an interrupt too) its new words would stay pending
+                self._empty_words()  # and fail every later batch that holds one
+                raise
         got = self.m.call("sem_scan", ids_at, counts_at, nrec, wref_at, out_at)
         if got < 0:
             raise RuntimeError("the kernel's sem_scan met a word it has no terms for")
@@ -203,6 +207,10 @@ class KernelWindowScan:
             self.flat_at = self._zeros(self.flat)
         self.m.write(self.flat_at, flat.tobytes())
         self.m.call("sem_set_terms", self.flat_at, count, e0)
+
+    def windows_seen(self) -> int:
+        """The windows the kernel has scanned so far."""
+        return self._state()[0] & 0xFFFFFFFF
 
     def _alive(self) -> set[int]:
         """The serials of the windows some heap holds."""
@@ -243,8 +251,16 @@ class KernelWindowScan:
                 x = hs[j] & 0xFFFFFFFF
                 h.append((hx[j], -x, x))
             heaps.append(h)
-        s._heaps = heaps
-        alive = {it[2] for h in heaps for it in h}
+        s._heaps = heaps  # each a heapq heap: the kernel's order is (sum, -serial)
+        # the heaps' floors and each window's count of heaps, as the Python loop keeps them
+        # (a scan after request() goes on in Python from here)
+        s._floor = [h[0][0] if len(h) == k else -1 for h in heaps]
+        refs: dict[int, int] = {}
+        for h in heaps:
+            for it in h:
+                refs[it[2]] = refs.get(it[2], 0) + 1
+        s._refs = refs
+        alive = set(refs)
         s._kept = {x: w for x, w in self.windows.items() if x in alive}
         df = _words(self.m.read(self.df_at, 4 * len(self.terms)))
         s.window_df = {t: df[i] for i, t in enumerate(self.terms) if df[i]}

@@ -1,0 +1,199 @@
+"""The semantic rung's window scan in the kernel (evalsieve.semantic_kernel) under hostile
+input and hostile use, against the Python scan (the oracle): every character Python's
+str.split() splits on and the ones near them, ties between many equal windows, the
+configuration's limits, a record longer than a batch, a 1 MB word, a word table that fills
+at its real size, memory that stays bounded over many batches, a scan interrupted while
+the kernel learns new words, use_kernel() once the scan began, and a scan after request().
+tests/py/test_semantic_kernel.py holds the random corpora; this file the edges."""
+
+import random
+
+import pytest
+
+from evalsieve import semantic_kernel
+from evalsieve.semantic import SemanticConfig, SemanticScan
+
+pytest.importorskip("wasmtime", reason="the kernel runs under wasmtime (pip install -e .[fast])")
+
+BG = ["some other text here"] * 3
+ROWS = [["red apple pie"], ["blue banana split"], ["twelve eggs 12"]]
+#: every code point str.split() splits on (29 of them), and neighbours that are not white
+#: space: U+180E (white space before Unicode 6.3), zero-width ones, NUL, a lone surrogate
+#: (json.loads gives one for "\ud800"), an astral character, U+00FF (its UTF-8 is C3 BF)
+SPACES = [chr(c) for c in range(0x3001) if chr(c).isspace()]
+NEAR = ["\u180e", "\u200b", "\ufeff", "\u2060", "\x00", "\ud800", "\udfff", "\U0001f600"]
+NEAR += ["\xff", "\xad", "\u2030", "\u3001"]
+
+
+def _state(scan):
+    req = scan.request()
+    windows = {
+        s: (w.record, w.start, w.end, w.context_start, w.context, w.file)
+        for s, w in scan._kept.items()
+    }
+    heaps = [sorted(h) for h in scan._heaps]
+    return req, scan.window_df, heaps, windows, scan.windows_seen, scan.windows_with_key
+
+
+def _run(rows, config, files, kernel, chunk=7, bg=BG):
+    scan = SemanticScan(rows, config, bg)
+    if kernel:
+        assert scan.use_kernel() is None
+    for k, (name, records) in enumerate(files):
+        scan.set_file(k, name)
+        for i in range(0, len(records), chunk):
+            scan.scan(records[i : i + chunk])
+    return scan
+
+
+def _same(rows, config, files, chunk=7, bg=BG):
+    py = _state(_run(rows, config, files, False, chunk, bg))
+    kernel = _state(_run(rows, config, files, True, chunk, bg))
+    assert kernel == py
+    return py
+
+
+def test_space_count_is_pythons():
+    assert len(SPACES) == 29  # the list is what it claims: the test reaches every one
+
+
+@pytest.mark.parametrize("w,k", [(4, 1), (400, 64), (5, 3)])
+def test_every_white_space_and_its_neighbours(w, k):
+    rng = random.Random(w)
+    words = "red apple pie blue banana split twelve eggs 12 x y z".split()
+    recs = []
+    for r in range(200):
+        parts = []
+        for _ in range(rng.randint(0, 30)):
+            parts.append(rng.choice(words + NEAR))
+            parts.append(rng.choice(SPACES + NEAR + [" "] * 5))
+        recs.append((r + 1, ["".join(parts)]))
+    # records of white space only, ended by multi-byte white space, two fields of it
+    recs += [(201, [" \x85\xa0\u3000 "]), (202, ["red apple\x85"]), (203, ["pie\u3000"])]
+    recs += [(204, ["\x85", "\xa0"]), (205, ["red\u2029apple\u202fpie\x1f"]), (206, [""])]
+    py = _same(ROWS, SemanticConfig(candidates=k, window_words=w), [("t.jsonl", recs)])
+    assert py[4] > 0 and py[3]
+
+
+def test_every_code_point_as_a_word_and_as_a_separator():
+    chars = [chr(c) for c in range(0x30000) if not 0xD800 <= c < 0xE000]
+    glued = [(i + 1, [f"red {''.join(chars[i : i + 2000])} apple"]) for i in range(0, 4000, 2000)]
+    glued += [(9, ["x".join(chars[:3000]) + " pie"])]
+    spaced = [(i + 1, [" ".join(chars[i : i + 3000]) + " red"]) for i in range(0, 30000, 3000)]
+    _same(ROWS, SemanticConfig(candidates=8, window_words=4), [("a", glued), ("b", spaced)])
+
+
+@pytest.mark.parametrize("k", [1, 2, 64])
+def test_ties_keep_the_earlier_window(k):
+    """Every window of every record holds the same terms: all sums tie, and the k earliest
+    windows (serials 1..k) are the ones kept, in both files' records."""
+    recs = [(i + 1, ["red apple pie " * 50]) for i in range(40)]
+    py = _same([["red apple pie"]], SemanticConfig(candidates=k, window_words=4), [("a", recs)])
+    assert sorted(py[3]) == list(range(1, k + 1))
+
+
+def test_many_probes_and_one_word_rows():
+    rng = random.Random(3)
+    vocab = [f"w{i}" for i in range(3000)]
+    rows = [[" ".join(rng.choices(vocab, k=rng.randint(1, 12)))] for _ in range(2000)]
+    rows += [["apple"], ["12"]]
+    recs = [(i + 1, [" ".join(rng.choices(vocab + ["apple", "12"], k=60))]) for i in range(800)]
+    _same(rows, SemanticConfig(candidates=4, window_words=8), [("a", recs)], chunk=300, bg=[])
+
+
+def test_a_record_longer_than_a_batch_and_a_megabyte_word():
+    rng = random.Random(5)
+    big = " ".join(rng.choices(["red", "apple", "pie", "blue", "banana", "x", "y"], k=300000))
+    assert len(big) > semantic_kernel.BATCH_POINTS
+    lw = "apple" + "x" * (1 << 20)
+    recs = [(1, ["small red"]), (2, [big]), (3, [f"red {lw} pie {lw} {lw}y apple"])]
+    recs += [(4, ["x" * 255 + " " + "x" * 256 + " red " + "x" * 254 + " apple"])]
+    _same(ROWS, SemanticConfig(candidates=5, window_words=6), [("a", recs)], chunk=2)
+
+
+def test_a_word_table_that_fills_at_its_real_size():
+    """600,000 distinct words (the table holds 2^19): emptied mid-file, words seen again."""
+    rows = [["red apple pie w5 w550000"], ["blue banana w123456"]]
+    recs = []
+    for i in range(600):
+        ws = [f"w{1000 * i + j}" for j in range(1000)]
+        ws[::97] = ["red"] * len(ws[::97])
+        recs.append((i + 1, [" ".join(ws)]))
+    recs.append((601, ["w5 w550000 red apple pie w123456 blue"]))
+    scan = _run(rows, SemanticConfig(candidates=4, window_words=8), [("a", recs)], True, 100)
+    assert scan._kernel._state()[3] < 200000  # it was emptied (it held the last batches)
+    kernel = _state(scan)
+    py = _state(_run(rows, SemanticConfig(candidates=4, window_words=8), [("a", recs)], False))
+    assert kernel == py
+
+
+def test_memory_stays_bounded_over_many_batches():
+    """Batches of new words (60,000 a batch, the table holds 2^19): the instance's memory
+    after the first batches does not grow with the corpus."""
+    scan = SemanticScan([["red apple pie"]], SemanticConfig(candidates=2, window_words=8), BG)
+    assert scan.use_kernel() is None
+    rng = random.Random(1)
+    sizes = []
+    for _ in range(12):  # 720,000 new words: the table is emptied once
+        text = [" ".join(f"v{rng.randrange(10**7)}" for _ in range(100)) for _ in range(600)]
+        scan.scan([(i + 1, [t]) for i, t in enumerate(text)])
+        sizes.append(scan._kernel.m.size())
+    # a batch's text and tables are ~3 MiB: a batch's worth kept each time would be 27 MiB;
+    # the buffers grow by doubling, so a few pages once is all (emptying the table: the
+    # batch done again learns all its words at once)
+    assert sizes[-1] - sizes[2] < 1 << 20
+    assert scan._kernel._state()[3] < 4 * 60000  # emptied: it holds the last batches only
+
+
+def test_an_interrupted_batch_counts_for_nothing_and_the_next_one_works(monkeypatch):
+    """An exception (here KeyboardInterrupt) while the kernel learns a batch's
+    new words leaves no word without terms: the next batch scans as on a fresh scan."""
+    config = SemanticConfig(candidates=2, window_words=4)
+    scan = SemanticScan([["red apple pie"]], config, BG)
+    assert scan.use_kernel() is None
+    real = semantic_kernel.word_terms
+
+    def interrupted(word):
+        if word == "boom":
+            raise KeyboardInterrupt
+        return real(word)
+
+    monkeypatch.setattr(semantic_kernel, "word_terms", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        scan.scan([(1, ["red apple boom pie"])])
+    monkeypatch.setattr(semantic_kernel, "word_terms", real)
+    later = [(2, ["red apple pie x red boom apple"])]
+    scan.scan(later)
+    py = SemanticScan([["red apple pie"]], config, BG)
+    py.scan(later)
+    assert _state(scan) == _state(py)
+
+
+def test_use_kernel_once_the_kernel_scan_began_is_refused():
+    """The kernel's scan counts its windows in the kernel: a second use_kernel() must not
+    start a new one and drop the windows scanned so far."""
+    scan = SemanticScan([["red apple pie"]], SemanticConfig(), BG)
+    assert scan.use_kernel() is None
+    assert scan.use_kernel() is None  # before any record: allowed, a fresh instance
+    scan.scan([(1, ["red apple pie"])])
+    with pytest.raises(Exception, match="has begun"):
+        scan.use_kernel()
+    assert _state(scan)[4] == 1
+
+
+def test_a_scan_after_request_continues_as_in_python():
+    """request() hands the kernel's heaps to the Python scan: scanning on (as the Python
+    path allows) continues from them, with each window's heap count and each heap's floor."""
+    config = SemanticConfig(candidates=1, window_words=4)
+    first = [(1, ["red apple pie"]), (2, ["pie x y z red"])]
+    later = [(3, ["red apple pie red apple pie"]), (4, ["apple pie z"])]
+    states = []
+    for kernel in (False, True):
+        scan = SemanticScan([["red apple pie"], ["apple pie"]], config, BG)
+        if kernel:
+            assert scan.use_kernel() is None
+        scan.scan(first)
+        scan.request()
+        scan.scan(later)
+        states.append((_state(scan), scan._refs))
+    assert states[1] == states[0]
