@@ -6,6 +6,7 @@ at its real size, memory that stays bounded over many batches, a scan interrupte
 the kernel learns new words, use_kernel() once the scan began, and a scan after request().
 tests/py/test_semantic_kernel.py holds the random corpora; this file the edges."""
 
+import os
 import random
 
 import pytest
@@ -197,3 +198,52 @@ def test_a_scan_after_request_continues_as_in_python():
         scan.scan(later)
         states.append((_state(scan), scan._refs))
     assert states[1] == states[0]
+
+
+def test_cli_corpus_of_formats_is_the_same_in_the_kernel_and_in_python(
+    tmp_path, fixtures, model_dir, capsys
+):
+    """A corpus of three training files (gzip JSONL with malformed lines skipped, CSV with
+    quoted multi-line fields and white space beyond ASCII, Parquet): the exports are the
+    same with the window scan in the kernel (default) and in Python (--filter off)."""
+    import csv
+    import gzip
+    import json
+
+    from test_corpus_scan import exports
+
+    from evalsieve.cli import main
+
+    pa = pytest.importorskip("pyarrow", reason="the parquet extra (pip install -e .[parquet])")
+    import pyarrow.parquet as pq
+
+    with open(os.path.join(fixtures, "semantic_train.jsonl"), encoding="utf-8") as f:
+        texts = [json.loads(line)["text"] for line in f]
+    odd = ["\x85", "\xa0", "\u3000", "\u2029", "\u200b", "\ufeff", "\x1f", "\n"]
+    a, b, c = texts[:40], texts[40:70], texts[70:]
+    lines = [json.dumps({"text": t}) for t in a]
+    lines[5:5] = ['{"text": "broken', "not json at all"]
+    with gzip.open(tmp_path / "a.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(tmp_path / "b.csv", "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "text"])
+        for i, t in enumerate(b):
+            words = t.split(" ")
+            w.writerow([i, "".join(x + odd[(i + j) % len(odd)] for j, x in enumerate(words))])
+    pq.write_table(pa.table({"text": c}), tmp_path / "c.parquet")
+    trains = [str(tmp_path / n) for n in ("a.jsonl.gz", "b.csv", "c.parquet")]
+    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    logs, results = {}, {}
+    for name, extra in (("py", ["--filter", "off"]), ("kernel", [])):
+        argv = ["contamination", ev, *trains, "--eval-field", "question", "--train-field", "text"]
+        argv += ["--semantic", "--threads", "1", "--model-dir", model_dir, "--json"]
+        argv += ["--skip-bad-lines", "--semantic-window", "12"]
+        code = main([*argv, "--out", str(tmp_path / name), *extra])
+        assert code == 0
+        out, logs[name] = capsys.readouterr()
+        results[name] = json.loads(out)["rows_contaminated_by_rung"]
+    assert "window scan runs in the kernel" in logs["kernel"]
+    assert "window scan runs in Python (--filter off" in logs["py"]
+    assert results["py"] == results["kernel"] and results["py"]["semantic"] >= 1
+    assert exports(tmp_path / "py") == exports(tmp_path / "kernel")
