@@ -34,6 +34,21 @@ WORD_SLOTS = 1 << 20
 #: Term ids the kernel has room for at first (grown by copying when a batch needs more).
 TERM_IDS = 1 << 20
 _STATE_WORDS = 6  # semantic.c S_STATE
+#: The most bytes the probes' heaps (12 a slot: sum and serial, ``probes × candidates``
+#: slots) may take in the kernel: its addresses are signed 32-bit (2 GiB), and the word
+#: table and a batch need room too. Past it the scan stays in Python (same results).
+HEAP_BYTES_MAX = 1 << 30
+
+
+def too_big(probes: int, candidates: int) -> str | None:
+    """Why the kernel has no room for ``probes × candidates`` heap slots (None: it has)."""
+    need = 12 * probes * candidates
+    if need <= HEAP_BYTES_MAX:
+        return None
+    return (
+        f"{probes} probes × {candidates} candidates need {need >> 20} MiB of heaps, more than "
+        f"the kernel's {HEAP_BYTES_MAX >> 20} MiB"
+    )
 
 
 def _words(data: bytes) -> array:

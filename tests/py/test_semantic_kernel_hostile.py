@@ -247,3 +247,22 @@ def test_cli_corpus_of_formats_is_the_same_in_the_kernel_and_in_python(
     assert "window scan runs in Python (--filter off" in logs["py"]
     assert results["py"] == results["kernel"] and results["py"]["semantic"] >= 1
     assert exports(tmp_path / "py") == exports(tmp_path / "kernel")
+
+
+def test_heaps_too_big_for_the_kernel_keep_the_scan_in_python():
+    """2^28 candidates for one probe: 3 GiB of heap slots, past the kernel's 32-bit signed
+    addresses (it failed with OverflowError); the Python scan keeps its heaps as they fill,
+    so the scan stays there, with the reason, and gives the Python result."""
+    config = SemanticConfig(candidates=1 << 28, window_words=4)
+    recs = [(1, ["red apple pie x red y apple z pie"]), (2, ["pie red"])]
+    scan = SemanticScan([["red apple pie"]], config, BG)
+    why = scan.use_kernel()
+    assert (
+        why
+        == "1 probes × 268435456 candidates need 3072 MiB of heaps, more than the kernel's 1024 MiB"
+    )  # noqa: E501
+    assert scan._kernel is None
+    scan.scan(recs)
+    py = _run([["red apple pie"]], config, [("", recs)], False)
+    assert _state(scan) == _state(py)
+    assert semantic_kernel.too_big(1 << 10, (1 << 20) // 12) is None  # 1 GiB: still fits
