@@ -266,3 +266,30 @@ def test_heaps_too_big_for_the_kernel_keep_the_scan_in_python():
     py = _run([["red apple pie"]], config, [("", recs)], False)
     assert _state(scan) == _state(py)
     assert semantic_kernel.too_big(1 << 10, (1 << 20) // 12) is None  # 1 GiB: still fits
+
+
+def _fnv(data: bytes) -> int:
+    h = 0x811C9DC5
+    for b in data:
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+#: pairs of words with the same FNV-1a hash (the kernel's table hashes raw bytes): same start
+#: slot and tag, told apart only by the 8-byte prefix (short words, or the same prefix and
+#: length: the bytes past it; 294 and 295 bytes: the length, past the tag's 255)
+COLLIDING = [
+    ("ab0059db", "ab042828"),
+    ("abcdefgh0282fc", "abcdefgh06c280"),
+    ("y" * 290 + "552b", "y" * 290 + "81d98"),
+    ("bananaf21ab", "banana103fd0"),
+]
+
+
+@pytest.mark.parametrize("a,b", COLLIDING, ids=["short", "prefix", "long", "lengths"])
+def test_words_of_the_same_hash_are_told_apart(a, b):
+    assert a != b and _fnv(a.encode()) == _fnv(b.encode())
+    rows = [[f"red {a} pie"], [f"blue {b} split"]]
+    recs = [(1, [f"{a} red pie x y"]), (2, [f"{b} blue split x y {a}"]), (3, [f"{b} {a} {b}"])]
+    py = _same(rows, SemanticConfig(candidates=2, window_words=4), [("t", recs)], chunk=1)
+    assert py[3]
