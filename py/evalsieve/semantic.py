@@ -266,7 +266,11 @@ class SemanticScan:
         t0 = self.clock() if self.clock else 0.0
         try:
             if self._kernel is not None:
-                self._kernel.scan(records)
+                rest = self._kernel.scan(records)
+                if rest:  # the kernel's window serials would pass 32 bits: Python goes on
+                    self._kernel.close()
+                    self._kernel = None
+                    self._scan_python(rest)
             else:
                 self._scan_python(records)
         finally:

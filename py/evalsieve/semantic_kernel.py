@@ -38,6 +38,10 @@ _STATE_WORDS = 6  # semantic.c S_STATE
 #: slots) may take in the kernel: its addresses are signed 32-bit (2 GiB), and the word
 #: table and a batch need room too. Past it the scan stays in Python (same results).
 HEAP_BYTES_MAX = 1 << 30
+#: The kernel numbers windows in 32 bits (serials, and the per-window stamps of its term and
+#: probe tables): a batch that could pass it is left to the Python scan, which goes on from
+#: the kernel's state (:meth:`KernelWindowScan.scan`).
+SERIAL_MAX = (1 << 32) - 1
 
 
 def too_big(probes: int, candidates: int) -> str | None:
@@ -147,17 +151,27 @@ class KernelWindowScan:
         return self.scratch_at
 
     # -- the scan ------------------------------------------------------------------------------
-    def scan(self, records: list[tuple[int, list[str]]]) -> None:
-        """As :meth:`SemanticScan.scan` (``(1-based record number, field values)``)."""
+    def scan(self, records: list[tuple[int, list[str]]]) -> list:
+        """As :meth:`SemanticScan.scan` (``(1-based record number, field values)``).
+
+        Returns:
+            the records left unscanned (empty, unless their windows could take the window
+            serial past :data:`SERIAL_MAX`: then :meth:`close` and the Python scan go on).
+        """
         texts = [" ".join(segs) for _, segs in records]
+        stride = (self.s.window + 1) // 2
         i = 0
         while i < len(texts):
             j, points = i, 0
             while j < len(texts) and (j == i or points + len(texts[j]) <= BATCH_POINTS):
                 points += len(texts[j]) + 1
                 j += 1
+            # at most (points + 1) / 2 words, and per record words / stride + 2 windows
+            if self.windows_seen() + (points + 1) // 2 // stride + 2 * (j - i) > SERIAL_MAX:
+                return records[i:]
             self._batch(records[i:j], texts[i:j])
             i = j
+        return []
 
     def _batch(self, records: list, texts: list[str]) -> None:
         blob = b"\xff".join([t.encode("utf-8", "surrogatepass") for t in texts])

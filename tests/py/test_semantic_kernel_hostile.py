@@ -293,3 +293,49 @@ def test_words_of_the_same_hash_are_told_apart(a, b):
     recs = [(1, [f"{a} red pie x y"]), (2, [f"{b} blue split x y {a}"]), (3, [f"{b} {a} {b}"])]
     py = _same(rows, SemanticConfig(candidates=2, window_words=4), [("t", recs)], chunk=1)
     assert py[3]
+
+
+def _many_records():
+    rng = random.Random(11)
+    words = "red apple pie blue banana split twelve eggs 12 x y z".split()
+    return [(r + 1, [" ".join(rng.choices(words, k=rng.randint(0, 40)))]) for r in range(60)]
+
+
+def test_the_python_scan_goes_on_where_the_kernel_serials_end(monkeypatch):
+    """With room for 400 window serials (a batch of 7 records is given room for ~300) the
+    kernel scans the first batches and the Python scan the rest, from the kernel's heaps,
+    counts and windows: the result is the Python scan's."""
+    config = SemanticConfig(candidates=3, window_words=4)
+    py = _state(_run(ROWS, config, [("a", _many_records())], False))
+    monkeypatch.setattr(semantic_kernel, "SERIAL_MAX", 400)
+    closed = []
+    close = semantic_kernel.KernelWindowScan.close
+
+    def counted(self):
+        closed.append(self.windows_seen())
+        close(self)
+
+    monkeypatch.setattr(semantic_kernel.KernelWindowScan, "close", counted)
+    scan = _run(ROWS, config, [("a", _many_records())], True)
+    assert scan._kernel is None and len(closed) == 1 and 0 < closed[0] < py[4]  # handed over
+    assert _state(scan) == py
+
+
+def test_window_serials_past_32_bits_are_the_python_scans():
+    """The kernel's serials are 32-bit: a scan that reaches 2^32 windows (a corpus of some
+    100 GB) wrapped them (heaps ordered by wrapped serials, stamps seen as this window's);
+    set here by starting both scans 5 windows short of 2^32."""
+    config = SemanticConfig(candidates=3, window_words=4)
+    start = (1 << 32) - 5
+    py = SemanticScan(ROWS, config, BG)
+    py.windows_seen = start
+    scan = SemanticScan(ROWS, config, BG)
+    assert scan.use_kernel() is None
+    k = scan._kernel
+    k.m.write(k.state_at, start.to_bytes(4, "little"))
+    for s in (py, scan):
+        recs = _many_records()
+        for i in range(0, len(recs), 7):
+            s.scan(recs[i : i + 7])
+    assert _state(scan) == _state(py)
+    assert py.windows_seen > 1 << 32
