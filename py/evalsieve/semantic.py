@@ -209,20 +209,24 @@ class SemanticScan:
             memory: a fresh kernel instance (the CLI's wasmtime one when None).
         Returns:
             None when the kernel scans, else why the scan stays in Python (a code row's code
-            shingles, or the kernel cannot run here: :func:`kernel.unavailable`).
+            shingles, heaps too big for the kernel: :func:`semantic_kernel.too_big`, or the
+            kernel cannot run here: :func:`kernel.unavailable`).
         """
-        if self.windows_seen:
+        if self.windows_seen or (self._kernel is not None and self._kernel.windows_seen()):
             raise bad_input("the semantic scan has begun", expected="use_kernel() first")
         if self.code_n:
             return "a code row's code shingles are read in Python"
+        from .semantic_kernel import KernelWindowScan, too_big
+
+        why = too_big(len(self.probes), self.config.candidates)
+        if why:
+            return why
         if memory is None:
             from .kernel import unavailable
 
             why = unavailable()
             if why:
                 return why
-        from .semantic_kernel import KernelWindowScan
-
         self._kernel = KernelWindowScan(self, memory)
         return None
 
@@ -262,7 +266,11 @@ class SemanticScan:
         t0 = self.clock() if self.clock else 0.0
         try:
             if self._kernel is not None:
-                self._kernel.scan(records)
+                rest = self._kernel.scan(records)
+                if rest:  # the kernel's window serials would pass 32 bits: Python goes on
+                    self._kernel.close()
+                    self._kernel = None
+                    self._scan_python(rest)
             else:
                 self._scan_python(records)
         finally:

@@ -36,6 +36,25 @@ WORD_SLOTS_FIRST = 1 << 16
 #: Term ids the kernel has room for at first (grown by copying when a batch needs more).
 TERM_IDS = 1 << 20
 _STATE_WORDS = 6  # semantic.c S_STATE
+#: The most bytes the probes' heaps (12 a slot: sum and serial, ``probes × candidates``
+#: slots) may take in the kernel: its addresses are signed 32-bit (2 GiB), and the word
+#: table and a batch need room too. Past it the scan stays in Python (same results).
+HEAP_BYTES_MAX = 1 << 30
+#: The kernel numbers windows in 32 bits (serials, and the per-window stamps of its term and
+#: probe tables): a batch that could pass it is left to the Python scan, which goes on from
+#: the kernel's state (:meth:`KernelWindowScan.scan`).
+SERIAL_MAX = (1 << 32) - 1
+
+
+def too_big(probes: int, candidates: int) -> str | None:
+    """Why the kernel has no room for ``probes × candidates`` heap slots (None: it has)."""
+    need = 12 * probes * candidates
+    if need <= HEAP_BYTES_MAX:
+        return None
+    return (
+        f"{probes} probes × {candidates} candidates need {need >> 20} MiB of heaps, more than "
+        f"the kernel's {HEAP_BYTES_MAX >> 20} MiB"
+    )
 
 
 def _words(data: bytes) -> array:
@@ -136,17 +155,27 @@ class KernelWindowScan:
         return self.scratch_at
 
     # -- the scan ------------------------------------------------------------------------------
-    def scan(self, records: list[tuple[int, list[str]]]) -> None:
-        """As :meth:`SemanticScan.scan` (``(1-based record number, field values)``)."""
+    def scan(self, records: list[tuple[int, list[str]]]) -> list:
+        """As :meth:`SemanticScan.scan` (``(1-based record number, field values)``).
+
+        Returns:
+            the records left unscanned (empty, unless their windows could take the window
+            serial past :data:`SERIAL_MAX`: then :meth:`close` and the Python scan go on).
+        """
         texts = [" ".join(segs) for _, segs in records]
+        stride = (self.s.window + 1) // 2
         i = 0
         while i < len(texts):
             j, points = i, 0
             while j < len(texts) and (j == i or points + len(texts[j]) <= BATCH_POINTS):
                 points += len(texts[j]) + 1
                 j += 1
+            # at most (points + 1) / 2 words, and per record words / stride + 2 windows
+            if self.windows_seen() + (points + 1) // 2 // stride + 2 * (j - i) > SERIAL_MAX:
+                return records[i:]
             self._batch(records[i:j], texts[i:j])
             i = j
+        return []
 
     def _batch(self, records: list, texts: list[str]) -> None:
         blob = b"\xff".join([t.encode("utf-8", "surrogatepass") for t in texts])
@@ -174,7 +203,11 @@ class KernelWindowScan:
                 self._empty_words()
             return self._batch(records, texts)
         if count:
-            self._learn(e0, count)
+            try:
+                self._learn(e0, count)
+            except BaseException:  # (an interrupt too) its new words would stay pending
+                self._empty_words()  # and fail every later batch that holds one
+                raise
         got = self.m.call("sem_scan", ids_at, counts_at, nrec, wref_at, out_at)
         if got < 0:
             raise RuntimeError("the kernel's sem_scan met a word it has no terms for")
@@ -210,6 +243,10 @@ class KernelWindowScan:
             self.flat_at = self._zeros(self.flat)
         self.m.write(self.flat_at, flat.tobytes())
         self.m.call("sem_set_terms", self.flat_at, count, e0)
+
+    def windows_seen(self) -> int:
+        """The windows the kernel has scanned so far."""
+        return self._state()[0] & 0xFFFFFFFF
 
     def _alive(self) -> set[int]:
         """The serials of the windows some heap holds."""
@@ -250,8 +287,16 @@ class KernelWindowScan:
                 x = hs[j] & 0xFFFFFFFF
                 h.append((hx[j], -x, x))
             heaps.append(h)
-        s._heaps = heaps
-        alive = {it[2] for h in heaps for it in h}
+        s._heaps = heaps  # each a heapq heap: the kernel's order is (sum, -serial)
+        # the heaps' floors and each window's count of heaps, as the Python loop keeps them
+        # (a scan after request() goes on in Python from here)
+        s._floor = [h[0][0] if len(h) == k else -1 for h in heaps]
+        refs: dict[int, int] = {}
+        for h in heaps:
+            for it in h:
+                refs[it[2]] = refs.get(it[2], 0) + 1
+        s._refs = refs
+        alive = set(refs)
         s._kept = {x: w for x, w in self.windows.items() if x in alive}
         df = _words(self.m.read(self.df_at, 4 * len(self.terms)))
         s.window_df = {t: df[i] for i, t in enumerate(self.terms) if df[i]}

@@ -194,6 +194,7 @@ NOT_IN_PYODIDE: dict[str, str] = {
     "test_kernel.py::test_kernel_runs_in_a_process_forked_after_a_compile": PROCESSES,
     "test_lint.py::*": PROCESSES,
     "test_semantic_kernel.py::*": WASMTIME,
+    "test_semantic_kernel_hostile.py::*": WASMTIME,
     "test_purify_cli.py::*": PROCESSES,
     "test_purify_page.py::test_a_file_with_nothing_to_change_is_copied_as_stored": PROCESSES,
     "test_purify_page.py::test_small_blocks_and_the_changed_records_self_check[*": PROCESSES,

@@ -1,0 +1,341 @@
+"""The semantic rung's window scan in the kernel (evalsieve.semantic_kernel) under hostile
+input and hostile use, against the Python scan (the oracle): every character Python's
+str.split() splits on and the ones near them, ties between many equal windows, the
+configuration's limits, a record longer than a batch, a 1 MB word, a word table that fills
+at its real size, memory that stays bounded over many batches, a scan interrupted while
+the kernel learns new words, use_kernel() once the scan began, and a scan after request().
+tests/py/test_semantic_kernel.py holds the random corpora; this file the edges."""
+
+import os
+import random
+
+import pytest
+
+from evalsieve import semantic_kernel
+from evalsieve.semantic import SemanticConfig, SemanticScan
+
+pytest.importorskip("wasmtime", reason="the kernel runs under wasmtime (pip install -e .[fast])")
+
+BG = ["some other text here"] * 3
+ROWS = [["red apple pie"], ["blue banana split"], ["twelve eggs 12"]]
+#: every code point str.split() splits on (29 of them), and neighbours that are not white
+#: space: U+180E (white space before Unicode 6.3), zero-width ones, NUL, a lone surrogate
+#: (json.loads gives one for "\ud800"), an astral character, U+00FF (its UTF-8 is C3 BF)
+SPACES = [chr(c) for c in range(0x3001) if chr(c).isspace()]
+NEAR = ["\u180e", "\u200b", "\ufeff", "\u2060", "\x00", "\ud800", "\udfff", "\U0001f600"]
+NEAR += ["\xff", "\xad", "\u2030", "\u3001"]
+
+
+def _state(scan):
+    req = scan.request()
+    windows = {
+        s: (w.record, w.start, w.end, w.context_start, w.context, w.file)
+        for s, w in scan._kept.items()
+    }
+    heaps = [sorted(h) for h in scan._heaps]
+    return req, scan.window_df, heaps, windows, scan.windows_seen, scan.windows_with_key
+
+
+def _run(rows, config, files, kernel, chunk=7, bg=BG):
+    scan = SemanticScan(rows, config, bg)
+    if kernel:
+        assert scan.use_kernel() is None
+    for k, (name, records) in enumerate(files):
+        scan.set_file(k, name)
+        for i in range(0, len(records), chunk):
+            scan.scan(records[i : i + chunk])
+    return scan
+
+
+def _same(rows, config, files, chunk=7, bg=BG):
+    py = _state(_run(rows, config, files, False, chunk, bg))
+    kernel = _state(_run(rows, config, files, True, chunk, bg))
+    assert kernel == py
+    return py
+
+
+def test_space_count_is_pythons():
+    assert len(SPACES) == 29  # the list is what it claims: the test reaches every one
+
+
+@pytest.mark.parametrize("w,k", [(4, 1), (400, 64), (5, 3)])
+def test_every_white_space_and_its_neighbours(w, k):
+    rng = random.Random(w)
+    words = "red apple pie blue banana split twelve eggs 12 x y z".split()
+    recs = []
+    for r in range(200):
+        parts = []
+        for _ in range(rng.randint(0, 30)):
+            parts.append(rng.choice(words + NEAR))
+            parts.append(rng.choice(SPACES + NEAR + [" "] * 5))
+        recs.append((r + 1, ["".join(parts)]))
+    # records of white space only, ended by multi-byte white space, two fields of it
+    recs += [(201, [" \x85\xa0\u3000 "]), (202, ["red apple\x85"]), (203, ["pie\u3000"])]
+    recs += [(204, ["\x85", "\xa0"]), (205, ["red\u2029apple\u202fpie\x1f"]), (206, [""])]
+    py = _same(ROWS, SemanticConfig(candidates=k, window_words=w), [("t.jsonl", recs)])
+    assert py[4] > 0 and py[3]
+
+
+def test_every_code_point_as_a_word_and_as_a_separator():
+    chars = [chr(c) for c in range(0x30000) if not 0xD800 <= c < 0xE000]
+    glued = [(i + 1, [f"red {''.join(chars[i : i + 2000])} apple"]) for i in range(0, 4000, 2000)]
+    glued += [(9, ["x".join(chars[:3000]) + " pie"])]
+    spaced = [(i + 1, [" ".join(chars[i : i + 3000]) + " red"]) for i in range(0, 30000, 3000)]
+    _same(ROWS, SemanticConfig(candidates=8, window_words=4), [("a", glued), ("b", spaced)])
+
+
+@pytest.mark.parametrize("k", [1, 2, 64])
+def test_ties_keep_the_earlier_window(k):
+    """Every window of every record holds the same terms: all sums tie, and the k earliest
+    windows (serials 1..k) are the ones kept, in both files' records."""
+    recs = [(i + 1, ["red apple pie " * 50]) for i in range(40)]
+    py = _same([["red apple pie"]], SemanticConfig(candidates=k, window_words=4), [("a", recs)])
+    assert sorted(py[3]) == list(range(1, k + 1))
+
+
+def test_many_probes_and_one_word_rows():
+    rng = random.Random(3)
+    vocab = [f"w{i}" for i in range(3000)]
+    rows = [[" ".join(rng.choices(vocab, k=rng.randint(1, 12)))] for _ in range(2000)]
+    rows += [["apple"], ["12"]]
+    recs = [(i + 1, [" ".join(rng.choices(vocab + ["apple", "12"], k=60))]) for i in range(800)]
+    _same(rows, SemanticConfig(candidates=4, window_words=8), [("a", recs)], chunk=300, bg=[])
+
+
+def test_a_record_longer_than_a_batch_and_a_megabyte_word():
+    rng = random.Random(5)
+    big = " ".join(rng.choices(["red", "apple", "pie", "blue", "banana", "x", "y"], k=300000))
+    assert len(big) > semantic_kernel.BATCH_POINTS
+    lw = "apple" + "x" * (1 << 20)
+    recs = [(1, ["small red"]), (2, [big]), (3, [f"red {lw} pie {lw} {lw}y apple"])]
+    recs += [(4, ["x" * 255 + " " + "x" * 256 + " red " + "x" * 254 + " apple"])]
+    _same(ROWS, SemanticConfig(candidates=5, window_words=6), [("a", recs)], chunk=2)
+
+
+def test_a_word_table_that_fills_at_its_real_size():
+    """600,000 distinct words (the table holds 2^19): emptied mid-file, words seen again."""
+    rows = [["red apple pie w5 w550000"], ["blue banana w123456"]]
+    recs = []
+    for i in range(600):
+        ws = [f"w{1000 * i + j}" for j in range(1000)]
+        ws[::97] = ["red"] * len(ws[::97])
+        recs.append((i + 1, [" ".join(ws)]))
+    recs.append((601, ["w5 w550000 red apple pie w123456 blue"]))
+    scan = _run(rows, SemanticConfig(candidates=4, window_words=8), [("a", recs)], True, 100)
+    assert scan._kernel._state()[3] < 200000  # it was emptied (it held the last batches)
+    kernel = _state(scan)
+    py = _state(_run(rows, SemanticConfig(candidates=4, window_words=8), [("a", recs)], False))
+    assert kernel == py
+
+
+def test_memory_stays_bounded_over_many_batches():
+    """Batches of new words (60,000 a batch, the table holds 2^19): the instance's memory
+    after the first batches does not grow with the corpus."""
+    scan = SemanticScan([["red apple pie"]], SemanticConfig(candidates=2, window_words=8), BG)
+    assert scan.use_kernel() is None
+    rng = random.Random(1)
+    sizes = []
+    for _ in range(12):  # 720,000 new words: the table is emptied once
+        text = [" ".join(f"v{rng.randrange(10**7)}" for _ in range(100)) for _ in range(600)]
+        scan.scan([(i + 1, [t]) for i, t in enumerate(text)])
+        sizes.append(scan._kernel.m.size())
+    # a batch's text and tables are ~3 MiB: a batch's worth kept each time would be 27 MiB;
+    # the buffers grow by doubling, so a few pages once is all (emptying the table: the
+    # batch done again learns all its words at once)
+    assert sizes[-1] - sizes[2] < 1 << 20
+    assert scan._kernel._state()[3] < 4 * 60000  # emptied: it holds the last batches only
+
+
+def test_an_interrupted_batch_counts_for_nothing_and_the_next_one_works(monkeypatch):
+    """An exception (here KeyboardInterrupt) while the kernel learns a batch's
+    new words leaves no word without terms: the next batch scans as on a fresh scan."""
+    config = SemanticConfig(candidates=2, window_words=4)
+    scan = SemanticScan([["red apple pie"]], config, BG)
+    assert scan.use_kernel() is None
+    real = semantic_kernel.word_terms
+
+    def interrupted(word):
+        if word == "boom":
+            raise KeyboardInterrupt
+        return real(word)
+
+    monkeypatch.setattr(semantic_kernel, "word_terms", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        scan.scan([(1, ["red apple boom pie"])])
+    monkeypatch.setattr(semantic_kernel, "word_terms", real)
+    later = [(2, ["red apple pie x red boom apple"])]
+    scan.scan(later)
+    py = SemanticScan([["red apple pie"]], config, BG)
+    py.scan(later)
+    assert _state(scan) == _state(py)
+
+
+def test_use_kernel_once_the_kernel_scan_began_is_refused():
+    """The kernel's scan counts its windows in the kernel: a second use_kernel() must not
+    start a new one and drop the windows scanned so far."""
+    scan = SemanticScan([["red apple pie"]], SemanticConfig(), BG)
+    assert scan.use_kernel() is None
+    assert scan.use_kernel() is None  # before any record: allowed, a fresh instance
+    scan.scan([(1, ["red apple pie"])])
+    with pytest.raises(Exception, match="has begun"):
+        scan.use_kernel()
+    assert _state(scan)[4] == 1
+
+
+def test_a_scan_after_request_continues_as_in_python():
+    """request() hands the kernel's heaps to the Python scan: scanning on (as the Python
+    path allows) continues from them, with each window's heap count and each heap's floor."""
+    config = SemanticConfig(candidates=1, window_words=4)
+    first = [(1, ["red apple pie"]), (2, ["pie x y z red"])]
+    later = [(3, ["red apple pie red apple pie"]), (4, ["apple pie z"])]
+    states = []
+    for kernel in (False, True):
+        scan = SemanticScan([["red apple pie"], ["apple pie"]], config, BG)
+        if kernel:
+            assert scan.use_kernel() is None
+        scan.scan(first)
+        scan.request()
+        scan.scan(later)
+        states.append((_state(scan), scan._refs))
+    assert states[1] == states[0]
+
+
+def test_cli_corpus_of_formats_is_the_same_in_the_kernel_and_in_python(
+    tmp_path, fixtures, model_dir, capsys
+):
+    """A corpus of three training files (gzip JSONL with malformed lines skipped, CSV with
+    quoted multi-line fields and white space beyond ASCII, Parquet): the exports are the
+    same with the window scan in the kernel (default) and in Python (--filter off)."""
+    import csv
+    import gzip
+    import json
+
+    from test_corpus_scan import exports
+
+    from evalsieve.cli import main
+
+    pa = pytest.importorskip("pyarrow", reason="the parquet extra (pip install -e .[parquet])")
+    import pyarrow.parquet as pq
+
+    with open(os.path.join(fixtures, "semantic_train.jsonl"), encoding="utf-8") as f:
+        texts = [json.loads(line)["text"] for line in f]
+    odd = ["\x85", "\xa0", "\u3000", "\u2029", "\u200b", "\ufeff", "\x1f", "\n"]
+    a, b, c = texts[:40], texts[40:70], texts[70:]
+    lines = [json.dumps({"text": t}) for t in a]
+    lines[5:5] = ['{"text": "broken', "not json at all"]
+    with gzip.open(tmp_path / "a.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(tmp_path / "b.csv", "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "text"])
+        for i, t in enumerate(b):
+            words = t.split(" ")
+            w.writerow([i, "".join(x + odd[(i + j) % len(odd)] for j, x in enumerate(words))])
+    pq.write_table(pa.table({"text": c}), tmp_path / "c.parquet")
+    trains = [str(tmp_path / n) for n in ("a.jsonl.gz", "b.csv", "c.parquet")]
+    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    logs, results = {}, {}
+    for name, extra in (("py", ["--filter", "off"]), ("kernel", [])):
+        argv = ["contamination", ev, *trains, "--eval-field", "question", "--train-field", "text"]
+        argv += ["--semantic", "--threads", "1", "--model-dir", model_dir, "--json"]
+        argv += ["--skip-bad-lines", "--semantic-window", "12"]
+        code = main([*argv, "--out", str(tmp_path / name), *extra])
+        assert code == 0
+        out, logs[name] = capsys.readouterr()
+        results[name] = json.loads(out)["rows_contaminated_by_rung"]
+    assert "window scan runs in the kernel" in logs["kernel"]
+    assert "window scan runs in Python (--filter off" in logs["py"]
+    assert results["py"] == results["kernel"] and results["py"]["semantic"] >= 1
+    assert exports(tmp_path / "py") == exports(tmp_path / "kernel")
+
+
+def test_heaps_too_big_for_the_kernel_keep_the_scan_in_python():
+    """2^28 candidates for one probe: 3 GiB of heap slots, past the kernel's 32-bit signed
+    addresses (it failed with OverflowError); the Python scan keeps its heaps as they fill,
+    so the scan stays there, with the reason, and gives the Python result."""
+    config = SemanticConfig(candidates=1 << 28, window_words=4)
+    recs = [(1, ["red apple pie x red y apple z pie"]), (2, ["pie red"])]
+    scan = SemanticScan([["red apple pie"]], config, BG)
+    why = scan.use_kernel()
+    assert (
+        why
+        == "1 probes × 268435456 candidates need 3072 MiB of heaps, more than the kernel's 1024 MiB"
+    )  # noqa: E501
+    assert scan._kernel is None
+    scan.scan(recs)
+    py = _run([["red apple pie"]], config, [("", recs)], False)
+    assert _state(scan) == _state(py)
+    assert semantic_kernel.too_big(1 << 10, (1 << 20) // 12) is None  # 1 GiB: still fits
+
+
+def _fnv(data: bytes) -> int:
+    h = 0x811C9DC5
+    for b in data:
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+#: pairs of words with the same FNV-1a hash (the kernel's table hashes raw bytes): same start
+#: slot and tag, told apart only by the 8-byte prefix (short words, or the same prefix and
+#: length: the bytes past it; 294 and 295 bytes: the length, past the tag's 255)
+COLLIDING = [
+    ("ab0059db", "ab042828"),
+    ("abcdefgh0282fc", "abcdefgh06c280"),
+    ("y" * 290 + "552b", "y" * 290 + "81d98"),
+    ("bananaf21ab", "banana103fd0"),
+]
+
+
+@pytest.mark.parametrize("a,b", COLLIDING, ids=["short", "prefix", "long", "lengths"])
+def test_words_of_the_same_hash_are_told_apart(a, b):
+    assert a != b and _fnv(a.encode()) == _fnv(b.encode())
+    rows = [[f"red {a} pie"], [f"blue {b} split"]]
+    recs = [(1, [f"{a} red pie x y"]), (2, [f"{b} blue split x y {a}"]), (3, [f"{b} {a} {b}"])]
+    py = _same(rows, SemanticConfig(candidates=2, window_words=4), [("t", recs)], chunk=1)
+    assert py[3]
+
+
+def _many_records():
+    rng = random.Random(11)
+    words = "red apple pie blue banana split twelve eggs 12 x y z".split()
+    return [(r + 1, [" ".join(rng.choices(words, k=rng.randint(0, 40)))]) for r in range(60)]
+
+
+def test_the_python_scan_goes_on_where_the_kernel_serials_end(monkeypatch):
+    """With room for 400 window serials (a batch of 7 records is given room for ~300) the
+    kernel scans the first batches and the Python scan the rest, from the kernel's heaps,
+    counts and windows: the result is the Python scan's."""
+    config = SemanticConfig(candidates=3, window_words=4)
+    py = _state(_run(ROWS, config, [("a", _many_records())], False))
+    monkeypatch.setattr(semantic_kernel, "SERIAL_MAX", 400)
+    closed = []
+    close = semantic_kernel.KernelWindowScan.close
+
+    def counted(self):
+        closed.append(self.windows_seen())
+        close(self)
+
+    monkeypatch.setattr(semantic_kernel.KernelWindowScan, "close", counted)
+    scan = _run(ROWS, config, [("a", _many_records())], True)
+    assert scan._kernel is None and len(closed) == 1 and 0 < closed[0] < py[4]  # handed over
+    assert _state(scan) == py
+
+
+def test_window_serials_past_32_bits_are_the_python_scans():
+    """The kernel's serials are 32-bit: a scan that reaches 2^32 windows (a corpus of some
+    100 GB) wrapped them (heaps ordered by wrapped serials, stamps seen as this window's);
+    set here by starting both scans 5 windows short of 2^32."""
+    config = SemanticConfig(candidates=3, window_words=4)
+    start = (1 << 32) - 5
+    py = SemanticScan(ROWS, config, BG)
+    py.windows_seen = start
+    scan = SemanticScan(ROWS, config, BG)
+    assert scan.use_kernel() is None
+    k = scan._kernel
+    k.m.write(k.state_at, start.to_bytes(4, "little"))
+    for s in (py, scan):
+        recs = _many_records()
+        for i in range(0, len(recs), 7):
+            s.scan(recs[i : i + 7])
+    assert _state(scan) == _state(py)
+    assert py.windows_seen > 1 << 32
