@@ -112,8 +112,10 @@ def test_a_record_longer_than_a_batch_and_a_megabyte_word():
     _same(ROWS, SemanticConfig(candidates=5, window_words=6), [("a", recs)], chunk=2)
 
 
-def test_a_word_table_that_fills_at_its_real_size():
-    """600,000 distinct words (the table holds 2^19): emptied mid-file, words seen again."""
+def test_a_word_table_that_fills_at_its_real_size(monkeypatch):
+    """600,000 distinct words (the table at its full size from the start holds 2^19):
+    emptied mid-file, words seen again."""
+    monkeypatch.setattr(semantic_kernel, "WORD_SLOTS_FIRST", semantic_kernel.WORD_SLOTS)
     rows = [["red apple pie w5 w550000"], ["blue banana w123456"]]
     recs = []
     for i in range(600):
