@@ -8,8 +8,8 @@ windows, ties kept by the earlier window). Its Python loop is the oracle; this h
 same windows, counts and heaps (``tests/py/test_semantic_kernel.py``) at kernel speed. What a
 word's terms are stays in Python (:func:`semantic_terms.word_terms`): the kernel asks for the
 terms of each word it has not seen (``sem_unknown``), once per distinct word while its word
-table lasts (it is emptied, not grown, when a batch could overfill it, as the Python memo is
-cleared), and does the per-word and per-window work itself.
+table lasts (the table grows while it fills, up to :data:`WORD_SLOTS`; then it is emptied,
+as the Python memo is cleared), and does the per-word and per-window work itself.
 
 A code row's rung also reads code shingles in every window (``code_tokens`` of a window's
 words, n-grams across word boundaries); the kernel does not, so a scan with a code row runs
