@@ -35,6 +35,7 @@ times the CLI (1 and 2 workers) on training files of those sizes (docs/SCALING.m
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -420,7 +421,12 @@ def stages(size: int, **ms: float) -> str:
     return ", ".join(f"{k} {v / (size / 1e6):.1f}" for k, v in ms.items()) + " ms/MB"
 
 
-def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float], dict]:
+@contextlib.contextmanager
+def page_with_files(ev: Path, tr: Path):
+    """The built page (dist/, served on 127.0.0.1) in headless Chromium, with ``ev`` and
+    ``tr`` in two hidden file inputs (``#bench-eval``, ``#bench-train``) for PAGE_JS-style
+    runs; yields ``(page, profile)``: the Playwright page and the browser's profile folder
+    (its processes' marker: :func:`browser_cpu_s`). Server and browser are closed on exit."""
     from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(ROOT))
@@ -430,20 +436,31 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
     server = build.make_server(ROOT / "dist", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = "http://%s:%d/index.html" % server.server_address[:2]
+    chromium = os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium")
+    try:
+        with tempfile.TemporaryDirectory() as prof, sync_playwright() as pw:
+            ctx = pw.chromium.launch_persistent_context(
+                prof, executable_path=chromium, headless=True, args=FLAGS
+            )
+            page = ctx.new_page()
+            page.goto(url)
+            page.evaluate("""() => { for (const id of ['bench-eval', 'bench-train']) {
+                const i = document.createElement('input'); i.type = 'file'; i.id = id;
+                i.hidden = true; document.body.append(i); } }""")
+            page.set_input_files("#bench-eval", str(ev))
+            page.set_input_files("#bench-train", str(tr))
+            try:
+                yield page, prof
+            finally:
+                ctx.close()
+    finally:
+        server.shutdown()
+
+
+def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float], dict]:
     raw, page_speed, whole, extra = [], [], [], {}
     raw_cpu, page_cpu = [], []
-    chromium = os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium")
-    with tempfile.TemporaryDirectory() as prof, sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            prof, executable_path=chromium, headless=True, args=FLAGS
-        )
-        page = ctx.new_page()
-        page.goto(url)
-        page.evaluate("""() => { for (const id of ['bench-eval', 'bench-train']) {
-            const i = document.createElement('input'); i.type = 'file'; i.id = id;
-            i.hidden = true; document.body.append(i); } }""")
-        page.set_input_files("#bench-eval", str(ev))
-        page.set_input_files("#bench-train", str(tr))
+    with page_with_files(ev, tr) as (page, prof):
         size = tr.stat().st_size
         args = {
             "eval": {"format": "jsonl", "fields": ["question"]},
@@ -521,8 +538,6 @@ def bench_page(ev: Path, tr: Path, repeat: int) -> tuple[list[float], list[float
                     + (f" ({'; '.join(pf['kernel_notes'])})" if pf.get("kernel_notes") else ""),
                     flush=True,
                 )
-        ctx.close()
-    server.shutdown()
     extra["whole_run_mbps"] = statistics.median(whole)
     extra["page_over_raw_pairs"] = [round(p / r, 3) for p, r in zip(page_speed, raw)]
     extra["raw_cpu_mb_per_s"] = (

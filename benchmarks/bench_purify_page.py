@@ -23,12 +23,16 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_contamination import FLAGS, PAGE_BOOT, ROOT, eval_file, training_file  # noqa: E402
+from bench_contamination import (  # noqa: E402
+    PAGE_BOOT,
+    eval_file,
+    page_with_files,
+    training_file,
+)
 
 RUN = """
 async ([op, args]) => {
@@ -85,15 +89,6 @@ def main() -> int:
     a = ap.parse_args()
     ev, tr = eval_file(), training_file(a.mb)
     size = tr.stat().st_size
-    from playwright.sync_api import sync_playwright
-
-    sys.path.insert(0, str(ROOT))
-    import build
-
-    build.DistHandler.log_message = lambda *x, **k: None
-    server = build.make_server(ROOT / "dist", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = "http://%s:%d/index.html" % server.server_address[:2]
     rule = {
         "eval": {"format": "jsonl", "fields": ["question"]},
         "train": {"format": "jsonl", "fields": ["text"]},
@@ -109,22 +104,11 @@ def main() -> int:
     mbps = {k: [] for k in runs}
     train_pass = []
     shas = set()
-    chromium = os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium")
     print(
         f"{tr.name}: {size / 1e6:.1f} MB; eval {ev.name}; load average {os.getloadavg()[0]:.1f}",
         flush=True,
     )
-    with tempfile.TemporaryDirectory() as prof, sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            prof, executable_path=chromium, headless=True, args=FLAGS
-        )
-        page = ctx.new_page()
-        page.goto(url)
-        page.evaluate("""() => { for (const id of ['bench-eval', 'bench-train']) {
-            const i = document.createElement('input'); i.type = 'file'; i.id = id;
-            i.hidden = true; document.body.append(i); } }""")
-        page.set_input_files("#bench-eval", str(ev))
-        page.set_input_files("#bench-train", str(tr))
+    with page_with_files(ev, tr) as (page, _):
         for k in range(a.repeat):
             for name, (op, args) in runs.items():
                 page.evaluate(PAGE_BOOT)
@@ -148,8 +132,6 @@ def main() -> int:
                 print(
                     f"  {k + 1}: {name:15s} {mbps[name][-1]:6.1f} MB/s whole run{extra}", flush=True
                 )
-        ctx.close()
-    server.shutdown()
     med = {k: statistics.median(v) for k, v in mbps.items()}
     print(json.dumps({k: round(v, 2) for k, v in med.items()}))
     print(f"cont.run training pass: {statistics.median(train_pass):.1f} MB/s")

@@ -23,13 +23,12 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "py"))
-from bench_contamination import FLAGS, PAGE_BOOT, ROOT, eval_file, training_file  # noqa: E402
+from bench_contamination import PAGE_BOOT, eval_file, page_with_files, training_file  # noqa: E402
 from bench_semantic_scan import head_file  # noqa: E402
 
 RUN = """
@@ -82,38 +81,22 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--python", action="store_true", help="the CLI's scan in Python (the oracle)")
     a = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="evalsieve-sempage-") as tmp:
+        return run(a, head_file(training_file(max(a.mb, 200)), a.mb, Path(tmp)))
+
+
+def run(a, tr: Path) -> int:
+    """The rounds on ``tr`` (a head of the corpus), and the medians."""
     ev = eval_file()
-    tmp = Path(tempfile.mkdtemp(prefix="evalsieve-sempage-"))
-    tr = head_file(training_file(max(a.mb, 200)), a.mb, tmp)
     size = tr.stat().st_size
-    from playwright.sync_api import sync_playwright
-
-    sys.path.insert(0, str(ROOT))
-    import build
-
-    build.DistHandler.log_message = lambda *x, **k: None
-    server = build.make_server(ROOT / "dist", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = "http://%s:%d/index.html" % server.server_address[:2]
     args = {
         "eval": {"format": "jsonl", "fields": ["question"]},
         "train": {"format": "jsonl", "fields": ["text"]},
         "semantic": {},
     }
     page_s, cli_s = [], []
-    chromium = os.environ.get("EVALSIEVE_CHROMIUM", "/usr/bin/chromium")
     print(f"{tr.name}: {size / 1e6:.1f} MB; eval {ev.name}; load {os.getloadavg()[0]:.1f}")
-    with tempfile.TemporaryDirectory() as prof, sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            prof, executable_path=chromium, headless=True, args=FLAGS
-        )
-        page = ctx.new_page()
-        page.goto(url)
-        page.evaluate("""() => { for (const id of ['bench-eval', 'bench-train']) {
-            const i = document.createElement('input'); i.type = 'file'; i.id = id;
-            i.hidden = true; document.body.append(i); } }""")
-        page.set_input_files("#bench-eval", str(ev))
-        page.set_input_files("#bench-train", str(tr))
+    with page_with_files(ev, tr) as (page, _):
         for k in range(a.repeat):
             page.evaluate(PAGE_BOOT)
             r = page.evaluate(RUN, args)
@@ -128,8 +111,6 @@ def main() -> int:
                 f"{where[0] if where else '?'}",
                 flush=True,
             )
-        ctx.close()
-    server.shutdown()
     p, c = statistics.median(page_s), statistics.median(cli_s)
     print(
         f"window scan, medians of {a.repeat}: page {p:.2f} s, CLI {c:.2f} s "

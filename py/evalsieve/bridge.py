@@ -576,8 +576,7 @@ def call(op: str, args_json: str = "{}", text: str | None = None, data=None) -> 
                 if callable(release):
                     release()
                 del proxy
-            value = fn(args, text, data)
-        elif op in _WITH_OBJECT:
+        if op in _WITH_DATA or op in _WITH_OBJECT:
             value = fn(args, text, data)
         else:
             value = fn(args, text)
