@@ -415,6 +415,8 @@ def _semantic_pass(job: ContaminationJob, files: list[dict], log, kernel: bool =
         for text in src.chunks(skip_bad=job.config.skip_bad_lines):
             job.semantic.scan([(r.index, seg(r.value)) for r in reader.feed(text)])
         job.semantic.scan([(r.index, seg(r.value)) for r in reader.finish()])
+    if job.semantic.kernel_note:
+        log(f"semantic: {job.semantic.kernel_note}")
 
 
 def _semantic_rung(job: ContaminationJob, args, log) -> dict:

@@ -199,6 +199,8 @@ class SemanticScan:
         # callable returning seconds): for the log, no export has it
         self.clock = None
         self.scan_seconds = 0.0
+        # set when the kernel handed the scan over to the Python loop part-way (for the log)
+        self.kernel_note = ""
 
     def use_kernel(self, memory=None) -> str | None:
         """Run the window scan (step 2) in the compiled kernel
@@ -268,6 +270,10 @@ class SemanticScan:
             if self._kernel is not None:
                 rest = self._kernel.scan(records)
                 if rest:  # the kernel's window serials would pass 32 bits: Python goes on
+                    self.kernel_note = (
+                        f"the kernel handed the window scan to Python after "
+                        f"{self._kernel.windows_seen()} windows (its serials are 32-bit)"
+                    )
                     self._kernel.close()
                     self._kernel = None
                     self._scan_python(rest)

@@ -112,6 +112,9 @@ class KernelWindowScan:
         first = min(WORD_SLOTS_FIRST, self.max_slots)
         self._word_table(first, 8 * first)
         self.windows: dict[int, Window] = {}
+        # set when a batch failed after the kernel's heaps took its windows: they may name
+        # windows never kept, so the scan cannot go on (nor be handed back)
+        self.failed = False
 
     # -- the kernel's memory: a bump allocator over its linear memory -------------------------
     def _zeros(self, nbytes: int) -> int:
@@ -162,6 +165,7 @@ class KernelWindowScan:
             the records left unscanned (empty, unless their windows could take the window
             serial past :data:`SERIAL_MAX`: then :meth:`close` and the Python scan go on).
         """
+        self._check()
         texts = [" ".join(segs) for _, segs in records]
         stride = (self.s.window + 1) // 2
         i = 0
@@ -212,7 +216,18 @@ class KernelWindowScan:
         if got < 0:
             raise RuntimeError("the kernel's sem_scan met a word it has no terms for")
         if got:
-            self._keep(_words(self.m.read(out_at, 16 * got)), records, texts)
+            try:
+                self._keep(_words(self.m.read(out_at, 16 * got)), records, texts)
+            except BaseException:
+                self.failed = True
+                raise
+
+    def _check(self) -> None:
+        if self.failed:
+            raise RuntimeError(
+                "the kernel's window scan failed part-way through a batch; its heaps may "
+                "name windows it never kept, so the scan cannot go on: start it again"
+            )
 
     def _learn(self, e0: int, count: int) -> None:
         """Give the kernel the terms of its ``count`` new words (entries e0.., their bytes
@@ -274,7 +289,12 @@ class KernelWindowScan:
 
     def close(self) -> None:
         """Hand the scan's windows, heaps and counts to the SemanticScan (its fields as its
-        own Python loop leaves them)."""
+        own Python loop leaves them).
+
+        Raises:
+            RuntimeError: a batch failed part-way (:attr:`failed`).
+        """
+        self._check()
         s, k = self.s, self.k
         hx = array("q")
         hx.frombytes(self.m.read(self.hx_at, 8 * self.p * k))

@@ -152,15 +152,20 @@ def test_use_kernel_after_the_scan_began_is_refused():
         scan.use_kernel()
 
 
+@pytest.mark.parametrize("handover", [False, True])
 def test_cli_exports_are_the_same_with_the_kernel_and_in_python(
-    tmp_path, fixtures, model_dir, capsys
+    tmp_path, fixtures, model_dir, capsys, monkeypatch, handover
 ):
     """--filter off keeps the rung's window scan in Python; the default runs it in the
-    kernel: the exports are the same, and the log says where the scan ran."""
+    kernel: the exports are the same, and the log says where the scan ran. With room for
+    few window serials, the kernel hands the scan to Python part-way, and the log says so."""
     from test_corpus_scan import exports
 
+    from evalsieve import semantic_kernel
     from evalsieve.cli import main
 
+    if handover:
+        monkeypatch.setattr(semantic_kernel, "SERIAL_MAX", 60)
     ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
     tr = os.path.join(fixtures, "semantic_train.jsonl")
     logs = {}
@@ -173,6 +178,8 @@ def test_cli_exports_are_the_same_with_the_kernel_and_in_python(
         assert json.loads(out)["rows_contaminated_by_rung"]["semantic"] == 2
     assert "window scan runs in the kernel" in logs["kernel"]
     assert "window scan runs in Python (--filter off" in logs["py"]
+    assert ("the kernel handed the window scan to Python after" in logs["kernel"]) == handover
+    assert "handed" not in logs["py"]
     assert exports(tmp_path / "py") == exports(tmp_path / "kernel")
 
 

@@ -320,7 +320,38 @@ def test_the_python_scan_goes_on_where_the_kernel_serials_end(monkeypatch):
     monkeypatch.setattr(semantic_kernel.KernelWindowScan, "close", counted)
     scan = _run(ROWS, config, [("a", _many_records())], True)
     assert scan._kernel is None and len(closed) == 1 and 0 < closed[0] < py[4]  # handed over
+    assert scan.kernel_note == (
+        f"the kernel handed the window scan to Python after {closed[0]} windows "
+        "(its serials are 32-bit)"
+    )
     assert _state(scan) == py
+
+
+def test_a_scan_the_kernel_keeps_throughout_has_no_handover_note():
+    scan = _run(ROWS, SemanticConfig(candidates=3, window_words=4), [("a", _many_records())], True)
+    assert scan._kernel is not None and scan.kernel_note == ""
+
+
+def test_a_batch_that_fails_while_its_windows_are_kept_stops_the_scan(monkeypatch):
+    """The kernel's heaps take a batch's windows before the host keeps their context: a
+    failure there (in practice MemoryError) leaves heaps naming windows never kept. Every
+    later scan() and request() says so, instead of a KeyError or a result missing them."""
+    scan = SemanticScan([["red apple pie"]], SemanticConfig(candidates=2, window_words=4), BG)
+    assert scan.use_kernel() is None
+    scan.scan([(1, ["red apple pie"])])
+    real = semantic_kernel.Window
+
+    def no_memory(*a):
+        raise MemoryError
+
+    monkeypatch.setattr(semantic_kernel, "Window", no_memory)
+    with pytest.raises(MemoryError):
+        scan.scan([(2, ["red apple pie red apple pie"])])
+    monkeypatch.setattr(semantic_kernel, "Window", real)
+    with pytest.raises(RuntimeError, match="failed part-way through a batch"):
+        scan.scan([(3, ["apple pie"])])
+    with pytest.raises(RuntimeError, match="failed part-way through a batch"):
+        scan.request()
 
 
 def test_window_serials_past_32_bits_are_the_python_scans():
