@@ -28,6 +28,9 @@ static i32 *S_TOUCH;        /* the current window's probes */
 static i64 *S_HX;           /* per probe, k slots: a min-heap of (sum, serial) */
 static u32 *S_HS;
 static i32 *S_HN;           /* per probe: its heap's size */
+static i64 *S_FLOOR;        /* per probe: its heap's least sum when full, else -1 (a window
+                               that does not beat it is not offered: a dense copy of the
+                               roots, read for every probe a window touches) */
 static u32 *S_STATE;        /* [windows seen, windows sharing a key term, words, entries,
                                pool bytes used, term ids used] */
 
@@ -51,7 +54,7 @@ EXPORT("sem_configure") void sem_configure(i32 cfg_at) {
   S_DF = AT(u32 *, c[6]); S_TSTAMP = AT(u32 *, c[7]);
   S_ACC = AT(i64 *, c[8]); S_ASTAMP = AT(u32 *, c[9]); S_TOUCH = AT(i32 *, c[10]);
   S_HX = AT(i64 *, c[11]); S_HS = AT(u32 *, c[12]); S_HN = AT(i32 *, c[13]);
-  S_STATE = AT(u32 *, c[14]);
+  S_STATE = AT(u32 *, c[14]); S_FLOOR = AT(i64 *, c[15]);
 }
 
 /* Point the kernel at an empty word table (slots zeroed by the host; smask + 1 a power of
@@ -72,28 +75,41 @@ static inline u32 fnv(const u8 *p, u32 n) {
   return h;
 }
 
+/* 4 bytes at p, unaligned (the host's memory holds at least 8 bytes past any word it hands
+ * over: a batch's text is followed by its word ids). */
+static inline u32 load32(const u8 *p) { u32 v; __builtin_memcpy(&v, p, 4); return v; }
+
 static inline int same(const u8 *a, const u8 *b, u32 n) {
-  for (u32 i = 0; i < n; i++) if (a[i] != b[i]) return 0;
+  u32 i = 0;
+  for (; i + 4 <= n; i += 4) if (load32(a + i) != load32(b + i)) return 0;
+  for (; i < n; i++) if (a[i] != b[i]) return 0;
   return 1;
 }
 
 /* A slot's tag: the hash's high 24 bits and the length (255: 255 bytes or more). */
 static inline u32 tag_of(u32 h, u32 n) { return (h & 0xffffff00u) | (n < 255 ? n : 255); }
 
-/* The first 8 bytes of a word (zero-padded), as two words. */
-static inline void prefix_of(const u8 *p, u32 n, u32 *lo, u32 *hi) {
-  u32 a = 0, b = 0;
-  for (u32 i = 0; i < n && i < 4; i++) a |= (u32)p[i] << (8 * i);
-  for (u32 i = 4; i < n && i < 8; i++) b |= (u32)p[i] << (8 * (i - 4));
-  *lo = a; *hi = b;
+/* The first n of 4 bytes at p, zero above. */
+static inline u32 head32(const u8 *p, u32 n) {
+  return n >= 4 ? load32(p) : load32(p) & ((1u << (8 * n)) - 1u);
 }
 
-/* The entry of the word at p (n bytes, FNV-1a hash h), or -1; *slot = where it is or would
- * go; *lo, *hi = its prefix. */
-static i32 find(const u8 *p, u32 n, u32 h, u32 *slot, u32 *lo, u32 *hi) {
-  u32 k = h ^ (h >> 16); /* FNV-1a's low bits mix poorly: murmur3's finaliser first */
+/* The first 8 bytes of a word (zero-padded), as two words. */
+static inline void prefix_of(const u8 *p, u32 n, u32 *lo, u32 *hi) {
+  *lo = head32(p, n);
+  *hi = n > 4 ? head32(p + 4, n - 4) : 0;
+}
+
+/* A word's first slot: FNV-1a's low bits mix poorly, so murmur3's finaliser first. */
+static inline u32 home(u32 h) {
+  u32 k = h ^ (h >> 16);
   k *= 0x85ebca6bu; k ^= k >> 13; k *= 0xc2b2ae35u; k ^= k >> 16;
-  k &= W_SMASK;
+  return k & W_SMASK;
+}
+
+/* The entry of the word at p (n bytes, FNV-1a hash h, first slot k), or -1; *slot = where
+ * it is or would go; *lo, *hi = its prefix. */
+static i32 find(const u8 *p, u32 n, u32 h, u32 k, u32 *slot, u32 *lo, u32 *hi) {
   u32 tag = tag_of(h, n);
   prefix_of(p, n, lo, hi);
   for (;;) {
@@ -137,14 +153,57 @@ static inline int high_space(const u8 *p, const u8 *end, u32 *len) {
 }
 
 /* Pass 1 of a batch: the batch's words, split where str.split() splits, records ended by
- * 0xFF. Each word's entry goes to ids (in order) and each record's word count to counts;
+ * 0xFF. Each word's entry goes to ids (in order), its first byte's offset in the batch to
+ * offs, and each record's word count to counts;
  * a word not in the table is added (pending, its terms to come: sem_set_terms). New entries
  * are numbered on from the table's count. Returns the number of new entries, or -3 when the
  * table is full (the host empties it, or gives a bigger one, and calls again). */
-EXPORT("sem_unknown") i32 sem_unknown(i32 blob_at, i32 nbytes, i32 ids_at, i32 counts_at) {
-  const u8 *p = AT(const u8 *, blob_at), *end = p + nbytes;
-  u32 *ids = AT(u32 *, ids_at), *counts = AT(u32 *, counts_at);
-  u32 e0 = S_STATE[3], nw = 0, rec_first = 0, r = 0;
+/* Words are looked up GROUP at a time: their bytes split and hashed first, then their first
+ * slots read, then each found or added. The slot reads do not depend on one another, so the
+ * cache misses of a table bigger than the cache overlap instead of queueing one by one
+ * (WebAssembly has no prefetch instruction: a plain load serves). */
+#define GROUP 16
+static u32 S_TOUCHED; /* the group loads' sum, kept so that they are not optimised away */
+
+/* Find or add the group's words (ids[base + g] for word g). Returns 0, or -3: table full. */
+static i32 resolve(const u8 *const *gq, const u32 *gl, const u32 *gh, u32 ng, u32 *ids) {
+  u32 gk[GROUP], t = 0;
+  for (u32 g = 0; g < ng; g++) { gk[g] = home(gh[g]); t += W_SLOT[4 * gk[g] + 1]; }
+  S_TOUCHED += t;
+  for (u32 g = 0; g < ng; g++) {
+    const u8 *q = gq[g];
+    u32 len = gl[g], h = gh[g], slot, lo, hi;
+    i32 e = find(q, len, h, gk[g], &slot, &lo, &hi);
+    if (e >= 0 && W_NONE[e]) { ids[g] = NONE; continue; }
+    if (e < 0) {
+      if (S_STATE[3] >= W_ECAP || S_STATE[4] + len > W_PCAP) return -3;
+      e = (i32)S_STATE[3]++;
+      u32 *ent = W_ENT + 4 * (u32)e;
+      ent[0] = S_STATE[4]; ent[1] = len; ent[2] = 0; ent[3] = PENDING;
+      for (u32 i = 0; i < len; i++) W_POOL[S_STATE[4] + i] = q[i];
+      S_STATE[4] += len;
+      u32 *sl = W_SLOT + 4 * slot;
+      sl[0] = tag_of(h, len); sl[1] = (u32)e + 1; sl[2] = lo; sl[3] = hi;
+      W_NONE[e] = 0;
+    }
+    ids[g] = (u32)e;
+  }
+  return 0;
+}
+
+/* Pass 1 of a batch: the batch's words, split where str.split() splits, records ended by
+ * 0xFF. Each word's entry goes to ids (in order), its first byte's offset in the batch to
+ * offs, and each record's word count to counts;
+ * a word not in the table is added (pending, its terms to come: sem_set_terms). New entries
+ * are numbered on from the table's count. Returns the number of new entries, or -3 when the
+ * table is full (the host empties it, or gives a bigger one, and calls again). */
+EXPORT("sem_unknown") i32 sem_unknown(i32 blob_at, i32 nbytes, i32 ids_at, i32 counts_at,
+                                      i32 offs_at) {
+  const u8 *const blob = AT(const u8 *, blob_at), *p = blob, *end = p + nbytes;
+  u32 *ids = AT(u32 *, ids_at), *counts = AT(u32 *, counts_at), *offs = AT(u32 *, offs_at);
+  u32 e0 = S_STATE[3], nw = 0, rec_first = 0, r = 0, ng = 0;
+  const u8 *gq[GROUP];
+  u32 gl[GROUP], gh[GROUP];
   if (!BYTE_CLASS[' ']) byte_classes();
   for (;;) {
     /* white space, record ends */
@@ -168,22 +227,14 @@ EXPORT("sem_unknown") i32 sem_unknown(i32 blob_at, i32 nbytes, i32 ids_at, i32 c
       }
       h = (h ^ *p++) * FNV_PRIME;
     }
-    u32 len = (u32)(p - q), slot, lo, hi;
-    i32 e = find(q, len, h, &slot, &lo, &hi);
-    if (e >= 0 && W_NONE[e]) { ids[nw++] = NONE; continue; }
-    if (e < 0) {
-      if (S_STATE[3] >= W_ECAP || S_STATE[4] + len > W_PCAP) return -3;
-      e = (i32)S_STATE[3]++;
-      u32 *ent = W_ENT + 4 * (u32)e;
-      ent[0] = S_STATE[4]; ent[1] = len; ent[2] = 0; ent[3] = PENDING;
-      for (u32 i = 0; i < len; i++) W_POOL[S_STATE[4] + i] = q[i];
-      S_STATE[4] += len;
-      u32 *sl = W_SLOT + 4 * slot;
-      sl[0] = tag_of(h, len); sl[1] = (u32)e + 1; sl[2] = lo; sl[3] = hi;
-      W_NONE[e] = 0;
+    gq[ng] = q; gl[ng] = (u32)(p - q); gh[ng] = h;
+    offs[nw++] = (u32)(q - blob);
+    if (++ng == GROUP) {
+      if (resolve(gq, gl, gh, ng, ids + nw - ng)) return -3;
+      ng = 0;
     }
-    ids[nw++] = (u32)e;
   }
+  if (ng && resolve(gq, gl, gh, ng, ids + nw - ng)) return -3;
   counts[r] = nw - rec_first;
   return (i32)(S_STATE[3] - e0);
 }
@@ -231,6 +282,7 @@ static u32 heap_offer(u32 i, i64 x, u32 serial) {
     }
   }
   hx[k] = x; hs[k] = serial;
+  if (n + (n < S_K) == S_K) S_FLOOR[i] = hx[0];
   return gone;
 }
 
@@ -238,24 +290,26 @@ static u32 heap_offer(u32 i, i64 x, u32 serial) {
 static u32 S_FIRST;
 static i32 *S_WREF;
 
-/* One window, words [s, e) of the batch's record r (entries in ents): the terms it holds are
- * counted, its probes' sums offered to their heaps. Writes [serial, r, s, e] to *out and
- * advances it when the window entered a heap. */
-static void window(const u32 *ents, u32 s, u32 e, u32 r, i32 **out) {
+/* One window, words [s, e) of the batch's record r, of n words (their terms in res: the
+ * first term id's index in W_TERMS, and the count in the high half; 0 for a word without
+ * terms; their first bytes in offs): the terms it holds are counted, its probes' sums offered
+ * to their heaps. When the window entered a heap, writes [serial, r, s, e, lo, hi] to *out
+ * and advances it: lo and hi the bytes of its context (W words either side), hi -1 when the
+ * context runs to the record's end. */
+static void window(const u64 *res, const u32 *offs, u32 n, u32 s, u32 e, u32 r, i32 **out) {
   u32 serial = ++S_STATE[0], nt = 0;
   /* the tables in locals: a store through one cannot be read by the compiler as a change
    * of another's address, so none is reloaded in the inner loop */
-  const u32 *const went = W_ENT;
   const i32 *const wterms = W_TERMS, *const poff = S_POFF, *const post = S_POST;
   const i32 *const units = S_UNITS;
   u32 *const tstamp = S_TSTAMP, *const df = S_DF, *const astamp = S_ASTAMP;
   i64 *const acc = S_ACC;
   i32 *const touch = S_TOUCH;
   for (u32 w = s; w < e; w++) {
-    if (ents[w] == NONE) continue;
-    const u32 *ent = went + 4 * ents[w];
-    const i32 *t = wterms + ent[2];
-    for (u32 j = 0, nj = ent[3]; j < nj; j++) {
+    u64 rw = res[w];
+    if (!rw) continue;
+    const i32 *t = wterms + (u32)rw;
+    for (u32 j = 0, nj = (u32)(rw >> 32); j < nj; j++) {
       u32 id = (u32)t[j];
       if (tstamp[id] == serial) continue;
       tstamp[id] = serial;
@@ -272,10 +326,11 @@ static void window(const u32 *ents, u32 s, u32 e, u32 r, i32 **out) {
   if (!nt) return;
   S_STATE[1]++;
   i32 refs = 0;
+  const i64 *const floor = S_FLOOR;
   for (u32 j = 0; j < nt; j++) {
-    u32 i = (u32)S_TOUCH[j];
-    i64 x = S_ACC[i];
-    if ((u32)S_HN[i] == S_K && x <= S_HX[i * S_K]) continue; /* full, and holds better */
+    u32 i = (u32)touch[j];
+    i64 x = acc[i];
+    if (x <= floor[i]) continue; /* full, and holds better */
     u32 gone = heap_offer(i, x, serial);
     if (gone >= S_FIRST) S_WREF[gone - S_FIRST]--;
     refs++;
@@ -283,41 +338,58 @@ static void window(const u32 *ents, u32 s, u32 e, u32 r, i32 **out) {
   S_WREF[serial - S_FIRST] = refs;
   if (refs) {
     i32 *o = *out;
+    u32 c0 = s > S_W ? s - S_W : 0, c1 = e + S_W;
     o[0] = (i32)serial; o[1] = (i32)r; o[2] = (i32)s; o[3] = (i32)e;
-    *out = o + 4;
+    o[4] = (i32)offs[c0]; o[5] = c1 < n ? (i32)offs[c1] : -1;
+    *out = o + 6;
   }
 }
 
 /* Pass 2 of a batch (after sem_unknown and sem_set_terms on it): every record's windows
- * (evalsieve.semantic_config.window_spans) through the candidate stage. `out` gets
- * [serial, record, start word, end word] of each window of the batch that a heap still holds
- * at its end; `wref` is room for one i32 per window of the batch. Returns their count, or -1
- * when a word's terms are pending. */
-EXPORT("sem_scan") i32 sem_scan(i32 ids_at, i32 counts_at, i32 nrec, i32 wref_at, i32 out_at) {
+ * (evalsieve.semantic_config.window_spans) through the candidate stage. `res` is room for
+ * one u64 per word of the batch (each word's terms, looked up once: a window reads them from
+ * there, not from the word table); `offs` holds the words' offsets (sem_unknown); `out` gets
+ * [serial, record, start word, end word, context's first byte, its end or -1] of each
+ * window of the batch that a heap still holds at its end; `wref` is room for one i32 per
+ * window of the batch. Returns their count, or -1 (nothing scanned) when a word's terms are
+ * pending. */
+EXPORT("sem_scan") i32 sem_scan(i32 ids_at, i32 counts_at, i32 offs_at, i32 nrec, i32 res_at,
+                                i32 wref_at, i32 out_at) {
   const u32 *ids = AT(const u32 *, ids_at), *counts = AT(const u32 *, counts_at);
+  const u32 *offs = AT(const u32 *, offs_at);
+  u64 *res = AT(u64 *, res_at);
   i32 *out0 = AT(i32 *, out_at), *out = out0;
+  u32 total = 0;
+  for (i32 r = 0; r < nrec; r++) total += counts[r];
+  for (u32 w = 0; w < total; w++) {
+    u32 id = ids[w];
+    if (id == NONE) { res[w] = 0; continue; }
+    const u32 *ent = W_ENT + 4 * id;
+    if (ent[3] == PENDING) return -1;
+    res[w] = ent[3] ? (u64)ent[2] | (u64)ent[3] << 32 : 0;
+  }
   S_FIRST = S_STATE[0] + 1;
   S_WREF = AT(i32 *, wref_at);
   for (i32 r = 0; r < nrec; r++) {
     u32 n = counts[r];
-    for (u32 w = 0; w < n; w++) if (ids[w] != NONE && W_ENT[4 * ids[w] + 3] == PENDING) return -1;
     S_STATE[2] += n;
     if (n) {
       if (n <= S_W) {
-        window(ids, 0, n, (u32)r, &out);
+        window(res, offs, n, 0, n, (u32)r, &out);
       } else {
         u32 stride = (S_W + 1) / 2, s = 0;
-        while (s + S_W < n) { window(ids, s, s + S_W, (u32)r, &out); s += stride; }
-        window(ids, n - S_W, n, (u32)r, &out);
+        while (s + S_W < n) { window(res, offs, n, s, s + S_W, (u32)r, &out); s += stride; }
+        window(res, offs, n, n - S_W, n, (u32)r, &out);
       }
     }
-    ids += n;
+    res += n;
+    offs += n;
   }
   i32 *keep = out0; /* the windows no heap holds any more are dropped */
-  for (i32 *o = out0; o < out; o += 4)
+  for (i32 *o = out0; o < out; o += 6)
     if (S_WREF[(u32)o[0] - S_FIRST] > 0) {
-      keep[0] = o[0]; keep[1] = o[1]; keep[2] = o[2]; keep[3] = o[3];
-      keep += 4;
+      for (u32 j = 0; j < 6; j++) keep[j] = o[j];
+      keep += 6;
     }
-  return (i32)((keep - out0) / 4);
+  return (i32)((keep - out0) / 6);
 }

@@ -6,6 +6,7 @@ the settings come as an argparse-like namespace (``cli.build_parser`` names them
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -388,6 +389,7 @@ def _semantic_pass(job: ContaminationJob, files: list[dict], log, kernel: bool =
         EvalsieveError(bad_input): as the readers.
     """
     from .fields import FieldExtractor
+    from .readahead import read_ahead
     from .records import RecordReader
 
     job.semantic.clock = time.perf_counter  # the scan's own seconds, for the benchmarks
@@ -400,21 +402,45 @@ def _semantic_pass(job: ContaminationJob, files: list[dict], log, kernel: bool =
             else f"window scan runs in Python ({why})"
         )
     )
-    for k, f in enumerate(files):
-        job.semantic.set_file(k, f["name"])
-        seg = FieldExtractor(f["fmt"], list(f["fields"]), f["name"]).segments
-        src = open_input(f["path"], f["name"])
-        if f["fmt"] == "parquet":
-            n = 0
-            for values in src.values(src.columns_for(list(f["fields"]))):
-                job.semantic.scan([(n + i + 1, seg(v)) for i, v in enumerate(values)])
-                n += len(values)
-            continue
-        # skipped records are listed by the n-gram pass
-        reader = RecordReader(f["fmt"], f["name"], job.config.skip_bad_lines)
-        for text in src.chunks(skip_bad=job.config.skip_bad_lines):
-            job.semantic.scan([(r.index, seg(r.value)) for r in reader.feed(text)])
-        job.semantic.scan([(r.index, seg(r.value)) for r in reader.finish()])
+    sem = job.semantic
+
+    def records(note=None):
+        """("file", k, name) before each file's records, then ("records", records, their
+        kernel batches) per block read."""
+        for k, f in enumerate(files):
+            yield ("file", k, f["name"])
+            seg = FieldExtractor(f["fmt"], list(f["fields"]), f["name"]).segments
+            src = open_input(f["path"], f["name"])
+            if f["fmt"] == "parquet":
+                n = 0
+                for values in src.values(src.columns_for(list(f["fields"]))):
+                    recs = [(n + i + 1, seg(v)) for i, v in enumerate(values)]
+                    yield ("records", recs, sem.batches(recs))
+                    n += len(values)
+                continue
+            # skipped records are listed by the n-gram pass
+            reader = RecordReader(f["fmt"], f["name"], job.config.skip_bad_lines)
+            for text in src.chunks(skip_bad=job.config.skip_bad_lines):
+                recs = [(r.index, seg(r.value)) for r in reader.feed(text)]
+                yield ("records", recs, sem.batches(recs))
+            recs = [(r.index, seg(r.value)) for r in reader.finish()]
+            yield ("records", recs, sem.batches(recs))
+
+    # With the kernel, a thread reads, parses and batches the next records while the kernel
+    # scans these (its calls leave the GIL); in Python a thread would only contend for it.
+    items = read_ahead(records, None) if why is None else records()
+    # millions of short-lived containers, no cycle: the collector's passes cost ~8%
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        for item in items:
+            if item[0] == "file":
+                sem.set_file(item[1], item[2])
+            else:
+                sem.scan(item[1], item[2])
+    finally:
+        if paused:
+            gc.enable()
     if job.semantic.kernel_note:
         log(f"semantic: {job.semantic.kernel_note}")
 

@@ -259,16 +259,28 @@ class SemanticScan:
         self.file_name = name
 
     # -- step 2: the streaming scan ------------------------------------------------------------
-    def scan(self, records: list[tuple[int, list[str]]]) -> None:
+    def batches(self, records: list[tuple[int, list[str]]]) -> list | None:
+        """The kernel's batches of ``records`` (:func:`semantic_kernel.make_batches`), for
+        :meth:`scan`; None when the window scan runs in Python. Touches no scan state, so a
+        reader thread may call it while :meth:`scan` runs on earlier records."""
+        if self._kernel is None:
+            return None
+        from .semantic_kernel import make_batches
+
+        return make_batches(records, self.window)
+
+    def scan(self, records: list[tuple[int, list[str]]], batches: list | None = None) -> None:
         """Cut records into windows and offer each to the candidate stage.
 
         Args:
             records: ``(1-based record number, field values)`` per training record.
+            batches: the kernel's batches of these records when made already
+                (:meth:`batches`); ignored when the scan runs in Python.
         """
         t0 = self.clock() if self.clock else 0.0
         try:
             if self._kernel is not None:
-                rest = self._kernel.scan(records)
+                rest = self._kernel.scan(records, batches)
                 if rest:  # the kernel's window serials would pass 32 bits: Python goes on
                     self.kernel_note = (
                         f"the kernel handed the window scan to Python after "

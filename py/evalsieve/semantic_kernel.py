@@ -21,13 +21,16 @@ in Python (:meth:`SemanticScan.use_kernel` says so). The memory is a
 from __future__ import annotations
 
 from array import array
+from typing import NamedTuple
 
 from .semantic_parts import Window
 from .semantic_terms import word_terms
 
-#: Code points of records per kernel batch (at most 4 MiB of UTF-8); a longer record is a
-#: batch of its own.
-BATCH_POINTS = 1 << 18
+#: Code points of records per kernel batch (at most 16 MiB of UTF-8; about 30 MB of the
+#: kernel's memory for the batch's words and windows); a longer record is a batch of its own.
+#: A training file's block (4 MiB) is one batch: a scan on a reader thread's heels returns
+#: to Python (and waits for the GIL) once a block, not once every few records.
+BATCH_POINTS = 1 << 22
 #: Word-table slots (a power of two, at most half of them used): 2^19 distinct words, as
 #: the Python memo's limit. The table starts at WORD_SLOTS_FIRST slots and grows 4x while it
 #: fills (a smaller table stays in cache: one line a distinct word), then is emptied.
@@ -55,6 +58,34 @@ def too_big(probes: int, candidates: int) -> str | None:
         f"{probes} probes × {candidates} candidates need {need >> 20} MiB of heaps, more than "
         f"the kernel's {HEAP_BYTES_MAX >> 20} MiB"
     )
+
+
+class Batch(NamedTuple):
+    """Records of one kernel call, as the kernel reads them."""
+
+    first: int  #: the index of the batch's first record in the records scanned
+    count: int  #: its records
+    blob: bytes  #: each record's field values joined by " ", as UTF-8 (surrogatepass),
+    #: each ended by 0xFF (semantic.c)
+    points: int  #: code points of the texts, one more per record
+
+
+def make_batches(records: list[tuple[int, list[str]]], window: int) -> list[Batch]:
+    """The records cut into kernel batches of at most :data:`BATCH_POINTS` code points (a
+    longer record is a batch of its own). Reads nothing but its arguments, so a reader thread
+    can make the batches while the kernel scans the ones before."""
+    texts = [" ".join(segs) for _, segs in records]
+    out, i = [], 0
+    while i < len(texts):
+        j, points = i, 0
+        while j < len(texts) and (j == i or points + len(texts[j]) <= BATCH_POINTS):
+            points += len(texts[j]) + 1
+            j += 1
+        part = texts[i:j]
+        blob = b"\xff".join([t.encode("utf-8", "surrogatepass") for t in part])
+        out.append(Batch(i, j - i, blob, points))
+        i = j
+    return out
 
 
 def _words(data: bytes) -> array:
@@ -100,8 +131,9 @@ class KernelWindowScan:
         self.hs_at = self._zeros(4 * p * k)
         self.hn_at = self._zeros(4 * p)
         self.state_at = self._zeros(4 * _STATE_WORDS)
+        floor_at = self._place((array("q", [-1]) * max(p, 1)).tobytes())  # no heap full yet
         cfg = [p, k, scan.window, u_at, po_at, ps_at, self.df_at, ts_at, acc_at, as_at]
-        cfg += [touch_at, self.hx_at, self.hs_at, self.hn_at, self.state_at]
+        cfg += [touch_at, self.hx_at, self.hs_at, self.hn_at, self.state_at, floor_at]
         self.m.call("sem_configure", self._place(array("i", cfg).tobytes()))
         self.scratch_at, self.scratch = 0, 0
         self.flat_at, self.flat = 0, 0
@@ -158,45 +190,42 @@ class KernelWindowScan:
         return self.scratch_at
 
     # -- the scan ------------------------------------------------------------------------------
-    def scan(self, records: list[tuple[int, list[str]]]) -> list:
+    def scan(self, records: list[tuple[int, list[str]]], batches: list | None = None) -> list:
         """As :meth:`SemanticScan.scan` (``(1-based record number, field values)``).
 
+        Args:
+            batches: :func:`batches` of these records and this scan's window, when made
+                already (on another thread); made here when None.
         Returns:
             the records left unscanned (empty, unless their windows could take the window
             serial past :data:`SERIAL_MAX`: then :meth:`close` and the Python scan go on).
         """
         self._check()
-        texts = [" ".join(segs) for _, segs in records]
+        if batches is None:
+            batches = make_batches(records, self.s.window)
         stride = (self.s.window + 1) // 2
-        i = 0
-        while i < len(texts):
-            j, points = i, 0
-            while j < len(texts) and (j == i or points + len(texts[j]) <= BATCH_POINTS):
-                points += len(texts[j]) + 1
-                j += 1
+        for b in batches:
             # at most (points + 1) / 2 words, and per record words / stride + 2 windows
-            if self.windows_seen() + (points + 1) // 2 // stride + 2 * (j - i) > SERIAL_MAX:
-                return records[i:]
-            self._batch(records[i:j], texts[i:j])
-            i = j
+            if self.windows_seen() + (b.points + 1) // 2 // stride + 2 * b.count > SERIAL_MAX:
+                return records[b.first :]
+            self._batch(records[b.first : b.first + b.count], b.blob)
         return []
 
-    def _batch(self, records: list, texts: list[str]) -> None:
-        blob = b"\xff".join([t.encode("utf-8", "surrogatepass") for t in texts])
-        n, nrec = len(blob), len(texts)
+    def _batch(self, records: list, blob: bytes) -> None:
+        n, nrec = len(blob), len(records)
         stride = (self.s.window + 1) // 2
         words = n // 2 + nrec + 1  # a word is at least one byte and a separator
         windows = words // stride + 2 * nrec + 1
-        sizes = (n + 1, 4 * words, 4 * nrec + 4, 4 * windows, 16 * windows)
+        sizes = (n + 1, 4 * words, 4 * nrec + 4, 4 * words, 8 * words, 4 * windows, 24 * windows)
         at = self._scratch(sum(sizes) + 16 * len(sizes))
         offsets = []
         for size in sizes:
             offsets.append(at)
             at = (at + size + 15) & ~15
-        blob_at, ids_at, counts_at, wref_at, out_at = offsets
+        blob_at, ids_at, counts_at, offs_at, res_at, wref_at, out_at = offsets
         self.m.write(blob_at, blob)
         e0 = self._state()[3]
-        count = self.m.call("sem_unknown", blob_at, n, ids_at, counts_at)
+        count = self.m.call("sem_unknown", blob_at, n, ids_at, counts_at, offs_at)
         if count == -3:  # the table is full: a bigger one, or emptied, and the batch again
             if e0 == 0:  # too small for this batch alone
                 self._word_table(2 * self.slots, max(2 * self.pool, n))
@@ -205,19 +234,19 @@ class KernelWindowScan:
                 self._word_table(slots, max(8 * slots, self.pool))
             else:
                 self._empty_words()
-            return self._batch(records, texts)
+            return self._batch(records, blob)
         if count:
             try:
                 self._learn(e0, count)
             except BaseException:  # (an interrupt too) its new words would stay pending
                 self._empty_words()  # and fail every later batch that holds one
                 raise
-        got = self.m.call("sem_scan", ids_at, counts_at, nrec, wref_at, out_at)
+        got = self.m.call("sem_scan", ids_at, counts_at, offs_at, nrec, res_at, wref_at, out_at)
         if got < 0:
             raise RuntimeError("the kernel's sem_scan met a word it has no terms for")
         if got:
             try:
-                self._keep(_words(self.m.read(out_at, 16 * got)), records, texts)
+                self._keep(_words(self.m.read(out_at, 24 * got)), records, blob)
             except BaseException:
                 self.failed = True
                 raise
@@ -270,18 +299,18 @@ class KernelWindowScan:
         k = self.k
         return {hs[j] & 0xFFFFFFFF for i in range(self.p) for j in range(i * k, i * k + hn[i])}
 
-    def _keep(self, kept_now: array, records: list, texts: list[str]) -> None:
+    def _keep(self, kept_now: array, records: list, blob: bytes) -> None:
         """The windows of this batch some heap holds at its end (``[serial, record, start,
-        end]`` each), kept with their context (a window of words either side)."""
+        end, lo, hi]`` each), kept with their context (a window of words either side: the
+        words of ``blob[lo:hi]``, to the record's end when hi is -1)."""
         size, kept, name = self.s.window, self.windows, self.s.file_name
-        split: dict[int, list[str]] = {}
-        for q in range(0, len(kept_now), 4):
-            serial, r, s, e = kept_now[q : q + 4]
-            words = split.get(r)
-            if words is None:
-                words = split[r] = texts[r].split()
-            c0 = max(0, s - size)
-            kept[serial] = Window(records[r][0], s, e, c0, words[c0 : e + size], name, serial)
+        for q in range(0, len(kept_now), 6):
+            serial, r, s, e, lo, hi = kept_now[q : q + 6]
+            if hi < 0:
+                hi = blob.find(b"\xff", lo)
+                hi = len(blob) if hi < 0 else hi
+            words = blob[lo:hi].decode("utf-8", "surrogatepass").split()
+            kept[serial] = Window(records[r][0], s, e, max(0, s - size), words, name, serial)
         if len(kept) > 4 * self.p * self.k:  # windows of earlier batches let go since
             alive = self._alive()
             for serial in [x for x in kept if x not in alive]:
