@@ -14,9 +14,10 @@ GSM8K test (1,319 questions) against the first 20 MB and 200 MB of the benchmark
 
 The embedding is bounded by k × probes whatever the corpus size, so the *marginal* rate,
 Δbytes / Δseconds between the two sizes, is what grows with the corpus: printed for both rungs
-and as their ratio. One run on a shared machine: compare the ratio, not the absolute rates.
+and as their ratio, per round (every size once, both rungs) and as the median over rounds. On
+a shared machine compare the ratio, not the absolute rates.
 
-    .venv/bin/python benchmarks/bench_semantic_scan.py [--mb 20,200] [--corpus FILE]
+    .venv/bin/python benchmarks/bench_semantic_scan.py [--mb 20,200] [--repeat 3] [--corpus FILE]
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -105,6 +107,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mb", default="20,200")
     ap.add_argument(
+        "--repeat", type=int, default=3, help="rounds of every size, the ratio's median printed"
+    )
+    ap.add_argument(
         "--python",
         action="store_true",
         help="also time the window scan in Python (the oracle; --filter off's path)",
@@ -130,36 +135,46 @@ def main():
         n_eval = sum(1 for line in f if line.strip())
     print(f"eval {ev} ({n_eval} rows; EVALSIEVE_SHARED names the shared folder); corpus {corpus}")
     tmp = Path(tempfile.mkdtemp(prefix="evalsieve-semscan-"))
-    rows = []
-    for mb in sizes:
-        tr = head_file(corpus, mb, tmp)
-        size = tr.stat().st_size
-        t_ng, c_ng = ngram_seconds(ev, tr, tmp / f"out{int(mb)}")
-        t_sem, c_sem, fig = semantic_seconds(ev, tr)
-        t_py = semantic_seconds(ev, tr, kernel=False)[0] if a.python else None
-        rows.append((size, t_ng, t_sem, c_ng, c_sem, t_py))
-        print(
-            f"{size / 1e6:6.1f} MB: n-gram pass {t_ng:7.1f} s ({size / 1e6 / t_ng:6.1f} MB/s); "
-            f"semantic scan + spans {t_sem:7.1f} s ({size / 1e6 / t_sem:5.2f} MB/s; "
-            f"{fig['windows']:,} windows, {fig['windows'] / t_sem:,.0f} windows/s, "
-            f"{fig['windows_embedded']:,} spans for {fig['probes']:,} probes); CPU seconds: "
-            f"n-gram {c_ng:.1f}, semantic {c_sem:.1f}"
-            + (f"; the scan in Python: {t_py:.1f} s" if t_py is not None else ""),
-            flush=True,
-        )
-    if len(rows) >= 2:
+    files = [head_file(corpus, mb, tmp) for mb in sizes]
+    ratios = {"wall clock": [], "CPU time": []}
+    for round_ in range(a.repeat):
+        rows = []
+        for mb, tr in zip(sizes, files):
+            size = tr.stat().st_size
+            t_ng, c_ng = ngram_seconds(ev, tr, tmp / f"out{int(mb)}")
+            t_sem, c_sem, fig = semantic_seconds(ev, tr)
+            t_py = semantic_seconds(ev, tr, kernel=False)[0] if a.python else None
+            rows.append((size, t_ng, t_sem, c_ng, c_sem, t_py))
+            print(
+                f"round {round_ + 1}, {size / 1e6:6.1f} MB: n-gram pass {t_ng:7.1f} s "
+                f"({size / 1e6 / t_ng:6.1f} MB/s); semantic scan + spans {t_sem:7.1f} s "
+                f"({size / 1e6 / t_sem:5.2f} MB/s; {fig['windows']:,} windows, "
+                f"{fig['windows'] / t_sem:,.0f} windows/s, {fig['windows_embedded']:,} spans for "
+                f"{fig['probes']:,} probes); CPU seconds: n-gram {c_ng:.1f}, semantic {c_sem:.1f}"
+                + (f"; the scan in Python: {t_py:.1f} s" if t_py is not None else ""),
+                flush=True,
+            )
+        if len(rows) < 2:
+            continue
         lo, b = rows[0], rows[-1]
         mb = (b[0] - lo[0]) / 1e6
         for label, i, j in (("wall clock", 1, 2), ("CPU time", 3, 4)):
             ng = mb / max(b[i] - lo[i], 1e-9)
             sem = mb / max(b[j] - lo[j], 1e-9)
+            ratios[label].append(sem / ng)
             print(
-                f"marginal by {label} ({mb:.0f} MB more): n-gram {ng:.1f} MB/s, semantic "
+                f"  marginal by {label} ({mb:.0f} MB more): n-gram {ng:.1f} MB/s, semantic "
                 f"{sem:.2f} MB/s (embedding excluded); semantic / n-gram = {sem / ng:.3f}"
             )
         if a.python:
             py = mb / max(b[5] - lo[5], 1e-9)
-            print(f"the window scan in Python (the oracle): {py:.2f} MB/s marginal")
+            print(f"  the window scan in Python (the oracle): {py:.2f} MB/s marginal")
+    for label, rs in ratios.items():
+        if rs:
+            print(
+                f"semantic / n-gram marginal by {label}, median of {len(rs)} round(s): "
+                f"{statistics.median(rs):.3f} (each: {', '.join(f'{r:.3f}' for r in rs)})"
+            )
 
 
 if __name__ == "__main__":
