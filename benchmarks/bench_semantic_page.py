@@ -9,7 +9,7 @@ the records and the embedding left out, on one thread each:
 * page: a fresh worker (booted untimed) runs the contamination job with the rung on; the
   scan's seconds come from the rung's log event (``cont.semantic_request``'s
   ``scan_seconds``), and the worker is stopped there, before the embedding;
-* CLI: ``drivers._semantic_pass`` in this process (the CLI's second read of the corpus).
+* CLI: ``semantic_pass.semantic_pass`` in this process (the CLI's second read of the corpus).
 
 Rounds take turns (page, CLI); medians of ``--repeat``, and page / CLI.
 
@@ -55,7 +55,7 @@ async (args) => {
 
 def cli_scan_seconds(ev: Path, tr: Path, kernel: bool) -> float:
     """The window scan's seconds in the CLI's semantic pass over ``tr``."""
-    from evalsieve import drivers
+    from evalsieve import semantic_pass
     from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
     from evalsieve.semantic import SemanticConfig
 
@@ -71,7 +71,9 @@ def cli_scan_seconds(ev: Path, tr: Path, kernel: bool) -> float:
     job.feed_eval(ev.read_text(encoding="utf-8"))
     job.end_eval()
     files = [{"name": tr.name, "path": str(tr), "fmt": "jsonl", "fields": ["text"]}]
-    drivers._semantic_pass(job, files, lambda msg: None, kernel=kernel)
+    semantic_pass.semantic_pass(
+        job, files, lambda msg: None, kernel=kernel, clock=time.perf_counter
+    )
     return job.semantic.scan_seconds
 
 

@@ -8,7 +8,7 @@ GSM8K test (1,319 questions) against the first 20 MB and 200 MB of the benchmark
 * n-gram rung: ``evalsieve contamination`` as a subprocess without ``--semantic`` (one worker,
   the numpy filter), its own ``seconds_training_pass``;
 * semantic rung, embedding excluded: the CLI's second read of the corpus for the rung
-  (``drivers._semantic_pass``: the same reader, field extractor and ``SemanticScan.scan``, its
+  (``semantic_pass.semantic_pass``: the same reader, field extractor and ``SemanticScan.scan``, its
   window scan in the compiled kernel), then ``SemanticScan.request()`` (the fitted spans), in
   this process; with ``--python`` the same with the window scan in Python (the oracle).
 
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from evalsieve import drivers  # noqa: E402
+from evalsieve import semantic_pass  # noqa: E402
 from evalsieve.contamination_job import ContaminationConfig, ContaminationJob  # noqa: E402
 from evalsieve.semantic import SemanticConfig  # noqa: E402
 
@@ -98,7 +98,9 @@ def semantic_seconds(ev: Path, tr: Path, kernel: bool = True) -> tuple[float, fl
     job.end_eval()
     files = [{"name": tr.name, "path": str(tr), "fmt": "jsonl", "fields": ["text"]}]
     t0, c0 = time.perf_counter(), time.process_time()
-    drivers._semantic_pass(job, files, lambda msg: None, kernel=kernel)
+    semantic_pass.semantic_pass(
+        job, files, lambda msg: None, kernel=kernel, clock=time.perf_counter
+    )
     job.semantic.request()
     return time.perf_counter() - t0, time.process_time() - c0, job.semantic.figures()
 

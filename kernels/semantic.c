@@ -5,7 +5,7 @@
  *
  * What a word means stays in Python: a word's terms (evalsieve.semantic_terms.word_terms:
  * NFKC, lowercase, letter and digit runs, light stemming, number words) are computed there
- * once per distinct word and handed back as vocabulary term ids (sem_unknown, then
+ * once per distinct word and handed back as vocabulary term ids (sem_lookup, then
  * sem_set_terms). This kernel keeps the table raw word -> term ids and does the rest, the
  * per-word and per-window work that grows with the corpus. evalsieve.semantic_kernel is the
  * host; the Python scan is the oracle it is tested against (tests/py/test_semantic_kernel.py).
@@ -158,52 +158,19 @@ static inline int high_space(const u8 *p, const u8 *end, u32 *len) {
  * a word not in the table is added (pending, its terms to come: sem_set_terms). New entries
  * are numbered on from the table's count. Returns the number of new entries, or -3 when the
  * table is full (the host empties it, or gives a bigger one, and calls again). */
-/* Words are looked up GROUP at a time: their bytes split and hashed first, then their first
- * slots read, then each found or added. The slot reads do not depend on one another, so the
- * cache misses of a table bigger than the cache overlap instead of queueing one by one
- * (WebAssembly has no prefetch instruction: a plain load serves). */
-#define GROUP 16
-static u32 S_TOUCHED; /* the group loads' sum, kept so that they are not optimised away */
+/* Pass 1 of a batch, in two calls. sem_split reads only the batch and the byte classes, so
+ * a host may run it in an instance of its own (the CLI: on its reader thread) and hand its
+ * output to sem_lookup in the scan's instance. */
 
-/* Find or add the group's words (ids[base + g] for word g). Returns 0, or -3: table full. */
-static i32 resolve(const u8 *const *gq, const u32 *gl, const u32 *gh, u32 ng, u32 *ids) {
-  u32 gk[GROUP], t = 0;
-  for (u32 g = 0; g < ng; g++) { gk[g] = home(gh[g]); t += W_SLOT[4 * gk[g] + 1]; }
-  S_TOUCHED += t;
-  for (u32 g = 0; g < ng; g++) {
-    const u8 *q = gq[g];
-    u32 len = gl[g], h = gh[g], slot, lo, hi;
-    i32 e = find(q, len, h, gk[g], &slot, &lo, &hi);
-    if (e >= 0 && W_NONE[e]) { ids[g] = NONE; continue; }
-    if (e < 0) {
-      if (S_STATE[3] >= W_ECAP || S_STATE[4] + len > W_PCAP) return -3;
-      e = (i32)S_STATE[3]++;
-      u32 *ent = W_ENT + 4 * (u32)e;
-      ent[0] = S_STATE[4]; ent[1] = len; ent[2] = 0; ent[3] = PENDING;
-      for (u32 i = 0; i < len; i++) W_POOL[S_STATE[4] + i] = q[i];
-      S_STATE[4] += len;
-      u32 *sl = W_SLOT + 4 * slot;
-      sl[0] = tag_of(h, len); sl[1] = (u32)e + 1; sl[2] = lo; sl[3] = hi;
-      W_NONE[e] = 0;
-    }
-    ids[g] = (u32)e;
-  }
-  return 0;
-}
-
-/* Pass 1 of a batch: the batch's words, split where str.split() splits, records ended by
- * 0xFF. Each word's entry goes to ids (in order), its first byte's offset in the batch to
- * offs, and each record's word count to counts;
- * a word not in the table is added (pending, its terms to come: sem_set_terms). New entries
- * are numbered on from the table's count. Returns the number of new entries, or -3 when the
- * table is full (the host empties it, or gives a bigger one, and calls again). */
-EXPORT("sem_unknown") i32 sem_unknown(i32 blob_at, i32 nbytes, i32 ids_at, i32 counts_at,
-                                      i32 offs_at) {
+/* The batch's words, split where str.split() splits, records ended by 0xFF: each word's
+ * first byte's offset in the batch to offs, its bytes to lens, its FNV-1a hash to hashes
+ * (one u32 each, in order), each record's word count to counts. Returns the word count. */
+EXPORT("sem_split") i32 sem_split(i32 blob_at, i32 nbytes, i32 offs_at, i32 lens_at,
+                                  i32 hashes_at, i32 counts_at) {
   const u8 *const blob = AT(const u8 *, blob_at), *p = blob, *end = p + nbytes;
-  u32 *ids = AT(u32 *, ids_at), *counts = AT(u32 *, counts_at), *offs = AT(u32 *, offs_at);
-  u32 e0 = S_STATE[3], nw = 0, rec_first = 0, r = 0, ng = 0;
-  const u8 *gq[GROUP];
-  u32 gl[GROUP], gh[GROUP];
+  u32 *offs = AT(u32 *, offs_at), *lens = AT(u32 *, lens_at), *hashes = AT(u32 *, hashes_at);
+  u32 *counts = AT(u32 *, counts_at);
+  u32 nw = 0, rec_first = 0, r = 0;
   if (!BYTE_CLASS[' ']) byte_classes();
   for (;;) {
     /* white space, record ends */
@@ -227,19 +194,58 @@ EXPORT("sem_unknown") i32 sem_unknown(i32 blob_at, i32 nbytes, i32 ids_at, i32 c
       }
       h = (h ^ *p++) * FNV_PRIME;
     }
-    gq[ng] = q; gl[ng] = (u32)(p - q); gh[ng] = h;
-    offs[nw++] = (u32)(q - blob);
-    if (++ng == GROUP) {
-      if (resolve(gq, gl, gh, ng, ids + nw - ng)) return -3;
-      ng = 0;
+    offs[nw] = (u32)(q - blob); lens[nw] = (u32)(p - q); hashes[nw] = h;
+    nw++;
+  }
+  counts[r] = nw - rec_first;
+  return (i32)nw;
+}
+
+/* Words are looked up GROUP at a time: their first slots read first, then each found or
+ * added. The slot reads do not depend on one another, so the cache misses of a table bigger
+ * than the cache overlap instead of queueing one by one (WebAssembly has no prefetch
+ * instruction: a plain load serves). */
+#define GROUP 16
+static u32 S_TOUCHED; /* the group loads' sum, kept so that they are not optimised away */
+
+/* The entries of the batch's nw words (sem_split's offs, lens and hashes) to ids, NONE for
+ * a word without vocabulary terms; a word not in the table is added (pending, its terms to
+ * come: sem_set_terms). New entries are numbered on from the table's count. Returns the
+ * number of new entries, or -3 when the table is full (the host empties it, or gives a
+ * bigger one, and calls again). */
+EXPORT("sem_lookup") i32 sem_lookup(i32 blob_at, i32 nw, i32 offs_at, i32 lens_at,
+                                    i32 hashes_at, i32 ids_at) {
+  const u8 *const blob = AT(const u8 *, blob_at);
+  const u32 *offs = AT(const u32 *, offs_at), *lens = AT(const u32 *, lens_at);
+  const u32 *hashes = AT(const u32 *, hashes_at);
+  u32 *ids = AT(u32 *, ids_at), e0 = S_STATE[3], t = 0;
+  for (u32 g0 = 0; g0 < (u32)nw; g0 += GROUP) {
+    u32 ng = (u32)nw - g0 < GROUP ? (u32)nw - g0 : GROUP, gk[GROUP];
+    for (u32 g = 0; g < ng; g++) { gk[g] = home(hashes[g0 + g]); t += W_SLOT[4 * gk[g] + 1]; }
+    for (u32 g = 0; g < ng; g++) {
+      u32 w = g0 + g, len = lens[w], h = hashes[w], slot, lo, hi;
+      const u8 *q = blob + offs[w];
+      i32 e = find(q, len, h, gk[g], &slot, &lo, &hi);
+      if (e >= 0 && W_NONE[e]) { ids[w] = NONE; continue; }
+      if (e < 0) {
+        if (S_STATE[3] >= W_ECAP || S_STATE[4] + len > W_PCAP) return -3;
+        e = (i32)S_STATE[3]++;
+        u32 *ent = W_ENT + 4 * (u32)e;
+        ent[0] = S_STATE[4]; ent[1] = len; ent[2] = 0; ent[3] = PENDING;
+        for (u32 i = 0; i < len; i++) W_POOL[S_STATE[4] + i] = q[i];
+        S_STATE[4] += len;
+        u32 *sl = W_SLOT + 4 * slot;
+        sl[0] = tag_of(h, len); sl[1] = (u32)e + 1; sl[2] = lo; sl[3] = hi;
+        W_NONE[e] = 0;
+      }
+      ids[w] = (u32)e;
     }
   }
-  if (ng && resolve(gq, gl, gh, ng, ids + nw - ng)) return -3;
-  counts[r] = nw - rec_first;
+  S_TOUCHED += t;
   return (i32)(S_STATE[3] - e0);
 }
 
-/* The terms of the entries sem_unknown added (e0, e0 + 1, ...): per entry, the number of its
+/* The terms of the entries sem_lookup added (e0, e0 + 1, ...): per entry, the number of its
  * term ids and then the ids. */
 EXPORT("sem_set_terms") void sem_set_terms(i32 at, i32 count, i32 e0) {
   const i32 *t = AT(const i32 *, at);
@@ -345,10 +351,10 @@ static void window(const u64 *res, const u32 *offs, u32 n, u32 s, u32 e, u32 r, 
   }
 }
 
-/* Pass 2 of a batch (after sem_unknown and sem_set_terms on it): every record's windows
+/* Pass 2 of a batch (after sem_split, sem_lookup and sem_set_terms on it): every record's windows
  * (evalsieve.semantic_config.window_spans) through the candidate stage. `res` is room for
  * one u64 per word of the batch (each word's terms, looked up once: a window reads them from
- * there, not from the word table); `offs` holds the words' offsets (sem_unknown); `out` gets
+ * there, not from the word table); `offs` holds the words' offsets (sem_split); `out` gets
  * [serial, record, start word, end word, context's first byte, its end or -1] of each
  * window of the batch that a heap still holds at its end; `wref` is room for one i32 per
  * window of the batch. Returns their count, or -1 (nothing scanned) when a word's terms are

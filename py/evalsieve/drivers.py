@@ -6,7 +6,6 @@ the settings come as an argparse-like namespace (``cli.build_parser`` names them
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import threading
@@ -40,6 +39,7 @@ from .run_io import (
     report,
 )
 from .sample import corpus_defaults
+from .semantic_pass import semantic_pass
 from .stamps import InputFile
 
 PAGE_COSINE_FLOOR = constants.PARA_FLOOR
@@ -292,7 +292,8 @@ def contamination_run(args, log) -> tuple[ContaminationResult, dict]:
     assets = {}
     if sem is not None:
         report(args, "semantic", 0, 1)
-        _semantic_pass(job, files, log, kernel=args.filter in ("auto", "kernel"))
+        kernel = args.filter in ("auto", "kernel")
+        semantic_pass(job, files, log, kernel=kernel, clock=time.perf_counter)
         report(args, "semantic", 0, 1)
         assets = _semantic_rung(job, args, log)
         report(args, "semantic", 1, 1)
@@ -377,72 +378,6 @@ def _train_id_field(args, by_name: list, listed: list, log) -> str | None:
             "--train-id-field F or none to change)"
         )
     return id_field
-
-
-def _semantic_pass(job: ContaminationJob, files: list[dict], log, kernel: bool = True) -> None:
-    """The semantic rung's scan of every training record (no candidate filter can serve it),
-    here in the driver, after the n-gram pass; records count from 1 in each file. With
-    ``kernel`` its window scan runs in the compiled kernel when it can
-    (:meth:`SemanticScan.use_kernel`; the log says where it runs); the results are the same.
-
-    Raises:
-        EvalsieveError(bad_input): as the readers.
-    """
-    from .fields import FieldExtractor
-    from .readahead import read_ahead
-    from .records import RecordReader
-
-    job.semantic.clock = time.perf_counter  # the scan's own seconds, for the benchmarks
-    why = job.semantic.use_kernel() if kernel else "--filter off or numpy: pure Python"
-    log(
-        f"semantic: reading {len(files)} training file(s) once more for the windows; the "
-        + (
-            "window scan runs in the kernel"
-            if why is None
-            else f"window scan runs in Python ({why})"
-        )
-    )
-    sem = job.semantic
-
-    def records(note=None):
-        """("file", k, name) before each file's records, then ("records", records, their
-        kernel batches) per block read."""
-        for k, f in enumerate(files):
-            yield ("file", k, f["name"])
-            seg = FieldExtractor(f["fmt"], list(f["fields"]), f["name"]).segments
-            src = open_input(f["path"], f["name"])
-            if f["fmt"] == "parquet":
-                n = 0
-                for values in src.values(src.columns_for(list(f["fields"]))):
-                    recs = [(n + i + 1, seg(v)) for i, v in enumerate(values)]
-                    yield ("records", recs, sem.batches(recs))
-                    n += len(values)
-                continue
-            # skipped records are listed by the n-gram pass
-            reader = RecordReader(f["fmt"], f["name"], job.config.skip_bad_lines)
-            for text in src.chunks(skip_bad=job.config.skip_bad_lines):
-                recs = [(r.index, seg(r.value)) for r in reader.feed(text)]
-                yield ("records", recs, sem.batches(recs))
-            recs = [(r.index, seg(r.value)) for r in reader.finish()]
-            yield ("records", recs, sem.batches(recs))
-
-    # With the kernel, a thread reads, parses and batches the next records while the kernel
-    # scans these (its calls leave the GIL); in Python a thread would only contend for it.
-    items = read_ahead(records, None) if why is None else records()
-    # millions of short-lived containers, no cycle: the collector's passes cost ~8%
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        for item in items:
-            if item[0] == "file":
-                sem.set_file(item[1], item[2])
-            else:
-                sem.scan(item[1], item[2])
-    finally:
-        if paused:
-            gc.enable()
-    if job.semantic.kernel_note:
-        log(f"semantic: {job.semantic.kernel_note}")
 
 
 def _semantic_rung(job: ContaminationJob, args, log) -> dict:

@@ -100,7 +100,8 @@ class WasmMemory:
                 "sem_configure",
                 "sem_words",
                 "sem_terms_region",
-                "sem_unknown",
+                "sem_split",
+                "sem_lookup",
                 "sem_set_terms",
                 "sem_scan",
             )

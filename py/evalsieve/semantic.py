@@ -259,15 +259,16 @@ class SemanticScan:
         self.file_name = name
 
     # -- step 2: the streaming scan ------------------------------------------------------------
-    def batches(self, records: list[tuple[int, list[str]]]) -> list | None:
-        """The kernel's batches of ``records`` (:func:`semantic_kernel.make_batches`), for
-        :meth:`scan`; None when the window scan runs in Python. Touches no scan state, so a
-        reader thread may call it while :meth:`scan` runs on earlier records."""
+    def batches(self, records: list[tuple[int, list[str]]], splitter=None) -> list | None:
+        """The kernel's batches of ``records`` (:func:`semantic_kernel.make_batches`, their
+        words split by ``splitter``, a :class:`semantic_kernel.WordSplitter`, when given),
+        for :meth:`scan`; None when the window scan runs in Python. Touches no scan state,
+        so a reader thread may call it while :meth:`scan` runs on earlier records."""
         if self._kernel is None:
             return None
         from .semantic_kernel import make_batches
 
-        return make_batches(records, self.window)
+        return make_batches(records, self.window, splitter)
 
     def scan(self, records: list[tuple[int, list[str]]], batches: list | None = None) -> None:
         """Cut records into windows and offer each to the candidate stage.

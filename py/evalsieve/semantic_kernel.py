@@ -7,7 +7,7 @@ counts, each probe's candidate sum of key units and its heap of the ``candidates
 windows, ties kept by the earlier window). Its Python loop is the oracle; this host gives the
 same windows, counts and heaps (``tests/py/test_semantic_kernel.py``) at kernel speed. What a
 word's terms are stays in Python (:func:`semantic_terms.word_terms`): the kernel asks for the
-terms of each word it has not seen (``sem_unknown``), once per distinct word while its word
+terms of each word it has not seen (``sem_lookup``), once per distinct word while its word
 table lasts (the table grows while it fills, up to :data:`WORD_SLOTS`; then it is emptied,
 as the Python memo is cleared), and does the per-word and per-window work itself.
 
@@ -60,6 +60,16 @@ def too_big(probes: int, candidates: int) -> str | None:
     )
 
 
+class Split(NamedTuple):
+    """A batch's words as ``sem_split`` gives them (semantic.c): one u32 per word each."""
+
+    words: int
+    counts: bytes  #: per record, its words
+    offs: bytes  #: per word, its first byte's offset in the batch
+    lens: bytes  #: per word, its bytes
+    hashes: bytes  #: per word, the FNV-1a hash of its bytes
+
+
 class Batch(NamedTuple):
     """Records of one kernel call, as the kernel reads them."""
 
@@ -68,12 +78,67 @@ class Batch(NamedTuple):
     blob: bytes  #: each record's field values joined by " ", as UTF-8 (surrogatepass),
     #: each ended by 0xFF (semantic.c)
     points: int  #: code points of the texts, one more per record
+    split: Split | None = None  #: its words, when split already (:class:`WordSplitter`)
 
 
-def make_batches(records: list[tuple[int, list[str]]], window: int) -> list[Batch]:
+def _layout(at: int, sizes: tuple) -> list[int]:
+    """Offsets of regions of ``sizes`` bytes from ``at`` on, each 16-byte aligned, with 8
+    bytes to spare after each (the kernel reads a word's first 8 bytes at once)."""
+    out = []
+    for size in sizes:
+        out.append(at)
+        at = (at + size + 8 + 15) & ~15
+    return out
+
+
+def _room(sizes: tuple) -> int:
+    return sum(sizes) + 24 * len(sizes)
+
+
+def _split_sizes(n: int, nrec: int) -> tuple:
+    words = n // 2 + nrec + 1  # a word is at least one byte and a separator
+    return (n, 4 * nrec + 4, 4 * words, 4 * words, 4 * words)
+
+
+class WordSplitter:
+    """``sem_split`` in a kernel instance of its own, for a reader thread: the words of a
+    batch split and hashed there (:func:`make_batches`), so that the scan's instance only
+    looks them up. One thread at a time may use it.
+
+    Args:
+        memory: a fresh kernel instance (:func:`kernel._memory` when None).
+    """
+
+    def __init__(self, memory=None):
+        if memory is None:
+            from .kernel import _memory
+
+            memory = _memory()
+        self.m = memory
+        self.at = (memory.size() + 15) & ~15
+
+    def split(self, blob: bytes, nrec: int) -> Split:
+        sizes = _split_sizes(len(blob), nrec)
+        self.m.grow(self.at + _room(sizes))
+        blob_at, counts_at, offs_at, lens_at, hashes_at = _layout(self.at, sizes)
+        self.m.write(blob_at, blob)
+        nw = self.m.call("sem_split", blob_at, len(blob), offs_at, lens_at, hashes_at, counts_at)
+        return Split(
+            nw,
+            self.m.read(counts_at, 4 * nrec),
+            self.m.read(offs_at, 4 * nw),
+            self.m.read(lens_at, 4 * nw),
+            self.m.read(hashes_at, 4 * nw),
+        )
+
+
+def make_batches(
+    records: list[tuple[int, list[str]]], window: int, splitter: WordSplitter | None = None
+) -> list[Batch]:
     """The records cut into kernel batches of at most :data:`BATCH_POINTS` code points (a
-    longer record is a batch of its own). Reads nothing but its arguments, so a reader thread
-    can make the batches while the kernel scans the ones before."""
+    longer record is a batch of its own), their words split by ``splitter`` when given.
+    Reads nothing but its arguments, so a reader thread can make the batches while the
+    kernel scans the ones before."""
     texts = [" ".join(segs) for _, segs in records]
     out, i = [], 0
     while i < len(texts):
@@ -81,9 +146,9 @@ def make_batches(records: list[tuple[int, list[str]]], window: int) -> list[Batc
         while j < len(texts) and (j == i or points + len(texts[j]) <= BATCH_POINTS):
             points += len(texts[j]) + 1
             j += 1
-        part = texts[i:j]
-        blob = b"\xff".join([t.encode("utf-8", "surrogatepass") for t in part])
-        out.append(Batch(i, j - i, blob, points))
+        blob = b"\xff".join([t.encode("utf-8", "surrogatepass") for t in texts[i:j]])
+        split = splitter.split(blob, j - i) if splitter is not None else None
+        out.append(Batch(i, j - i, blob, points, split))
         i = j
     return out
 
@@ -135,7 +200,7 @@ class KernelWindowScan:
         cfg = [p, k, scan.window, u_at, po_at, ps_at, self.df_at, ts_at, acc_at, as_at]
         cfg += [touch_at, self.hx_at, self.hs_at, self.hn_at, self.state_at, floor_at]
         self.m.call("sem_configure", self._place(array("i", cfg).tobytes()))
-        self.scratch_at, self.scratch = 0, 0
+        self.areas: dict[str, tuple[int, int]] = {}  # scratch areas: (start, bytes)
         self.flat_at, self.flat = 0, 0
         self.terms_cap = TERM_IDS  # grown when needed (_learn)
         self._terms_at = self._zeros(4 * self.terms_cap)
@@ -183,11 +248,16 @@ class KernelWindowScan:
             self.pool_at, self.pool, self.none_at,
         )  # fmt: skip
 
-    def _scratch(self, nbytes: int) -> int:
-        if nbytes > self.scratch:
-            self.scratch = max(nbytes, 2 * self.scratch)
-            self.scratch_at = self._zeros(self.scratch)
-        return self.scratch_at
+    def _area(self, name: str, sizes: tuple) -> int:
+        """The start of scratch area ``name``, room for regions of ``sizes`` bytes (grown by
+        doubling; what it held is lost when it grows)."""
+        nbytes = _room(sizes)
+        at, cap = self.areas.get(name, (0, 0))
+        if nbytes > cap:
+            cap = max(nbytes, 2 * cap)
+            at = self._zeros(cap)
+            self.areas[name] = (at, cap)
+        return at
 
     # -- the scan ------------------------------------------------------------------------------
     def scan(self, records: list[tuple[int, list[str]]], batches: list | None = None) -> list:
@@ -208,24 +278,25 @@ class KernelWindowScan:
             # at most (points + 1) / 2 words, and per record words / stride + 2 windows
             if self.windows_seen() + (b.points + 1) // 2 // stride + 2 * b.count > SERIAL_MAX:
                 return records[b.first :]
-            self._batch(records[b.first : b.first + b.count], b.blob)
+            self._batch(records[b.first : b.first + b.count], b)
         return []
 
-    def _batch(self, records: list, blob: bytes) -> None:
-        n, nrec = len(blob), len(records)
-        stride = (self.s.window + 1) // 2
-        words = n // 2 + nrec + 1  # a word is at least one byte and a separator
-        windows = words // stride + 2 * nrec + 1
-        sizes = (n + 1, 4 * words, 4 * nrec + 4, 4 * words, 8 * words, 4 * windows, 24 * windows)
-        at = self._scratch(sum(sizes) + 16 * len(sizes))
-        offsets = []
-        for size in sizes:
-            offsets.append(at)
-            at = (at + size + 15) & ~15
-        blob_at, ids_at, counts_at, offs_at, res_at, wref_at, out_at = offsets
+    def _batch(self, records: list, b: Batch) -> None:
+        blob, n, nrec = b.blob, len(b.blob), b.count
+        sizes = _split_sizes(n, nrec)
+        blob_at, counts_at, offs_at, lens_at, hashes_at = _layout(self._area("split", sizes), sizes)
         self.m.write(blob_at, blob)
+        if b.split is None:
+            nw = self.m.call("sem_split", blob_at, n, offs_at, lens_at, hashes_at, counts_at)
+        else:
+            nw = b.split.words
+            for at, data in zip((counts_at, offs_at, lens_at, hashes_at), b.split[1:]):
+                self.m.write(at, data)
+        windows = nw // ((self.s.window + 1) // 2) + 2 * nrec + 1
+        sizes = (4 * nw, 8 * nw, 4 * windows, 24 * windows)
+        ids_at, res_at, wref_at, out_at = _layout(self._area("scan", sizes), sizes)
         e0 = self._state()[3]
-        count = self.m.call("sem_unknown", blob_at, n, ids_at, counts_at, offs_at)
+        count = self.m.call("sem_lookup", blob_at, nw, offs_at, lens_at, hashes_at, ids_at)
         if count == -3:  # the table is full: a bigger one, or emptied, and the batch again
             if e0 == 0:  # too small for this batch alone
                 self._word_table(2 * self.slots, max(2 * self.pool, n))
@@ -234,7 +305,7 @@ class KernelWindowScan:
                 self._word_table(slots, max(8 * slots, self.pool))
             else:
                 self._empty_words()
-            return self._batch(records, blob)
+            return self._batch(records, b)
         if count:
             try:
                 self._learn(e0, count)

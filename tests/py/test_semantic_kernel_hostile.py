@@ -396,12 +396,19 @@ def _driver_job(fixtures, train):
 def test_the_drivers_reader_thread_gives_the_python_scan_and_its_errors(
     tmp_path, fixtures, monkeypatch
 ):
-    """The CLI's semantic pass reads and batches records on a thread while the kernel scans
-    (drivers._semantic_pass): several blocks of a file and several batches a block give the
-    Python scan's windows, heaps and counts; a malformed line in the third block raises the
-    reader's error, naming the file and the line, as without the thread."""
-    from evalsieve import corpus_files, drivers
+    """The CLI's semantic pass reads, batches and splits records on a thread while the kernel
+    scans (semantic_pass.semantic_pass): several blocks of a file and several batches a block
+    give the Python scan's windows, heaps and counts; a malformed line in the third block
+    raises the reader's error, naming the file and the line, as without the thread. The
+    process's GIL interval and cycle collector are as they were after either."""
+    import gc
+    import sys
+
+    from evalsieve import corpus_files, semantic_pass
     from evalsieve.errors import EvalsieveError
+
+    interval = sys.getswitchinterval()
+    assert gc.isenabled() and interval > semantic_pass.SWITCH_INTERVAL
 
     monkeypatch.setattr(corpus_files, "CHUNK_BYTES", 4096)
     monkeypatch.setattr(semantic_kernel, "BATCH_POINTS", 1500)
@@ -413,7 +420,7 @@ def test_the_drivers_reader_thread_gives_the_python_scan_and_its_errors(
     states = []
     for kernel in (False, True):
         job = _driver_job(fixtures, src)
-        drivers._semantic_pass(job, files, lambda m: None, kernel=kernel)
+        semantic_pass.semantic_pass(job, files, lambda m: None, kernel=kernel)
         assert (job.semantic._kernel is not None) == kernel
         states.append(_state(job.semantic))
     assert states[0] == states[1] and states[0][4] > 50
@@ -428,8 +435,8 @@ def test_the_drivers_reader_thread_gives_the_python_scan_and_its_errors(
     for kernel in (False, True):
         job = _driver_job(fixtures, src)
         with pytest.raises(EvalsieveError) as e:
-            drivers._semantic_pass(job, files, lambda m: None, kernel=kernel)
+            semantic_pass.semantic_pass(job, files, lambda m: None, kernel=kernel)
         messages.append(str(e.value))
     assert messages[0] == messages[1]
     assert "bad.jsonl" in messages[0] and f"line {at + 1}" in messages[0]
-
+    assert gc.isenabled() and sys.getswitchinterval() == interval
