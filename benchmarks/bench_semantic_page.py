@@ -55,6 +55,8 @@ async (args) => {
 
 def cli_scan_seconds(ev: Path, tr: Path, kernel: bool) -> float:
     """The window scan's seconds in the CLI's semantic pass over ``tr``."""
+    import time
+
     from evalsieve import semantic_pass
     from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
     from evalsieve.semantic import SemanticConfig
