@@ -5,19 +5,21 @@ figures; not a test).
 GSM8K test (1,319 questions) against the first 20 MB and 200 MB of the benchmark corpus
 (benchmarks/make_training.py, as bench_contamination.py builds it). For each size:
 
-* n-gram rung: ``evalsieve contamination`` as a subprocess without ``--semantic`` (one worker,
-  the numpy filter), its own ``seconds_training_pass``;
+* n-gram rung: ``evalsieve contamination`` as a subprocess without ``--semantic`` (``--workers``
+  1 unless given; the scan kernel's filter), its own ``seconds_training_pass``;
 * semantic rung, embedding excluded: the CLI's second read of the corpus for the rung
-  (``semantic_pass.semantic_pass``: the same reader, field extractor and ``SemanticScan.scan``, its
-  window scan in the compiled kernel), then ``SemanticScan.request()`` (the fitted spans), in
-  this process; with ``--python`` the same with the window scan in Python (the oracle).
+  (``semantic_pass.semantic_pass``: the same reader, field extractor and ``SemanticScan.scan``,
+  its window scan in the compiled kernel; with ``--workers`` > 1 in the n-gram pass's tasks,
+  the shards merged), then ``SemanticScan.request()`` (the fitted spans), in this process;
+  with ``--python`` the same with the window scan in Python (the oracle).
 
 The embedding is bounded by k × probes whatever the corpus size, so the *marginal* rate,
 Δbytes / Δseconds between the two sizes, is what grows with the corpus: printed for both rungs
 and as their ratio, per round (every size once, both rungs) and as the median over rounds. On
 a shared machine compare the ratio, not the absolute rates.
 
-    .venv/bin/python benchmarks/bench_semantic_scan.py [--mb 20,200] [--repeat 3] [--corpus FILE]
+    .venv/bin/python benchmarks/bench_semantic_scan.py [--mb 20,200] [--repeat 3] [--workers 1]
+        [--corpus FILE]
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def head_file(corpus: Path, mb: float, out_dir: Path) -> Path:
     return out
 
 
-def ngram_seconds(ev: Path, tr: Path, out: Path) -> tuple[float, float]:
+def ngram_seconds(ev: Path, tr: Path, out: Path, workers: int = 1) -> tuple[float, float]:
     """The CLI's ``seconds_training_pass`` and ``cpu_seconds_training_pass``."""
     proc = subprocess.run(
         [
@@ -66,7 +68,7 @@ def ngram_seconds(ev: Path, tr: Path, out: Path) -> tuple[float, float]:
             "--train-field",
             "text",
             "--workers",
-            "1",
+            str(workers),
             "--out",
             str(out),
             "--json",
@@ -82,9 +84,12 @@ def ngram_seconds(ev: Path, tr: Path, out: Path) -> tuple[float, float]:
     return s["seconds_training_pass"], s["cpu_seconds_training_pass"]
 
 
-def semantic_seconds(ev: Path, tr: Path, kernel: bool = True) -> tuple[float, float, dict]:
-    """The rung's scan of ``tr`` and its request, as the CLI runs them (embedding excluded):
-    wall and CPU seconds, and the rung's figures."""
+def semantic_seconds(
+    ev: Path, tr: Path, kernel: bool = True, workers: int = 1
+) -> tuple[float, float, dict]:
+    """The rung's scan of ``tr`` and its request, as the CLI runs them (embedding excluded;
+    with ``workers`` > 1 in the n-gram pass's tasks, forked workers): wall and CPU seconds
+    (of this process and its finished workers), and the rung's figures."""
     job = ContaminationJob(
         ContaminationConfig(("question",), ("text",), semantic=SemanticConfig()),
         ev.name,
@@ -97,12 +102,26 @@ def semantic_seconds(ev: Path, tr: Path, kernel: bool = True) -> tuple[float, fl
     job.feed_eval(ev.read_text(encoding="utf-8"))
     job.end_eval()
     files = [{"name": tr.name, "path": str(tr), "fmt": "jsonl", "fields": ["text"]}]
-    t0, c0 = time.perf_counter(), time.process_time()
+    files[0].update(gzip=False, size=tr.stat().st_size)
+    run = None
+    if workers > 1:
+        from evalsieve.engines import run_local
+
+        def run(payload, tasks, fn, on_result):
+            run_local(payload, tasks, workers, on_result, lambda n: None, fn=fn)
+
+    t0, c0 = time.perf_counter(), _cpu()
     semantic_pass.semantic_pass(
-        job, files, lambda msg: None, kernel=kernel, clock=time.perf_counter
+        job, files, lambda msg: None, kernel, time.perf_counter, workers, run
     )
     job.semantic.request()
-    return time.perf_counter() - t0, time.process_time() - c0, job.semantic.figures()
+    return time.perf_counter() - t0, _cpu() - c0, job.semantic.figures()
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its children that have ended."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def main():
@@ -110,6 +129,12 @@ def main():
     ap.add_argument("--mb", default="20,200")
     ap.add_argument(
         "--repeat", type=int, default=3, help="rounds of every size, the ratio's median printed"
+    )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="both rungs in this many forked workers (the n-gram pass's tasks)",
     )
     ap.add_argument(
         "--python",
@@ -143,8 +168,8 @@ def main():
         rows = []
         for mb, tr in zip(sizes, files):
             size = tr.stat().st_size
-            t_ng, c_ng = ngram_seconds(ev, tr, tmp / f"out{int(mb)}")
-            t_sem, c_sem, fig = semantic_seconds(ev, tr)
+            t_ng, c_ng = ngram_seconds(ev, tr, tmp / f"out{int(mb)}", a.workers)
+            t_sem, c_sem, fig = semantic_seconds(ev, tr, workers=a.workers)
             t_py = semantic_seconds(ev, tr, kernel=False)[0] if a.python else None
             rows.append((size, t_ng, t_sem, c_ng, c_sem, t_py))
             print(

@@ -293,7 +293,16 @@ def contamination_run(args, log) -> tuple[ContaminationResult, dict]:
     if sem is not None:
         report(args, "semantic", 0, 1)
         kernel = args.filter in ("auto", "kernel")
-        semantic_pass(job, files, log, kernel=kernel, clock=time.perf_counter)
+        run = None
+        if args.engine == "ray" or workers > 1:
+
+            def run(payload, shards, fn, on_result):
+                if args.engine == "ray":
+                    run_ray(payload, shards, args.ray_address, workers, on_result, _no_bytes, fn=fn)
+                else:
+                    run_local(payload, shards, workers, on_result, _no_bytes, fn=fn)
+
+        semantic_pass(job, files, log, kernel, time.perf_counter, workers, run)
         report(args, "semantic", 0, 1)
         assets = _semantic_rung(job, args, log)
         report(args, "semantic", 1, 1)
@@ -378,6 +387,10 @@ def _train_id_field(args, by_name: list, listed: list, log) -> str | None:
             "--train-id-field F or none to change)"
         )
     return id_field
+
+
+def _no_bytes(n: int) -> None:
+    """The semantic pass's tasks report no progress (the pass is one step of it)."""
 
 
 def _semantic_rung(job: ContaminationJob, args, log) -> dict:

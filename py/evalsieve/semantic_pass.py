@@ -12,15 +12,21 @@ the GIL in the kernel's calls. The results are those of the unthreaded scan
 
 from __future__ import annotations
 
+import codecs
 import gc
+import pickle
 import sys
 from contextlib import contextmanager
 
+from .corpus import Task, _lines_before, _raw_blocks, is_url, line_cuts
+from .decoding import SKIPPING
+from .errors import EvalsieveError, bad_input
 from .fields import FieldExtractor
 from .readahead import read_ahead
 from .records import RecordReader
 from .run_io import open_input
 from .semantic_kernel import WordSplitter
+from .semantic_shards import merge_shard, shard_state
 
 #: The GIL's switch interval during the threaded scan, in seconds (Python's default: 0.005).
 #: The scan's thread takes the GIL back after every kernel call; while the reader thread
@@ -45,20 +51,30 @@ def _threads_that_hand_over():
             gc.enable()
 
 
-def semantic_pass(job, files: list[dict], log, kernel: bool = True, clock=None) -> None:
+def semantic_pass(
+    job, files: list[dict], log, kernel: bool = True, clock=None, workers: int = 1, run=None
+) -> None:
     """The semantic rung's scan of every training record (no candidate filter can serve it),
-    here in the driver, after the n-gram pass; records count from 1 in each file. With
-    ``kernel`` its window scan runs in the compiled kernel when it can
-    (:meth:`SemanticScan.use_kernel`; the log says where it runs); the results are the same.
+    after the n-gram pass; records count from 1 in each file. With ``kernel`` its window
+    scan runs in the compiled kernel when it can (:meth:`SemanticScan.use_kernel`; the log
+    says where it runs); the results are the same.
 
     Args:
+        files: per training file ``{path, name, fmt, fields, gzip, size}``, in corpus order.
         clock: a callable giving seconds: the scan's own time (``scan_seconds``) is kept
             with it, for the benchmarks.
+        workers, run: with ``run(payload, tasks, fn, on_result)``, which runs tasks with
+            task function ``fn`` (``engines.run_local`` with ``--workers``, or
+            ``ray_engine.run_ray``), the corpus is cut into shards (:func:`shard_tasks`:
+            ``workers`` ranges of each large JSONL or text file, other files whole), each
+            scanned on its own (:func:`semantic_task`) and merged here, in corpus order,
+            into the job's scan (:func:`semantic_shards.merge_shard`: the same result).
     Raises:
         EvalsieveError(bad_input): as the readers.
     """
-    job.semantic.clock = clock
-    why = job.semantic.use_kernel() if kernel else "--filter off or numpy: pure Python"
+    sem = job.semantic
+    sem.clock = clock
+    why = sem.use_kernel() if kernel else "--filter off or numpy: pure Python"
     log(
         f"semantic: reading {len(files)} training file(s) once more for the windows; the "
         + (
@@ -67,39 +83,163 @@ def semantic_pass(job, files: list[dict], log, kernel: bool = True, clock=None) 
             else f"window scan runs in Python ({why})"
         )
     )
-    sem = job.semantic
+    skip = job.config.skip_bad_lines
+    tasks = shard_tasks(files, workers) if run is not None else []
+    if len(tasks) > 1:
+        _sharded(job, tasks, run, why is None, log)
+    else:
+        sources = [
+            (k, f["path"], f["name"], f["fmt"], f["fields"], None) for k, f in enumerate(files)
+        ]
+        _scan(sem, sources, why is None, skip)
+    if sem.kernel_note:
+        log(f"semantic: {sem.kernel_note}")
 
-    def records(note=None):
-        """("file", k, name) before each file's records, then ("records", records, their
-        kernel batches, words split in an instance of the thread's own) per block read."""
-        split = WordSplitter() if why is None else None
-        for k, f in enumerate(files):
-            yield ("file", k, f["name"])
-            seg = FieldExtractor(f["fmt"], list(f["fields"]), f["name"]).segments
-            src = open_input(f["path"], f["name"])
-            if f["fmt"] == "parquet":
-                n = 0
-                for values in src.values(src.columns_for(list(f["fields"]))):
-                    recs = [(n + i + 1, seg(v)) for i, v in enumerate(values)]
-                    yield ("records", recs, sem.batches(recs, split))
-                    n += len(values)
-                continue
-            # skipped records are listed by the n-gram pass
-            reader = RecordReader(f["fmt"], f["name"], job.config.skip_bad_lines)
-            for text in src.chunks(skip_bad=job.config.skip_bad_lines):
-                recs = [(r.index, seg(r.value)) for r in reader.feed(text)]
+
+def _scan(sem, sources: list, kernel: bool, skip: bool, count=None) -> None:
+    """Every record of ``sources`` (``(file index, path, name, format, fields, task or
+    None)``, in order) through ``sem.scan``. With the kernel, a reader thread reads, parses,
+    batches and splits the next block's records (in a kernel instance of its own) while the
+    kernel scans the block before (its calls leave the GIL); in Python a thread would only
+    contend for it. ``count``: as :func:`_records` (one source)."""
+
+    def items(note=None):
+        split = WordSplitter() if kernel else None
+        for k, path, name, fmt, fields, task in sources:
+            yield ("file", k, name)
+            for recs in _records(path, name, fmt, fields, skip, task, count):
                 yield ("records", recs, sem.batches(recs, split))
-            recs = [(r.index, seg(r.value)) for r in reader.finish()]
-            yield ("records", recs, sem.batches(recs, split))
 
-    # With the kernel, a thread reads, parses and batches the next records while the kernel
-    # scans these (its calls leave the GIL); in Python a thread would only contend for it.
-    items = read_ahead(records, None) if why is None else records()
     with _threads_that_hand_over():
-        for item in items:
+        for item in read_ahead(items, None) if kernel else items():
             if item[0] == "file":
                 sem.set_file(item[1], item[2])
             else:
                 sem.scan(item[1], item[2])
-    if job.semantic.kernel_note:
-        log(f"semantic: {job.semantic.kernel_note}")
+
+
+#: A JSONL or text file larger than this is cut into one range a worker for the sharded
+#: scan (each shard pays for a kernel instance and for learning the words it meets: about
+#: what scanning 10 MB costs); smaller files, CSV, Parquet and gzip are a shard each.
+SHARD_MIN_BYTES = 32 << 20
+
+
+def shard_tasks(files: list[dict], workers: int) -> list:
+    """The sharded scan's tasks (``corpus.Task``, corpus order): each local, uncompressed
+    JSONL or text file of more than :data:`SHARD_MIN_BYTES` cut at line ends into
+    ``workers`` ranges of equal size, every other file whole."""
+    tasks = []
+    for i, f in enumerate(files):
+        cuts = [0, f["size"]]
+        splittable = not f["gzip"] and f["fmt"] in ("jsonl", "text") and not is_url(f["path"])
+        if workers > 1 and splittable and f["size"] > SHARD_MIN_BYTES:
+            at = [f["size"] * j // workers for j in range(1, workers)]
+            cuts = line_cuts(f["path"], f["size"], at)
+        for k in range(len(cuts) - 1):
+            end = cuts[k + 1] if k + 2 < len(cuts) else -1
+            args = (f["path"], f["name"], f["fmt"], tuple(f["fields"]), cuts[k], end, f["gzip"])
+            tasks.append(Task(i, k, *args, f["size"]))
+    return tasks
+
+
+def _records(path: str, name: str, fmt: str, fields, skip: bool, task=None, count=None):
+    """Lists of ``(record number, field values)``, in order: of the file, or of ``task``'s
+    byte range (numbers from 1 at its start); at the end ``count[0]`` is how many records
+    were read (a skipped record, ``skip``, keeps its number: the n-gram pass lists it)."""
+    seg = FieldExtractor(fmt, list(fields), name).segments
+    if fmt == "parquet":
+        src = open_input(path, name)
+        n = 0
+        for values in src.values(src.columns_for(list(fields))):
+            yield [(n + i + 1, seg(v)) for i, v in enumerate(values)]
+            n += len(values)
+        if count is not None:
+            count[0] = n
+        return
+    reader = RecordReader(fmt, name, skip)
+    if task is None or task.whole:
+        texts = open_input(path, name).chunks(skip_bad=skip)
+    else:
+        texts = _range_texts(task, skip)
+    for text in texts:
+        yield [(r.index, seg(r.value)) for r in reader.feed(text)]
+    yield [(r.index, seg(r.value)) for r in reader.finish()]
+    if count is not None:
+        count[0] = reader.records_read
+
+
+def _range_texts(task, skip: bool):
+    """The decoded text of a task's byte range (a JSONL or text file read in ranges: never
+    gzip, which is read whole)."""
+    dec = codecs.getincrementaldecoder("utf-8")(SKIPPING if skip else "strict")
+    at = task.start
+    for data in _raw_blocks(task, None, None):
+        if at == 0 and data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        try:
+            yield dec.decode(data)
+        except UnicodeDecodeError as e:
+            raise bad_input(
+                f"invalid UTF-8 at byte {at + e.start}",
+                file=task.name,
+                expected="UTF-8 text (the file changed since the n-gram pass read it?)",
+            ) from e
+        at += len(data)
+    yield dec.decode(b"", final=True)
+
+
+def semantic_task(payload: dict, task, progress=None) -> dict:
+    """One shard of the rung's scan (a task function of ``engines.run_local`` and
+    ``ray_engine.run_ray``): the job's scan, unpickled fresh, reads the task's records.
+
+    Args:
+        payload: ``{"semantic": the pickled SemanticScan before any scan, "kernel": bool,
+            "skip_bad": bool}``.
+    Returns:
+        ``{file, part, records, bytes, shard}``: the shard is
+        :func:`semantic_shards.shard_state`.
+    Raises:
+        EvalsieveError(bad_input): as the readers (lines counted from the file's start).
+    """
+    scan = pickle.loads(payload["semantic"])
+    kernel = payload["kernel"] and scan.use_kernel() is None
+    n = [0]
+    try:
+        source = (task.file, task.path, task.name, task.fmt, task.fields, task)
+        _scan(scan, [source], kernel, payload["skip_bad"], n)
+    except EvalsieveError as e:
+        if e.line is not None and task.start:
+            e.line += _lines_before(task)
+        raise
+    if progress:
+        progress(task.nbytes)
+    out = {"file": task.file, "part": task.part, "bytes": task.nbytes}
+    return {**out, "records": n[0], "shard": shard_state(scan)}
+
+
+def _sharded(job, tasks: list, run, kernel: bool, log) -> None:
+    """The pass as tasks, their shards merged in corpus order as they come (a shard waits
+    for the ones before it: the merged state stays one scan's, bounded by the heaps)."""
+    sem = job.semantic
+    sem._kernel = None  # use_kernel() said whether the tasks' kernels can scan; they do
+    sem.clock = None
+    payload = {
+        "semantic": pickle.dumps(sem),
+        "kernel": kernel,
+        "skip_bad": job.config.skip_bad_lines,
+    }
+    waiting: dict[tuple[int, int], dict] = {}
+    order = [(t.file, t.part) for t in tasks]
+    offsets: dict[int, int] = {}
+
+    def on_result(res: dict) -> None:
+        waiting[(res["file"], res["part"])] = res
+        while order and order[0] in waiting:
+            r = waiting.pop(order.pop(0))
+            merge_shard(sem, r["shard"], offsets.get(r["file"], 0))
+            offsets[r["file"]] = offsets.get(r["file"], 0) + r["records"]
+
+    run(payload, sorted(tasks, key=lambda t: -t.nbytes), semantic_task, on_result)
+    if order or waiting:  # pragma: no cover - every engine returns every task or raises
+        raise EvalsieveError("internal", "the semantic pass ended with tasks missing")
+    log(f"semantic: {len(tasks)} shards of the corpus scanned on their own, merged")

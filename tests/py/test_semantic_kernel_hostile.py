@@ -204,18 +204,21 @@ def test_a_scan_after_request_continues_as_in_python():
     assert states[1] == states[0]
 
 
-def test_cli_corpus_of_formats_is_the_same_in_the_kernel_and_in_python(
-    tmp_path, fixtures, model_dir, capsys
+def test_cli_corpus_of_formats_is_the_same_in_the_kernel_in_python_and_in_shards(
+    tmp_path, fixtures, model_dir, capsys, monkeypatch
 ):
-    """A corpus of three training files (gzip JSONL with malformed lines skipped, CSV with
-    quoted multi-line fields and white space beyond ASCII, Parquet): the exports are the
-    same with the window scan in the kernel (default) and in Python (--filter off)."""
+    """A corpus of four training files (gzip JSONL with malformed lines skipped, CSV with
+    quoted multi-line fields and white space beyond ASCII, Parquet, and JSONL with a BOM and
+    malformed lines, cut into byte ranges): the exports are the same with the window scan in
+    the kernel and in Python (--filter off), in one process and in two workers' shards
+    merged (--workers 2: each range and file a task)."""
     import csv
     import gzip
     import json
 
     from test_corpus_scan import exports
 
+    from evalsieve import corpus, semantic_pass
     from evalsieve.cli import main
 
     pa = pytest.importorskip("pyarrow", reason="the parquet extra (pip install -e .[parquet])")
@@ -236,10 +239,26 @@ def test_cli_corpus_of_formats_is_the_same_in_the_kernel_and_in_python(
             words = t.split(" ")
             w.writerow([i, "".join(x + odd[(i + j) % len(odd)] for j, x in enumerate(words))])
     pq.write_table(pa.table({"text": c}), tmp_path / "c.parquet")
-    trains = [str(tmp_path / n) for n in ("a.jsonl.gz", "b.csv", "c.parquet")]
+    lines = [json.dumps({"text": t}) for t in texts[::-1] + texts[35:75]]
+    lines[30:30] = ["{broken"]
+    lines[100:100] = ["[1, 2]"]
+    with open(tmp_path / "d.jsonl", "w", encoding="utf-8") as f:
+        f.write("\ufeff" + "\n".join(lines) + "\n")
+    monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 16_000)  # d.jsonl: ranges of it
+    monkeypatch.setattr(semantic_pass, "SHARD_MIN_BYTES", 16_000)
+    d = {"path": str(tmp_path / "d.jsonl"), "name": "d", "fmt": "jsonl", "fields": ["text"]}
+    d.update(gzip=False, size=os.path.getsize(tmp_path / "d.jsonl"))
+    assert len(corpus.plan_tasks([d], 2)) >= 4
+    assert [(t.start > 0, t.end > 0) for t in semantic_pass.shard_tasks([d], 2)] == [
+        (False, True),
+        (True, False),
+    ]
+    trains = [str(tmp_path / n) for n in ("a.jsonl.gz", "b.csv", "c.parquet", "d.jsonl")]
     ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
     logs, results = {}, {}
-    for name, extra in (("py", ["--filter", "off"]), ("kernel", [])):
+    runs = (("py", ["--filter", "off"]), ("kernel", []), ("py2", ["--filter", "off"]))
+    for name, extra in runs + (("kernel2", []),):
+        extra = [*extra, "--workers", "2" if name.endswith("2") else "1"]
         argv = ["contamination", ev, *trains, "--eval-field", "question", "--train-field", "text"]
         argv += ["--semantic", "--threads", "1", "--model-dir", model_dir, "--json"]
         argv += ["--skip-bad-lines", "--semantic-window", "12"]
@@ -249,8 +268,13 @@ def test_cli_corpus_of_formats_is_the_same_in_the_kernel_and_in_python(
         results[name] = json.loads(out)["rows_contaminated_by_rung"]
     assert "window scan runs in the kernel" in logs["kernel"]
     assert "window scan runs in Python (--filter off" in logs["py"]
+    for name in ("py2", "kernel2"):
+        assert "semantic: 5 shards of the corpus scanned on their own" in logs[name], logs[name]
+    assert "shards of the corpus" not in logs["kernel"]
     assert results["py"] == results["kernel"] and results["py"]["semantic"] >= 1
-    assert exports(tmp_path / "py") == exports(tmp_path / "kernel")
+    py = exports(tmp_path / "py")
+    for name in ("kernel", "py2", "kernel2"):
+        assert exports(tmp_path / name) == py, name
 
 
 def test_heaps_too_big_for_the_kernel_keep_the_scan_in_python():
@@ -440,3 +464,42 @@ def test_the_drivers_reader_thread_gives_the_python_scan_and_its_errors(
     assert messages[0] == messages[1]
     assert "bad.jsonl" in messages[0] and f"line {at + 1}" in messages[0]
     assert gc.isenabled() and sys.getswitchinterval() == interval
+
+
+def test_cli_semantic_rung_on_ray_is_the_one_process_result(
+    tmp_path, fixtures, model_dir, capsys, monkeypatch
+):
+    """--engine ray (a local cluster of 2 CPUs): the rung's shards, a task per byte range of a
+    JSONL file and per file, scanned in Ray's workers and merged in the driver, give the
+    exports of one process."""
+    ray = pytest.importorskip("ray")
+    import json
+
+    from test_corpus_scan import ROOT, exports
+
+    from evalsieve import corpus, semantic_pass
+    from evalsieve.cli import main
+
+    with open(os.path.join(fixtures, "semantic_train.jsonl"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    (tmp_path / "a.jsonl").write_text("\n".join(lines[:60]) + "\n", encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text("\n".join(lines[60:]) + "\n", encoding="utf-8")
+    monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 12_000)  # a.jsonl and b.jsonl: ranges of them
+    monkeypatch.setattr(semantic_pass, "SHARD_MIN_BYTES", 12_000)
+    ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
+    argv = ["contamination", ev, str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
+    argv += ["--eval-field", "question", "--train-field", "text", "--semantic", "--json"]
+    argv += ["--threads", "1", "--model-dir", model_dir, "--semantic-window", "12"]
+    assert main([*argv, "--out", str(tmp_path / "one"), "--workers", "1"]) == 0
+    one = json.loads(capsys.readouterr()[0])["rows_contaminated_by_rung"]
+    env = {"env_vars": {"PYTHONPATH": os.path.join(ROOT, "py")}}
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env=env)
+    try:
+        argv += ["--engine", "ray", "--workers", "2", "--out", str(tmp_path / "ray")]
+        assert main(argv) == 0
+    finally:
+        ray.shutdown()
+    out, log = capsys.readouterr()
+    assert json.loads(out)["rows_contaminated_by_rung"] == one and one["semantic"] >= 1
+    assert "semantic: 4 shards of the corpus scanned on their own" in log, log
+    assert exports(tmp_path / "ray") == exports(tmp_path / "one")
