@@ -366,7 +366,8 @@ def _scan(payload: dict, task: Task, progress) -> dict:
             ks = filt.scanner(fields._steps)  # this process's kernel for these fields
         except ValueError:  # more field paths than the kernel takes
             filt = None
-    reader = None if filt else RecordReader(task.fmt, task.name, skip)
+    # the file's byte-order mark is taken off below: a U+FEFF the reader sees is a line's
+    reader = None if filt else RecordReader(task.fmt, task.name, skip, at_start=False)
     state["skip"] = [] if skip else None
     carry = b""
     blocks = _raw_blocks(task, h, progress)

@@ -314,6 +314,9 @@ class RecordReader:
             a malformed header, and a quoted field never closed before the end of the file
             (not one line: everything after its quote would go).
         offsets: count UTF-8 bytes, so each :class:`Record` has its ``offset``.
+        at_start: the text fed begins at the file's start, where a U+FEFF is its byte-order
+            mark (taken off); False for text after it (a byte range that starts mid-file, or
+            a file whose mark the caller took off): a U+FEFF there is the line's own.
     Attributes:
         skipped: ``(line, message)`` of every skipped record, in file order (1-based line
             where the record starts; the message says what was wrong and what was expected).
@@ -324,7 +327,14 @@ class RecordReader:
         only the two cases above.
     """
 
-    def __init__(self, fmt: str, name: str, skip_bad: bool = False, offsets: bool = False):
+    def __init__(
+        self,
+        fmt: str,
+        name: str,
+        skip_bad: bool = False,
+        offsets: bool = False,
+        at_start: bool = True,
+    ):
         self.base, self.delimiter, self.cr = split_format(fmt)
         self._offsets = offsets  # count bytes: each Record's offset
         self._bytes = 0  # UTF-8 bytes of the lines consumed so far
@@ -342,7 +352,7 @@ class RecordReader:
         self._pending_line = 0
         self._pending_offset = -1
         self._pending_quotes = 0
-        self.bom, self._started = "", False
+        self.bom, self._started = "", not at_start
         self._escaped = False  # the current text holds bytes that are not UTF-8
 
     # -- public -----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import codecs
 import gc
 import pickle
 import sys
+import threading
 from contextlib import contextmanager
 
 from .corpus import Task, _lines_before, _raw_blocks, is_url, line_cuts
@@ -34,21 +35,32 @@ from .semantic_shards import merge_shard, shard_state
 SWITCH_INTERVAL = 0.001
 
 
+_SETTINGS = {"passes": 0}  # passes running in this process; the settings before the first
+_SETTINGS_LOCK = threading.Lock()
+
+
 @contextmanager
 def _threads_that_hand_over():
     """The pass's process settings, restored after it: the GIL handed over sooner
     (:data:`SWITCH_INTERVAL`), and the cycle collector paused (the pass makes millions of
     short-lived containers, a record's dict, list and tuple, and no cycle: the collector's
-    passes over them cost ~8% of it)."""
-    interval, collecting = sys.getswitchinterval(), gc.isenabled()
-    sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
-    gc.disable()
+    passes over them cost ~8% of it). Passes on several threads at once (library calls)
+    share them: the first sets them, the last restores what was there before the first."""
+    with _SETTINGS_LOCK:
+        if not _SETTINGS["passes"]:
+            _SETTINGS.update(interval=sys.getswitchinterval(), collecting=gc.isenabled())
+            sys.setswitchinterval(min(_SETTINGS["interval"], SWITCH_INTERVAL))
+            gc.disable()
+        _SETTINGS["passes"] += 1
     try:
         yield
     finally:
-        sys.setswitchinterval(interval)
-        if collecting:
-            gc.enable()
+        with _SETTINGS_LOCK:
+            _SETTINGS["passes"] -= 1
+            if not _SETTINGS["passes"]:
+                sys.setswitchinterval(_SETTINGS["interval"])
+                if _SETTINGS["collecting"]:
+                    gc.enable()
 
 
 def semantic_pass(
@@ -118,28 +130,55 @@ def _scan(sem, sources: list, kernel: bool, skip: bool, count=None) -> None:
                 sem.scan(item[1], item[2])
 
 
-#: A JSONL or text file larger than this is cut into one range a worker for the sharded
-#: scan (each shard pays for a kernel instance and for learning the words it meets: about
-#: what scanning 10 MB costs); smaller files, CSV, Parquet and gzip are a shard each.
+#: The least bytes a shard of the sharded scan holds (each shard pays for a kernel instance
+#: and for learning the words it meets: about what scanning 10 MB costs). A corpus of at
+#: most twice this is scanned in one process.
 SHARD_MIN_BYTES = 32 << 20
 
 
-def shard_tasks(files: list[dict], workers: int) -> list:
-    """The sharded scan's tasks (``corpus.Task``, corpus order): each local, uncompressed
-    JSONL or text file of more than :data:`SHARD_MIN_BYTES` cut at line ends into
-    ``workers`` ranges of equal size, every other file whole."""
-    tasks = []
+def shard_tasks(files: list[dict], workers: int) -> list[list]:
+    """The sharded scan's shards, in corpus order: each a list of ``corpus.Task`` read one
+    after another, about ``max(SHARD_MIN_BYTES, corpus bytes / workers)`` bytes. A local,
+    uncompressed JSONL or text file of more than that is cut at line ends into ranges of at
+    least it, each a shard; other files are whole, a big one a shard alone, consecutive small
+    ones packed into one. Empty (one process) for one worker or a corpus of at most
+    2 x SHARD_MIN_BYTES."""
+    total = sum(f["size"] for f in files)
+    if workers < 2 or total <= 2 * SHARD_MIN_BYTES:
+        return []
+    target = max(SHARD_MIN_BYTES, total // workers)
+    shards: list[list] = []
+    group: list = []
+    group_bytes = 0
     for i, f in enumerate(files):
-        cuts = [0, f["size"]]
         splittable = not f["gzip"] and f["fmt"] in ("jsonl", "text") and not is_url(f["path"])
-        if workers > 1 and splittable and f["size"] > SHARD_MIN_BYTES:
-            at = [f["size"] * j // workers for j in range(1, workers)]
-            cuts = line_cuts(f["path"], f["size"], at)
-        for k in range(len(cuts) - 1):
-            end = cuts[k + 1] if k + 2 < len(cuts) else -1
-            args = (f["path"], f["name"], f["fmt"], tuple(f["fields"]), cuts[k], end, f["gzip"])
-            tasks.append(Task(i, k, *args, f["size"]))
-    return tasks
+        fields = tuple(f["fields"])
+        if splittable and f["size"] > target:
+            if group:
+                shards.append(group)
+                group, group_bytes = [], 0
+            n = f["size"] // target
+            cuts = line_cuts(f["path"], f["size"], [f["size"] * j // n for j in range(1, n)])
+            for k in range(len(cuts) - 1):
+                end = cuts[k + 1] if k + 2 < len(cuts) else -1
+                args = (f["path"], f["name"], f["fmt"], fields, cuts[k], end, False, f["size"])
+                shards.append([Task(i, k, *args)])
+            continue
+        task = Task(i, 0, f["path"], f["name"], f["fmt"], fields, 0, -1, f["gzip"], f["size"])
+        if f["size"] >= target:  # a big file read whole (gzip, CSV, Parquet): a shard alone
+            if group:
+                shards.append(group)
+                group, group_bytes = [], 0
+            shards.append([task])
+            continue
+        group.append(task)
+        group_bytes += f["size"]
+        if group_bytes >= target:
+            shards.append(group)
+            group, group_bytes = [], 0
+    if group:
+        shards.append(group)
+    return shards
 
 
 def _records(path: str, name: str, fmt: str, fields, skip: bool, task=None, count=None):
@@ -156,9 +195,12 @@ def _records(path: str, name: str, fmt: str, fields, skip: bool, task=None, coun
         if count is not None:
             count[0] = n
         return
-    reader = RecordReader(fmt, name, skip)
+    # the reader takes a file's byte-order mark off (one: a second is the first line's, as
+    # the n-gram pass reads it); a range that starts mid-file has none
+    mid_file = task is not None and task.start > 0
+    reader = RecordReader(fmt, name, skip, at_start=not mid_file)
     if task is None or task.whole:
-        texts = open_input(path, name).chunks(skip_bad=skip)
+        texts = open_input(path, name).chunks(skip_bad=skip, keep_bom=True)
     else:
         texts = _range_texts(task, skip)
     for text in texts:
@@ -172,19 +214,19 @@ def _range_texts(task, skip: bool):
     """The decoded text of a task's byte range (a JSONL or text file read in ranges: never
     gzip, which is read whole)."""
     dec = codecs.getincrementaldecoder("utf-8")(SKIPPING if skip else "strict")
-    at = task.start
+    at, lines = task.start, 0  # the block's first byte in the file; line ends before it
     for data in _raw_blocks(task, None, None):
-        if at == 0 and data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
         try:
             yield dec.decode(data)
-        except UnicodeDecodeError as e:
+        except UnicodeDecodeError as e:  # lines count from the range (semantic_task adds)
             raise bad_input(
                 f"invalid UTF-8 at byte {at + e.start}",
                 file=task.name,
+                line=lines + data.count(b"\n", 0, max(0, e.start)) + 1,
                 expected="UTF-8 text (the file changed since the n-gram pass read it?)",
             ) from e
         at += len(data)
+        lines += data.count(b"\n")
     yield dec.decode(b"", final=True)
 
 
@@ -194,42 +236,51 @@ def semantic_task(payload: dict, task, progress=None) -> dict:
 
     Args:
         payload: ``{"semantic": the pickled SemanticScan before any scan, "kernel": bool,
-            "skip_bad": bool}``.
+            "skip_bad": bool, "shards": {(file, part) of a shard's first task: its tasks}}``
+            (a task not named there is a shard alone).
     Returns:
         ``{file, part, records, bytes, shard}``: the shard is
-        :func:`semantic_shards.shard_state`.
+        :func:`semantic_shards.shard_state`; records, those of the shard's file (0 for a
+        shard of several whole files: no later shard continues them).
     Raises:
         EvalsieveError(bad_input): as the readers (lines counted from the file's start).
     """
     scan = pickle.loads(payload["semantic"])
     kernel = payload["kernel"] and scan.use_kernel() is None
+    group = payload["shards"].get((task.file, task.part), [task])
     n = [0]
     try:
-        source = (task.file, task.path, task.name, task.fmt, task.fields, task)
-        _scan(scan, [source], kernel, payload["skip_bad"], n)
+        sources = [(t.file, t.path, t.name, t.fmt, t.fields, t) for t in group]
+        _scan(scan, sources, kernel, payload["skip_bad"], n)
     except EvalsieveError as e:
         if e.line is not None and task.start:
             e.line += _lines_before(task)
         raise
+    nbytes = sum(t.nbytes for t in group)
+    if len(group) > 1:
+        n[0] = 0
     if progress:
-        progress(task.nbytes)
-    out = {"file": task.file, "part": task.part, "bytes": task.nbytes}
+        progress(nbytes)
+    out = {"file": task.file, "part": task.part, "bytes": nbytes}
     return {**out, "records": n[0], "shard": shard_state(scan)}
 
 
 def _sharded(job, tasks: list, run, kernel: bool, log) -> None:
-    """The pass as tasks, their shards merged in corpus order as they come (a shard waits
-    for the ones before it: the merged state stays one scan's, bounded by the heaps)."""
+    """The pass as tasks (``tasks``: :func:`shard_tasks`), their shards merged in corpus
+    order as they come (a shard waits for the ones before it: the merged state stays one
+    scan's, bounded by the heaps)."""
     sem = job.semantic
     sem._kernel = None  # use_kernel() said whether the tasks' kernels can scan; they do
     sem.clock = None
+    firsts = [group[0] for group in tasks]
     payload = {
         "semantic": pickle.dumps(sem),
         "kernel": kernel,
         "skip_bad": job.config.skip_bad_lines,
+        "shards": {(g[0].file, g[0].part): g for g in tasks if len(g) > 1},
     }
     waiting: dict[tuple[int, int], dict] = {}
-    order = [(t.file, t.part) for t in tasks]
+    order = [(t.file, t.part) for t in firsts]
     offsets: dict[int, int] = {}
 
     def on_result(res: dict) -> None:
@@ -239,7 +290,8 @@ def _sharded(job, tasks: list, run, kernel: bool, log) -> None:
             merge_shard(sem, r["shard"], offsets.get(r["file"], 0))
             offsets[r["file"]] = offsets.get(r["file"], 0) + r["records"]
 
-    run(payload, sorted(tasks, key=lambda t: -t.nbytes), semantic_task, on_result)
+    size = {(g[0].file, g[0].part): sum(t.nbytes for t in g) for g in tasks}
+    run(payload, sorted(firsts, key=lambda t: -size[(t.file, t.part)]), semantic_task, on_result)
     if order or waiting:  # pragma: no cover - every engine returns every task or raises
         raise EvalsieveError("internal", "the semantic pass ended with tasks missing")
     log(f"semantic: {len(tasks)} shards of the corpus scanned on their own, merged")

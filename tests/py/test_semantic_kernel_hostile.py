@@ -210,8 +210,9 @@ def test_cli_corpus_of_formats_is_the_same_in_the_kernel_in_python_and_in_shards
     """A corpus of four training files (gzip JSONL with malformed lines skipped, CSV with
     quoted multi-line fields and white space beyond ASCII, Parquet, and JSONL with a BOM and
     malformed lines, cut into byte ranges): the exports are the same with the window scan in
-    the kernel and in Python (--filter off), in one process and in two workers' shards
-    merged (--workers 2: each range and file a task)."""
+    the kernel and in Python (--filter off), in one process and in four workers' shards
+    merged (--workers 4: the small files one shard, ranges of the JSONL file the others;
+    one range begins with a line that begins with U+FEFF)."""
     import csv
     import gzip
     import json
@@ -245,20 +246,44 @@ def test_cli_corpus_of_formats_is_the_same_in_the_kernel_in_python_and_in_shards
     with open(tmp_path / "d.jsonl", "w", encoding="utf-8") as f:
         f.write("\ufeff" + "\n".join(lines) + "\n")
     monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 16_000)  # d.jsonl: ranges of it
-    monkeypatch.setattr(semantic_pass, "SHARD_MIN_BYTES", 16_000)
-    d = {"path": str(tmp_path / "d.jsonl"), "name": "d", "fmt": "jsonl", "fields": ["text"]}
-    d.update(gzip=False, size=os.path.getsize(tmp_path / "d.jsonl"))
-    assert len(corpus.plan_tasks([d], 2)) >= 4
-    assert [(t.start > 0, t.end > 0) for t in semantic_pass.shard_tasks([d], 2)] == [
-        (False, True),
-        (True, False),
+    monkeypatch.setattr(semantic_pass, "SHARD_MIN_BYTES", 4_000)
+    names = ("a.jsonl.gz", "b.csv", "c.parquet", "d.jsonl")
+    fmts = ("jsonl", "csv", "parquet", "jsonl")
+    files = [
+        {
+            "path": str(tmp_path / n),
+            "name": n,
+            "fmt": f,
+            "fields": ["text"],
+            "gzip": n[-3:] == ".gz",
+        }
+        for n, f in zip(names, fmts)
     ]
-    trains = [str(tmp_path / n) for n in ("a.jsonl.gz", "b.csv", "c.parquet", "d.jsonl")]
+    for f in files:
+        f["size"] = os.path.getsize(f["path"])
+    assert len(corpus.plan_tasks(files[3:], 2)) >= 4
+
+    def shards():
+        return [[(t.file, t.start, t.end) for t in g] for g in semantic_pass.shard_tasks(files, 4)]
+
+    # the three small files one shard, d.jsonl ranges; a line that begins with U+FEFF (not
+    # JSON: skipped) at a range's start is the line's, not a byte-order mark
+    before = shards()
+    ranges = [g[0] for g in before if g[0][0] == 3]
+    assert len(ranges) >= 2 and any(len(g) > 1 for g in before), before
+    assert sum(len(g) for g in before) == len(ranges) + 3
+    cut = ranges[1][1]
+    data = (tmp_path / "d.jsonl").read_bytes()
+    assert cut > 0 and data[cut - 1 : cut] == b"\n"
+    (tmp_path / "d.jsonl").write_bytes(data[:cut] + "\ufeff".encode() + data[cut:])
+    files[3]["size"] += 3
+    assert [g[0][1] for g in shards() if g[0][0] == 3][1] == cut  # the same ranges
+    trains = [str(tmp_path / n) for n in names]
     ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
     logs, results = {}, {}
-    runs = (("py", ["--filter", "off"]), ("kernel", []), ("py2", ["--filter", "off"]))
-    for name, extra in runs + (("kernel2", []),):
-        extra = [*extra, "--workers", "2" if name.endswith("2") else "1"]
+    runs = (("py", ["--filter", "off"]), ("kernel", []), ("py4", ["--filter", "off"]))
+    for name, extra in runs + (("kernel4", []),):
+        extra = [*extra, "--workers", "4" if name.endswith("4") else "1"]
         argv = ["contamination", ev, *trains, "--eval-field", "question", "--train-field", "text"]
         argv += ["--semantic", "--threads", "1", "--model-dir", model_dir, "--json"]
         argv += ["--skip-bad-lines", "--semantic-window", "12"]
@@ -268,12 +293,13 @@ def test_cli_corpus_of_formats_is_the_same_in_the_kernel_in_python_and_in_shards
         results[name] = json.loads(out)["rows_contaminated_by_rung"]
     assert "window scan runs in the kernel" in logs["kernel"]
     assert "window scan runs in Python (--filter off" in logs["py"]
-    for name in ("py2", "kernel2"):
-        assert "semantic: 5 shards of the corpus scanned on their own" in logs[name], logs[name]
+    n = len(before)
+    for name in ("py4", "kernel4"):
+        assert f"semantic: {n} shards of the corpus scanned on their own" in logs[name], logs[name]
     assert "shards of the corpus" not in logs["kernel"]
     assert results["py"] == results["kernel"] and results["py"]["semantic"] >= 1
     py = exports(tmp_path / "py")
-    for name in ("kernel", "py2", "kernel2"):
+    for name in ("kernel", "py4", "kernel4"):
         assert exports(tmp_path / name) == py, name
 
 
@@ -469,9 +495,8 @@ def test_the_drivers_reader_thread_gives_the_python_scan_and_its_errors(
 def test_cli_semantic_rung_on_ray_is_the_one_process_result(
     tmp_path, fixtures, model_dir, capsys, monkeypatch
 ):
-    """--engine ray (a local cluster of 2 CPUs): the rung's shards, a task per byte range of a
-    JSONL file and per file, scanned in Ray's workers and merged in the driver, give the
-    exports of one process."""
+    """--engine ray (a local cluster of 2 CPUs): the rung's shards (a file each), scanned in
+    Ray's workers and merged in the driver, give the exports of one process."""
     ray = pytest.importorskip("ray")
     import json
 
@@ -484,8 +509,8 @@ def test_cli_semantic_rung_on_ray_is_the_one_process_result(
         lines = f.read().splitlines()
     (tmp_path / "a.jsonl").write_text("\n".join(lines[:60]) + "\n", encoding="utf-8")
     (tmp_path / "b.jsonl").write_text("\n".join(lines[60:]) + "\n", encoding="utf-8")
-    monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 12_000)  # a.jsonl and b.jsonl: ranges of them
-    monkeypatch.setattr(semantic_pass, "SHARD_MIN_BYTES", 12_000)
+    monkeypatch.setattr(corpus, "SPLIT_MIN_BYTES", 12_000)  # a.jsonl: ranges of it
+    monkeypatch.setattr(semantic_pass, "SHARD_MIN_BYTES", 12_000)  # a shard a file
     ev = os.path.join(fixtures, "gsm8k_test_sample.jsonl")
     argv = ["contamination", ev, str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
     argv += ["--eval-field", "question", "--train-field", "text", "--semantic", "--json"]
@@ -501,5 +526,5 @@ def test_cli_semantic_rung_on_ray_is_the_one_process_result(
         ray.shutdown()
     out, log = capsys.readouterr()
     assert json.loads(out)["rows_contaminated_by_rung"] == one and one["semantic"] >= 1
-    assert "semantic: 4 shards of the corpus scanned on their own" in log, log
+    assert "semantic: 2 shards of the corpus scanned on their own" in log, log
     assert exports(tmp_path / "ray") == exports(tmp_path / "one")
