@@ -152,12 +152,6 @@ static inline int high_space(const u8 *p, const u8 *end, u32 *len) {
   return PY_SPACE_HIGH(c);
 }
 
-/* Pass 1 of a batch: the batch's words, split where str.split() splits, records ended by
- * 0xFF. Each word's entry goes to ids (in order), its first byte's offset in the batch to
- * offs, and each record's word count to counts;
- * a word not in the table is added (pending, its terms to come: sem_set_terms). New entries
- * are numbered on from the table's count. Returns the number of new entries, or -3 when the
- * table is full (the host empties it, or gives a bigger one, and calls again). */
 /* Pass 1 of a batch, in two calls. sem_split reads only the batch and the byte classes, so
  * a host may run it in an instance of its own (the CLI: on its reader thread) and hand its
  * output to sem_lookup in the scan's instance. */

@@ -26,7 +26,7 @@ from typing import NamedTuple
 from .semantic_parts import Window
 from .semantic_terms import word_terms
 
-#: Code points of records per kernel batch (at most 16 MiB of UTF-8; about 30 MB of the
+#: Code points of records per kernel batch (at most 16 MiB of UTF-8; about 40 MB of the
 #: kernel's memory for the batch's words and windows); a longer record is a batch of its own.
 #: A training file's block (4 MiB) is one batch: a scan on a reader thread's heels returns
 #: to Python (and waits for the GIL) once a block, not once every few records.
@@ -264,7 +264,7 @@ class KernelWindowScan:
         """As :meth:`SemanticScan.scan` (``(1-based record number, field values)``).
 
         Args:
-            batches: :func:`batches` of these records and this scan's window, when made
+            batches: :func:`make_batches` of these records and this scan's window, when made
                 already (on another thread); made here when None.
         Returns:
             the records left unscanned (empty, unless their windows could take the window

@@ -77,8 +77,8 @@ def semantic_pass(
             with it, for the benchmarks.
         workers, run: with ``run(payload, tasks, fn, on_result)``, which runs tasks with
             task function ``fn`` (``engines.run_local`` with ``--workers``, or
-            ``ray_engine.run_ray``), the corpus is cut into shards (:func:`shard_tasks`:
-            ``workers`` ranges of each large JSONL or text file, other files whole), each
+            ``ray_engine.run_ray``), a corpus of more than 2 x :data:`SHARD_MIN_BYTES` is
+            cut into shards of about corpus / ``workers`` bytes (:func:`shard_tasks`), each
             scanned on its own (:func:`semantic_task`) and merged here, in corpus order,
             into the job's scan (:func:`semantic_shards.merge_shard`: the same result).
     Raises:
