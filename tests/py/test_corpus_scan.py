@@ -1031,3 +1031,26 @@ def test_progress_counts_each_byte_of_the_corpus_once(eval_file, tmp_path, monke
     )
     assert code == 0, err
     assert sum(n for n, _ in seen) == seen[0][1] == big.stat().st_size + small.stat().st_size
+
+
+def test_a_second_byte_order_mark_is_the_first_lines_with_every_filter(eval_file, tmp_path):
+    """A JSONL file that begins with two U+FEFF: the first is the file's mark, the second
+    belongs to line 1, which is then not JSON and is skipped (--skip-bad-lines), with the
+    scan kernel's filter and without a filter (whose reader took a second mark off and read
+    line 1 as a contaminated record: 5 rows against 4)."""
+    pytest.importorskip("wasmtime")
+    p = tmp_path / "two.jsonl"
+    p.write_text("\ufeff\ufeff" + "".join(json.dumps({"text": q}) + "\n" for q in Q[:5]))
+    runs = {}
+    for filt in ("off", "kernel"):
+        out = tmp_path / filt
+        code, text, _ = run_cli(
+            ["contamination", eval_file, str(p), "--eval-field", "question", "--train-field"]
+            + ["text", "--out", str(out), "--json", "--quiet", "--skip-bad-lines"]
+            + ["--filter", filt, "--workers", "1"]
+        )
+        assert code == 0
+        runs[filt] = exports(out)
+    assert runs["off"] == runs["kernel"]
+    rows = read_export(tmp_path / "off", "contamination-report.csv")[1]
+    assert sum(r["status"] == "contaminated" for r in rows) == 4

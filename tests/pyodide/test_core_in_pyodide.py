@@ -262,6 +262,9 @@ NOT_IN_PYODIDE: dict[str, str] = {
     "test_exact.py::test_the_numpy_filter_passes_on_exact_copies[*": NUMPY,
     "test_corpus_scan.py::test_filter_and_pure_path_give_identical_exports[kernel]": WASMTIME,
     "test_corpus_scan.py::test_kernel_blocks_give_identical_exports[*": WASMTIME,
+    "test_corpus_scan.py::test_a_second_byte_order_mark_is_the_first_lines_with_every_filter": (
+        WASMTIME
+    ),
     "test_kernel.py::test_kernel_filter_pickles_without_its_instances": WASMTIME,
     "test_kernel.py::test_kernel_reads_every_script_as_the_rule_does": WASMTIME,
     "test_kernel.py::test_the_kernel_passes_a_segment_that_is_an_exact_key_probe": WASMTIME,
