@@ -25,8 +25,8 @@ Exit status (one meaning each; docs/CLI.md): 0 the job ran; 1 it ran and
 ``--fail-on-contamination`` saw a contaminated row; 2 usage or bad input (a message names
 the file, the line and what was expected); 3 I/O or environment (``--out`` not writable,
 disk full, a worker process killed, a Ray cluster lost, a missing extra); 4 a bug in
-evalsieve; 130 interrupted. Every failure ends in one ``evalsieve: error:`` line and writes
-no export (:mod:`evalsieve.failures`, :mod:`evalsieve.outdir`).
+evalsieve; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Every failure ends in one
+``evalsieve: error:`` line and writes no export (:mod:`evalsieve.failures`, :mod:`.outdir`).
 
 This module parses argv; the drivers (drivers.py, run_io.py) and the CLI-side modules they use
 (corpus, engines, ray_engine, outdir, failures, progress, model_cache, encoder_graph,
@@ -44,7 +44,7 @@ from . import __version__, constants
 from .contamination_job import CLEAN_RULES
 from .engines import ENGINES
 from .errors import EXIT_BAD_INPUT, EXIT_CONTAMINATED, EXIT_OK, EvalsieveError, bad_input  # noqa: F401
-from .failures import exit_status, say
+from .failures import exit_status, say, sigterm_raises
 from .layouts import is_url
 from .outdir import OutDir
 from .semantic_verifier import VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD
@@ -423,8 +423,14 @@ def main(argv: list[str] | None = None) -> int:
 
     ``--out`` is checked before the job reads its inputs (:class:`outdir.OutDir`); a failure
     of any kind prints one ``evalsieve: error:`` line (:func:`failures.exit_status`) and
-    leaves no export; a closed stdout (``| head``) ends the printing quietly, with the
-    run's own status."""
+    leaves no export; SIGTERM ends the run as Ctrl-C does (status 143,
+    :func:`failures.sigterm_raises`); a closed stdout (``| head``) ends the printing
+    quietly, with the run's own status."""
+    with sigterm_raises():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "contamination" and not args.semantic:

@@ -21,6 +21,7 @@ import hashlib
 import os
 import signal
 import threading
+import time
 
 from .corpus import Task, open_binary, scan_task
 from .errors import EvalsieveError, from_dict
@@ -153,8 +154,13 @@ class _Workers:
         try:
             for _ in range(n):
                 mine, theirs = self.ctx.Pipe()
+                # a forked worker inherits the driver's ends of its own pipe and of every
+                # earlier worker's: it closes them, so that a driver that is gone is EOF
+                drivers = [*self.conns, mine]
                 p = self.ctx.Process(
-                    target=_worker_loop, args=(theirs, self.payload, self.fn), daemon=True
+                    target=_worker_loop,
+                    args=(theirs, self.payload, self.fn, os.getpid(), drivers),
+                    daemon=True,
                 )
                 p.start()
                 theirs.close()  # the worker's end lives in the worker only: EOF if it dies
@@ -262,8 +268,17 @@ class _Workers:
                 p.join()
 
 
-def _worker_loop(conn, payload: dict, fn=scan_task) -> None:
+def _worker_loop(conn, payload: dict, fn=scan_task, parent=None, drivers=()) -> None:
+    """A worker of :class:`_Workers`: runs the tasks that arrive on ``conn`` until ``None``
+    or EOF. ``parent``: the driver's pid (the worker exits when it is gone, even inside a
+    task: a driver killed with SIGKILL runs no cleanup); ``drivers``: the driver's pipe ends
+    this fork inherited, closed here."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's handler: the driver ends us
+    for c in drivers:
+        c.close()
+    if parent is not None:
+        threading.Thread(target=exit_when_orphaned, args=(parent,), daemon=True).start()
     while True:
         try:
             task = conn.recv()
@@ -272,6 +287,21 @@ def _worker_loop(conn, payload: dict, fn=scan_task) -> None:
         if task is None:
             return
         conn.send(_run_task(payload, task, fn=fn))
+
+
+#: How often (seconds) a worker looks whether its driver is still there.
+ORPHAN_POLL_S = 0.5
+
+
+def exit_when_orphaned(parent: int) -> None:
+    """End this process (status 3) once ``parent`` is no longer its parent: the driver was
+    killed (SIGKILL, or SIGTERM with no handler) and cannot stop its workers or collect
+    them. Runs in a daemon thread of a worker; ``os._exit``, since the main thread may be
+    inside a task (or Ray's retries) for minutes."""
+    while True:
+        time.sleep(ORPHAN_POLL_S)
+        if os.getppid() != parent:
+            os._exit(3)
 
 
 def _run_task(payload: dict, task: Task, retried: tuple = (), fn=scan_task) -> dict:

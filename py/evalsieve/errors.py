@@ -20,6 +20,7 @@ EXIT_BAD_INPUT = 2  # usage or bad input: nothing was written
 EXIT_ENVIRONMENT = 3  # I/O or environment: --out not writable, disk full, a worker killed...
 EXIT_INTERNAL = 4  # a bug in evalsieve (the message asks for a report)
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as a shell reports it)
+EXIT_TERMINATED = 143  # SIGTERM (128 + 15: kill, timeout, a scheduler's preemption)
 
 #: Exit status of a run that stopped with an :class:`EvalsieveError` of each code.
 EXIT_BY_CODE = {
@@ -29,6 +30,12 @@ EXIT_BY_CODE = {
     "environment": EXIT_ENVIRONMENT,
     "internal": EXIT_INTERNAL,
 }
+
+
+class Terminated(KeyboardInterrupt):
+    """The CLI got SIGTERM (``kill``, ``timeout``, a batch scheduler ending the job). Raised
+    in the main thread by the CLI's handler; a ``KeyboardInterrupt``, so every path that
+    cleans up after Ctrl-C (workers stopped, the staging folder removed) does so for it."""
 
 
 class EvalsieveError(Exception):

@@ -1,19 +1,30 @@
 """How a CLI run that fails ends: one ``evalsieve: error:`` line on stderr and its exit status.
 
 CLI side only. The statuses (``errors.EXIT_*``, docs/CLI.md) mean one thing each: 2 usage or
-bad input, 3 I/O or environment, 4 a bug, 130 interrupted. No traceback reaches the user
-(``EVALSIEVE_DEBUG=1`` prints it first, for a bug report).
+bad input, 3 I/O or environment, 4 a bug, 130 interrupted, 143 terminated. No traceback
+reaches the user (``EVALSIEVE_DEBUG=1`` prints it first, for a bug report).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import signal
 import sys
+import threading
 import traceback
 
 from . import __version__
-from .errors import EXIT_BY_CODE, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED, EvalsieveError
+from .errors import (
+    EXIT_BY_CODE,
+    EXIT_ENVIRONMENT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EvalsieveError,
+    Terminated,
+)
 
 _REPORT = (
     "this is a bug in evalsieve " + __version__ + ": please report it with the command "
@@ -47,10 +58,11 @@ def exit_status(e: BaseException, written: bool = False) -> int:
         return EXIT_BY_CODE[e.code]
     if isinstance(e, KeyboardInterrupt):
         say(
-            "evalsieve: error: cancelled (Ctrl-C)"
+            "evalsieve: error: "
+            + ("terminated (SIGTERM)" if isinstance(e, Terminated) else "cancelled (Ctrl-C)")
             + ("; the exports were written" if written else "; no export was written")
         )
-        return EXIT_INTERRUPTED
+        return EXIT_TERMINATED if isinstance(e, Terminated) else EXIT_INTERRUPTED
     if isinstance(e, ImportError):  # an optional package a step needs (an extra)
         say(
             f"evalsieve: error: a package is missing or broken: {e} (expected the extra "
@@ -74,6 +86,33 @@ def exit_status(e: BaseException, written: bool = False) -> int:
     say(f"evalsieve: error: internal error: {type(e).__name__}: {e}")
     say(f"evalsieve:   {_REPORT}")
     return EXIT_INTERNAL
+
+
+@contextlib.contextmanager
+def sigterm_raises():
+    """Meanwhile SIGTERM raises :class:`errors.Terminated` in the main thread, so a run that
+    is ``kill``-ed (``timeout``, a batch scheduler) cleans up as after Ctrl-C: its workers
+    are stopped, no export is left half-written, and it ends with status 143. Later SIGTERMs
+    are ignored while it cleans up (SIGKILL still ends it). Does nothing outside the main
+    thread, or when SIGTERM is not at its default (a caller that ignores or handles it)."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+    raised: list[int] = []
+
+    def handler(signum, frame):
+        if not raised:
+            raised.append(signum)
+            raise Terminated
+
+    signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def stdout_gone() -> None:

@@ -27,7 +27,7 @@ import threading
 import time
 
 from .corpus import Task, TaskFault, scan_task
-from .engines import _run_task
+from .engines import _run_task, exit_when_orphaned
 from .errors import EvalsieveError, environment, from_dict
 
 _CLUSTER = (
@@ -216,7 +216,11 @@ def _drive_in_child(
 
 def _child_main(conn, payload, tasks, address, cpus, max_retries, fn=None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the CLI handles Ctrl-C and stops us
-    threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's handler (Ray sets its own)
+    # the CLI killed (SIGKILL, or SIGTERM with no handler): end this driver too, even inside
+    # ray.init's retries (a local Ray started here shares its fate: Ray ends its processes
+    # with the driver)
+    threading.Thread(target=exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
     try:  # whatever Ray writes on stdout goes to stderr (this process writes no summary)
         os.dup2(2, 1)
     except OSError:
@@ -251,16 +255,6 @@ def _child_main(conn, payload, tasks, address, cpus, max_retries, fn=None) -> No
         )
     finally:
         conn.close()
-
-
-def _exit_when_orphaned(parent: int) -> None:
-    """The CLI was killed (SIGKILL, or SIGTERM with no handler): end this driver too, even
-    inside ray.init's retries (a local Ray started here shares its fate: Ray ends its
-    processes with the driver)."""
-    while True:
-        time.sleep(1)
-        if os.getppid() != parent:
-            os._exit(3)
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from evalsieve import corpus, engines
+from evalsieve import corpus, engines, errors
 from evalsieve.errors import EvalsieveError
 
 needs_processes = pytest.mark.skipif(
@@ -146,6 +146,97 @@ def test_a_worker_killed_by_sigkill_stops_the_run_within_seconds(tmp_path):
     assert "train-" in line and "fewer --workers (this run had 2)" in line, line
     assert stdout == "" and not out.exists()
     assert descendants(p.pid) == []
+
+
+def alive(pid):
+    """Whether process `pid` still runs (a zombie has ended)."""
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def start_with_workers(tmp_path, delay="60"):
+    """A --workers 2 run whose tasks sleep `delay` s first, once both workers exist."""
+    out = tmp_path / "out"
+    p = cli(
+        [
+            "contamination",
+            EVAL,
+            *corpus_files(tmp_path),
+            "--eval-field",
+            "question",
+            "--train-field",
+            "text",
+            "--out",
+            str(out),
+            "--workers",
+            "2",
+        ],
+        env={"EVALSIEVE_TASK_DELAY_S": delay},
+    )
+    wait_for(p, "eval: 40 rows")
+    deadline = time.time() + 60
+    while len(descendants(p.pid)) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+    workers = [pid for pid, _ in descendants(p.pid)]
+    assert len(workers) == 2, workers
+    time.sleep(0.5)
+    return p, out, workers
+
+
+@needs_processes
+def test_sigterm_stops_the_workers_and_ends_with_143(tmp_path):
+    """`kill`, `timeout` or a batch scheduler: the run cleans up as after Ctrl-C. With no
+    handler the driver died at once and its workers slept on, then blocked in their pipes
+    forever (each held its own pipe's driver end open)."""
+    p, out, workers = start_with_workers(tmp_path)
+    p.send_signal(signal.SIGTERM)
+    sent = time.time()
+    rc, stdout, err = finish(p, 30)
+    assert time.time() - sent < 10  # not the 60 s the tasks sleep
+    assert rc == errors.EXIT_TERMINATED == 143, err
+    assert error_lines(err) == ["evalsieve: error: terminated (SIGTERM); no export was written"]
+    assert stdout == "" and not out.exists()
+    assert not any(alive(w) for w in workers)
+
+
+@needs_processes
+def test_workers_of_a_driver_killed_with_sigkill_exit_within_seconds(tmp_path):
+    """A driver killed with SIGKILL runs no cleanup: each worker sees it is gone (its parent
+    changed) and exits, inside its task; they slept 60 s and then waited forever."""
+    p, out, workers = start_with_workers(tmp_path)
+    p.kill()
+    p.wait()  # not communicate(): the workers hold the CLI's stderr
+    deadline = time.time() + 10
+    while any(alive(w) for w in workers) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(w) for w in workers), "the workers outlived their driver"
+    p.communicate()
+    assert not out.exists() or not any(n.endswith(".csv") for n in os.listdir(out))
+
+
+@needs_processes
+def test_a_worker_whose_driver_is_gone_sees_eof_at_once(monkeypatch):
+    """Between tasks a worker waits on its pipe: it must not hold the driver's end of it (nor
+    of the earlier workers' pipes), or a driver that is gone is never EOF to it."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    pool = engines._Workers(ctx, {}, fn=lambda payload, task, progress=None: {})
+    monkeypatch.setattr(engines, "ORPHAN_POLL_S", 3600)  # EOF alone must end them
+    pool.start(3)
+    try:
+        for c in pool.conns:
+            c.close()  # what the driver's death does to its ends
+        for proc in pool.procs:
+            proc.join(timeout=10)
+        assert [proc.exitcode for proc in pool.procs] == [0, 0, 0]
+    finally:
+        for proc in pool.procs:
+            if proc.exitcode is None:
+                proc.kill()
+                proc.join()
 
 
 @needs_processes
@@ -351,3 +442,30 @@ def test_a_ray_address_where_no_cluster_answers_stops_instead_of_waiting(tmp_pat
     assert e.value.code == "environment"
     assert e.value.message == "Ray did not start or answer within 10 s at --ray-address 127.0.0.1:1"
     assert [p for p in mp.active_children() if p not in before] == []
+
+
+@needs_processes
+def test_sigterm_raises_only_over_the_default_and_restores_it():
+    """The CLI's SIGTERM handler is set only where SIGTERM is at its default (a caller that
+    ignores or handles it keeps its own), raises once, and is taken away after the run."""
+    from evalsieve.failures import sigterm_raises
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        with sigterm_raises():
+            assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGTERM)  # ignored: no exception
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        with pytest.raises(errors.Terminated):
+            with sigterm_raises():
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(1)  # the handler runs at the next bytecode
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        with sigterm_raises():
+            handler = signal.getsignal(signal.SIGTERM)
+            with pytest.raises(errors.Terminated):
+                handler(signal.SIGTERM, None)
+            handler(signal.SIGTERM, None)  # a second one while cleaning up: ignored
+    finally:
+        signal.signal(signal.SIGTERM, before)
