@@ -238,16 +238,17 @@ class _Workers:
             how += ", which the out-of-memory killer sends)" if -code == signal.SIGKILL else ")"
         else:
             how = f"exited with status {code}"
-        part = (
+        part = (  # a purify shard (purify_shards.ShardTask) is a whole file
             "the whole file"
-            if task.whole
+            if getattr(task, "whole", True)
             else f"bytes {task.start} to {task.start + task.nbytes} of it"
         )
         n = len(self.procs)
+        name, verb = pass_name(self.fn)
         return EvalsieveError(
             "environment",
-            f"worker process {p.pid} of the training pass {how} while it "
-            f"scanned {part}; the run stopped and wrote no export",
+            f"worker process {p.pid} of {name} {how} while it {verb} {part}; the run "
+            "stopped and wrote no export",
             file=task.name,
             expected=f"memory for every worker: run again with fewer --workers (this run "
             f"had {n}), or with more free memory",
@@ -287,6 +288,13 @@ def _worker_loop(conn, payload: dict, fn=scan_task, parent=None, drivers=()) -> 
         if task is None:
             return
         conn.send(_run_task(payload, task, fn=fn))
+
+
+def pass_name(fn) -> tuple[str, str]:
+    """What a task function's tasks are, for messages: ``(name, verb)`` from its
+    ``pass_name`` and ``pass_verb`` attributes (set beside the function), else
+    :func:`corpus.scan_task`'s ("the training pass", "scanned")."""
+    return getattr(fn, "pass_name", "the training pass"), getattr(fn, "pass_verb", "scanned")
 
 
 #: How often (seconds) a worker looks whether its driver is still there.

@@ -258,6 +258,10 @@ def purify_shard(payload: dict, task: ShardTask, progress=None) -> dict:
     return res
 
 
+# in a killed worker's message (engines.pass_name)
+purify_shard.pass_name, purify_shard.pass_verb = "purify's copy of the corpus", "copied"
+
+
 def _result(sha: str, records: int, rows: list) -> dict:
     dropped = sum(1 for r in rows if r["action"] == "dropped")
     return {

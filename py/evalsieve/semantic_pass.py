@@ -265,6 +265,9 @@ def semantic_task(payload: dict, task, progress=None) -> dict:
     return {**out, "records": n[0], "shard": shard_state(scan)}
 
 
+semantic_task.pass_name = "the semantic rung's pass"  # in a killed worker's message
+
+
 def _sharded(job, tasks: list, run, kernel: bool, log) -> None:
     """The pass as tasks (``tasks``: :func:`shard_tasks`), their shards merged in corpus
     order as they come (a shard waits for the ones before it: the merged state stays one

@@ -469,3 +469,55 @@ def test_sigterm_raises_only_over_the_default_and_restores_it():
             handler(signal.SIGTERM, None)  # a second one while cleaning up: ignored
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+def _killed(payload, task, progress=None):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@needs_processes
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        ("semantic", "of the semantic rung's pass was killed by signal 9"),
+        ("purify", "of purify's copy of the corpus was killed by signal 9"),
+    ],
+)
+def test_a_killed_worker_of_the_other_passes_is_named_for_its_pass(fn, words, tmp_path):
+    """The semantic rung's shards and purify's writers run on the same engine: a killed
+    worker's message names their pass (not "the training pass"), and a purify shard (which
+    has no byte range) is a whole file, not an internal error."""
+    from evalsieve import purify_shards, semantic_pass
+
+    real = {"semantic": semantic_pass.semantic_task, "purify": purify_shards.purify_shard}[fn]
+    _killed.pass_name, _killed.pass_verb = engines.pass_name(real)
+    path = corpus_files(tmp_path, n=1, rows=10)[0]
+    if fn == "purify":
+        tasks = [
+            purify_shards.ShardTask(
+                file=k,
+                path=path,
+                name=f"train-{k}.jsonl",
+                fmt="jsonl",
+                fields=("text",),
+                gzip=False,
+                size=10,
+                out=str(tmp_path / f"out-{k}"),
+                targets=(),
+                records=10,
+            )
+            for k in range(2)
+        ]
+    else:
+        size = os.path.getsize(path)
+        tasks = [
+            corpus.Task(k, 0, path, f"train-{k}.jsonl", "jsonl", ("text",), 0, -1, False, size)
+            for k in (0, 1)
+        ]
+    with pytest.raises(EvalsieveError) as e:
+        engines.run_local({}, tasks, 2, lambda r: None, lambda n: None, fn=_killed)
+    assert e.value.code == "environment"
+    assert words in e.value.message and "the whole file" in e.value.message, e.value.message
+    assert e.value.message.endswith("the run stopped and wrote no export")
+    verb = "copied" if fn == "purify" else "scanned"
+    assert f"while it {verb} the whole file" in e.value.message
