@@ -32,6 +32,7 @@ from .run_io import (
     _runtime,
     _sha256_file,
     _utc_now,
+    check_cancel,
     check_fields,
     describe,
     find_model_dir,
@@ -68,7 +69,8 @@ def contamination_run(args, log) -> tuple[ContaminationResult, dict]:
 
     ``args.progress(stage, done, total)`` and ``args.cancel`` (``is_set()``), when the
     caller sets them, see stages "eval" (rows), "train" (bytes read) and "semantic"
-    (0 of 1, then 1 of 1); a set cancel stops the run between blocks (one worker) or tasks.
+    (0 of 1, then 1 of 1); a set cancel stops the run between blocks (one worker) or
+    tasks, in both passes.
 
     Raises:
         EvalsieveError: bad input (bad_input), a missing extra (asset_load_failed or
@@ -302,7 +304,10 @@ def contamination_run(args, log) -> tuple[ContaminationResult, dict]:
                 else:
                     run_local(payload, shards, workers, on_result, _no_bytes, fn=fn)
 
-        semantic_pass(job, files, log, kernel, time.perf_counter, workers, run)
+        cancel = getattr(args, "cancel", None)
+        semantic_pass(
+            job, files, log, kernel, time.perf_counter, workers, run, lambda: check_cancel(cancel)
+        )
         report(args, "semantic", 0, 1)
         assets = _semantic_rung(job, args, log)
         report(args, "semantic", 1, 1)

@@ -64,7 +64,14 @@ def _threads_that_hand_over():
 
 
 def semantic_pass(
-    job, files: list[dict], log, kernel: bool = True, clock=None, workers: int = 1, run=None
+    job,
+    files: list[dict],
+    log,
+    kernel: bool = True,
+    clock=None,
+    workers: int = 1,
+    run=None,
+    check=None,
 ) -> None:
     """The semantic rung's scan of every training record (no candidate filter can serve it),
     after the n-gram pass; records count from 1 in each file. With ``kernel`` its window
@@ -81,8 +88,11 @@ def semantic_pass(
             cut into shards of about corpus / ``workers`` bytes (:func:`shard_tasks`), each
             scanned on its own (:func:`semantic_task`) and merged here, in corpus order,
             into the job's scan (:func:`semantic_shards.merge_shard`: the same result).
+        check: called with no argument before each block of records (one process) or as
+            each shard's result arrives; what it raises stops the pass (the API's cancel
+            event: :func:`progress.check_cancel`).
     Raises:
-        EvalsieveError(bad_input): as the readers.
+        EvalsieveError(bad_input): as the readers; whatever ``check`` raises.
     """
     sem = job.semantic
     sem.clock = clock
@@ -97,23 +107,25 @@ def semantic_pass(
     )
     skip = job.config.skip_bad_lines
     tasks = shard_tasks(files, workers) if run is not None else []
+    check = check or (lambda: None)
     if len(tasks) > 1:
-        _sharded(job, tasks, run, why is None, log)
+        _sharded(job, tasks, run, why is None, log, check)
     else:
         sources = [
             (k, f["path"], f["name"], f["fmt"], f["fields"], None) for k, f in enumerate(files)
         ]
-        _scan(sem, sources, why is None, skip)
+        _scan(sem, sources, why is None, skip, check=check)
     if sem.kernel_note:
         log(f"semantic: {sem.kernel_note}")
 
 
-def _scan(sem, sources: list, kernel: bool, skip: bool, count=None) -> None:
+def _scan(sem, sources: list, kernel: bool, skip: bool, count=None, check=None) -> None:
     """Every record of ``sources`` (``(file index, path, name, format, fields, task or
     None)``, in order) through ``sem.scan``. With the kernel, a reader thread reads, parses,
     batches and splits the next block's records (in a kernel instance of its own) while the
     kernel scans the block before (its calls leave the GIL); in Python a thread would only
-    contend for it. ``count``: as :func:`_records` (one source)."""
+    contend for it. ``count``: as :func:`_records` (one source); ``check``: as
+    :func:`semantic_pass`."""
 
     def items(note=None):
         split = WordSplitter() if kernel else None
@@ -124,6 +136,8 @@ def _scan(sem, sources: list, kernel: bool, skip: bool, count=None) -> None:
 
     with _threads_that_hand_over():
         for item in read_ahead(items, None) if kernel else items():
+            if check is not None:
+                check()
             if item[0] == "file":
                 sem.set_file(item[1], item[2])
             else:
@@ -268,7 +282,7 @@ def semantic_task(payload: dict, task, progress=None) -> dict:
 semantic_task.pass_name = "the semantic rung's pass"  # in a killed worker's message
 
 
-def _sharded(job, tasks: list, run, kernel: bool, log) -> None:
+def _sharded(job, tasks: list, run, kernel: bool, log, check) -> None:
     """The pass as tasks (``tasks``: :func:`shard_tasks`), their shards merged in corpus
     order as they come (a shard waits for the ones before it: the merged state stays one
     scan's, bounded by the heaps)."""
@@ -287,6 +301,7 @@ def _sharded(job, tasks: list, run, kernel: bool, log) -> None:
     offsets: dict[int, int] = {}
 
     def on_result(res: dict) -> None:
+        check()
         waiting[(res["file"], res["part"])] = res
         while order and order[0] in waiting:
             r = waiting.pop(order.pop(0))

@@ -492,6 +492,91 @@ def test_the_drivers_reader_thread_gives_the_python_scan_and_its_errors(
     assert gc.isenabled() and sys.getswitchinterval() == interval
 
 
+class _Stop(Exception):
+    pass
+
+
+class _StopAt:
+    """A check that raises _Stop at its n-th call, and not again."""
+
+    def __init__(self, n):
+        self.left = n
+
+    def __call__(self):
+        self.left -= 1
+        assert self.left >= 0, "called again after it raised"
+        if self.left == 0:
+            raise _Stop
+
+
+def test_a_check_that_raises_stops_the_pass_between_blocks(tmp_path, fixtures, monkeypatch):
+    """The API's cancel event reaches the semantic pass (``check``, called before each block):
+    it is called once a block (more than five times over this file), and one that raises
+    at its fourth call stops the pass there with its exception, in the kernel and in
+    Python, with the GIL interval and the cycle collector as they were."""
+    import gc
+    import sys
+
+    from evalsieve import corpus_files, semantic_pass
+
+    interval = sys.getswitchinterval()
+    monkeypatch.setattr(corpus_files, "CHUNK_BYTES", 4096)
+    src = tmp_path / "src.jsonl"
+    with open(os.path.join(fixtures, "semantic_train.jsonl"), encoding="utf-8") as f:
+        src.write_text(f.read(), encoding="utf-8")
+    assert src.stat().st_size > 6 * 4096
+    files = [{"name": "src.jsonl", "path": str(src), "fmt": "jsonl", "fields": ["text"]}]
+    for kernel in (False, True):
+        whole = _driver_job(fixtures, src)
+        counter = _StopAt(1 << 30)
+        semantic_pass.semantic_pass(whole, files, lambda m: None, kernel, check=counter)
+        assert (1 << 30) - counter.left > 5  # one a block, and one for the file
+        job = _driver_job(fixtures, src)
+        with pytest.raises(_Stop):
+            semantic_pass.semantic_pass(job, files, lambda m: None, kernel, check=_StopAt(4))
+        assert gc.isenabled() and sys.getswitchinterval() == interval
+
+
+def test_the_apis_cancel_stops_the_semantic_pass(fixtures, monkeypatch):
+    """evalsieve.contamination(cancel=...) set once the semantic stage begins: the run ends
+    with `cancelled` before the pass reads a block (it read the whole corpus, then stopped)."""
+    import threading
+
+    import evalsieve
+    from evalsieve import semantic_pass
+    from evalsieve.errors import EvalsieveError
+
+    blocks = []
+    real = semantic_pass._scan
+
+    def counted(sem, sources, kernel, skip, count=None, check=None):
+        def counting():
+            check()
+            blocks.append(1)
+
+        return real(sem, sources, kernel, skip, count, check=counting)
+
+    monkeypatch.setattr(semantic_pass, "_scan", counted)
+    stop = threading.Event()
+
+    def on_progress(stage, done, total):
+        if stage == "semantic":
+            stop.set()
+
+    with pytest.raises(EvalsieveError) as e:
+        evalsieve.contamination(
+            os.path.join(fixtures, "gsm8k_test_sample.jsonl"),
+            os.path.join(fixtures, "semantic_train.jsonl"),
+            eval_fields="question",
+            train_fields="text",
+            semantic=True,
+            progress=on_progress,
+            cancel=stop,
+        )
+    assert e.value.code == "cancelled"
+    assert blocks == []
+
+
 def test_cli_semantic_rung_on_ray_is_the_one_process_result(
     tmp_path, fixtures, model_dir, capsys, monkeypatch
 ):
