@@ -251,3 +251,16 @@ def clear(folder: Path) -> None:
     if folder.exists():
         for p in folder.iterdir():
             os.unlink(p)
+
+
+def scan_state(scan) -> tuple:
+    """Everything a finished semantic scan (``semantic.SemanticScan``) holds that its result
+    depends on, for comparing two scans: its request, window counts, heaps, kept windows
+    (record, span, context, file), windows seen and windows with a key."""
+    req = scan.request()
+    windows = {
+        s: (w.record, w.start, w.end, w.context_start, w.context, w.file)
+        for s, w in scan._kept.items()
+    }
+    heaps = [sorted(h) for h in scan._heaps]
+    return req, scan.window_df, heaps, windows, scan.windows_seen, scan.windows_with_key

@@ -10,6 +10,7 @@ import os
 import random
 
 import pytest
+from hostile_common import scan_state
 
 from evalsieve import semantic_kernel
 from evalsieve.semantic import SemanticConfig, SemanticScan
@@ -26,16 +27,6 @@ NEAR = ["\u180e", "\u200b", "\ufeff", "\u2060", "\x00", "\ud800", "\udfff", "\U0
 NEAR += ["\xff", "\xad", "\u2030", "\u3001"]
 
 
-def _state(scan):
-    req = scan.request()
-    windows = {
-        s: (w.record, w.start, w.end, w.context_start, w.context, w.file)
-        for s, w in scan._kept.items()
-    }
-    heaps = [sorted(h) for h in scan._heaps]
-    return req, scan.window_df, heaps, windows, scan.windows_seen, scan.windows_with_key
-
-
 def _run(rows, config, files, kernel, chunk=7, bg=BG):
     scan = SemanticScan(rows, config, bg)
     if kernel:
@@ -48,8 +39,8 @@ def _run(rows, config, files, kernel, chunk=7, bg=BG):
 
 
 def _same(rows, config, files, chunk=7, bg=BG):
-    py = _state(_run(rows, config, files, False, chunk, bg))
-    kernel = _state(_run(rows, config, files, True, chunk, bg))
+    py = scan_state(_run(rows, config, files, False, chunk, bg))
+    kernel = scan_state(_run(rows, config, files, True, chunk, bg))
     assert kernel == py
     return py
 
@@ -126,8 +117,8 @@ def test_a_word_table_that_fills_at_its_real_size(monkeypatch):
     recs.append((601, ["w5 w550000 red apple pie w123456 blue"]))
     scan = _run(rows, SemanticConfig(candidates=4, window_words=8), [("a", recs)], True, 100)
     assert scan._kernel._state()[3] < 200000  # it was emptied (it held the last batches)
-    kernel = _state(scan)
-    py = _state(_run(rows, SemanticConfig(candidates=4, window_words=8), [("a", recs)], False))
+    kernel = scan_state(scan)
+    py = scan_state(_run(rows, SemanticConfig(candidates=4, window_words=8), [("a", recs)], False))
     assert kernel == py
 
 
@@ -171,7 +162,7 @@ def test_an_interrupted_batch_counts_for_nothing_and_the_next_one_works(monkeypa
     scan.scan(later)
     py = SemanticScan([["red apple pie"]], config, BG)
     py.scan(later)
-    assert _state(scan) == _state(py)
+    assert scan_state(scan) == scan_state(py)
 
 
 def test_use_kernel_once_the_kernel_scan_began_is_refused():
@@ -183,7 +174,7 @@ def test_use_kernel_once_the_kernel_scan_began_is_refused():
     scan.scan([(1, ["red apple pie"])])
     with pytest.raises(Exception, match="has begun"):
         scan.use_kernel()
-    assert _state(scan)[4] == 1
+    assert scan_state(scan)[4] == 1
 
 
 def test_a_scan_after_request_continues_as_in_python():
@@ -200,7 +191,7 @@ def test_a_scan_after_request_continues_as_in_python():
         scan.scan(first)
         scan.request()
         scan.scan(later)
-        states.append((_state(scan), scan._refs))
+        states.append((scan_state(scan), scan._refs))
     assert states[1] == states[0]
 
 
@@ -318,7 +309,7 @@ def test_heaps_too_big_for_the_kernel_keep_the_scan_in_python():
     assert scan._kernel is None
     scan.scan(recs)
     py = _run([["red apple pie"]], config, [("", recs)], False)
-    assert _state(scan) == _state(py)
+    assert scan_state(scan) == scan_state(py)
     assert semantic_kernel.too_big(1 << 10, (1 << 20) // 12) is None  # 1 GiB: still fits
 
 
@@ -360,7 +351,7 @@ def test_the_python_scan_goes_on_where_the_kernel_serials_end(monkeypatch):
     kernel scans the first batches and the Python scan the rest, from the kernel's heaps,
     counts and windows: the result is the Python scan's."""
     config = SemanticConfig(candidates=3, window_words=4)
-    py = _state(_run(ROWS, config, [("a", _many_records())], False))
+    py = scan_state(_run(ROWS, config, [("a", _many_records())], False))
     monkeypatch.setattr(semantic_kernel, "SERIAL_MAX", 400)
     closed = []
     close = semantic_kernel.KernelWindowScan.close
@@ -376,7 +367,7 @@ def test_the_python_scan_goes_on_where_the_kernel_serials_end(monkeypatch):
         f"the kernel handed the window scan to Python after {closed[0]} windows "
         "(its serials are 32-bit)"
     )
-    assert _state(scan) == py
+    assert scan_state(scan) == py
 
 
 def test_a_scan_the_kernel_keeps_throughout_has_no_handover_note():
@@ -422,7 +413,7 @@ def test_window_serials_past_32_bits_are_the_python_scans():
         recs = _many_records()
         for i in range(0, len(recs), 7):
             s.scan(recs[i : i + 7])
-    assert _state(scan) == _state(py)
+    assert scan_state(scan) == scan_state(py)
     assert py.windows_seen > 1 << 32
 
 
@@ -472,7 +463,7 @@ def test_the_drivers_reader_thread_gives_the_python_scan_and_its_errors(
         job = _driver_job(fixtures, src)
         semantic_pass.semantic_pass(job, files, lambda m: None, kernel=kernel)
         assert (job.semantic._kernel is not None) == kernel
-        states.append(_state(job.semantic))
+        states.append(scan_state(job.semantic))
     assert states[0] == states[1] and states[0][4] > 50
 
     lines = src.read_text(encoding="utf-8").splitlines(keepends=True)

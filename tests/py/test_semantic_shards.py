@@ -7,22 +7,13 @@ import pickle
 import random
 
 import pytest
+from hostile_common import scan_state
 
 from evalsieve.semantic import SemanticConfig, SemanticScan
 from evalsieve.semantic_shards import merge_shard, shard_state
 
 ROWS = [["red apple pie and twelve eggs"], ["blue banana split 12"], ["green pear tart 7 red"]]
 BG = ["some other text here"] * 3
-
-
-def _state(scan):
-    req = scan.request()
-    windows = {
-        s: (w.record, w.start, w.end, w.context_start, w.context, w.file)
-        for s, w in scan._kept.items()
-    }
-    heaps = [sorted(h) for h in scan._heaps]
-    return req, scan.window_df, heaps, windows, scan.windows_seen, scan.windows_with_key
 
 
 def _corpus(seed: int, files: int = 3, records: int = 60):
@@ -66,7 +57,7 @@ def _sharded(config, files, cuts_of):
 def test_shards_merged_are_one_scan(seed, k, w):
     config = SemanticConfig(candidates=k, window_words=w)
     files = _corpus(seed)
-    whole = _state(_whole(config, files))
+    whole = scan_state(_whole(config, files))
     rng = random.Random(seed)
     for cuts_of in (
         lambda n: [],  # a file a shard
@@ -74,7 +65,7 @@ def test_shards_merged_are_one_scan(seed, k, w):
         lambda n: sorted(rng.sample(range(n + 1), 5)),  # empty shards among them
         lambda n: list(range(1, n)),  # a record a shard
     ):
-        assert _state(_sharded(config, files, cuts_of)) == whole
+        assert scan_state(_sharded(config, files, cuts_of)) == whole
     assert whole[4] > 100 and any(len(h) == k for h in whole[2])
 
 
