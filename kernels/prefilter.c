@@ -99,12 +99,12 @@ static i32 s_cand; /* 1: the record is a candidate (hit, unsure or malformed): s
 typedef struct { u32 words, slot, roll, h, in, cand, eh, mk, np, floor; u16 pend[PEND]; u8 pcc[PEND]; } Seg;
 
 /* Seg.mk: what the next character could join (FLAGS, kernel_spec.kernel_table): the last
- * combining class of the previous character's NFKD (bits 0-7) and MK_FIRST when the last
- * starter is a composition first. ASCII counts as a first (a letter can take an accent). */
+ * combining class of the previous character's NFKD (bits 0-7), MK_FIRST when the last
+ * starter is a composition first, and MK_KSTARTER when the previous character is flagged
+ * F_KSTARTER (a mark below its last class that composes with nothing only follows it).
+ * ASCII counts as a first (a letter can take an accent). The F_* bits: spec.h. */
 #define MK_FIRST 0x100u
-#define F_SECOND (1u << 16)
-#define F_FIRST (1u << 17)
-#define F_NOSTARTER (1u << 18)
+#define MK_KSTARTER 0x200u
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -289,19 +289,26 @@ static void feed(Seg *s, u32 c) {
      * marks by class, stably); one that would sort before a character already in the
      * word (a starter's own marks) is Python's */
     int mark = (f & F_NOSTARTER) && m >= 0 && fc == lc;
-    if (fc && fc < (mark && s->np ? s->floor : (s->mk & 0xff))) { s->cand = 1; return; }
+    /* below the floor: reordered. Held back after an F_KSTARTER character when it composes
+     * with nothing (the NFKC is that character's, then the marks: kernel_spec.kernel_table) */
+    if (fc && fc < (mark && s->np ? s->floor : (s->mk & 0xff))
+        && !(mark && s->np < PEND && (s->mk & MK_KSTARTER) && !(f & F_SECOND))) {
+      s->cand = 1;
+      return;
+    }
     if (mark && s->np < PEND) {
       if (!s->np) s->floor = s->mk & 0xff; /* the last class of what came before the run */
       u32 k = s->np++;
       while (k && s->pcc[k - 1] > fc) { s->pend[k] = s->pend[k - 1]; s->pcc[k] = s->pcc[k - 1]; k--; }
       s->pend[k] = (u16)m;
       s->pcc[k] = (u8)fc;
-      s->mk = (s->mk & MK_FIRST) | s->pcc[s->np - 1];
+      s->mk = (s->mk & (MK_FIRST | MK_KSTARTER)) | s->pcc[s->np - 1];
       return;
     }
     if (s->np) flush(s);
     if (fc && fc < (s->mk & 0xff)) { s->cand = 1; return; }
-    s->mk = (f & F_NOSTARTER) ? (s->mk & MK_FIRST) | lc : ((f & F_FIRST) ? MK_FIRST : 0) | lc;
+    s->mk = (f & F_NOSTARTER) ? (s->mk & MK_FIRST) | lc
+                              : ((f & F_FIRST) ? MK_FIRST : 0) | ((f & F_KSTARTER) ? MK_KSTARTER : 0) | lc;
   }
   if (m >= 0) { unit(s, (u32)m); return; }
   if (m == EXT_GONE) return;
@@ -416,7 +423,9 @@ static const u8 *string_scan(const u8 *p) {
             i32 m = EXT[cp];
             u32 f = FLAGS ? FLAGS[cp] : 0;
             if (m >= 0x80 && (f & (F_SECOND | F_NOSTARTER | 0xffu)) == 0) {
-              if (FLAGS) s.mk = ((f & F_FIRST) ? MK_FIRST : 0) | ((f >> 8) & 0xff);
+              if (FLAGS)
+                s.mk = ((f & F_FIRST) ? MK_FIRST : 0) | ((f & F_KSTARTER) ? MK_KSTARTER : 0)
+                       | ((f >> 8) & 0xff);
               h = (h ^ (u32)m) * FNV_PRIME;
               in = 1;
               p = slow = q;

@@ -11,6 +11,12 @@
 #define L_SPACE 0x80
 #define L_PUNCT 0x81
 #define L_STOP 0x82
+/* FLAGS[c] bits beside its first (0-7) and last (8-15) combining class
+ * (evalsieve.kernel_spec.kernel_table) */
+#define F_SECOND 0x10000u
+#define F_FIRST 0x20000u
+#define F_NOSTARTER 0x40000u
+#define F_KSTARTER 0x80000u
 /* str.isspace() beyond ASCII */
 #define PY_SPACE_HIGH(c) ((c) == 0x85 || (c) == 0xa0 || (c) == 0x1680 || ((c) >= 0x2000 && (c) <= 0x200a) || ((c) >= 0x2028 && (c) <= 0x2029) || (c) == 0x202f || (c) == 0x205f || (c) == 0x3000)
 

@@ -120,6 +120,10 @@ def header() -> str:
         f"#define COUNT_MIX ((u32){COUNT_MIX:#x}u) /* evalsieve.exact.HASH count_mix */\n"
         f"#define MAX_BRACKETS {MAX_JSON_DEPTH} /* evalsieve.records.MAX_JSON_DEPTH */\n"
         f"#define L_SPACE {L_SPACE:#x}\n#define L_PUNCT {L_PUNCT:#x}\n#define L_STOP {L_STOP:#x}\n"
+        "/* FLAGS[c] bits beside its first (0-7) and last (8-15) combining class\n"
+        " * (evalsieve.kernel_spec.kernel_table) */\n"
+        f"#define F_SECOND {F_SECOND:#x}u\n#define F_FIRST {F_FIRST:#x}u\n"
+        f"#define F_NOSTARTER {F_NOSTARTER:#x}u\n#define F_KSTARTER {F_KSTARTER:#x}u\n"
         f"/* str.isspace() beyond ASCII */\n#define PY_SPACE_HIGH(c) ({spaces})\n\n"
         "/* Per ASCII code: 0 = part of a word, 1 = white space, 2 = punctuation (deleted),\n"
         " * 3 = upper case (lowered: + 32). */\n"
@@ -188,6 +192,7 @@ def js_spec() -> dict:
 F_SECOND = 1 << 16  # c's NFKD, up to its first starter, holds a composition second
 F_FIRST = 1 << 17  # c's NFKC ends in a starter that is a composition first
 F_NOSTARTER = 1 << 18  # c's NFKC holds no starter (a mark): the last starter stays
+F_KSTARTER = 1 << 19  # c's NFKC ends in a starter: every mark of its NFKD composed
 
 
 def kernel_table() -> tuple[dict[int, str], dict[int, int]]:
@@ -201,7 +206,15 @@ def kernel_table() -> tuple[dict[int, str], dict[int, int]]:
     sends a record to Python where the rule could join or reorder two characters: a mark
     whose class is below the previous character's last (canonical reordering), or a
     character flagged F_SECOND after one flagged F_FIRST (composition); otherwise the rule's
-    result is the concatenation of the characters' own (tests/py/test_kernel_table.py).
+    result is the concatenation of the characters' own (tests/py/test_kernel.py).
+
+    A mark below the previous character's last class is no reordering the kernel must leave
+    to Python when that character is flagged F_KSTARTER and the mark is not F_SECOND
+    (Arabic's أُ, Latin's é with a dot below it): in NFKC, canonical ordering moves the mark
+    among the character's decomposed marks, and composition then rebuilds the character
+    all the same (the mark composes with nothing and blocks no mark of a higher class, UAX
+    #15's blocking rule; all the character's marks composed, as it ends in a starter), so
+    the result is the character's NFKC, then the mark.
     Σ and what NFKC turns into it stay out (Final_Sigma).
 
     Returns:
@@ -248,6 +261,8 @@ def kernel_table() -> tuple[dict[int, str], dict[int, int]]:
             bits |= F_NOSTARTER
         elif ord(starters[-1]) in firsts:
             bits |= F_FIRST
+        if starters and not comb(k[-1]) and bits & 0xFF00:
+            bits |= F_KSTARTER  # only where it matters: its NFKD ends in a mark
         if bits:
             flags[c] = bits
     _KERNEL_TABLE["table"] = (table, flags)
