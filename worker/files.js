@@ -219,12 +219,13 @@ export async function* readTextChunks(file, { chunkChars = 1 << 20, onBytes = nu
  * end unless the whole file fit; when the first line is longer, the head reads on to its
  * end (up to 64 × maxChars), so a long first record is read whole (as the CLI does).
  *
+ * keepBom: the text keeps the file's byte-order mark (Python takes one off, not a second).
  * Returns: {text, complete (bool: the whole file was read), gzip}.
  * Raises: as readTextChunks.
- * @param {Blob & {name: string}} file @param {{maxChars?: number, skipBad?: boolean}} [opts]
+ * @param {Blob & {name: string}} file @param {{maxChars?: number, skipBad?: boolean, keepBom?: boolean}} [opts]
  */
-export async function readHead(file, { maxChars = 1 << 20, skipBad = false } = {}) {
-  const it = /** @type {AsyncIterator<string, ReadSummary>} */ (readTextChunks(file, { chunkChars: maxChars, hash: false, hardLimit: 64 * maxChars, skipBad }));
+export async function readHead(file, { maxChars = 1 << 20, skipBad = false, keepBom = false } = {}) {
+  const it = /** @type {AsyncIterator<string, ReadSummary>} */ (readTextChunks(file, { chunkChars: maxChars, hash: false, hardLimit: 64 * maxChars, skipBad, keepBom }));
   let text = '';
   let complete = false;
   let gzip = false;

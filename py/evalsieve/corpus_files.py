@@ -248,8 +248,10 @@ class FileSource:
             ) from e
 
     def head(self, skip_bad: bool = False) -> str:
-        """About the first MB of text, cut at a line end (for sniffing and field lists)."""
-        return "".join(self.chunks(limit=HEAD_BYTES, skip_bad=skip_bad))
+        """About the first MB of text, cut at a line end (for sniffing and field lists), as
+        the file starts: with its byte-order mark, which the readers take off (one only:
+        a second is line 1's own text)."""
+        return "".join(self.chunks(limit=HEAD_BYTES, skip_bad=skip_bad, keep_bom=True))
 
     def info(self, role: str, fmt: str) -> InputFile:
         """The file as the run stamp names it (after a full read: sha256 and size set)."""

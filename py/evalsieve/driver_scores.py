@@ -30,7 +30,7 @@ def _load_scores(args, log):
     src = FileSource(args.scores)
     fmt = sniff_format(src.name, src.head())
     reader = ScoreReader(src.name, fmt, spec)
-    for text in src.chunks():
+    for text in src.chunks(keep_bom=True):  # the reader takes the file's mark off
         reader.feed(text)
     table = reader.finish()
     log(

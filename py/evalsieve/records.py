@@ -154,7 +154,8 @@ def sniff_format(name: str, head: str, complete: bool = False) -> str:
 
     Args:
         name: the file's name (only its extension is used, as a hint).
-        head: the decoded start of the file (a few KB is plenty), cut at a line end.
+        head: the decoded start of the file (a few KB is plenty), cut at a line end; a
+            leading U+FEFF (the byte-order mark) is not looked at.
         complete: True when ``head`` is the whole file (its last record is whole).
     Returns:
         A format name (see :func:`split_format`): ``jsonl``, ``csv``, ``tsv``,
@@ -172,6 +173,8 @@ def sniff_format(name: str, head: str, complete: bool = False) -> str:
     when named ``.tsv``; unnamed, a tab in the first line means TSV, a comma CSV, else
     plain text (one record per line).
     """
+    if head.startswith(BOM):  # the file's byte-order mark (a second is line 1's text)
+        head = head[1:]
     nul = head.find("\x00")
     if nul >= 0:
         raise bad_input(

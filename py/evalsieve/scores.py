@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from .errors import bad_input
 from .fields import FieldExtractor
+from .decoding import BOM
 from .records import RecordReader
 from .score_figures import contamination_impact, contamination_summary  # noqa: F401
 from .score_figures import paraphrase_impact, paraphrase_summary  # noqa: F401
@@ -485,11 +486,13 @@ def harness_filters(text: str) -> list[dict]:
     """The lm-eval filters of a samples file's text, with their rows, in the order met:
     ``[{"name": "strict-match", "rows": 1319}, ...]`` ([] for a table). A harness row is a
     JSON object with ``doc_id``, ``filter`` and a ``metrics`` list (as :class:`ScoreReader`
-    tells them); other and malformed lines are not counted here (the run reports them)."""
+    tells them); other and malformed lines are not counted here (the run reports them).
+    ``text`` starts as the file does (a byte-order mark is taken off)."""
     import json
 
     counts: dict = {}
-    for line in (text or "").splitlines():
+    text = text or ""
+    for line in (text[1:] if text.startswith(BOM) else text).splitlines():
         if '"filter"' not in line:
             continue
         try:

@@ -209,6 +209,17 @@ def cases(big: bool = False) -> list[Case]:
         )
     )
     add(
+        bad(
+            "bom-twice.jsonl",
+            BOM + BOM + b"".join(jsonl_rows(S[:4])),
+            "Two UTF-8 BOMs before JSON Lines (a file saved with a BOM twice)",
+            "error: the first mark is the file's, the second line 1's own text, which is not "
+            "JSON; not both taken off and read on",
+            ["line 1", "not valid json"],
+            line=1,
+        )
+    )
+    add(
         ok(
             "crlf.jsonl",
             jsonl_rows(S[:4] + [SHORT], end=b"\r\n"),

@@ -41,6 +41,7 @@ def corpus(tmp_path_factory):
 
 def test_the_skippable_cases_are_the_expected_ones():
     assert sorted(c.name for c in CASES if skippable(c)) == [
+        "bom-twice.jsonl",
         "csv-ragged.csv",
         "deep-nesting.jsonl",
         "invalid-utf8.jsonl",

@@ -43,3 +43,11 @@ test('the log line says the join, the filter and the rows of other filters', () 
   assert.equal(scoresLogText(v), 'scores: s.jsonl: 40 rows (lm-evaluation-harness samples), metric exact_match, joined by order (doc_id = 0-based eval row), filter strict-match (40 rows of other filters skipped)');
   assert.equal(scoresLogText({ ...v, score_join: 'key', score_key: 'q', score_eval_key: 'question', score_filter: null }), 'scores: s.jsonl: 40 rows (lm-evaluation-harness samples), metric exact_match, joined by q = eval question');
 });
+
+test('the scores text starts as the file does: its byte-order mark stays for Python to take off', async () => {
+  for (const marks of [1, 2]) {
+    const raw = Buffer.concat([Buffer.from('\ufeff'.repeat(marks), 'utf-8'), Buffer.from(rows, 'utf-8')]);
+    const s = await readScores(ctx, { scores: { format: 'jsonl' } }, { scores: new File([raw], 's.jsonl') });
+    assert.equal(s.text, '\ufeff'.repeat(marks) + rows); // one is the file's, a second line 1's
+  }
+});

@@ -377,3 +377,35 @@ def test_csv_eval_csv_scores_key_join_and_a_continuous_metric(files, tmp_path, c
         ("correct", "binary"),
         ("logprob", "continuous"),
     }
+
+
+@pytest.mark.parametrize("marks", [1, 2])
+def test_a_scores_file_reads_its_byte_order_mark_as_the_eval_file_does(
+    marks, files, tmp_path, capsys
+):
+    """One U+FEFF at the start is the file's byte-order mark; a second is line 1's own text
+    (as in the eval and training files): the run does not take both off and read on."""
+    ev, tr, sc = files
+    bom = tmp_path / "samples_bom.jsonl"
+    bom.write_bytes("\ufeff".encode() * marks + open(sc, "rb").read())
+    argv = ["contamination", ev, tr, "--eval-field", "question", "--json"]
+    argv += ["--score-filter", "flexible-extract"]
+    got = [
+        run(argv + ["--out", str(tmp_path / f"o{k}"), "--scores", p], capsys)
+        for k, p in ((0, sc), (1, str(bom)))
+    ]
+    if marks == 1:
+        assert got[1][0] == 0, got[1][2]
+        assert json.loads(got[1][1])["score_impact"] == json.loads(got[0][1])["score_impact"]
+        return
+    code, stdout, err = got[1]
+    assert code == 2 and stdout == "", err
+    [line] = [ln for ln in err.splitlines() if ln.startswith("evalsieve: error:")]
+    assert "samples_bom.jsonl, line 1" in line, line
+    ebom = tmp_path / "eval_bom.jsonl"  # the eval file with two marks: the same error
+    ebom.write_bytes("\ufeff\ufeff".encode() + open(ev, "rb").read())
+    code, _, err = run(
+        ["contamination", str(ebom), tr, "--eval-field", "question", "--out", str(tmp_path / "e")],
+        capsys,
+    )
+    assert code == 2 and "eval_bom.jsonl, line 1" in err, err

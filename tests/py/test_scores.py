@@ -249,3 +249,20 @@ def test_paraphrase_figures_by_hand():
         "effective_n",
     ]
     assert s["effective_n"] == pytest.approx(5 / s["design_effect"])
+
+
+def test_harness_filters_counts_line_1_after_the_files_byte_order_mark():
+    """The page hands the scores file's head as the file starts: a byte-order mark before
+    line 1 is the file's, and line 1 counts; a second mark makes line 1 malformed (not
+    counted here; the run's reader names it)."""
+    from evalsieve.scores import harness_filters
+
+    row = '{"doc_id": %d, "filter": "%s", "metrics": ["exact_match"], "exact_match": 1}\n'
+    text = row % (0, "strict-match") + row % (1, "strict-match") + row % (0, "flexible")
+    want = [{"name": "strict-match", "rows": 2}, {"name": "flexible", "rows": 1}]
+    assert harness_filters(text) == want
+    assert harness_filters("\ufeff" + text) == want
+    assert harness_filters("\ufeff\ufeff" + text) == [
+        {"name": "strict-match", "rows": 1},
+        {"name": "flexible", "rows": 1},
+    ]

@@ -88,7 +88,7 @@ export async function contamination(ctx, args, files) {
     // A sample of the training file picks rare filter words for the Python scan (speed only).
     const trainHead = trainParquet
       ? { text: jsonLines(await parquetHead(trainFile)) }
-      : await readHead(trainFile, { maxChars: SETTINGS.headChars, skipBad: startArgs.skip_bad_lines });
+      : await readHead(trainFile, { maxChars: SETTINGS.headChars, skipBad: startArgs.skip_bad_lines, keepBom: true });
     bridge(OP.CONT_BACKGROUND, { handle }, trainHead.text);
     const evalInfo = bridge(OP.CONT_END_EVAL, { handle });
     ctx.log(`eval pass done: ${evalInfo.rows} rows, ${evalInfo.rows_scorable} scorable, ${evalInfo.rows_too_short} too short; N = ${evalInfo.n} (${evalInfo.n_how})`, {
@@ -169,7 +169,7 @@ export async function trainingPass(ctx, handle, trainFile, parquetFields, skipBa
   // with the prefilter, a text file is read as bytes (the filter workers decode them)
   const read = (/** @type {(data: any) => unknown} */ onData, /** @type {((n: number) => Uint8Array) | null} */ alloc = null) => (parquetFields
     ? feedParquet(ctx, 'train', trainFile, parquetFields, (rows) => onData(jsonLines(rows)))
-    : alloc ? forEachByteChunk(ctx, 'train', trainFile, onData, SETTINGS.chunkChars, alloc) : readWithProgress(ctx, 'train', trainFile, onData, { skipBad }));
+    : alloc ? forEachByteChunk(ctx, 'train', trainFile, onData, SETTINGS.chunkChars, alloc) : readWithProgress(ctx, 'train', trainFile, onData, { skipBad, keepBom: true }));
   let records = 0;
   const spec = bridge(OP.CONT_PREFILTER_SPEC, { handle });
   if (!spec) {

@@ -29,12 +29,12 @@ export async function inspect(ctx, args, files) {
     });
     return { ...value, gzip: false, head_complete: value.rows_sampled === value.rows, size: file.size, name: file.name };
   }
-  let head = await readHead(file, { maxChars: SETTINGS.headChars, skipBad: Boolean(args.skip_bad_lines) });
+  let head = await readHead(file, { maxChars: SETTINGS.headChars, skipBad: Boolean(args.skip_bad_lines), keepBom: true });
   if (role === 'scores' && !head.complete && file.size <= SETTINGS.scoresInspectBytes) {
     // a scores file is read whole (as the run will): its harness filters are counted over every row
     /** @type {string[]} */
     const parts = [];
-    await forEachChunk(file, { chunkChars: SETTINGS.chunkChars, onBytes: null, isCancelled: ctx.isCancelled }, (t) => { parts.push(t); });
+    await forEachChunk(file, { chunkChars: SETTINGS.chunkChars, onBytes: null, isCancelled: ctx.isCancelled, keepBom: true }, (t) => { parts.push(t); });
     head = { ...head, text: parts.join(''), complete: true };
   }
   ctx.throwIfCancelled();

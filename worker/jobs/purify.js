@@ -67,8 +67,8 @@ export async function purify(ctx, args, files) {
     ctx.log(`purify: eval pass, reading ${evalFile.name}`);
     const evalInput = evalParquet
       ? await feedParquet(ctx, STAGE.EVAL, evalFile, rule.eval.fields, (rows) => bridge(OP.CONT_FEED_EVAL_VALUES, { handle }, JSON.stringify(rows)))
-      : await readWithProgress(ctx, STAGE.EVAL, evalFile, (text) => bridge(OP.CONT_FEED_EVAL, { handle }, text));
-    bridge(OP.CONT_BACKGROUND, { handle }, (await readHead(trainFile, { maxChars: SETTINGS.headChars })).text);
+      : await readWithProgress(ctx, STAGE.EVAL, evalFile, (text) => bridge(OP.CONT_FEED_EVAL, { handle }, text), { keepBom: true });
+    bridge(OP.CONT_BACKGROUND, { handle }, (await readHead(trainFile, { maxChars: SETTINGS.headChars, keepBom: true })).text);
     const evalInfo = bridge(OP.CONT_END_EVAL, { handle });
     ctx.log(`purify: eval pass done: ${evalInfo.rows} rows, ${evalInfo.rows_scorable} scorable; N = ${evalInfo.n} (${evalInfo.n_how})`, { kind: 'n_chosen', ...evalInfo });
     bridge(OP.PURIFY_BEGIN, { handle });

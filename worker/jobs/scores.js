@@ -27,7 +27,8 @@ export async function readScores(ctx, args, files) {
   ctx.log(`scores: reading ${file.name}`);
   /** @type {string[]} */
   const parts = [];
-  const summary = await forEachChunk(file, { chunkChars: SETTINGS.chunkChars, onBytes: null, isCancelled: ctx.isCancelled }, (text) => { parts.push(text); });
+  // the file's byte-order mark stays: Python's reader takes it off (a second is line 1's)
+  const summary = await forEachChunk(file, { chunkChars: SETTINGS.chunkChars, onBytes: null, isCancelled: ctx.isCancelled, keepBom: true }, (text) => { parts.push(text); });
   const name = spec.name || file.name;
   return {
     args: {
