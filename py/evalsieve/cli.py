@@ -44,7 +44,7 @@ from . import __version__, constants
 from .contamination_job import CLEAN_RULES
 from .engines import ENGINES
 from .errors import EXIT_BAD_INPUT, EXIT_CONTAMINATED, EXIT_OK, EvalsieveError, bad_input  # noqa: F401
-from .failures import exit_status, say, sigterm_raises
+from .failures import SignalsHeld, exit_status, say, sigterm_raises
 from .layouts import is_url
 from .outdir import OutDir
 from .semantic_verifier import VERIFIER_CODE_THRESHOLD, VERIFIER_THRESHOLD
@@ -456,6 +456,7 @@ def _main(argv: list[str] | None) -> int:
         log = _silent  # noqa: F811 (Progress draws no bar for a silent log)
 
     out = None
+    moved = SignalsHeld()  # done: the exports are in place
     try:
         if args.command == "fields":
             return _printed(lambda: run_fields(args), EXIT_OK)
@@ -476,14 +477,16 @@ def _main(argv: list[str] | None) -> int:
             summary, exports = run_paraphrases(args, log)
         else:  # pragma: no cover - argparse guards this
             raise bad_input(f"unknown command {args.command}")
-        stale = out.write({**exports, **parquet_reports(exports, log)})
+        exports = {**exports, **parquet_reports(exports, log)}
+        # a signal during the renames waits for the last one (the set is then whole)
+        stale = out.write(exports, moving=lambda: moved)
         out = None  # written: nothing to take back
         if stale:
             log(f"removed an earlier run's exports this run did not write: {', '.join(stale)}")
     except BaseException as e:  # noqa: B902 - every failure ends in one line and a status
         if out is not None:
             out.discard()
-        return exit_status(e)
+        return exit_status(e, written=moved.done)
     status = EXIT_OK
     if (
         args.command == "contamination"

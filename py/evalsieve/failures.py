@@ -93,8 +93,11 @@ def sigterm_raises():
     """Meanwhile SIGTERM raises :class:`errors.Terminated` in the main thread, so a run that
     is ``kill``-ed (``timeout``, a batch scheduler) cleans up as after Ctrl-C: its workers
     are stopped, no export is left half-written, and it ends with status 143. Later SIGTERMs
-    are ignored while it cleans up (SIGKILL still ends it). Does nothing outside the main
-    thread, or when SIGTERM is not at its default (a caller that ignores or handles it)."""
+    are ignored while it cleans up (SIGKILL still ends it). A process forked meanwhile that
+    gets SIGTERM before it sets its own handler (a worker, when ``kill`` or ``timeout``
+    signals the whole process group) ends as by default, with no traceback. Does nothing
+    outside the main thread, or when SIGTERM is not at its default (a caller that ignores
+    or handles it)."""
     if (
         threading.current_thread() is not threading.main_thread()
         or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
@@ -102,8 +105,13 @@ def sigterm_raises():
         yield
         return
     raised: list[int] = []
+    owner = os.getpid()
 
     def handler(signum, frame):
+        if os.getpid() != owner:  # a forked worker, before it set its own: die as by default
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
         if not raised:
             raised.append(signum)
             raise Terminated
@@ -113,6 +121,30 @@ def sigterm_raises():
         yield
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+class SignalsHeld:
+    """A context manager: meanwhile SIGINT and SIGTERM wait (POSIX ``pthread_sigmask``;
+    elsewhere nothing is held), so the exports' renames into place are not cut in two; a
+    signal that came meanwhile is handled as it ends. ``done`` is True once a ``with``
+    ended without an exception (the exports are in place, whatever is raised next)."""
+
+    def __init__(self):
+        self.done = False
+        self._before = None
+
+    def __enter__(self):
+        mask = getattr(signal, "pthread_sigmask", None)
+        if mask is not None:
+            self._before = mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if kind is None:
+            self.done = True
+        if self._before is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._before)
+        return False
 
 
 def stdout_gone() -> None:

@@ -20,6 +20,7 @@ CLI side only (it touches the file system). The rules, in docs/CLI.md ("The expo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -134,12 +135,15 @@ class OutDir:
         other = set().union(*(n for j, n in JOB_EXPORTS.items() if j != self.job))
         return other - self.names
 
-    def write(self, exports: dict) -> list[str]:
+    def write(self, exports: dict, moving=None) -> list[str]:
         """Write every export or none, then remove the stale ones of an earlier run.
 
         Args:
             exports: name -> text (written as UTF-8, line ends as they are), or a function
                 that writes the file at the path it is given (a Parquet clean file).
+            moving: a context manager to hold while the written exports are moved into
+                place (the CLI's ``failures.SignalsHeld``: a Ctrl-C or SIGTERM then waits
+                for the last rename, so the folder holds one run's set, whole).
         Returns:
             The names of the earlier run's exports that were removed, sorted.
         Raises:
@@ -175,10 +179,11 @@ class OutDir:
                 and os.path.isfile(os.path.join(self.path, n))
             )
             try:
-                for name in exports:
-                    os.replace(os.path.join(tmp, name), os.path.join(self.path, name))
-                for name in stale:
-                    os.unlink(os.path.join(self.path, name))
+                with moving() if moving is not None else contextlib.nullcontext():
+                    for name in exports:
+                        os.replace(os.path.join(tmp, name), os.path.join(self.path, name))
+                    for name in stale:
+                        os.unlink(os.path.join(self.path, name))
             except OSError as e:  # (renames in one folder: the file system changed under us)
                 raise environment(
                     f"cannot move the exports into place ({_why(e)}): the folder "

@@ -521,3 +521,71 @@ def test_a_killed_worker_of_the_other_passes_is_named_for_its_pass(fn, words, tm
     assert e.value.message.endswith("the run stopped and wrote no export")
     verb = "copied" if fn == "purify" else "scanned"
     assert f"while it {verb} the whole file" in e.value.message
+
+
+@needs_processes
+def test_sigterm_during_the_renames_waits_for_the_whole_set(tmp_path, monkeypatch, capsys):
+    """A SIGTERM that comes while the exports are moved into place (here: right after the
+    first rename) is handled once the last is in: the folder holds the run's whole set,
+    and the error line says the exports were written (it said none were, over a folder
+    holding one)."""
+    from evalsieve import outdir
+
+    train = tmp_path / "train.jsonl"
+    train.write_text(
+        "".join(json.dumps({"text": "prefix words " + q}) + "\n" for q in Q), encoding="utf-8"
+    )
+    argv = ["contamination", EVAL, str(train), "--eval-field", "question"]
+    argv += ["--train-field", "text", "--quiet"]
+    from evalsieve.cli import main
+
+    assert main(argv + ["--out", str(tmp_path / "whole")]) == 0
+    whole = sorted(os.listdir(tmp_path / "whole"))
+    out = tmp_path / "out"
+    real, moved = os.replace, []
+
+    def replace(src, dst, *a, **k):
+        real(src, dst, *a, **k)
+        if os.path.dirname(dst) == str(out):
+            moved.append(dst)
+            if len(moved) == 1:
+                os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(outdir.os, "replace", replace)
+    capsys.readouterr()
+    assert main(argv + ["--out", str(out)]) == errors.EXIT_TERMINATED
+    err = capsys.readouterr().err
+    assert error_lines(err) == ["evalsieve: error: terminated (SIGTERM); the exports were written"]
+    assert sorted(os.listdir(out)) == whole and len(moved) == len(whole)
+
+
+@needs_processes
+def test_sigterm_to_the_group_as_workers_start_prints_no_traceback(tmp_path):
+    """`kill -- -PGID` and `timeout` signal every process of the group: a worker forked
+    just then still has the CLI's handler; it ends as SIGTERM's default ends it (it raised
+    Terminated inside multiprocessing's start-up and printed a traceback)."""
+    code = (
+        "import os, signal, sys\n"
+        "import multiprocessing.util as u\n"
+        "real = u._close_stdin\n"
+        "def close_stdin():  # in the forked worker, before its own handler is set\n"
+        "    os.kill(os.getppid(), signal.SIGTERM)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    real()\n"
+        "u._close_stdin = close_stdin\n"
+        "from evalsieve import cli\n"
+        "sys.exit(cli.main(sys.argv[1:]))\n"
+    )
+    train = corpus_files(tmp_path, rows=2000)
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "py"))
+    argv = ["contamination", EVAL, *train, "--eval-field", "question", "--train-field"]
+    argv += ["text", "--out", str(tmp_path / "out"), "--workers", "2", "--quiet"]
+    p = subprocess.run(
+        [sys.executable, "-c", code, *argv], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert p.returncode == 143, p.stderr
+    assert "Traceback" not in p.stderr and "Exception ignored" not in p.stderr, p.stderr
+    assert error_lines(p.stderr) == [
+        "evalsieve: error: terminated (SIGTERM); no export was written"
+    ]
+    assert not (tmp_path / "out").exists()
