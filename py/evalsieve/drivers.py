@@ -295,19 +295,25 @@ def contamination_run(args, log) -> tuple[ContaminationResult, dict]:
     if sem is not None:
         report(args, "semantic", 0, 1)
         kernel = args.filter in ("auto", "kernel")
+        cancel = getattr(args, "cancel", None)
+
+        def check():
+            check_cancel(cancel)
+
         run = None
         if args.engine == "ray" or workers > 1:
 
             def run(payload, shards, fn, on_result):
+                # the shards report no bytes as they go: the cancel is checked as they run
                 if args.engine == "ray":
-                    run_ray(payload, shards, args.ray_address, workers, on_result, _no_bytes, fn=fn)
+                    addr = args.ray_address
+                    run_ray(
+                        payload, shards, addr, workers, on_result, _no_bytes, fn=fn, check=check
+                    )
                 else:
-                    run_local(payload, shards, workers, on_result, _no_bytes, fn=fn)
+                    run_local(payload, shards, workers, on_result, _no_bytes, fn=fn, check=check)
 
-        cancel = getattr(args, "cancel", None)
-        semantic_pass(
-            job, files, log, kernel, time.perf_counter, workers, run, lambda: check_cancel(cancel)
-        )
+        semantic_pass(job, files, log, kernel, time.perf_counter, workers, run, check)
         report(args, "semantic", 0, 1)
         assets = _semantic_rung(job, args, log)
         report(args, "semantic", 1, 1)

@@ -91,7 +91,13 @@ def hash_file(path: str, stop: threading.Event | None = None) -> str:
 
 
 # -- engines -------------------------------------------------------------------------------------
-def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_bytes, fn=None) -> None:
+#: Seconds between two calls of a run's ``check`` while its workers compute.
+CHECK_S = 0.25
+
+
+def run_local(
+    payload: dict, tasks: list[Task], workers: int, on_result, on_bytes, fn=None, check=None
+) -> None:
     """Run the tasks here (workers = 1) or in ``workers`` forked processes (they inherit
     ``payload``; nothing of it is pickled), each taking the next task of ``tasks`` (largest
     first) when it is free.
@@ -106,6 +112,9 @@ def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_byte
             ``bytes`` (default :func:`corpus.scan_task`; purify passes its shard writer).
         on_result: called with each task's result, in the driver, as tasks finish.
         on_bytes: called with bytes read (per block with one worker, per task otherwise).
+        check: called with no argument every :data:`CHECK_S` seconds while workers compute
+            (and before each task here, with one worker); what it raises stops the run (the
+            API's cancel event, for tasks that report no bytes as they go).
     Raises:
         EvalsieveError: the first task error; ``environment`` when a worker died (the other
             workers are stopped; nothing is merged after).
@@ -114,6 +123,8 @@ def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_byte
     fn = fn or scan_task
     if workers <= 1 or len(tasks) <= 1:
         for t in tasks:
+            if check is not None:
+                check()
             on_result(fn(payload, t, on_bytes))
         return
     import multiprocessing as mp
@@ -123,7 +134,7 @@ def run_local(payload: dict, tasks: list[Task], workers: int, on_result, on_byte
     ok = False
     try:
         pool.start(min(workers, len(tasks)))
-        pool.run(tasks, on_result, on_bytes)
+        pool.run(tasks, on_result, on_bytes, check)
         ok = True
     finally:
         pool.stop(ok)
@@ -176,9 +187,10 @@ class _Workers:
     #: that ends a task starts the next at once, without waiting for the driver's turn.
     AHEAD = 2
 
-    def run(self, tasks: list[Task], on_result, on_bytes) -> None:
+    def run(self, tasks: list[Task], on_result, on_bytes, check=None) -> None:
         """Hand out ``tasks`` in order (largest first) to the workers, each holding at most
-        ``AHEAD``, the next to whichever answers, until every result is in."""
+        ``AHEAD``, the next to whichever answers, until every result is in; ``check`` as
+        :func:`run_local`'s."""
         from multiprocessing.connection import wait
 
         todo = iter(tasks)
@@ -189,8 +201,13 @@ class _Workers:
         while any(busy.values()):
             live = [i for i, held in busy.items() if held]
             ready = set(
-                wait([self.conns[i] for i in live] + [self.procs[i].sentinel for i in live])
+                wait(
+                    [self.conns[i] for i in live] + [self.procs[i].sentinel for i in live],
+                    None if check is None else CHECK_S,
+                )
             )
+            if check is not None:
+                check()
             for i in live:
                 conn = self.conns[i]
                 if conn not in ready and self.procs[i].sentinel not in ready:

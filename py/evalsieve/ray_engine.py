@@ -27,7 +27,7 @@ import threading
 import time
 
 from .corpus import Task, TaskFault, scan_task
-from .engines import _run_task, exit_when_orphaned
+from .engines import CHECK_S, _run_task, exit_when_orphaned
 from .errors import EvalsieveError, environment, from_dict
 
 _CLUSTER = (
@@ -48,6 +48,7 @@ def run_ray(
     on_bytes,
     max_retries: int = 3,
     fn=None,
+    check=None,
 ) -> None:
     """Run the tasks as Ray tasks.
 
@@ -60,6 +61,7 @@ def run_ray(
         on_bytes: called with the bytes each task read.
         max_retries: retries of a task whose worker died or that raised
             :class:`corpus.TaskFault` or OSError (tasks are idempotent).
+        check: as :func:`engines.run_local`'s (called here, in the CLI's process).
     Raises:
         EvalsieveError: ``environment`` when Ray is missing; the first task error (other tasks
             are cancelled); ``environment`` when Ray fails (the cluster cannot be reached,
@@ -80,10 +82,30 @@ def run_ray(
         import ray
 
         with _stdout_to_stderr():
-            _drive(ray, payload, tasks, address, cpus, on_result, on_bytes, max_retries, fn=fn)
+            _drive(
+                ray,
+                payload,
+                tasks,
+                address,
+                cpus,
+                on_result,
+                on_bytes,
+                max_retries,
+                fn=fn,
+                check=check,
+            )
         return
     _drive_in_child(
-        mp.get_context("fork"), payload, tasks, address, cpus, on_result, on_bytes, max_retries, fn
+        mp.get_context("fork"),
+        payload,
+        tasks,
+        address,
+        cpus,
+        on_result,
+        on_bytes,
+        max_retries,
+        fn,
+        check,
     )
 
 
@@ -98,9 +120,10 @@ def _drive(
     max_retries,
     on_start=lambda: None,
     fn=None,
+    check=None,
 ) -> None:
     """The Ray driver: start or join Ray (then ``on_start()``), submit every task, hand each
-    result on."""
+    result on (``check``: as :func:`run_ray`'s)."""
     started = False
     try:
         if not ray.is_initialized():
@@ -115,7 +138,11 @@ def _drive(
         pending = {remote.remote(ref, t, fn or scan_task): t for t in tasks}
         try:
             while pending:
-                done, _ = ray.wait(list(pending), num_returns=1)
+                done, _ = ray.wait(
+                    list(pending), num_returns=1, timeout=None if check is None else CHECK_S
+                )
+                if check is not None:
+                    check()
                 for obj in done:
                     task = pending.pop(obj)
                     try:
@@ -147,7 +174,7 @@ def _ray_failure(e: BaseException, task: Task | None) -> EvalsieveError:
 
 
 def _drive_in_child(
-    ctx, payload, tasks, address, cpus, on_result, on_bytes, max_retries, fn=None
+    ctx, payload, tasks, address, cpus, on_result, on_bytes, max_retries, fn=None, check=None
 ) -> None:
     """:func:`_drive` in a forked child; its results come back over a pipe and are handed
     on here. The child's end, whenever it comes before its last message, is an error; so is
@@ -167,9 +194,15 @@ def _drive_in_child(
         child.start()
         theirs.close()
         while True:
-            if not wait(
-                [mine, child.sentinel], None if joined else max(0.0, deadline - time.monotonic())
-            ):
+            left = None if joined else max(0.0, deadline - time.monotonic())
+            if check is not None:
+                left = CHECK_S if left is None else min(left, CHECK_S)
+            got = wait([mine, child.sentinel], left)
+            if check is not None:
+                check()
+            if not got:
+                if joined or time.monotonic() < deadline:
+                    continue  # a check's tick
                 raise environment(
                     f"Ray did not start or answer within {CONNECT_S} s"
                     + (f" at --ray-address {address}" if address else ""),

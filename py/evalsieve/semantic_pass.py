@@ -89,8 +89,9 @@ def semantic_pass(
             scanned on its own (:func:`semantic_task`) and merged here, in corpus order,
             into the job's scan (:func:`semantic_shards.merge_shard`: the same result).
         check: called with no argument before each block of records (one process) or as
-            each shard's result arrives; what it raises stops the pass (the API's cancel
-            event: :func:`progress.check_cancel`).
+            each shard's result arrives (the CLI's ``run`` calls it while the shards run
+            too: ``engines.run_local``'s ``check``); what it raises stops the pass (the
+            API's cancel event: :func:`progress.check_cancel`).
     Raises:
         EvalsieveError(bad_input): as the readers; whatever ``check`` raises.
     """

@@ -568,6 +568,53 @@ def test_the_apis_cancel_stops_the_semantic_pass(fixtures, monkeypatch):
     assert blocks == []
 
 
+def test_the_apis_cancel_stops_the_semantic_shards_as_they_run(fixtures, tmp_path, monkeypatch):
+    """With workers (the API's default is every core) the rung's pass runs as shards whose
+    results come only at their end: a cancel set as the stage begins stops the run within
+    a moment, while the shards still run (each sleeps 60 s first here), not after them."""
+    import threading
+    import time
+
+    import evalsieve
+    from evalsieve import semantic_pass
+    from evalsieve.errors import EvalsieveError
+
+    with open(os.path.join(fixtures, "semantic_train.jsonl"), encoding="utf-8") as f:
+        lines = f.read().splitlines(keepends=True)
+    trains = []
+    for k in range(2):
+        trains.append(tmp_path / f"t{k}.jsonl")
+        trains[-1].write_text("".join(lines[k::2]), encoding="utf-8")
+    monkeypatch.setattr(semantic_pass, "SHARD_MIN_BYTES", 1_000)
+    real = semantic_pass.semantic_task
+
+    def slow(payload, task, progress=None):
+        time.sleep(60)
+        return real(payload, task, progress)
+
+    monkeypatch.setattr(semantic_pass, "semantic_task", slow)
+    stop, at = threading.Event(), []
+
+    def on_progress(stage, done, total):
+        if stage == "semantic" and not at:
+            at.append(time.monotonic())
+            stop.set()
+
+    with pytest.raises(EvalsieveError) as e:
+        evalsieve.contamination(
+            os.path.join(fixtures, "gsm8k_test_sample.jsonl"),
+            [str(t) for t in trains],
+            eval_fields="question",
+            train_fields="text",
+            semantic=True,
+            workers=2,
+            progress=on_progress,
+            cancel=stop,
+        )
+    assert e.value.code == "cancelled"
+    assert time.monotonic() - at[0] < 20  # not the shards' 60 s
+
+
 def test_cli_semantic_rung_on_ray_is_the_one_process_result(
     tmp_path, fixtures, model_dir, capsys, monkeypatch
 ):
