@@ -347,11 +347,21 @@ def _clear_exports(out: str) -> None:
         p = os.path.join(out, name)
         if os.path.exists(p):
             os.unlink(p)
-    if os.path.isdir(out):
-        for root, _, names in os.walk(out):
-            for nm in names:
-                if nm.startswith(".") and ".purify-tmp-" in nm:
+    _remove_temporaries(out)
+
+
+def _remove_temporaries(out: str) -> None:
+    """Remove the partial copies (``.NAME.purify-tmp-*``) under a local ``out``: those of a
+    killed run, or of workers this run stopped (terminated, they cannot remove their own)."""
+    if is_url(out) or not os.path.isdir(out):
+        return
+    for root, _, names in os.walk(out):
+        for nm in names:
+            if nm.startswith(".") and ".purify-tmp-" in nm:
+                try:
                     os.unlink(os.path.join(root, nm))
+                except FileNotFoundError:
+                    pass
 
 
 # -- engines ------------------------------------------------------------------------------------
@@ -507,8 +517,11 @@ def _write(
             )
 
     if todo:
-        # largest first: a pool ends on small files
-        run(payload, sorted(todo, key=lambda t: -t.size), purify_shard, on_result, on_bytes)
+        try:  # largest first: a pool ends on small files
+            run(payload, sorted(todo, key=lambda t: -t.size), purify_shard, on_result, on_bytes)
+        except BaseException:  # noqa: B902 - the engine stopped its workers: their partial copies go
+            _remove_temporaries(out)
+            raise
     return [results[t.file] for t in shards]
 
 

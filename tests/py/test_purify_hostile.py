@@ -86,3 +86,41 @@ def test_purify_reads_what_contamination_reads(name, tmp_path, capsys):
     # purify removes the rule's n-grams (GPT-3 / NeMo): no scored row keeps one; an exact
     # copy of a row too short for n-grams ("too short row") is outside its rule (PURIFY.md)
     assert [r.eval_row for r in job.scores if r.ngram_status == "contaminated"] == []
+
+
+def test_a_write_stopped_in_its_workers_leaves_no_partial_copy(tmp_path, monkeypatch):
+    """When the engine stops (Ctrl-C, SIGTERM, a worker killed) it terminates the workers,
+    which cannot remove their own partial copies (``.NAME.purify-tmp-*``): the run removes
+    them, and what stopped it goes on up; finished copies and other files stay."""
+    from evalsieve import purify_run
+    from evalsieve.purify_shards import ShardTask
+
+    out = tmp_path / "out"
+    (out / "sub").mkdir(parents=True)
+    (out / "done.jsonl").write_text("kept\n")
+    (out / ".notes").write_text("not ours\n")
+    shards = [
+        ShardTask(
+            k,
+            str(tmp_path / f"t{k}.jsonl"),
+            f"t{k}.jsonl",
+            "jsonl",
+            ("text",),
+            False,
+            1,
+            str(out / f"t{k}.jsonl"),
+            (),
+            1,
+        )
+        for k in range(2)
+    ]
+
+    def run(payload, todo, fn, on_result, on_bytes):
+        (out / ".t0.jsonl.purify-tmp-0123456789ab").write_text("half")
+        (out / "sub" / ".t1.jsonl.purify-tmp-ba9876543210").write_text("half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        purify_run._write(run, {}, shards, {"mode": "cut"}, str(out), lambda m: None)
+    left = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    assert left == [".notes", "done.jsonl", "sub"]

@@ -267,6 +267,9 @@ NOT_IN_PYODIDE: dict[str, str] = {
     ),
     "test_kernel.py::test_kernel_filter_pickles_without_its_instances": WASMTIME,
     "test_kernel.py::test_kernel_reads_every_script_as_the_rule_does": WASMTIME,
+    "test_kernel.py::test_marks_after_a_character_that_recomposes_hash_as_the_rule_reads_them": (
+        WASMTIME
+    ),
     "test_kernel.py::test_the_kernel_passes_a_segment_that_is_an_exact_key_probe": WASMTIME,
     "test_prefilter.py::test_adversarial_records[cpython]": WASMTIME,
     "test_prefilter.py::test_every_script_with_marks[cpython]": WASMTIME,
