@@ -108,7 +108,8 @@ def contamination(
         progress: ``progress(stage, done, total)``; stages "eval" (rows), "train" (bytes
             read), "semantic" (0 or 1 of 1).
         cancel: anything with ``is_set()`` (``threading.Event``): when set, the run stops
-            with ``EvalsieveError(cancelled)`` at the next block (one worker) or task.
+            with ``EvalsieveError(cancelled)`` at the next block (one worker) or task;
+            the semantic rung's pass within a block or a quarter second (docs/API.md).
         log: ``log(message)`` for the CLI's progress lines (default: none).
         settings: the CLI's options, e.g. ``n=8``, ``threshold=0.5``, ``workers=4``,
             ``engine="ray"``, ``semantic=True``, ``clean="not-contaminated"``.
