@@ -124,26 +124,40 @@ def sigterm_raises():
 
 
 class SignalsHeld:
-    """A context manager: meanwhile SIGINT and SIGTERM wait (POSIX ``pthread_sigmask``;
-    elsewhere nothing is held), so the exports' renames into place are not cut in two; a
-    signal that came meanwhile is handled as it ends. ``done`` is True once a ``with``
-    ended without an exception (the exports are in place, whatever is raised next)."""
+    """A context manager: meanwhile a SIGINT or SIGTERM is recorded, not acted on, so the
+    exports' renames into place are not cut in two; one that came is acted on as the block
+    ends (its handler is called then). ``done`` is True once a ``with`` ended without an
+    exception (the exports are in place, whatever is raised next). Python handlers, not a
+    signal mask: a mask holds one thread only, and another thread of the process (the
+    encoder's, say) would take the signal. Outside the main thread it holds nothing."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self):
         self.done = False
-        self._before = None
+        self._before: dict = {}
+        self._came: list[int] = []
 
     def __enter__(self):
-        mask = getattr(signal, "pthread_sigmask", None)
-        if mask is not None:
-            self._before = mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.SIGNALS:
+                self._before[sig] = signal.signal(sig, lambda s, f: self._came.append(s))
         return self
 
     def __exit__(self, kind, value, tb):
         if kind is None:
             self.done = True
-        if self._before is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, self._before)
+        for sig, handler in self._before.items():
+            signal.signal(sig, handler)
+        came, self._came, self._before = self._came, [], {}
+        if came and kind is None:  # acted on now, as it would have been then
+            handler = signal.getsignal(came[0])
+            if callable(handler):
+                handler(came[0], None)
+            elif handler == signal.SIG_DFL:
+                if came[0] == signal.SIGINT:
+                    raise KeyboardInterrupt
+                os.kill(os.getpid(), came[0])
         return False
 
 

@@ -210,7 +210,7 @@ def kernel_table() -> tuple[dict[int, str], dict[int, int]]:
 
     A mark below the previous character's last class is no reordering the kernel must leave
     to Python when that character is flagged F_KSTARTER and the mark is not F_SECOND
-    (Arabic's أُ, Latin's é with a grave accent below it, U+0316): in NFKC, canonical ordering moves the mark
+    (Arabic's أُ, Latin's é with a grave below, U+0316): in NFKC, canonical ordering moves the mark
     among the character's decomposed marks, and composition then rebuilds the character
     all the same (the mark composes with nothing and blocks no mark of a higher class, UAX
     #15's blocking rule; all the character's marks composed, as it ends in a starter), so

@@ -553,7 +553,16 @@ def test_sigterm_during_the_renames_waits_for_the_whole_set(tmp_path, monkeypatc
 
     monkeypatch.setattr(outdir.os, "replace", replace)
     capsys.readouterr()
-    assert main(argv + ["--out", str(out)]) == errors.EXIT_TERMINATED
+    # another thread of the process may take the signal (a mask held the main one only)
+    import threading
+
+    idle = threading.Event()
+    threading.Thread(target=idle.wait, daemon=True).start()
+    try:
+        status = main(argv + ["--out", str(out)])
+    finally:
+        idle.set()
+    assert status == errors.EXIT_TERMINATED
     err = capsys.readouterr().err
     assert error_lines(err) == ["evalsieve: error: terminated (SIGTERM); the exports were written"]
     assert sorted(os.listdir(out)) == whole and len(moved) == len(whole)
