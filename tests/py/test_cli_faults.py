@@ -103,51 +103,6 @@ def error_lines(err):
     return [ln for ln in err.splitlines() if ln.startswith("evalsieve: error:")]
 
 
-# -- a local worker killed -----------------------------------------------------------------------
-@needs_processes
-def test_a_worker_killed_by_sigkill_stops_the_run_within_seconds(tmp_path):
-    """What the out-of-memory killer does: SIGKILL one of the --workers 2 processes while it
-    scans. multiprocessing.Pool replaced it and waited for its task forever (0% CPU)."""
-    train = corpus_files(tmp_path)
-    out = tmp_path / "out"
-    p = cli(
-        [
-            "contamination",
-            EVAL,
-            *train,
-            "--eval-field",
-            "question",
-            "--train-field",
-            "text",
-            "--out",
-            str(out),
-            "--workers",
-            "2",
-        ],
-        env={"EVALSIEVE_TASK_DELAY_S": "60"},
-    )
-    wait_for(p, "eval: 40 rows")
-    deadline = time.time() + 60
-    while len(descendants(p.pid)) < 2 and time.time() < deadline:
-        time.sleep(0.2)
-    workers = descendants(p.pid)
-    assert len(workers) == 2, workers
-    time.sleep(0.5)
-    os.kill(workers[0][0], signal.SIGKILL)
-    killed = time.time()
-    rc, stdout, err = finish(p, 60)
-    assert time.time() - killed < 30  # not the 60 s the other worker still sleeps
-    assert rc == 3, err
-    [line] = error_lines(err)
-    assert (
-        f"worker process {workers[0][0]} of the training pass was killed by signal 9 "
-        "(SIGKILL, which the out-of-memory killer sends)" in line
-    ), line
-    assert "train-" in line and "fewer --workers (this run had 2)" in line, line
-    assert stdout == "" and not out.exists()
-    assert descendants(p.pid) == []
-
-
 def alive(pid):
     """Whether process `pid` still runs (a zombie has ended)."""
     try:
@@ -183,6 +138,27 @@ def start_with_workers(tmp_path, delay="60"):
     assert len(workers) == 2, workers
     time.sleep(0.5)
     return p, out, workers
+
+
+# -- a local worker killed -----------------------------------------------------------------------
+@needs_processes
+def test_a_worker_killed_by_sigkill_stops_the_run_within_seconds(tmp_path):
+    """What the out-of-memory killer does: SIGKILL one of the --workers 2 processes while it
+    scans. multiprocessing.Pool replaced it and waited for its task forever (0% CPU)."""
+    p, out, workers = start_with_workers(tmp_path)
+    os.kill(workers[0], signal.SIGKILL)
+    killed = time.time()
+    rc, stdout, err = finish(p, 60)
+    assert time.time() - killed < 30  # not the 60 s the other worker still sleeps
+    assert rc == 3, err
+    [line] = error_lines(err)
+    assert (
+        f"worker process {workers[0]} of the training pass was killed by signal 9 "
+        "(SIGKILL, which the out-of-memory killer sends)" in line
+    ), line
+    assert "train-" in line and "fewer --workers (this run had 2)" in line, line
+    assert stdout == "" and not out.exists()
+    assert descendants(p.pid) == []
 
 
 @needs_processes
