@@ -12,6 +12,7 @@ at line ends; LineFilter on corpus.FILTER_BYTES pieces, as the CLI runs it), alt
 round by round, and it checks that both kernels give the same candidates.
 
     .venv/bin/python benchmarks/bench_kernel_cpython.py --mb 50 --repeat 5 --native
+    .venv/bin/python benchmarks/bench_kernel_cpython.py --mb 50 --native --script arabic
 """
 
 from __future__ import annotations
@@ -100,6 +101,12 @@ def main() -> int:
     ap.add_argument("--mb", type=float, default=50)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--native", action="store_true", help="also a native build (needs clang)")
+    ap.add_argument(
+        "--script",
+        default="latin",
+        choices=("latin", "hangul", "arabic", "devanagari"),
+        help="the corpus's script (make_training.py --script)",
+    )
     a, _ = ap.parse_known_args()  # build.py bench passes every script the same arguments
     from evalsieve.kernel import KernelFilter, KernelScanner, unavailable
 
@@ -112,7 +119,7 @@ def main() -> int:
     from evalsieve.contamination_job import ContaminationConfig, ContaminationJob
 
     ev = eval_file()
-    tr = training_file(max(a.mb, 200))
+    tr = training_file(max(a.mb, 200), a.script)
     data = tr.read_bytes()[: int(a.mb * 1e6)]
     data = data[: data.rfind(b"\n") + 1]
     job = ContaminationJob(

@@ -448,3 +448,66 @@ def test_multibyte_characters_hash_as_the_rule_reads_them(line):
         + "\n"
     ).encode()
     assert list(ks.scan(block)[3][0::4]) == [1], (line, gram)
+
+
+def test_kernel_checks_utf8_as_python_decodes_it():
+    """Property: the kernel's UTF-8 check (a DFA 16 bytes at a time, the byte-by-byte walk
+    when it fails) refuses exactly the blocks that Python's strict decoder refuses, and
+    counts a valid block's code points and UTF-16 units as Python does: for blocks built of
+    ASCII runs (to cross the 16-byte steps at every offset), valid characters of 1-4 bytes
+    and the ill-formed sequences around Table 3-7's edges (overlong, surrogate, past
+    U+10FFFF, cut short, stray continuation)."""
+    pytest.importorskip("wasmtime")
+    import ctypes
+    from array import array
+
+    from hypothesis import given, settings, strategies as st
+    from evalsieve.kernel import KernelScanner, _memory
+
+    pieces = st.one_of(
+        st.integers(0, 40).map(lambda k: b"a" * k),
+        st.sampled_from(["é", "ب", "가", "क", "\uffff", "\U00010000", "\U0010ffff", "😀"]).map(
+            str.encode
+        ),
+        st.sampled_from(
+            [
+                b"\xc0\xaf",
+                b"\xc1\xbf",
+                b"\xe0\x9f\xbf",
+                b"\xed\xa0\x80",
+                b"\xed\xbf\xbf",
+                b"\xf0\x8f\xbf\xbf",
+                b"\xf4\x90\x80\x80",
+                b"\xf5\x80\x80\x80",
+                b"\xff",
+                b"\x80",
+                b"\xbf",
+                b"\xc3",
+                b"\xe2\x82",
+                b"\xf0\x9f\x98",
+            ]
+        ),
+    )
+    ks = KernelScanner(_memory(), [], 3, "text", [["text"]], [])
+    seen = {"valid": 0, "invalid": 0}
+
+    @settings(max_examples=400, deadline=None, derandomize=True)
+    @given(st.lists(pieces, max_size=40))
+    def check(parts):
+        block = b"".join(parts)
+        try:
+            text = block.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        got = ks.scan(block)
+        if text is None:
+            seen["invalid"] += 1
+            assert got is None, block
+            return
+        seen["valid"] += 1
+        assert got is not None and got[2] == len(text), block
+        res = array("i", ctypes.string_at(ks.m.address() + ks.res_at, 24))
+        assert res[3] == len(text.encode("utf-16-le")) // 2, block
+
+    check()
+    assert min(seen.values()) > 50, seen
