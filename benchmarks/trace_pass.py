@@ -50,7 +50,7 @@ def _now() -> float:
 def install() -> None:
     """Wrap the stages of the pass with timestamps (before the pool forks, so the workers
     inherit the wrapped functions)."""
-    from evalsieve import cli, contamination_job as contamination, corpus, engines
+    from evalsieve import contamination_job as contamination, corpus, drivers, engines
 
     def timed(mod, name, label, first=False):
         fn = getattr(mod, name)
@@ -66,8 +66,8 @@ def install() -> None:
 
         setattr(mod, name, wrapper)
 
-    timed(corpus, "make_payload", "payload (numpy import + filter build)", first=True)
-    timed(cli, "plan_tasks", "plan tasks (line cuts)", first=True)
+    timed(corpus, "make_payload", "payload (filter build)", first=True)
+    timed(drivers, "plan_tasks", "plan tasks (line cuts)", first=True)
     timed(contamination.ContaminationJob, "finish", "job.finish")
     hash_file = engines.hash_file
 
@@ -115,9 +115,9 @@ def install() -> None:
 
     loop = engines._worker_loop
 
-    def traced_loop(conn, payload):  # a worker process starts
+    def traced_loop(*a, **k):  # a worker process starts
         INIT["t"] = _now()
-        loop(conn, payload)
+        loop(*a, **k)
 
     engines._worker_loop = traced_loop
 
@@ -152,8 +152,7 @@ def install() -> None:
                 )
             )
 
-    engines.run_local = traced_run_local
-    cli.run_local = traced_run_local  # cli imports it inside run_contamination
+    engines.run_local = traced_run_local  # drivers imports it inside contamination_run
 
 
 INIT: dict = {}
