@@ -266,6 +266,7 @@ NOT_IN_PYODIDE: dict[str, str] = {
         WASMTIME
     ),
     "test_kernel.py::test_kernel_filter_pickles_without_its_instances": WASMTIME,
+    "test_kernel.py::test_kernel_checks_utf8_as_python_decodes_it": WASMTIME,
     "test_kernel.py::test_kernel_reads_every_script_as_the_rule_does": WASMTIME,
     "test_kernel.py::test_marks_after_a_character_that_recomposes_hash_as_the_rule_reads_them": (
         WASMTIME
