@@ -421,6 +421,31 @@ def test_ray_gives_the_same_exports(tmp_path, capsys, monkeypatch):
         ray.shutdown()
 
 
+def test_a_ray_worker_unpickles_the_payload_once(tmp_path):
+    """The payload (the eval index and its kernel) reaches each Ray worker process once, not
+    once per task: on one CPU, six tasks run in one worker and all see one payload object."""
+    pytest.importorskip("ray")
+    from evalsieve.ray_engine import run_ray
+
+    def fn(payload, task):  # nested, so that Ray pickles it by value
+        import os
+        import sys
+
+        seen = sys.__dict__.setdefault("_evalsieve_payloads_seen", [])
+        seen.append(payload)  # kept alive, so that no two payloads share an id()
+        return {"bytes": 0, "who": (os.getpid(), len({id(p) for p in seen}), payload["n"])}
+
+    tasks = [
+        corpus.Task(0, k, str(tmp_path / "x.jsonl"), "x.jsonl", "jsonl", ("text",), 0, -1, False, 0)
+        for k in range(6)
+    ]
+    got = []
+    run_ray({"n": 1319}, tasks, None, 1, lambda r: got.append(r["who"]), lambda b: None, fn=fn)
+    assert len(got) == 6
+    assert {g[1:] for g in got} == {(1, 1319)}, got
+    assert len({g[0] for g in got}) == 1, got
+
+
 # -- the hostile corpus as training data --------------------------------------------------
 HOSTILE = ROOT / "tests" / "hostile" / "corpus"
 HOSTILE_CASES = (

@@ -190,6 +190,7 @@ NOT_IN_PYODIDE: dict[str, str] = {
     "test_encoder.py::test_module_imports_without_numeric_packages": PROCESSES,
     "test_filter_equality.py::test_every_filter_and_worker_count_give_the_same_exports[*": PROCESSES,
     "test_filter_equality.py::test_ray_gives_the_same_exports": PROCESSES,
+    "test_filter_equality.py::test_a_ray_worker_unpickles_the_payload_once": RAY,
     "test_filter_equality.py::test_the_corpora_hold_what_the_property_is_about": PROCESSES,
     "test_kernel.py::test_kernel_runs_in_a_process_forked_after_a_compile": PROCESSES,
     "test_lint.py::*": PROCESSES,
