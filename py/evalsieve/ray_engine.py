@@ -1,6 +1,7 @@
 """The training pass on a Ray cluster (``--engine ray``; ``pip install 'evalsieve[ray]'``).
 
-CLI side only. The eval index and filters go into the object store once (``ray.put``); one
+CLI side only. The eval index and filters go into the object store once (``ray.put``), and
+each worker process fetches them once (:func:`_ray_task`); one
 task per file or byte range (:func:`engines._run_task`, the local workers' function); tasks
 are pure functions of their inputs, so Ray's retries (a worker lost, or
 :class:`corpus.TaskFault`) give the same result.
