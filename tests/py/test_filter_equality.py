@@ -424,7 +424,7 @@ def test_ray_gives_the_same_exports(tmp_path, capsys, monkeypatch):
 def test_a_ray_worker_unpickles_the_payload_once(tmp_path):
     """The payload (the eval index and its kernel) reaches each Ray worker process once, not
     once per task: on one CPU, six tasks run in one worker and all see one payload object."""
-    pytest.importorskip("ray")
+    ray = pytest.importorskip("ray")
     from evalsieve.ray_engine import run_ray
 
     def fn(payload, task):  # nested, so that Ray pickles it by value
@@ -440,7 +440,18 @@ def test_a_ray_worker_unpickles_the_payload_once(tmp_path):
         for k in range(6)
     ]
     got = []
-    run_ray({"n": 1319}, tasks, None, 1, lambda r: got.append(r["who"]), lambda b: None, fn=fn)
+    # started here and used in place (as a library caller's Ray is): a Ray started in a
+    # child forked from this process, which earlier tests ran Ray in, may never answer
+    ray.init(
+        num_cpus=1,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": str(ROOT / "py")}},
+    )
+    try:
+        run_ray({"n": 1319}, tasks, None, 1, lambda r: got.append(r["who"]), lambda b: None, fn=fn)
+    finally:
+        ray.shutdown()
     assert len(got) == 6
     assert {g[1:] for g in got} == {(1, 1319)}, got
     assert len({g[0] for g in got}) == 1, got
