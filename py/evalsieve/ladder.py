@@ -35,6 +35,17 @@ QUALITY_NOTE = (
 )
 
 
+def encoder_text(stamp: dict) -> str:
+    """The encoder that gave the semantic rung's cosines and where it ran, from a run stamp:
+    ``"all-MiniLM-L6-v2 int8 (encoder.onnx) on CPUExecutionProvider"`` (the CLI) or ``"... on
+    webgpu (WebGPU on ...: all 16 sample rows agree with WASM ...)"`` (the page, with the
+    provider's reason); ``"?"`` for what the stamp does not say."""
+    assets, env = stamp.get("assets") or {}, stamp.get("environment") or {}
+    where = env.get("execution_provider") or assets.get("encoder_provider") or "?"
+    reason = env.get("provider_reason")
+    return f"{assets.get('encoder') or '?'} on {where}" + (f" ({reason})" if reason else "")
+
+
 def ladder_view(res, limit: int = VIEW_ROWS) -> dict:
     """The ladder of a finished run, for the page (``cont.view``'s ``ladder``).
 
@@ -51,7 +62,8 @@ def ladder_view(res, limit: int = VIEW_ROWS) -> dict:
         prints them, '' when absent; eval_text and eval_marks as in ``contamination_exports.view``:
         the row's own text and where it holds its n-gram shared passage). ``semantic``: None
         when the rung did not run, else ``{figures (the summary's
-        ``semantic``), threshold, candidates, rule, quality_note}``.
+        ``semantic``), threshold, candidates, encoder (:func:`encoder_text`), rule,
+        quality_note}``.
     """
     c = res.config
     excluded = set(c.excluded)  # a row leaves when any rung that caught it is excluded
@@ -87,6 +99,7 @@ def ladder_view(res, limit: int = VIEW_ROWS) -> dict:
             "threshold": c.semantic.threshold,
             "code_threshold": c.semantic.code_threshold,
             "candidates": c.semantic.candidates,
+            "encoder": encoder_text(res.stamp),
             "rule": SEMANTIC_RULE,
             "quality_note": QUALITY_NOTE,
         }
@@ -166,6 +179,7 @@ def ladder_sections(res) -> list[str]:
             f"≥ {c.semantic.code_threshold} (code rows)",
         ),
         ("IDF background of key terms", f["idf_background"]),
+        ("encoder", encoder_text(res.stamp)),
         ("measured quality at these defaults", QUALITY_NOTE),
     ]
     rows = [

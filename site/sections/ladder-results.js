@@ -55,6 +55,7 @@ function semanticPart(sem) {
     ['candidate windows per probe', fmtInt(sem.candidates)],
     ['threshold', `verifier probability ≥ ${sem.threshold} (prose rows), ≥ ${sem.code_threshold} (code rows)`],
     ['IDF background of key terms', String(f.idf_background)],
+    ['encoder', sem.encoder],
   ];
   return el('div', { id: 'ladder-semantic' },
     el('h3', { text: 'Semantic rung' }),

@@ -3,6 +3,7 @@ exclude_rungs, cont.semantic_request, cont.semantic_cosines, cont.view's ladder)
 same job driven directly (tests/py/test_semantic.py's ladder_job)."""
 
 import json
+import re
 import struct
 
 import evalsieve.contamination_exports as cx
@@ -54,7 +55,17 @@ def run(exclude=None, cosine=0.95):
     got = call("cont.semantic_cosines", {"handle": h, "pairs": len(cos)}, None, block)["value"]
     assert got == {"pairs": len(cos), "rows_caught": 1 if cosine > 0.5 else 0}
     inputs = {"eval": {"name": "e"}, "train": {"name": "t"}}  # as ladder_job names them
-    s = call("cont.finish", {"handle": h, "inputs": inputs, "utc": "2026-01-01T00:00:00+00:00"})
+    page = {  # what worker/jobs/semantic.js hands cont.finish after a WebGPU run
+        "assets": {
+            "encoder": "all-MiniLM-L6-v2 fp32 (encoder-fp32.onnx)",
+            "encoder_provider": "webgpu",
+        },
+        "environment": {"execution_provider": "webgpu", "provider_reason": "all 16 agree"},
+    }
+    s = call(
+        "cont.finish",
+        {"handle": h, "inputs": inputs, "utc": "2026-01-01T00:00:00+00:00", **page},
+    )
     view = call("cont.view", {"handle": h})["value"]
     exports = {x["name"]: x["text"] for x in call("cont.exports", {"handle": h})["value"]}
     call("close", {"handle": h})
@@ -93,6 +104,11 @@ def test_bridge_ladder_equals_the_job_driven_directly():
     assert sem["semantic_score"] == f"{m.score:.4f}" and float(sem["semantic_cosine"]) == 0.95
     assert "Janet owns 16 ducks" in sem["training_window"]
     assert lad["semantic"]["quality_note"] == QUALITY_NOTE
+    want = "all-MiniLM-L6-v2 fp32 (encoder-fp32.onnx) on webgpu (all 16 agree)"
+    assert lad["semantic"]["encoder"] == want  # printed beside the rung's figures
+    assert re.search(
+        ">encoder</td><td[^>]*>" + re.escape(want) + "</td>", exports["overlap-report.html"]
+    )
     assert lad["semantic"]["threshold"] == VERIFIER_THRESHOLD and lad["semantic"]["candidates"] == 8
     assert lad["semantic"]["code_threshold"] == VERIFIER_CODE_THRESHOLD
     assert lad["semantic"]["figures"]["windows"] == s["semantic"]["windows"] > 0

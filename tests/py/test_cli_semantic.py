@@ -125,6 +125,8 @@ def test_planted_rephrasings_are_caught_and_clean_rows_are_not(
     assert kept == [l for i, l in enumerate(lines, 1) if i not in (3, 15)]
     html = (out / "overlap-report.html").read_text(encoding="utf-8")
     assert "Rung semantic (2 rows caught)" in html and "clean at these rungs" in html
+    cpu = "all-MiniLM-L6-v2 int8 (encoder.onnx) on CPUExecutionProvider"
+    assert re.search(">encoder</td><td[^>]*>" + re.escape(cpu) + "</td>", html)
     assert "Contaminated rows (2)" in html and "Caught first by the semantic rung (2)" in html
     listed = html.split("<h2>Contaminated rows")[1].split("<h2>")[0]
     assert [int(x) for x in re.findall(r'<tr><td class="num">(\d+)</td>', listed)] == [3, 15]
