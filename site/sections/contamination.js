@@ -7,7 +7,7 @@ import * as P from '../worker/protocol.js';
 import { $, typedNumber } from '../lib/dom.js';
 import { describeError, fmtInt } from '../lib/format.js';
 import { InputSlot } from '../ui/input-slot.js';
-import { JobSection, UNMOUNTED } from './job-section.js';
+import { JobSection, UNMOUNTED, webgpuArgs } from './job-section.js';
 import { renderContaminationResults, renderResultLine } from './contamination-results.js';
 import { parseSettings } from './contamination-settings.js';
 import { ScoresInput } from './scores-input.js';
@@ -221,6 +221,7 @@ export class ContaminationSection extends JobSection {
       ...settings,
       ...(scores ? { scores: scores.args } : {}),
       ...this.skip?.args(),
+      ...(settings.semantic ? webgpuArgs() : {}),
     };
     const label = train.label === 'example' && ev.label === 'example' ? 'example' : (train.label || ev.label ? 'example + your file' : 'your files');
     // the last results stay in place, greyed, until the new ones replace them (the page does

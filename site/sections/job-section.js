@@ -20,6 +20,12 @@ const { OP, ERR } = P;
 /** What mount's parts are before mount: app.js mounts every section before any run, inspect or worker event. */
 export const UNMOUNTED = /** @type {any} */ (undefined);
 
+/** A job's `webgpu` argument: the page opened with ?webgpu=any may embed on a software
+ * fallback WebGPU adapter too (worker/embed/provider.js); otherwise nothing is sent. */
+export function webgpuArgs() {
+  return new URLSearchParams(location.search).get('webgpu') === 'any' ? { webgpu: 'any' } : {};
+}
+
 export class JobSection {
   /** @type {Services} */ services = UNMOUNTED;
   /** @type {import('../lib/event-log.js').EventLog} */ log = UNMOUNTED;

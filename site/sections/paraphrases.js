@@ -8,7 +8,7 @@ import * as P from '../worker/protocol.js';
 import { $, el, downloadText } from '../lib/dom.js';
 import { describeError, fmtBytes, fmtInt } from '../lib/format.js';
 import { InputSlot } from '../ui/input-slot.js';
-import { JobSection, UNMOUNTED } from './job-section.js';
+import { JobSection, UNMOUNTED, webgpuArgs } from './job-section.js';
 import { StaleBanner } from '../lib/layout.js';
 import { drawNnHistogram, renderParaphraseResults } from './paraphrases-results.js';
 import { Regrouper, exportsAt } from './paraphrases-state.js';
@@ -221,8 +221,7 @@ export class ParaphraseSection extends JobSection {
       threshold: this.threshold,
       ...(scores ? { scores: scores.args } : {}),
       ...this.skip?.args(),
-      // ?webgpu=any: also a software fallback WebGPU adapter (worker/embed/provider.js)
-      ...(new URLSearchParams(location.search).get('webgpu') === 'any' ? { webgpu: 'any' } : {}),
+      ...webgpuArgs(),
     };
     const runLabel = label === 'example' ? 'example' : label === 'pasted' ? 'pasted text' : 'your file';
     return this.runJob({

@@ -39,6 +39,17 @@ ENCODER_COLUMNS = (
 )
 
 
+def same_but_encoder(rows: list[dict], cli_rows: list[dict], tolerance: float) -> None:
+    """The page's report rows equal the CLI's, the ENCODER_COLUMNS to ``tolerance``."""
+    assert len(rows) == len(cli_rows)
+    for r, c in zip(rows, cli_rows):
+        assert {k: v for k, v in r.items() if k not in ENCODER_COLUMNS} == {
+            k: v for k, v in c.items() if k not in ENCODER_COLUMNS
+        }, r["eval_row"]
+        for k in ENCODER_COLUMNS:
+            assert (r[k] == c[k] == "") or abs(float(r[k]) - float(c[k])) <= tolerance, (r, k)
+
+
 def cli_run(out: Path) -> dict[str, bytes]:
     """The CLI on the same files, the same fields and the same excluded rungs."""
     pytest.importorskip("onnxruntime", reason="the CLI's semantic rung needs the encoder extra")
@@ -137,12 +148,7 @@ def test_semantic_rung_and_ladder_in_the_page_equal_the_cli(page, tmp_path):
     ]
     assert [r["eval_row"] for r in rows if r["rung"]] == ["3", "15"]
     assert [r["eval_row"] for r in rows if r["status"] == "contaminated"] == ["3", "15"]
-    for r, c in zip(rows, cli_rows):
-        assert {k: v for k, v in r.items() if k not in ENCODER_COLUMNS} == {
-            k: v for k, v in c.items() if k not in ENCODER_COLUMNS
-        }, r["eval_row"]
-        for k in ENCODER_COLUMNS:
-            assert (r[k] == c[k] == "") or abs(float(r[k]) - float(c[k])) <= 2e-4, (r, k)
+    same_but_encoder(rows, cli_rows, 2e-4)
     for k in (
         "rungs",
         "clean_file_excludes",

@@ -43,7 +43,8 @@ async function semanticKernel(handle) {
  * args: {eval: {name?, format, fields}, train: {name?, format, fields}, n?, boilerplate?,
  * threshold?, clean?: 'scored' | 'not-contaminated', train_files?, scores?, semantic? (null: the rung is off; {window_words?,
  * candidates?, threshold?}), exclude_rungs? (null: every rung that ran), skip_bad_lines? (skip
- * malformed JSONL/CSV/TSV records: Python lists them in skipped-lines.csv)}; files: {eval, train,
+ * malformed JSONL/CSV/TSV records: Python lists them in skipped-lines.csv), webgpu? ('any': the
+ * semantic rung may embed on a software fallback WebGPU adapter too, embed/provider.js)}; files: {eval, train,
  * 'train.1', ..., scores?}: a corpus of several training files when train_files is given
  * (contamination-corpus.js). Bad settings are refused by cont.start, before any pass; a scores
  * file (jobs/scores.js) is attached by cont.scores before the eval pass. With the semantic rung
@@ -108,7 +109,7 @@ export async function contamination(ctx, args, files) {
     });
     ctx.throwIfCancelled();
 
-    const sem = encoderP ? await semanticRung(ctx, handle, encoderP) : null;
+    const sem = encoderP ? await semanticRung(ctx, handle, encoderP, { webgpu: args.webgpu }) : null;
     /** @type {import('../protocol.js').Environment} */
     const environment = { ...sem?.environment, assets_from: assetsFrom() };
     const summary = bridge(OP.CONT_FINISH, {

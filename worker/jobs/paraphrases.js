@@ -9,8 +9,7 @@ import { bridge, getRuntime } from '../runtime.js';
 import { assetsFrom } from '../assets.js';
 import { SETTINGS } from '../settings.js';
 import { ensureEncoder } from '../embed/load.js';
-import { chooseProvider } from '../embed/provider.js';
-import { startWebgpu, webgpuAssets } from '../embed/webgpu.js';
+import { pickEncoder } from '../embed/pick.js';
 import { embedRows } from '../embed/schedule.js';
 import { packSimilarity, similarity } from '../embed/similarity.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
@@ -78,21 +77,10 @@ export async function paraphrases(ctx, args, files) {
     const enc = await encP;
     ctx.throwIfCancelled();
     ctx.log(`encoder ready (${enc.threads} thread${enc.threads === 1 ? '' : 's'}${enc.isolated ? '' : ', not cross-origin isolated'}, loaded in ${enc.seconds.toFixed(1)} s)`);
-    // WebGPU only after a sample of these rows agrees with WASM (embed/provider.js); its runtime
-    // and graph are loaded only once an adapter is found (embed/webgpu.js).
-    const shipped = webgpuAssets(getRuntime().manifest);
-    const choice = await chooseProvider({
-      gpu: /** @type {any} */ (navigator).gpu, texts, dim: K.embedding_dims,
-      embedWasm: async (sample) => (await enc.encoder.encode(sample)).embeddings,
-      allowFallback: args.webgpu === 'any',
-      createWebgpu: shipped && ((adapter) => startWebgpu(adapter, shipped, { window: K.para_window, batchSize: SETTINGS.embedBatch })),
-    });
-    const gpu = /** @type {import('../embed/webgpu.js').WebgpuEncoder | null} */ (choice.webgpu);
-    ctx.log(`execution provider: ${choice.provider} (${choice.reason})`, {
-      kind: 'provider', provider: choice.provider, reason: choice.reason, adapter: choice.adapter,
-      sample_rows: choice.sample_rows, min_cosine: choice.min_cosine,
-    });
-    const embedded = await embedRows(gpu ? gpu.rows : enc.encoder, texts, {
+    // WebGPU only after a sample of these rows agrees with WASM (embed/provider.js)
+    const picked = await pickEncoder(ctx, enc, texts, args.webgpu === 'any');
+    const gpu = picked.webgpu;
+    const embedded = await embedRows(picked.rows, texts, {
       dim: K.embedding_dims,
       batchSize: args.batch_size ?? SETTINGS.embedBatch,
       sort: args.sort ?? true,
@@ -122,12 +110,9 @@ export async function paraphrases(ctx, args, files) {
     /** @type {import('../protocol.js').Environment} */
     const environment = {
       assets_from: assetsFrom(), threads: enc.threads, cross_origin_isolated: enc.isolated,
-      hardware_concurrency: navigator.hardwareConcurrency || 1,
-      execution_provider: choice.provider, provider_reason: choice.reason,
-      provider_sample_rows: choice.sample_rows, provider_min_cosine: choice.min_cosine, webgpu_adapter: choice.adapter,
-      ...(gpu ? { webgpu_graph_sha256: gpu.modelSha256 } : {}),
+      hardware_concurrency: navigator.hardwareConcurrency || 1, ...picked.environment,
     };
-    held.set(handle, { file, input: inputInfo, assets: { ...getRuntime().assets, ...enc.assets, ...(gpu ? gpu.assets : {}) }, environment });
+    held.set(handle, { file, input: inputInfo, assets: { ...getRuntime().assets, ...enc.assets, ...picked.assets }, environment });
     kept = true;
     for (const h of [...held.keys()]) if (h !== handle) closeHeld(h);
     const seconds = (performance.now() - t0) / 1000;

@@ -3,12 +3,15 @@
 // candidate stage says which eval rows and training windows to embed and which (row, window)
 // pairs to score (cont.semantic_request); the encoder (embed/, the same encoder.onnx as the
 // CLI) embeds them here, the pair cosines are dot products of unit vectors, and they go back
-// to Python as one float32 block (cont.semantic_cosines), which runs the verifier.
+// to Python as one float32 block (cont.semantic_cosines), which runs the verifier. WebGPU
+// embeds them when embed/provider.js trusts it on a sample of these texts (embed/pick.js),
+// as it does for paraphrases; else WASM, the CLI's int8 graph.
 
 import { OP } from '../protocol.js';
 import { bridge, getRuntime } from '../runtime.js';
 import { SETTINGS } from '../settings.js';
 import { embedRows } from '../embed/schedule.js';
+import { pickEncoder } from '../embed/pick.js';
 
 /**
  * What to embed for a semantic request: only the eval texts (probes of the eval rows, and
@@ -59,11 +62,13 @@ export function pairCosines(embeddings, plan, pairs, dim) {
  * @param {import('../dispatch.js').JobContext} ctx
  * @param {number} handle  a cont.start handle whose settings have `semantic`
  * @param {Promise<import('../embed/load.js').LoadedEncoder>} encoderP  started early by the job
+ * @param {{webgpu?: string}} [opts]  webgpu 'any': also a software fallback WebGPU adapter
  * @returns {Promise<{assets: Record<string, any>, environment: Partial<import('../protocol.js').Environment>, seconds: number, rows_caught: number}>}
  *   assets: the encoder's files and the rung's figures for the stamp (as the CLI's
- *   `_semantic_rung` stamps them); environment: threads and the execution provider
+ *   `_semantic_rung` stamps them; with WebGPU also its files); environment: threads and the
+ *   execution provider (embed/pick.js)
  */
-export async function semanticRung(ctx, handle, encoderP) {
+export async function semanticRung(ctx, handle, encoderP, opts = {}) {
   const t0 = performance.now();
   const dim = getRuntime().constants.embedding_dims;
   /** @type {import('../protocol.js').SemanticRequest} */
@@ -82,7 +87,9 @@ export async function semanticRung(ctx, handle, encoderP) {
   const enc = await encoderP;
   ctx.throwIfCancelled();
   ctx.log(`encoder ready (${enc.threads} thread${enc.threads === 1 ? '' : 's'}${enc.isolated ? '' : ', not cross-origin isolated'})`);
-  const embedded = await embedRows(enc.encoder, plan.texts, {
+  const picked = await pickEncoder(ctx, enc, plan.texts, opts.webgpu === 'any');
+  const gpu = picked.webgpu;
+  const embedded = await embedRows(picked.rows, plan.texts, {
     dim,
     batchSize: SETTINGS.embedBatch,
     maxSeconds: SETTINGS.embedMaxSeconds,
@@ -90,7 +97,7 @@ export async function semanticRung(ctx, handle, encoderP) {
     onProgress: (done, total, eta) => ctx.progress('embed', done, total, 'rows', eta),
     onEstimate: (e) => ctx.log(`estimate: about ${Math.max(1, Math.round(e.seconds))} s to embed ${plan.texts.length} texts for the semantic rung (first batch ${e.rows_per_s_first_batch.toFixed(0)} texts/s)`, { kind: 'estimate', ...e }),
     refusal: { what: 'texts for the semantic rung', cli: 'the command line: evalsieve contamination EVAL TRAIN --semantic --out DIR (same encoder, same report, every core)' },
-  });
+  }).finally(() => gpu && gpu.dispose()); // the session's GPU buffers are not kept between runs
   ctx.throwIfCancelled();
   const cos = pairCosines(embedded.embeddings, plan, req.pairs, dim);
   const v = bridge(OP.CONT_SEMANTIC_COSINES, { handle, pairs: cos.length }, null,
@@ -99,14 +106,15 @@ export async function semanticRung(ctx, handle, encoderP) {
   ctx.log(`semantic rung: embedded ${plan.texts.length} texts in ${embedded.seconds.toFixed(1)} s (${(plan.texts.length / Math.max(embedded.seconds, 1e-9)).toFixed(0)} texts/s); ${v.rows_caught} rows at or over the verifier's threshold`);
   return {
     assets: { // the CLI's keys (cli.py _semantic_rung) beside the encoder's files
-      ...enc.assets,
-      encoder: 'all-MiniLM-L6-v2 int8 (encoder.onnx)', encoder_sha256: enc.modelSha256 || null,
-      encoder_provider: 'wasm', semantic_windows_truncated: embedded.truncated,
+      ...enc.assets, ...picked.assets,
+      ...(gpu
+        ? { encoder: 'all-MiniLM-L6-v2 fp32 (encoder-fp32.onnx)', encoder_sha256: gpu.modelSha256 || null }
+        : { encoder: 'all-MiniLM-L6-v2 int8 (encoder.onnx)', encoder_sha256: enc.modelSha256 || null }),
+      encoder_provider: picked.choice.provider, semantic_windows_truncated: embedded.truncated,
     },
     environment: {
       threads: enc.threads, cross_origin_isolated: enc.isolated,
-      hardware_concurrency: navigator.hardwareConcurrency || 1,
-      execution_provider: 'wasm', provider_reason: 'the semantic rung runs on WASM (the same graph as the CLI)',
+      hardware_concurrency: navigator.hardwareConcurrency || 1, ...picked.environment,
     },
     seconds,
     rows_caught: v.rows_caught,
