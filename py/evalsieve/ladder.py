@@ -39,11 +39,13 @@ def encoder_text(stamp: dict) -> str:
     """The encoder that gave the semantic rung's cosines and where it ran, from a run stamp:
     ``"all-MiniLM-L6-v2 int8 (encoder.onnx) on CPUExecutionProvider"`` (the CLI) or ``"... on
     webgpu (WebGPU on ...: all 16 sample rows agree with WASM ...)"`` (the page, with the
-    provider's reason); ``"?"`` for what the stamp does not say."""
+    provider's reason). A stamp without an encoder is a page run that embedded nothing."""
     assets, env = stamp.get("assets") or {}, stamp.get("environment") or {}
+    if not assets.get("encoder"):
+        return "none: no training window shared a key term with a probe, nothing was embedded"
     where = env.get("execution_provider") or assets.get("encoder_provider") or "?"
     reason = env.get("provider_reason")
-    return f"{assets.get('encoder') or '?'} on {where}" + (f" ({reason})" if reason else "")
+    return f"{assets['encoder']} on {where}" + (f" ({reason})" if reason else "")
 
 
 def ladder_view(res, limit: int = VIEW_ROWS) -> dict:

@@ -180,3 +180,14 @@ def test_bridge_code_settings_reach_the_config_and_the_stamp():
     e = start({"code_ngram": 9})["error"]
     assert e["code"] == "bad_input" and e["expected"] == "0 (off) or 1..8 tokens"
     assert start({"code_ngram": True})["error"]["expected"] == "a whole number"
+
+
+def test_the_encoder_line_says_which_graph_ran_where():
+    from evalsieve.ladder import encoder_text
+
+    cli = {"assets": {"encoder": "all-MiniLM-L6-v2 int8 (encoder.onnx)", "encoder_provider": "C"}}
+    assert encoder_text(cli) == "all-MiniLM-L6-v2 int8 (encoder.onnx) on C"
+    page = {**cli, "environment": {"execution_provider": "wasm", "provider_reason": "no adapter"}}
+    assert encoder_text(page) == "all-MiniLM-L6-v2 int8 (encoder.onnx) on wasm (no adapter)"
+    # the page embeds nothing when no window shares a key term with a probe (no pairs)
+    assert encoder_text({"assets": {}, "environment": {}}).startswith("none: no training window")
