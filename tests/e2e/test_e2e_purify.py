@@ -276,12 +276,22 @@ def test_a_cancelled_write_puts_nothing_in_place_and_the_next_run_works(fsa_tab,
     rng = random.Random(5)
     big = tmp_path / "big.jsonl"
     with open(big, "w", encoding="utf-8") as f:
-        for i in range(40_000):
+        # ~43 MB: the write pass lasts long enough on a fast machine for the cancel to land in it
+        for i in range(160_000):
             f.write(json.dumps({"text": Q[i % 40] if i % 997 == 0 else filler(rng, 40)}) + "\n")
     contamination_run(page, big)
     before = int(page.get_attribute("#purify-status", "data-runs") or 0)
+    seen = page.evaluate("window.__workerMessages.length")
     page.click("#purify-run")
-    page.wait_for_selector('#purify-progress[data-stage="write"]', timeout=120_000)
+    # the worker's first progress of the write pass (the progress box may show it for less
+    # than a frame), then the cancel
+    page.wait_for_function(
+        "n => window.__workerMessages.slice(n).some(m => m.type === 'progress'"
+        " && m.stage === 'write')",
+        arg=seen,
+        polling=10,
+        timeout=120_000,
+    )
     page.click("#purify-cancel")
     page.wait_for_function(
         "n => Number(document.querySelector('#purify-status').dataset.runs || 0) >= n",
