@@ -39,13 +39,15 @@ static u32 *W_SLOT;         /* 4 per slot: tag (hash, length), entry + 1 (0: emp
                                word's first 8 bytes (zero-padded): a word of up to 8 bytes is
                                matched in its slot, without a visit to the pool */
 static u32 W_SMASK;
-static u32 *W_ENT;          /* 4 per entry: pool offset, bytes, first term id, term ids */
+static u32 *W_ENT;          /* 2 per entry: pool offset, bytes */
 static u8 *W_POOL;
 static u32 W_ECAP, W_PCAP;   /* entries and pool bytes the table has room for */
-static u8 *W_NONE;          /* per entry: 1 when the word has no vocabulary term */
-#define NONE 0xffffffffu    /* in a batch's ids: a word without vocabulary terms */
+static u64 *W_RES;          /* per entry: its terms as a word's res holds them (the first term
+                               id's index in W_TERMS, the count in the high half; 0: none), or
+                               PENDING in the high half until sem_set_terms gives them */
 static i32 *W_TERMS;        /* the entries' term ids (sem_set_terms) */
 #define PENDING 0xffffffffu /* an entry whose terms Python has not given yet */
+#define RES_PENDING ((u64)PENDING << 32)
 
 EXPORT("sem_configure") void sem_configure(i32 cfg_at) {
   const i32 *c = AT(const i32 *, cfg_at);
@@ -58,11 +60,11 @@ EXPORT("sem_configure") void sem_configure(i32 cfg_at) {
 }
 
 /* Point the kernel at an empty word table (slots zeroed by the host; smask + 1 a power of
- * two, at least twice ecap), or at a term-id region holding the S_STATE[5] ids used so far
- * (copied by the host). */
+ * two, at least twice ecap; room for ecap entries of 8 bytes at ent_at and at eres_at), or at
+ * a term-id region holding the S_STATE[5] ids used so far (copied by the host). */
 EXPORT("sem_words") void sem_words(i32 slot_at, i32 smask, i32 ent_at, i32 ecap, i32 pool_at, i32 pcap,
-                                   i32 none_at) {
-  W_SLOT = AT(u32 *, slot_at); W_SMASK = (u32)smask; W_NONE = AT(u8 *, none_at);
+                                   i32 eres_at) {
+  W_SLOT = AT(u32 *, slot_at); W_SMASK = (u32)smask; W_RES = AT(u64 *, eres_at);
   W_ENT = AT(u32 *, ent_at); W_POOL = AT(u8 *, pool_at);
   W_ECAP = (u32)ecap; W_PCAP = (u32)pcap;
   S_STATE[3] = 0; S_STATE[4] = 0; S_STATE[5] = 0;
@@ -118,7 +120,7 @@ static i32 find(const u8 *p, u32 n, u32 h, u32 k, u32 *slot, u32 *lo, u32 *hi) {
     if (!e) { *slot = k; return -1; }
     if (sl[0] == tag && sl[2] == *lo && sl[3] == *hi) {
       if (n <= 8) { *slot = k; return (i32)(e - 1); }
-      const u32 *ent = W_ENT + 4 * (e - 1);
+      const u32 *ent = W_ENT + 2 * (e - 1);
       if (ent[1] == n && same(W_POOL + ent[0] + 8, p + 8, n - 8)) { *slot = k; return (i32)(e - 1); }
     }
     k = (k + 1) & W_SMASK;
@@ -202,17 +204,18 @@ EXPORT("sem_split") i32 sem_split(i32 blob_at, i32 nbytes, i32 offs_at, i32 lens
 #define GROUP 16
 static u32 S_TOUCHED; /* the group loads' sum, kept so that they are not optimised away */
 
-/* The entries of the batch's nw words (sem_split's offs, lens and hashes) to ids, NONE for
- * a word without vocabulary terms; a word not in the table is added (pending, its terms to
- * come: sem_set_terms). New entries are numbered on from the table's count. Returns the
- * number of new entries, or -3 when the table is full (the host empties it, or gives a
- * bigger one, and calls again). */
+/* The terms of the batch's nw words (sem_split's offs, lens and hashes) to res, one u64 a
+ * word as W_RES holds them; a word not in the table is added (pending, its terms to come:
+ * sem_set_terms), and its res is RES_PENDING | its entry until sem_scan resolves it. New
+ * entries are numbered on from the table's count. Returns the number of new entries, or -3
+ * when the table is full (the host empties it, or gives a bigger one, and calls again). */
 EXPORT("sem_lookup") i32 sem_lookup(i32 blob_at, i32 nw, i32 offs_at, i32 lens_at,
-                                    i32 hashes_at, i32 ids_at) {
+                                    i32 hashes_at, i32 res_at) {
   const u8 *const blob = AT(const u8 *, blob_at);
   const u32 *offs = AT(const u32 *, offs_at), *lens = AT(const u32 *, lens_at);
   const u32 *hashes = AT(const u32 *, hashes_at);
-  u32 *ids = AT(u32 *, ids_at), e0 = S_STATE[3], t = 0;
+  u64 *res = AT(u64 *, res_at);
+  u32 e0 = S_STATE[3], t = 0;
   for (u32 g0 = 0; g0 < (u32)nw; g0 += GROUP) {
     u32 ng = (u32)nw - g0 < GROUP ? (u32)nw - g0 : GROUP, gk[GROUP];
     for (u32 g = 0; g < ng; g++) { gk[g] = home(hashes[g0 + g]); t += W_SLOT[4 * gk[g] + 1]; }
@@ -220,19 +223,19 @@ EXPORT("sem_lookup") i32 sem_lookup(i32 blob_at, i32 nw, i32 offs_at, i32 lens_a
       u32 w = g0 + g, len = lens[w], h = hashes[w], slot, lo, hi;
       const u8 *q = blob + offs[w];
       i32 e = find(q, len, h, gk[g], &slot, &lo, &hi);
-      if (e >= 0 && W_NONE[e]) { ids[w] = NONE; continue; }
       if (e < 0) {
         if (S_STATE[3] >= W_ECAP || S_STATE[4] + len > W_PCAP) return -3;
         e = (i32)S_STATE[3]++;
-        u32 *ent = W_ENT + 4 * (u32)e;
-        ent[0] = S_STATE[4]; ent[1] = len; ent[2] = 0; ent[3] = PENDING;
+        u32 *ent = W_ENT + 2 * (u32)e;
+        ent[0] = S_STATE[4]; ent[1] = len;
         for (u32 i = 0; i < len; i++) W_POOL[S_STATE[4] + i] = q[i];
         S_STATE[4] += len;
         u32 *sl = W_SLOT + 4 * slot;
         sl[0] = tag_of(h, len); sl[1] = (u32)e + 1; sl[2] = lo; sl[3] = hi;
-        W_NONE[e] = 0;
+        W_RES[e] = RES_PENDING;
       }
-      ids[w] = (u32)e;
+      u64 r = W_RES[e];
+      res[w] = r == RES_PENDING ? RES_PENDING | (u32)e : r;
     }
   }
   S_TOUCHED += t;
@@ -244,11 +247,8 @@ EXPORT("sem_lookup") i32 sem_lookup(i32 blob_at, i32 nw, i32 offs_at, i32 lens_a
 EXPORT("sem_set_terms") void sem_set_terms(i32 at, i32 count, i32 e0) {
   const i32 *t = AT(const i32 *, at);
   for (i32 i = 0; i < count; i++) {
-    u32 *ent = W_ENT + 4 * (u32)(e0 + i);
     u32 n = (u32)*t++;
-    W_NONE[e0 + i] = n == 0;
-    ent[2] = S_STATE[5];
-    ent[3] = n;
+    W_RES[e0 + i] = n ? (u64)S_STATE[5] | (u64)n << 32 : 0;
     for (u32 j = 0; j < n; j++) W_TERMS[S_STATE[5]++] = *t++;
   }
 }
@@ -346,27 +346,27 @@ static void window(const u64 *res, const u32 *offs, u32 n, u32 s, u32 e, u32 r, 
 }
 
 /* Pass 2 of a batch (after sem_split, sem_lookup and sem_set_terms on it): every record's windows
- * (evalsieve.semantic_config.window_spans) through the candidate stage. `res` is room for
- * one u64 per word of the batch (each word's terms, looked up once: a window reads them from
- * there, not from the word table); `offs` holds the words' offsets (sem_split); `out` gets
+ * (evalsieve.semantic_config.window_spans) through the candidate stage. `res` holds one u64
+ * per word of the batch (sem_lookup's: each word's terms, looked up once, so that a window
+ * reads them from there, not from the word table; a new word's resolved here from W_RES);
+ * `offs` holds the words' offsets (sem_split); `out` gets
  * [serial, record, start word, end word, context's first byte, its end or -1] of each
  * window of the batch that a heap still holds at its end; `wref` is room for one i32 per
  * window of the batch. Returns their count, or -1 (nothing scanned) when a word's terms are
  * pending. */
-EXPORT("sem_scan") i32 sem_scan(i32 ids_at, i32 counts_at, i32 offs_at, i32 nrec, i32 res_at,
-                                i32 wref_at, i32 out_at) {
-  const u32 *ids = AT(const u32 *, ids_at), *counts = AT(const u32 *, counts_at);
+EXPORT("sem_scan") i32 sem_scan(i32 res_at, i32 counts_at, i32 offs_at, i32 nrec, i32 wref_at,
+                                i32 out_at) {
+  const u32 *counts = AT(const u32 *, counts_at);
   const u32 *offs = AT(const u32 *, offs_at);
   u64 *res = AT(u64 *, res_at);
   i32 *out0 = AT(i32 *, out_at), *out = out0;
   u32 total = 0;
   for (i32 r = 0; r < nrec; r++) total += counts[r];
   for (u32 w = 0; w < total; w++) {
-    u32 id = ids[w];
-    if (id == NONE) { res[w] = 0; continue; }
-    const u32 *ent = W_ENT + 4 * id;
-    if (ent[3] == PENDING) return -1;
-    res[w] = ent[3] ? (u64)ent[2] | (u64)ent[3] << 32 : 0;
+    if ((u32)(res[w] >> 32) != PENDING) continue;
+    u64 r = W_RES[(u32)res[w]];
+    if (r == RES_PENDING) return -1;
+    res[w] = r;
   }
   S_FIRST = S_STATE[0] + 1;
   S_WREF = AT(i32 *, wref_at);

@@ -236,8 +236,8 @@ class KernelWindowScan:
         bytes of words, in fresh memory."""
         self.slots, self.pool = slots, pool
         self.slot_at = self._zeros(16 * slots)
-        self.ent_at = self._zeros(8 * slots)  # 16 bytes an entry, slots / 2 entries
-        self.none_at = self._zeros(slots // 2)
+        self.ent_at = self._zeros(4 * slots)  # 8 bytes an entry, slots / 2 entries
+        self.eres_at = self._zeros(4 * slots)  # an entry's terms: 8 bytes
         self.pool_at = self._zeros(pool)
         self._empty_words()
 
@@ -245,7 +245,7 @@ class KernelWindowScan:
         self.m.zero(self.slot_at, 16 * self.slots)
         self.m.call(
             "sem_words", self.slot_at, self.slots - 1, self.ent_at, self.slots // 2,
-            self.pool_at, self.pool, self.none_at,
+            self.pool_at, self.pool, self.eres_at,
         )  # fmt: skip
 
     def _area(self, name: str, sizes: tuple) -> int:
@@ -293,10 +293,10 @@ class KernelWindowScan:
             for at, data in zip((counts_at, offs_at, lens_at, hashes_at), b.split[1:]):
                 self.m.write(at, data)
         windows = nw // ((self.s.window + 1) // 2) + 2 * nrec + 1
-        sizes = (4 * nw, 8 * nw, 4 * windows, 24 * windows)
-        ids_at, res_at, wref_at, out_at = _layout(self._area("scan", sizes), sizes)
+        sizes = (8 * nw, 4 * windows, 24 * windows)
+        res_at, wref_at, out_at = _layout(self._area("scan", sizes), sizes)
         e0 = self._state()[3]
-        count = self.m.call("sem_lookup", blob_at, nw, offs_at, lens_at, hashes_at, ids_at)
+        count = self.m.call("sem_lookup", blob_at, nw, offs_at, lens_at, hashes_at, res_at)
         if count == -3:  # the table is full: a bigger one, or emptied, and the batch again
             if e0 == 0:  # too small for this batch alone
                 self._word_table(2 * self.slots, max(2 * self.pool, n))
@@ -312,7 +312,7 @@ class KernelWindowScan:
             except BaseException:  # (an interrupt too) its new words would stay pending
                 self._empty_words()  # and fail every later batch that holds one
                 raise
-        got = self.m.call("sem_scan", ids_at, counts_at, offs_at, nrec, res_at, wref_at, out_at)
+        got = self.m.call("sem_scan", res_at, counts_at, offs_at, nrec, wref_at, out_at)
         if got < 0:
             raise RuntimeError("the kernel's sem_scan met a word it has no terms for")
         if got:
@@ -332,13 +332,13 @@ class KernelWindowScan:
     def _learn(self, e0: int, count: int) -> None:
         """Give the kernel the terms of its ``count`` new words (entries e0.., their bytes
         one after the other in its pool)."""
-        ents = _words(self.m.read(self.ent_at + 16 * e0, 16 * count))
+        ents = _words(self.m.read(self.ent_at + 8 * e0, 8 * count))
         pool0 = ents[0]
-        total = ents[4 * count - 4] + ents[4 * count - 3] - pool0
+        total = ents[2 * count - 2] + ents[2 * count - 1] - pool0
         pool = self.m.read(self.pool_at + pool0, total)
         tid, flat, o = self.tid, array("i"), 0
         for i in range(count):
-            n = ents[4 * i + 1]
+            n = ents[2 * i + 1]
             word = pool[o : o + n].decode("utf-8", "surrogatepass")
             o += n
             ids = [tid[t] for t in dict.fromkeys(word_terms(word)) if t in tid]
