@@ -39,10 +39,11 @@ def encoder_text(stamp: dict) -> str:
     """The encoder that gave the semantic rung's cosines and where it ran, from a run stamp:
     ``"all-MiniLM-L6-v2 int8 (encoder.onnx) on CPUExecutionProvider"`` (the CLI) or ``"... on
     webgpu (WebGPU on ...: all 16 sample rows agree with WASM ...)"`` (the page, with the
-    provider's reason). A stamp without an encoder is a page run that embedded nothing."""
+    provider's reason). A stamp without an encoder is a page run that had no pair to embed
+    (the CLI embeds the probes even then)."""
     assets, env = stamp.get("assets") or {}, stamp.get("environment") or {}
     if not assets.get("encoder"):
-        return "none: no training window shared a key term with a probe, nothing was embedded"
+        return "none: no (probe, window) pair to score, so nothing was embedded"
     where = env.get("execution_provider") or assets.get("encoder_provider") or "?"
     reason = env.get("provider_reason")
     return f"{assets['encoder']} on {where}" + (f" ({reason})" if reason else "")

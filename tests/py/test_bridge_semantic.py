@@ -189,5 +189,7 @@ def test_the_encoder_line_says_which_graph_ran_where():
     assert encoder_text(cli) == "all-MiniLM-L6-v2 int8 (encoder.onnx) on C"
     page = {**cli, "environment": {"execution_provider": "wasm", "provider_reason": "no adapter"}}
     assert encoder_text(page) == "all-MiniLM-L6-v2 int8 (encoder.onnx) on wasm (no adapter)"
-    # the page embeds nothing when no window shares a key term with a probe (no pairs)
-    assert encoder_text({"assets": {}, "environment": {}}).startswith("none: no training window")
+    # the page embeds nothing when the candidate stage gives no (probe, window) pair
+    assert encoder_text({"assets": {}, "environment": {}}).startswith(
+        "none: no (probe, window) pair"
+    )
