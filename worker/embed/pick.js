@@ -1,9 +1,11 @@
 // @ts-check
 // The encoder that embeds one run's texts: WebGPU when embed/provider.js trusts it on a sample
 // of these very texts, else the WASM encoder of embed/load.js. Logs the choice (kind
-// `provider`) and gives what the run's result and stamp say of it. Used by the paraphrase
-// job and the contamination job's semantic rung alike.
+// `provider`) and gives what the run's result and stamp say of it; a WebGPU failure during the
+// embedding falls back to WASM, saying so (embedPicked). Used by the paraphrase job and the
+// contamination job's semantic rung alike.
 
+import { ProtocolError } from '../protocol.js';
 import { getRuntime } from '../runtime.js';
 import { SETTINGS } from '../settings.js';
 import { chooseProvider } from './provider.js';
@@ -28,15 +30,18 @@ import { startWebgpu, webgpuAssets } from './webgpu.js';
  * @param {import('./load.js').LoadedEncoder} enc  the loaded WASM encoder
  * @param {string[]} texts  the run's texts, in the order they will be embedded
  * @param {boolean} allowFallback  also a software fallback adapter (the page's ?webgpu=any)
+ * @param {number} [minAgreement]  each sample text's cosine between its WebGPU and WASM
+ *   vectors must be at least this (default provider.js MIN_AGREEMENT)
  * @returns {Promise<PickedEncoder>}
  */
-export async function pickEncoder(ctx, enc, texts, allowFallback) {
+export async function pickEncoder(ctx, enc, texts, allowFallback, minAgreement) {
   const K = getRuntime().constants;
   const shipped = webgpuAssets(getRuntime().manifest);
   const choice = await chooseProvider({
     gpu: /** @type {any} */ (navigator).gpu, texts, dim: K.embedding_dims,
     embedWasm: async (sample) => (await enc.encoder.encode(sample)).embeddings,
     allowFallback,
+    ...(minAgreement === undefined ? {} : { minAgreement }),
     createWebgpu: shipped && ((adapter) => startWebgpu(adapter, shipped, { window: K.para_window, batchSize: SETTINGS.embedBatch })),
   });
   const gpu = /** @type {import('./webgpu.js').WebgpuEncoder | null} */ (choice.webgpu);
@@ -55,4 +60,38 @@ export async function pickEncoder(ctx, enc, texts, allowFallback) {
     },
     assets: gpu ? gpu.assets : {},
   };
+}
+
+/**
+ * Embed with the picked encoder: `run(rows)` (embed/schedule.js embedRows with the run's
+ * options). When WebGPU fails part-way (an error that is not a cancellation or a refusal of
+ * the run: those are ProtocolErrors), the texts are embedded again on WASM and `picked` is
+ * changed to say so (environment, assets, a `provider` log). The WebGPU session is released
+ * either way; a failure to release it is logged, not raised.
+ * @template T
+ * @param {import('../dispatch.js').JobContext} ctx
+ * @param {PickedEncoder} picked  from pickEncoder (changed in place on a fallback)
+ * @param {import('./load.js').LoadedEncoder} enc  the WASM encoder
+ * @param {(rows: any) => Promise<T>} run
+ * @returns {Promise<T>}
+ */
+export async function embedPicked(ctx, picked, enc, run) {
+  const gpu = picked.webgpu;
+  if (!gpu) return run(picked.rows);
+  try {
+    return await run(gpu.rows);
+  } catch (e) {
+    if (e instanceof ProtocolError || ctx.isCancelled()) throw e;
+    const reason = `WebGPU on ${picked.choice.adapter} failed during the run (${(e && /** @type {any} */ (e).message) || e}); embedded on WASM`;
+    Object.assign(picked, { rows: enc.encoder, webgpu: null, assets: {}, choice: { ...picked.choice, provider: 'wasm', reason, webgpu: null } });
+    const { webgpu_graph_sha256: _, ...env } = picked.environment;
+    picked.environment = { ...env, execution_provider: 'wasm', provider_reason: reason };
+    ctx.log(`execution provider: wasm (${reason})`, {
+      kind: 'provider', provider: 'wasm', reason, adapter: picked.choice.adapter,
+      sample_rows: picked.choice.sample_rows, min_cosine: picked.choice.min_cosine,
+    });
+    return run(enc.encoder);
+  } finally {
+    try { await gpu.dispose(); } catch (e) { console.warn('releasing the WebGPU session failed', e); }
+  }
 }

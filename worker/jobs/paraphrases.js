@@ -9,7 +9,7 @@ import { bridge, getRuntime } from '../runtime.js';
 import { assetsFrom } from '../assets.js';
 import { SETTINGS } from '../settings.js';
 import { ensureEncoder } from '../embed/load.js';
-import { pickEncoder } from '../embed/pick.js';
+import { embedPicked, pickEncoder } from '../embed/pick.js';
 import { embedRows } from '../embed/schedule.js';
 import { packSimilarity, similarity } from '../embed/similarity.js';
 import { readWithProgress, requireFile, utcNow } from './common.js';
@@ -79,8 +79,7 @@ export async function paraphrases(ctx, args, files) {
     ctx.log(`encoder ready (${enc.threads} thread${enc.threads === 1 ? '' : 's'}${enc.isolated ? '' : ', not cross-origin isolated'}, loaded in ${enc.seconds.toFixed(1)} s)`);
     // WebGPU only after a sample of these rows agrees with WASM (embed/provider.js)
     const picked = await pickEncoder(ctx, enc, texts, args.webgpu === 'any');
-    const gpu = picked.webgpu;
-    const embedded = await embedRows(picked.rows, texts, {
+    const embedded = await embedPicked(ctx, picked, enc, (rows) => embedRows(rows, texts, {
       dim: K.embedding_dims,
       batchSize: args.batch_size ?? SETTINGS.embedBatch,
       sort: args.sort ?? true,
@@ -88,7 +87,7 @@ export async function paraphrases(ctx, args, files) {
       isCancelled: ctx.isCancelled,
       onProgress: (done, total, eta) => ctx.progress('embed', done, total, 'rows', eta),
       onEstimate: (e) => ctx.log(`estimate: about ${Math.max(1, Math.round(e.seconds))} s to embed ${texts.length} rows (first batch ${e.rows_per_s_first_batch.toFixed(0)} rows/s)`, { kind: 'estimate', ...e }),
-    }).finally(() => gpu && gpu.dispose()); // the session's GPU buffers are not kept between runs
+    }));
     const nBlocks = Math.ceil(texts.length / SETTINGS.tileRows);
     const tiles = (nBlocks * (nBlocks + 1)) / 2;
     const tSim = performance.now();

@@ -1,17 +1,22 @@
 // @ts-check
 // The contamination job's semantic rung in the page: after the training pass, Python's
 // candidate stage says which eval rows and training windows to embed and which (row, window)
-// pairs to score (cont.semantic_request); the encoder (embed/, the same encoder.onnx as the
-// CLI) embeds them here, the pair cosines are dot products of unit vectors, and they go back
-// to Python as one float32 block (cont.semantic_cosines), which runs the verifier. WebGPU
-// embeds them when embed/provider.js trusts it on a sample of these texts (embed/pick.js),
-// as it does for paraphrases; else WASM, the CLI's int8 graph.
+// pairs to score (cont.semantic_request); the encoder (embed/) embeds them here, the pair
+// cosines are dot products of unit vectors, and they go back to Python as one float32 block
+// (cont.semantic_cosines), which runs the verifier. WebGPU (encoder-fp32.onnx) embeds them
+// when embed/provider.js trusts it on a sample of these texts (embed/pick.js), as for
+// paraphrases but with a tighter check (RUNG_MIN_AGREEMENT); else WASM, the CLI's int8 graph.
 
 import { OP } from '../protocol.js';
 import { bridge, getRuntime } from '../runtime.js';
 import { SETTINGS } from '../settings.js';
 import { embedRows } from '../embed/schedule.js';
-import { pickEncoder } from '../embed/pick.js';
+import { embedPicked, pickEncoder } from '../embed/pick.js';
+
+/** The sample check for the rung (embed/provider.js): each sample text's WebGPU and WASM vectors
+ * within this cosine, so that a pair's cosine, which the verifier (fitted on the int8 graph's)
+ * reads, moves by at most about 2·sqrt(2·(1 − this)) ≈ 0.009; paraphrases ask 0.999. */
+export const RUNG_MIN_AGREEMENT = 0.99999;
 
 /**
  * What to embed for a semantic request: only the eval texts (probes of the eval rows, and
@@ -87,9 +92,8 @@ export async function semanticRung(ctx, handle, encoderP, opts = {}) {
   const enc = await encoderP;
   ctx.throwIfCancelled();
   ctx.log(`encoder ready (${enc.threads} thread${enc.threads === 1 ? '' : 's'}${enc.isolated ? '' : ', not cross-origin isolated'})`);
-  const picked = await pickEncoder(ctx, enc, plan.texts, opts.webgpu === 'any');
-  const gpu = picked.webgpu;
-  const embedded = await embedRows(picked.rows, plan.texts, {
+  const picked = await pickEncoder(ctx, enc, plan.texts, opts.webgpu === 'any', RUNG_MIN_AGREEMENT);
+  const embedded = await embedPicked(ctx, picked, enc, (rows) => embedRows(rows, plan.texts, {
     dim,
     batchSize: SETTINGS.embedBatch,
     maxSeconds: SETTINGS.embedMaxSeconds,
@@ -97,7 +101,8 @@ export async function semanticRung(ctx, handle, encoderP, opts = {}) {
     onProgress: (done, total, eta) => ctx.progress('embed', done, total, 'rows', eta),
     onEstimate: (e) => ctx.log(`estimate: about ${Math.max(1, Math.round(e.seconds))} s to embed ${plan.texts.length} texts for the semantic rung (first batch ${e.rows_per_s_first_batch.toFixed(0)} texts/s)`, { kind: 'estimate', ...e }),
     refusal: { what: 'texts for the semantic rung', cli: 'the command line: evalsieve contamination EVAL TRAIN --semantic --out DIR (same encoder, same report, every core)' },
-  }).finally(() => gpu && gpu.dispose()); // the session's GPU buffers are not kept between runs
+  }));
+  const gpu = picked.webgpu; // null when WASM embedded the texts (chosen, or after a WebGPU failure)
   ctx.throwIfCancelled();
   const cos = pairCosines(embedded.embeddings, plan, req.pairs, dim);
   const v = bridge(OP.CONT_SEMANTIC_COSINES, { handle, pairs: cos.length }, null,
