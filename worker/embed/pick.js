@@ -66,8 +66,9 @@ export async function pickEncoder(ctx, enc, texts, allowFallback, minAgreement) 
  * Embed with the picked encoder: `run(rows)` (embed/schedule.js embedRows with the run's
  * options). When WebGPU fails part-way (an error that is not a cancellation or a refusal of
  * the run: those are ProtocolErrors), the texts are embedded again on WASM and `picked` is
- * changed to say so (environment, assets, a `provider` log). The WebGPU session is released
- * either way; a failure to release it is logged, not raised.
+ * changed to say so (environment, assets, a `provider` log); the second run's progress starts
+ * again at 0, which dispatch.js's gate holds back until it passes the first's. The WebGPU
+ * session is released either way; a failure to release it is logged, not raised.
  * @template T
  * @param {import('../dispatch.js').JobContext} ctx
  * @param {PickedEncoder} picked  from pickEncoder (changed in place on a fallback)
