@@ -106,6 +106,7 @@ def test_the_semantic_rung_embeds_on_webgpu_and_equals_the_cli(
     env, assets = stamp["environment"], stamp["assets"]
     assert env["execution_provider"] == "webgpu", env["provider_reason"]
     assert env["provider_reason"].startswith("WebGPU on google swiftshader")
+    assert env["provider_reason"].endswith("≥ 0.99999)")  # the rung's check, not 0.999
     assert 0.999 <= env["provider_min_cosine"] <= 1.0 + 1e-6 and env["provider_sample_rows"] > 2
     fp32 = manifest["encoder-fp32.onnx"]["sha256"]
     assert env["webgpu_graph_sha256"] == assets["encoder_sha256"] == fp32

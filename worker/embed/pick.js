@@ -13,7 +13,6 @@ import { startWebgpu, webgpuAssets } from './webgpu.js';
 
 /**
  * @typedef {object} PickedEncoder
- * @property {any} rows  what embed/schedule.js embedRows embeds with (WebGPU's or WASM's)
  * @property {import('./webgpu.js').WebgpuEncoder | null} webgpu  set when WebGPU was chosen:
  *   dispose() it after the run (its GPU buffers are not kept between runs)
  * @property {import('./provider.js').ProviderChoice} choice
@@ -44,13 +43,22 @@ export async function pickEncoder(ctx, enc, texts, allowFallback, minAgreement) 
     ...(minAgreement === undefined ? {} : { minAgreement }),
     createWebgpu: shipped && ((adapter) => startWebgpu(adapter, shipped, { window: K.para_window, batchSize: SETTINGS.embedBatch })),
   });
-  const gpu = /** @type {import('./webgpu.js').WebgpuEncoder | null} */ (choice.webgpu);
+  announce(ctx, choice);
+  return described(choice);
+}
+
+/** The log line of a choice (kind `provider`). @param {import('../dispatch.js').JobContext} ctx @param {import('./provider.js').ProviderChoice} choice */
+function announce(ctx, choice) {
   ctx.log(`execution provider: ${choice.provider} (${choice.reason})`, {
     kind: 'provider', provider: choice.provider, reason: choice.reason, adapter: choice.adapter,
     sample_rows: choice.sample_rows, min_cosine: choice.min_cosine,
   });
+}
+
+/** A choice with its stamp fields. @param {import('./provider.js').ProviderChoice} choice @returns {PickedEncoder} */
+function described(choice) {
+  const gpu = /** @type {import('./webgpu.js').WebgpuEncoder | null} */ (choice.webgpu);
   return {
-    rows: gpu ? gpu.rows : enc.encoder,
     webgpu: gpu,
     choice,
     environment: {
@@ -78,19 +86,15 @@ export async function pickEncoder(ctx, enc, texts, allowFallback, minAgreement) 
  */
 export async function embedPicked(ctx, picked, enc, run) {
   const gpu = picked.webgpu;
-  if (!gpu) return run(picked.rows);
+  if (!gpu) return run(enc.encoder);
   try {
     return await run(gpu.rows);
   } catch (e) {
     if (e instanceof ProtocolError || ctx.isCancelled()) throw e;
     const reason = `WebGPU on ${picked.choice.adapter} failed during the run (${(e && /** @type {any} */ (e).message) || e}); embedded on WASM`;
-    Object.assign(picked, { rows: enc.encoder, webgpu: null, assets: {}, choice: { ...picked.choice, provider: 'wasm', reason, webgpu: null } });
-    const { webgpu_graph_sha256: _, ...env } = picked.environment;
-    picked.environment = { ...env, execution_provider: 'wasm', provider_reason: reason };
-    ctx.log(`execution provider: wasm (${reason})`, {
-      kind: 'provider', provider: 'wasm', reason, adapter: picked.choice.adapter,
-      sample_rows: picked.choice.sample_rows, min_cosine: picked.choice.min_cosine,
-    });
+    const choice = { ...picked.choice, provider: /** @type {'wasm'} */ ('wasm'), reason, webgpu: null };
+    Object.assign(picked, described(choice));
+    announce(ctx, choice);
     return run(enc.encoder);
   } finally {
     try { await gpu.dispose(); } catch (e) { console.warn('releasing the WebGPU session failed', e); }
